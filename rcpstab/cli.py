@@ -1,0 +1,51 @@
+"""The ``rcpstab`` command line (its contract is in DESIGN.md).
+
+Each subcommand lives in :mod:`rcpstab.commands` as a module with ``add_arguments(parser)``
+and ``run(args) -> int``. Bad input anywhere becomes one line on stderr and exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import __version__
+from .commands import COMMANDS
+from .errors import InputError
+
+EXIT_BAD_INPUT = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are a single line and exit code 2."""
+
+    def error(self, message):
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(prog="rcpstab", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"rcpstab {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    for name, module in COMMANDS.items():
+        doc = (module.__doc__ or "").strip()
+        cmd = sub.add_parser(name, help=doc.splitlines()[0] if doc else None, description=doc,
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(cmd)
+        cmd.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except InputError as exc:
+        print(f"rcpstab {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"rcpstab {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

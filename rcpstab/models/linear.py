@@ -1,0 +1,11 @@
+"""The linearized RCP system of thesis eq. 5.15: eq. 5.14 without the queue clamp.
+
+The queue may go negative, which is what the linear analysis of Sec. 5.1 assumes.
+"""
+from .switched import aggregate_rate_model
+
+MODEL = aggregate_rate_model(
+    "linear",
+    "linearized RCP system, thesis eq. 5.15 (queue may go negative)",
+    clamps=(),
+)

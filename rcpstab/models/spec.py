@@ -1,0 +1,186 @@
+"""The model-spec abstraction: a protocol's fluid model written once, symbolically.
+
+A :class:`ModelSpec` holds the right-hand sides of a delay-differential system as
+SymPy expressions in the states (undefined functions of time ``t``) evaluated at
+``t`` or at ``t - tau``. Everything else is derived from it: the delayed terms
+(:attr:`ModelSpec.delayed_terms`), the linearization (:mod:`rcpstab.linearization`),
+the numeric right-hand side for the integrator (:meth:`ModelSpec.lambdify_rhs`)
+and the LaTeX shown in the documentation (:meth:`ModelSpec.latex`).
+
+Units follow the thesis: time in seconds, rates in bit/s, queues in bits.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import sympy as sp
+
+t = sp.Symbol("t", real=True)
+"""Time (s), the independent variable of every model."""
+
+
+@dataclass(frozen=True)
+class Clamp:
+    """A state that cannot leave ``[lower, oo)``: at the bound its derivative is ``max(0, rhs)``.
+
+    This is the switching rule of thesis eq. 5.4 (the queue cannot go below zero).
+    """
+
+    state: sp.Function
+    lower: sp.Expr = sp.Integer(0)
+
+
+@dataclass(frozen=True)
+class Saturation:
+    """A state kept inside ``[lower, upper]`` after every update (App. F lines 9-12)."""
+
+    state: sp.Function
+    lower: sp.Expr
+    upper: sp.Expr
+
+
+@dataclass(frozen=True)
+class DelayedTerm:
+    """One occurrence ``state(t - delay)`` in the right-hand sides."""
+
+    state: sp.Function
+    delay: sp.Expr
+    symbol: sp.Symbol
+
+    @property
+    def applied(self) -> sp.Expr:
+        return self.state(t - self.delay)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A delay-differential fluid model of one congestion-control protocol.
+
+    Parameters
+    ----------
+    name : str
+        Registry name (``rcp``, ``switched``, ...).
+    title : str
+        One-line human description with its source (thesis equation numbers).
+    states : tuple of sympy.Function
+        The state variables, as undefined functions of :data:`t`.
+    rhs : tuple of sympy.Expr
+        ``d state / dt`` for each state, in terms of ``state(t)``, ``state(t - tau)``
+        and parameters. Delays ``tau`` must be parameter expressions (not state dependent).
+    parameters : dict
+        Every parameter symbol mapped to its default value (SI units), so a model is
+        runnable as given. Keys are symbols; :meth:`symbol` looks them up by name.
+    equilibrium : dict
+        ``{state: expr}``, the operating point the protocol is designed to reach.
+    clamps : tuple of Clamp
+        States with a hard lower bound (the switching surface).
+    saturations : tuple of Saturation
+        States kept inside bounds after every update.
+    sampled : dict
+        ``{state: interval}``: the state is not integrated continuously but updated
+        every ``interval`` by a forward step of its right-hand side, as the router's
+        control path does (thesis App. E's C program, App. F line 8).
+    linearize_at : dict
+        Parameter values substituted before linearizing (the linear analysis
+        ignores eta: thesis Sec. 5.1 footnote 1).
+    loop_parameters : tuple of sympy.Symbol
+        The two controller gains mapped over, ``(alpha, beta)``.
+    time_scale : sympy.Expr
+        Time is normalized by it (one round-trip propagation delay d0): the linear
+        analysis works in ``s * d0``.
+    gamma, queue : sympy.Expr
+        The normalized per-flow rate R/C and the queue (bits), as expressions of the
+        states at ``t``: what the phase plane draws.
+    initial_state : dict
+        ``{state: expr}`` in the symbols ``gamma0`` and ``q0`` (App. E's initial conditions).
+    """
+
+    name: str
+    title: str
+    states: tuple
+    rhs: tuple
+    parameters: dict
+    equilibrium: dict
+    loop_parameters: tuple
+    time_scale: sp.Expr
+    gamma: sp.Expr
+    queue: sp.Expr
+    initial_state: dict
+    clamps: tuple = ()
+    saturations: tuple = ()
+    sampled: dict = field(default_factory=dict)
+    linearize_at: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if len(self.states) != len(self.rhs):
+            raise ValueError(f"model {self.name!r}: {len(self.states)} states but {len(self.rhs)} right-hand sides")
+        for term in self.delayed_terms:
+            if term.delay.free_symbols & {t}:
+                raise ValueError(f"model {self.name!r}: delay {term.delay} depends on time")
+
+    def symbol(self, name: str) -> sp.Symbol:
+        """The parameter symbol called ``name``."""
+        for sym in self.parameters:
+            if sym.name == name:
+                return sym
+        raise KeyError(f"model {self.name!r} has no parameter {name!r}")
+
+    @cached_property
+    def delayed_terms(self) -> tuple[DelayedTerm, ...]:
+        """Every ``state(t - tau)`` with ``tau != 0`` in the right-hand sides, in a fixed order."""
+        found = {}
+        for expr in self.rhs:
+            for app in expr.atoms(sp.core.function.AppliedUndef):
+                if app.func not in self.states:
+                    raise ValueError(f"model {self.name!r}: {app} is not a state")
+                delay = sp.simplify(t - app.args[0])
+                if delay != 0:
+                    found[(self.states.index(app.func), sp.srepr(delay))] = (app.func, delay)
+        terms = []
+        for key in sorted(found):
+            state, delay = found[key]
+            label = str(delay).replace(" ", "").replace("*", "").replace("/", "_")
+            terms.append(DelayedTerm(state, delay, sp.Symbol(f"{state.__name__}__{label}")))
+        return tuple(terms)
+
+    @cached_property
+    def delays(self) -> tuple[sp.Expr, ...]:
+        """The distinct delays of the model, in order of first appearance in :attr:`delayed_terms`."""
+        return tuple(dict.fromkeys(term.delay for term in self.delayed_terms))
+
+    @cached_property
+    def current_symbols(self) -> tuple[sp.Symbol, ...]:
+        """Plain symbols standing for ``state(t)``."""
+        return tuple(sp.Symbol(f"{s.__name__}__now") for s in self.states)
+
+    def plain_rhs(self) -> tuple[sp.Expr, ...]:
+        """The right-hand sides with every ``state(t)`` and ``state(t - tau)`` replaced by a symbol."""
+        subs = {s(t): sym for s, sym in zip(self.states, self.current_symbols)}
+        subs.update({term.applied: term.symbol for term in self.delayed_terms})
+        return tuple(expr.xreplace(subs) for expr in self.rhs)
+
+    def lambdify_rhs(self):
+        """Compile the right-hand sides into a NumPy function.
+
+        Returns
+        -------
+        callable
+            ``f(*current, *delayed, *parameters)`` returning a tuple of derivatives, one per
+            state. ``current`` follows :attr:`states`, ``delayed`` follows
+            :attr:`delayed_terms` and ``parameters`` follows :attr:`parameters`.
+            Every argument may be a NumPy array; they broadcast (batches of trajectories).
+        """
+        args = (*self.current_symbols, *(term.symbol for term in self.delayed_terms), *self.parameters)
+        return sp.lambdify(args, self.plain_rhs(), modules="numpy", cse=True)
+
+    def lambdify_expr(self, expr: sp.Expr):
+        """Compile an expression of the states at ``t`` and the parameters: ``f(*current, *parameters)``."""
+        subs = {s(t): sym for s, sym in zip(self.states, self.current_symbols)}
+        return sp.lambdify((*self.current_symbols, *self.parameters), expr.xreplace(subs), modules="numpy")
+
+    def latex(self) -> str:
+        """The model's equations as a LaTeX ``aligned`` block."""
+        lines = [rf"\dot{{{sp.latex(s(t))}}} &= {sp.latex(f)}" for s, f in zip(self.states, self.rhs)]
+        lines += [rf"{sp.latex(c.state(t))} &\ge {sp.latex(c.lower)}" for c in self.clamps]
+        return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
