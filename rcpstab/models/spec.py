@@ -53,7 +53,7 @@ class DelayedTerm:
         return self.state(t - self.delay)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: models are registry singletons
 class ModelSpec:
     """A delay-differential fluid model of one congestion-control protocol.
 

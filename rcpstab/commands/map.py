@@ -1,0 +1,97 @@
+"""Map the stable (alpha, beta) region of a model with one method.
+
+Methods: exact (true delayed loop), bode (eqs. 5.8-5.12), nyquist (indented contour;
+--pade N to use python-control's Pade approximation), phaseplane (nonlinear model
+integrated from App. E's initial conditions), packet (reference implementation).
+Without --alpha/--beta the thesis' Fig. 5.2 plane (linear methods) or App. E's
+0.1..2.0 grid (phaseplane, packet) is used.
+"""
+from __future__ import annotations
+
+import sys
+
+from ..errors import InputError
+from ..models import get_model
+from ..regions.grid import parse_range
+from .output import FIGURE_FORMATS, writable_path
+
+LINEAR_METHODS = ("exact", "bode", "nyquist")
+SIMULATED_METHODS = ("phaseplane", "packet")
+DEFAULT_RANGES = {
+    "linear": ("0.02:2.0:0.02", "0.01:1.0:0.01"),      # Fig. 5.2's plane
+    "simulated": ("0.1:2.0:0.1", "0.1:2.0:0.1"),       # App. E's grid
+}
+
+
+def add_arguments(parser):
+    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
+    parser.add_argument("--method", default="exact", choices=LINEAR_METHODS + SIMULATED_METHODS,
+                        help="which lens maps the region (default: exact)")
+    parser.add_argument("--alpha", help="START:STOP:STEP, STOP inclusive")
+    parser.add_argument("--beta", help="START:STOP:STEP, STOP inclusive")
+    parser.add_argument("--pade", type=int, metavar="N", help="nyquist: Pade order for the delay (default: exact delay)")
+    parser.add_argument("--C", type=float, nargs="+", metavar="BPS", help="phaseplane: link capacities, bit/s")
+    parser.add_argument("--d0", type=float, nargs="+", metavar="SECONDS", help="phaseplane: propagation RTTs, s")
+    parser.add_argument("--N", type=float, nargs="+", metavar="FLOWS", help="phaseplane: numbers of flows")
+    parser.add_argument("--T", type=float, metavar="SECONDS", help="phaseplane: rate update interval, s")
+    parser.add_argument("--scenario", help="packet: scenario name (default: fig5.3)")
+    parser.add_argument("--out", metavar="FIG", help="write a figure (.png, .svg or .pdf)")
+    parser.add_argument("--csv", metavar="FILE", help="write one row per grid point")
+    parser.add_argument("--json", action="store_true", help="print the map as JSON on stdout")
+    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
+    parser.add_argument("--scheduler", metavar="DASK_ADDRESS", help="run the sweep on a Dask cluster")
+    parser.add_argument("--checkpoint", metavar="FILE", help="save finished chunks; resume from them")
+
+
+def run(args) -> int:
+    model = get_model(args.model)
+    kind = "linear" if args.method in LINEAR_METHODS else "simulated"
+    alpha_text, beta_text = DEFAULT_RANGES[kind]
+    alphas = parse_range(args.alpha or alpha_text, "alpha")
+    betas = parse_range(args.beta or beta_text, "beta")
+    if args.pade is not None and args.method != "nyquist":
+        raise InputError(f"--pade {args.pade}: only the nyquist method uses a Pade approximation")
+    if args.pade is not None and not 1 <= args.pade <= 20:
+        raise InputError(f"--pade {args.pade}: order must be between 1 and 20")
+    if args.workers < 1:
+        raise InputError(f"--workers {args.workers}: must be at least 1")
+    if args.out:
+        writable_path(args.out, "--out", FIGURE_FORMATS)
+    if args.csv:
+        writable_path(args.csv, "--csv")
+
+    region = compute_map(model, args.method, alphas, betas, args)
+
+    if args.csv:
+        region.to_csv(args.csv)
+    if args.out:
+        from ..plotting import save_region_figure
+        save_region_figure(region, args.out)
+    if args.json:
+        print(region.to_json())
+    elif not args.csv and not args.out:
+        print(f"{region.method} region of {region.model}: {region.stable.sum()} of {region.stable.size} "
+              f"grid points stable ({100 * region.stable_fraction:.1f}%)")
+    return 0
+
+
+def compute_map(model, method, alphas, betas, args):
+    """Dispatch to the engine of ``method``; engines are imported only when used."""
+    if method == "exact":
+        from ..regions.exact import exact_region
+        return exact_region(model, alphas, betas)
+    if method == "bode":
+        from ..regions.bode import bode_region
+        return bode_region(model, alphas, betas)
+    if method == "nyquist":
+        from ..regions.nyquist import nyquist_region
+        return nyquist_region(model, alphas, betas, pade=args.pade)
+    progress = sys.stderr.isatty()
+    if method == "phaseplane":
+        from ..phaseplane.sweep import phaseplane_region
+        return phaseplane_region(model, alphas, betas, C=args.C, d0=args.d0, N=args.N, T=args.T,
+                                 workers=args.workers, scheduler=args.scheduler,
+                                 checkpoint=args.checkpoint, progress=progress)
+    from ..reference_impl.region import packet_region
+    return packet_region(model, alphas, betas, scenario=args.scenario, workers=args.workers,
+                         checkpoint=args.checkpoint, progress=progress)

@@ -1,0 +1,92 @@
+/* Discrete-event packet simulator: links with drop-tail RCP ports, R-TCP end hosts.
+ * Time is integer nanoseconds so the pure-Python twin (simulator_py.py) reproduces every
+ * event bit for bit; ties are broken by scheduling order. */
+#ifndef RCP_SIM_H
+#define RCP_SIM_H
+
+#include <stdint.h>
+
+#include "rcp_port.h"
+
+enum { EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER };
+enum { PK_SYN, PK_SYNACK, PK_DATA, PK_ACK };
+enum { FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE };
+
+typedef struct {
+    int64_t t;
+    uint64_t seq;
+    int32_t type;
+    int32_t arg;
+} sim_event;
+
+typedef struct {
+    uint8_t hdr[RCP_HEADER_LEN];
+    uint32_t size;
+    uint8_t kind;
+    uint8_t hop;
+    int32_t flow;
+    int64_t seq; /* data sequence number, or the cumulative ACK number */
+    int64_t ts;  /* send time echoed back by the receiver (TCP timestamp option) */
+    int32_t next_free;
+} sim_packet;
+
+typedef struct {
+    int64_t capacity_bps;
+    int64_t delay_ns;
+    int rcp; /* 0: a plain drop-tail port that neither counts nor stamps */
+    rcp_port port;
+    int32_t *ring; /* FIFO of waiting packet indices */
+    int32_t ring_cap, ring_head, ring_count;
+    int32_t busy; /* packet being serialized, -1 when idle */
+} sim_link;
+
+typedef struct {
+    /* scripted by the scenario */
+    int64_t start_ns, stop_ns; /* stop_ns < 0: the flow runs until its data is acknowledged */
+    int64_t size_pkts;         /* 0: long-lived */
+    uint32_t request;          /* rate field the sender writes, bytes/ms (0 = as fast as possible) */
+    int32_t fwd_path, rev_path;
+    /* sender */
+    int state, stopped, rcp_mode, send_pending, in_recovery;
+    uint32_t rate;
+    int64_t srtt_ns, wnd, cwnd, ssthresh, cwnd_acc;
+    int64_t snd_una, snd_nxt, recover, dupacks;
+    int64_t next_send_ns, last_progress_ns, syn_ns;
+    /* receiver */
+    int64_t rcv_next, delivered_bytes, fct_ns;
+} sim_flow;
+
+typedef struct {
+    uint32_t data_size;  /* IP datagram bytes of a data packet */
+    uint32_t ctrl_size;  /* IP datagram bytes of SYN, SYN-ACK and pure ACK */
+    uint32_t window_denominator; /* MSS + RCP + IP header bytes of the thesis' window rule */
+    int64_t rwnd_pkts;   /* receiver's advertised window, packets */
+} sim_params;
+
+typedef struct {
+    int64_t now;
+    uint64_t next_seq;
+    sim_event *heap;
+    int64_t heap_len, heap_cap;
+    sim_link *links;
+    int32_t n_links;
+    sim_flow *flows;
+    int32_t n_flows;
+    int32_t *path_links, *path_off, *path_len;
+    int32_t n_paths;
+    sim_packet *pkts;
+    int32_t pkt_cap, free_head;
+    sim_params prm;
+    int64_t events, sent, delivered, dropped, n_active, flows_done;
+    int oom; /* set when an allocation failed; the run stops */
+} sim_t;
+
+/* Allocation of links/flows/paths is done by the caller; sim_init sets up the rest. */
+int sim_init(sim_t *s);
+void sim_free(sim_t *s);
+/* Process every event strictly before t_ns, then set the clock to t_ns. 0 on success. */
+int sim_run_until(sim_t *s, int64_t t_ns);
+/* Packets inside the network, counted from queues, links and pending deliveries. */
+int64_t sim_in_flight(const sim_t *s);
+
+#endif
