@@ -1,0 +1,61 @@
+"""Figures of the region maps: the stable set shaded, the exact boundary drawn as a curve.
+
+Computation lives in the engines; these functions only draw a
+:class:`~rcpstab.regions.result.RegionMap` they are given.
+"""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")  # figures are written to files; never needs a display
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from .models import get_model  # noqa: E402
+from .regions.result import RegionMap  # noqa: E402
+
+METHOD_LABELS = {
+    "exact": "exact (D-subdivision)",
+    "bode": "Bode criterion (eqs. 5.8-5.12)",
+    "nyquist": "Nyquist criterion",
+    "phaseplane": "phase plane (nonlinear model)",
+    "packet": "packet-level simulation",
+}
+
+
+def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:blue"):
+    """Shade the stable grid points of ``region`` on ``ax``; draw the exact linear boundary.
+
+    Returns the axes.
+    """
+    from .regions.exact import boundary_points
+
+    ax = ax or plt.gca()
+    da = np.diff(region.alpha).min() if region.alpha.size > 1 else 0.05
+    db = np.diff(region.beta).min() if region.beta.size > 1 else 0.05
+    extent = (region.alpha[0] - da / 2, region.alpha[-1] + da / 2, region.beta[0] - db / 2, region.beta[-1] + db / 2)
+    ax.imshow(np.where(region.stable, 1.0, np.nan), origin="lower", extent=extent, aspect="auto",
+              cmap=matplotlib.colors.ListedColormap([color]), alpha=0.45, interpolation="nearest")
+    label = METHOD_LABELS.get(region.method, region.method)
+    if region.meta.get("pade"):
+        label += f", Pade order {region.meta['pade']}"
+    handles = [matplotlib.patches.Patch(color=color, alpha=0.45, label=f"stable: {label}")]
+    if boundary:
+        a, b = boundary_points(get_model(region.model), extent[1], extent[3])
+        (line,) = ax.plot(a, b, color="k", lw=1.5, label="exact linear boundary")
+        handles.append(line)
+    ax.set_xlim(extent[0], extent[1])
+    ax.set_ylim(extent[2], extent[3])
+    ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
+    ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
+    ax.set_title(f"Stable region of model '{region.model}' ({100 * region.stable_fraction:.1f}% of grid)")
+    ax.legend(handles=handles, loc="upper right", fontsize="small")
+    return ax
+
+
+def save_region_figure(region: RegionMap, path: str) -> None:
+    """Draw :func:`region_plot` in a new figure and write it to ``path`` (.png, .svg, .pdf)."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.8), constrained_layout=True)
+    region_plot(region, ax=ax)
+    fig.savefig(path, dpi=150)
+    plt.close(fig)

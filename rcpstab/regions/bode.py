@@ -1,0 +1,112 @@
+"""The Bode criterion of thesis eqs. 5.8-5.12 and App. C.
+
+The closed loop is stable when |G(j w)| < 1 where the phase of G crosses -pi, i.e. the
+gain crossover w_z (|G| = 1) comes before the phase crossover w_c (phase = -pi). For a
+loop with a double integrator the phase starts at -pi; it only comes back to -pi at a
+positive frequency if it first rises, which needs alpha/beta > 1 (App. C). Without a
+phase crossover the loop is unstable. The thesis notes the criterion holds when |G|
+crosses 1 once, as it does for RCP; points where it crosses more often are reported in
+``meta['multiple_gain_crossovers']``.
+
+Frequencies are normalized (w*d0).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..models.spec import ModelSpec
+from .grid import check_gains
+from .openloop import OpenLoop, open_loop
+from .result import RegionMap
+
+COARSE_STEP = 0.01
+CHUNK = 4000
+
+
+@dataclass(frozen=True)
+class Crossovers:
+    """Gain and phase crossover frequencies (normalized w*d0) of a set of loops.
+
+    ``phase_w`` is NaN where the phase never returns to -pi (App. C's alpha/beta <= 1).
+    ``gain_count`` is how many times |G| crosses 1.
+    """
+
+    gain_w: np.ndarray
+    phase_w: np.ndarray
+    gain_count: np.ndarray
+
+
+def _band(ol: OpenLoop, alpha, beta):
+    """A frequency band that contains every gain and phase crossover of these loops."""
+    big = np.max(np.abs(ol.num[:, 0]) + np.abs(ol.num[:, 1]) * np.max(alpha) + np.abs(ol.num[:, 2]) * np.max(beta))
+    return np.arange(1e-4, 4.0 + 4.0 * big / max(np.min(np.abs(ol.den)), 1e-9) + COARSE_STEP, COARSE_STEP)
+
+
+def _refine(f, lo, hi, iterations=55):
+    """Bisection of f (vectorized over brackets) on [lo, hi] where f(lo) and f(hi) differ in sign."""
+    f_lo = f(lo, np.arange(lo.size))
+    for _ in range(iterations):
+        mid = 0.5 * (lo + hi)
+        f_mid = f(mid, np.arange(lo.size))
+        left = np.sign(f_mid) == np.sign(f_lo)
+        lo, f_lo, hi = np.where(left, mid, lo), np.where(left, f_mid, f_lo), np.where(left, hi, mid)
+    return 0.5 * (lo + hi)
+
+
+def crossovers(model: ModelSpec, alpha, beta) -> Crossovers:
+    """Gain and phase crossovers of the loops at the points (alpha[i], beta[i])."""
+    ol = open_loop(model)
+    alpha = np.atleast_1d(np.asarray(alpha, float)).ravel()
+    beta = np.atleast_1d(np.asarray(beta, float)).ravel()
+    gain_w = np.full(alpha.size, np.nan)
+    phase_w = np.full(alpha.size, np.nan)
+    gain_count = np.zeros(alpha.size, dtype=int)
+    w = _band(ol, alpha, beta)
+    for start in range(0, alpha.size, CHUNK):
+        sl = slice(start, start + CHUNK)
+        a, b = alpha[sl, None], beta[sl, None]
+        mag, phase = ol.magnitude_phase(w, a, b)
+        rows = np.arange(mag.shape[0])
+
+        above = mag > 1
+        flips = above[:, :-1] != above[:, 1:]
+        gain_count[sl] = flips.sum(axis=1)
+        first = np.where(flips.any(axis=1), flips.argmax(axis=1), -1)
+        has = first >= 0
+        k = first[has]
+        gain_w[sl][has] = _refine(lambda x, i: np.abs(ol(1j * x, a[has][i, 0], b[has][i, 0])) - 1,
+                                  w[k], w[k + 1])
+
+        # Phase crossover: the first return to -pi from above after the initial bump.
+        rel = phase + np.pi
+        down = (rel[:, :-1] > 0) & (rel[:, 1:] <= 0)
+        first = np.where(down.any(axis=1), down.argmax(axis=1), -1)
+        has = first >= 0
+        k = first[has]
+        base_phase = phase[rows[has], k]
+        base_w = w[k]
+        base_angle = np.angle(ol.rational(1j * base_w, a[has][:, 0], b[has][:, 0]))
+
+        def phase_plus_pi(x, i):
+            # Continue the phase from the bracket's left end: the rational part moves by
+            # far less than pi inside one coarse step, so wrapping its change is exact.
+            r = np.angle(ol.rational(1j * x, a[has][i, 0], b[has][i, 0]))
+            step = (r - base_angle[i] + np.pi) % (2 * np.pi) - np.pi
+            return base_phase[i] + step - ol.theta * (x - base_w[i]) + np.pi
+
+        phase_w[sl][has] = _refine(phase_plus_pi, w[k], w[k + 1])
+    return Crossovers(gain_w=gain_w, phase_w=phase_w, gain_count=gain_count)
+
+
+def bode_region(model: ModelSpec, alphas, betas) -> RegionMap:
+    """Stable points by the Bode criterion: a phase crossover exists and w_z < w_c."""
+    alphas = check_gains(alphas, "alpha")
+    betas = check_gains(betas, "beta")
+    A, B = np.meshgrid(alphas, betas)
+    c = crossovers(model, A, B)
+    stable = np.isfinite(c.phase_w) & np.isfinite(c.gain_w) & (c.gain_w < c.phase_w)
+    return RegionMap(model=model.name, method="bode", alpha=alphas, beta=betas,
+                     stable=stable.reshape(A.shape),
+                     meta={"multiple_gain_crossovers": int((c.gain_count > 1).sum())})
