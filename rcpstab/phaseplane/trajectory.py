@@ -1,0 +1,125 @@
+"""Integrate a model from given initial conditions and keep the whole time series."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..models.spec import ModelSpec
+from .integrator import BatchIntegrator
+from .setup import make_integrator
+
+MAX_SAMPLES = 20_000  # recorded samples per trajectory by default (memory: B * 8 bytes each)
+
+
+@dataclass
+class Trajectory:
+    """Time series of a batch of B trajectories of one model.
+
+    Attributes
+    ----------
+    model : str
+        Model name.
+    t : ndarray, shape (n,)
+        Sample times (s).
+    states : dict of str to ndarray, shape (n, B)
+        Each state (SI units: bit/s for rates, bits for queues).
+    gamma : ndarray, shape (n, B)
+        Normalized per-flow rate R/C (dimensionless).
+    queue : ndarray, shape (n, B)
+        Queue (bits).
+    gamma_eq, queue_eq : ndarray, shape (B,)
+        The equilibrium the protocol aims for (R/C = eta/N, q = 0), at the final N.
+    d0 : float
+        Round-trip propagation delay (s): one RTT, the unit of :attr:`rtt`.
+    capacity : ndarray, shape (B,)
+        Link capacity C (bit/s), to normalize the queue by C*d0.
+    dt : float
+        Integration step (s).
+    params : dict
+        Parameter values used (name to float or array).
+    """
+
+    model: str
+    t: np.ndarray
+    states: dict
+    gamma: np.ndarray
+    queue: np.ndarray
+    gamma_eq: np.ndarray
+    queue_eq: np.ndarray
+    d0: float
+    capacity: np.ndarray
+    dt: float
+    params: dict = field(default_factory=dict)
+
+    @property
+    def rtt(self) -> np.ndarray:
+        """Sample times in round trips (t / d0)."""
+        return self.t / self.d0
+
+
+def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: float | None = None,
+             n_schedule=None, record_every: int | None = None) -> Trajectory:
+    """Integrate ``model`` for a batch of parameter sets and initial conditions.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model (``rcpstab.models.get_model('rcp')``...).
+    params : dict
+        Parameter name (``alpha``, ``beta``, ``C`` bit/s, ``N``, ``d0`` s, ``T`` s, ``eta``,
+        ``MTU`` bits) to a float or an array of shape (B,); missing ones take App. E's defaults.
+        ``d0`` and ``T`` must be single values (they set the delay line and the step).
+    initial : dict
+        ``gamma0`` (R/C, in (0, 1]) and ``q0`` (bits, >= 0): floats or arrays of shape (B,).
+    t_end : float
+        Duration (s).
+    dt : float, optional
+        Step (s). Default: T for ``rcp`` (exact), d0/20 for the continuous models (RK4).
+    n_schedule : list of (float, float), optional
+        Piecewise-constant number of flows, ``[(time_s, N), ...]`` (e.g. the fig5.3 scenario).
+    record_every : int, optional
+        Keep every this many steps (default: at most 20 000 samples).
+
+    Returns
+    -------
+    Trajectory
+    """
+    if not (math.isfinite(t_end) and t_end > 0):
+        raise InputError(f"t_end = {t_end} s: must be > 0")
+    integrator = make_integrator(model, params, initial, dt, n_schedule)
+    n_steps = int(round(t_end / integrator.dt))
+    every = record_every or max(1, math.ceil(n_steps / MAX_SAMPLES))
+    samples = [(0.0, integrator.states)]
+
+    def record(it):
+        if it.k % every == 0:
+            samples.append((it.time, it.states))
+
+    integrator.run(n_steps, record)
+    return _trajectory(integrator, samples)
+
+
+def _trajectory(integrator: BatchIntegrator, samples: list) -> Trajectory:
+    """Assemble recorded samples into a :class:`Trajectory`."""
+    compiled = integrator.model
+    values = integrator.params
+    stacked = [np.stack([s[i] for _, s in samples]) for i in range(compiled.n_states)]
+    size = stacked[0].shape[1]
+    eq = [np.broadcast_to(f(*[0.0] * compiled.n_states, *values), (size,)) for f in compiled.equilibrium]
+    names = compiled.param_names
+    return Trajectory(
+        model=compiled.spec.name,
+        t=np.array([time for time, _ in samples]),
+        states={s.__name__: x for s, x in zip(compiled.spec.states, stacked)},
+        gamma=np.asarray(compiled.gamma(*stacked, *values)) * np.ones_like(stacked[0]),
+        queue=np.asarray(compiled.queue(*stacked, *values)) * np.ones_like(stacked[0]),
+        gamma_eq=np.broadcast_to(compiled.gamma(*eq, *values), (size,)).copy(),
+        queue_eq=np.broadcast_to(compiled.queue(*eq, *values), (size,)).copy(),
+        d0=float(np.max(compiled.time_scale(*values))),
+        capacity=np.broadcast_to(values[names.index("C")], (size,)).copy(),
+        dt=integrator.dt,
+        params=dict(zip(names, values)),
+    )
