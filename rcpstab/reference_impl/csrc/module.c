@@ -1,0 +1,514 @@
+/* Python bindings: rcpstab.reference_impl._datapath.
+ *   Datapath  - stand-alone output ports running App. F lines 18-23 on packet buffers
+ *   Simulator - the packet simulator of sim.c, driven by the Python control path
+ *   receiver_echo - the receiver's per-packet header rewrite */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "rcp_port.h"
+#include "sim.h"
+
+static const char *const REGISTER_NAMES[] = {"input_bytes", "rtt_sum",  "rtt_count", "queue_bytes",
+                                              "buffer_bytes", "malformed", "dropped",  "rate", NULL};
+
+static uint64_t *register_slot(rcp_port *p, int k)
+{
+    uint64_t *slots[] = {&p->input_bytes, &p->rtt_sum,   &p->rtt_count, &p->queue_bytes,
+                         &p->buffer_bytes, &p->malformed, &p->dropped};
+    return slots[k];
+}
+
+static PyObject *registers_dict(rcp_port *p)
+{
+    PyObject *d = PyDict_New();
+    if (!d)
+        return NULL;
+    for (int k = 0; REGISTER_NAMES[k]; k++) {
+        unsigned long long v = REGISTER_NAMES[k + 1] ? *register_slot(p, k) : p->rate;
+        PyObject *o = PyLong_FromUnsignedLongLong(v);
+        if (!o || PyDict_SetItemString(d, REGISTER_NAMES[k], o) < 0) {
+            Py_XDECREF(o);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(o);
+    }
+    return d;
+}
+
+/* Write registers named by keyword; rate is 32 bits wide, the others 64. */
+static int set_registers(rcp_port *p, PyObject *kwargs)
+{
+    if (!kwargs)
+        return 0;
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+        const char *name = PyUnicode_AsUTF8(key);
+        if (!name)
+            return -1;
+        int k = 0;
+        while (REGISTER_NAMES[k] && strcmp(REGISTER_NAMES[k], name) != 0)
+            k++;
+        if (!REGISTER_NAMES[k]) {
+            PyErr_Format(PyExc_ValueError, "unknown register %s", name);
+            return -1;
+        }
+        unsigned long long v = PyLong_AsUnsignedLongLong(value);
+        if (PyErr_Occurred())
+            return -1;
+        if (!REGISTER_NAMES[k + 1]) {
+            if (v > 0xFFFFFFFFull) {
+                PyErr_Format(PyExc_ValueError, "register rate=%llu does not fit in 32 bits", v);
+                return -1;
+            }
+            p->rate = (uint32_t)v;
+        } else {
+            *register_slot(p, k) = v;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ Datapath */
+
+typedef struct {
+    PyObject_HEAD
+    rcp_port *ports;
+    Py_ssize_t n_ports;
+} DatapathObject;
+
+static int Datapath_init(DatapathObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"n_ports", NULL};
+    Py_ssize_t n;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "n", kwlist, &n))
+        return -1;
+    if (n < 1 || n > 65536) {
+        PyErr_Format(PyExc_ValueError, "n_ports=%zd is outside 1..65536", n);
+        return -1;
+    }
+    PyMem_Free(self->ports);
+    self->ports = PyMem_Calloc((size_t)n, sizeof(rcp_port));
+    if (!self->ports) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->n_ports = n;
+    return 0;
+}
+
+static void Datapath_dealloc(DatapathObject *self)
+{
+    PyMem_Free(self->ports);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static rcp_port *datapath_port(DatapathObject *self, Py_ssize_t i)
+{
+    if (!self->ports || i < 0 || i >= self->n_ports) {
+        PyErr_Format(PyExc_IndexError, "port %zd is outside 0..%zd", i, self->n_ports - 1);
+        return NULL;
+    }
+    return &self->ports[i];
+}
+
+static PyObject *Datapath_arrive(DatapathObject *self, PyObject *args)
+{
+    Py_ssize_t i;
+    Py_buffer buf;
+    unsigned int size;
+    if (!PyArg_ParseTuple(args, "ny*I", &i, &buf, &size))
+        return NULL;
+    rcp_port *p = datapath_port(self, i);
+    int accepted = p ? dp_arrive(p, buf.buf, (size_t)buf.len, size) : 0;
+    PyBuffer_Release(&buf);
+    if (!p)
+        return NULL;
+    return PyBool_FromLong(accepted);
+}
+
+static PyObject *Datapath_depart(DatapathObject *self, PyObject *args)
+{
+    Py_ssize_t i;
+    Py_buffer buf;
+    unsigned int size;
+    if (!PyArg_ParseTuple(args, "ny*I", &i, &buf, &size))
+        return NULL;
+    rcp_port *p = datapath_port(self, i);
+    PyObject *out = p ? PyBytes_FromStringAndSize(buf.buf, buf.len) : NULL;
+    PyBuffer_Release(&buf);
+    if (!out)
+        return NULL;
+    dp_depart(p, (uint8_t *)PyBytes_AS_STRING(out), (size_t)PyBytes_GET_SIZE(out), size);
+    return out;
+}
+
+static PyObject *Datapath_registers(DatapathObject *self, PyObject *args)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return NULL;
+    rcp_port *p = datapath_port(self, i);
+    return p ? registers_dict(p) : NULL;
+}
+
+static PyObject *Datapath_set_registers(DatapathObject *self, PyObject *args, PyObject *kwargs)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return NULL;
+    rcp_port *p = datapath_port(self, i);
+    if (!p || set_registers(p, kwargs) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Datapath_methods[] = {
+    {"arrive", (PyCFunction)Datapath_arrive, METH_VARARGS,
+     "arrive(port, packet, size) -> bool: App. F lines 18-21 and drop-tail admission; "
+     "True if the packet was queued. size is the IP datagram size in bytes."},
+    {"depart", (PyCFunction)Datapath_depart, METH_VARARGS,
+     "depart(port, packet, size) -> bytes: App. F lines 22-23; returns the stamped packet."},
+    {"registers", (PyCFunction)Datapath_registers, METH_VARARGS, "registers(port) -> dict of the port's registers."},
+    {"set_registers", (PyCFunction)(void (*)(void))Datapath_set_registers, METH_VARARGS | METH_KEYWORDS,
+     "set_registers(port, **values): write registers by name."},
+    {NULL},
+};
+
+static PyTypeObject DatapathType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rcpstab.reference_impl._datapath.Datapath",
+    .tp_doc = "Output ports of an RCP router: per-port registers and the per-packet data path.",
+    .tp_basicsize = sizeof(DatapathObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Datapath_init,
+    .tp_dealloc = (destructor)Datapath_dealloc,
+    .tp_methods = Datapath_methods,
+};
+
+/* ----------------------------------------------------------------- Simulator */
+
+typedef struct {
+    PyObject_HEAD
+    sim_t sim;
+    int ready;
+} SimulatorObject;
+
+static int parse_links(sim_t *s, PyObject *links)
+{
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(links);
+    s->links = calloc((size_t)n ? (size_t)n : 1, sizeof(sim_link));
+    if (!s->links) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->n_links = (int32_t)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        sim_link *l = &s->links[i];
+        long long cap, delay;
+        unsigned long long buffer;
+        int rcp;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(links, i), "LLKp", &cap, &delay, &buffer, &rcp))
+            return -1;
+        if (cap <= 0 || delay < 0) {
+            PyErr_Format(PyExc_ValueError, "link %zd: capacity %lld b/s and delay %lld ns must be > 0 and >= 0",
+                         i, cap, delay);
+            return -1;
+        }
+        l->capacity_bps = cap;
+        l->delay_ns = delay;
+        l->port.buffer_bytes = buffer;
+        l->rcp = rcp;
+    }
+    return 0;
+}
+
+static int parse_paths(sim_t *s, PyObject *paths)
+{
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(paths), total = 0;
+    s->path_off = calloc((size_t)n + 1, sizeof(int32_t));
+    s->path_len = calloc((size_t)n + 1, sizeof(int32_t));
+    if (!s->path_off || !s->path_len) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->n_paths = (int32_t)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t len = PyObject_Length(PySequence_Fast_GET_ITEM(paths, i));
+        if (len < 1 || len > 255) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "path %zd has %zd links, not 1..255", i, len);
+            return -1;
+        }
+        s->path_off[i] = (int32_t)total;
+        s->path_len[i] = (int32_t)len;
+        total += len;
+    }
+    s->path_links = calloc((size_t)total + 1, sizeof(int32_t));
+    if (!s->path_links) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *path = PySequence_Tuple(PySequence_Fast_GET_ITEM(paths, i));
+        if (!path)
+            return -1;
+        for (Py_ssize_t k = 0; k < s->path_len[i]; k++) {
+            long li = PyLong_AsLong(PyTuple_GET_ITEM(path, k));
+            if (li < 0 || li >= s->n_links) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_ValueError, "path %zd names link %ld of %d", i, li, s->n_links);
+                Py_DECREF(path);
+                return -1;
+            }
+            s->path_links[s->path_off[i] + k] = (int32_t)li;
+        }
+        Py_DECREF(path);
+    }
+    return 0;
+}
+
+static int parse_flows(sim_t *s, PyObject *flows)
+{
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(flows);
+    s->flows = calloc((size_t)n ? (size_t)n : 1, sizeof(sim_flow));
+    if (!s->flows) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->n_flows = (int32_t)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        sim_flow *f = &s->flows[i];
+        long long start, stop, size;
+        unsigned int request;
+        int fwd, rev;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(flows, i), "LLLIii", &start, &stop, &size, &request, &fwd,
+                              &rev))
+            return -1;
+        if (start < 0 || size < 0 || fwd < 0 || fwd >= s->n_paths || rev < 0 || rev >= s->n_paths) {
+            PyErr_Format(PyExc_ValueError, "flow %zd: bad start %lld, size %lld or path %d/%d", i, start, size, fwd,
+                         rev);
+            return -1;
+        }
+        f->start_ns = start;
+        f->stop_ns = stop;
+        f->size_pkts = size;
+        f->request = request;
+        f->fwd_path = fwd;
+        f->rev_path = rev;
+    }
+    return 0;
+}
+
+static int Simulator_init(SimulatorObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"links", "paths", "flows", "data_size", "ctrl_size", "window_denominator", "rwnd_pkts",
+                             NULL};
+    PyObject *links, *paths, *flows;
+    sim_params prm;
+    long long rwnd;
+    if (self->ready)
+        sim_free(&self->sim);
+    self->ready = 0;
+    memset(&self->sim, 0, sizeof self->sim);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOIIIL", kwlist, &links, &paths, &flows, &prm.data_size,
+                                     &prm.ctrl_size, &prm.window_denominator, &rwnd))
+        return -1;
+    if (prm.data_size < RCP_HEADER_LEN || prm.ctrl_size < RCP_HEADER_LEN || prm.window_denominator < 1 || rwnd < 1) {
+        PyErr_SetString(PyExc_ValueError, "packet sizes must hold an RCP header; window terms must be >= 1");
+        return -1;
+    }
+    prm.rwnd_pkts = rwnd;
+    self->sim.prm = prm;
+    PyObject *fl = PySequence_Fast(links, "links must be a sequence");
+    PyObject *fp = fl ? PySequence_Fast(paths, "paths must be a sequence") : NULL;
+    PyObject *ff = fp ? PySequence_Fast(flows, "flows must be a sequence") : NULL;
+    int rc = ff ? parse_links(&self->sim, fl) : -1;
+    rc = rc ? rc : parse_paths(&self->sim, fp);
+    rc = rc ? rc : parse_flows(&self->sim, ff);
+    Py_XDECREF(fl);
+    Py_XDECREF(fp);
+    Py_XDECREF(ff);
+    if (rc == 0 && sim_init(&self->sim) < 0) {
+        PyErr_NoMemory();
+        rc = -1;
+    }
+    if (rc < 0) {
+        sim_free(&self->sim);
+        return -1;
+    }
+    self->ready = 1;
+    return 0;
+}
+
+static void Simulator_dealloc(SimulatorObject *self)
+{
+    if (self->ready)
+        sim_free(&self->sim);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static rcp_port *simulator_port(SimulatorObject *self, Py_ssize_t i)
+{
+    if (!self->ready || i < 0 || i >= self->sim.n_links) {
+        PyErr_Format(PyExc_IndexError, "link %zd does not exist", i);
+        return NULL;
+    }
+    return &self->sim.links[i].port;
+}
+
+static PyObject *Simulator_run_until(SimulatorObject *self, PyObject *args)
+{
+    long long t;
+    if (!PyArg_ParseTuple(args, "L", &t))
+        return NULL;
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "simulator is not initialised");
+        return NULL;
+    }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = sim_run_until(&self->sim, t);
+    Py_END_ALLOW_THREADS
+    if (rc < 0)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static PyObject *Simulator_registers(SimulatorObject *self, PyObject *args)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return NULL;
+    rcp_port *p = simulator_port(self, i);
+    return p ? registers_dict(p) : NULL;
+}
+
+static PyObject *Simulator_set_registers(SimulatorObject *self, PyObject *args, PyObject *kwargs)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return NULL;
+    rcp_port *p = simulator_port(self, i);
+    if (!p || set_registers(p, kwargs) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Simulator_counters(SimulatorObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "simulator is not initialised");
+        return NULL;
+    }
+    sim_t *s = &self->sim;
+    return Py_BuildValue("{sLsLsLsLsLsLsLsL}", "now_ns", (long long)s->now, "events", (long long)s->events, "sent",
+                         (long long)s->sent, "delivered", (long long)s->delivered, "dropped", (long long)s->dropped,
+                         "in_flight", (long long)sim_in_flight(s), "n_active", (long long)s->n_active, "flows_done",
+                         (long long)s->flows_done);
+}
+
+static PyObject *Simulator_n_active(SimulatorObject *self, PyObject *Py_UNUSED(ignored))
+{
+    return PyLong_FromLongLong(self->ready ? (long long)self->sim.n_active : 0);
+}
+
+static PyObject *Simulator_flow_stats(SimulatorObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "simulator is not initialised");
+        return NULL;
+    }
+    sim_t *s = &self->sim;
+    PyObject *delivered = PyList_New(s->n_flows), *fct = PyList_New(s->n_flows);
+    if (!delivered || !fct)
+        goto fail;
+    for (int32_t i = 0; i < s->n_flows; i++) {
+        PyObject *d = PyLong_FromLongLong(s->flows[i].delivered_bytes);
+        PyObject *c = s->flows[i].state == FS_DONE ? PyLong_FromLongLong(s->flows[i].fct_ns) : Py_NewRef(Py_None);
+        if (!d || !c) {
+            Py_XDECREF(d);
+            Py_XDECREF(c);
+            goto fail;
+        }
+        PyList_SET_ITEM(delivered, i, d);
+        PyList_SET_ITEM(fct, i, c);
+    }
+    return Py_BuildValue("(NN)", delivered, fct);
+fail:
+    Py_XDECREF(delivered);
+    Py_XDECREF(fct);
+    return NULL;
+}
+
+static PyMethodDef Simulator_methods[] = {
+    {"run_until", (PyCFunction)Simulator_run_until, METH_VARARGS,
+     "run_until(t_ns): process every event before t_ns (integer nanoseconds), then stop."},
+    {"registers", (PyCFunction)Simulator_registers, METH_VARARGS, "registers(link) -> dict of the link port's registers."},
+    {"set_registers", (PyCFunction)(void (*)(void))Simulator_set_registers, METH_VARARGS | METH_KEYWORDS,
+     "set_registers(link, **values): write the link port's registers by name."},
+    {"counters", (PyCFunction)Simulator_counters, METH_NOARGS,
+     "counters() -> dict: now_ns, events, sent, delivered, dropped, in_flight, n_active, flows_done."},
+    {"n_active", (PyCFunction)Simulator_n_active, METH_NOARGS,
+     "n_active() -> int: flows started and not yet stopped or finished (cheaper than counters())."},
+    {"flow_stats", (PyCFunction)Simulator_flow_stats, METH_NOARGS,
+     "flow_stats() -> (delivered_bytes per flow, completion time in ns or None per flow)."},
+    {NULL},
+};
+
+static PyTypeObject SimulatorType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rcpstab.reference_impl._datapath.Simulator",
+    .tp_doc = "Discrete-event packet simulator; see rcpstab.reference_impl.simulator_py for its twin.",
+    .tp_basicsize = sizeof(SimulatorObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Simulator_init,
+    .tp_dealloc = (destructor)Simulator_dealloc,
+    .tp_methods = Simulator_methods,
+};
+
+/* -------------------------------------------------------------------- module */
+
+static PyObject *receiver_echo(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Py_buffer buf;
+    if (!PyArg_ParseTuple(args, "y*", &buf))
+        return NULL;
+    if (buf.len < RCP_HEADER_LEN) {
+        PyErr_Format(PyExc_ValueError, "packet of %zd bytes has no RCP header", buf.len);
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, RCP_HEADER_LEN);
+    if (out)
+        rcp_receiver_echo((uint8_t *)PyBytes_AS_STRING(out), buf.buf);
+    PyBuffer_Release(&buf);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"receiver_echo", receiver_echo, METH_VARARGS,
+     "receiver_echo(data_packet) -> bytes: the 12-byte header of the receiver's pure ACK."},
+    {NULL},
+};
+
+static struct PyModuleDef datapath_module = {
+    PyModuleDef_HEAD_INIT, "_datapath", "RCP router data path and packet simulator in C.", -1, module_methods,
+};
+
+PyMODINIT_FUNC PyInit__datapath(void)
+{
+    if (PyType_Ready(&DatapathType) < 0 || PyType_Ready(&SimulatorType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&datapath_module);
+    if (!m)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "Datapath", (PyObject *)&DatapathType) < 0 ||
+        PyModule_AddObjectRef(m, "Simulator", (PyObject *)&SimulatorType) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_ALLOWABLE_RTT_MS", MAX_ALLOWABLE_RTT_MS) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

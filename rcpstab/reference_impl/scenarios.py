@@ -1,0 +1,169 @@
+"""Scenarios: the set-ups the packet simulator and the fluid model both run.
+
+A scenario is plain data: the bottleneck (capacity, round-trip propagation delay, eta,
+buffer), the schedule of long-lived flows as (start, stop) times, and optional Poisson
+arrivals of Pareto-sized flows. ``n_flows(t)`` gives the fluid model its N(t).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..errors import InputError
+
+
+@dataclass(frozen=True)
+class PoissonArrivals:
+    """Flows arriving as a Poisson process with Pareto-distributed sizes.
+
+    Parameters
+    ----------
+    rate_per_s : float
+        Mean flow arrivals per second.
+    mean_size_bytes : float
+        Mean flow size, bytes.
+    shape : float
+        Pareto shape (> 1 so the mean exists).
+    start_s, stop_s : float
+        Arrivals happen in [start_s, stop_s), seconds.
+    """
+
+    rate_per_s: float
+    mean_size_bytes: float
+    shape: float = 1.2
+    start_s: float = 0.0
+    stop_s: float = math.inf
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A single-bottleneck set-up.
+
+    Parameters
+    ----------
+    name : str
+        Registry name.
+    capacity_bps : float
+        Bottleneck capacity C, bit/s.
+    rtt_s : float
+        Round-trip propagation delay d0, seconds.
+    eta : float
+        Target utilisation; equilibrium R = eta * C / N.
+    long_flows : tuple of (float, float)
+        Long-lived flows as (start_s, stop_s); ``math.inf`` = never stops.
+    t_end_s : float
+        Default length of a run, seconds.
+    forward_delay_share : float
+        Fraction of ``rtt_s`` on the data direction (the rest delays ACKs).
+    buffer_bytes : int or None
+        Drop-tail buffer of the bottleneck, bytes; None = one bandwidth-delay product.
+    reverse_capacity_bps : float or None
+        Capacity of the ACK path, bit/s; None = ``capacity_bps``.
+    initial_R_over_C : float
+        The router's initial rate R(0)/C.
+    request_bps : float
+        Rate the senders request in their headers, bit/s; 0 = "as fast as possible".
+    packet_bytes : int
+        IP datagram size of a data packet, bytes.
+    poisson : PoissonArrivals or None
+        Short flows on top of the long-lived ones.
+    """
+
+    name: str
+    capacity_bps: float
+    rtt_s: float
+    eta: float
+    long_flows: tuple[tuple[float, float], ...]
+    t_end_s: float
+    forward_delay_share: float = 0.5
+    buffer_bytes: int | None = None
+    reverse_capacity_bps: float | None = None
+    initial_R_over_C: float = 0.05
+    request_bps: float = 0.0
+    packet_bytes: int = 1500
+    poisson: PoissonArrivals | None = None
+
+    @property
+    def bdp_bytes(self) -> float:
+        """Bandwidth-delay product C * d0, bytes."""
+        return self.capacity_bps * self.rtt_s / 8
+
+    @property
+    def effective_buffer_bytes(self) -> int:
+        """The bottleneck's buffer, bytes (one BDP unless set)."""
+        return int(self.bdp_bytes) if self.buffer_bytes is None else self.buffer_bytes
+
+    def n_flows(self, t: float) -> int:
+        """Number of scripted long-lived flows active at time ``t`` seconds."""
+        return sum(start <= t < stop for start, stop in self.long_flows)
+
+    def validate(self) -> None:
+        """Raise :class:`InputError` naming the first invalid value."""
+        checks = (
+            (self.capacity_bps > 0, f"capacity_bps={self.capacity_bps} must be > 0"),
+            (self.rtt_s >= 0, f"rtt_s={self.rtt_s} is a negative delay"),
+            (0 <= self.forward_delay_share <= 1, f"forward_delay_share={self.forward_delay_share} not in [0, 1]"),
+            (0 < self.eta <= 1, f"eta={self.eta} must be in (0, 1]"),
+            (self.t_end_s > 0, f"t_end_s={self.t_end_s} must be > 0"),
+            (self.packet_bytes >= 64, f"packet_bytes={self.packet_bytes} must be >= 64"),
+            (
+                self.effective_buffer_bytes >= self.packet_bytes,
+                f"buffer_bytes={self.effective_buffer_bytes} holds 0 packets of {self.packet_bytes} bytes",
+            ),
+            (0 < self.initial_R_over_C <= 1, f"initial_R_over_C={self.initial_R_over_C} must be in (0, 1]"),
+            (self.request_bps >= 0, f"request_bps={self.request_bps} must be >= 0"),
+            (
+                self.reverse_capacity_bps is None or self.reverse_capacity_bps > 0,
+                f"reverse_capacity_bps={self.reverse_capacity_bps} must be > 0",
+            ),
+        )
+        for ok, message in checks:
+            if not ok:
+                raise InputError(f"scenario {self.name}: {message}")
+        for start, stop in self.long_flows:
+            if not 0 <= start < stop:
+                raise InputError(f"scenario {self.name}: flow ({start}, {stop}) needs 0 <= start < stop")
+        if self.poisson is not None:
+            p = self.poisson
+            if p.rate_per_s <= 0 or p.mean_size_bytes <= 0 or p.shape <= 1 or not 0 <= p.start_s < p.stop_s:
+                raise InputError(f"scenario {self.name}: invalid Poisson arrivals {p}")
+
+
+# Thesis Fig. 5.3 gives neither C nor the RTT. 10 Mb/s and 100 ms keep the whole 150 s
+# run at about 0.6 million events, a fraction of a second in C; R/C does not depend on them.
+FIG5_3 = Scenario(
+    name="fig5.3",
+    capacity_bps=10e6,
+    rtt_s=0.1,
+    eta=1.0,
+    long_flows=((0.0, 100.0),) * 5 + ((40.0, math.inf),) * 5,
+    t_end_s=150.0,
+)
+
+# Thesis Sec. 6.1.2, Figs 6.6-6.8: 10 Mb/s bottleneck (10Base-T side), eta = 0.9, 50 ms of
+# delay added by NetEm on the router's Eth1, i.e. on the data direction only; ACKs return
+# over 100Base-T. Each sender asks for its 100 Mb/s interface rate in the SYN; iperf flows
+# of 100 s start at 0, 20, 40 and 60 s.
+TESTBED = Scenario(
+    name="testbed",
+    capacity_bps=10e6,
+    rtt_s=0.05,
+    eta=0.9,
+    long_flows=tuple((s, s + 100.0) for s in (0.0, 20.0, 40.0, 60.0)),
+    t_end_s=180.0,
+    forward_delay_share=1.0,
+    reverse_capacity_bps=100e6,
+    request_bps=100e6,
+)
+
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (FIG5_3, TESTBED)}
+
+
+def get_scenario(scenario: str | Scenario) -> Scenario:
+    """Look a scenario up by name (or pass a :class:`Scenario` through) and validate it."""
+    if isinstance(scenario, str):
+        if scenario not in SCENARIOS:
+            raise InputError(f"unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})")
+        scenario = SCENARIOS[scenario]
+    scenario.validate()
+    return scenario

@@ -1,0 +1,372 @@
+"""Pure-Python twin of the C packet simulator (``csrc/sim.c``), statement for statement.
+
+It exists as the executable specification of the C event loop and as the baseline of
+the speed benchmark; the agreement tests require identical traces from both. Time is
+integer nanoseconds and ties are broken by scheduling order, exactly as in C.
+"""
+from __future__ import annotations
+
+import heapq
+from collections import deque
+
+from .datapath_py import PortRegisters, dp_arrive, dp_depart, port_admit, port_release
+from .datapath_py import receiver_echo, registers_dict, set_registers
+from .header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
+
+NS_PER_MS = 1_000_000
+NS_PER_S = 1_000_000_000
+RTO_MIN_NS = 200 * NS_PER_MS
+RTO_INITIAL_NS = NS_PER_S
+DUPACK_THRESHOLD = 3
+INITIAL_CWND = 2
+RTT_FIELD_MAX = 0xFFFE
+
+EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER = range(6)
+PK_SYN, PK_SYNACK, PK_DATA, PK_ACK = range(4)
+FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE = range(4)
+
+
+def fill_header(rate: int, reverse: int, rtt: int, proto: int) -> bytearray:
+    """Sender side: the 12 header bytes with all four fields written."""
+    return bytearray(
+        rate.to_bytes(4, "big") + reverse.to_bytes(4, "big") + rtt.to_bytes(2, "big") + bytes([proto, 0])
+    )
+
+
+class _Packet:
+    __slots__ = ("hdr", "size", "kind", "hop", "flow", "seq", "ts")
+
+    def __init__(self, flow: int, kind: int, size: int, seq: int, ts: int) -> None:
+        self.hdr = bytearray(12)
+        self.flow, self.kind, self.size, self.seq, self.ts = flow, kind, size, seq, ts
+        self.hop = 0
+
+
+class _Link:
+    __slots__ = ("capacity_bps", "delay_ns", "rcp", "port", "queue", "busy")
+
+    def __init__(self, capacity_bps: int, delay_ns: int, buffer_bytes: int, rcp: bool) -> None:
+        if capacity_bps <= 0 or delay_ns < 0:
+            raise ValueError(f"capacity {capacity_bps} b/s and delay {delay_ns} ns must be > 0 and >= 0")
+        self.capacity_bps, self.delay_ns, self.rcp = capacity_bps, delay_ns, bool(rcp)
+        self.port = PortRegisters(buffer_bytes=buffer_bytes)
+        self.queue: deque[_Packet] = deque()
+        self.busy: _Packet | None = None
+
+
+class _Flow:
+    __slots__ = (
+        "start_ns", "stop_ns", "size_pkts", "request", "fwd_path", "rev_path",
+        "state", "stopped", "rcp_mode", "send_pending", "in_recovery", "rate",
+        "srtt_ns", "wnd", "cwnd", "ssthresh", "cwnd_acc", "snd_una", "snd_nxt", "recover", "dupacks",
+        "next_send_ns", "last_progress_ns", "syn_ns", "rcv_next", "delivered_bytes", "fct_ns",
+    )  # fmt: skip
+
+    def __init__(self, start_ns: int, stop_ns: int, size_pkts: int, request: int, fwd: int, rev: int) -> None:
+        self.start_ns, self.stop_ns, self.size_pkts, self.request = start_ns, stop_ns, size_pkts, request
+        self.fwd_path, self.rev_path = fwd, rev
+        self.state = FS_IDLE
+        self.stopped = self.rcp_mode = self.send_pending = self.in_recovery = 0
+        self.rate = self.srtt_ns = self.wnd = self.cwnd = self.ssthresh = self.cwnd_acc = 0
+        self.snd_una = self.snd_nxt = self.recover = self.dupacks = 0
+        self.next_send_ns = self.last_progress_ns = self.syn_ns = 0
+        self.rcv_next = self.delivered_bytes = self.fct_ns = 0
+
+
+class PySimulator:
+    """Same constructor and methods as :class:`rcpstab.reference_impl._datapath.Simulator`."""
+
+    def __init__(self, links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts) -> None:
+        if min(data_size, ctrl_size) < 12 or window_denominator < 1 or rwnd_pkts < 1:
+            raise ValueError("packet sizes must hold an RCP header; window terms must be >= 1")
+        self.data_size, self.ctrl_size = data_size, ctrl_size
+        self.window_denominator, self.rwnd_pkts = window_denominator, rwnd_pkts
+        self.links = [_Link(*link) for link in links]
+        self.paths = [tuple(p) for p in paths]
+        self.flows = [_Flow(*f) for f in flows]
+        self.now = 0
+        self._seq = 0
+        self.heap: list[tuple[int, int, int, object]] = []
+        self.events = self.sent = self.delivered = self.dropped = self.n_active_flows = self.flows_done = 0
+        for fi, f in enumerate(self.flows):
+            self._schedule(f.start_ns, EV_FLOW_START, fi)
+            if f.stop_ns >= 0:
+                self._schedule(f.stop_ns, EV_FLOW_STOP, fi)
+
+    # ---- event heap, ordered by (time, scheduling order)
+    def _schedule(self, t: int, etype: int, arg) -> None:
+        heapq.heappush(self.heap, (t, self._seq, etype, arg))
+        self._seq += 1
+
+    # ---- links
+    def _link_start_tx(self, li: int) -> None:
+        link = self.links[li]
+        p = link.queue.popleft()
+        if link.rcp:
+            dp_depart(link.port, p.hdr, p.size)
+        else:
+            port_release(link.port, p.size)
+        link.busy = p
+        self._schedule(self.now + p.size * 8 * NS_PER_S // link.capacity_bps, EV_TX_DONE, li)
+
+    def _link_arrive(self, li: int, p: _Packet) -> None:
+        link = self.links[li]
+        accepted = dp_arrive(link.port, p.hdr, p.size) if link.rcp else port_admit(link.port, p.size)
+        if not accepted:
+            self.dropped += 1
+            return
+        link.queue.append(p)
+        if link.busy is None:
+            self._link_start_tx(li)
+
+    def _path_link(self, p: _Packet) -> int:
+        f = self.flows[p.flow]
+        path = self.paths[f.fwd_path if p.kind in (PK_SYN, PK_DATA) else f.rev_path]
+        return path[p.hop] if p.hop < len(path) else -1
+
+    def _host_send(self, p: _Packet) -> None:
+        self.sent += 1
+        p.hop = 0
+        self._link_arrive(self._path_link(p), p)
+
+    # ---- R-TCP sender
+    def _send_syn(self, fi: int) -> None:
+        f = self.flows[fi]
+        p = _Packet(fi, PK_SYN, self.ctrl_size, 0, self.now)
+        p.hdr = fill_header(f.request, 0, RTT_UNKNOWN, PROTO_TCP)
+        f.syn_ns = self.now
+        self._host_send(p)
+
+    def _send_data(self, fi: int) -> None:
+        f = self.flows[fi]
+        p = _Packet(fi, PK_DATA, self.data_size, f.snd_nxt, self.now)
+        p.hdr = fill_header(f.request, 0, min(f.srtt_ns // NS_PER_MS, RTT_FIELD_MAX), PROTO_TCP)
+        if f.snd_una == f.snd_nxt:
+            f.last_progress_ns = self.now
+        f.snd_nxt += 1
+        self._host_send(p)
+
+    def _try_send(self, fi: int) -> None:
+        f = self.flows[fi]
+        if f.state != FS_ESTAB or f.stopped:
+            return
+        while True:
+            if f.size_pkts and f.snd_nxt >= f.size_pkts:
+                return
+            window = f.wnd if f.rcp_mode else f.cwnd
+            if f.snd_nxt - f.snd_una >= window:
+                return
+            if f.rcp_mode:
+                if self.now < f.next_send_ns:
+                    if not f.send_pending:
+                        f.send_pending = 1
+                        self._schedule(f.next_send_ns, EV_SEND, fi)
+                    return
+                f.next_send_ns = self.now + self.data_size * NS_PER_MS // f.rate
+            self._send_data(fi)
+
+    def _take_feedback(self, f: _Flow, reverse: int) -> None:
+        if rate_is_unspecified(reverse):
+            f.rcp_mode = 0
+            return
+        f.rcp_mode = 1
+        f.rate = reverse
+        denom = NS_PER_MS * self.window_denominator
+        wnd = (reverse * f.srtt_ns + denom - 1) // denom
+        f.wnd = 1 if wnd < 1 else min(wnd, self.rwnd_pkts)
+
+    @staticmethod
+    def _go_back(f: _Flow) -> None:
+        f.recover = f.snd_nxt
+        f.in_recovery = 1
+        f.snd_nxt = f.snd_una
+        f.dupacks = 0
+        f.ssthresh = max(f.cwnd // 2, 2)
+        f.cwnd = f.ssthresh
+
+    def _tcp_grow(self, f: _Flow, newly_acked: int) -> None:
+        if f.cwnd < f.ssthresh:
+            f.cwnd += newly_acked
+        else:
+            f.cwnd_acc += newly_acked
+            if f.cwnd_acc >= f.cwnd:
+                f.cwnd_acc -= f.cwnd
+                f.cwnd += 1
+        f.cwnd = min(f.cwnd, self.rwnd_pkts)
+
+    def _flow_leaves(self, f: _Flow) -> None:
+        self.n_active_flows -= 1
+        f.stopped = 1
+
+    def _sender_on_synack(self, fi: int, p: _Packet) -> None:
+        f = self.flows[fi]
+        if f.state != FS_SYN_SENT or f.stopped:
+            return
+        f.srtt_ns = self.now - p.ts
+        f.state = FS_ESTAB
+        f.last_progress_ns = self.now
+        self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
+        self._try_send(fi)
+
+    def _sender_on_ack(self, fi: int, p: _Packet) -> None:
+        f = self.flows[fi]
+        if f.state != FS_ESTAB or f.stopped:
+            return
+        f.srtt_ns = (7 * f.srtt_ns + (self.now - p.ts)) // 8
+        self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
+        if p.seq > f.snd_una:
+            newly = p.seq - f.snd_una
+            f.snd_una = p.seq
+            f.dupacks = 0
+            f.last_progress_ns = self.now
+            if f.snd_una >= f.recover:
+                f.in_recovery = 0
+            if not f.rcp_mode:
+                self._tcp_grow(f, newly)
+            if f.size_pkts and f.snd_una >= f.size_pkts:
+                f.state = FS_DONE
+                f.fct_ns = self.now - f.start_ns
+                self.flows_done += 1
+                self._flow_leaves(f)
+                return
+        elif p.seq == f.snd_una and f.snd_nxt > f.snd_una and not f.in_recovery:
+            f.dupacks += 1
+            if f.dupacks == DUPACK_THRESHOLD:
+                self._go_back(f)
+        self._try_send(fi)
+
+    @staticmethod
+    def _rto_ns(f: _Flow) -> int:
+        if f.state != FS_ESTAB:
+            return RTO_INITIAL_NS
+        return max(2 * f.srtt_ns, RTO_MIN_NS)
+
+    def _on_rto(self, fi: int) -> None:
+        f = self.flows[fi]
+        if f.state == FS_DONE or f.stopped:
+            return
+        rto = self._rto_ns(f)
+        if f.state == FS_SYN_SENT:
+            if self.now - f.syn_ns >= rto:
+                self._send_syn(fi)
+        elif f.snd_nxt > f.snd_una and self.now - f.last_progress_ns >= rto:
+            self._go_back(f)
+            f.cwnd = 1
+            f.last_progress_ns = self.now
+            self._try_send(fi)
+        self._schedule(self.now + rto, EV_RTO, fi)
+
+    def _flow_start(self, fi: int) -> None:
+        f = self.flows[fi]
+        if f.state != FS_IDLE or f.stopped:
+            return
+        self.n_active_flows += 1
+        f.state = FS_SYN_SENT
+        f.cwnd = INITIAL_CWND
+        f.ssthresh = self.rwnd_pkts
+        self._send_syn(fi)
+        self._schedule(self.now + RTO_INITIAL_NS, EV_RTO, fi)
+
+    def _flow_stop(self, fi: int) -> None:
+        f = self.flows[fi]
+        if f.stopped:
+            return
+        if f.state in (FS_IDLE, FS_DONE):
+            f.stopped = 1
+        else:
+            self._flow_leaves(f)
+
+    # ---- R-TCP receiver
+    def _receiver_on_packet(self, p: _Packet) -> None:
+        f = self.flows[p.flow]
+        if p.kind == PK_DATA and p.seq == f.rcv_next:
+            f.rcv_next += 1
+            f.delivered_bytes += p.size
+        p.hdr = bytearray(receiver_echo(p.hdr))
+        p.kind = PK_SYNACK if p.kind == PK_SYN else PK_ACK
+        p.seq = f.rcv_next
+        p.size = self.ctrl_size
+        self._host_send(p)
+
+    def _host_receive(self, p: _Packet) -> None:
+        self.delivered += 1
+        if p.kind in (PK_SYN, PK_DATA):
+            self._receiver_on_packet(p)
+        elif p.kind == PK_SYNACK:
+            self._sender_on_synack(p.flow, p)
+        else:
+            self._sender_on_ack(p.flow, p)
+
+    # ---- the loop
+    def _dispatch(self, etype: int, arg) -> None:
+        if etype == EV_DELIVER:
+            arg.hop += 1
+            nxt = self._path_link(arg)
+            if nxt >= 0:
+                self._link_arrive(nxt, arg)
+            else:
+                self._host_receive(arg)
+        elif etype == EV_TX_DONE:
+            link = self.links[arg]
+            p = link.busy
+            link.busy = None
+            self._schedule(self.now + link.delay_ns, EV_DELIVER, p)
+            if link.queue:
+                self._link_start_tx(arg)
+        elif etype == EV_SEND:
+            self.flows[arg].send_pending = 0
+            self._try_send(arg)
+        elif etype == EV_RTO:
+            self._on_rto(arg)
+        elif etype == EV_FLOW_START:
+            self._flow_start(arg)
+        else:
+            self._flow_stop(arg)
+
+    def run_until(self, t_ns: int) -> None:
+        """Process every event strictly before ``t_ns`` (ns), then set the clock to ``t_ns``."""
+        heap = self.heap
+        while heap and heap[0][0] < t_ns:
+            t, _, etype, arg = heapq.heappop(heap)
+            self.now = t
+            self.events += 1
+            self._dispatch(etype, arg)
+        self.now = max(self.now, t_ns)
+
+    # ---- the control path's view
+    def _port(self, li: int) -> PortRegisters:
+        if not 0 <= li < len(self.links):
+            raise IndexError(f"link {li} does not exist")
+        return self.links[li].port
+
+    def registers(self, li: int) -> dict[str, int]:
+        """The link port's registers by name."""
+        return registers_dict(self._port(li))
+
+    def set_registers(self, li: int, **values: int) -> None:
+        """Write the link port's registers by name."""
+        set_registers(self._port(li), values)
+
+    def in_flight(self) -> int:
+        """Packets inside the network, counted from queues, links and pending deliveries."""
+        on_links = sum(len(link.queue) + (link.busy is not None) for link in self.links)
+        return on_links + sum(1 for e in self.heap if e[2] == EV_DELIVER)
+
+    def counters(self) -> dict[str, int]:
+        """now_ns, events, sent, delivered, dropped, in_flight, n_active, flows_done."""
+        return {
+            "now_ns": self.now, "events": self.events, "sent": self.sent, "delivered": self.delivered,
+            "dropped": self.dropped, "in_flight": self.in_flight(), "n_active": self.n_active_flows,
+            "flows_done": self.flows_done,
+        }  # fmt: skip
+
+    def n_active(self) -> int:
+        """Flows started and not yet stopped or finished."""
+        return self.n_active_flows
+
+    def flow_stats(self) -> tuple[list[int], list[int | None]]:
+        """(delivered bytes per flow, completion time in ns or None per flow)."""
+        return (
+            [f.delivered_bytes for f in self.flows],
+            [f.fct_ns if f.state == FS_DONE else None for f in self.flows],
+        )

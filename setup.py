@@ -1,0 +1,15 @@
+"""C extension of the reference router; all package metadata lives in pyproject.toml."""
+from setuptools import Extension, setup
+
+CSRC = "rcpstab/reference_impl/csrc/"
+
+setup(
+    ext_modules=[
+        Extension(
+            "rcpstab.reference_impl._datapath",
+            sources=[CSRC + "module.c", CSRC + "sim.c"],
+            depends=[CSRC + "rcp_header.h", CSRC + "rcp_port.h", CSRC + "sim.h"],
+            extra_compile_args=["-O2", "-std=c11"],
+        )
+    ]
+)
