@@ -1,0 +1,158 @@
+"""Packet simulator speed: the C event loop vs its pure-Python twin vs ns-3.
+
+All three simulate the same dumbbell: a 100 Mb/s bottleneck with 50 ms of propagation
+delay each way (100 ms RTT) and 10 long-lived flows starting at t = 0. rcpstab runs RCP
+(alpha 0.4, beta 0.2) with the App. F control path in Python every Tr; ns-3 has no RCP, so
+its flows run ns-3's default TCP with BulkSend applications.
+
+Events are not the same unit in both simulators (ns-3 schedules several events per packet
+hop), so the output also gives simulated seconds per wall-clock second, a unit-free figure.
+
+Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import subprocess
+import sys
+import time
+
+from rcpstab.reference_impl.run import run_scenario
+from rcpstab.reference_impl.scenarios import FIG5_3
+
+N_FLOWS = 10
+CAPACITY_BPS = 100e6
+ONE_WAY_DELAY_S = 0.05
+GAINS = dict(alpha=0.4, beta=0.2)
+C_REPEATS = 3
+
+BENCH = dataclasses.replace(
+    FIG5_3,
+    name="bench-dumbbell",
+    capacity_bps=CAPACITY_BPS,
+    rtt_s=2 * ONE_WAY_DELAY_S,
+    long_flows=((0.0, math.inf),) * N_FLOWS,
+)
+
+
+def measure_rcpstab(t_end: float) -> dict:
+    """Best of C_REPEATS C runs and one Python-twin run of the same scenario."""
+    c_runs = [run_scenario(BENCH, **GAINS, backend="c", t_end=t_end) for _ in range(C_REPEATS)]
+    c = min(c_runs, key=lambda r: r.wall_time_s)
+    py = run_scenario(BENCH, **GAINS, backend="python", t_end=t_end)
+    assert c.counters == py.counters, "C and Python twins disagree"
+    return {
+        "scenario": f"{BENCH.name}: {CAPACITY_BPS / 1e6:g} Mb/s, RTT {BENCH.rtt_s * 1e3:g} ms, {N_FLOWS} flows",
+        "t_end_s": t_end,
+        "events": c.counters["events"],
+        "c_wall_s": c.wall_time_s,
+        "py_wall_s": py.wall_time_s,
+        "c_events_per_s": c.events_per_s,
+        "py_events_per_s": py.events_per_s,
+        "ratio": py.wall_time_s / c.wall_time_s,
+        "c_sim_s_per_wall_s": t_end / c.wall_time_s,
+    }
+
+
+def ns3_worker(t_end: float) -> None:
+    """Run the ns-3 dumbbell and print its figures as JSON (called in a subprocess)."""
+    from ns import ns
+
+    leaf = ns.PointToPointHelper()
+    leaf.SetDeviceAttribute("DataRate", ns.StringValue("1Gbps"))
+    leaf.SetChannelAttribute("Delay", ns.StringValue("0ms"))
+    bottleneck = ns.PointToPointHelper()
+    bottleneck.SetDeviceAttribute("DataRate", ns.StringValue(f"{int(CAPACITY_BPS)}bps"))
+    bottleneck.SetChannelAttribute("Delay", ns.StringValue(f"{int(ONE_WAY_DELAY_S * 1000)}ms"))
+    dumbbell = ns.PointToPointDumbbellHelper(N_FLOWS, leaf, N_FLOWS, leaf, bottleneck)
+    dumbbell.InstallStack(ns.InternetStackHelper())
+    mask = ns.Ipv4Mask("255.255.255.0")
+    dumbbell.AssignIpv4Addresses(
+        ns.Ipv4AddressHelper(ns.Ipv4Address("10.1.1.0"), mask),
+        ns.Ipv4AddressHelper(ns.Ipv4Address("10.2.1.0"), mask),
+        ns.Ipv4AddressHelper(ns.Ipv4Address("10.3.1.0"), mask),
+    )
+    ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
+    port = 5000
+    for i in range(N_FLOWS):
+        any_address = ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
+        ns.PacketSinkHelper("ns3::TcpSocketFactory", any_address).Install(dumbbell.GetRight(i)).Start(ns.Seconds(0))
+        target = ns.InetSocketAddress(dumbbell.GetRightIpv4Address(i), port).ConvertTo()
+        source = ns.BulkSendHelper("ns3::TcpSocketFactory", target)
+        source.SetAttribute("MaxBytes", ns.UintegerValue(0))
+        source.Install(dumbbell.GetLeft(i)).Start(ns.Seconds(0))
+    ns.Simulator.Stop(ns.Seconds(t_end))
+    start = time.perf_counter()
+    ns.Simulator.Run()
+    wall = time.perf_counter() - start
+    events = int(ns.Simulator.GetEventCount())
+    ns.Simulator.Destroy()
+    print(json.dumps({"events": events, "wall_s": wall, "t_end_s": t_end, "version": _ns3_version()}))
+
+
+def _ns3_version() -> str:
+    from importlib.metadata import version
+
+    return version("ns3")
+
+
+def measure_ns3(t_end: float) -> dict:
+    """ns-3 figures, or a null figure and the reason it is missing."""
+    try:
+        import importlib.util
+
+        if importlib.util.find_spec("ns") is None:
+            return {"ns3_events_per_s": None, "ns3_note": "ns3 is not installed (pip install 'rcpstab[bench]')"}
+    except ImportError as exc:
+        return {"ns3_events_per_s": None, "ns3_note": f"ns3 is not importable: {exc}"}
+    # A subprocess keeps ns-3's cling start-up chatter off this process's stdout.
+    proc = subprocess.run(
+        [sys.executable, __file__, "--ns3-worker", "--ns3-t-end", str(t_end)], capture_output=True, text=True
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"ns3_events_per_s": None, "ns3_note": f"ns-3 run failed: {tail}"}
+    ns3 = json.loads(lines[-1])
+    return {
+        "ns3_version": ns3["version"],
+        "ns3_t_end_s": ns3["t_end_s"],
+        "ns3_events": ns3["events"],
+        "ns3_events_per_s": ns3["events"] / ns3["wall_s"],
+        "ns3_sim_s_per_wall_s": ns3["t_end_s"] / ns3["wall_s"],
+        "ns3_note": "ns-3 default TCP (no RCP) with BulkSend on the same dumbbell",
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON line")
+    parser.add_argument("--t-end", type=float, default=20.0, help="simulated seconds for rcpstab (default 20)")
+    parser.add_argument("--ns3-t-end", type=float, default=5.0, help="simulated seconds for ns-3 (default 5)")
+    parser.add_argument("--no-ns3", action="store_true", help="skip the ns-3 comparison")
+    parser.add_argument("--ns3-worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.ns3_worker:
+        ns3_worker(args.ns3_t_end)
+        return 0
+    result = measure_rcpstab(args.t_end)
+    if args.no_ns3:
+        result.update(ns3_events_per_s=None, ns3_note="skipped (--no-ns3)")
+    else:
+        result.update(measure_ns3(args.ns3_t_end))
+    if result["ns3_events_per_s"]:
+        result["c_over_ns3_events"] = result["c_events_per_s"] / result["ns3_events_per_s"]
+        result["c_over_ns3_sim_speed"] = result["c_sim_s_per_wall_s"] / result["ns3_sim_s_per_wall_s"]
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:24s} {value:.4g}" if isinstance(value, float) else f"{key:24s} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
