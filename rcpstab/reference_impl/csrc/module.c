@@ -8,8 +8,10 @@
 #include "rcp_port.h"
 #include "sim.h"
 
+/* The 64-bit registers in slot order, then the 32-bit rate register. */
 static const char *const REGISTER_NAMES[] = {"input_bytes", "rtt_sum",  "rtt_count", "queue_bytes",
                                               "buffer_bytes", "malformed", "dropped",  "rate", NULL};
+#define RATE_REGISTER 7
 
 static uint64_t *register_slot(rcp_port *p, int k)
 {
@@ -24,7 +26,7 @@ static PyObject *registers_dict(rcp_port *p)
     if (!d)
         return NULL;
     for (int k = 0; REGISTER_NAMES[k]; k++) {
-        unsigned long long v = REGISTER_NAMES[k + 1] ? *register_slot(p, k) : p->rate;
+        unsigned long long v = k == RATE_REGISTER ? p->rate : *register_slot(p, k);
         PyObject *o = PyLong_FromUnsignedLongLong(v);
         if (!o || PyDict_SetItemString(d, REGISTER_NAMES[k], o) < 0) {
             Py_XDECREF(o);
@@ -57,7 +59,7 @@ static int set_registers(rcp_port *p, PyObject *kwargs)
         unsigned long long v = PyLong_AsUnsignedLongLong(value);
         if (PyErr_Occurred())
             return -1;
-        if (!REGISTER_NAMES[k + 1]) {
+        if (k == RATE_REGISTER) {
             if (v > 0xFFFFFFFFull) {
                 PyErr_Format(PyExc_ValueError, "register rate=%llu does not fit in 32 bits", v);
                 return -1;
@@ -68,6 +70,29 @@ static int set_registers(rcp_port *p, PyObject *kwargs)
         }
     }
     return 0;
+}
+
+/* registers(port) and set_registers(port, **values), shared by Datapath and Simulator. */
+typedef rcp_port *(*port_lookup)(PyObject *self, Py_ssize_t i);
+
+static PyObject *port_registers(PyObject *self, PyObject *args, port_lookup lookup)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return NULL;
+    rcp_port *p = lookup(self, i);
+    return p ? registers_dict(p) : NULL;
+}
+
+static PyObject *port_set_registers(PyObject *self, PyObject *args, PyObject *kwargs, port_lookup lookup)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return NULL;
+    rcp_port *p = lookup(self, i);
+    if (!p || set_registers(p, kwargs) < 0)
+        return NULL;
+    Py_RETURN_NONE;
 }
 
 /* ------------------------------------------------------------------ Datapath */
@@ -144,24 +169,19 @@ static PyObject *Datapath_depart(DatapathObject *self, PyObject *args)
     return out;
 }
 
-static PyObject *Datapath_registers(DatapathObject *self, PyObject *args)
+static rcp_port *datapath_lookup(PyObject *self, Py_ssize_t i)
 {
-    Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "n", &i))
-        return NULL;
-    rcp_port *p = datapath_port(self, i);
-    return p ? registers_dict(p) : NULL;
+    return datapath_port((DatapathObject *)self, i);
 }
 
-static PyObject *Datapath_set_registers(DatapathObject *self, PyObject *args, PyObject *kwargs)
+static PyObject *Datapath_registers(PyObject *self, PyObject *args)
 {
-    Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "n", &i))
-        return NULL;
-    rcp_port *p = datapath_port(self, i);
-    if (!p || set_registers(p, kwargs) < 0)
-        return NULL;
-    Py_RETURN_NONE;
+    return port_registers(self, args, datapath_lookup);
+}
+
+static PyObject *Datapath_set_registers(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return port_set_registers(self, args, kwargs, datapath_lookup);
 }
 
 static PyMethodDef Datapath_methods[] = {
@@ -349,6 +369,13 @@ static void Simulator_dealloc(SimulatorObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+static int simulator_ready(SimulatorObject *self)
+{
+    if (!self->ready)
+        PyErr_SetString(PyExc_RuntimeError, "simulator is not initialised");
+    return self->ready;
+}
+
 static rcp_port *simulator_port(SimulatorObject *self, Py_ssize_t i)
 {
     if (!self->ready || i < 0 || i >= self->sim.n_links) {
@@ -363,10 +390,8 @@ static PyObject *Simulator_run_until(SimulatorObject *self, PyObject *args)
     long long t;
     if (!PyArg_ParseTuple(args, "L", &t))
         return NULL;
-    if (!self->ready) {
-        PyErr_SetString(PyExc_RuntimeError, "simulator is not initialised");
+    if (!simulator_ready(self))
         return NULL;
-    }
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = sim_run_until(&self->sim, t);
@@ -376,32 +401,25 @@ static PyObject *Simulator_run_until(SimulatorObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static PyObject *Simulator_registers(SimulatorObject *self, PyObject *args)
+static rcp_port *simulator_lookup(PyObject *self, Py_ssize_t i)
 {
-    Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "n", &i))
-        return NULL;
-    rcp_port *p = simulator_port(self, i);
-    return p ? registers_dict(p) : NULL;
+    return simulator_port((SimulatorObject *)self, i);
 }
 
-static PyObject *Simulator_set_registers(SimulatorObject *self, PyObject *args, PyObject *kwargs)
+static PyObject *Simulator_registers(PyObject *self, PyObject *args)
 {
-    Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "n", &i))
-        return NULL;
-    rcp_port *p = simulator_port(self, i);
-    if (!p || set_registers(p, kwargs) < 0)
-        return NULL;
-    Py_RETURN_NONE;
+    return port_registers(self, args, simulator_lookup);
+}
+
+static PyObject *Simulator_set_registers(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return port_set_registers(self, args, kwargs, simulator_lookup);
 }
 
 static PyObject *Simulator_counters(SimulatorObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (!self->ready) {
-        PyErr_SetString(PyExc_RuntimeError, "simulator is not initialised");
+    if (!simulator_ready(self))
         return NULL;
-    }
     sim_t *s = &self->sim;
     return Py_BuildValue("{sLsLsLsLsLsLsLsL}", "now_ns", (long long)s->now, "events", (long long)s->events, "sent",
                          (long long)s->sent, "delivered", (long long)s->delivered, "dropped", (long long)s->dropped,
@@ -416,10 +434,8 @@ static PyObject *Simulator_n_active(SimulatorObject *self, PyObject *Py_UNUSED(i
 
 static PyObject *Simulator_flow_stats(SimulatorObject *self, PyObject *Py_UNUSED(ignored))
 {
-    if (!self->ready) {
-        PyErr_SetString(PyExc_RuntimeError, "simulator is not initialised");
+    if (!simulator_ready(self))
         return NULL;
-    }
     sim_t *s = &self->sim;
     PyObject *delivered = PyList_New(s->n_flows), *fct = PyList_New(s->n_flows);
     if (!delivered || !fct)
