@@ -1,8 +1,9 @@
 """Phase-plane stable region over (alpha, beta), for one or many network configurations.
 
 For every grid point and configuration (C, d0, N, T) the model is integrated from App. E's
-six initial conditions (R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}); a point is stable when
-all six converge. The work is split into chunks (a configuration x a slice of the grid,
+six initial conditions (R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0} for N = 10, i.e. 5, 1 and
+0.1 times the fair rate C/N, which is how they carry over to other N); a point is stable
+when all six converge. The work is split into chunks (a configuration x a slice of the grid,
 integrated as one batch) that run anywhere (:mod:`.executors`) and are checkpointed as
 they finish (:mod:`.checkpoint`).
 """
@@ -23,8 +24,9 @@ from .executors import run_chunks
 from .setup import parameter_values
 from .verdicts import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 
-APP_E_GAMMAS = (0.5, 0.1, 0.01)   # initial R/C (App. E)
+APP_E_LOADS = (5.0, 1.0, 0.1)     # initial R in units of C/N: App. E's R/C = 0.5, 0.1, 0.01 at N = 10
 APP_E_QUEUES = (2.0, 0.0)         # initial queue in units of C*d0 (App. E)
+STARTS = ("appE", "half-load")    # App. E's six conditions; or Figs. 5.10-5.13's: half the equilibrium rate, empty queue
 POINTS_PER_CHUNK = 100            # 600 trajectories: big enough to amortize NumPy's per-call cost
 RESULT_VERSION = 1                # bump when a change alters chunk results, so old checkpoints are not reused
 
@@ -57,15 +59,23 @@ def configurations(model, C=None, d0=None, N=None, T=None) -> list[dict]:
     return configs
 
 
-def initial_conditions(config: dict) -> tuple[np.ndarray, np.ndarray]:
-    """App. E's six initial conditions: R/C values and queues (bits) for one configuration."""
-    pairs = list(itertools.product(APP_E_GAMMAS, APP_E_QUEUES))
-    gammas = np.array([g for g, _ in pairs])
+def initial_conditions(config: dict, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
+    """Initial R/C values and queues (bits) for one configuration.
+
+    ``start`` is ``appE`` (App. E's six conditions) or ``half-load`` (R/C = 1/(2N), q = 0:
+    the equilibrium load doubles, as in thesis Figs. 5.10-5.13).
+    """
+    if start not in STARTS:
+        raise InputError(f"initial conditions {start!r}: choose from {', '.join(STARTS)}")
+    if start == "half-load":
+        return np.array([0.5 / config["N"]]), np.array([0.0])
+    pairs = list(itertools.product(APP_E_LOADS, APP_E_QUEUES))
+    gammas = np.minimum(np.array([load for load, _ in pairs]) / config["N"], 1.0)  # R cannot exceed C
     queues = np.array([m for _, m in pairs]) * config["C"] * config["d0"]
     return gammas, queues
 
 
-def solve_chunk(model_name: str, config: dict, alphas: list, betas: list) -> dict:
+def solve_chunk(model_name: str, config: dict, alphas: list, betas: list, start: str) -> dict:
     """Verdict and convergence time of each (alpha, beta) point of a chunk (runs in a worker).
 
     Returns
@@ -74,7 +84,7 @@ def solve_chunk(model_name: str, config: dict, alphas: list, betas: list) -> dic
         ``codes``: per-point verdict code (worst over the initial conditions);
         ``convergence_rtt``: slowest convergence over the initial conditions (NaN unless all converged).
     """
-    gammas, queues = initial_conditions(config)
+    gammas, queues = initial_conditions(config, start)
     n_ic = gammas.size
     params = dict(config, alpha=np.repeat(alphas, n_ic), beta=np.repeat(betas, n_ic))
     verdicts = decide(get_model(model_name), params, {"gamma0": np.tile(gammas, len(alphas)),
@@ -88,7 +98,7 @@ def solve_chunk(model_name: str, config: dict, alphas: list, betas: list) -> dic
 
 def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, workers: int = 1,
                       scheduler: str | None = None, checkpoint: str | None = None,
-                      progress: bool = False) -> RegionMap:
+                      progress: bool = False, start: str = "appE") -> RegionMap:
     """Stable region of ``model`` by phase-plane integration (thesis Sec. 5.1.2, App. E).
 
     Parameters
@@ -109,6 +119,8 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         File of finished chunks: read on start, appended as chunks finish.
     progress : bool
         Show a progress bar (on stderr).
+    start : str
+        Initial conditions: ``appE`` (default) or ``half-load`` (see :func:`initial_conditions`).
 
     Returns
     -------
@@ -119,16 +131,18 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
     configs = configurations(model, C, d0, N, T)
+    initial_conditions(configs[0], start)  # reject an unknown start before any work
     aa, bb = (m.ravel() for m in np.meshgrid(alphas, betas))
     slices = [slice(s, s + POINTS_PER_CHUNK) for s in range(0, aa.size, POINTS_PER_CHUNK)]
     chunks = [(config, part) for config in configs for part in slices]
     keys = [chunk_key({"model": model.name, "config": config, "alpha": aa[part].tolist(),
-                       "beta": bb[part].tolist(), "version": RESULT_VERSION,
+                       "beta": bb[part].tolist(), "version": RESULT_VERSION, "start": start,
                        "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT]})
             for config, part in chunks]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(model.name, chunks[i][0], aa[chunks[i][1]].tolist(), bb[chunks[i][1]].tolist()) for i in todo]
+    tasks = [(model.name, chunks[i][0], aa[chunks[i][1]].tolist(), bb[chunks[i][1]].tolist(), start)
+             for i in todo]
     with tqdm(total=len(chunks), initial=len(chunks) - len(todo), disable=not progress,
               desc=f"phaseplane {model.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_chunk, tasks, workers, scheduler):
@@ -136,7 +150,7 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
             bar.update(1)
     results = [store.get(key) for key in keys]
     return _region(model, alphas, betas, configs, chunks, results,
-                   {"chunks_total": len(chunks), "chunks_computed": len(todo)})
+                   {"start": start, "chunks_total": len(chunks), "chunks_computed": len(todo)})
 
 
 def _region(model, alphas, betas, configs, chunks, results, counts) -> RegionMap:
@@ -166,8 +180,6 @@ def _region(model, alphas, betas, configs, chunks, results, counts) -> RegionMap
     }
     meta = {
         "configurations": configs,
-        "initial_gamma": list(APP_E_GAMMAS),
-        "initial_queue_bdp": list(APP_E_QUEUES),
         "horizon_rtt": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT],
         "stable_per_configuration": stable.sum(axis=1).tolist(),
         "verdict_counts": {name: int((codes == i).sum()) for i, name in enumerate(VERDICTS)},

@@ -1,0 +1,67 @@
+"""Map RCP's convergence time over (alpha, beta), as thesis Fig. 5.13.
+
+Integrates the model from App. E's six initial conditions at every grid point (default
+0.1..1.0 by 0.1, the range of Figs. 5.10-5.13) and reports the slowest time (RTTs) to bring
+R within 2% and q within 1% of C*d0 of equilibrium for good. Points that do not converge are
+left blank. --start half-load (default) starts at half the equilibrium rate with an empty
+queue, as Figs. 5.10-5.13 do; --start appE uses App. E's six initial conditions. --C/--d0/--N sweep configurations as in `map --method phaseplane`.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+from ..errors import InputError
+from ..models import get_model
+from ..phaseplane.sweep import STARTS, phaseplane_region
+from ..regions.grid import parse_range
+from .output import FIGURE_FORMATS, writable_path
+
+DEFAULT_RANGE = "0.1:1.0:0.1"
+
+
+def add_arguments(parser):
+    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
+    parser.add_argument("--alpha", default=DEFAULT_RANGE, help="START:STOP:STEP, STOP inclusive")
+    parser.add_argument("--beta", default=DEFAULT_RANGE, help="START:STOP:STEP, STOP inclusive")
+    for name, unit in (("C", "BPS"), ("d0", "SECONDS"), ("N", "FLOWS")):
+        parser.add_argument(f"--{name}", type=float, nargs="+", metavar=unit, help=f"values of {name} to sweep")
+    parser.add_argument("--T", type=float, metavar="SECONDS", help="rate update interval, s (default 0.01)")
+    parser.add_argument("--start", default="half-load", choices=STARTS, help="initial conditions (default: half-load)")
+    parser.add_argument("--out", metavar="FIG", help="write the map (.png, .svg or .pdf)")
+    parser.add_argument("--csv", metavar="FILE", help="write one row per grid point and configuration")
+    parser.add_argument("--json", action="store_true", help="print the times as JSON on stdout")
+    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
+    parser.add_argument("--scheduler", metavar="DASK_ADDRESS", help="run the sweep on a Dask cluster")
+    parser.add_argument("--checkpoint", metavar="FILE", help="save finished chunks; resume from them")
+
+
+def run(args) -> int:
+    model = get_model(args.model)
+    alphas = parse_range(args.alpha, "alpha")
+    betas = parse_range(args.beta, "beta")
+    if args.workers < 1:
+        raise InputError(f"--workers {args.workers}: must be at least 1")
+    if args.out:
+        writable_path(args.out, "--out", FIGURE_FORMATS)
+    if args.csv:
+        writable_path(args.csv, "--csv")
+    region = phaseplane_region(model, alphas, betas, C=args.C, d0=args.d0, N=args.N, T=args.T,
+                               workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
+                               progress=sys.stderr.isatty(), start=args.start)
+    if args.csv:
+        region.to_csv(args.csv)
+    if args.out:
+        from ..phaseplane.plotting import convergence_plot, save_figure
+        save_figure(convergence_plot, region, args.out)
+    times = np.asarray(region.table["convergence_rtt"], dtype=float)
+    if args.json:
+        print(json.dumps({**region.to_dict(), "convergence_rtt": [None if np.isnan(v) else v for v in times]}))
+    elif not args.csv and not args.out:
+        best = np.nanargmin(times) if np.isfinite(times).any() else None
+        where = "no point converged" if best is None else (
+            f"fastest {times[best]:.1f} RTTs at alpha={region.table['alpha'][best]:g}, beta={region.table['beta'][best]:g}")
+        print(f"convergence of {model.name}: {region.stable.sum()} of {region.stable.size} points converge; {where}")
+    return 0

@@ -1,0 +1,68 @@
+"""Draw a phase portrait: App. E's six initial conditions in the (R/C, q) plane (Figs. E.1-E.2).
+
+Integrates the model at one (alpha, beta) from R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}
+for --rtts round trips; --out draws the trajectories with the equilibrium marked,
+--csv writes them (columns ic, gamma0, q0_bits, t_s, R_over_C, queue_bits).
+"""
+from __future__ import annotations
+
+import csv
+
+from ..errors import InputError
+from ..models import get_model
+from ..phaseplane.sweep import configurations, initial_conditions
+from ..phaseplane.trajectory import simulate
+from .output import FIGURE_FORMATS, writable_path
+
+
+def add_arguments(parser):
+    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
+    parser.add_argument("--alpha", type=float, required=True, help="rate gain")
+    parser.add_argument("--beta", type=float, required=True, help="queue gain")
+    parser.add_argument("--C", type=float, metavar="BPS", help="link capacity, bit/s (default 0.15e9)")
+    parser.add_argument("--d0", type=float, metavar="SECONDS", help="propagation RTT, s (default 0.2)")
+    parser.add_argument("--N", type=float, metavar="FLOWS", help="number of flows (default 10)")
+    parser.add_argument("--T", type=float, metavar="SECONDS", help="rate update interval, s (default 0.01)")
+    parser.add_argument("--rtts", type=float, default=100.0, help="duration in round trips (default 100)")
+    parser.add_argument("--out", metavar="FIG", help="write the portrait (.png, .svg or .pdf)")
+    parser.add_argument("--csv", metavar="FILE", help="write the trajectories")
+
+
+def run(args) -> int:
+    model = get_model(args.model)
+    if args.out:
+        writable_path(args.out, "--out", FIGURE_FORMATS)
+    if args.csv:
+        writable_path(args.csv, "--csv")
+    if not args.rtts > 0:
+        raise InputError(f"--rtts {args.rtts}: must be > 0")
+    (config,) = configurations(model, _listed(args.C), _listed(args.d0), _listed(args.N), args.T)
+    gammas, queues = initial_conditions(config)
+    traj = simulate(model, dict(config, alpha=args.alpha, beta=args.beta), {"gamma0": gammas, "q0": queues},
+                    args.rtts * config["d0"])
+    if args.csv:
+        write_csv(traj, args.csv)
+    if args.out:
+        from ..phaseplane.plotting import portrait_plot, save_figure
+        save_figure(portrait_plot, traj, args.out,
+                    title=f"Phase portrait, model '{model.name}', alpha = {args.alpha:g}, beta = {args.beta:g}")
+    if not args.csv and not args.out:
+        end = ", ".join(f"({g:.3g}, {q:.3g})" for g, q in zip(traj.gamma[-1], traj.queue[-1]))
+        print(f"{model.name} at alpha={args.alpha:g}, beta={args.beta:g}: (R/C, q bits) after {args.rtts:g} RTTs: {end}")
+    return 0
+
+
+def _listed(value):
+    """A single optional value as the list :func:`configurations` sweeps (None: the default)."""
+    return None if value is None else [value]
+
+
+def write_csv(traj, path: str) -> None:
+    """One row per sample and initial condition."""
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["ic", "gamma0", "q0_bits", "t_s", "R_over_C", "queue_bits"])
+        for b in range(traj.gamma.shape[1]):
+            for time, gamma, queue in zip(traj.t, traj.gamma[:, b], traj.queue[:, b]):
+                writer.writerow([b, repr(float(traj.gamma[0, b])), repr(float(traj.queue[0, b])),
+                                 repr(float(time)), repr(float(gamma)), repr(float(queue))])

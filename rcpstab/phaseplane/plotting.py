@@ -1,0 +1,73 @@
+"""Figures of phase-plane results: portraits (thesis Figs. E.1-E.2) and convergence maps (Fig. 5.13).
+
+These functions only draw data computed elsewhere (:func:`~rcpstab.phaseplane.simulate`,
+:func:`~rcpstab.phaseplane.phaseplane_region`), as python-control separates ``*_response``
+from ``*_plot``.
+"""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")  # figures are written to files; never needs a display
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from ..regions.result import RegionMap  # noqa: E402
+from .trajectory import Trajectory  # noqa: E402
+
+MBIT = 1e6
+
+
+def portrait_plot(traj: Trajectory, ax=None, title: str | None = None):
+    """Draw every trajectory of ``traj`` in the (R/C, q) plane with the equilibrium marked.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        A batch (typically App. E's six initial conditions at one (alpha, beta)).
+    ax : matplotlib.axes.Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    ax = ax or plt.gca()
+    for b in range(traj.gamma.shape[1]):
+        label = f"R/C = {traj.gamma[0, b]:.2g}, q = {traj.queue[0, b] / MBIT:.3g} Mbit"
+        (line,) = ax.plot(traj.gamma[:, b], traj.queue[:, b] / MBIT, lw=0.9, label=label)
+        ax.plot(traj.gamma[0, b], traj.queue[0, b] / MBIT, "o", color=line.get_color(), ms=4)
+    ax.plot(traj.gamma_eq[0], traj.queue_eq[0] / MBIT, "k*", ms=12, label="equilibrium")
+    ax.set_xlabel("normalized rate R/C (dimensionless)")
+    ax.set_ylabel("queue q (Mbit)")
+    ax.set_title(title or f"Phase portrait, model '{traj.model}'")
+    ax.legend(fontsize="x-small", loc="upper right")
+    return ax
+
+
+def convergence_plot(region: RegionMap, ax=None):
+    """Colour map of the convergence time (RTTs) over (alpha, beta); blank where not stable.
+
+    With several configurations, the slowest over them is shown.
+    """
+    ax = ax or plt.gca()
+    table = region.table
+    times = np.asarray(table["convergence_rtt"], dtype=float).reshape(-1, region.beta.size, region.alpha.size)
+    worst = np.where(np.isnan(times).any(axis=0), np.nan, np.nanmax(np.where(np.isnan(times), -1, times), axis=0))
+    da = np.diff(region.alpha).min() if region.alpha.size > 1 else 0.05
+    db = np.diff(region.beta).min() if region.beta.size > 1 else 0.05
+    extent = (region.alpha[0] - da / 2, region.alpha[-1] + da / 2, region.beta[0] - db / 2, region.beta[-1] + db / 2)
+    image = ax.imshow(worst, origin="lower", extent=extent, aspect="auto", cmap="viridis", interpolation="nearest")
+    plt.colorbar(image, ax=ax, label="convergence time (RTTs)")
+    ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
+    ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
+    ax.set_title(f"Convergence time of model '{region.model}' (R within 2%, q within 1% of C·d0)")
+    return ax
+
+
+def save_figure(draw, data, path: str, **kwargs) -> None:
+    """Call ``draw(data, ax=..., **kwargs)`` in a new figure and write it to ``path`` (.png, .svg, .pdf)."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.8), constrained_layout=True)
+    draw(data, ax=ax, **kwargs)
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
