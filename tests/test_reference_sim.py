@@ -137,3 +137,17 @@ def test_bad_input_raises_one_line_input_error(call, match):
     with pytest.raises(InputError, match=match) as info:
         call()
     assert "\n" not in str(info.value)
+
+
+def test_a_request_below_the_router_rate_is_kept_and_an_unspecified_one_gets_the_link():
+    # One flow on 10 Mb/s (eta 1) asking for 2 Mb/s in its headers: the router never raises a
+    # request (App. F line 22), the receiver echoes it, the sender paces at it, while the
+    # router's own rate climbs to eta*C. The same flow with request 0 gets the whole link.
+    capped = dataclasses.replace(FIG5_3, name="capped", long_flows=((0.0, math.inf),), request_bps=2e6)
+    free = dataclasses.replace(FIG5_3, name="free", long_flows=((0.0, math.inf),))
+    capped_run = run_scenario(capped, **GAINS, t_end=20.0)
+    late = capped_run.throughput_t > 10
+    assert capped_run.flow_throughput_bps[late, 0].mean() == pytest.approx(2e6, rel=0.02)
+    assert plateau_median(capped_run, capped_run.R_over_C, 10, 20) == pytest.approx(1.0, rel=1e-6)
+    free_run = run_scenario(free, **GAINS, t_end=20.0)
+    assert free_run.flow_throughput_bps[late, 0].mean() == pytest.approx(10e6, rel=0.03)
