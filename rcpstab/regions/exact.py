@@ -25,7 +25,7 @@ from .quasipoly import QuasiPolynomial, quasi_polynomial
 from .result import RegionMap
 
 W_STEP = 1e-3          # crossing-curve sampling step in w*d0; brackets are then bisected
-W_START = 1e-6         # w = 0 itself is the separate root-at-zero line
+W_LOW = np.logspace(-9, -3, 600, endpoint=False)   # near w = 0 the curves need log spacing
 W_LIMIT = 1e4          # give up extending the sampled band beyond this frequency
 
 
@@ -69,7 +69,7 @@ def crossing_curves(model: ModelSpec, alpha_max: float, beta_max: float) -> Cros
     period = 2 * np.pi / max(qp.thetas.max(), 1e-9)
     w_max = max(4 * period, 10.0)
     while True:
-        w = np.arange(W_START, w_max + W_STEP, W_STEP)
+        w = np.concatenate((W_LOW, np.arange(1e-3, w_max + W_STEP, W_STEP)))
         alpha, beta = _gains_at(qp, w)
         last = w > w_max - period
         inside = (np.abs(alpha[last]) <= 1.5 * alpha_max) & (np.abs(beta[last]) <= 1.5 * beta_max)

@@ -1,0 +1,37 @@
+"""Shared test helpers: the RCP boundary in closed form, independent of the engines."""
+import numpy as np
+import pytest
+from scipy.spatial import cKDTree
+
+
+def rcp_boundary_curve(samples=400_001):
+    """alpha = w sin w, beta = w^2 cos w for w in [0, pi/2]: roots at +-j w (eq. D.1 at s = j w/d0)."""
+    w = np.linspace(0.0, np.pi / 2, samples)
+    return w * np.sin(w), w**2 * np.cos(w)
+
+
+def near_rcp_boundary(A, B, tol):
+    """True where (alpha, beta) lies within ``tol`` of the closed-form RCP boundary (curve or beta = 0).
+
+    The curve is sampled every ~2e-5 in arc length, so the answer is exact to that.
+    """
+    a, b = rcp_boundary_curve(samples=100_001)
+    tree = cKDTree(np.column_stack([a, b]))
+    # The upper bound lets the tree prune: only points near the curve cost anything.
+    dist, _ = tree.query(np.column_stack([np.ravel(A), np.ravel(B)]), distance_upper_bound=tol)
+    return (dist.reshape(np.shape(A)) <= tol) | (np.abs(B) <= tol)
+
+
+def rcp_inside(A, B):
+    """Closed-form stability: 0 < beta and the point lies under the bell (between its two branches)."""
+    a, b = rcp_boundary_curve()
+    peak = np.argmax(b)
+    left = np.interp(B, b[: peak + 1], a[: peak + 1], right=np.nan)
+    right = np.interp(B, b[peak:][::-1], a[peak:][::-1], right=np.nan)
+    return (B > 0) & (B < b[peak]) & (A > left) & (A < right)
+
+
+@pytest.fixture
+def rcp():
+    from rcpstab.models import get_model
+    return get_model("rcp")
