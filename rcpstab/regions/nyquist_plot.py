@@ -1,0 +1,44 @@
+"""Plotting of a :class:`~rcpstab.regions.nyquist.NyquistCurve` (data and plot kept apart)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .nyquist import NyquistCurve
+
+
+def nyquist_plot(curve: NyquistCurve, ax=None, limit: float = 3.0):
+    """Draw G(j w) (solid), its mirror for w < 0 (dashed) and the critical point -1.
+
+    Parameters
+    ----------
+    curve : NyquistCurve
+        From :func:`~rcpstab.regions.nyquist.nyquist_curve`.
+    ax : matplotlib.axes.Axes, optional
+        Drawn into a new figure's axes if None.
+    limit : float
+        Half-width of the square view around 0: G grows without bound near w = 0
+        (the indentation around the double pole), so the view is clipped.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if ax is None:
+        import matplotlib.pyplot as plt
+        _, ax = plt.subplots()
+    line, = ax.plot(curve.G.real, curve.G.imag, label="G(j w), w > 0")
+    ax.plot(curve.G.real, -curve.G.imag, "--", color=line.get_color(), label="w < 0")
+    ax.plot([-1.0], [0.0], "r+", markersize=12, markeredgewidth=2, label="-1")
+    ax.axhline(0.0, color="0.7", linewidth=0.5)
+    ax.axvline(0.0, color="0.7", linewidth=0.5)
+    ax.set_xlim(-limit, limit)
+    ax.set_ylim(-limit, limit)
+    ax.set_aspect("equal")
+    ax.set_xlabel("Re G")
+    ax.set_ylabel("Im G")
+    delay = "exact delay" if curve.pade is None else f"Pade-{curve.pade}"
+    count = curve.count
+    ax.set_title(f"alpha = {curve.alpha:g}, beta = {curve.beta:g} ({delay}): "
+                 f"N = {int(count.clockwise)}, P = {count.rhp_poles}, Z = {int(np.asarray(count.unstable))}")
+    ax.legend(loc="upper right")
+    return ax
