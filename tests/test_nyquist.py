@@ -16,9 +16,8 @@ import matplotlib
 import numpy as np
 import pytest
 
-from scipy.spatial import cKDTree
 
-from conftest import rcp_boundary_curve, rcp_inside
+from conftest import near_rcp_boundary, rcp_boundary_curve, rcp_inside
 from rcpstab.errors import InputError
 from rcpstab.models import get_model
 from rcpstab.regions.exact import exact_region, row_crossings
@@ -36,17 +35,6 @@ BETAS = np.linspace(0.005, 1, 200)
 @pytest.fixture(scope="module")
 def exact_map():
     return exact_region(get_model("rcp"), ALPHAS, BETAS)
-
-
-def within(A, B, band):
-    """Euclidean distance to the closed-form boundary (the bell and beta = 0) is <= band.
-
-    conftest's rcp_boundary_distance gives the same distance but takes ~35 s on a 200 x 200
-    grid (unbounded nearest-neighbour queries); bounding the query keeps this at ~0.1 s.
-    """
-    tree = cKDTree(np.column_stack(rcp_boundary_curve()))
-    distance, _ = tree.query(np.column_stack([np.ravel(A), np.ravel(B)]), distance_upper_bound=2 * band)
-    return np.minimum(distance.reshape(np.shape(A)), np.abs(B)) <= band
 
 
 def rcp_open_loop(alpha, beta, w):
@@ -72,7 +60,7 @@ def test_exact_delay_agrees_with_exact_region_away_from_boundary(exact_map):
     rcp = get_model("rcp")
     region = nyquist_region(rcp, ALPHAS, BETAS)
     A, B = np.meshgrid(ALPHAS, BETAS)
-    away = ~within(A, B, 1e-3)
+    away = ~near_rcp_boundary(A, B, 1e-3)
     assert region.method == "nyquist" and region.meta == {"pade": None}
     assert away.mean() > 0.97                          # the check covers almost the whole grid
     assert 0.2 < exact_map.stable[away].mean() < 0.6   # and both verdicts in quantity
@@ -92,9 +80,9 @@ def test_verdict_is_right_1e7_from_the_boundary():
     na, nb = db / norm, -da / norm                     # unit normal
     inward = np.where(rcp_inside(a + 1e-3 * na, b + 1e-3 * nb), 1.0, -1.0)
     assert rcp_inside(a + 1e-3 * inward * na, b + 1e-3 * inward * nb).all()
-    # within() measures a real distance: along the normal it is the offset.
-    assert within(a + 9e-4 * inward * na, b + 9e-4 * inward * nb, 1e-3).all()
-    assert not within(a + 1.1e-3 * inward * na, b + 1.1e-3 * inward * nb, 1e-3).any()
+    # near_rcp_boundary() measures a real distance: along the normal it is the offset.
+    assert near_rcp_boundary(a + 9e-4 * inward * na, b + 9e-4 * inward * nb, 1e-3).all()
+    assert not near_rcp_boundary(a + 1.1e-3 * inward * na, b + 1.1e-3 * inward * nb, 1e-3).any()
     offset = 1e-7 * inward
     assert nyquist_count(rcp, a + offset * na, b + offset * nb).stable.all()
     assert not nyquist_count(rcp, a - offset * na, b - offset * nb).stable.any()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..models.spec import ModelSpec
+from .bisection import bisect_brackets
 from .grid import check_gains
 from .quasipoly import QuasiPolynomial, quasi_polynomial
 from .result import RegionMap
@@ -78,20 +79,6 @@ def crossing_curves(model: ModelSpec, alpha_max: float, beta_max: float) -> Cros
         w_max *= 2
 
 
-def _bisect_rows(qp, lo, hi, target, iterations=60):
-    """Refine w in [lo, hi] where beta(w) = target, all brackets at once."""
-    f_lo = _gains_at(qp, lo)[1] - target
-    for _ in range(iterations):
-        mid = 0.5 * (lo + hi)
-        f_mid = _gains_at(qp, mid)[1] - target
-        left = np.sign(f_mid) == np.sign(f_lo)
-        lo = np.where(left, mid, lo)
-        f_lo = np.where(left, f_mid, f_lo)
-        hi = np.where(left, hi, mid)
-    w = 0.5 * (lo + hi)
-    return w, _gains_at(qp, w)[0]
-
-
 def row_crossings(model: ModelSpec, betas, alpha_max: float) -> list[np.ndarray]:
     """For each beta, the sorted alphas where a characteristic root is on the imaginary axis."""
     qp = quasi_polynomial(model)
@@ -108,7 +95,9 @@ def row_crossings(model: ModelSpec, betas, alpha_max: float) -> list[np.ndarray]
         idx.append(k)
     rows = np.concatenate(rows)
     idx = np.concatenate(idx)
-    _, alpha_cross = _bisect_rows(qp, curves.w[idx], curves.w[idx + 1], betas[rows])
+    targets = betas[rows]
+    w_cross = bisect_brackets(lambda w, k: _gains_at(qp, w)[1] - targets[k], curves.w[idx], curves.w[idx + 1])
+    alpha_cross = _gains_at(qp, w_cross)[0]
     # A root at lambda = 0: Delta(0) = D0(0) + alpha*D1(0) + beta*D2(0) = 0 (a line).
     z0, z1, z2 = (p.real for p in qp.parts(np.array(0.0)))
     result = []

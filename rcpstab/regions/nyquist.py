@@ -45,7 +45,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..models.spec import ModelSpec
-from .bode import _refine
+from .bisection import bisect_brackets
 from .grid import check_gains
 from .openloop import OpenLoop, open_loop
 from .result import RegionMap
@@ -202,7 +202,7 @@ def _counter_clockwise(ol: OpenLoop, alpha, beta, pade: int | None):
     def imag_along(x, k):
         return loop_value(ol, _path(x), alpha[rows[k]], beta[rows[k]], pade).imag
 
-    t_cross = _refine(imag_along, t[cols], t[cols + 1])
+    t_cross = bisect_brackets(imag_along, t[cols], t[cols + 1])
     left_of_minus_one = loop_value(ol, _path(t_cross), alpha[rows], beta[rows], pade).real < -1
     direction = np.where(upper[rows, cols - 1], 1.0, -1.0)   # + to - is counter-clockwise
     half = start + np.bincount(rows, weights=direction * left_of_minus_one, minlength=alpha.size)

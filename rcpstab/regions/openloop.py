@@ -44,11 +44,10 @@ class OpenLoop:
     def rational(self, lam_values, alpha, beta):
         """num/den (no delay, no integrators) at ``lam_values``, broadcasting with the gains."""
         lam_values = np.asarray(lam_values, dtype=complex)
-        powers = lam_values[..., None] ** np.arange(self.num.shape[0])
-        n = (powers @ self.num[:, 0] + np.asarray(alpha) * (powers @ self.num[:, 1])
-             + np.asarray(beta) * (powers @ self.num[:, 2]))
-        d = np.polynomial.polynomial.polyval(lam_values, self.den)
-        return n / d
+        polyval = np.polynomial.polynomial.polyval   # Horner: complex powers are slow
+        n = (polyval(lam_values, self.num[:, 0]) + np.asarray(alpha) * polyval(lam_values, self.num[:, 1])
+             + np.asarray(beta) * polyval(lam_values, self.num[:, 2]))
+        return n / polyval(lam_values, self.den)
 
     def __call__(self, lam_values, alpha, beta):
         lam_values = np.asarray(lam_values, dtype=complex)

@@ -44,13 +44,10 @@ class QuasiPolynomial:
     def parts(self, lam_values):
         """(D0, D1, D2) at ``lam_values``: Delta = D0 + alpha*D1 + beta*D2."""
         lam_values = np.asarray(lam_values, dtype=complex)
-        powers = lam_values[..., None] ** np.arange(self.coeffs.shape[1])
-        delays = np.exp(-lam_values[..., None] * self.thetas)
-        out = []
-        for j in range(3):
-            poly = powers @ self.coeffs[:, :, j].T            # (..., K)
-            out.append(np.sum(poly * delays, axis=-1))
-        return tuple(out)
+        polyval = np.polynomial.polynomial.polyval   # Horner: complex powers are slow
+        delays = [np.exp(-lam_values * theta) if theta else 1.0 for theta in self.thetas]
+        return tuple(sum(polyval(lam_values, self.coeffs[k, :, j]) * delays[k] for k in range(self.thetas.size))
+                     for j in range(3))
 
     def __call__(self, lam_values, alpha, beta):
         """Delta(lambda; alpha, beta), broadcasting over all three arguments."""
