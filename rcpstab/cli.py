@@ -42,6 +42,10 @@ def main(argv=None) -> int:
     except InputError as exc:
         print(f"rcpstab {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as exc:
+        # An output that passed the early check can still fail to write (disk full, removed folder).
+        print(f"rcpstab {args.command}: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(f"rcpstab {args.command}: interrupted", file=sys.stderr)
         return 130

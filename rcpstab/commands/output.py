@@ -15,8 +15,15 @@ def writable_path(path: str, option: str, suffixes=None) -> str:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise InputError(f"{option} {path!r}: folder {folder!r} does not exist")
-    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise InputError(f"{option} {path!r}: not writable")
     if os.path.isdir(path):
         raise InputError(f"{option} {path!r}: is a folder")
+    existed = os.path.exists(path)
+    try:
+        # Opening is the only honest test (permissions, read-only mounts, /proc, root).
+        with open(path, "a"):
+            pass
+    except OSError as exc:
+        raise InputError(f"{option} {path!r}: not writable ({exc.strerror})") from None
+    if not existed:
+        os.remove(path)
     return path
