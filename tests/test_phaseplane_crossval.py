@@ -1,7 +1,7 @@
 """Cross-validation with the linear analysis: decay rates vs the rightmost root, map vs exact region."""
 import numpy as np
 import pytest
-from conftest import rcp_boundary_distance
+from conftest import near_rcp_boundary
 
 from rcpstab.models import get_model
 from rcpstab.phaseplane import phaseplane_region, simulate
@@ -36,7 +36,7 @@ def test_linear_phaseplane_map_agrees_with_exact_region_away_from_boundary():
     simulated = phaseplane_region(model, alphas, betas)
     exact = exact_region(model, alphas, betas)
     A, B = np.meshgrid(alphas, betas)
-    away = rcp_boundary_distance(A, B) > 0.03
+    away = ~near_rcp_boundary(A, B, 0.03)
     assert away.sum() > 150
     assert simulated.agreement(exact, mask=away) == 1.0
     assert simulated.stable.sum() > 10

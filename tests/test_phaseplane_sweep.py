@@ -54,7 +54,7 @@ def test_checkpoint_survives_sigkill(tmp_path):
     checkpoint = tmp_path / "sweep.ckpt"
     args = ["map", "--method", "phaseplane", "--model", "rcp", "--alpha", "0.1:2.0:0.1", "--beta", "0.1:1.0:0.1",
             "--N", "10", "20", "30", "--checkpoint", str(checkpoint), "--json"]
-    chunks = 3 * 200 // POINTS_PER_CHUNK
+    chunks = -(-3 * 200 // POINTS_PER_CHUNK)  # the three configurations share d0 and T: one delay line
     proc = subprocess.Popen([sys.executable, "-m", "rcpstab", *args], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 60

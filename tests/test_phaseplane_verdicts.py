@@ -11,7 +11,7 @@ APP_E = {"C": 0.15e9, "d0": 0.2, "N": 10.0, "T": 0.01}
 
 
 def verdicts(model, alpha, beta):
-    gammas, queues = initial_conditions(APP_E)
+    gammas, queues = (v[0] for v in initial_conditions(APP_E["C"], APP_E["d0"], APP_E["N"]))
     return decide(get_model(model), dict(APP_E, alpha=alpha, beta=beta), {"gamma0": gammas, "q0": queues})
 
 

@@ -37,7 +37,7 @@ def run(args) -> int:
     if not args.rtts > 0:
         raise InputError(f"--rtts {args.rtts}: must be > 0")
     (config,) = configurations(model, _listed(args.C), _listed(args.d0), _listed(args.N), args.T)
-    gammas, queues = initial_conditions(config)
+    gammas, queues = (v[0] for v in initial_conditions(config["C"], config["d0"], config["N"]))
     traj = simulate(model, dict(config, alpha=args.alpha, beta=args.beta), {"gamma0": gammas, "q0": queues},
                     args.rtts * config["d0"])
     if args.csv:

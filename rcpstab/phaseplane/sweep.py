@@ -27,11 +27,12 @@ from .verdicts import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 APP_E_LOADS = (5.0, 1.0, 0.1)     # initial R in units of C/N: App. E's R/C = 0.5, 0.1, 0.01 at N = 10
 APP_E_QUEUES = (2.0, 0.0)         # initial queue in units of C*d0 (App. E)
 STARTS = ("appE", "half-load")    # App. E's six conditions; or Figs. 5.10-5.13's: half the equilibrium rate, empty queue
-POINTS_PER_CHUNK = 100            # 600 trajectories: big enough to amortize NumPy's per-call cost
+POINTS_PER_CHUNK = 500            # 3000 trajectories: big enough to amortize NumPy's per-call cost
 RESULT_VERSION = 1                # bump when a change alters chunk results, so old checkpoints are not reused
 
 # The verdict of a point is its worst trajectory's: diverged > limit_cycle > undecided > converged.
-_SEVERITY = np.array([0, 2, 3, 1])[[CONVERGED, LIMIT_CYCLE, DIVERGED, UNDECIDED]]
+_SEVERITY = np.zeros(len(VERDICTS), dtype=int)
+_SEVERITY[[CONVERGED, UNDECIDED, LIMIT_CYCLE, DIVERGED]] = range(len(VERDICTS))
 
 
 def configurations(model, C=None, d0=None, N=None, T=None) -> list[dict]:
@@ -59,36 +60,38 @@ def configurations(model, C=None, d0=None, N=None, T=None) -> list[dict]:
     return configs
 
 
-def initial_conditions(config: dict, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
-    """Initial R/C values and queues (bits) for one configuration.
+def initial_conditions(C, d0, N, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
+    """Initial R/C values and queues (bits), shape (points, conditions), for each (C, d0, N).
 
     ``start`` is ``appE`` (App. E's six conditions) or ``half-load`` (R/C = 1/(2N), q = 0:
     the equilibrium load doubles, as in thesis Figs. 5.10-5.13).
     """
     if start not in STARTS:
         raise InputError(f"initial conditions {start!r}: choose from {', '.join(STARTS)}")
+    C, d0, N = (np.atleast_1d(np.asarray(v, dtype=float))[:, None] for v in (C, d0, N))
     if start == "half-load":
-        return np.array([0.5 / config["N"]]), np.array([0.0])
-    pairs = list(itertools.product(APP_E_LOADS, APP_E_QUEUES))
-    gammas = np.minimum(np.array([load for load, _ in pairs]) / config["N"], 1.0)  # R cannot exceed C
-    queues = np.array([m for _, m in pairs]) * config["C"] * config["d0"]
-    return gammas, queues
+        return 0.5 / N, np.zeros_like(N)
+    loads, queues = (np.array(v, dtype=float)[None, :] for v in zip(*itertools.product(APP_E_LOADS, APP_E_QUEUES)))
+    return np.minimum(loads / N, 1.0), queues * C * d0  # R cannot exceed C
 
 
-def solve_chunk(model_name: str, config: dict, alphas: list, betas: list, start: str) -> dict:
-    """Verdict and convergence time of each (alpha, beta) point of a chunk (runs in a worker).
+def solve_chunk(model_name: str, rows: dict, start: str) -> dict:
+    """Verdict and convergence time of each row (point and configuration) of a chunk (runs in a worker).
+
+    ``rows`` maps alpha, beta, C, d0, N, T to equal-length lists; d0 and T are the same in a
+    chunk (they set the delay line), so every row is integrated in one batch.
 
     Returns
     -------
     dict
-        ``codes``: per-point verdict code (worst over the initial conditions);
+        ``codes``: per-row verdict code (worst over the initial conditions);
         ``convergence_rtt``: slowest convergence over the initial conditions (NaN unless all converged).
     """
-    gammas, queues = initial_conditions(config, start)
-    n_ic = gammas.size
-    params = dict(config, alpha=np.repeat(alphas, n_ic), beta=np.repeat(betas, n_ic))
-    verdicts = decide(get_model(model_name), params, {"gamma0": np.tile(gammas, len(alphas)),
-                                                      "q0": np.tile(queues, len(alphas))})
+    gammas, queues = initial_conditions(rows["C"], rows["d0"], rows["N"], start)
+    n_ic = gammas.shape[1]
+    params = {key: np.repeat(rows[key], n_ic) for key in ("alpha", "beta", "C", "N")}
+    params.update(d0=rows["d0"][0], T=rows["T"][0])
+    verdicts = decide(get_model(model_name), params, {"gamma0": gammas.ravel(), "q0": queues.ravel()})
     codes = verdicts.codes.reshape(-1, n_ic)
     worst = np.take_along_axis(codes, _SEVERITY[codes].argmax(axis=1)[:, None], axis=1)[:, 0]
     all_converged = (codes == CONVERGED).all(axis=1)
@@ -131,53 +134,47 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
     configs = configurations(model, C, d0, N, T)
-    initial_conditions(configs[0], start)  # reject an unknown start before any work
+    initial_conditions(1.0, 1.0, 1.0, start)  # reject an unknown start before any work
     aa, bb = (m.ravel() for m in np.meshgrid(alphas, betas))
-    slices = [slice(s, s + POINTS_PER_CHUNK) for s in range(0, aa.size, POINTS_PER_CHUNK)]
-    chunks = [(config, part) for config in configs for part in slices]
-    keys = [chunk_key({"model": model.name, "config": config, "alpha": aa[part].tolist(),
-                       "beta": bb[part].tolist(), "version": RESULT_VERSION, "start": start,
-                       "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT]})
-            for config, part in chunks]
+    rows = {"alpha": np.tile(aa, len(configs)), "beta": np.tile(bb, len(configs))}
+    for key in ("C", "d0", "N", "T"):
+        rows[key] = np.repeat([config[key] for config in configs], aa.size)
+    chunks = _chunks(rows)
+    keys = [chunk_key({"model": model.name, "rows": {k: v[part].tolist() for k, v in rows.items()},
+                       "version": RESULT_VERSION, "start": start, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT]})
+            for part in chunks]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(model.name, chunks[i][0], aa[chunks[i][1]].tolist(), bb[chunks[i][1]].tolist(), start)
-             for i in todo]
+    tasks = [(model.name, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start) for i in todo]
     with tqdm(total=len(chunks), initial=len(chunks) - len(todo), disable=not progress,
               desc=f"phaseplane {model.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_chunk, tasks, workers, scheduler):
             store.save(keys[todo[j]], result)
             bar.update(1)
-    results = [store.get(key) for key in keys]
-    return _region(model, alphas, betas, configs, chunks, results,
+    codes = np.full(rows["alpha"].size, UNDECIDED)
+    convergence = np.full(rows["alpha"].size, np.nan)
+    for part, key in zip(chunks, keys):
+        codes[part] = store.get(key)["codes"]
+        convergence[part] = store.get(key)["convergence_rtt"]
+    return _region(model, alphas, betas, configs, rows, codes, convergence,
                    {"start": start, "chunks_total": len(chunks), "chunks_computed": len(todo)})
 
 
-def _region(model, alphas, betas, configs, chunks, results, counts) -> RegionMap:
-    """Assemble chunk results into the common region and the per-configuration table."""
-    n_points = alphas.size * betas.size
-    codes = np.full((len(configs), n_points), UNDECIDED)
-    convergence = np.full((len(configs), n_points), np.nan)
-    for (config, part), result in zip(chunks, results):
-        c = configs.index(config)
-        codes[c, part] = result["codes"]
-        convergence[c, part] = result["convergence_rtt"]
-    stable = codes == CONVERGED
-    aa, bb = (m.ravel() for m in np.meshgrid(alphas, betas))
+def _chunks(rows: dict) -> list[np.ndarray]:
+    """Row indices of each chunk: rows sharing (d0, T), in slices of :data:`POINTS_PER_CHUNK`."""
+    groups: dict = {}
+    for i, key in enumerate(zip(rows["d0"], rows["T"])):
+        groups.setdefault(key, []).append(i)
+    return [np.array(members[s:s + POINTS_PER_CHUNK])
+            for members in groups.values() for s in range(0, len(members), POINTS_PER_CHUNK)]
 
-    def per_config(key):
-        return np.repeat([config[key] for config in configs], n_points)
 
-    table = {
-        "alpha": np.tile(aa, len(configs)),
-        "beta": np.tile(bb, len(configs)),
-        "C": per_config("C"),
-        "d0": per_config("d0"),
-        "N": per_config("N"),
-        "stable": stable.ravel().astype(int),
-        "verdict": np.asarray(VERDICTS, dtype=object)[codes.ravel()],
-        "convergence_rtt": convergence.ravel(),
-    }
+def _region(model, alphas, betas, configs, rows, codes, convergence, counts) -> RegionMap:
+    """Assemble per-row verdicts into the common region and the per-configuration table."""
+    stable = (codes == CONVERGED).reshape(len(configs), -1)
+    table = {key: rows[key] for key in ("alpha", "beta", "C", "d0", "N")}
+    table.update(stable=stable.ravel().astype(int), verdict=np.asarray(VERDICTS, dtype=object)[codes],
+                 convergence_rtt=convergence)
     meta = {
         "configurations": configs,
         "horizon_rtt": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT],
