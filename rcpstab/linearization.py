@@ -89,7 +89,7 @@ class LinearDelaySystem:
         terms = [sp.latex(self.A0) + sp.latex(x) + "(t)"] if self.A0 != sp.zeros(*self.A0.shape) else []
         for tau, A in self.delayed.items():
             terms.append(sp.latex(A) + sp.latex(x) + rf"(t - {sp.latex(tau)})")
-        return (rf"\dot{{{sp.latex(x)}}}(t) = " + " + ".join(terms)
+        return (rf"\frac{{d}}{{dt}} {sp.latex(x)}(t) = " + " + ".join(terms)
                 + rf", \qquad G(s) = {sp.latex(self.open_loop)}")
 
 

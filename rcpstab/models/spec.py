@@ -181,6 +181,6 @@ class ModelSpec:
 
     def latex(self) -> str:
         """The model's equations as a LaTeX ``aligned`` block."""
-        lines = [rf"\dot{{{sp.latex(s(t))}}} &= {sp.latex(f)}" for s, f in zip(self.states, self.rhs)]
+        lines = [rf"\frac{{d}}{{dt}} {sp.latex(s(t))} &= {sp.latex(f)}" for s, f in zip(self.states, self.rhs)]
         lines += [rf"{sp.latex(c.state(t))} &\ge {sp.latex(c.lower)}" for c in self.clamps]
         return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
