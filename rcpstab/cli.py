@@ -6,6 +6,7 @@ and ``run(args) -> int``. Bad input anywhere becomes one line on stderr and exit
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from . import __version__
@@ -42,6 +43,10 @@ def main(argv=None) -> int:
     except InputError as exc:
         print(f"rcpstab {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: not an error worth a message.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:
         # An output that passed the early check can still fail to write (disk full, removed folder).
         print(f"rcpstab {args.command}: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
