@@ -1,5 +1,5 @@
 """The subcommands of ``rcpstab``, in the order ``--help`` lists them."""
-from . import convergence, linearize, map, margins, portrait
+from . import convergence, cosim, linearize, map, margins, portrait
 
 COMMANDS = {
     "map": map,
@@ -7,4 +7,5 @@ COMMANDS = {
     "linearize": linearize,
     "portrait": portrait,
     "convergence": convergence,
+    "cosim": cosim,
 }

@@ -1,0 +1,53 @@
+"""Figure of a co-simulation: R/C and the queue of the packet and fluid runs overlaid.
+
+Draws a :class:`~rcpstab.reference_impl.cosim.CosimResult` computed elsewhere (data first,
+plotting separate, as in the rest of rcpstab).
+"""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")  # figures are written to files; never needs a display
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .cosim import CosimResult  # noqa: E402
+
+
+def cosim_plot(result: CosimResult, axes=None):
+    """Two panels against time (s): R/C (with eta/N dashed) and the queue (bytes), both runs.
+
+    Parameters
+    ----------
+    result : CosimResult
+    axes : pair of matplotlib.axes.Axes, optional
+        Rate panel and queue panel; new ones in a new figure if omitted.
+
+    Returns
+    -------
+    tuple of matplotlib.axes.Axes
+    """
+    if axes is None:
+        _, axes = plt.subplots(2, 1, sharex=True, figsize=(7.5, 6.0), constrained_layout=True)
+    rate_ax, queue_ax = axes
+    rate_ax.plot(result.t, result.packet_R_over_C, lw=0.8, label="packet (reference router)")
+    rate_ax.plot(result.t, result.fluid_R_over_C, lw=1.0, label="fluid model rcp")
+    for seg in result.segments:
+        rate_ax.hlines(seg.equilibrium, seg.start_s, seg.stop_s, colors="k", linestyles="--", lw=0.7)
+    rate_ax.plot([], [], "k--", lw=0.7, label="eta/N")
+    rate_ax.set_ylabel("R/C (dimensionless)")
+    rate_ax.set_title(f"{result.scenario.name}: alpha = {result.alpha:g}, beta = {result.beta:g}")
+    rate_ax.legend(fontsize="small", loc="upper right")
+    queue_ax.plot(result.t, result.packet_queue_bytes, lw=0.8, label="packet (reference router)")
+    queue_ax.plot(result.t, result.fluid_queue_bytes, lw=1.0, label="fluid model rcp")
+    queue_ax.set_xlabel("time (s)")
+    queue_ax.set_ylabel("bottleneck queue (bytes)")
+    queue_ax.legend(fontsize="small", loc="upper right")
+    return rate_ax, queue_ax
+
+
+def save_cosim_figure(result: CosimResult, path: str) -> None:
+    """Draw :func:`cosim_plot` in a new figure and write it to ``path`` (.png, .svg or .pdf)."""
+    rate_ax, _ = cosim_plot(result)
+    fig = rate_ax.figure
+    fig.savefig(path, dpi=150)
+    plt.close(fig)

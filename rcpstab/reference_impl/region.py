@@ -1,0 +1,214 @@
+"""Packet-level stable region: the reference router run on a scenario at every (alpha, beta).
+
+Each grid point runs the scenario (default ``fig5.3``) packet by packet and is judged with the
+phase plane's verdict logic (:func:`~rcpstab.phaseplane.verdicts.classify` on the envelope of
+the R/C and queue traces), one flow-count segment at a time, each against its own equilibrium;
+the point's verdict is its worst segment's. Two packet effects shape what "its own equilibrium"
+is (measured on fig5.3, see the reference_impl README):
+
+- the router counts y in whole datagrams per 10 ms interval (8 at 10 Mb/s), so each update
+  carries quantization noise; the traces are averaged over one RTT before judging (the loop's
+  oscillations have periods of 4 RTTs or more, which a one-RTT mean keeps at >= 90%);
+- paced flows keep a standing queue of a packet or two, which the rate law balances
+  (alpha*(eta*C - y) = beta*q/d) by settling R/C below eta/N. The segment's equilibrium is that
+  fixed point: q_e = the mean queue over the segment's second half, R_e = (eta*C - beta*q_e/(alpha*d))/N.
+
+Chunks of points run on local processes (:func:`~rcpstab.phaseplane.executors.run_chunks`) and
+are checkpointed as they finish (:class:`~rcpstab.phaseplane.checkpoint.Checkpoint`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+from tqdm import tqdm
+
+from ..errors import InputError
+from ..phaseplane.checkpoint import Checkpoint, chunk_key
+from ..phaseplane.executors import run_chunks
+from ..phaseplane.monitor import trajectory_envelope
+from ..phaseplane.sweep import _SEVERITY, phaseplane_region
+from ..phaseplane.trajectory import Trajectory
+from ..phaseplane.verdicts import CONVERGED, DIVERGED, UNDECIDED, VERDICTS, classify
+from ..regions.result import RegionMap
+from .run import PacketRun, run_scenario
+from .scenarios import Scenario, get_scenario
+from .segments import control_interval_s, flow_segments, rtt_average
+
+DEFAULT_SCENARIO = "fig5.3"
+POINTS_PER_CHUNK = 10      # ~1 s of work per chunk at fig5.3: small enough to checkpoint often
+RESULT_VERSION = 1         # bump when a change alters chunk results, so old checkpoints are not reused
+FIG53_BETA = 0.6           # thesis Fig. 5.3: at beta = 0.6 the system is stable so long as alpha <= 1.2
+FIG53_ALPHA_MAX = 1.2
+
+
+def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int) -> tuple[int, float]:
+    """Verdict code and convergence time (RTTs from ``start_s``) of one segment of a packet run.
+
+    Parameters
+    ----------
+    run : PacketRun
+    start_s, stop_s : float
+        The segment, seconds; ``n_flows`` (>= 1) long-lived flows are active throughout.
+    """
+    sc = run.scenario
+    inside = (run.t >= start_s) & (run.t < stop_s)
+    per_rtt = max(int(round(sc.rtt_s / control_interval_s(sc))), 1)
+    gamma = rtt_average(run.R_over_C, per_rtt)[inside]
+    queue = rtt_average(run.queue_bytes, per_rtt)[inside] * 8
+    queue_eq = float(queue[queue.size // 2:].mean())
+    delay = sc.rtt_s + queue_eq / sc.capacity_bps
+    gamma_eq = (sc.eta - run.beta * queue_eq / (run.alpha * delay * sc.capacity_bps)) / n_flows
+    if gamma_eq <= 0:  # the standing queue alone drives the rate law to zero: no equilibrium to settle at
+        return DIVERGED, math.nan
+    traj = Trajectory(model="packet", t=run.t[inside] - start_s, states={}, gamma=gamma[:, None],
+                      queue=queue[:, None], gamma_eq=np.array([gamma_eq]), queue_eq=np.array([queue_eq]),
+                      d0=sc.rtt_s, capacity=np.array([sc.capacity_bps]), dt=control_interval_s(sc))
+    verdict = classify(trajectory_envelope(traj), final=True)
+    return int(verdict.codes[0]), float(verdict.convergence_rtt[0])
+
+
+def run_verdict(run: PacketRun) -> tuple[int, float]:
+    """Worst verdict over the run's segments with flows, and the slowest convergence (NaN unless all converged)."""
+    judged = [segment_verdict(run, seg.start_s, seg.stop_s, seg.n_flows)
+              for seg in flow_segments(run.scenario, float(run.t[-1]) + 1e-9) if seg.n_flows >= 1]
+    codes = [code for code, _ in judged]
+    worst = max(codes, key=lambda c: _SEVERITY[c]) if codes else UNDECIDED
+    all_converged = bool(codes) and all(c == CONVERGED for c in codes)
+    return worst, (max(t for _, t in judged) if all_converged else math.nan)
+
+
+def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int) -> dict:
+    """Run and judge each (alpha, beta) point of a chunk (runs in a worker).
+
+    Returns
+    -------
+    dict
+        ``codes`` (verdict codes) and ``convergence_rtt`` (RTTs, NaN unless converged).
+    """
+    judged = [run_verdict(run_scenario(scenario, a, b, seed=seed)) for a, b in zip(alphas, betas)]
+    return {"codes": [c for c, _ in judged], "convergence_rtt": [t for _, t in judged]}
+
+
+def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, workers: int = 1,
+                  checkpoint: str | None = None, progress: bool = False, seed: int = 0) -> RegionMap:
+    """Stable region of the RCP reference implementation by packet-level simulation.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        Must be ``rcp``: the reference router implements RCP's rate law (App. F).
+    alphas, betas : array_like
+        Grid axes (> 0).
+    scenario : str or Scenario, optional
+        Default ``fig5.3``.
+    workers : int
+        Local processes.
+    checkpoint : str, optional
+        File of finished chunks: read on start, appended as chunks finish.
+    progress : bool
+        Show a progress bar (on stderr).
+    seed : int
+        Seed of every run (only Poisson arrivals use it): the map is deterministic.
+
+    Returns
+    -------
+    RegionMap
+        ``table``: alpha, beta, stable, verdict, convergence_rtt.
+    """
+    if model.name != "rcp":
+        raise InputError(f"--model {model.name}: the packet method runs the RCP reference router (use --model rcp)")
+    scenario = get_scenario(scenario or DEFAULT_SCENARIO)
+    alphas = np.asarray(alphas, dtype=float)
+    betas = np.asarray(betas, dtype=float)
+    if workers < 1:
+        raise InputError(f"workers={workers}: must be at least 1")
+    aa, bb = (m.ravel() for m in np.meshgrid(alphas, betas))
+    bad = np.concatenate([aa[~(aa > 0)], bb[~(bb > 0)]])
+    if bad.size:
+        raise InputError(f"gain {bad[0]!r}: alpha and beta must be > 0")
+    parts = [slice(s, s + POINTS_PER_CHUNK) for s in range(0, aa.size, POINTS_PER_CHUNK)]
+    described = dataclasses.asdict(scenario)
+    keys = [chunk_key({"method": "packet", "scenario": described, "alpha": aa[p].tolist(), "beta": bb[p].tolist(),
+                       "seed": seed, "version": RESULT_VERSION}) for p in parts]
+    store = Checkpoint(checkpoint)
+    todo = [i for i, key in enumerate(keys) if store.get(key) is None]
+    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed) for i in todo]
+    with tqdm(total=len(parts), initial=len(parts) - len(todo), disable=not progress,
+              desc=f"packet {scenario.name}", unit="chunk") as bar:
+        for j, result in run_chunks(solve_points, tasks, workers):
+            store.save(keys[todo[j]], result)
+            bar.update(1)
+    codes = np.concatenate([store.get(key)["codes"] for key in keys]).astype(int)
+    convergence = np.concatenate([store.get(key)["convergence_rtt"] for key in keys]).astype(float)
+    table = {
+        "alpha": aa, "beta": bb, "stable": (codes == CONVERGED).astype(int),
+        "verdict": np.asarray(VERDICTS, dtype=object)[codes], "convergence_rtt": convergence,
+    }
+    meta = {
+        "scenario": scenario.name, "seed": seed,
+        "verdict_counts": {name: int((codes == i).sum()) for i, name in enumerate(VERDICTS)},
+        "chunks_total": len(parts), "chunks_computed": len(todo),
+    }
+    stable = (codes == CONVERGED).reshape(betas.size, alphas.size)
+    return RegionMap(model.name, "packet", alphas, betas, stable, table=table, meta=meta)
+
+
+def phaseplane_counterpart(model, alphas, betas, scenario: str | Scenario | None = None,
+                           workers: int = 1, progress: bool = False) -> RegionMap:
+    """The phase-plane map of the scenario's set-up: its C, d0 and T, and every N it goes through.
+
+    A point is stable there when it is stable for each of those N (App. E's initial conditions).
+    The phase-plane sweep runs at eta = 1; for a scenario with another eta that is a difference.
+    """
+    scenario = get_scenario(scenario or DEFAULT_SCENARIO)
+    flows = sorted({seg.n_flows for seg in flow_segments(scenario, scenario.t_end_s) if seg.n_flows >= 1})
+    return phaseplane_region(model, alphas, betas, C=[scenario.capacity_bps], d0=[scenario.rtt_s],
+                             N=[float(n) for n in flows], T=control_interval_s(scenario),
+                             workers=workers, progress=progress)
+
+
+def compare_maps(packet_map: RegionMap, phaseplane_map: RegionMap) -> dict:
+    """How far two maps of the same grid agree.
+
+    Returns
+    -------
+    dict
+        ``agreement`` (fraction of grid points with the same stable/unstable verdict),
+        ``points``, ``agree``, and the (alpha, beta) points stable in only one map:
+        ``stable_packet_only``, ``stable_phaseplane_only``.
+    """
+    aa, bb = np.meshgrid(packet_map.alpha, packet_map.beta)
+    fraction = packet_map.agreement(phaseplane_map)
+
+    def only(mask):
+        return [(round(float(a), 10), round(float(b), 10)) for a, b in zip(aa[mask], bb[mask])]
+
+    return {
+        "agreement": fraction,
+        "points": int(packet_map.stable.size),
+        "agree": int((packet_map.stable == phaseplane_map.stable).sum()),
+        "stable_packet_only": only(packet_map.stable & ~phaseplane_map.stable),
+        "stable_phaseplane_only": only(phaseplane_map.stable & ~packet_map.stable),
+    }
+
+
+def fig53_claim(region: RegionMap) -> dict:
+    """Thesis Fig. 5.3's claim at beta = 0.6 (stable so long as alpha <= 1.2) against a map's row.
+
+    Returns
+    -------
+    dict
+        ``rows``: per alpha of the beta = 0.6 row, ``verdict``, ``stable`` and ``claimed`` (the
+        thesis' expectation); ``matches``: how many agree; ``points``. Raises InputError if the
+        map has no beta = 0.6 row.
+    """
+    row = np.flatnonzero(np.isclose(region.beta, FIG53_BETA))
+    if row.size == 0:
+        raise InputError(f"the map has no beta = {FIG53_BETA} row for the thesis' Fig. 5.3 check")
+    j = int(row[0])
+    verdicts = np.asarray(region.table["verdict"]).reshape(-1, region.beta.size, region.alpha.size)[0, j]
+    rows = [{"alpha": float(a), "verdict": str(v), "stable": bool(s), "claimed": bool(a <= FIG53_ALPHA_MAX + 1e-9)}
+            for a, v, s in zip(region.alpha, verdicts, region.stable[j])]
+    return {"rows": rows, "matches": sum(r["stable"] == r["claimed"] for r in rows), "points": len(rows)}

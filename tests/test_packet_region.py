@@ -1,0 +1,96 @@
+"""Packet-level region map: verdicts on the beta = 0.6 row (thesis Fig. 5.3), agreement, CLI."""
+import csv
+import dataclasses
+
+import numpy as np
+import pytest
+
+from rcpstab.cli import main
+from rcpstab.errors import InputError
+from rcpstab.models import get_model
+from rcpstab.phaseplane.verdicts import CONVERGED, LIMIT_CYCLE
+from rcpstab.reference_impl import get_scenario
+from rcpstab.reference_impl.region import (compare_maps, fig53_claim, packet_region, phaseplane_counterpart,
+                                           segment_verdict)
+from rcpstab.reference_impl.run import PacketRun
+
+ALPHAS = [0.4, 0.8, 1.2, 1.6]
+
+
+@pytest.fixture(scope="module")
+def row():
+    return packet_region(get_model("rcp"), ALPHAS, [0.6], workers=2)
+
+
+def test_beta_06_row_matches_the_thesis_where_it_should(row):
+    verdict = dict(zip(row.table["alpha"], row.table["verdict"]))
+    assert verdict[0.4] == verdict[0.8] == "converged"   # well inside alpha <= 1.2
+    assert verdict[1.6] == "limit_cycle"                  # beyond it: sustained oscillation
+    claim = fig53_claim(row)
+    assert [r["claimed"] for r in claim["rows"]] == [True, True, True, False]
+    assert claim["matches"] >= 3
+    assert np.isfinite(row.table["convergence_rtt"][:2]).all()
+    assert set(row.table) == {"alpha", "beta", "stable", "verdict", "convergence_rtt"}
+
+
+def test_agreement_with_the_phaseplane_map(row):
+    phase = phaseplane_counterpart(get_model("rcp"), ALPHAS, [0.6])
+    report = compare_maps(row, phase)
+    assert report["points"] == 4
+    assert report["agreement"] == report["agree"] / 4 >= 0.75
+    assert report["stable_packet_only"] == []
+
+
+def test_workers_and_checkpoint_give_the_same_map(row, tmp_path):
+    path = tmp_path / "ck.jsonl"
+    first = packet_region(get_model("rcp"), ALPHAS, [0.6], workers=1, checkpoint=str(path))
+    again = packet_region(get_model("rcp"), ALPHAS, [0.6], workers=1, checkpoint=str(path))
+    assert first.meta["chunks_computed"] == 1 and again.meta["chunks_computed"] == 0
+    for other in (first, again):
+        assert list(other.table["verdict"]) == list(row.table["verdict"])
+
+
+def _synthetic_run(gamma):
+    """A fig5.3-shaped PacketRun (10 ms ticks, 5 flows, no queue) with a given R/C trace."""
+    t = 0.01 * np.arange(1, gamma.size + 1)
+    zeros = np.zeros(gamma.size)
+    scenario = dataclasses.replace(get_scenario("fig5.3"), long_flows=((0.0, 1e9),) * 5)
+    return PacketRun(scenario, 0.4, 0.6, 0, "c", t, gamma, zeros, zeros + 5, zeros[:0], zeros[:0], zeros[:0])
+
+
+def test_segment_verdict_tells_oscillation_from_convergence():
+    t = 0.01 * np.arange(1, 40_001)
+    wave = np.sin(2 * np.pi * t / 0.6)     # a 6-RTT oscillation
+    decay = np.exp(-t / 2.0)
+    cycling = segment_verdict(_synthetic_run(0.2 * (1 + 0.1 * wave)), 0.0, 400.0, 5)
+    settling = segment_verdict(_synthetic_run(0.2 * (1 + 0.5 * decay * wave)), 0.0, 400.0, 5)
+    assert cycling[0] == LIMIT_CYCLE
+    assert settling[0] == CONVERGED and 50 < settling[1] < 150
+
+
+def test_cli_csv(tmp_path):
+    path = tmp_path / "map.csv"
+    assert main(["map", "--method", "packet", "--alpha", "0.4:0.8:0.4", "--beta", "0.6", "--csv", str(path)]) == 0
+    with open(path) as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["alpha", "beta", "stable", "verdict", "convergence_rtt"]
+    assert [r[3] for r in rows[1:]] == ["converged", "converged"]
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["--scenario", "nope"], "nope"),
+    (["--alpha", "0"], "alpha"),
+    (["--alpha", "-0.4"], "alpha"),
+])
+def test_cli_bad_input_exits_2_with_one_line(argv, named, capsys):
+    assert main(["map", "--method", "packet", "--beta", "0.6", *(["--alpha", "0.4"] if "--alpha" not in argv else []),
+                 *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and named in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("change, named", [({"buffer_bytes": 0}, "buffer_bytes=0"), ({"rtt_s": -0.1}, "rtt_s=-0.1")])
+def test_bad_scenario_values_are_input_errors(change, named):
+    scenario = dataclasses.replace(get_scenario("fig5.3"), **change)
+    with pytest.raises(InputError, match=named):
+        packet_region(get_model("rcp"), [0.4], [0.6], scenario=scenario)
