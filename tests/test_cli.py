@@ -77,6 +77,8 @@ BAD = [
     (["map", "--out", "figure.gif"], ".png"),
     (["map", "--method", "exact", "--pade", "2"], "pade"),
     (["map", "--method", "nyquist", "--pade", "0"], "pade"),
+    (["map", "--method", "exact", "--C", "1e6"], "not used by --method exact"),
+    (["map", "--method", "packet", "--d0", "0.1"], "not used by --method packet"),
     (["margins", "--alpha", "0", "--beta", "0.2"], "alpha"),
     (["margins", "--alpha", "0.4"], "required"),
 ]

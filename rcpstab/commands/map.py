@@ -49,8 +49,7 @@ def run(args) -> int:
     alpha_text, beta_text = DEFAULT_RANGES[kind]
     alphas = parse_range(args.alpha or alpha_text, "alpha")
     betas = parse_range(args.beta or beta_text, "beta")
-    if args.pade is not None and args.method != "nyquist":
-        raise InputError(f"--pade {args.pade}: only the nyquist method uses a Pade approximation")
+    _reject_unused_options(args)
     if args.pade is not None and not 1 <= args.pade <= 20:
         raise InputError(f"--pade {args.pade}: order must be between 1 and 20")
     if args.workers < 1:
@@ -73,6 +72,27 @@ def run(args) -> int:
         print(f"{region.method} region of {region.model}: {region.stable.sum()} of {region.stable.size} "
               f"grid points stable ({100 * region.stable_fraction:.1f}%)")
     return 0
+
+
+# Options that only some methods read; given to another method they would be silently ignored.
+OPTION_METHODS = {
+    "pade": ("nyquist",),
+    "C": ("phaseplane",),
+    "d0": ("phaseplane",),
+    "N": ("phaseplane",),
+    "T": ("phaseplane",),
+    "scenario": ("packet",),
+    "scheduler": ("phaseplane",),
+    "checkpoint": ("phaseplane", "packet"),
+}
+
+
+def _reject_unused_options(args):
+    for option, methods in OPTION_METHODS.items():
+        value = getattr(args, option)
+        if value is not None and args.method not in methods:
+            raise InputError(f"--{option} {value if not isinstance(value, list) else ' '.join(map(str, value))}: "
+                             f"not used by --method {args.method} (only by {', '.join(methods)})")
 
 
 def compute_map(model, method, alphas, betas, args):
