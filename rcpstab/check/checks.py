@@ -1,0 +1,290 @@
+"""The checks of ``rcpstab check``: each turns lens results into a :class:`Finding`.
+
+Linear findings come from the exact characteristic roots and margins of eq. 5.7; nonlinear
+ones from the ``rcp`` fluid model (queue clamped at 0, rate updated every T, rate floor and
+cap) over the envelope; the configuration finding from App. F's constants alone.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from ..models import get_model
+from ..regions.margins import Margins, margins
+from .config import CheckConfig
+from .envelope import envelope_networks, network
+from .nonlinear import NetworkResult, run_networks, step_horizon_rtt
+
+CRITERIA = ("linear", "nonlinear", "all")
+SMALL_T_PER_RTT = 20   # "T -> 0" for the update-interval comparison: 20 updates per RTT
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check's outcome.
+
+    Attributes
+    ----------
+    name : str
+        Identifier of the check.
+    kind : str
+        ``linear``, ``nonlinear`` (gated by ``--criterion``) or ``config`` (always gated).
+    passed : bool
+    figure : float or None
+        The measured value, in ``unit``.
+    threshold : float or None
+        The pass mark, in ``unit``.
+    unit : str
+    explanation : str
+        What was measured, what it means, and why it passed or failed.
+    """
+
+    name: str
+    kind: str
+    passed: bool
+    figure: float | None
+    threshold: float | None
+    unit: str
+    explanation: str
+
+    def gates(self, criterion: str) -> bool:
+        """Whether this finding decides the verdict under ``criterion``."""
+        return self.kind == "config" or criterion in ("all", self.kind)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        for key in ("figure", "threshold"):  # JSON has no NaN or infinity
+            if out[key] is not None and not math.isfinite(out[key]):
+                out[key] = None
+        return out
+
+
+def _fmt(x: float) -> str:
+    return "n/a" if x is None or not math.isfinite(x) else f"{x:.3g}"
+
+
+def linear_findings(m: Margins, config: CheckConfig) -> list[Finding]:
+    """Stability and margins of the linearized loop G(s) = e^{-s d0} (alpha s d0 + beta)/(s d0)^2."""
+    th = config.thresholds
+    re, im = m.rightmost_root
+    ratio = m.alpha / m.beta
+    why = ("" if m.stable else
+           f" The linearization (eqs. 5.5-5.7) lets the queue go negative around q = 0; the thesis (Sec. 5.2) "
+           f"shows the real, clamped system is stable well beyond this region, which is what the nonlinear "
+           f"findings test.")
+    root = f"rightmost root s*d0 = {re:+.3g} {'+' if im >= 0 else '-'} {abs(im):.3g}j"
+    gm = math.inf if m.gain_margin is None and m.stable else m.gain_margin
+    no_crossing = (f"alpha/beta = {ratio:.3g} <= 1: the phase never returns to -180 deg (App. C), "
+                   if m.gain_margin is None else "")
+    return [
+        Finding("linear_stability", "linear", m.stable, re, 0.0, "1/RTT",
+                f"{root}: the linear loop is {'stable' if m.stable else 'UNSTABLE'} "
+                f"(exact for every C, N and d0).{why}"),
+        Finding("rightmost_root", "linear", re <= th.rightmost_real_max, re, th.rightmost_real_max, "1/RTT",
+                f"{root}: " + (f"a perturbation decays e-fold every {_fmt(-1 / re)} RTTs" if re < 0
+                               else "perturbations of the linear loop grow")
+                + f" (threshold: Re <= {th.rightmost_real_max:g}/RTT)."),
+        Finding("gain_margin", "linear", gm is not None and gm >= th.gain_margin_min, gm, th.gain_margin_min, "x",
+                (f"{no_crossing}both gains may grow by {_fmt(gm)}x "
+                 f"({_fmt(20 * math.log10(gm)) if gm and math.isfinite(gm) else 'inf'} dB) before instability."
+                 if m.stable else f"{no_crossing}the loop is already unstable: no gain margin.")),
+        Finding("phase_margin", "linear", m.phase_margin_deg >= th.phase_margin_min_deg, m.phase_margin_deg,
+                th.phase_margin_min_deg, "deg",
+                f"phase margin {m.phase_margin_deg:.3g} deg at w*d0 = {m.crossover_w:.3g}: the loop tolerates "
+                f"{_fmt(m.delay_margin)} d0 of extra delay (queueing lengthens the loop) "
+                f"before it {'oscillates' if m.stable else 'would be stable (negative: it is already unstable)'}."),
+    ]
+
+
+def _where(result: NetworkResult) -> str:
+    n = result.network
+    return f"C = {n['C'] / 1e6:.4g} Mb/s, d0 = {n['d0'] * 1000:.4g} ms, N = {n['N']:g}"
+
+
+def stability_finding(results: list[NetworkResult]) -> Finding:
+    """Every envelope network converges from App. E's six initial conditions."""
+    bad = [r for r in results if r.verdict != "converged"]
+    slowest = max(results, key=lambda r: -1 if math.isnan(r.convergence_rtt) else r.convergence_rtt)
+    if bad:
+        text = (f"{len(bad)} of {len(results)} envelope networks do not converge from App. E's initial conditions; "
+                f"e.g. {bad[0].verdict} at {_where(bad[0])}.")
+    else:
+        text = (f"all {len(results)} envelope networks (corners and inside) converge from App. E's six initial "
+                f"conditions (queue up to 2 C*d0); slowest {slowest.convergence_rtt:.3g} RTTs at {_where(slowest)}.")
+    return Finding("nonlinear_stability", "nonlinear", not bad, float(len(bad)), 0.0, "networks not converging", text)
+
+
+def _slowest_step(results: list[NetworkResult], attribute: str) -> tuple[NetworkResult, float]:
+    """The network whose step response is slowest (not converging counts as infinitely slow)."""
+    def time(r):
+        step = getattr(r, attribute)
+        return step.convergence_rtt if step.verdict == "converged" else math.inf
+    worst = max(results, key=time)
+    return worst, time(worst)
+
+
+def step_findings(results: list[NetworkResult], config: CheckConfig) -> list[Finding]:
+    """Convergence after the load doubles and after a flash crowd; the peak queue against the buffer."""
+    th, buffer = config.thresholds, config.envelope.buffer_bdp
+    horizon = step_horizon_rtt(th.load_doubling_rtt_max, th.flash_crowd_rtt_max)
+    findings = []
+    for attribute, name, limit, event in (
+            ("doubling", "load_doubling", th.load_doubling_rtt_max,
+             "after the load doubles (R from half its equilibrium, empty queue: thesis Figs. 5.10-5.13)"),
+            ("flash_crowd", "flash_crowd", th.flash_crowd_rtt_max,
+             "after a flash crowd (N -> 10 N from the old equilibrium)")):
+        worst, time = _slowest_step(results, attribute)
+        step = getattr(worst, attribute)
+        status = (f"{time:.3g} RTTs" if math.isfinite(time)
+                  else f"not converged within {horizon:.0f} RTTs (verdict at the horizon: {step.verdict})")
+        text = f"slowest convergence {event}: {status} at {_where(worst)}."
+        if attribute == "flash_crowd":
+            peak = max(getattr(r, attribute).peak_queue_bdp for r in results)
+            text += (f" The queue peaks at {peak:.3g} C*d0 against a buffer of {buffer:g} C*d0"
+                     f"{' (overflows: expect drops)' if peak > buffer else ''}; 9 C*d0 of it arrives in the "
+                     f"first RTT, before any feedback, whatever alpha and beta.")
+        findings.append(Finding(name, "nonlinear", time <= limit, time, limit, "RTT", text))
+    peak_net = max(results, key=lambda r: r.doubling.peak_queue_bdp)
+    peak = peak_net.doubling.peak_queue_bdp
+    findings.append(Finding(
+        "peak_queue", "nonlinear", peak <= buffer, peak, buffer, "C*d0",
+        f"after the load doubles the rate overshoots and the queue peaks at {peak:.3g} C*d0 "
+        f"({_where(peak_net)}) against a buffer of {buffer:g} C*d0 (envelope buffer_bdp)."))
+    return findings
+
+
+def update_interval_finding(config: CheckConfig, router_t: list[NetworkResult], small_t: list[NetworkResult]) -> Finding:
+    """Compare the router's update interval with T -> 0 (the linear analysis' assumption) at the smallest RTT."""
+    d_lo, d_hi = (v / 1000.0 for v in config.envelope.rtt_ms)
+    t_lo, t_hi = (min(d, config.router.max_interval_ms / 1000.0) for d in (d_lo, d_hi))
+    ratio = t_lo / d_lo
+    span = f"T/d0 = {ratio:.3g} at the smallest RTT ({d_lo * 1000:.4g} ms) to {t_hi / d_hi:.3g} at the largest"
+    if not small_t:
+        return Finding("update_interval", "nonlinear", True, ratio, None, "T/d0",
+                       f"{span}: already {SMALL_T_PER_RTT} or more updates per RTT, so T -> 0 (as the linear "
+                       f"analysis assumes) changes nothing.")
+    router_ok = all(r.verdict == "converged" for r in router_t)
+    small_ok = all(r.verdict == "converged" for r in small_t)
+
+    def slowest(results):
+        times = [r.convergence_rtt for r in results if r.verdict == "converged"]
+        return max(times) if len(times) == len(results) else math.nan
+
+    slow_router, slow_small = slowest(router_t), slowest(small_t)
+    passed = router_ok or not small_ok
+    if router_ok and small_ok:
+        effect = (f"both converge (slowest {slow_router:.3g} RTTs with the router's T, {slow_small:.3g} with T -> 0): "
+                  f"T {'matters' if abs(slow_router - slow_small) > 0.25 * slow_small else 'hardly matters'} here")
+    elif small_ok:
+        effect = "T -> 0 converges but the router's T does not: the update interval destabilizes small-RTT networks"
+    elif router_ok:
+        effect = "the router's T converges where T -> 0 does not: sampling helps here"
+    else:
+        effect = "neither converges: the gains, not T, are the problem"
+    return Finding("update_interval", "nonlinear", passed, ratio, None, "T/d0",
+                   f"{span}; the linear analysis assumes T -> 0. At the smallest RTT, from App. E's conditions, "
+                   f"{effect}.")
+
+
+def config_finding(config: CheckConfig) -> Finding:
+    """RTT samples of the envelope must be below MAX_ALLOWABLE_RTT or the router ignores them (App. F line 19)."""
+    hi, limit = config.envelope.rtt_ms[1], config.router.max_rtt_ms
+    return Finding("rtt_samples_valid", "config", hi < limit, hi, limit, "ms",
+                   f"the largest envelope RTT {hi:g} ms must be below MAX_ALLOWABLE_RTT {limit:g} ms, or the "
+                   f"router drops those RTT samples from its average (App. F lines 19-21).")
+
+
+def nonlinear_findings(config: CheckConfig, samples: int, workers: int) -> list[Finding]:
+    """Integrate every envelope network (and the T -> 0 twins at the smallest RTT) in parallel."""
+    r, th = config.router, config.thresholds
+    nets = envelope_networks(config, samples)
+    horizon = step_horizon_rtt(th.load_doubling_rtt_max, th.flash_crowd_rtt_max)
+    d_lo = config.envelope.rtt_ms[0] / 1000.0
+    smallest = [n for n in nets if n["d0"] == d_lo]
+    fine = [network(config, n["C"], n["d0"], n["N"], T=d_lo / SMALL_T_PER_RTT)
+            for n in smallest if n["T"] > d_lo / SMALL_T_PER_RTT]
+    tasks = [(n, r.alpha, r.beta, horizon) for n in nets] + [(n, r.alpha, r.beta, None) for n in fine]
+    results = run_networks(tasks, workers)
+    envelope_results = results[:len(nets)]
+    router_t = [res for res in envelope_results if res.network["d0"] == d_lo]
+    return ([stability_finding(envelope_results)] + step_findings(envelope_results, config)
+            + [update_interval_finding(config, router_t if fine else [], results[len(nets):])])
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """All findings for one configuration.
+
+    Attributes
+    ----------
+    alpha, beta : float
+    criterion : str
+        Which findings decide (``linear``, ``nonlinear`` or ``all``); ``config`` findings always do.
+    findings : tuple of Finding
+    suggestion : dict or None
+        When failing: ``{"alpha", "beta", "distance", "report"}`` of a verified passing configuration
+        nearby (see :mod:`rcpstab.check.suggest`), or None if none was found.
+    """
+
+    alpha: float
+    beta: float
+    criterion: str
+    findings: tuple
+    suggestion: dict | None = None
+
+    @property
+    def passed(self) -> bool:
+        return all(f.passed for f in self.findings if f.gates(self.criterion))
+
+    def finding(self, name: str) -> Finding:
+        return next(f for f in self.findings if f.name == name)
+
+    @property
+    def summary(self) -> str:
+        """One sentence: the verdict and, when the lenses disagree, why."""
+        verdict = "PASS" if self.passed else "FAIL"
+        names = {f.name: f for f in self.findings}
+        lin = names["linear_stability"].passed
+        nonlin = names.get("nonlinear_stability")
+        if nonlin is not None and not lin and nonlin.passed:
+            return (f"{verdict}: (alpha, beta) = ({self.alpha:g}, {self.beta:g}) is linearly unstable "
+                    f"(rightmost root Re = {names['linear_stability'].figure:+.3g}/RTT) but converges in the "
+                    f"nonlinear model over the whole envelope: the linearization ignores the queue's clamp at 0, "
+                    f"which the thesis (Sec. 5.2) shows enlarges the stable region. "
+                    + ("Use --criterion nonlinear to accept the nonlinear verdict."
+                       if self.criterion != "nonlinear" else "Accepted under --criterion nonlinear."))
+        failing = [f.name for f in self.findings if f.gates(self.criterion) and not f.passed]
+        return f"{verdict}" + (f": failing {', '.join(failing)}" if failing else f" under --criterion {self.criterion}")
+
+    def to_dict(self) -> dict:
+        out = {"passed": self.passed, "alpha": self.alpha, "beta": self.beta, "criterion": self.criterion,
+               "summary": self.summary,
+               "findings": [dict(f.to_dict(), gating=f.gates(self.criterion)) for f in self.findings]}
+        if not self.passed:
+            out["suggestion"] = None if self.suggestion is None else {
+                key: (value.to_dict() if key == "report" else value) for key, value in self.suggestion.items()}
+        return out
+
+
+def run_checks(config: CheckConfig, criterion: str = "all", samples: int = 4, workers: int = 1) -> CheckReport:
+    """Run every check on ``config`` (without the packet confirmation or a suggestion).
+
+    Parameters
+    ----------
+    config : CheckConfig
+    criterion : {"linear", "nonlinear", "all"}
+        Which findings decide the verdict (all findings are always computed and reported).
+    samples : int
+        Envelope points inside the box, on top of its corners.
+    workers : int
+        Local processes for the nonlinear integrations.
+
+    Returns
+    -------
+    CheckReport
+    """
+    r = config.router
+    m = margins(get_model("rcp"), r.alpha, r.beta)
+    findings = linear_findings(m, config) + nonlinear_findings(config, samples, workers) + [config_finding(config)]
+    return CheckReport(r.alpha, r.beta, criterion, tuple(findings))
+

@@ -1,0 +1,257 @@
+"""The ``rcpstab check`` configuration file: read, validate, fill in the documented defaults.
+
+A configuration is a TOML file with three tables::
+
+    [router]                              # App. F constants (names as in the thesis)
+    ALPHA = 0.4                           # required, > 0
+    BETA = 0.2                            # required, > 0
+    ETA = 1.0                             # target utilization, (0, 1]
+    MAX_RATE_ESTIMATION_INTERVAL_MS = 10  # Tr = min(avg_rtt, this), ms
+    MAX_ALLOWABLE_RTT_MS = 20000          # RTT samples at or above this are ignored, ms
+    MIN_RATE_MTU_FRACTION = 0.01          # MIN_RATE = this * MTU / avg_rtt
+
+    [envelope]                            # the networks the router will see
+    rtt_ms = [15, 500]                    # round-trip propagation delay d0, ms
+    link_mbps = [10, 10000]               # link capacity C, Mb/s
+    flows = [1, 100]                      # long-lived flows N
+    buffer_bdp = 1.0                      # buffer, in bandwidth-delay products C*d0
+
+    [thresholds]                          # pass marks of the checks
+    gain_margin_min = 2.0
+    phase_margin_min_deg = 10.0
+    rightmost_real_max = -0.05            # per RTT (s*d0)
+    load_doubling_rtt_max = 20.0
+    flash_crowd_rtt_max = 300.0
+
+Every bad input raises :class:`~rcpstab.errors.InputError` with one line naming the key.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+
+from ..errors import InputError
+
+ROUTER_KEYS = ("ALPHA", "BETA", "ETA", "MAX_RATE_ESTIMATION_INTERVAL_MS", "MAX_ALLOWABLE_RTT_MS",
+               "MIN_RATE_MTU_FRACTION")
+ENVELOPE_RANGES = ("rtt_ms", "link_mbps", "flows")
+
+
+@dataclass(frozen=True)
+class Router:
+    """The router constants of App. F.
+
+    Attributes
+    ----------
+    alpha, beta : float
+        Gains of the rate law (App. F line 8).
+    eta : float
+        Target utilization (App. F: 0.95..1; 1 in the thesis' analysis).
+    max_interval_ms : float
+        MAX_RATE_ESTIMATION_INTERVAL (ms): the update interval is T = min(avg_rtt, this) (line 13).
+    max_rtt_ms : float
+        MAX_ALLOWABLE_RTT (ms): RTT samples at or above it are not averaged (lines 19-21).
+    min_rate_mtu_fraction : float
+        MIN_RATE = this * MTU / avg_rtt (lines 9-10).
+    """
+
+    alpha: float
+    beta: float
+    eta: float = 1.0
+    max_interval_ms: float = 10.0
+    max_rtt_ms: float = 20_000.0
+    min_rate_mtu_fraction: float = 0.01
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """The networks the router must be stable on.
+
+    Attributes
+    ----------
+    rtt_ms : tuple of float
+        (lo, hi) round-trip propagation delay d0, ms. Default 15-500 ms: the thesis (Sec. 5.2)
+        cites 85% of Internet traffic in this range.
+    link_mbps : tuple of float
+        (lo, hi) link capacity C, Mb/s.
+    flows : tuple of float
+        (lo, hi) number of long-lived flows N.
+    buffer_bdp : float
+        Buffer size in bandwidth-delay products C*d0 (1: the rule of thumb the thesis'
+        ns-2 set-ups use).
+    """
+
+    rtt_ms: tuple = (15.0, 500.0)
+    link_mbps: tuple = (10.0, 10_000.0)
+    flows: tuple = (1.0, 100.0)
+    buffer_bdp: float = 1.0
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Pass marks.
+
+    Attributes
+    ----------
+    gain_margin_min : float
+        Smallest gain margin (2 = 6 dB: both gains may double, e.g. from a misconfigured
+        link rate, before the linear loop goes unstable).
+    phase_margin_min_deg : float
+        Smallest phase margin, degrees (10 deg is about 0.3 RTT of extra loop delay, which
+        queueing adds, at the thesis' recommended gains).
+    rightmost_real_max : float
+        Largest real part of the rightmost root, per RTT (-0.05: a perturbation decays at
+        least e-fold every 20 RTTs).
+    load_doubling_rtt_max : float
+        Slowest allowed convergence after the load doubles, RTTs (the thesis claims about 10
+        for (0.5, 0.5), Sec. 5.4; 20 allows for the envelope's spread).
+    flash_crowd_rtt_max : float
+        Slowest allowed convergence after a flash crowd (N -> 10 N), RTTs. The first RTT alone
+        queues 9 C*d0 whatever the gains, and the queueing delay slows the drain: the thesis'
+        (0.5, 0.5) takes 110-220 RTTs over the default envelope. 300 is a judgment, not a thesis
+        figure: it rejects gains that leave the queue standing for many hundreds of RTTs.
+    """
+
+    gain_margin_min: float = 2.0
+    phase_margin_min_deg: float = 10.0
+    rightmost_real_max: float = -0.05
+    load_doubling_rtt_max: float = 20.0
+    flash_crowd_rtt_max: float = 300.0
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """A validated configuration: the router, its envelope and the thresholds."""
+
+    router: Router
+    envelope: Envelope = field(default_factory=Envelope)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    def with_gains(self, alpha: float, beta: float) -> "CheckConfig":
+        """The same configuration with other gains (to try a suggestion)."""
+        return replace(self, router=replace(self.router, alpha=float(alpha), beta=float(beta)))
+
+
+def _unknown(key: str, where: str, known) -> InputError:
+    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
+    return InputError(f"unknown key {key!r} in {where}{hint}")
+
+
+def _number(value, name: str, minimum: float = 0.0, strict: bool = True, maximum: float = math.inf) -> float:
+    """``value`` as a finite float in its range, or an InputError naming ``name``."""
+    # bool is an int in Python but `ALPHA = true` is a typo, not a gain.
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{name} = {value!r}: expected a number")
+    value = float(value)
+    low_ok = value > minimum if strict else value >= minimum
+    if not (math.isfinite(value) and low_ok and value <= maximum):
+        bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
+        upper = "" if math.isinf(maximum) else f" and <= {maximum:g}"
+        raise InputError(f"{name} = {value}: must be finite, {bound}{upper}")
+    return value
+
+
+def _range(value, name: str, minimum: float, strict: bool = True) -> tuple:
+    if not isinstance(value, list) or len(value) != 2:
+        raise InputError(f"{name} = {value!r}: expected [lo, hi]")
+    lo, hi = (_number(v, f"{name}[{i}]", minimum, strict) for i, v in enumerate(value))
+    if lo > hi:
+        raise InputError(f"{name} = [{lo:g}, {hi:g}]: reversed range (lo > hi)")
+    return lo, hi
+
+
+def _table(document: dict, name: str) -> dict:
+    table = document.get(name, {})
+    if not isinstance(table, dict):
+        raise InputError(f"{name} must be a table ([{name}])")
+    return table
+
+
+def parse_config(document: dict) -> CheckConfig:
+    """Validate a parsed TOML document and fill in the defaults.
+
+    Parameters
+    ----------
+    document : dict
+        As returned by :func:`tomllib.loads`.
+
+    Returns
+    -------
+    CheckConfig
+
+    Raises
+    ------
+    InputError
+        Unknown table or key (with a "did you mean" suggestion), missing ALPHA/BETA, a value
+        of the wrong type, not finite or out of range, a reversed envelope range.
+    """
+    for name in document:
+        if name not in ("router", "envelope", "thresholds"):
+            raise _unknown(name, "the file (tables)", ("router", "envelope", "thresholds"))
+    router = _table(document, "router")
+    envelope = _table(document, "envelope")
+    thresholds = _table(document, "thresholds")
+    for key in router:
+        if key not in ROUTER_KEYS:
+            raise _unknown(key, "[router]", ROUTER_KEYS)
+    for key in ("ALPHA", "BETA"):
+        if key not in router:
+            raise InputError(f"missing key {key} in [router]")
+    defaults = Router(alpha=1.0, beta=1.0)
+    parsed_router = Router(
+        alpha=_number(router["ALPHA"], "ALPHA"),
+        beta=_number(router["BETA"], "BETA"),
+        eta=_number(router.get("ETA", defaults.eta), "ETA", maximum=1.0),
+        max_interval_ms=_number(router.get("MAX_RATE_ESTIMATION_INTERVAL_MS", defaults.max_interval_ms),
+                                "MAX_RATE_ESTIMATION_INTERVAL_MS"),
+        max_rtt_ms=_number(router.get("MAX_ALLOWABLE_RTT_MS", defaults.max_rtt_ms), "MAX_ALLOWABLE_RTT_MS"),
+        min_rate_mtu_fraction=_number(router.get("MIN_RATE_MTU_FRACTION", defaults.min_rate_mtu_fraction),
+                                      "MIN_RATE_MTU_FRACTION"),
+    )
+    env_keys = [f.name for f in fields(Envelope)]
+    for key in envelope:
+        if key not in env_keys:
+            raise _unknown(key, "[envelope]", env_keys)
+    base = Envelope()
+    parsed_envelope = Envelope(
+        rtt_ms=_range(envelope.get("rtt_ms", list(base.rtt_ms)), "rtt_ms", 0.0),
+        link_mbps=_range(envelope.get("link_mbps", list(base.link_mbps)), "link_mbps", 0.0),
+        flows=_range(envelope.get("flows", list(base.flows)), "flows", 1.0, strict=False),
+        buffer_bdp=_number(envelope.get("buffer_bdp", base.buffer_bdp), "buffer_bdp"),
+    )
+    threshold_keys = [f.name for f in fields(Thresholds)]
+    values = {}
+    for key, value in thresholds.items():
+        if key not in threshold_keys:
+            raise _unknown(key, "[thresholds]", threshold_keys)
+        # the rightmost root bound may be any real number (0: plain stability); the rest are positive
+        values[key] = _number(value, key, -math.inf) if key == "rightmost_real_max" else _number(value, key)
+    return CheckConfig(parsed_router, parsed_envelope, Thresholds(**values))
+
+
+def load_config(path: str) -> CheckConfig:
+    """Read and validate a configuration file.
+
+    Raises
+    ------
+    InputError
+        The file is missing or unreadable, not valid TOML (with the line), or invalid
+        (see :func:`parse_config`).
+    """
+    try:
+        with open(path, "rb") as handle:
+            document = tomllib.load(handle)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not a TOML file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: TOML syntax error: {exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a UTF-8 text file") from None
+    return parse_config(document)

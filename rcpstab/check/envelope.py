@@ -1,0 +1,68 @@
+"""The networks of an envelope to integrate: its corners and a deterministic sample inside."""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from .config import CheckConfig
+
+MTU_BITS = 1500 * 8
+MODEL_MIN_RATE_FRACTION = 0.01  # the rcp model's MIN_RATE = 0.01 * MTU / d (models/rcp.py)
+
+
+def _halton(index: int, base: int) -> float:
+    """The ``index``-th term (from 1) of the van der Corput sequence in ``base``: evenly spread in (0, 1)."""
+    result, scale = 0.0, 1.0 / base
+    while index:
+        index, digit = divmod(index, base)
+        result += digit * scale
+        scale /= base
+    return result
+
+
+def _log_between(lo: float, hi: float, u: float) -> float:
+    return lo if lo == hi else math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo)))
+
+
+def network(config: CheckConfig, capacity_bps: float, d0_s: float, flows: float, T: float | None = None) -> dict:
+    """Model parameters of one network as the router runs it.
+
+    The update interval is App. F line 13's T = min(avg_rtt, MAX_RATE_ESTIMATION_INTERVAL) at
+    equilibrium (empty queue: avg_rtt = d0) unless ``T`` (s) is given. The model's rate floor is
+    0.01 * MTU / d, so MIN_RATE_MTU_FRACTION enters as an equivalent MTU.
+
+    Returns
+    -------
+    dict
+        ``C`` (bit/s), ``d0`` (s), ``N``, ``T`` (s), ``eta``, ``MTU`` (bits): parameters of the
+        ``rcp`` model.
+    """
+    router = config.router
+    interval = min(d0_s, router.max_interval_ms / 1000.0) if T is None else T
+    return {"C": float(capacity_bps), "d0": float(d0_s), "N": float(flows), "T": float(interval),
+            "eta": router.eta, "MTU": MTU_BITS * router.min_rate_mtu_fraction / MODEL_MIN_RATE_FRACTION}
+
+
+def envelope_networks(config: CheckConfig, samples: int) -> list[dict]:
+    """The envelope's corners, then ``samples`` points inside (log-uniform, Halton sequence).
+
+    Inside points have d0 rounded to a whole millisecond and N to a whole flow so that the
+    integrator's step divides the delay (an unaligned delay needs a 64 times finer step).
+
+    Returns
+    -------
+    list of dict
+        :func:`network` parameters, without duplicates (a range with lo == hi has one corner).
+    """
+    env = config.envelope
+    axes = (np.multiply(env.link_mbps, 1e6), np.divide(env.rtt_ms, 1000.0), env.flows)
+    points = [tuple(p) for p in itertools.product(*axes)]
+    for i in range(1, samples + 1):
+        c = _log_between(*axes[0], _halton(i, 2))
+        d = round(_log_between(*axes[1], _halton(i, 3)) * 1000.0) / 1000.0
+        n = round(_log_between(*axes[2], _halton(i, 5)))
+        points.append((c, min(max(d, axes[1][0]), axes[1][1]), min(max(n, axes[2][0]), axes[2][1])))
+    unique = list(dict.fromkeys((float(c), float(d), float(n)) for c, d, n in points))
+    return [network(config, c, d, n) for c, d, n in unique]

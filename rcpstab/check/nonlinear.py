@@ -1,0 +1,110 @@
+"""Nonlinear work of a check: phase-plane verdicts and step responses of the ``rcp`` fluid model.
+
+Each task is one network of the envelope, so the tasks run in parallel on
+:func:`~rcpstab.phaseplane.executors.run_chunks`. The step responses start at the old
+equilibrium (the history before t = 0 is constant), which is what a load step looks like to
+a router that had settled.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..models import get_model
+from ..phaseplane import classify, decide, simulate, trajectory_envelope
+from ..phaseplane.executors import run_chunks
+from ..phaseplane.sweep import initial_conditions
+
+FLASH_CROWD = 10.0       # N -> 10 N
+SETTLE_HEADROOM = 1.3    # horizon over the slowest allowed convergence: room for the verdict's settling test
+MIN_HORIZON_RTT = 100.0
+WORST_FIRST = ("diverged", "limit_cycle", "undecided", "converged")  # a network's verdict is its worst trajectory's
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """Response of one network to a load step.
+
+    Attributes
+    ----------
+    verdict : str
+        One of :data:`~rcpstab.phaseplane.verdicts.VERDICTS` at the end of the horizon.
+    convergence_rtt : float
+        Time to enter and stay in the convergence band (R within 2%, q within 1% of C*d0), RTTs;
+        NaN unless converged.
+    peak_queue_bdp : float
+        Largest queue, in bandwidth-delay products C*d0.
+    """
+
+    verdict: str
+    convergence_rtt: float
+    peak_queue_bdp: float
+
+
+@dataclass(frozen=True)
+class NetworkResult:
+    """Everything the nonlinear checks learnt about one network.
+
+    Attributes
+    ----------
+    network : dict
+        Model parameters (see :func:`~rcpstab.check.envelope.network`).
+    verdict : str
+        Worst verdict from App. E's six initial conditions.
+    convergence_rtt : float
+        Slowest convergence from those conditions, RTTs (NaN unless all converged).
+    doubling, flash_crowd : StepResult or None
+        After the load doubles (R from half its equilibrium, empty queue: thesis Figs. 5.10-5.13)
+        and after N -> 10 N from the old equilibrium. None for a stability-only task.
+    """
+
+    network: dict
+    verdict: str
+    convergence_rtt: float
+    doubling: StepResult | None = None
+    flash_crowd: StepResult | None = None
+
+
+def step_responses(network: dict, alpha: float, beta: float, horizon_rtt: float) -> list[StepResult]:
+    """Load doubling and flash crowd of one network, integrated as one batch for ``horizon_rtt`` RTTs."""
+    n, eta = network["N"], network["eta"]
+    params = dict(network, alpha=alpha, beta=beta, N=np.array([n, FLASH_CROWD * n]))
+    # gamma0 = 0.5*eta/N: half the equilibrium rate; eta/N: the old equilibrium of N flows
+    initial = {"gamma0": np.array([0.5 * eta / n, eta / n]), "q0": 0.0}
+    traj = simulate(get_model("rcp"), params, initial, t_end=horizon_rtt * network["d0"])
+    verdicts = classify(trajectory_envelope(traj), final=True)
+    peaks = traj.queue.max(axis=0) / (traj.capacity * traj.d0)
+    return [StepResult(str(v), float(c), float(p)) for v, c, p in zip(verdicts.names, verdicts.convergence_rtt, peaks)]
+
+
+def stability(network: dict, alpha: float, beta: float) -> tuple[str, float]:
+    """Worst verdict and slowest convergence (RTTs, NaN unless all converge) from App. E's six conditions."""
+    gammas, queues = initial_conditions(network["C"], network["d0"], network["N"], "appE")
+    verdicts = decide(get_model("rcp"), dict(network, alpha=alpha, beta=beta),
+                      {"gamma0": gammas.ravel(), "q0": queues.ravel()})
+    names = set(verdicts.names)
+    worst = next(v for v in WORST_FIRST if v in names)
+    return worst, float(np.max(verdicts.convergence_rtt)) if worst == "converged" else float("nan")
+
+
+def network_task(network: dict, alpha: float, beta: float, horizon_rtt: float | None) -> NetworkResult:
+    """Stability verdict from App. E's conditions and, unless ``horizon_rtt`` is None, the step responses."""
+    steps = step_responses(network, alpha, beta, horizon_rtt) if horizon_rtt else [None, None]
+    return NetworkResult(network, *stability(network, alpha, beta), *steps)
+
+
+def step_horizon_rtt(*limits_rtt: float) -> float:
+    """Horizon (RTTs) long enough to see a convergence as slow as the largest allowed one settle."""
+    return max(MIN_HORIZON_RTT, SETTLE_HEADROOM * max(limits_rtt) + 25.0)
+
+
+def run_networks(tasks: list[tuple], workers: int) -> list[NetworkResult]:
+    """Run :func:`network_task` on every ``(network, alpha, beta, horizon_rtt)``, in parallel.
+
+    Returns the results in the order of ``tasks``.
+    """
+    results = [None] * len(tasks)
+    for i, result in run_chunks(network_task, tasks, workers):
+        results[i] = result
+    return results

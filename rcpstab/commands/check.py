@@ -1,0 +1,66 @@
+"""Check a router's RCP constants (a TOML file) over the networks it will see.
+
+Runs the exact linear stability and margins, the nonlinear phase-plane verdict over the
+envelope (corners and a sample inside), convergence after the load doubles and after a flash
+crowd, the peak queue against the buffer and the effect of the update interval T. Exit 0 if
+every finding of the chosen criterion passes, 1 if one fails (with a verified suggestion),
+2 for a bad file. The file format is documented in examples/README.md.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+
+from ..check import CRITERIA, load_config, run_checks, suggest
+from ..errors import InputError
+
+GREEN, RED, RESET = "\033[32m", "\033[31m", "\033[0m"
+
+
+def add_arguments(parser):
+    parser.add_argument("config", metavar="CONFIG.toml", help="router constants, envelope and thresholds")
+    parser.add_argument("--json", action="store_true", help='print {"passed": ..., "findings": [...]} as JSON')
+    parser.add_argument("--criterion", choices=CRITERIA, default="all",
+                        help="which verdicts must hold (default: all)")
+    parser.add_argument("--samples", type=int, default=4, help="envelope points inside the box, besides its corners (default: 4)")
+    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
+    parser.add_argument("--no-suggest", action="store_true", help="do not search for a passing (alpha, beta)")
+
+
+def _table(report, colour: bool) -> str:
+    def mark(passed):
+        word = "pass" if passed else "FAIL"
+        return f"{GREEN if passed else RED}{word}{RESET}" if colour else word
+
+    def num(x):
+        return "-" if x is None else f"{x:.4g}"
+
+    lines = [f"rcpstab check: alpha = {report.alpha:g}, beta = {report.beta:g}, criterion {report.criterion}", ""]
+    lines.append(f"{'check':<20} {'result':<6} {'figure':>10} {'threshold':>10}  unit")
+    for f in report.findings:
+        gate = "" if f.gates(report.criterion) else " (not gating)"
+        lines.append(f"{f.name:<20} {mark(f.passed):<6} {num(f.figure):>10} {num(f.threshold):>10}  {f.unit}{gate}")
+        lines.append(f"    {f.explanation}")
+    lines += ["", report.summary]
+    if not report.passed:
+        s = report.suggestion
+        lines.append("no passing (alpha, beta) found nearby" if s is None else
+                     f"suggestion: ALPHA = {s['alpha']:g}, BETA = {s['beta']:g} (verified: passes the same checks)")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    if args.workers < 1:
+        raise InputError(f"--workers {args.workers}: must be at least 1")
+    if args.samples < 0:
+        raise InputError(f"--samples {args.samples}: must be >= 0")
+    config = load_config(args.config)
+    report = run_checks(config, args.criterion, args.samples, args.workers)
+    if not report.passed and not args.no_suggest:
+        report = replace(report, suggestion=suggest(config, args.criterion, args.samples, args.workers))
+    if args.json:
+        print(json.dumps(report.to_dict()))
+    else:
+        print(_table(report, sys.stdout.isatty()))
+    return 0 if report.passed else 1

@@ -1,0 +1,84 @@
+"""rcpstab check: configuration parsing, the linear-vs-nonlinear split, exit codes.
+
+The nonlinear tests use a one-corner envelope (rtt, link and flows each a single value) and no
+inside samples, so each check integrates one network.
+"""
+import json
+import math
+
+import pytest
+
+from rcpstab.check import load_config, parse_config, run_checks
+from rcpstab.cli import main
+
+SMALL_ENVELOPE = "[envelope]\nrtt_ms = [100, 100]\nlink_mbps = [100, 100]\nflows = [10, 10]\n"
+
+
+def write(tmp_path, text, name="c.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[router\nALPHA = 0.4", "TOML syntax error"),
+    ("[router]\nALPHA = 0.4\n", "missing key BETA"),
+    ("[router]\nALPHA = -0.4\nBETA = 0.2\n", "ALPHA = -0.4"),
+    ("[router]\nALPHA = nan\nBETA = 0.2\n", "ALPHA = nan"),
+    ("[router]\nALPHA = 0.4\nBETA = 0\n", "BETA = 0.0"),
+    ("[router]\nALPHA = 0.4\nBETA = 0.2\nETTA = 1\n", "'ETTA' in [router] (did you mean 'ETA'?)"),
+    ("[router]\nALPHA = '0.4'\nBETA = 0.2\n", "expected a number"),
+    ("[router]\nALPHA = 0.4\nBETA = 0.2\n[envelope]\nrtt_ms = [500, 15]\n", "rtt_ms = [500, 15]: reversed"),
+    ("[router]\nALPHA = 0.4\nBETA = 0.2\n[envelop]\n", "'envelop' in the file (tables) (did you mean 'envelope'?)"),
+])
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys, text, message):
+    assert main(["check", write(tmp_path, text)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_missing_file_exits_2(tmp_path, capsys):
+    assert main(["check", str(tmp_path / "nope.toml")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_defaults_filled_in(tmp_path):
+    config = load_config(write(tmp_path, "[router]\nALPHA = 0.4\nBETA = 0.2\n"))
+    assert config.router.eta == 1.0 and config.router.max_interval_ms == 10.0
+    assert config.envelope.rtt_ms == (15.0, 500.0) and config.thresholds.gain_margin_min == 2.0
+
+
+def test_thesis_point_splits_linear_and_nonlinear():
+    config = parse_config({"router": {"ALPHA": 0.5, "BETA": 0.5},
+                           "envelope": {"rtt_ms": [100, 100], "link_mbps": [100, 100], "flows": [10, 10]}})
+    report = run_checks(config, "all", samples=0)
+    assert not report.passed
+    root = report.finding("linear_stability")
+    assert not root.passed and root.figure == pytest.approx(0.058, abs=1e-3)
+    assert report.finding("nonlinear_stability").passed
+    assert "linearly unstable" in report.summary and "--criterion nonlinear" in report.summary
+    nonlinear = run_checks(config, "nonlinear", samples=0)
+    assert nonlinear.passed
+    assert not run_checks(config, "linear", samples=0).passed
+
+
+def test_pass_exits_0_and_json(tmp_path, capsys):
+    path = write(tmp_path, "[router]\nALPHA = 0.6\nBETA = 0.2\n" + SMALL_ENVELOPE)
+    assert main(["check", path, "--json", "--samples", "0"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["passed"] is True and {f["name"] for f in out["findings"]} >= {
+        "linear_stability", "gain_margin", "phase_margin", "rightmost_root", "nonlinear_stability",
+        "load_doubling", "flash_crowd", "peak_queue", "update_interval"}
+    assert all({"name", "passed", "figure", "threshold", "explanation"} <= set(f) for f in out["findings"])
+
+
+def test_fail_exits_1_with_a_suggestion_that_passes(tmp_path, capsys):
+    path = write(tmp_path, "[router]\nALPHA = 0.5\nBETA = 0.5\n" + SMALL_ENVELOPE)
+    assert main(["check", path, "--json", "--samples", "0"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    suggestion = out["suggestion"]
+    assert suggestion is not None and suggestion["report"]["passed"]
+    again = write(tmp_path, f"[router]\nALPHA = {suggestion['alpha']}\nBETA = {suggestion['beta']}\n" + SMALL_ENVELOPE,
+                  "again.toml")
+    assert main(["check", again, "--samples", "0"]) == 0
+    assert math.hypot(suggestion["alpha"] - 0.5, suggestion["beta"] - 0.5) <= 0.3 + 1e-9
