@@ -1,5 +1,5 @@
 """The subcommands of ``rcpstab``, in the order ``--help`` lists them."""
-from . import convergence, cosim, linearize, map, margins, portrait
+from . import convergence, cosim, linearize, map, margins, network, portrait
 
 COMMANDS = {
     "map": map,
@@ -8,4 +8,5 @@ COMMANDS = {
     "portrait": portrait,
     "convergence": convergence,
     "cosim": cosim,
+    "network": network,
 }

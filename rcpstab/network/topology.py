@@ -1,0 +1,116 @@
+"""Multi-link networks for the fluid model: links, groups of identical flows, max-min rates.
+
+A router sits at the head of each link and runs RCP on it; a flow's path is a sequence
+of links, and its round trip is the sum of their one-way delays plus a reverse path
+(thesis Fig. 5.7: the reverse path mirrors the forward one).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link and the RCP router at its head.
+
+    Attributes
+    ----------
+    name : str
+    capacity : float
+        bit/s.
+    delay : float
+        One-way propagation delay, s.
+    """
+
+    name: str
+    capacity: float
+    delay: float
+
+
+@dataclass(frozen=True)
+class FlowGroup:
+    """``count`` identical long-lived flows on one path.
+
+    Attributes
+    ----------
+    name : str
+    count : int
+    path : tuple of str
+        Link names, in the order the data crosses them.
+    rtt : float
+        Round-trip propagation delay, s.
+    """
+
+    name: str
+    count: int
+    path: tuple
+    rtt: float
+
+
+@dataclass(frozen=True)
+class Network:
+    """Links and flow groups."""
+
+    links: tuple
+    groups: tuple
+
+    def link_index(self, name: str) -> int:
+        return [link.name for link in self.links].index(name)
+
+    def offsets(self, group: FlowGroup) -> list[float]:
+        """Time (s) from the sender to the head of each link of the group's path."""
+        out, elapsed = [], 0.0
+        for name in group.path:
+            out.append(elapsed)
+            elapsed += self.links[self.link_index(name)].delay
+        return out
+
+    def max_min_rates(self, eta: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        """The max-min fair allocation RCP aims for (water-filling on eta*C).
+
+        Returns
+        -------
+        group_rates : ndarray, shape (groups,)
+            Each flow's rate, bit/s.
+        link_rates : ndarray, shape (links,)
+            The rate each router should settle at, bit/s: the fair share at a bottleneck,
+            eta*C (the cap of App. F line 11) where no flow is bottlenecked.
+        """
+        capacity = np.array([eta * link.capacity for link in self.links])
+        on = np.array([[name in g.path for name in (link.name for link in self.links)] for g in self.groups])
+        counts = np.array([g.count for g in self.groups], dtype=float)
+        rates = np.full(len(self.groups), np.nan)
+        link_rates = capacity.copy()
+        while np.isnan(rates).any():
+            free = np.isnan(rates)
+            left = capacity - on[~free].T @ (counts[~free] * rates[~free])
+            users = on[free].T @ counts[free]
+            share = np.where(users > 0, left / np.maximum(users, 1e-300), np.inf)
+            bottleneck = int(np.argmin(share))
+            fixed = free & on[:, bottleneck]
+            rates[fixed] = share[bottleneck]
+            link_rates[bottleneck] = share[bottleneck]
+        return rates, link_rates
+
+    def equilibrium_rtt(self, eta: float = 1.0) -> np.ndarray:
+        """Each link's packet-average RTT (eq. 5.16, s) at the max-min rates with empty queues."""
+        rates, _ = self.max_min_rates(eta)
+        volume = np.array([[g.count * r * (link.name in g.path) for g, r in zip(self.groups, rates)]
+                           for link in self.links])
+        rtts = np.array([g.rtt for g in self.groups])
+        return volume @ rtts / np.maximum(volume.sum(axis=1), 1e-300)
+
+
+def fig57() -> Network:
+    """Thesis Fig. 5.7: 49 short flows cross L1 then L3; one long flow crosses L1 then L2.
+
+    L1 155 Mb/s and L3 100 Mb/s with 1 ms delays, L2 622 Mb/s with 10 s. The short flows'
+    round trip is 2*(1 + 1) ms = 4 ms, the long flow's 2*(1 ms + 10 s) = 20.002 s. At
+    equilibrium the short flows share L3 (100/49 Mb/s each, 100 Mb/s across L1) and the
+    long flow gets what is left of L1: 55 Mb/s.
+    """
+    links = (Link("L1", 155e6, 1e-3), Link("L2", 622e6, 10.0), Link("L3", 100e6, 1e-3))
+    groups = (FlowGroup("short", 49, ("L1", "L3"), 4e-3), FlowGroup("long", 1, ("L1", "L2"), 2 * (1e-3 + 10.0)))
+    return Network(links, groups)

@@ -1,0 +1,80 @@
+"""XCP's Theorem 1 against the exact region: where its curve leaves it, and drawing it on a map.
+
+Theorem 1 (xcp-katabi.txt lines 238-260) claims stability on beta = sqrt(2) alpha**2 for
+0 < alpha < pi/(4 sqrt 2). Being sufficient, the curve must stay inside the exact region
+of the delayed linear loop at least that far; :func:`theorem1_exit` finds where it leaves,
+from the rightmost characteristic root (no use of the theorem's own argument).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .models.spec import ModelSpec
+from .models.xcp import ALPHA_MAX, theorem1_beta, theorem1_curve
+from .regions.roots import rightmost_root
+
+SCAN_POINTS = 200     # coarse scan of the curve before bisection
+BISECTIONS = 60       # halvings of the bracket: below double precision for alpha < 4
+
+
+def curve_growth_rate(model: ModelSpec, alpha: float) -> float:
+    """Real part of the rightmost root (normalized, per d0) at (alpha, sqrt(2) alpha**2)."""
+    return rightmost_root(model, alpha, float(theorem1_beta(alpha))).real
+
+
+def theorem1_exit(model: ModelSpec, alpha_max: float = 2.0) -> float:
+    """First alpha at which Theorem 1's curve leaves the exact stable region of ``model``.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        A model whose normalized loop depends on (alpha, beta) only (``xcp``, ``rcp``...).
+    alpha_max : float
+        End of the scanned stretch of the curve.
+
+    Returns
+    -------
+    float
+        The exit alpha (dimensionless), to about 1e-12; NaN if the curve stays inside
+        up to ``alpha_max``.
+    """
+    alphas = np.linspace(alpha_max / SCAN_POINTS, alpha_max, SCAN_POINTS)
+    unstable = np.array([curve_growth_rate(model, a) >= 0 for a in alphas])
+    if not unstable.any():
+        return float("nan")
+    k = int(np.argmax(unstable))
+    lo, hi = (alphas[k - 1] if k else 0.0), alphas[k]
+    for _ in range(BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if curve_growth_rate(model, mid) >= 0 else (mid, hi)
+    return 0.5 * (lo + hi)
+
+
+def theorem1_plot(ax, alpha_max: float | None = None, color="tab:red"):
+    """Draw Theorem 1's curve on an (alpha, beta) region figure (e.g. from :func:`rcpstab.plotting.region_plot`).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The region figure's axes; its limits are kept.
+    alpha_max : float, optional
+        Draw the curve dashed beyond the theorem's bound, up to this alpha.
+    color : str
+        Line colour.
+
+    Returns
+    -------
+    ax
+    """
+    xlim, ylim = ax.get_xlim(), ax.get_ylim()
+    a, b = theorem1_curve()
+    ax.plot(a, b, color=color, lw=2, label=r"XCP Theorem 1: $\beta=\sqrt{2}\alpha^2$, $\alpha<\pi/(4\sqrt{2})$")
+    if alpha_max is not None and alpha_max > float(ALPHA_MAX):
+        a, b = theorem1_curve(alpha_max=alpha_max)
+        beyond = a >= float(ALPHA_MAX)
+        ax.plot(a[beyond], b[beyond], color=color, lw=1, ls="--", label="same curve, no guarantee")
+    ax.plot([float(ALPHA_MAX)], [float(theorem1_beta(float(ALPHA_MAX)))], "o", color=color)
+    ax.set_xlim(xlim)
+    ax.set_ylim(ylim)
+    ax.legend(loc="upper right", fontsize="small")
+    return ax
