@@ -1,5 +1,5 @@
 """The subcommands of ``rcpstab``, in the order ``--help`` lists them."""
-from . import convergence, cosim, linearize, map, margins, network, portrait
+from . import check, convergence, cosim, linearize, map, margins, network, portrait
 
 COMMANDS = {
     "map": map,
@@ -7,6 +7,7 @@ COMMANDS = {
     "linearize": linearize,
     "portrait": portrait,
     "convergence": convergence,
+    "check": check,
     "cosim": cosim,
     "network": network,
 }
