@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 
-from conftest import near_rcp_boundary, rcp_boundary_curve, rcp_inside
+from conftest import near_rcp_boundary, rcp_inside
 from rcpstab.errors import InputError
 from rcpstab.models import get_model
 from rcpstab.regions.exact import exact_region, row_crossings

@@ -69,9 +69,9 @@ def linear_findings(m: Margins, config: CheckConfig) -> list[Finding]:
     re, im = m.rightmost_root
     ratio = m.alpha / m.beta
     why = ("" if m.stable else
-           f" The linearization (eqs. 5.5-5.7) lets the queue go negative around q = 0; the thesis (Sec. 5.2) "
-           f"shows the real, clamped system is stable well beyond this region, which is what the nonlinear "
-           f"findings test.")
+           " The linearization (eqs. 5.5-5.7) lets the queue go negative around q = 0; the thesis (Sec. 5.2) "
+           "shows the real, clamped system is stable well beyond this region, which is what the nonlinear "
+           "findings test.")
     root = f"rightmost root s*d0 = {re:+.3g} {'+' if im >= 0 else '-'} {abs(im):.3g}j"
     gm = math.inf if m.gain_margin is None and m.stable else m.gain_margin
     no_crossing = (f"alpha/beta = {ratio:.3g} <= 1: the phase never returns to -180 deg (App. C), "

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from ..check import CRITERIA, load_config, run_checks, suggest
 from ..errors import InputError
+from .output import add_worker_argument, check_workers
 
 GREEN, RED, RESET = "\033[32m", "\033[31m", "\033[0m"
 
@@ -24,7 +25,7 @@ def add_arguments(parser):
     parser.add_argument("--criterion", choices=CRITERIA, default="all",
                         help="which verdicts must hold (default: all)")
     parser.add_argument("--samples", type=int, default=4, help="envelope points inside the box, besides its corners (default: 4)")
-    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
+    add_worker_argument(parser)
     parser.add_argument("--no-suggest", action="store_true", help="do not search for a passing (alpha, beta)")
 
 
@@ -51,8 +52,7 @@ def _table(report, colour: bool) -> str:
 
 
 def run(args) -> int:
-    if args.workers < 1:
-        raise InputError(f"--workers {args.workers}: must be at least 1")
+    check_workers(args)
     if args.samples < 0:
         raise InputError(f"--samples {args.samples}: must be >= 0")
     config = load_config(args.config)

@@ -13,11 +13,10 @@ import sys
 
 import numpy as np
 
-from ..errors import InputError
 from ..models import get_model
 from ..phaseplane.sweep import STARTS, phaseplane_region
 from ..regions.grid import parse_range
-from .output import FIGURE_FORMATS, writable_path
+from .output import add_sweep_arguments, check_outputs, check_workers
 
 DEFAULT_RANGE = "0.1:1.0:0.1"
 
@@ -26,28 +25,19 @@ def add_arguments(parser):
     parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
     parser.add_argument("--alpha", default=DEFAULT_RANGE, help="START:STOP:STEP, STOP inclusive")
     parser.add_argument("--beta", default=DEFAULT_RANGE, help="START:STOP:STEP, STOP inclusive")
-    for name, unit in (("C", "BPS"), ("d0", "SECONDS"), ("N", "FLOWS")):
-        parser.add_argument(f"--{name}", type=float, nargs="+", metavar=unit, help=f"values of {name} to sweep")
-    parser.add_argument("--T", type=float, metavar="SECONDS", help="rate update interval, s (default 0.01)")
     parser.add_argument("--start", default="half-load", choices=STARTS, help="initial conditions (default: half-load)")
     parser.add_argument("--out", metavar="FIG", help="write the map (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per grid point and configuration")
     parser.add_argument("--json", action="store_true", help="print the times as JSON on stdout")
-    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
-    parser.add_argument("--scheduler", metavar="DASK_ADDRESS", help="run the sweep on a Dask cluster")
-    parser.add_argument("--checkpoint", metavar="FILE", help="save finished chunks; resume from them")
+    add_sweep_arguments(parser, what="")
 
 
 def run(args) -> int:
     model = get_model(args.model)
     alphas = parse_range(args.alpha, "alpha")
     betas = parse_range(args.beta, "beta")
-    if args.workers < 1:
-        raise InputError(f"--workers {args.workers}: must be at least 1")
-    if args.out:
-        writable_path(args.out, "--out", FIGURE_FORMATS)
-    if args.csv:
-        writable_path(args.csv, "--csv")
+    check_workers(args)
+    check_outputs(args)
     region = phaseplane_region(model, alphas, betas, C=args.C, d0=args.d0, N=args.N, T=args.T,
                                workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
                                progress=sys.stderr.isatty(), start=args.start)

@@ -3,7 +3,7 @@
 Runs the reference router and hosts and the fluid model on the same scenario (capacity,
 RTT, eta, flow schedule as N(t)); --out overlays R/C and the queue (two panels), --csv writes
 the columns t,packet_R_over_C,fluid_R_over_C,packet_queue_bytes,fluid_queue_bytes (s, -, -,
-bytes, bytes) on a common grid, --json prints the agreement summary:
+bytes, bytes) on a common grid, --json prints the agreement summary::
 
   scenario, alpha, beta       the run
   transient_rtt               RTTs after each flow-count change left out of the figures below
@@ -24,7 +24,7 @@ import json
 from ..errors import InputError
 from ..reference_impl.cosim import TRANSIENT_RTT, cosimulate
 from ..reference_impl.scenarios import SCENARIOS, get_scenario
-from .output import FIGURE_FORMATS, writable_path
+from .output import check_outputs
 
 
 def add_arguments(parser):
@@ -43,10 +43,7 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    if args.out:
-        writable_path(args.out, "--out", FIGURE_FORMATS)
-    if args.csv:
-        writable_path(args.csv, "--csv")
+    check_outputs(args)
     if not args.transient_rtt >= 0:
         raise InputError(f"--transient-rtt {args.transient_rtt}: must be >= 0")
     scenario = get_scenario(args.scenario)

@@ -27,7 +27,7 @@ def run(args) -> int:
         return 0
     names = [f"d{x.__name__}" for x in model.states]
     print(f"{model.title}")
-    print(f"equilibrium: " + ", ".join(f"{x.__name__} = {v}" for x, v in model.equilibrium.items()))
+    print("equilibrium: " + ", ".join(f"{x.__name__} = {v}" for x, v in model.equilibrium.items()))
     print(f"linearized (states {', '.join(names)}):")
     print(f"  A0 (coefficient of x(t)) = {system.A0.tolist()}")
     for tau, A in system.delayed.items():

@@ -13,7 +13,7 @@ import sys
 from ..errors import InputError
 from ..models import get_model
 from ..regions.grid import parse_range
-from .output import FIGURE_FORMATS, writable_path
+from .output import add_sweep_arguments, check_outputs, check_workers
 
 LINEAR_METHODS = ("exact", "bode", "nyquist")
 SIMULATED_METHODS = ("phaseplane", "packet")
@@ -30,17 +30,11 @@ def add_arguments(parser):
     parser.add_argument("--alpha", help="START:STOP:STEP, STOP inclusive")
     parser.add_argument("--beta", help="START:STOP:STEP, STOP inclusive")
     parser.add_argument("--pade", type=int, metavar="N", help="nyquist: Pade order for the delay (default: exact delay)")
-    parser.add_argument("--C", type=float, nargs="+", metavar="BPS", help="phaseplane: link capacities, bit/s")
-    parser.add_argument("--d0", type=float, nargs="+", metavar="SECONDS", help="phaseplane: propagation RTTs, s")
-    parser.add_argument("--N", type=float, nargs="+", metavar="FLOWS", help="phaseplane: numbers of flows")
-    parser.add_argument("--T", type=float, metavar="SECONDS", help="phaseplane: rate update interval, s")
     parser.add_argument("--scenario", help="packet: scenario name (default: fig5.3)")
     parser.add_argument("--out", metavar="FIG", help="write a figure (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per grid point")
     parser.add_argument("--json", action="store_true", help="print the map as JSON on stdout")
-    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
-    parser.add_argument("--scheduler", metavar="DASK_ADDRESS", help="run the sweep on a Dask cluster")
-    parser.add_argument("--checkpoint", metavar="FILE", help="save finished chunks; resume from them")
+    add_sweep_arguments(parser)
 
 
 def run(args) -> int:
@@ -52,12 +46,8 @@ def run(args) -> int:
     _reject_unused_options(args)
     if args.pade is not None and not 1 <= args.pade <= 20:
         raise InputError(f"--pade {args.pade}: order must be between 1 and 20")
-    if args.workers < 1:
-        raise InputError(f"--workers {args.workers}: must be at least 1")
-    if args.out:
-        writable_path(args.out, "--out", FIGURE_FORMATS)
-    if args.csv:
-        writable_path(args.csv, "--csv")
+    check_workers(args)
+    check_outputs(args)
 
     region = compute_map(model, args.method, alphas, betas, args)
 

@@ -15,7 +15,7 @@ import json
 from ..errors import InputError
 from ..network.convergence import summarize
 from ..network.fig57 import simulate_fig57
-from .output import FIGURE_FORMATS, writable_path
+from .output import check_outputs
 
 SCENARIOS = {"fig5.7": simulate_fig57}
 
@@ -38,10 +38,7 @@ def run(args) -> int:
         value = getattr(args, name)
         if not value > 0:
             raise InputError(f"--{name} {value}: must be > 0")
-    if args.out:
-        writable_path(args.out, "--out", FIGURE_FORMATS)
-    if args.csv:
-        writable_path(args.csv, "--csv")
+    check_outputs(args)
     result = SCENARIOS[args.scenario](args.alpha, args.beta, t_end=args.t_end)
     if args.csv:
         write_csv(result, args.csv)

@@ -27,3 +27,31 @@ def writable_path(path: str, option: str, suffixes=None) -> str:
     if not existed:
         os.remove(path)
     return path
+
+
+def check_outputs(args) -> None:
+    """Check ``--out`` (a figure) and ``--csv`` early, if the command was given them."""
+    if getattr(args, "out", None):
+        writable_path(args.out, "--out", FIGURE_FORMATS)
+    if getattr(args, "csv", None):
+        writable_path(args.csv, "--csv")
+
+
+def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
+    """Network configurations and execution options of a phase-plane sweep."""
+    parser.add_argument("--C", type=float, nargs="+", metavar="BPS", help=f"{what}link capacities, bit/s")
+    parser.add_argument("--d0", type=float, nargs="+", metavar="SECONDS", help=f"{what}propagation RTTs, s")
+    parser.add_argument("--N", type=float, nargs="+", metavar="FLOWS", help=f"{what}numbers of flows")
+    parser.add_argument("--T", type=float, metavar="SECONDS", help=f"{what}rate update interval, s")
+    add_worker_argument(parser)
+    parser.add_argument("--scheduler", metavar="DASK_ADDRESS", help="run the sweep on a Dask cluster")
+    parser.add_argument("--checkpoint", metavar="FILE", help="save finished chunks; resume from them")
+
+
+def add_worker_argument(parser) -> None:
+    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
+
+
+def check_workers(args) -> None:
+    if args.workers < 1:
+        raise InputError(f"--workers {args.workers}: must be at least 1")

@@ -12,7 +12,7 @@ from ..errors import InputError
 from ..models import get_model
 from ..phaseplane.sweep import configurations, initial_conditions
 from ..phaseplane.trajectory import simulate
-from .output import FIGURE_FORMATS, writable_path
+from .output import check_outputs
 
 
 def add_arguments(parser):
@@ -30,10 +30,7 @@ def add_arguments(parser):
 
 def run(args) -> int:
     model = get_model(args.model)
-    if args.out:
-        writable_path(args.out, "--out", FIGURE_FORMATS)
-    if args.csv:
-        writable_path(args.csv, "--csv")
+    check_outputs(args)
     if not args.rtts > 0:
         raise InputError(f"--rtts {args.rtts}: must be > 0")
     (config,) = configurations(model, _listed(args.C), _listed(args.d0), _listed(args.N), args.T)
