@@ -35,7 +35,8 @@ def parse_range(text: str, name: str) -> np.ndarray:
     count = math.floor((stop - start) / step + 1e-9) + 1
     if count > MAX_POINTS_PER_AXIS:
         raise InputError(f"--{name} {text!r}: {count} points is more than {MAX_POINTS_PER_AXIS}")
-    return check_gains(start + step * np.arange(count), name)
+    # Rounding keeps 0.2 + 2*0.2 at 0.6 rather than 0.6000000000000001 in CSV rows and lookups.
+    return check_gains(np.round(start + step * np.arange(count), 12), name)
 
 
 def check_gains(values, name: str) -> np.ndarray:
