@@ -1,10 +1,10 @@
 """The Bode criterion of thesis eqs. 5.8-5.12 and App. C.
 
-The closed loop is stable when |G(j w)| < 1 where the phase of G crosses -pi, i.e. the
-gain crossover w_z (|G| = 1) comes before the phase crossover w_c (phase = -pi). For a
+The closed loop is stable when ``|G(j w)|`` < 1 where the phase of G crosses -pi, i.e. the
+gain crossover w_z (``|G|`` = 1) comes before the phase crossover w_c (phase = -pi). For a
 loop with a double integrator the phase starts at -pi; it only comes back to -pi at a
 positive frequency if it first rises, which needs alpha/beta > 1 (App. C). Without a
-phase crossover the loop is unstable. The thesis notes the criterion holds when |G|
+phase crossover the loop is unstable. The thesis notes the criterion holds when ``|G|``
 crosses 1 once, as it does for RCP; points where it crosses more often are reported in
 ``meta['multiple_gain_crossovers']``.
 
@@ -31,7 +31,7 @@ class Crossovers:
     """Gain and phase crossover frequencies (normalized w*d0) of a set of loops.
 
     ``phase_w`` is NaN where the phase never returns to -pi (App. C's alpha/beta <= 1).
-    ``gain_count`` is how many times |G| crosses 1.
+    ``gain_count`` is how many times ``|G|`` crosses 1.
     """
 
     gain_w: np.ndarray

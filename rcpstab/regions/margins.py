@@ -26,12 +26,12 @@ class Margins:
     stable : bool
         Every characteristic root has a negative real part.
     gain_margin : float or None
-        1/|G(j w_c)|: the factor by which both gains may grow before instability.
+        ``1/|G(j w_c)|``: the factor by which both gains may grow before instability.
         None when the phase never returns to -pi (alpha/beta <= 1, App. C).
     phase_margin_deg : float
         180 + phase of G at the gain crossover, degrees.
     crossover_w : float
-        Gain crossover w_z*d0 (|G| = 1).
+        Gain crossover w_z*d0 (``|G|`` = 1).
     phase_crossover_w : float or None
         Phase crossover w_c*d0 (phase = -pi after the initial bump).
     delay_margin : float

@@ -5,12 +5,12 @@ half-plane, N being the clockwise encirclements of -1 by G along the Nyquist con
 and P the open-loop poles with Re(lambda) > 0. The contour runs up the imaginary axis,
 indented to the right of the poles at lambda = 0 (RCP's double integrator) by a quarter
 circle of radius :data:`INDENT` on each side, and closes by a large right half-plane
-arc on which G vanishes (the loop is strictly proper and |exp(-lambda)| <= 1 there).
+arc on which G vanishes (the loop is strictly proper and ``|exp(-lambda)|`` <= 1 there).
 
 Counting is done without unwrapping any sampled phase. By the conjugate symmetry of G
 the lower half of the contour contributes what the upper half does, so only the upper
 half is walked: the indentation arc lambda = INDENT*exp(j*phi), phi from 0 to pi/2, then
-lambda = j*w up to a frequency W past which |G(j w)| < 1 is proven (a coefficient bound;
+lambda = j*w up to a frequency W past which ``|G(j w)|`` < 1 is proven (a coefficient bound;
 the exact delay and the all-pass Pade factor both have modulus 1 there). Every change of
 sign of Im G between samples is bisected; a crossing of the real axis left of -1 counts
 +1 (counter-clockwise, Im going from + to -) or -1, and a start at G(INDENT) < -1 counts
@@ -52,7 +52,7 @@ from .result import RegionMap
 
 INDENT = 1e-6
 """Radius of the indentation around the poles at lambda = 0. The closed loop has no root
-inside it as long as |G| >> 1 there, i.e. |num(0)/den(0)| >> INDENT**integrators (for RCP,
+inside it as long as ``|G|`` >> 1 there, i.e. ``|num(0)/den(0)|`` >> INDENT**integrators (for RCP,
 beta >> 1e-12)."""
 ARC_SAMPLES = 33       # the quarter arc turns G by integrators*pi/2: 16 samples per pi/2 turn
 STEP = 0.02            # frequency step: relative below w = 1, absolute above, per unit delay
@@ -157,11 +157,11 @@ def rhp_poles(ol: OpenLoop, pade: int | None) -> int:
 
 
 def tail_frequency(ol: OpenLoop, alpha, beta):
-    """A normalized frequency W >= 1 past which |G(j w)| < 1, for each (alpha, beta).
+    """A normalized frequency W >= 1 past which ``|G(j w)|`` < 1, for each (alpha, beta).
 
-    For w >= 1, |num(j w)| <= S_N w**(k+q-1) and |w**k den(j w)| >= w**(k+q-1) (|d_q| w - S_D),
+    For w >= 1, ``|num(j w)|`` <= S_N w**(k+q-1) and ``|w**k den(j w)|`` >= w**(k+q-1) ``(|d_q| w - S_D)``,
     q = deg den, k integrators, S_N and S_D the sums of the moduli of num's coefficients and
-    of den's lower ones; the delay factor has modulus 1. So W = max(1, (S_N + S_D)/|d_q|).
+    of den's lower ones; the delay factor has modulus 1. So W = max(1, ``(S_N + S_D)/|d_q|``).
     """
     s_num = np.abs(ol.num[:, 0]).sum() + np.abs(ol.num[:, 1]).sum() * alpha + np.abs(ol.num[:, 2]).sum() * beta
     s_den = np.abs(ol.den[:-1]).sum()
@@ -249,7 +249,7 @@ def nyquist_curve(model: ModelSpec, alpha: float, beta: float, pade: int | None 
     ----------
     w : array_like, optional
         Normalized frequencies w*d0 > 0; by default 2000 points log-spaced from 0.01 to
-        twice the frequency past which |G| < 1.
+        twice the frequency past which ``|G|`` < 1.
     """
     pade = check_pade(pade)
     ol = open_loop(model)

@@ -55,7 +55,7 @@ class OpenLoop:
                 / lam_values ** self.integrators)
 
     def magnitude_phase(self, w, alpha, beta):
-        """|G(j w)| and its continuous phase (rad) for w > 0 on an increasing grid ``w``.
+        """``|G(j w)|`` and its continuous phase (rad) for w > 0 on an increasing grid ``w``.
 
         ``w`` is the last axis; gains broadcast against it (shape (..., 1)).
         """

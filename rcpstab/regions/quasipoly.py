@@ -68,7 +68,7 @@ class QuasiPolynomial:
         return np.sum((dpoly - self.thetas * poly) * e, axis=-1)
 
     def lower_order_bound(self, alpha, beta):
-        """Sum of |coefficients| of every term but the principal lambda**n (for the tail bound)."""
+        """Sum of ``|coefficients|`` of every term but the principal lambda**n (for the tail bound)."""
         c = np.abs(self.coeffs[..., 0] + np.asarray(alpha)[..., None, None] * self.coeffs[..., 1]
                    + np.asarray(beta)[..., None, None] * self.coeffs[..., 2])
         return c.sum(axis=(-1, -2)) - 1.0
