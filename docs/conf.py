@@ -1,0 +1,42 @@
+"""Sphinx configuration of the rcpstab documentation.
+
+Build with ``python -m sphinx -W -b html docs OUT`` after ``pip install ".[docs]"``.
+The notebooks in ``notebooks/`` are committed without outputs; myst-nb executes them
+during the build, so the pages show freshly computed figures.
+"""
+import rcpstab
+
+project = "rcpstab"
+author = "the rcpstab developers"
+copyright = "the rcpstab developers, BSD-3-Clause"
+release = version = rcpstab.__version__
+
+extensions = [
+    "myst_nb",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.mathjax",
+    "sphinxarg.ext",
+]
+exclude_patterns = ["_build", "**.ipynb_checkpoints"]
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
+
+# API reference: one page per module, generated from the docstrings (numpydoc style).
+autosummary_generate = True
+# Members are documented where they are defined, not again where a package re-exports them.
+autodoc_default_options = {"members": True, "ignore-module-all": True}
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+
+# Notebooks: always executed at build time, a failing cell fails the build.
+nb_execution_mode = "force"
+nb_execution_timeout = 300
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+myst_enable_extensions = ["dollarmath", "amsmath"]
+
+html_theme = "furo"
+html_title = f"rcpstab {release}"
