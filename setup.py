@@ -8,7 +8,7 @@ setup(
         Extension(
             "rcpstab.reference_impl._datapath",
             sources=[CSRC + "module.c", CSRC + "sim.c"],
-            depends=[CSRC + "rcp_header.h", CSRC + "rcp_port.h", CSRC + "sim.h"],
+            depends=[CSRC + h for h in ("rcp_header.h", "rcp_port.h", "sim.h", "xcp_header.h", "xcp_port.h")],
             extra_compile_args=["-O2", "-std=c11"],
         )
     ]

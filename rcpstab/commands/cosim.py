@@ -1,4 +1,4 @@
-"""Co-simulate a scenario packet by packet and with the fluid rcp model, and compare them.
+"""Co-simulate a scenario packet by packet and with a fluid model (rcp, xcp, rcpac), and compare them.
 
 Runs the reference router and hosts and the fluid model on the same scenario (capacity,
 RTT, eta, flow schedule as N(t)); --out overlays R/C and the queue (two panels), --csv writes
@@ -23,6 +23,7 @@ import json
 
 from ..errors import InputError
 from ..reference_impl.cosim import TRANSIENT_RTT, cosimulate
+from ..reference_impl.run import PROTOCOLS
 from ..reference_impl.scenarios import SCENARIOS, get_scenario
 from .output import check_outputs
 
@@ -30,6 +31,8 @@ from .output import check_outputs
 def add_arguments(parser):
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (> 0)")
+    parser.add_argument("--model", default="rcp", help=f"{', '.join(PROTOCOLS)}: router, senders and fluid model "
+                        "(default: rcp; xcp compares y/(N*C))")
     parser.add_argument("--scenario", default="fig5.3", help=f"one of {', '.join(SCENARIOS)} (default: fig5.3)")
     parser.add_argument("--rtt", type=float, metavar="SECONDS", help="override the scenario's round-trip delay, s")
     parser.add_argument("--buffer", type=int, metavar="BYTES", help="override the bottleneck buffer, bytes")
@@ -44,13 +47,15 @@ def add_arguments(parser):
 
 def run(args) -> int:
     check_outputs(args)
+    if args.model not in PROTOCOLS:
+        raise InputError(f"--model {args.model}: the packet simulator runs {', '.join(PROTOCOLS)}")
     if not args.transient_rtt >= 0:
         raise InputError(f"--transient-rtt {args.transient_rtt}: must be >= 0")
     scenario = get_scenario(args.scenario)
     overrides = {"rtt_s": args.rtt, "buffer_bytes": args.buffer}
     scenario = dataclasses.replace(scenario, **{k: v for k, v in overrides.items() if v is not None})
     result = cosimulate(scenario, args.alpha, args.beta, seed=args.seed, t_end=args.t_end,
-                        transient_rtt=args.transient_rtt)
+                        transient_rtt=args.transient_rtt, model=args.model)
     if args.csv:
         result.to_csv(args.csv)
     if args.out:
@@ -60,6 +65,6 @@ def run(args) -> int:
         print(json.dumps(result.summary()))
     elif not args.csv and not args.out:
         plateaus = ", ".join(f"{s.packet_plateau:.4g}/{s.fluid_plateau:.4g}" for s in result.segments)
-        print(f"{scenario.name} alpha={args.alpha:g} beta={args.beta:g}: R/C plateaus packet/fluid {plateaus}; "
+        print(f"{scenario.name} {args.model} alpha={args.alpha:g} beta={args.beta:g}: R/C plateaus packet/fluid {plateaus}; "
               f"RMS difference outside transients {result.rms_R_over_C:.3g} ({100 * result.rms_relative:.2g}% of eta/N)")
     return 0

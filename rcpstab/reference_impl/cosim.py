@@ -1,4 +1,8 @@
-"""Co-simulation: the packet-level run and the fluid ``rcp`` model on the same scenario.
+"""Co-simulation: the packet-level run and the fluid model on the same scenario.
+
+The model is ``rcp`` (default), ``xcp`` or ``rcpac``: the packet run uses the matching
+router and senders (:func:`~.run.run_scenario`'s ``protocol``). For ``xcp`` the compared
+"R/C" is the aggregate input rate per flow, y/(N*C), on both sides (XCP routers hold no rate).
 
 "Same scenario" means: the fluid model's C is the bottleneck capacity, its d0 the scenario's
 round-trip propagation delay, its eta the router's, its MTU the data datagram, its T the
@@ -82,6 +86,8 @@ class CosimResult:
     ----------
     scenario : Scenario
     alpha, beta : float
+    model : str
+        ``rcp``, ``xcp`` or ``rcpac``.
     t : ndarray, shape (n,)
         Common grid: every rate-estimation interval T from T to the end, seconds.
     packet_R_over_C, fluid_R_over_C : ndarray, shape (n,)
@@ -113,6 +119,7 @@ class CosimResult:
     transient_rtt: float = TRANSIENT_RTT
     packet_wall_time_s: float = 0.0
     fluid_wall_time_s: float = 0.0
+    model: str = "rcp"
 
     @property
     def steady(self) -> np.ndarray:
@@ -139,6 +146,7 @@ class CosimResult:
         """The ``cosim --json`` object (keys documented in the command's help)."""
         return {
             "scenario": self.scenario.name,
+            "model": self.model,
             "alpha": self.alpha,
             "beta": self.beta,
             "transient_rtt": self.transient_rtt,
@@ -170,8 +178,8 @@ def _json_number(value):
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def fluid_run(scenario: Scenario, alpha: float, beta: float, t_end: float):
-    """Integrate the fluid ``rcp`` model on ``scenario`` (see the module docstring).
+def fluid_run(scenario: Scenario, alpha: float, beta: float, t_end: float, model: str = "rcp"):
+    """Integrate the fluid ``model`` on ``scenario`` (see the module docstring).
 
     Returns
     -------
@@ -186,12 +194,12 @@ def fluid_run(scenario: Scenario, alpha: float, beta: float, t_end: float):
         "MTU": scenario.packet_bytes * 8,
     }
     initial = {"gamma0": scenario.initial_R_over_C * scenario.eta, "q0": 0.0}
-    return simulate(get_model("rcp"), params, initial, t_end, n_schedule=schedule[1:], record_every=1)
+    return simulate(get_model(model), params, initial, t_end, n_schedule=schedule[1:], record_every=1)
 
 
 def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int = 0,
-               t_end: float | None = None, transient_rtt: float = TRANSIENT_RTT) -> CosimResult:
-    """Run ``scenario`` packet by packet and as the fluid ``rcp`` model, on a common grid.
+               t_end: float | None = None, transient_rtt: float = TRANSIENT_RTT, model: str = "rcp") -> CosimResult:
+    """Run ``scenario`` packet by packet and as the fluid ``model``, on a common grid.
 
     Parameters
     ----------
@@ -205,6 +213,8 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
         Simulated seconds (default: the scenario's).
     transient_rtt : float
         Round trips after each flow-count change left out of plateaus and RMS figures.
+    model : {"rcp", "xcp", "rcpac"}
+        Protocol of the packet run and fluid model.
 
     Returns
     -------
@@ -213,13 +223,13 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
     Raises
     ------
     InputError
-        Unknown scenario, a gain <= 0, a buffer of 0 packets, a negative delay, ...
+        Unknown scenario or model, a gain <= 0, a buffer of 0 packets, a negative delay, ...
     """
     scenario = get_scenario(scenario)
     t_end = scenario.t_end_s if t_end is None else t_end
-    packet = run_scenario(scenario, alpha, beta, seed=seed, t_end=t_end)
+    packet = run_scenario(scenario, alpha, beta, seed=seed, t_end=t_end, protocol=model)
     wall = time.perf_counter()
-    fluid = fluid_run(scenario, alpha, beta, t_end)
+    fluid = fluid_run(scenario, alpha, beta, t_end, model)
     fluid_wall = time.perf_counter() - wall
     step = control_interval_s(scenario)
     grid = step * np.arange(1, int(math.floor(t_end / step + 1e-9)) + 1)
@@ -228,7 +238,7 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
     result = CosimResult(
         scenario=scenario, alpha=alpha, beta=beta, t=grid,
         packet_R_over_C=packet.R_over_C[held],
-        fluid_R_over_C=np.interp(grid, fluid.t, fluid.gamma[:, 0]),
+        fluid_R_over_C=np.interp(grid, fluid.t, _fluid_share(fluid, scenario, model)),
         packet_queue_bytes=packet.queue_bytes[held].astype(float),
         fluid_queue_bytes=np.interp(grid, fluid.t, fluid.queue[:, 0]) / 8,
         n_flows=np.array([scenario.n_flows(x) for x in grid]),
@@ -236,9 +246,18 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
         transient_rtt=transient_rtt,
         packet_wall_time_s=packet.wall_time_s,
         fluid_wall_time_s=fluid_wall,
+        model=model,
     )
     result.segments = [_segment_agreement(result, seg) for seg in flow_segments(scenario, t_end)]
     return result
+
+
+def _fluid_share(fluid, scenario: Scenario, model: str) -> np.ndarray:
+    """The fluid R/C; for xcp y/(N(t)*C): the model's gamma divides by the initial N only."""
+    if model != "xcp":
+        return fluid.gamma[:, 0]
+    flows = np.maximum([scenario.n_flows(x) for x in fluid.t], 1)
+    return fluid.states["y"][:, 0] / (flows * scenario.capacity_bps)
 
 
 def _segment_agreement(result: CosimResult, seg) -> SegmentAgreement:

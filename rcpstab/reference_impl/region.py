@@ -32,7 +32,7 @@ from ..phaseplane.sweep import _SEVERITY, phaseplane_region
 from ..phaseplane.trajectory import Trajectory
 from ..phaseplane.verdicts import CONVERGED, DIVERGED, UNDECIDED, VERDICTS, classify
 from ..regions.result import RegionMap
-from .run import PacketRun, run_scenario
+from .run import PROTOCOLS, PacketRun, run_scenario
 from .scenarios import Scenario, get_scenario
 from .segments import control_interval_s, flow_segments, rtt_average
 
@@ -79,7 +79,7 @@ def run_verdict(run: PacketRun) -> tuple[int, float]:
     return worst, (max(t for _, t in judged) if all_converged else math.nan)
 
 
-def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int) -> dict:
+def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int, protocol: str = "rcp") -> dict:
     """Run and judge each (alpha, beta) point of a chunk (runs in a worker).
 
     Returns
@@ -87,7 +87,7 @@ def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int) -> di
     dict
         ``codes`` (verdict codes) and ``convergence_rtt`` (RTTs, NaN unless converged).
     """
-    judged = [run_verdict(run_scenario(scenario, a, b, seed=seed)) for a, b in zip(alphas, betas)]
+    judged = [run_verdict(run_scenario(scenario, a, b, seed=seed, protocol=protocol)) for a, b in zip(alphas, betas)]
     return {"codes": [c for c, _ in judged], "convergence_rtt": [t for _, t in judged]}
 
 
@@ -98,7 +98,9 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     Parameters
     ----------
     model : ModelSpec
-        Must be ``rcp``: the reference router implements RCP's rate law (App. F).
+        ``rcp``, ``xcp`` or ``rcpac``: the router and senders the packet runs use. For ``xcp``
+        the judged "R/C" is y/(N*C), whose equilibrium with a standing queue q is the same
+        (1 - beta*q/(alpha*d*C))/N at eta = 1.
     alphas, betas : array_like
         Grid axes (> 0).
     scenario : str or Scenario, optional
@@ -117,8 +119,8 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     RegionMap
         ``table``: alpha, beta, stable, verdict, convergence_rtt.
     """
-    if model.name != "rcp":
-        raise InputError(f"--model {model.name}: the packet method runs the RCP reference router (use --model rcp)")
+    if model.name not in PROTOCOLS:
+        raise InputError(f"--model {model.name}: the packet method runs {', '.join(PROTOCOLS)} routers")
     scenario = get_scenario(scenario or DEFAULT_SCENARIO)
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
@@ -130,11 +132,13 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
         raise InputError(f"gain {bad[0]!r}: alpha and beta must be > 0")
     parts = [slice(s, s + POINTS_PER_CHUNK) for s in range(0, aa.size, POINTS_PER_CHUNK)]
     described = dataclasses.asdict(scenario)
+    # The protocol joins the key only when it is not rcp, so existing rcp checkpoints stay valid.
+    protocol = {} if model.name == "rcp" else {"protocol": model.name}
     keys = [chunk_key({"method": "packet", "scenario": described, "alpha": aa[p].tolist(), "beta": bb[p].tolist(),
-                       "seed": seed, "version": RESULT_VERSION}) for p in parts]
+                       "seed": seed, "version": RESULT_VERSION, **protocol}) for p in parts]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed) for i in todo]
+    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed, model.name) for i in todo]
     with tqdm(total=len(parts), initial=len(parts) - len(todo), disable=not progress,
               desc=f"packet {scenario.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_points, tasks, workers):

@@ -1,8 +1,9 @@
 """Run a scenario through the packet simulator: C event loop, Python control path.
 
 The simulator (C, or its Python twin) runs uninterrupted until the next control-timer
-expiry; the App. F control path then reads and writes the port registers in Python and
-the simulator continues. Nothing calls back into Python per packet.
+expiry; the control path (App. F for RCP, :mod:`.xcp_control` for XCP and RCP-AC) then
+reads and writes the port registers in Python and the simulator continues. Nothing calls
+back into Python per packet.
 """
 from __future__ import annotations
 
@@ -13,15 +14,19 @@ import numpy as np
 
 from ..errors import InputError
 from .control import RcpController, rate_register
+from .xcp_control import RcpAcController, XcpController
 from .scenarios import Scenario, get_scenario
-from .simulator_py import PySimulator
+from .simulator_py import SENDER_RTCP, SENDER_XCP, PySimulator
 from .topology import CTRL_PACKET_BYTES, IP_HEADER_BYTES, RCP_HEADER_BYTES, RWND_PACKETS, TCP_HEADER_BYTES
-from .topology import dumbbell, flow_table
+from .topology import Link, dumbbell, flow_table
+from .xcp_header import XCP_HEADER_LEN
 
 NS_PER_S = 1_000_000_000
 NS_PER_MS = 1_000_000
 BACKENDS = ("c", "python")
 THROUGHPUT_WINDOW_S = 1.0
+PROTOCOLS = ("rcp", "xcp", "rcpac")
+RCPAC_GAMMA = 0.2   # rcpstab.models.rcpac's default gamma_AC
 
 
 @dataclass
@@ -38,7 +43,9 @@ class PacketRun:
     t : ndarray
         Control-timer expiries of the monitored (bottleneck) port, seconds.
     R_over_C : ndarray
-        Router rate ``rcp_rate`` after each expiry, as a fraction of the link capacity.
+        Router rate ``rcp_rate`` after each expiry, as a fraction of the link capacity
+        (RCP, RCP-AC). XCP routers have no rate: for ``xcp`` it is the measured input rate
+        per scripted flow, y/(N*C), the fluid xcp model's gamma.
     queue_bytes : ndarray
         Bottleneck queue at each expiry, bytes.
     n_active : ndarray
@@ -55,6 +62,10 @@ class PacketRun:
         flows_done, now_ns.
     wall_time_s : float
         Wall-clock time of the run, seconds.
+    utilization : ndarray
+        Input rate of the monitored port over each interval, as a fraction of its capacity.
+    protocol : str
+        ``"rcp"``, ``"xcp"`` or ``"rcpac"``.
     """
 
     scenario: Scenario
@@ -71,6 +82,8 @@ class PacketRun:
     flow_completion_s: np.ndarray
     counters: dict[str, int] = field(default_factory=dict)
     wall_time_s: float = 0.0
+    utilization: np.ndarray = field(default_factory=lambda: np.empty(0))
+    protocol: str = "rcp"
 
     @property
     def events_per_s(self) -> float:
@@ -78,27 +91,88 @@ class PacketRun:
         return self.counters["events"] / self.wall_time_s if self.wall_time_s > 0 else float("nan")
 
 
-def make_simulator(scenario: Scenario, seed: int, t_end_s: float, backend: str):
+def make_simulator(scenario: Scenario, seed: int, t_end_s: float, backend: str, protocol: str = "rcp"):
     """Build the simulator for ``scenario`` (C ``Simulator`` or ``PySimulator``) and its topology."""
-    topology = dumbbell(scenario)
+    topology = dumbbell(scenario, protocol)
+    return build_simulator(topology, flow_table(scenario, topology, seed, t_end_s), scenario.packet_bytes,
+                           backend, protocol), topology
+
+
+def build_simulator(topology, flows: list, packet_bytes: int, backend: str, protocol: str):
+    """The C ``Simulator`` or ``PySimulator`` on ``topology`` with R-TCP (``rcp``) or XCP senders."""
+    xcp = protocol != "rcp"
     args = dict(
         links=[link.as_sim_tuple() for link in topology.links],
         paths=list(topology.paths),
-        flows=flow_table(scenario, topology, seed, t_end_s),
-        data_size=scenario.packet_bytes,
-        ctrl_size=CTRL_PACKET_BYTES,
-        window_denominator=scenario.packet_bytes - TCP_HEADER_BYTES,  # MSS + RCP + IP headers
+        flows=flows,
+        data_size=packet_bytes,
+        # An XCP header replaces the RCP one in SYNs and ACKs; the window rule is R-TCP's only.
+        ctrl_size=CTRL_PACKET_BYTES + (XCP_HEADER_LEN - RCP_HEADER_BYTES if xcp else 0),
+        window_denominator=packet_bytes - TCP_HEADER_BYTES,  # MSS + RCP + IP headers
         rwnd_pkts=RWND_PACKETS,
+        sender=SENDER_XCP if xcp else SENDER_RTCP,
     )
-    assert scenario.packet_bytes - TCP_HEADER_BYTES > IP_HEADER_BYTES + RCP_HEADER_BYTES
+    assert packet_bytes - TCP_HEADER_BYTES > IP_HEADER_BYTES + RCP_HEADER_BYTES
     if backend == "c":
         from ._datapath import Simulator
 
-        return Simulator(**args), topology
-    return PySimulator(**args), topology
+        return Simulator(**args)
+    return PySimulator(**args)
 
 
-def _check_inputs(alpha: float, beta: float, backend: str, t_end: float) -> None:
+def make_controller(link: Link, alpha: float, beta: float, eta: float, initial_R_over_C: float,
+                    avg_rtt_s: float, mtu: int):
+    """The control path of ``link`` (by its protocol) in its initial state."""
+    capacity = link.capacity_bps / 8000  # bytes/ms
+    if link.protocol == "xcp":
+        return XcpController(capacity=capacity * 1000, alpha=alpha, beta=beta, avg_rtt=avg_rtt_s)
+    rcp = RcpController(link_rate=capacity, alpha=alpha, beta=beta, eta=eta,
+                        rate=initial_R_over_C * eta * capacity, avg_rtt=avg_rtt_s * 1000, mtu=mtu)
+    if link.protocol == "rcpac":
+        return RcpAcController(rcp, gamma_ac=RCPAC_GAMMA, buffer_bytes=link.buffer_bytes)
+    return rcp
+
+
+def initial_writes(sim, li: int, ctrl) -> None:
+    """Load a controller's initial state into its port."""
+    if isinstance(ctrl, RcpController):
+        sim.set_registers(li, rate=rate_register(ctrl.rate))
+        return
+    if isinstance(ctrl, RcpAcController):
+        sim.set_xcp_registers(li, rate=ctrl.rcp.rate * 1000.0, avg_rtt=ctrl.rcp.avg_rtt / 1000.0)
+    sim.set_xcp_registers(li, min_queue=float("inf"))
+
+
+def service(sim, li: int, ctrl, tr_ns: int) -> tuple[int, float, float, dict]:
+    """One timer expiry of port ``li``.
+
+    Returns
+    -------
+    next_ns : int
+        The next interval, ns.
+    rate_over_c : float
+        The router's rate over capacity (NaN for XCP, which has none).
+    utilization : float
+        Input rate over the interval, fraction of capacity.
+    registers : dict
+        The integer registers read at the expiry (before the writes).
+    """
+    registers = sim.registers(li)
+    if isinstance(ctrl, RcpController):
+        next_tr, writes = ctrl.service(registers, tr_ns / NS_PER_MS)
+        sim.set_registers(li, **writes)
+        utilization = registers["input_bytes"] * NS_PER_MS / tr_ns / ctrl.link_rate
+        return max(int(round(next_tr * NS_PER_MS)), 1), ctrl.rate / ctrl.link_rate, utilization, registers
+    next_s, writes, xwrites = ctrl.service(registers, sim.xcp_registers(li), tr_ns / NS_PER_S)
+    sim.set_registers(li, **writes)
+    sim.set_xcp_registers(li, **xwrites)
+    rate = ctrl.rcp.rate / ctrl.rcp.link_rate if isinstance(ctrl, RcpAcController) else float("nan")
+    return max(int(round(next_s * NS_PER_S)), 1), rate, ctrl.utilization, registers
+
+
+def _check_inputs(alpha: float, beta: float, backend: str, t_end: float, protocol: str = "rcp") -> None:
+    if protocol not in PROTOCOLS:
+        raise InputError(f"model {protocol!r}: the packet simulator runs {', '.join(PROTOCOLS)}")
     if not alpha > 0:
         raise InputError(f"alpha={alpha} must be > 0")
     if not beta >= 0:
@@ -117,6 +191,7 @@ def run_scenario(
     seed: int = 0,
     backend: str = "c",
     t_end: float | None = None,
+    protocol: str = "rcp",
 ) -> PacketRun:
     """Simulate ``scenario`` packet by packet with router gains ``alpha`` and ``beta``.
 
@@ -125,13 +200,16 @@ def run_scenario(
     scenario : str or Scenario
         A name from :data:`rcpstab.reference_impl.scenarios.SCENARIOS` or a scenario object.
     alpha, beta : float
-        Router gains of App. F line 8 (alpha > 0, beta >= 0).
+        Router gains: App. F line 8 (RCP, RCP-AC's rate controller) or XCP's efficiency
+        controller (alpha > 0, beta >= 0).
     seed : int
         Seed of the Poisson arrivals; everything else is deterministic.
     backend : {"c", "python"}
         The C event loop or its pure-Python twin (identical traces, ~tens of times slower).
     t_end : float, optional
         Simulated seconds; default ``scenario.t_end_s``.
+    protocol : {"rcp", "xcp", "rcpac"}
+        Router and sender: RCP with R-TCP hosts, or XCP / RCP-AC routers with XCP senders.
 
     Returns
     -------
@@ -144,29 +222,22 @@ def run_scenario(
     """
     scenario = get_scenario(scenario)
     t_end = scenario.t_end_s if t_end is None else t_end
-    _check_inputs(alpha, beta, backend, t_end)
+    _check_inputs(alpha, beta, backend, t_end, protocol)
     wall_start = time.perf_counter()
-    sim, topology = make_simulator(scenario, seed, t_end, backend)
+    sim, topology = make_simulator(scenario, seed, t_end, backend, protocol)
     controllers = {}
     for li, link in enumerate(topology.links):
-        if link.rcp:
-            controllers[li] = RcpController(
-                link_rate=link.capacity_bps / 8000,
-                alpha=alpha,
-                beta=beta,
-                eta=scenario.eta,
-                rate=scenario.initial_R_over_C * scenario.eta * link.capacity_bps / 8000,
-                avg_rtt=scenario.rtt_s * 1000 if scenario.rtt_s > 0 else 1.0,
-                mtu=scenario.packet_bytes,
-            )
-            sim.set_registers(li, rate=rate_register(controllers[li].rate))
-    interval_ns = {li: int(round(c.interval * NS_PER_MS)) for li, c in controllers.items()}
+        if link.controlled:
+            controllers[li] = make_controller(link, alpha, beta, scenario.eta, scenario.initial_R_over_C,
+                                              scenario.rtt_s if scenario.rtt_s > 0 else 1e-3, scenario.packet_bytes)
+            initial_writes(sim, li, controllers[li])
+    interval_ns = {li: initial_interval_ns(c) for li, c in controllers.items()}
     next_tick = dict(interval_ns)
     t_end_ns = int(round(t_end * NS_PER_S))
     window_ns = int(THROUGHPUT_WINDOW_S * NS_PER_S)
     next_window = window_ns
     n_long = len(scenario.long_flows)
-    trace: list[tuple[float, float, int, int]] = []
+    trace: list[tuple[float, float, int, int, float]] = []
     windows: list[tuple[float, list[int]]] = []
     monitored = topology.monitored_link
     while True:
@@ -177,24 +248,33 @@ def run_scenario(
         for li, ctrl in controllers.items():
             if next_tick[li] != t_next:
                 continue
-            registers = sim.registers(li)
-            next_tr, writes = ctrl.service(registers, interval_ns[li] / NS_PER_MS)
-            sim.set_registers(li, **writes)
-            interval_ns[li] = max(int(round(next_tr * NS_PER_MS)), 1)
-            next_tick[li] = t_next + interval_ns[li]
+            next_ns, rate, utilization, registers = service(sim, li, ctrl, interval_ns[li])
+            interval_ns[li] = next_ns
+            next_tick[li] = t_next + next_ns
             if li == monitored:
-                trace.append((t_next / NS_PER_S, ctrl.rate / ctrl.link_rate, registers["queue_bytes"], sim.n_active()))
+                if protocol == "xcp":
+                    rate = utilization / max(scenario.n_flows(t_next / NS_PER_S), 1)
+                trace.append((t_next / NS_PER_S, rate, registers["queue_bytes"], sim.n_active(), utilization))
         if next_window == t_next:
             windows.append((t_next / NS_PER_S, sim.flow_stats()[0][:n_long]))
             next_window += window_ns
     sim.run_until(t_end_ns)
     counters = sim.counters()
     wall = time.perf_counter() - wall_start
-    return _package(scenario, alpha, beta, seed, backend, trace, windows, sim.flow_stats()[1][n_long:], counters, wall)
+    run = _package(scenario, alpha, beta, seed, backend, trace, windows, sim.flow_stats()[1][n_long:], counters, wall)
+    run.protocol = protocol
+    return run
+
+
+def initial_interval_ns(ctrl) -> int:
+    """A controller's first timer interval, ns."""
+    if isinstance(ctrl, RcpController):
+        return int(round(ctrl.interval * NS_PER_MS))
+    return max(int(round(ctrl.interval * NS_PER_S)), 1)
 
 
 def _package(scenario, alpha, beta, seed, backend, trace, windows, fct_ns, counters, wall) -> PacketRun:
-    t, r, q, n = (np.array(col) for col in zip(*trace)) if trace else (np.empty(0),) * 4
+    t, r, q, n, u = (np.array(col) for col in zip(*trace)) if trace else (np.empty(0),) * 5
     n_long = len(scenario.long_flows)
     throughput_t = np.array([w[0] for w in windows])
     delivered = np.array([w[1] for w in windows], dtype=float).reshape(len(windows), n_long)
@@ -214,4 +294,5 @@ def _package(scenario, alpha, beta, seed, backend, trace, windows, fct_ns, count
         flow_completion_s=np.array([np.nan if c is None else c / NS_PER_S for c in fct_ns], dtype=float),
         counters=counters,
         wall_time_s=wall,
+        utilization=u,
     )

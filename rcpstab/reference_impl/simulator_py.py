@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
+from dataclasses import asdict
 
 from .datapath_py import PortRegisters, dp_arrive, dp_depart, port_admit, port_release
 from .datapath_py import receiver_echo, registers_dict, set_registers
 from .header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
+from .xcp_datapath_py import PROTO_PLAIN, PROTO_RCP, PROTO_RCPAC, XcpState, set_xcp_registers, xcp_arrive, xcp_depart
+from .xcp_header import FEEDBACK_MAX, XCP_HEADER_LEN, read_i32, xcp_receiver_echo
+from .xcp_header import fill as xcp_fill
 
 NS_PER_MS = 1_000_000
 NS_PER_S = 1_000_000_000
@@ -20,6 +24,10 @@ RTO_INITIAL_NS = NS_PER_S
 DUPACK_THRESHOLD = 3
 INITIAL_CWND = 2
 RTT_FIELD_MAX = 0xFFFE
+NS_PER_US = 1_000
+XCP_RTT_FIELD_MAX = 0xFFFFFFFE
+XCP_UNITS_PER_BYTE = 1000
+SENDER_RTCP, SENDER_XCP = range(2)
 
 EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER = range(6)
 PK_SYN, PK_SYNACK, PK_DATA, PK_ACK = range(4)
@@ -43,13 +51,16 @@ class _Packet:
 
 
 class _Link:
-    __slots__ = ("capacity_bps", "delay_ns", "rcp", "port", "queue", "busy")
+    __slots__ = ("capacity_bps", "delay_ns", "proto", "port", "xcp", "queue", "busy")
 
-    def __init__(self, capacity_bps: int, delay_ns: int, buffer_bytes: int, rcp: bool) -> None:
+    def __init__(self, capacity_bps: int, delay_ns: int, buffer_bytes: int, proto: int) -> None:
+        if not PROTO_PLAIN <= proto <= PROTO_RCPAC:
+            raise ValueError(f"protocol {proto} is not 0 (plain), 1 (rcp), 2 (xcp) or 3 (rcpac)")
         if capacity_bps <= 0 or delay_ns < 0:
             raise ValueError(f"capacity {capacity_bps} b/s and delay {delay_ns} ns must be > 0 and >= 0")
-        self.capacity_bps, self.delay_ns, self.rcp = capacity_bps, delay_ns, bool(rcp)
+        self.capacity_bps, self.delay_ns, self.proto = capacity_bps, delay_ns, int(proto)
         self.port = PortRegisters(buffer_bytes=buffer_bytes)
+        self.xcp = XcpState()
         self.queue: deque[_Packet] = deque()
         self.busy: _Packet | None = None
 
@@ -58,7 +69,7 @@ class _Flow:
     __slots__ = (
         "start_ns", "stop_ns", "size_pkts", "request", "fwd_path", "rev_path",
         "state", "stopped", "rcp_mode", "send_pending", "in_recovery", "rate",
-        "srtt_ns", "wnd", "cwnd", "ssthresh", "cwnd_acc", "snd_una", "snd_nxt", "recover", "dupacks",
+        "srtt_ns", "wnd", "cwnd", "ssthresh", "cwnd_acc", "xcp_cwnd", "snd_una", "snd_nxt", "recover", "dupacks",
         "next_send_ns", "last_progress_ns", "syn_ns", "rcv_next", "delivered_bytes", "fct_ns",
     )  # fmt: skip
 
@@ -67,7 +78,7 @@ class _Flow:
         self.fwd_path, self.rev_path = fwd, rev
         self.state = FS_IDLE
         self.stopped = self.rcp_mode = self.send_pending = self.in_recovery = 0
-        self.rate = self.srtt_ns = self.wnd = self.cwnd = self.ssthresh = self.cwnd_acc = 0
+        self.rate = self.srtt_ns = self.wnd = self.cwnd = self.ssthresh = self.cwnd_acc = self.xcp_cwnd = 0
         self.snd_una = self.snd_nxt = self.recover = self.dupacks = 0
         self.next_send_ns = self.last_progress_ns = self.syn_ns = 0
         self.rcv_next = self.delivered_bytes = self.fct_ns = 0
@@ -76,8 +87,15 @@ class _Flow:
 class PySimulator:
     """Same constructor and methods as :class:`rcpstab.reference_impl._datapath.Simulator`."""
 
-    def __init__(self, links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts) -> None:
-        if min(data_size, ctrl_size) < 12 or window_denominator < 1 or rwnd_pkts < 1:
+    def __init__(self, links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts,
+                 sender=SENDER_RTCP) -> None:
+        if sender not in (SENDER_RTCP, SENDER_XCP):
+            raise ValueError(f"sender={sender} is not 0 (R-TCP) or 1 (XCP)")
+        if sender == SENDER_XCP and (rwnd_pkts > 1 << 24 or data_size > 1 << 16):
+            raise ValueError("XCP senders need rwnd_pkts <= 2**24 and data_size <= 2**16")
+        self.sender = sender
+        self.hdr_len = XCP_HEADER_LEN if sender == SENDER_XCP else 12
+        if min(data_size, ctrl_size) < self.hdr_len or window_denominator < 1 or rwnd_pkts < 1:
             raise ValueError("packet sizes must hold an RCP header; window terms must be >= 1")
         self.data_size, self.ctrl_size = data_size, ctrl_size
         self.window_denominator, self.rwnd_pkts = window_denominator, rwnd_pkts
@@ -102,16 +120,23 @@ class PySimulator:
     def _link_start_tx(self, li: int) -> None:
         link = self.links[li]
         p = link.queue.popleft()
-        if link.rcp:
+        if link.proto == PROTO_RCP:
             dp_depart(link.port, p.hdr, p.size)
-        else:
+        elif link.proto == PROTO_PLAIN:
             port_release(link.port, p.size)
+        else:
+            xcp_depart(link.proto, link.port, link.xcp, p.hdr, p.size)
         link.busy = p
         self._schedule(self.now + p.size * 8 * NS_PER_S // link.capacity_bps, EV_TX_DONE, li)
 
     def _link_arrive(self, li: int, p: _Packet) -> None:
         link = self.links[li]
-        accepted = dp_arrive(link.port, p.hdr, p.size) if link.rcp else port_admit(link.port, p.size)
+        if link.proto == PROTO_RCP:
+            accepted = dp_arrive(link.port, p.hdr, p.size)
+        elif link.proto == PROTO_PLAIN:
+            accepted = port_admit(link.port, p.size)
+        else:
+            accepted = xcp_arrive(link.proto, link.port, link.xcp, p.hdr, p.size)
         if not accepted:
             self.dropped += 1
             return
@@ -133,14 +158,21 @@ class PySimulator:
     def _send_syn(self, fi: int) -> None:
         f = self.flows[fi]
         p = _Packet(fi, PK_SYN, self.ctrl_size, 0, self.now)
-        p.hdr = fill_header(f.request, 0, RTT_UNKNOWN, PROTO_TCP)
+        if self.sender == SENDER_XCP:
+            p.hdr = xcp_fill(self._xcp_cwnd_field(f), 0, FEEDBACK_MAX, 0, PROTO_TCP)
+        else:
+            p.hdr = fill_header(f.request, 0, RTT_UNKNOWN, PROTO_TCP)
         f.syn_ns = self.now
         self._host_send(p)
 
     def _send_data(self, fi: int) -> None:
         f = self.flows[fi]
         p = _Packet(fi, PK_DATA, self.data_size, f.snd_nxt, self.now)
-        p.hdr = fill_header(f.request, 0, min(f.srtt_ns // NS_PER_MS, RTT_FIELD_MAX), PROTO_TCP)
+        if self.sender == SENDER_XCP:
+            rtt_us = min(f.srtt_ns // NS_PER_US, XCP_RTT_FIELD_MAX)
+            p.hdr = xcp_fill(self._xcp_cwnd_field(f), rtt_us, FEEDBACK_MAX, 0, PROTO_TCP)
+        else:
+            p.hdr = fill_header(f.request, 0, min(f.srtt_ns // NS_PER_MS, RTT_FIELD_MAX), PROTO_TCP)
         if f.snd_una == f.snd_nxt:
             f.last_progress_ns = self.now
         f.snd_nxt += 1
@@ -153,7 +185,7 @@ class PySimulator:
         while True:
             if f.size_pkts and f.snd_nxt >= f.size_pkts:
                 return
-            window = f.wnd if f.rcp_mode else f.cwnd
+            window = self._xcp_window(f) if self.sender == SENDER_XCP else f.wnd if f.rcp_mode else f.cwnd
             if f.snd_nxt - f.snd_una >= window:
                 return
             if f.rcp_mode:
@@ -176,7 +208,18 @@ class PySimulator:
         f.wnd = 1 if wnd < 1 else min(wnd, self.rwnd_pkts)
 
     @staticmethod
-    def _go_back(f: _Flow) -> None:
+    def _xcp_cwnd_field(f: _Flow) -> int:
+        return min(f.xcp_cwnd // XCP_UNITS_PER_BYTE, 0xFFFFFFFF)
+
+    def _xcp_window(self, f: _Flow) -> int:
+        return max(f.xcp_cwnd // (self.data_size * XCP_UNITS_PER_BYTE), 1)
+
+    def _xcp_take_feedback(self, f: _Flow, feedback: int) -> None:
+        floor_cwnd = self.data_size * XCP_UNITS_PER_BYTE
+        f.xcp_cwnd = min(max(f.xcp_cwnd + feedback, floor_cwnd), self.rwnd_pkts * floor_cwnd)
+
+    def _go_back(self, f: _Flow) -> None:
+        self._xcp_take_feedback(f, -(f.xcp_cwnd // 2))
         f.recover = f.snd_nxt
         f.in_recovery = 1
         f.snd_nxt = f.snd_una
@@ -205,7 +248,8 @@ class PySimulator:
         f.srtt_ns = self.now - p.ts
         f.state = FS_ESTAB
         f.last_progress_ns = self.now
-        self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
+        if self.sender == SENDER_RTCP:
+            self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
         self._try_send(fi)
 
     def _sender_on_ack(self, fi: int, p: _Packet) -> None:
@@ -213,7 +257,10 @@ class PySimulator:
         if f.state != FS_ESTAB or f.stopped:
             return
         f.srtt_ns = (7 * f.srtt_ns + (self.now - p.ts)) // 8
-        self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
+        if self.sender == SENDER_XCP:
+            self._xcp_take_feedback(f, read_i32(p.hdr, 12))
+        else:
+            self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
         if p.seq > f.snd_una:
             newly = p.seq - f.snd_una
             f.snd_una = p.seq
@@ -221,7 +268,7 @@ class PySimulator:
             f.last_progress_ns = self.now
             if f.snd_una >= f.recover:
                 f.in_recovery = 0
-            if not f.rcp_mode:
+            if not f.rcp_mode and self.sender == SENDER_RTCP:
                 self._tcp_grow(f, newly)
             if f.size_pkts and f.snd_una >= f.size_pkts:
                 f.state = FS_DONE
@@ -252,6 +299,7 @@ class PySimulator:
         elif f.snd_nxt > f.snd_una and self.now - f.last_progress_ns >= rto:
             self._go_back(f)
             f.cwnd = 1
+            f.xcp_cwnd = self.data_size * XCP_UNITS_PER_BYTE
             f.last_progress_ns = self.now
             self._try_send(fi)
         self._schedule(self.now + rto, EV_RTO, fi)
@@ -264,6 +312,7 @@ class PySimulator:
         f.state = FS_SYN_SENT
         f.cwnd = INITIAL_CWND
         f.ssthresh = self.rwnd_pkts
+        f.xcp_cwnd = INITIAL_CWND * self.data_size * XCP_UNITS_PER_BYTE
         self._send_syn(fi)
         self._schedule(self.now + RTO_INITIAL_NS, EV_RTO, fi)
 
@@ -282,7 +331,8 @@ class PySimulator:
         if p.kind == PK_DATA and p.seq == f.rcv_next:
             f.rcv_next += 1
             f.delivered_bytes += p.size
-        p.hdr = bytearray(receiver_echo(p.hdr))
+        echo = xcp_receiver_echo if self.sender == SENDER_XCP else receiver_echo
+        p.hdr = bytearray(echo(p.hdr))
         p.kind = PK_SYNACK if p.kind == PK_SYN else PK_ACK
         p.seq = f.rcv_next
         p.size = self.ctrl_size
@@ -346,6 +396,16 @@ class PySimulator:
     def set_registers(self, li: int, **values: int) -> None:
         """Write the link port's registers by name."""
         set_registers(self._port(li), values)
+
+    def xcp_registers(self, li: int) -> dict[str, float]:
+        """The link's real-valued XCP / RCP-AC registers by name."""
+        self._port(li)
+        return asdict(self.links[li].xcp)
+
+    def set_xcp_registers(self, li: int, **values: float) -> None:
+        """Write them by name."""
+        self._port(li)
+        set_xcp_registers(self.links[li].xcp, values)
 
     def in_flight(self) -> int:
         """Packets inside the network, counted from queues, links and pending deliveries."""

@@ -21,6 +21,7 @@ TCP_HEADER_BYTES = 20
 RCP_HEADER_BYTES = 12
 CTRL_PACKET_BYTES = IP_HEADER_BYTES + RCP_HEADER_BYTES + TCP_HEADER_BYTES  # SYN, SYN-ACK, pure ACK
 RWND_PACKETS = 4096  # receiver's advertised window, packets (6 MB at 1500 bytes)
+PROTOCOL_CODES = {"plain": 0, "rcp": 1, "xcp": 2, "rcpac": 3}  # PROTO_* of csrc/xcp_port.h
 
 
 @dataclass(frozen=True)
@@ -37,19 +38,25 @@ class Link:
         Propagation delay, seconds.
     buffer_bytes : int
         Drop-tail buffer, bytes.
-    rcp : bool
-        Whether the port runs the RCP data and control paths.
+    protocol : str
+        Router on the port: ``"plain"`` (drop-tail only), ``"rcp"``, ``"xcp"`` or ``"rcpac"``.
     """
 
     name: str
     capacity_bps: float
     delay_s: float
     buffer_bytes: int
-    rcp: bool
+    protocol: str
 
-    def as_sim_tuple(self) -> tuple[int, int, int, bool]:
-        """(capacity b/s, delay ns, buffer bytes, rcp) as the simulators take it."""
-        return (int(round(self.capacity_bps)), int(round(self.delay_s * NS_PER_S)), self.buffer_bytes, self.rcp)
+    @property
+    def controlled(self) -> bool:
+        """Whether a control path runs on this port."""
+        return self.protocol != "plain"
+
+    def as_sim_tuple(self) -> tuple[int, int, int, int]:
+        """(capacity b/s, delay ns, buffer bytes, protocol code) as the simulators take it."""
+        return (int(round(self.capacity_bps)), int(round(self.delay_s * NS_PER_S)), self.buffer_bytes,
+                PROTOCOL_CODES[self.protocol])
 
 
 @dataclass(frozen=True)
@@ -63,14 +70,14 @@ class Topology:
     monitored_link: int
 
 
-def dumbbell(scenario: Scenario) -> Topology:
-    """Single bottleneck: data over the RCP link, ACKs over a plain return link."""
+def dumbbell(scenario: Scenario, protocol: str = "rcp") -> Topology:
+    """Single bottleneck: data over a ``protocol`` link, ACKs over a plain return link."""
     forward = Link(
         "bottleneck",
         scenario.capacity_bps,
         scenario.rtt_s * scenario.forward_delay_share,
         scenario.effective_buffer_bytes,
-        rcp=True,
+        protocol=protocol,
     )
     reverse_capacity = scenario.reverse_capacity_bps or scenario.capacity_bps
     reverse = Link(
@@ -78,7 +85,7 @@ def dumbbell(scenario: Scenario) -> Topology:
         reverse_capacity,
         scenario.rtt_s * (1 - scenario.forward_delay_share),
         max(int(reverse_capacity * scenario.rtt_s / 8), scenario.packet_bytes),
-        rcp=False,
+        protocol="plain",
     )
     return Topology(links=(forward, reverse), forward_path=0, reverse_path=1, paths=((0,), (1,)), monitored_link=0)
 

@@ -1,5 +1,6 @@
 /* Python bindings: rcpstab.reference_impl._datapath.
  *   Datapath  - stand-alone output ports running App. F lines 18-23 on packet buffers
+ *   XcpDatapath - stand-alone XCP or RCP-AC output ports (xcp_port.h)
  *   Simulator - the packet simulator of sim.c, driven by the Python control path
  *   receiver_echo - the receiver's per-packet header rewrite */
 #define PY_SSIZE_T_CLEAN
@@ -7,6 +8,8 @@
 
 #include "rcp_port.h"
 #include "sim.h"
+
+#include <stddef.h>
 
 /* The 64-bit registers in slot order, then the 32-bit rate register. */
 static const char *const REGISTER_NAMES[] = {"input_bytes", "rtt_sum",  "rtt_count", "queue_bytes",
@@ -91,6 +94,88 @@ static PyObject *port_set_registers(PyObject *self, PyObject *args, PyObject *kw
         return NULL;
     rcp_port *p = lookup(self, i);
     if (!p || set_registers(p, kwargs) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* The real-valued registers of an XCP / RCP-AC port, by name. */
+static const struct {
+    const char *name;
+    size_t offset;
+} XCP_REGISTERS[] = {
+    {"sum_rtt_by_cwnd", offsetof(xcp_state, sum_rtt_by_cwnd)},
+    {"sum_rtt_square_by_cwnd", offsetof(xcp_state, sum_rtt_square_by_cwnd)},
+    {"sum_deficit", offsetof(xcp_state, sum_deficit)},
+    {"min_queue", offsetof(xcp_state, min_queue)},
+    {"xi_p", offsetof(xcp_state, xi_p)},
+    {"xi_n", offsetof(xcp_state, xi_n)},
+    {"residue_pos", offsetof(xcp_state, residue_pos)},
+    {"residue_neg", offsetof(xcp_state, residue_neg)},
+    {"rate", offsetof(xcp_state, rate)},
+    {"avg_rtt", offsetof(xcp_state, avg_rtt)},
+    {"xi_ac", offsetof(xcp_state, xi_ac)},
+    {NULL, 0},
+};
+
+static double *xcp_slot(xcp_state *x, int k)
+{
+    return (double *)((char *)x + XCP_REGISTERS[k].offset);
+}
+
+static PyObject *xcp_registers_dict(xcp_state *x)
+{
+    PyObject *d = PyDict_New();
+    for (int k = 0; d && XCP_REGISTERS[k].name; k++) {
+        PyObject *o = PyFloat_FromDouble(*xcp_slot(x, k));
+        if (!o || PyDict_SetItemString(d, XCP_REGISTERS[k].name, o) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(o);
+    }
+    return d;
+}
+
+static int set_xcp_registers(xcp_state *x, PyObject *kwargs)
+{
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (kwargs && PyDict_Next(kwargs, &pos, &key, &value)) {
+        const char *name = PyUnicode_AsUTF8(key);
+        if (!name)
+            return -1;
+        int k = 0;
+        while (XCP_REGISTERS[k].name && strcmp(XCP_REGISTERS[k].name, name) != 0)
+            k++;
+        if (!XCP_REGISTERS[k].name) {
+            PyErr_Format(PyExc_ValueError, "unknown register %s", name);
+            return -1;
+        }
+        double v = PyFloat_AsDouble(value);
+        if (v == -1.0 && PyErr_Occurred())
+            return -1;
+        *xcp_slot(x, k) = v;
+    }
+    return 0;
+}
+
+/* xcp_registers(port) and set_xcp_registers(port, **values), shared by XcpDatapath and Simulator. */
+typedef xcp_state *(*xcp_lookup)(PyObject *self, Py_ssize_t i);
+
+static PyObject *port_xcp_registers(PyObject *self, PyObject *args, xcp_lookup lookup)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return NULL;
+    xcp_state *x = lookup(self, i);
+    return x ? xcp_registers_dict(x) : NULL;
+}
+
+static PyObject *port_set_xcp_registers(PyObject *self, PyObject *args, PyObject *kwargs, xcp_lookup lookup)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return NULL;
+    xcp_state *x = lookup(self, i);
+    if (!x || set_xcp_registers(x, kwargs) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -207,6 +292,148 @@ static PyTypeObject DatapathType = {
     .tp_methods = Datapath_methods,
 };
 
+/* --------------------------------------------------------------- XcpDatapath */
+
+typedef struct {
+    PyObject_HEAD
+    rcp_port *ports;
+    xcp_state *state;
+    Py_ssize_t n_ports;
+    int proto;
+} XcpDatapathObject;
+
+static int XcpDatapath_init(XcpDatapathObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"n_ports", "protocol", NULL};
+    Py_ssize_t n;
+    const char *protocol;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ns", kwlist, &n, &protocol))
+        return -1;
+    if (n < 1 || n > 65536) {
+        PyErr_Format(PyExc_ValueError, "n_ports=%zd is outside 1..65536", n);
+        return -1;
+    }
+    if (strcmp(protocol, "xcp") != 0 && strcmp(protocol, "rcpac") != 0) {
+        PyErr_Format(PyExc_ValueError, "protocol=%s is not xcp or rcpac", protocol);
+        return -1;
+    }
+    PyMem_Free(self->ports);
+    PyMem_Free(self->state);
+    self->ports = PyMem_Calloc((size_t)n, sizeof(rcp_port));
+    self->state = PyMem_Calloc((size_t)n, sizeof(xcp_state));
+    if (!self->ports || !self->state) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->n_ports = n;
+    self->proto = protocol[0] == 'x' ? PROTO_XCP : PROTO_RCPAC;
+    return 0;
+}
+
+static void XcpDatapath_dealloc(XcpDatapathObject *self)
+{
+    PyMem_Free(self->ports);
+    PyMem_Free(self->state);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int xcp_datapath_index(XcpDatapathObject *self, Py_ssize_t i)
+{
+    if (!self->ports || !self->state || i < 0 || i >= self->n_ports) {
+        PyErr_Format(PyExc_IndexError, "port %zd is outside 0..%zd", i, self->n_ports - 1);
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *XcpDatapath_arrive(XcpDatapathObject *self, PyObject *args)
+{
+    Py_ssize_t i;
+    Py_buffer buf;
+    unsigned int size;
+    if (!PyArg_ParseTuple(args, "ny*I", &i, &buf, &size))
+        return NULL;
+    int ok = xcp_datapath_index(self, i);
+    int accepted = ok ? xcp_arrive(self->proto, &self->ports[i], &self->state[i], buf.buf, (size_t)buf.len, size) : 0;
+    PyBuffer_Release(&buf);
+    return ok ? PyBool_FromLong(accepted) : NULL;
+}
+
+static PyObject *XcpDatapath_depart(XcpDatapathObject *self, PyObject *args)
+{
+    Py_ssize_t i;
+    Py_buffer buf;
+    unsigned int size;
+    if (!PyArg_ParseTuple(args, "ny*I", &i, &buf, &size))
+        return NULL;
+    PyObject *out = xcp_datapath_index(self, i) ? PyBytes_FromStringAndSize(buf.buf, buf.len) : NULL;
+    PyBuffer_Release(&buf);
+    if (!out)
+        return NULL;
+    xcp_depart(self->proto, &self->ports[i], &self->state[i], (uint8_t *)PyBytes_AS_STRING(out),
+               (size_t)PyBytes_GET_SIZE(out), size);
+    return out;
+}
+
+static rcp_port *xcp_datapath_port(PyObject *self, Py_ssize_t i)
+{
+    XcpDatapathObject *o = (XcpDatapathObject *)self;
+    return xcp_datapath_index(o, i) ? &o->ports[i] : NULL;
+}
+
+static xcp_state *xcp_datapath_state(PyObject *self, Py_ssize_t i)
+{
+    XcpDatapathObject *o = (XcpDatapathObject *)self;
+    return xcp_datapath_index(o, i) ? &o->state[i] : NULL;
+}
+
+static PyObject *XcpDatapath_registers(PyObject *self, PyObject *args)
+{
+    return port_registers(self, args, xcp_datapath_port);
+}
+
+static PyObject *XcpDatapath_set_registers(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return port_set_registers(self, args, kwargs, xcp_datapath_port);
+}
+
+static PyObject *XcpDatapath_xcp_registers(PyObject *self, PyObject *args)
+{
+    return port_xcp_registers(self, args, xcp_datapath_state);
+}
+
+static PyObject *XcpDatapath_set_xcp_registers(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return port_set_xcp_registers(self, args, kwargs, xcp_datapath_state);
+}
+
+static PyMethodDef XcpDatapath_methods[] = {
+    {"arrive", (PyCFunction)XcpDatapath_arrive, METH_VARARGS,
+     "arrive(port, packet, size) -> bool: estimator sums, counters and drop-tail admission; True if queued."},
+    {"depart", (PyCFunction)XcpDatapath_depart, METH_VARARGS,
+     "depart(port, packet, size) -> bytes: the packet with its H_feedback computed."},
+    {"registers", (PyCFunction)XcpDatapath_registers, METH_VARARGS,
+     "registers(port) -> dict of the integer registers (rtt_sum in microseconds; rate unused)."},
+    {"set_registers", (PyCFunction)(void (*)(void))XcpDatapath_set_registers, METH_VARARGS | METH_KEYWORDS,
+     "set_registers(port, **values): write integer registers by name."},
+    {"xcp_registers", (PyCFunction)XcpDatapath_xcp_registers, METH_VARARGS,
+     "xcp_registers(port) -> dict of the real-valued registers."},
+    {"set_xcp_registers", (PyCFunction)(void (*)(void))XcpDatapath_set_xcp_registers, METH_VARARGS | METH_KEYWORDS,
+     "set_xcp_registers(port, **values): write real-valued registers by name."},
+    {NULL},
+};
+
+static PyTypeObject XcpDatapathType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rcpstab.reference_impl._datapath.XcpDatapath",
+    .tp_doc = "Output ports of an XCP or RCP-AC router: registers and the per-packet feedback.",
+    .tp_basicsize = sizeof(XcpDatapathObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)XcpDatapath_init,
+    .tp_dealloc = (destructor)XcpDatapath_dealloc,
+    .tp_methods = XcpDatapath_methods,
+};
+
 /* ----------------------------------------------------------------- Simulator */
 
 typedef struct {
@@ -228,9 +455,14 @@ static int parse_links(sim_t *s, PyObject *links)
         sim_link *l = &s->links[i];
         long long cap, delay;
         unsigned long long buffer;
-        int rcp;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(links, i), "LLKp", &cap, &delay, &buffer, &rcp))
+        int proto;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(links, i), "LLKi", &cap, &delay, &buffer, &proto))
             return -1;
+        if (proto < PROTO_PLAIN || proto > PROTO_RCPAC) {
+            PyErr_Format(PyExc_ValueError, "link %zd: protocol %d is not 0 (plain), 1 (rcp), 2 (xcp) or 3 (rcpac)", i,
+                         proto);
+            return -1;
+        }
         if (cap <= 0 || delay < 0) {
             PyErr_Format(PyExc_ValueError, "link %zd: capacity %lld b/s and delay %lld ns must be > 0 and >= 0",
                          i, cap, delay);
@@ -239,7 +471,7 @@ static int parse_links(sim_t *s, PyObject *links)
         l->capacity_bps = cap;
         l->delay_ns = delay;
         l->port.buffer_bytes = buffer;
-        l->rcp = rcp;
+        l->proto = proto;
     }
     return 0;
 }
@@ -324,18 +556,29 @@ static int parse_flows(sim_t *s, PyObject *flows)
 static int Simulator_init(SimulatorObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"links", "paths", "flows", "data_size", "ctrl_size", "window_denominator", "rwnd_pkts",
-                             NULL};
+                             "sender", NULL};
     PyObject *links, *paths, *flows;
     sim_params prm;
     long long rwnd;
+    prm.sender = SENDER_RTCP;
     if (self->ready)
         sim_free(&self->sim);
     self->ready = 0;
     memset(&self->sim, 0, sizeof self->sim);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOIIIL", kwlist, &links, &paths, &flows, &prm.data_size,
-                                     &prm.ctrl_size, &prm.window_denominator, &rwnd))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOIIIL|i", kwlist, &links, &paths, &flows, &prm.data_size,
+                                     &prm.ctrl_size, &prm.window_denominator, &rwnd, &prm.sender))
         return -1;
-    if (prm.data_size < RCP_HEADER_LEN || prm.ctrl_size < RCP_HEADER_LEN || prm.window_denominator < 1 || rwnd < 1) {
+    if (prm.sender != SENDER_RTCP && prm.sender != SENDER_XCP) {
+        PyErr_Format(PyExc_ValueError, "sender=%d is not 0 (R-TCP) or 1 (XCP)", prm.sender);
+        return -1;
+    }
+    /* Keeps the XCP window arithmetic (1/1000 byte units) far from int64 overflow. */
+    if (prm.sender == SENDER_XCP && (rwnd > (1LL << 24) || prm.data_size > (1u << 16))) {
+        PyErr_SetString(PyExc_ValueError, "XCP senders need rwnd_pkts <= 2**24 and data_size <= 2**16");
+        return -1;
+    }
+    size_t need = prm.sender == SENDER_XCP ? XCP_HEADER_LEN : RCP_HEADER_LEN;
+    if (prm.data_size < need || prm.ctrl_size < need || prm.window_denominator < 1 || rwnd < 1) {
         PyErr_SetString(PyExc_ValueError, "packet sizes must hold an RCP header; window terms must be >= 1");
         return -1;
     }
@@ -416,6 +659,21 @@ static PyObject *Simulator_set_registers(PyObject *self, PyObject *args, PyObjec
     return port_set_registers(self, args, kwargs, simulator_lookup);
 }
 
+static xcp_state *simulator_xcp_lookup(PyObject *self, Py_ssize_t i)
+{
+    return simulator_lookup(self, i) ? &((SimulatorObject *)self)->sim.links[i].xcp : NULL;
+}
+
+static PyObject *Simulator_xcp_registers(PyObject *self, PyObject *args)
+{
+    return port_xcp_registers(self, args, simulator_xcp_lookup);
+}
+
+static PyObject *Simulator_set_xcp_registers(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return port_set_xcp_registers(self, args, kwargs, simulator_xcp_lookup);
+}
+
 static PyObject *Simulator_counters(SimulatorObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (!simulator_ready(self))
@@ -464,6 +722,10 @@ static PyMethodDef Simulator_methods[] = {
     {"registers", (PyCFunction)Simulator_registers, METH_VARARGS, "registers(link) -> dict of the link port's registers."},
     {"set_registers", (PyCFunction)(void (*)(void))Simulator_set_registers, METH_VARARGS | METH_KEYWORDS,
      "set_registers(link, **values): write the link port's registers by name."},
+    {"xcp_registers", (PyCFunction)Simulator_xcp_registers, METH_VARARGS,
+     "xcp_registers(link) -> dict of the link's real-valued XCP / RCP-AC registers."},
+    {"set_xcp_registers", (PyCFunction)(void (*)(void))Simulator_set_xcp_registers, METH_VARARGS | METH_KEYWORDS,
+     "set_xcp_registers(link, **values): write them by name."},
     {"counters", (PyCFunction)Simulator_counters, METH_NOARGS,
      "counters() -> dict: now_ns, events, sent, delivered, dropped, in_flight, n_active, flows_done."},
     {"n_active", (PyCFunction)Simulator_n_active, METH_NOARGS,
@@ -503,9 +765,28 @@ static PyObject *receiver_echo(PyObject *Py_UNUSED(module), PyObject *args)
     return out;
 }
 
+static PyObject *xcp_receiver_echo_py(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Py_buffer buf;
+    if (!PyArg_ParseTuple(args, "y*", &buf))
+        return NULL;
+    if (buf.len < XCP_HEADER_LEN) {
+        PyErr_Format(PyExc_ValueError, "packet of %zd bytes has no XCP header", buf.len);
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, XCP_HEADER_LEN);
+    if (out)
+        xcp_receiver_echo((uint8_t *)PyBytes_AS_STRING(out), buf.buf);
+    PyBuffer_Release(&buf);
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"receiver_echo", receiver_echo, METH_VARARGS,
      "receiver_echo(data_packet) -> bytes: the 12-byte header of the receiver's pure ACK."},
+    {"xcp_receiver_echo", xcp_receiver_echo_py, METH_VARARGS,
+     "xcp_receiver_echo(data_packet) -> bytes: the 20-byte XCP header of the receiver's ACK."},
     {NULL},
 };
 
@@ -515,12 +796,13 @@ static struct PyModuleDef datapath_module = {
 
 PyMODINIT_FUNC PyInit__datapath(void)
 {
-    if (PyType_Ready(&DatapathType) < 0 || PyType_Ready(&SimulatorType) < 0)
+    if (PyType_Ready(&DatapathType) < 0 || PyType_Ready(&XcpDatapathType) < 0 || PyType_Ready(&SimulatorType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&datapath_module);
     if (!m)
         return NULL;
     if (PyModule_AddObjectRef(m, "Datapath", (PyObject *)&DatapathType) < 0 ||
+        PyModule_AddObjectRef(m, "XcpDatapath", (PyObject *)&XcpDatapathType) < 0 ||
         PyModule_AddObjectRef(m, "Simulator", (PyObject *)&SimulatorType) < 0 ||
         PyModule_AddIntConstant(m, "MAX_ALLOWABLE_RTT_MS", MAX_ALLOWABLE_RTT_MS) < 0) {
         Py_DECREF(m);

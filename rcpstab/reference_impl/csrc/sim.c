@@ -1,4 +1,4 @@
-/* Event loop, links and R-TCP hosts of the packet simulator. simulator_py.py is the
+/* Event loop, links, R-TCP and XCP hosts of the packet simulator. simulator_py.py is the
  * line-by-line Python twin of this file: change both together. */
 #include "sim.h"
 
@@ -12,6 +12,9 @@
 #define DUPACK_THRESHOLD 3
 #define INITIAL_CWND 2
 #define RTT_FIELD_MAX 0xFFFE
+#define NS_PER_US 1000LL
+#define XCP_RTT_FIELD_MAX 0xFFFFFFFELL
+#define XCP_UNITS_PER_BYTE 1000LL /* = XCP_FEEDBACK_SCALE */
 
 /* ---- event heap, ordered by (time, scheduling order) ---- */
 
@@ -124,15 +127,24 @@ static int32_t ring_pop(sim_link *l)
     return pkt;
 }
 
+/* Header bytes a packet carries: a port of the other protocol sees a short (malformed)
+ * header or misreads a well-defined one, never uninitialised bytes. */
+static size_t hdr_len(const sim_t *s)
+{
+    return s->prm.sender == SENDER_XCP ? XCP_HEADER_LEN : RCP_HEADER_LEN;
+}
+
 static void link_start_tx(sim_t *s, int32_t li)
 {
     sim_link *l = &s->links[li];
     int32_t pi = ring_pop(l);
     sim_packet *p = &s->pkts[pi];
-    if (l->rcp)
-        dp_depart(&l->port, p->hdr, RCP_HEADER_LEN, p->size);
-    else
+    if (l->proto == PROTO_RCP)
+        dp_depart(&l->port, p->hdr, hdr_len(s), p->size);
+    else if (l->proto == PROTO_PLAIN)
         port_release(&l->port, p->size);
+    else
+        xcp_depart(l->proto, &l->port, &l->xcp, p->hdr, hdr_len(s), p->size);
     l->busy = pi;
     schedule(s, s->now + (int64_t)p->size * 8 * NS_PER_S / l->capacity_bps, EV_TX_DONE, li);
 }
@@ -141,8 +153,13 @@ static void link_arrive(sim_t *s, int32_t li, int32_t pi)
 {
     sim_link *l = &s->links[li];
     sim_packet *p = &s->pkts[pi];
-    int accepted = l->rcp ? dp_arrive(&l->port, p->hdr, RCP_HEADER_LEN, p->size)
-                          : port_admit(&l->port, p->size);
+    int accepted;
+    if (l->proto == PROTO_RCP)
+        accepted = dp_arrive(&l->port, p->hdr, hdr_len(s), p->size);
+    else if (l->proto == PROTO_PLAIN)
+        accepted = port_admit(&l->port, p->size);
+    else
+        accepted = xcp_arrive(l->proto, &l->port, &l->xcp, p->hdr, hdr_len(s), p->size);
     if (!accepted) {
         s->dropped++;
         pkt_free(s, pi);
@@ -183,7 +200,20 @@ static int32_t new_packet(sim_t *s, int32_t flow, uint8_t kind, uint32_t size, i
     return pi;
 }
 
-/* ---- R-TCP sender (thesis 6.1.1) ---- */
+/* ---- R-TCP sender (thesis 6.1.1) and XCP sender (xcp-katabi.txt Sec. 3.3) ---- */
+
+static uint32_t xcp_cwnd_field(const sim_flow *f)
+{
+    int64_t bytes = f->xcp_cwnd / XCP_UNITS_PER_BYTE;
+    return (uint32_t)(bytes < 0xFFFFFFFFLL ? bytes : 0xFFFFFFFFLL);
+}
+
+/* Whole packets the byte window allows, at least one (cwnd >= s keeps it so anyway). */
+static int64_t xcp_window(const sim_t *s, const sim_flow *f)
+{
+    int64_t w = f->xcp_cwnd / ((int64_t)s->prm.data_size * XCP_UNITS_PER_BYTE);
+    return w < 1 ? 1 : w;
+}
 
 static void send_syn(sim_t *s, int32_t fi)
 {
@@ -192,8 +222,11 @@ static void send_syn(sim_t *s, int32_t fi)
     if (pi < 0)
         return;
     /* The SYN carries the desired rate; its RTT is unknown (all ones), so routers do not
-     * average in a zero RTT. */
-    rcp_fill(s->pkts[pi].hdr, f->request, 0, RCP_RTT_UNKNOWN, RCP_PROTO_TCP);
+     * average in a zero RTT. An XCP SYN has H_rtt = 0: "no estimate yet". */
+    if (s->prm.sender == SENDER_XCP)
+        xcp_fill(s->pkts[pi].hdr, xcp_cwnd_field(f), 0, XCP_FEEDBACK_MAX, 0, RCP_PROTO_TCP);
+    else
+        rcp_fill(s->pkts[pi].hdr, f->request, 0, RCP_RTT_UNKNOWN, RCP_PROTO_TCP);
     f->syn_ns = s->now;
     host_send(s, pi);
 }
@@ -204,9 +237,14 @@ static void send_data(sim_t *s, int32_t fi)
     int32_t pi = new_packet(s, fi, PK_DATA, s->prm.data_size, f->snd_nxt, s->now);
     if (pi < 0)
         return;
-    int64_t rtt_ms = f->srtt_ns / NS_PER_MS;
-    rcp_fill(s->pkts[pi].hdr, f->request, 0, (uint16_t)(rtt_ms < RTT_FIELD_MAX ? rtt_ms : RTT_FIELD_MAX),
-             RCP_PROTO_TCP);
+    int64_t rtt_ms = f->srtt_ns / NS_PER_MS, rtt_us = f->srtt_ns / NS_PER_US;
+    if (s->prm.sender == SENDER_XCP)
+        /* An unlimited sender asks for any increase (paper Sec. 3.3); routers lower it. */
+        xcp_fill(s->pkts[pi].hdr, xcp_cwnd_field(f), (uint32_t)(rtt_us < XCP_RTT_FIELD_MAX ? rtt_us : XCP_RTT_FIELD_MAX),
+                 XCP_FEEDBACK_MAX, 0, RCP_PROTO_TCP);
+    else
+        rcp_fill(s->pkts[pi].hdr, f->request, 0, (uint16_t)(rtt_ms < RTT_FIELD_MAX ? rtt_ms : RTT_FIELD_MAX),
+                 RCP_PROTO_TCP);
     if (f->snd_una == f->snd_nxt)
         f->last_progress_ns = s->now;
     f->snd_nxt++;
@@ -221,7 +259,7 @@ static void try_send(sim_t *s, int32_t fi)
     for (;;) {
         if (f->size_pkts && f->snd_nxt >= f->size_pkts)
             return;
-        int64_t window = f->rcp_mode ? f->wnd : f->cwnd;
+        int64_t window = s->prm.sender == SENDER_XCP ? xcp_window(s, f) : f->rcp_mode ? f->wnd : f->cwnd;
         if (f->snd_nxt - f->snd_una >= window)
             return;
         if (f->rcp_mode) {
@@ -258,8 +296,19 @@ static void take_feedback(sim_t *s, sim_flow *f, uint32_t reverse)
     f->wnd = wnd < 1 ? 1 : (wnd > s->prm.rwnd_pkts ? s->prm.rwnd_pkts : wnd);
 }
 
-static void go_back(sim_flow *f)
+/* XCP sender (paper Sec. 3.3): cwnd = max(cwnd + H_feedback, s) on every ACK. */
+static void xcp_take_feedback(sim_t *s, sim_flow *f, int64_t feedback)
 {
+    int64_t floor_cwnd = (int64_t)s->prm.data_size * XCP_UNITS_PER_BYTE;
+    int64_t top = s->prm.rwnd_pkts * floor_cwnd;
+    f->xcp_cwnd += feedback;
+    f->xcp_cwnd = f->xcp_cwnd < floor_cwnd ? floor_cwnd : (f->xcp_cwnd > top ? top : f->xcp_cwnd);
+}
+
+static void go_back(sim_t *s, sim_flow *f)
+{
+    /* XCP reacts to a loss "in a similar manner to TCP" (Sec. 3.3): halve the window. */
+    xcp_take_feedback(s, f, -(f->xcp_cwnd / 2));
     f->recover = f->snd_nxt;
     f->in_recovery = 1;
     f->snd_nxt = f->snd_una;
@@ -297,7 +346,8 @@ static void sender_on_synack(sim_t *s, int32_t fi, const sim_packet *p)
     f->srtt_ns = s->now - p->ts;
     f->state = FS_ESTAB;
     f->last_progress_ns = s->now;
-    take_feedback(s, f, rcp_rd32(p->hdr + RCP_OFF_REVERSE));
+    if (s->prm.sender == SENDER_RTCP)
+        take_feedback(s, f, rcp_rd32(p->hdr + RCP_OFF_REVERSE));
     try_send(s, fi);
 }
 
@@ -307,7 +357,10 @@ static void sender_on_ack(sim_t *s, int32_t fi, const sim_packet *p)
     if (f->state != FS_ESTAB || f->stopped)
         return;
     f->srtt_ns = (7 * f->srtt_ns + (s->now - p->ts)) / 8;
-    take_feedback(s, f, rcp_rd32(p->hdr + RCP_OFF_REVERSE));
+    if (s->prm.sender == SENDER_XCP)
+        xcp_take_feedback(s, f, xcp_rd_i32(p->hdr + XCP_OFF_REVERSE));
+    else
+        take_feedback(s, f, rcp_rd32(p->hdr + RCP_OFF_REVERSE));
     if (p->seq > f->snd_una) {
         int64_t newly = p->seq - f->snd_una;
         f->snd_una = p->seq;
@@ -315,7 +368,7 @@ static void sender_on_ack(sim_t *s, int32_t fi, const sim_packet *p)
         f->last_progress_ns = s->now;
         if (f->snd_una >= f->recover)
             f->in_recovery = 0;
-        if (!f->rcp_mode)
+        if (!f->rcp_mode && s->prm.sender == SENDER_RTCP)
             tcp_grow(s, f, newly);
         if (f->size_pkts && f->snd_una >= f->size_pkts) {
             f->state = FS_DONE;
@@ -326,7 +379,7 @@ static void sender_on_ack(sim_t *s, int32_t fi, const sim_packet *p)
         }
     } else if (p->seq == f->snd_una && f->snd_nxt > f->snd_una && !f->in_recovery) {
         if (++f->dupacks == DUPACK_THRESHOLD)
-            go_back(f);
+            go_back(s, f);
     }
     try_send(s, fi);
 }
@@ -348,8 +401,9 @@ static void on_rto(sim_t *s, int32_t fi)
         if (s->now - f->syn_ns >= rto)
             send_syn(s, fi);
     } else if (f->snd_nxt > f->snd_una && s->now - f->last_progress_ns >= rto) {
-        go_back(f);
+        go_back(s, f);
         f->cwnd = 1;
+        f->xcp_cwnd = (int64_t)s->prm.data_size * XCP_UNITS_PER_BYTE;
         f->last_progress_ns = s->now;
         try_send(s, fi);
     }
@@ -365,6 +419,7 @@ static void flow_start(sim_t *s, int32_t fi)
     f->state = FS_SYN_SENT;
     f->cwnd = INITIAL_CWND;
     f->ssthresh = s->prm.rwnd_pkts;
+    f->xcp_cwnd = INITIAL_CWND * (int64_t)s->prm.data_size * XCP_UNITS_PER_BYTE;
     send_syn(s, fi);
     schedule(s, s->now + RTO_INITIAL_NS, EV_RTO, fi);
 }
@@ -391,9 +446,12 @@ static void receiver_on_packet(sim_t *s, int32_t pi)
         f->delivered_bytes += p->size;
     }
     /* The same buffer turns into the reply: echo the rate, zero rate and RTT fields. */
-    uint8_t data_hdr[RCP_HEADER_LEN];
-    memcpy(data_hdr, p->hdr, RCP_HEADER_LEN);
-    rcp_receiver_echo(p->hdr, data_hdr);
+    uint8_t data_hdr[XCP_HEADER_LEN];
+    memcpy(data_hdr, p->hdr, hdr_len(s));
+    if (s->prm.sender == SENDER_XCP)
+        xcp_receiver_echo(p->hdr, data_hdr);
+    else
+        rcp_receiver_echo(p->hdr, data_hdr);
     p->kind = p->kind == PK_SYN ? PK_SYNACK : PK_ACK;
     p->seq = f->rcv_next;
     p->size = s->prm.ctrl_size;

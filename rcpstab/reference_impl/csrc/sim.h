@@ -1,4 +1,5 @@
-/* Discrete-event packet simulator: links with drop-tail RCP ports, R-TCP end hosts.
+/* Discrete-event packet simulator: links with drop-tail RCP, XCP or RCP-AC ports, R-TCP or
+ * XCP end hosts.
  * Time is integer nanoseconds so the pure-Python twin (simulator_py.py) reproduces every
  * event bit for bit; ties are broken by scheduling order. */
 #ifndef RCP_SIM_H
@@ -7,10 +8,12 @@
 #include <stdint.h>
 
 #include "rcp_port.h"
+#include "xcp_port.h"
 
 enum { EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER };
 enum { PK_SYN, PK_SYNACK, PK_DATA, PK_ACK };
 enum { FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE };
+enum { SENDER_RTCP, SENDER_XCP }; /* XCP senders serve XCP and RCP-AC routers alike */
 
 typedef struct {
     int64_t t;
@@ -20,7 +23,7 @@ typedef struct {
 } sim_event;
 
 typedef struct {
-    uint8_t hdr[RCP_HEADER_LEN];
+    uint8_t hdr[XCP_HEADER_LEN]; /* R-TCP packets use the first RCP_HEADER_LEN bytes */
     uint32_t size;
     uint8_t kind;
     uint8_t hop;
@@ -33,8 +36,9 @@ typedef struct {
 typedef struct {
     int64_t capacity_bps;
     int64_t delay_ns;
-    int rcp; /* 0: a plain drop-tail port that neither counts nor stamps */
+    int proto; /* PROTO_PLAIN: a drop-tail port that neither counts nor stamps */
     rcp_port port;
+    xcp_state xcp; /* PROTO_XCP and PROTO_RCPAC only */
     int32_t *ring; /* FIFO of waiting packet indices */
     int32_t ring_cap, ring_head, ring_count;
     int32_t busy; /* packet being serialized, -1 when idle */
@@ -50,6 +54,7 @@ typedef struct {
     int state, stopped, rcp_mode, send_pending, in_recovery;
     uint32_t rate;
     int64_t srtt_ns, wnd, cwnd, ssthresh, cwnd_acc;
+    int64_t xcp_cwnd; /* XCP sender's window, 1/1000 byte (the feedback field's unit) */
     int64_t snd_una, snd_nxt, recover, dupacks;
     int64_t next_send_ns, last_progress_ns, syn_ns;
     /* receiver */
@@ -61,6 +66,7 @@ typedef struct {
     uint32_t ctrl_size;  /* IP datagram bytes of SYN, SYN-ACK and pure ACK */
     uint32_t window_denominator; /* MSS + RCP + IP header bytes of the thesis' window rule */
     int64_t rwnd_pkts;   /* receiver's advertised window, packets */
+    int sender;          /* SENDER_RTCP or SENDER_XCP, for every flow */
 } sim_params;
 
 typedef struct {

@@ -1,0 +1,126 @@
+/* Per-packet data paths of the XCP router (xcp-katabi.txt App. A, arrival and departure
+ * blocks) and of the RCP-AC Feedback Controller (rcp-ac.txt eqs. 3-4, eq. 4 as derived in
+ * rcpstab/models/rcpac.py). Queue, buffer and the byte/RTT counters live in the port's
+ * rcp_port registers; the real-valued estimator and control state in xcp_state. The
+ * control path (xcp_control.py) writes xi_p, xi_n, residues, rate, avg_rtt and xi_ac once
+ * per control interval. xcp_datapath_py.py is the Python twin: change both together. */
+#ifndef XCP_PORT_H
+#define XCP_PORT_H
+
+#include "rcp_port.h"
+#include "xcp_header.h"
+
+enum { PROTO_PLAIN, PROTO_RCP, PROTO_XCP, PROTO_RCPAC };
+
+typedef struct {
+    /* estimators the data path accumulates over an interval */
+    double sum_rtt_by_cwnd;        /* XCP: sum of H_rtt * size / H_cwnd, s */
+    double sum_rtt_square_by_cwnd; /* XCP: sum of H_rtt^2 * size / H_cwnd, s^2 */
+    double sum_deficit;            /* RCP-AC: sum of (R - r_i)^+ * size / (r_i * d) = sum over flows of (R - r_j)^+, bytes/s */
+    double min_queue;              /* smallest queue an arriving packet saw, bytes (XCP's persistent queue) */
+    /* control values written by the control path */
+    double xi_p, xi_n, residue_pos, residue_neg; /* XCP fairness controller */
+    double rate, avg_rtt, xi_ac;                 /* RCP-AC: R (bytes/s), d (s), phi+ / sum_deficit (s) */
+} xcp_state;
+
+static inline int xcp_is_malformed(size_t len, uint32_t size)
+{
+    return len < XCP_HEADER_LEN || size < XCP_HEADER_LEN;
+}
+
+/* Arrival: App. A's first block (XCP) or the RCP-AC deficit sum, App. F's input and RTT
+ * counters (rtt_sum in microseconds), then drop-tail admission. Returns 1 if queued. */
+static inline int xcp_arrive(int proto, rcp_port *p, xcp_state *x, const uint8_t *pkt, size_t len, uint32_t size)
+{
+    if (xcp_is_malformed(len, size)) {
+        p->malformed++;
+        return port_admit(p, size);
+    }
+    p->input_bytes += size;
+    if ((double)p->queue_bytes < x->min_queue)
+        x->min_queue = (double)p->queue_bytes;
+    uint32_t cwnd = rcp_rd32(pkt + XCP_OFF_CWND), rtt_us = rcp_rd32(pkt + XCP_OFF_RTT);
+    if (cwnd > 0 && rtt_us > 0) {
+        double rtt = rtt_us / 1e6;
+        if (rtt_us < MAX_ALLOWABLE_RTT_MS * 1000u) {
+            p->rtt_sum += rtt_us;
+            p->rtt_count += 1;
+        }
+        if (proto == PROTO_XCP) {
+            double w = rtt * size / cwnd;
+            x->sum_rtt_by_cwnd += w;
+            x->sum_rtt_square_by_cwnd += rtt * w;
+        } else {
+            double r = cwnd / rtt, per_interval = r * x->avg_rtt;
+            if (x->rate > r && per_interval > 0)
+                x->sum_deficit += (x->rate - r) * size / per_interval;
+        }
+    }
+    return port_admit(p, size);
+}
+
+/* XCP departure: App. A's third block, literally, feedback in bytes. */
+static inline void xcp_feedback(xcp_state *x, uint8_t *pkt, double rtt, uint32_t cwnd, uint32_t size)
+{
+    double h = xcp_rd_i32(pkt + XCP_OFF_FEEDBACK) / XCP_FEEDBACK_SCALE;
+    double pos = x->xi_p * rtt * rtt * size / cwnd;
+    double neg = x->xi_n * rtt * size;
+    double fb = pos - neg;
+    if (h >= fb) {
+        rcp_wr32(pkt + XCP_OFF_FEEDBACK, (uint32_t)xcp_feedback_field(fb));
+        x->residue_pos -= pos / rtt;
+        x->residue_neg -= neg / rtt;
+    } else {
+        if (h >= 0) {
+            x->residue_pos -= h / rtt;
+            x->residue_neg -= (fb - h) / rtt;
+        } else {
+            x->residue_neg += h / rtt;
+        }
+        if (fb >= 0)
+            x->residue_neg -= fb / rtt;
+    }
+    if (x->residue_pos <= 0)
+        x->xi_p = 0;
+    if (x->residue_neg <= 0)
+        x->xi_n = 0;
+}
+
+/* RCP-AC departure: eq. 3 above R, derived eq. 4 below it (the budget share xi_ac replaces
+ * rtt_i when it is smaller); a smaller feedback already in the header is kept. */
+static inline void rcpac_feedback(xcp_state *x, uint8_t *pkt, double rtt, uint32_t cwnd, uint32_t size)
+{
+    double r = cwnd / rtt;
+    double packets = r * x->avg_rtt / size; /* packets of this flow in one interval d */
+    if (!(packets > 0))
+        return;
+    double fb;
+    if (x->rate > r)
+        fb = (x->rate - r) * (x->xi_ac < rtt ? x->xi_ac : rtt) / packets;
+    else
+        fb = -(r - x->rate) * rtt / packets;
+    int32_t field = xcp_feedback_field(fb);
+    if (field < xcp_rd_i32(pkt + XCP_OFF_FEEDBACK))
+        rcp_wr32(pkt + XCP_OFF_FEEDBACK, (uint32_t)field);
+}
+
+/* Departure: release the queue and write the feedback. Without an RTT or a window the
+ * packet gets no positive feedback (paper Sec. 3.3: H_rtt = 0 marks "no estimate yet"). */
+static inline void xcp_depart(int proto, rcp_port *p, xcp_state *x, uint8_t *pkt, size_t len, uint32_t size)
+{
+    port_release(p, size);
+    if (xcp_is_malformed(len, size))
+        return;
+    uint32_t cwnd = rcp_rd32(pkt + XCP_OFF_CWND), rtt_us = rcp_rd32(pkt + XCP_OFF_RTT);
+    if (cwnd == 0 || rtt_us == 0) {
+        if (xcp_rd_i32(pkt + XCP_OFF_FEEDBACK) > 0)
+            rcp_wr32(pkt + XCP_OFF_FEEDBACK, 0);
+        return;
+    }
+    if (proto == PROTO_XCP)
+        xcp_feedback(x, pkt, rtt_us / 1e6, cwnd, size);
+    else
+        rcpac_feedback(x, pkt, rtt_us / 1e6, cwnd, size);
+}
+
+#endif
