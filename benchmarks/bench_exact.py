@@ -24,16 +24,17 @@ from rcpstab.regions.quasipoly import quasi_polynomial
 
 QPMR_REGION = [-3.0, 1.0, 0.0, 10.0]     # holds the rightmost roots for alpha <= 2, beta <= 1
 QPMR_ACCURACY = 1e-6
+QPMR_STEP = 0.05    # qpmr's own grid-step heuristic misses roots near the origin (e.g. at (0.06, 0.1))
 
 
 def qpmr_rightmost(qp, alpha, beta):
-    """Real part of the rightmost root found by qpmr at one grid point."""
+    """Real part of the rightmost root found by qpmr at one grid point (NaN if it finds none)."""
     import qpmr
 
     warnings.filterwarnings("ignore", module="numpy")   # qpmr casts complex grids internally
     coefs = qp.coeffs[..., 0] + alpha * qp.coeffs[..., 1] + beta * qp.coeffs[..., 2]
-    roots, _ = qpmr.qpmr(coefs, qp.thetas, region=QPMR_REGION, e=QPMR_ACCURACY)
-    return roots.real.max()
+    roots, _ = qpmr.qpmr(coefs, qp.thetas, region=QPMR_REGION, e=QPMR_ACCURACY, ds=QPMR_STEP)
+    return roots.real.max() if roots.size else np.nan
 
 
 def main():
@@ -56,7 +57,8 @@ def main():
     rightmost = np.array([[qpmr_rightmost(qp, a, b) for a in alphas] for b in betas])
     t_qpmr = time.perf_counter() - start
 
-    decided = np.abs(rightmost) > 10 * QPMR_ACCURACY
+    found = np.isfinite(rightmost)
+    decided = found & (np.abs(np.nan_to_num(rightmost)) > 10 * QPMR_ACCURACY)
     match = (rightmost < 0) == region.stable
     result = {
         "grid": f"{args.grid}x{args.grid}",
@@ -66,8 +68,9 @@ def main():
         "points": int(region.stable.size),
         "verdicts_match": int(match[decided].sum()),
         "decided_points": int(decided.sum()),
-        "near_axis_points": int((~decided).sum()),
-        "mismatches_near_axis": int((~match & ~decided).sum()),
+        "qpmr_found_no_root": int((~found).sum()),
+        "near_axis_points": int((found & ~decided).sum()),
+        "mismatches_near_axis": int((~match & found & ~decided).sum()),
     }
     if args.json:
         print(json.dumps(result))
