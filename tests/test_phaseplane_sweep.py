@@ -52,9 +52,10 @@ def test_progress_bar_only_when_asked(capsys):
 
 def test_checkpoint_survives_sigkill(tmp_path):
     checkpoint = tmp_path / "sweep.ckpt"
-    args = ["map", "--method", "phaseplane", "--model", "rcp", "--alpha", "0.1:2.0:0.1", "--beta", "0.1:1.0:0.1",
+    # 39 x 19 points: enough chunks that the compiled integrator is still busy when the kill lands
+    args = ["map", "--method", "phaseplane", "--model", "rcp", "--alpha", "0.1:2.0:0.05", "--beta", "0.1:1.0:0.05",
             "--N", "10", "20", "30", "--checkpoint", str(checkpoint), "--json"]
-    chunks = -(-3 * 200 // POINTS_PER_CHUNK)  # the three configurations share d0 and T: one delay line
+    chunks = -(-3 * 39 * 19 // POINTS_PER_CHUNK)  # the three configurations share d0 and T: one delay line
     proc = subprocess.Popen([sys.executable, "-m", "rcpstab", *args], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 60
@@ -68,8 +69,8 @@ def test_checkpoint_survives_sigkill(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     result = json.loads(resumed.stdout)
     assert result["meta"]["chunks_computed"] == chunks - done  # no finished chunk redone
-    fresh = phaseplane_region(get_model("rcp"), np.round(np.arange(0.1, 2.01, 0.1), 10),
-                              np.round(np.arange(0.1, 1.01, 0.1), 10), N=[10, 20, 30])
+    fresh = phaseplane_region(get_model("rcp"), np.round(np.arange(0.1, 2.001, 0.05), 10),
+                              np.round(np.arange(0.1, 1.001, 0.05), 10), N=[10, 20, 30])
     assert np.array_equal(np.array(result["stable"], dtype=bool), fresh.stable)
 
 

@@ -1,18 +1,22 @@
-"""A :class:`~rcpstab.models.spec.ModelSpec` compiled into the NumPy pieces the integrator steps.
+"""A :class:`~rcpstab.models.spec.ModelSpec` compiled into the pieces the integrator steps.
 
-The spec is symbolic; the integrator needs, per state, a vectorized right-hand side and
+The spec is symbolic; the integrator needs its stepping loop in C (:attr:`CompiledModel.kernel`),
+and, for the NumPy reference and the set-up, per state a vectorized right-hand side and
 to know how each state evolves: *continuous* states are integrated (Runge-Kutta),
 *sampled* states are held constant and updated every ``interval`` (``spec.sampled``),
 *clamped* states stop at their lower bound, *saturated* states are clipped after every update.
 """
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass
 from functools import cached_property
 
 import sympy as sp
 
 from ..models.spec import ModelSpec, t
+from .build import load_library
+from .codegen import c_source
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,13 @@ class CompiledModel:
         if sp.sympify(expr).free_symbols & {t}:
             raise ValueError(f"model {self.spec.name!r}: {expr} depends on time")
         return sp.lambdify(tuple(self.spec.parameters), expr, modules="numpy")
+
+    @cached_property
+    def kernel(self) -> ctypes.CDLL:
+        """The model's stepping loop in C (:mod:`.codegen`): compiled on first use, then loaded from the disk cache."""
+        library = load_library(self.spec.name, c_source(self.spec, self.continuous, self.piecewise_constant))
+        library.rcpstab_run.restype = ctypes.c_int
+        return library
 
     @cached_property
     def delay_symbols(self) -> tuple[str, ...]:

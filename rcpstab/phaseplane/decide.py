@@ -3,7 +3,12 @@
 Slow convergence is not instability (thesis Sec. 5.4: from a full queue some stable points
 need well over 100 RTTs), so instead of one fixed horizon the batch is integrated to
 :data:`FIRST_HORIZON_RTT`, judged, and only the undecided trajectories continue, as far as
-their fitted envelope trend says they need, up to :data:`MAX_HORIZON_RTT`.
+their fitted envelope trend says they need, up to :data:`MAX_HORIZON_RTT`. The horizon at
+most doubles per look, so that one slow trajectory does not carry every undecided one of the
+batch to its horizon: most are decided (limit cycles, settled) at the next look.
+Trajectories whose equilibrium lies outside the saturation bounds
+(:func:`~rcpstab.phaseplane.setup.unreachable`) are ``diverged`` without integration: they
+settle away from it whatever the gains.
 """
 from __future__ import annotations
 
@@ -13,8 +18,8 @@ import numpy as np
 
 from ..models.spec import ModelSpec
 from .monitor import EnvelopeMonitor
-from .setup import make_integrator
-from .verdicts import UNDECIDED, Verdicts, classify
+from .setup import make_integrator, unreachable
+from .verdicts import DIVERGED, UNDECIDED, Verdicts, classify
 
 FIRST_HORIZON_RTT = 100.0
 MAX_HORIZON_RTT = 1000.0
@@ -35,14 +40,20 @@ def decide(model: ModelSpec, params: dict, initial: dict, dt: float | None = Non
     Returns
     -------
     Verdicts
-        ``next_horizon_rtt`` is the horizon actually reached.
+        ``next_horizon_rtt`` is the horizon actually reached (0 if no trajectory could reach its
+        equilibrium, so none was integrated). A convergence time beyond it is extrapolated.
     """
     integrator = make_integrator(model, params, initial, dt)
-    monitor = EnvelopeMonitor(integrator)
     size = integrator.size
     codes = np.full(size, UNDECIDED)
     convergence = np.full(size, np.nan)
-    alive = np.arange(size)
+    lost = np.broadcast_to(unreachable(integrator.model, integrator.params), (size,))
+    codes[lost] = DIVERGED
+    alive = np.flatnonzero(~lost)
+    if not alive.size:
+        return Verdicts(codes, convergence, 0.0)
+    integrator.keep(~lost)
+    monitor = EnvelopeMonitor(integrator)
     target = min(first_horizon_rtt, max_horizon_rtt)
     while True:
         integrator.run(math.ceil(target * monitor.steps_per_rtt - 1e-9) - integrator.k, monitor)
@@ -56,4 +67,4 @@ def decide(model: ModelSpec, params: dict, initial: dict, dt: float | None = Non
         alive = alive[undecided]
         integrator.keep(undecided)
         monitor.keep(undecided)
-        target = min(max_horizon_rtt, verdicts.next_horizon_rtt)
+        target = min(max_horizon_rtt, verdicts.next_horizon_rtt, 2 * target)

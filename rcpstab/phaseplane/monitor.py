@@ -1,7 +1,7 @@
 """Envelopes of trajectories: observed online during a sweep, or read from a recorded Trajectory.
 
 A sweep cannot keep every sample of thousands of trajectories over hundreds of round trips,
-so :class:`EnvelopeMonitor` keeps only what :func:`~rcpstab.phaseplane.verdicts.classify` needs:
+so :class:`EnvelopeMonitor` (updated inside the compiled kernel) keeps only what :func:`~rcpstab.phaseplane.verdicts.classify` needs:
 per-window peaks of the band distance, equilibrium crossings and the last time out of band.
 """
 from __future__ import annotations
@@ -16,7 +16,9 @@ from .verdicts import WINDOW_RTT, Envelope, band_distance
 
 
 class EnvelopeMonitor:
-    """Observer of a :class:`BatchIntegrator` (pass it to ``run``) that builds an :class:`Envelope`.
+    """What the compiled kernel updates after every step of a :class:`BatchIntegrator` (pass it to
+    ``run``) to build an :class:`Envelope`: the running window's peak and crossings, the last
+    step out of the band, and the finished windows.
 
     Parameters
     ----------
@@ -30,38 +32,25 @@ class EnvelopeMonitor:
         size = integrator.size
         zeros = [0.0] * model.n_states
         eq = [f(*zeros, *values) for f in model.equilibrium]
-        self.gamma_eq = np.broadcast_to(model.gamma(*eq, *values), (size,)).copy()
-        self.queue_eq = np.broadcast_to(model.queue(*eq, *values), (size,)).copy()
+        self.gamma_eq = np.broadcast_to(model.gamma(*eq, *values), (size,)).astype(float)
+        self.queue_eq = np.broadcast_to(model.queue(*eq, *values), (size,)).astype(float)
         capacity = values[model.param_names.index("C")]
         self.d0 = float(np.max(model.time_scale(*values)))
-        self.queue_scale = np.broadcast_to(capacity * self.d0, (size,)).copy()
+        self.queue_scale = np.broadcast_to(capacity * self.d0, (size,)).astype(float)
         self.steps_per_rtt = self.d0 / integrator.dt
         self.window_steps = max(1, int(round(WINDOW_RTT * self.steps_per_rtt)))
         self.peak = np.zeros(size)
-        self.crossing = np.zeros(size, dtype=int)
-        self.above = self._gamma(integrator) > self.gamma_eq
-        self.last_out = np.zeros(size)
+        self.crossing = np.zeros(size, dtype=np.int64)
+        gamma = model.gamma(*integrator.states, *values)
+        self.above = np.broadcast_to(gamma > self.gamma_eq, (size,)).astype(np.uint8)
+        self.last_out = np.zeros(size)  # in steps
         self.peaks: list = []
         self.crossings: list = []
 
-    def _gamma(self, it: BatchIntegrator) -> np.ndarray:
-        return it.model.gamma(*it.states, *it.params)
-
-    def __call__(self, it: BatchIntegrator) -> None:
-        gamma = self._gamma(it)
-        queue = it.model.queue(*it.states, *it.params)
-        distance = band_distance(gamma, queue, self.gamma_eq, self.queue_eq, self.queue_scale)
-        np.fmax(self.peak, distance, out=self.peak)
-        self.peak[np.isnan(distance)] = np.inf  # a NaN state has left every bound
-        self.last_out[~(distance <= 1.0)] = it.k
-        above = gamma > self.gamma_eq
-        self.crossing += above != self.above
-        self.above = above
-        if it.k % self.window_steps == 0:
-            self.peaks.append(self.peak.copy())
-            self.crossings.append(self.crossing.copy())
-            self.peak[:] = 0.0
-            self.crossing[:] = 0
+    def add_windows(self, peaks: np.ndarray, crossings: np.ndarray) -> None:
+        """Append windows finished by the kernel (arrays of shape (n_windows, B))."""
+        self.peaks.extend(peaks)
+        self.crossings.extend(crossings)
 
     def envelope(self, k: int) -> Envelope:
         """The envelope after ``k`` steps (complete windows only)."""
@@ -77,7 +66,7 @@ class EnvelopeMonitor:
     def keep(self, mask: np.ndarray) -> None:
         """Follow only the trajectories where ``mask`` is true (as :meth:`BatchIntegrator.keep`)."""
         for name in ("gamma_eq", "queue_eq", "queue_scale", "peak", "crossing", "above", "last_out"):
-            setattr(self, name, getattr(self, name)[mask])
+            setattr(self, name, np.ascontiguousarray(getattr(self, name)[mask]))
         self.peaks = [p[mask] for p in self.peaks]
         self.crossings = [c[mask] for c in self.crossings]
 

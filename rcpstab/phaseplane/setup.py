@@ -74,6 +74,26 @@ def initial_states(model: CompiledModel, values: list, gamma0, q0) -> list:
     return [np.asarray(f(gamma0, q0, *values), dtype=float) for f in model.initial]
 
 
+def unreachable(model: CompiledModel, values: list) -> np.ndarray:
+    """Where the equilibrium lies outside a state's saturation bounds, so no trajectory can reach it.
+
+    For ``rcp``: the fair rate eta*C/N below the rate floor MIN_RATE = 0.01*MTU/d0 (e.g. 56 kb/s
+    shared by 1000 flows). Such a system settles away from its equilibrium whatever the gains.
+
+    Returns
+    -------
+    ndarray of bool, shape (B,) (or () for scalar parameters)
+    """
+    zeros = [0.0] * model.n_states
+    eq = [np.asarray(f(*zeros, *values), dtype=float) for f in model.equilibrium]
+    out = np.zeros(np.broadcast_shapes(*(np.shape(v) for v in values + eq)), dtype=bool)
+    for i, (lower, upper) in model.saturation.items():
+        # relative slack: an equilibrium exactly on a bound (R = eta*C) is reachable
+        out |= eq[i] < lower(*eq, *values) * (1 - 1e-12)
+        out |= eq[i] > upper(*eq, *values) * (1 + 1e-12)
+    return out
+
+
 def batch_size(values: list, initial: list) -> int:
     """The common batch length of every array argument (raises ValueError if they disagree)."""
     return np.broadcast_shapes(*(np.shape(v) for v in values + initial), (1,))[0]
@@ -98,8 +118,12 @@ def default_step(model: CompiledModel, values: list) -> float:
 
 
 def make_integrator(model: ModelSpec, params: dict, initial: dict, dt: float | None = None,
-                    n_schedule=None) -> BatchIntegrator:
-    """A checked, ready-to-run batch: see :func:`~rcpstab.phaseplane.trajectory.simulate` for the arguments."""
+                    n_schedule=None, engine: type = BatchIntegrator) -> BatchIntegrator:
+    """A checked, ready-to-run batch: see :func:`~rcpstab.phaseplane.trajectory.simulate` for the arguments.
+
+    ``engine`` is the integrator class: the compiled one, or
+    :class:`~rcpstab.phaseplane.reference.ReferenceIntegrator` to cross-check it.
+    """
     compiled = compile_model(model)
     values = parameter_values(compiled, params)
     x0 = initial_states(compiled, values, initial.get("gamma0", 0.5), initial.get("q0", 0.0))
@@ -112,4 +136,4 @@ def make_integrator(model: ModelSpec, params: dict, initial: dict, dt: float | N
             raise InputError(f"{name} must be a single value per batch (it sets the delay line)")
     size = batch_size(values, x0)
     x0 = [np.broadcast_to(x, (size,)).copy() for x in x0]
-    return BatchIntegrator(compiled, values, x0, dt or default_step(compiled, values), n_schedule)
+    return engine(compiled, values, x0, dt or default_step(compiled, values), n_schedule)

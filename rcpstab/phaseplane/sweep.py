@@ -3,7 +3,17 @@
 For every grid point and configuration (C, d0, N, T) the model is integrated from App. E's
 six initial conditions (R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0} for N = 10, i.e. 5, 1 and
 0.1 times the fair rate C/N, which is how they carry over to other N); a point is stable
-when all six converge. The work is split into chunks (a configuration x a slice of the grid,
+when all six converge.
+
+Some configurations cannot reach their equilibrium with any gains: with C = 56 kb/s and
+N = 1000 flows the fair rate C/N is below the rate floor MIN_RATE = 0.01*MTU/d0, so R never
+gets down to it and a standing queue remains (:func:`~rcpstab.phaseplane.setup.unreachable`).
+Their rows are ``diverged`` (settled away from the equilibrium) and they are listed in the
+result's ``meta["unreachable_configurations"]``, but they are left out of the common region:
+they would empty it whatever the gains, which says nothing about the gains. The common region
+is therefore over the configurations whose equilibrium is reachable, and
+``meta["stable_points_all_configurations"]`` (0 as soon as one is unreachable) is the count
+with them. The work is split into chunks (a configuration x a slice of the grid,
 integrated as one batch) that run anywhere (:mod:`.executors`) and are checkpointed as
 they finish (:mod:`.checkpoint`).
 """
@@ -21,14 +31,14 @@ from .checkpoint import Checkpoint, chunk_key
 from .compiled import compile_model
 from .decide import FIRST_HORIZON_RTT, MAX_HORIZON_RTT, decide
 from .executors import run_chunks
-from .setup import parameter_values
+from .setup import parameter_values, unreachable
 from .verdicts import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 
 APP_E_LOADS = (5.0, 1.0, 0.1)     # initial R in units of C/N: App. E's R/C = 0.5, 0.1, 0.01 at N = 10
 APP_E_QUEUES = (2.0, 0.0)         # initial queue in units of C*d0 (App. E)
 STARTS = ("appE", "half-load")    # App. E's six conditions; or Figs. 5.10-5.13's: half the equilibrium rate, empty queue
 POINTS_PER_CHUNK = 500            # 3000 trajectories: big enough to amortize NumPy's per-call cost
-RESULT_VERSION = 1                # bump when a change alters chunk results, so old checkpoints are not reused
+RESULT_VERSION = 2                # bump when a change alters chunk results, so old checkpoints are not reused
 
 # The verdict of a point is its worst trajectory's: diverged > limit_cycle > undecided > converged.
 _SEVERITY = np.zeros(len(VERDICTS), dtype=int)
@@ -128,8 +138,9 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     Returns
     -------
     RegionMap
-        ``stable`` is the region common to all configurations; ``table`` has one row per grid
-        point and configuration: alpha, beta, C, d0, N, stable, verdict, convergence_rtt.
+        ``stable`` is the region common to all configurations whose equilibrium is reachable
+        (see the module docstring); ``table`` has one row per grid point and configuration:
+        alpha, beta, C, d0, N, stable, verdict, convergence_rtt.
     """
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
@@ -172,6 +183,8 @@ def _chunks(rows: dict) -> list[np.ndarray]:
 def _region(model, alphas, betas, configs, rows, codes, convergence, counts) -> RegionMap:
     """Assemble per-row verdicts into the common region and the per-configuration table."""
     stable = (codes == CONVERGED).reshape(len(configs), -1)
+    compiled = compile_model(model)
+    lost = [bool(np.any(unreachable(compiled, parameter_values(compiled, config)))) for config in configs]
     table = {key: rows[key] for key in ("alpha", "beta", "C", "d0", "N")}
     table.update(stable=stable.ravel().astype(int), verdict=np.asarray(VERDICTS, dtype=object)[codes],
                  convergence_rtt=convergence)
@@ -180,7 +193,11 @@ def _region(model, alphas, betas, configs, rows, codes, convergence, counts) -> 
         "horizon_rtt": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT],
         "stable_per_configuration": stable.sum(axis=1).tolist(),
         "verdict_counts": {name: int((codes == i).sum()) for i, name in enumerate(VERDICTS)},
+        "unreachable_configurations": [config for config, gone in zip(configs, lost) if gone],
+        "stable_points_all_configurations": int(stable.all(axis=0).sum()),
         **counts,
     }
-    common = stable.all(axis=0).reshape(betas.size, alphas.size)
+    reachable = stable[~np.array(lost)]
+    common = (reachable.all(axis=0) if reachable.size else np.zeros(stable.shape[1], dtype=bool))
+    common = common.reshape(betas.size, alphas.size)
     return RegionMap(model.name, "phaseplane", alphas, betas, common, table=table, meta=meta)

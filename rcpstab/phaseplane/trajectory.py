@@ -92,27 +92,22 @@ def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: fl
     integrator = make_integrator(model, params, initial, dt, n_schedule)
     n_steps = int(round(t_end / integrator.dt))
     every = record_every or max(1, math.ceil(n_steps / MAX_SAMPLES))
-    samples = [(0.0, integrator.states)]
-
-    def record(it):
-        if it.k % every == 0:
-            samples.append((it.time, it.states))
-
-    integrator.run(n_steps, record)
-    return _trajectory(integrator, samples)
+    first = np.stack(integrator.states, axis=1)[None]
+    recorded = np.concatenate([first, integrator.run(n_steps, record_every=every)])
+    return _trajectory(integrator, np.arange(recorded.shape[0]) * every * integrator.dt, recorded)
 
 
-def _trajectory(integrator: BatchIntegrator, samples: list) -> Trajectory:
-    """Assemble recorded samples into a :class:`Trajectory`."""
+def _trajectory(integrator: BatchIntegrator, times: np.ndarray, recorded: np.ndarray) -> Trajectory:
+    """Assemble recorded states, shape (n, B, S), into a :class:`Trajectory`."""
     compiled = integrator.model
     values = integrator.params
-    stacked = [np.stack([s[i] for _, s in samples]) for i in range(compiled.n_states)]
+    stacked = [recorded[:, :, i] for i in range(compiled.n_states)]
     size = stacked[0].shape[1]
     eq = [np.broadcast_to(f(*[0.0] * compiled.n_states, *values), (size,)) for f in compiled.equilibrium]
     names = compiled.param_names
     return Trajectory(
         model=compiled.spec.name,
-        t=np.array([time for time, _ in samples]),
+        t=times,
         states={s.__name__: x for s, x in zip(compiled.spec.states, stacked)},
         gamma=np.asarray(compiled.gamma(*stacked, *values)) * np.ones_like(stacked[0]),
         queue=np.asarray(compiled.queue(*stacked, *values)) * np.ones_like(stacked[0]),

@@ -1,0 +1,284 @@
+"""C source of a model's whole stepping loop, generated from its symbolic spec.
+
+The model-specific pieces (right-hand sides, saturation bounds, R/C and queue for the
+envelope) are printed from SymPy with its C99 printer; the loop around them (ring-buffer
+delays, clamps, RK4 or exact Euler steps, the sampled update, the envelope monitor and
+recording) is :data:`LOOP`, specialised by compile-time constants so the compiler can unroll
+it. It performs, operation for operation, what :mod:`.reference` does in NumPy.
+"""
+from __future__ import annotations
+
+import sympy as sp
+from sympy.printing.c import C99CodePrinter
+
+from ..models.spec import ModelSpec, t
+from .verdicts import QUEUE_BAND, RATE_BAND
+
+# Arrays are row-major: x[B][S], history[B][S][L], parameters[B][P], envelope outputs [window][B].
+LOOP = r"""
+#define GRID_TOL 1e-9
+
+typedef struct {
+    const double *hv, *hs, *x0, *delay;
+    long L, k, slot;  /* step k is stored at ring position slot (= k mod L, kept without dividing) */
+} hist_t;
+
+/* floor without a libm call (exact for |v| < 2^63) */
+static_inline long ifloor(double v) { long i = (long) v; return i - (v < (double) i); }
+
+static_inline long ring(const hist_t *h, long index) {  /* index mod L, for index within L of k */
+    long r = h->slot + (index - h->k);
+    return r < 0 ? r + h->L : (r >= h->L ? r - h->L : r);
+}
+
+static_inline double smooth(const hist_t *h, int s, double pos) {
+    if (pos < 0) return h->x0[s];
+    long jl = ifloor(pos);
+    double th = pos - (double) jl;
+    long j = ring(h, jl);
+    const double *v = h->hv + s * h->L, *sl = h->hs + s * h->L;
+    double x0 = v[j];
+    if (th == 0.0) return x0;
+    long j1 = j + 1 == h->L ? 0 : j + 1;
+    double x1 = v[j1], s0 = sl[j], s1 = sl[j1];
+    double t2 = th * th, t3 = th * th * th;
+    return (2 * t3 - 3 * t2 + 1) * x0 + (t3 - 2 * t2 + th) * s0 + (3 * t2 - 2 * t3) * x1 + (t3 - t2) * s1;
+}
+
+static_inline double held(const hist_t *h, int s, double index_pos) {
+    long index = ifloor(index_pos + GRID_TOL);
+    if (index < 0) return h->x0[s];
+    return h->hv[s * h->L + ring(h, index)];
+}
+
+static_inline void read_delayed(double *dl, const hist_t *h, double pos, double held_pos) {
+    for (int d = 0; d < ND; d++)
+        dl[d] = DSAMPLED[d] ? held(h, DSTATE[d], held_pos - h->delay[d]) : smooth(h, DSTATE[d], pos - h->delay[d]);
+}
+
+/* dt times the derivative of every continuous state, the clamp applied at the bound */
+static_inline void slopes(double *K, const double *X, const hist_t *h, double pos, double held_pos,
+                          const double *P, double dt) {
+    double dl[ND > 0 ? ND : 1];
+    read_delayed(dl, h, pos, held_pos);
+    for (int c = 0; c < NC; c++) {
+        int i = CONT[c];
+        double f = rhs(i, X, dl, P);
+        if (HAS_CLAMP[i] && X[i] <= CLAMP[i]) f = f < 0.0 ? 0.0 : f;
+        K[i] = dt * f;
+    }
+}
+
+static_inline void advance(double *out, const double *X, const double *K, double w) {
+    for (int s = 0; s < NS; s++) out[s] = X[s];
+    for (int c = 0; c < NC; c++) {
+        int i = CONT[c];
+        double v = X[i] + w * K[i];
+        out[i] = (HAS_CLAMP[i] && v < CLAMP[i]) ? CLAMP[i] : v;
+    }
+}
+
+/* One step of one trajectory (step k -> k + 1); now[s]: sampled state s is updated at k + 1. */
+static_inline void step(double *X, hist_t *h, const double *P, double dt, long k, const int *now, int due) {
+    double N1[NS], T[NS], K1[NS], K2[NS], K3[NS], K4[NS], F[NS];
+    double *HV = (double *) h->hv, *HS = (double *) h->hs;
+    for (int s = 0; s < NS; s++) K1[s] = K2[s] = K3[s] = K4[s] = F[s] = 0.0;
+    slopes(K1, X, h, (double) k, k + 0.5, P, dt);
+    for (int s = 0; s < NS; s++) HV[s * h->L + h->slot] = X[s];
+    for (int c = 0; c < NC; c++) HS[CONT[c] * h->L + h->slot] = K1[CONT[c]];
+    if (PIECEWISE_CONSTANT) {
+        advance(N1, X, K1, 1.0);
+    } else {
+        advance(T, X, K1, 0.5);
+        slopes(K2, T, h, k + 0.5, k + 0.5, P, dt);
+        advance(T, X, K2, 0.5);
+        slopes(K3, T, h, k + 0.5, k + 0.5, P, dt);
+        advance(T, X, K3, 1.0);
+        slopes(K4, T, h, (double) (k + 1), k + 0.5, P, dt);
+        for (int c = 0; c < NC; c++) {
+            int i = CONT[c];
+            F[i] = (K1[i] + 2 * K2[i] + 2 * K3[i] + K4[i]) / 6;
+        }
+        advance(N1, X, F, 1.0);
+    }
+    for (int c = 0; c < NC; c++) saturate(CONT[c], N1, P);
+    if (due) {  /* the router's periodic update: x <- x + interval * rhs */
+        double dl[ND > 0 ? ND : 1];
+        read_delayed(dl, h, (double) (k + 1), (double) (k + 1));
+        for (int s = 0; s < NS; s++)
+            if (now[s]) F[s] = rhs(s, N1, dl, P);
+        for (int s = 0; s < NS; s++)
+            if (now[s]) {
+                N1[s] = N1[s] + (now[s] * dt) * F[s];
+                saturate(s, N1, P);
+            }
+    }
+    for (int s = 0; s < NS; s++) X[s] = N1[s];
+}
+
+/* The envelope after step kk of trajectory b: band distance, window peak, crossings, last step out.
+   inv_geq = 1/gamma_eq and inv_qband = 1/(C*d0*QUEUE_BAND) are per trajectory: multiplying by them
+   spares divisions, the cost that bounds this loop. */
+static_inline void observe(const double *X, const double *P, long b, long kk, double geq, double inv_geq,
+                           double qeq, double inv_qband, double *peak, long *crossing, unsigned char *above,
+                           double *last_out) {
+    double g = gamma_of(X, P), q = queue_of(X, P);
+    double rate = fabs(g * inv_geq - 1.0) * (1.0 / RATE_BAND);
+    double qd = fabs(q - qeq) * inv_qband;
+    double dist = (isnan(rate) || isnan(qd)) ? NAN : (rate >= qd ? rate : qd);
+    if (isnan(dist)) peak[b] = INFINITY;  /* a NaN state has left every bound */
+    else if (dist > peak[b] || isnan(peak[b])) peak[b] = dist;
+    if (!(dist <= 1.0)) last_out[b] = (double) kk;
+    unsigned char a = g > geq;
+    crossing[b] += a != above[b];
+    above[b] = a;
+}
+
+/* LANES trajectories advance together, step by step: one trajectory's step is a chain of
+   dependent divisions (latency-bound); independent trajectories interleaved fill the pipeline. */
+#define LANES 8
+
+int rcpstab_run(long B, long n_steps, long k0, double dt, long L, const double *delay, const long *every,
+                double *x, double *hv, double *hs, const double *x0, const double *par,
+                long window, const double *geq, const double *qeq, const double *qscale,
+                double *peak, long *crossing, unsigned char *above, double *last_out,
+                double *peaks_out, long *cross_out, long record_every, double *rec) {
+    for (long b0 = 0; b0 < B; b0 += LANES) {
+        int lanes = B - b0 < LANES ? (int) (B - b0) : LANES;
+        double X[LANES][NS], P[LANES][NP], inv_geq[LANES], inv_qband[LANES];  /* local: no aliasing */
+        hist_t h[LANES];
+        for (int v = 0; v < lanes; v++) {
+            long b = b0 + v;
+            h[v] = (hist_t) {hv + b * NS * L, hs + b * NS * L, x0 + b * NS, delay, L, k0, k0 % L};
+            for (int s = 0; s < NS; s++) X[v][s] = x[b * NS + s];
+            for (int m = 0; m < NP; m++) P[v][m] = par[b * NP + m];
+            inv_geq[v] = window > 0 ? 1.0 / geq[b] : 0.0;
+            inv_qband[v] = window > 0 ? 1.0 / (qscale[b] * QUEUE_BAND) : 0.0;
+        }
+        /* steps left until the next sampled update, window end and record: counters, not divisions */
+        long due_in[NS], window_in = window > 0 ? window - k0 % window : 0;
+        long record_in = record_every > 0 ? record_every - k0 % record_every : 0;
+        for (int s = 0; s < NS; s++) due_in[s] = every[s] > 0 ? every[s] - k0 % every[s] : 0;
+        long w = 0, r = 0, slot = k0 % L;
+        for (long k = k0; k < k0 + n_steps; k++) {
+            int due = 0, now[NS];  /* now[s]: the update interval of s in steps if s is updated at k + 1, else 0 */
+            for (int s = 0; s < NS; s++) {
+                now[s] = every[s] > 0 && --due_in[s] == 0 ? (int) every[s] : 0;
+                if (now[s]) due_in[s] = every[s];
+                due |= now[s] != 0;
+            }
+            int window_end = window > 0 && --window_in == 0, record = record_every > 0 && --record_in == 0;
+            for (int v = 0; v < lanes; v++) {
+                h[v].k = k;
+                h[v].slot = slot;
+                step(X[v], &h[v], P[v], dt, k, now, due);
+            }
+            if (window > 0)
+                for (int v = 0; v < lanes; v++) {
+                    long b = b0 + v;
+                    observe(X[v], P[v], b, k + 1, geq[b], inv_geq[v], qeq[b], inv_qband[v], peak, crossing, above,
+                            last_out);
+                    if (window_end) {
+                        peaks_out[w * B + b] = peak[b];
+                        cross_out[w * B + b] = crossing[b];
+                        peak[b] = 0.0;
+                        crossing[b] = 0;
+                    }
+                }
+            if (record)
+                for (int v = 0; v < lanes; v++)
+                    for (int s = 0; s < NS; s++) rec[(r * NS + s) * B + b0 + v] = X[v][s];
+            slot = slot + 1 == L ? 0 : slot + 1;
+            if (window_end) { w++; window_in = window; }
+            if (record) { r++; record_in = record_every; }
+        }
+        for (int v = 0; v < lanes; v++)
+            for (int s = 0; s < NS; s++) x[(b0 + v) * NS + s] = X[v][s];
+    }
+    return 0;
+}
+"""
+
+
+class _Printer(C99CodePrinter):
+    """C99 printer that writes integer powers as products (exact, and as NumPy's ``**`` does)."""
+
+    def _print_Pow(self, expr):
+        base, exp = expr.as_base_exp()
+        if exp.is_Integer and 1 < exp <= 4:
+            return "(" + "*".join([self.parenthesize(base, 100)] * int(exp)) + ")"
+        return super()._print_Pow(expr)
+
+
+def _function(signature: str, cases: dict, default: str) -> str:
+    """``static inline signature``: a switch over the state index ``i``, ``default`` for other states."""
+    body = "".join(f"    case {i}: {{\n{code}    }}\n" for i, code in cases.items())
+    return f"static_inline {signature} {{\n  switch (i) {{\n{body}  }}\n  {default}\n}}\n"
+
+
+def _block(exprs: list, result: str, printer: _Printer, names: dict, cse: bool) -> str:
+    """Statements computing ``exprs`` as ``r0, r1...``, then ``result``.
+
+    The spec's own symbol names are kept (prefixed ``v_``), and common subexpressions are
+    eliminated as ``lambdify(cse=True)`` does, so products are printed in the same order as in
+    the NumPy reference and the two agree to the last bit wherever the operations allow.
+    """
+    temps, reduced = sp.cse(exprs) if cse else ([], exprs)
+    rename = {sym: sp.Symbol("v_" + sym.name) for sym in set().union(*(sp.sympify(e).free_symbols for e in exprs))}
+    rename.update({sym: sp.Symbol("v_" + sym.name) for sym, _ in temps})
+    lines = [f"      const double v_{sym.name} = {source};\n" for sym, source in names.items()
+             if any(sym in sp.sympify(e).free_symbols for e in exprs)]
+    lines += [f"      const double {rename[sym]} = {printer.doprint(e.xreplace(rename))};\n" for sym, e in temps]
+    lines += [f"      const double r{j} = {printer.doprint(e.xreplace(rename))};\n" for j, e in enumerate(reduced)]
+    return "".join(lines) + f"      {result}\n"
+
+
+def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool) -> str:
+    """The complete C translation unit of ``spec``'s stepping loop (see :data:`LOOP` for the entry point)."""
+    printer = _Printer()
+    names = {sym: f"X[{i}]" for i, sym in enumerate(spec.current_symbols)}
+    names.update({term.symbol: f"dl[{j}]" for j, term in enumerate(spec.delayed_terms)})
+    names.update({sym: f"P[{m}]" for m, sym in enumerate(spec.parameters)})
+    now = {s(t): sym for s, sym in zip(spec.states, spec.current_symbols)}
+
+    def plain(expr):
+        return sp.sympify(expr).xreplace(now)
+
+    def value(expr):
+        return _block([plain(expr)], "return r0;", printer, names, cse=False)
+
+    rhs = {i: _block([e], "return r0;", printer, names, cse=True) for i, e in enumerate(spec.plain_rhs())}
+    saturate = {
+        spec.states.index(sat.state): _block(
+            [plain(sat.lower), plain(sat.upper)],
+            f"double v = X[{spec.states.index(sat.state)}]; v = v < r0 ? r0 : v; "
+            f"X[{spec.states.index(sat.state)}] = v > r1 ? r1 : v; return;",
+            printer, names, cse=False)
+        for sat in spec.saturations
+    }
+    clamp = {spec.states.index(c.state): float(c.lower) for c in spec.clamps}
+    n, nd = len(spec.states), len(spec.delayed_terms)
+
+    def array(ctype, name, values):
+        return f"static const {ctype} {name}[] = {{{', '.join(str(v) for v in values) or '0'}}};\n"
+
+    header = (
+        "#include <math.h>\n#define static_inline static inline __attribute__((always_inline))\n"
+        f"#define NS {n}\n#define ND {nd}\n#define NP {len(spec.parameters)}\n#define NC {len(continuous)}\n"
+        f"#define PIECEWISE_CONSTANT {int(piecewise_constant)}\n"
+        f"#define RATE_BAND {RATE_BAND!r}\n#define QUEUE_BAND {QUEUE_BAND!r}\n"
+        + array("int", "CONT", continuous)
+        + array("int", "DSTATE", [spec.states.index(term.state) for term in spec.delayed_terms])
+        + array("int", "DSAMPLED", [int(term.state in spec.sampled) for term in spec.delayed_terms])
+        + array("int", "HAS_CLAMP", [int(i in clamp) for i in range(n)])
+        + array("double", "CLAMP", [repr(clamp.get(i, 0.0)) for i in range(n)])
+    )
+    return (
+        header
+        + _function("double rhs(int i, const double *X, const double *dl, const double *P)", rhs, "return 0.0;")
+        + _function("void saturate(int i, double *X, const double *P)", saturate, "return;")
+        + f"static_inline double gamma_of(const double *X, const double *P) {{\n{value(spec.gamma)}}}\n"
+        + f"static_inline double queue_of(const double *X, const double *P) {{\n{value(spec.queue)}}}\n"
+        + LOOP
+    )
+
