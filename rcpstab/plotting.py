@@ -6,13 +6,11 @@ Computation lives in the engines; these functions only draw a
 from __future__ import annotations
 
 import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")  # figures are written to files; never needs a display
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from .models import get_model  # noqa: E402
-from .regions.result import RegionMap  # noqa: E402
+from .figures import current_axes, draw_and_save
+from .models import get_model
+from .regions.result import RegionMap
 
 METHOD_LABELS = {
     "exact": "exact (D-subdivision)",
@@ -30,7 +28,7 @@ def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:bl
     """
     from .regions.exact import boundary_points
 
-    ax = ax or plt.gca()
+    ax = ax or current_axes()
     da = np.diff(region.alpha).min() if region.alpha.size > 1 else 0.05
     db = np.diff(region.beta).min() if region.beta.size > 1 else 0.05
     extent = (region.alpha[0] - da / 2, region.alpha[-1] + da / 2, region.beta[0] - db / 2, region.beta[-1] + db / 2)
@@ -55,7 +53,4 @@ def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:bl
 
 def save_region_figure(region: RegionMap, path: str) -> None:
     """Draw :func:`region_plot` in a new figure and write it to ``path`` (.png, .svg, .pdf)."""
-    fig, ax = plt.subplots(figsize=(6.4, 4.8), constrained_layout=True)
-    region_plot(region, ax=ax)
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
+    draw_and_save(region_plot, region, path)

@@ -44,8 +44,9 @@ def run(args) -> int:
     if args.csv:
         region.to_csv(args.csv)
     if args.out:
-        from ..phaseplane.plotting import convergence_plot, save_figure
-        save_figure(convergence_plot, region, args.out)
+        from ..figures import draw_and_save
+        from ..phaseplane.plotting import convergence_plot
+        draw_and_save(convergence_plot, region, args.out)
     times = np.asarray(region.table["convergence_rtt"], dtype=float)
     if args.json:
         print(json.dumps({**region.to_dict(), "convergence_rtt": [None if np.isnan(v) else v for v in times]}))

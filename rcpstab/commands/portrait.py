@@ -40,9 +40,10 @@ def run(args) -> int:
     if args.csv:
         write_csv(traj, args.csv)
     if args.out:
-        from ..phaseplane.plotting import portrait_plot, save_figure
-        save_figure(portrait_plot, traj, args.out,
-                    title=f"Phase portrait, model '{model.name}', alpha = {args.alpha:g}, beta = {args.beta:g}")
+        from ..figures import draw_and_save
+        from ..phaseplane.plotting import portrait_plot
+        draw_and_save(portrait_plot, traj, args.out,
+                      title=f"Phase portrait, model '{model.name}', alpha = {args.alpha:g}, beta = {args.beta:g}")
     if not args.csv and not args.out:
         end = ", ".join(f"({g:.3g}, {q:.3g})" for g, q in zip(traj.gamma[-1], traj.queue[-1]))
         print(f"{model.name} at alpha={args.alpha:g}, beta={args.beta:g}: (R/C, q bits) after {args.rtts:g} RTTs: {end}")

@@ -1,12 +1,8 @@
 """Figures of network runs: rates at two links and a router's RTT estimate vs time (thesis Figs. 5.8-5.9)."""
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")  # figures are written to files; never needs a display
-import matplotlib.pyplot as plt  # noqa: E402
-
-from .fluid import NetworkRun  # noqa: E402
+from ..figures import new_figure, save
+from .fluid import NetworkRun
 
 MBPS = 1e6
 
@@ -18,7 +14,7 @@ def network_plot(run: NetworkRun, rate_links=("L1", "L3"), rtt_link: str = "L1",
     -------
     matplotlib.figure.Figure
     """
-    fig = fig or plt.figure(figsize=(9, 6), constrained_layout=True)
+    fig = fig or new_figure((9, 6))
     grid = fig.add_gridspec(2, len(rate_links))
     for col, name in enumerate(rate_links):
         ax = fig.add_subplot(grid[0, col])
@@ -46,6 +42,4 @@ def network_plot(run: NetworkRun, rate_links=("L1", "L3"), rtt_link: str = "L1",
 
 def save_network_figure(run: NetworkRun, path: str) -> None:
     """Draw :func:`network_plot` and write it to ``path`` (.png, .svg, .pdf)."""
-    fig = network_plot(run)
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
+    save(network_plot(run), path)

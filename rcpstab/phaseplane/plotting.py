@@ -6,14 +6,11 @@ from ``*_plot``.
 """
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")  # figures are written to files; never needs a display
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from ..regions.result import RegionMap  # noqa: E402
-from .trajectory import Trajectory  # noqa: E402
+from ..figures import current_axes
+from ..regions.result import RegionMap
+from .trajectory import Trajectory
 
 MBIT = 1e6
 
@@ -32,7 +29,7 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None):
     -------
     matplotlib.axes.Axes
     """
-    ax = ax or plt.gca()
+    ax = ax or current_axes()
     for b in range(traj.gamma.shape[1]):
         label = f"R/C = {traj.gamma[0, b]:.2g}, q = {traj.queue[0, b] / MBIT:.3g} Mbit"
         (line,) = ax.plot(traj.gamma[:, b], traj.queue[:, b] / MBIT, lw=0.9, label=label)
@@ -50,7 +47,7 @@ def convergence_plot(region: RegionMap, ax=None):
 
     With several configurations, the slowest over them is shown.
     """
-    ax = ax or plt.gca()
+    ax = ax or current_axes()
     table = region.table
     times = np.asarray(table["convergence_rtt"], dtype=float).reshape(-1, region.beta.size, region.alpha.size)
     worst = np.where(np.isnan(times).any(axis=0), np.nan, np.nanmax(np.where(np.isnan(times), -1, times), axis=0))
@@ -58,16 +55,9 @@ def convergence_plot(region: RegionMap, ax=None):
     db = np.diff(region.beta).min() if region.beta.size > 1 else 0.05
     extent = (region.alpha[0] - da / 2, region.alpha[-1] + da / 2, region.beta[0] - db / 2, region.beta[-1] + db / 2)
     image = ax.imshow(worst, origin="lower", extent=extent, aspect="auto", cmap="viridis", interpolation="nearest")
-    plt.colorbar(image, ax=ax, label="convergence time (RTTs)")
+    ax.figure.colorbar(image, ax=ax, label="convergence time (RTTs)")
     ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
     ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
     ax.set_title(f"Convergence time of model '{region.model}' (R within 2%, q within 1% of C·d0)")
     return ax
 
-
-def save_figure(draw, data, path: str, **kwargs) -> None:
-    """Call ``draw(data, ax=..., **kwargs)`` in a new figure and write it to ``path`` (.png, .svg, .pdf)."""
-    fig, ax = plt.subplots(figsize=(6.4, 4.8), constrained_layout=True)
-    draw(data, ax=ax, **kwargs)
-    fig.savefig(path, dpi=150)
-    plt.close(fig)

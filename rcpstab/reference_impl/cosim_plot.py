@@ -5,12 +5,8 @@ plotting separate, as in the rest of rcpstab).
 """
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")  # figures are written to files; never needs a display
-import matplotlib.pyplot as plt  # noqa: E402
-
-from .cosim import CosimResult  # noqa: E402
+from ..figures import new_figure, save
+from .cosim import CosimResult
 
 
 def cosim_plot(result: CosimResult, axes=None):
@@ -27,7 +23,7 @@ def cosim_plot(result: CosimResult, axes=None):
     tuple of matplotlib.axes.Axes
     """
     if axes is None:
-        _, axes = plt.subplots(2, 1, sharex=True, figsize=(7.5, 6.0), constrained_layout=True)
+        axes = new_figure((7.5, 6.0)).subplots(2, 1, sharex=True)
     rate_ax, queue_ax = axes
     rate_ax.plot(result.t, result.packet_R_over_C, lw=0.8, label="packet (reference router)")
     rate_ax.plot(result.t, result.fluid_R_over_C, lw=1.0, label="fluid model rcp")
@@ -48,6 +44,4 @@ def cosim_plot(result: CosimResult, axes=None):
 def save_cosim_figure(result: CosimResult, path: str) -> None:
     """Draw :func:`cosim_plot` in a new figure and write it to ``path`` (.png, .svg or .pdf)."""
     rate_ax, _ = cosim_plot(result)
-    fig = rate_ax.figure
-    fig.savefig(path, dpi=150)
-    plt.close(fig)
+    save(rate_ax.figure, path)
