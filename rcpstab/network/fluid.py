@@ -144,9 +144,7 @@ def simulate_network(net: Network, alpha, beta, t_end: float, dt: float = DEFAUL
     n_links, size = len(net.links), alpha.size
     capacity = np.array([link.capacity for link in net.links])[:, None]
     rate0 = INITIAL_LOAD * eta * capacity[:, 0] if initial_rate is None else np.asarray(initial_rate, float)
-    sender0 = np.array([rate0[wiring.path[g] > 0].min() for g in range(len(net.groups))])
-    weight0 = wiring.to_links * sender0[wiring.group]
-    rtt0 = (weight0 @ wiring.prop_rtt[wiring.group]) / np.maximum(weight0.sum(axis=1), 1e-300)
+    rtt0 = net.packet_average_rtt(net.path_min(rate0))
     controllers = [[RcpController(link_rate=capacity[l, 0] / BITS_PER_BYTE / MS, alpha=float(alpha[b]),
                                   beta=float(beta[b]), eta=eta, rate=rate0[l] / BITS_PER_BYTE / MS,
                                   avg_rtt=rtt0[l] * MS) for b in range(size)] for l in range(n_links)]

@@ -96,21 +96,29 @@ class Network:
 
     def equilibrium_rtt(self, eta: float = 1.0) -> np.ndarray:
         """Each link's packet-average RTT (eq. 5.16, s) at the max-min rates with empty queues."""
-        rates, _ = self.max_min_rates(eta)
-        volume = np.array([[g.count * r * (link.name in g.path) for g, r in zip(self.groups, rates)]
+        return self.packet_average_rtt(self.max_min_rates(eta)[0])
+
+    def packet_average_rtt(self, group_rates) -> np.ndarray:
+        """Each link's packet-average propagation RTT (eq. 5.16, s) with each group's flows at ``group_rates``."""
+        volume = np.array([[g.count * r * (link.name in g.path) for g, r in zip(self.groups, group_rates)]
                            for link in self.links])
         rtts = np.array([g.rtt for g in self.groups])
         return volume @ rtts / np.maximum(volume.sum(axis=1), 1e-300)
 
+    def path_min(self, link_values) -> np.ndarray:
+        """Per group, the smallest of ``link_values`` (shape (links,)) along its path: the rate its flows send at."""
+        values = np.asarray(link_values, float)
+        return np.array([min(values[self.link_index(name)] for name in g.path) for g in self.groups])
 
-def fig57() -> Network:
+
+def fig57(l2_delay: float = 10.0) -> Network:
     """Thesis Fig. 5.7: 49 short flows cross L1 then L3; one long flow crosses L1 then L2.
 
-    L1 155 Mb/s and L3 100 Mb/s with 1 ms delays, L2 622 Mb/s with 10 s. The short flows'
-    round trip is 2*(1 + 1) ms = 4 ms, the long flow's 2*(1 ms + 10 s) = 20.002 s. At
-    equilibrium the short flows share L3 (100/49 Mb/s each, 100 Mb/s across L1) and the
-    long flow gets what is left of L1: 55 Mb/s.
+    L1 155 Mb/s and L3 100 Mb/s with 1 ms delays, L2 622 Mb/s with ``l2_delay`` (10 s in
+    the thesis). The short flows' round trip is 2*(1 + 1) ms = 4 ms, the long flow's
+    2*(1 ms + 10 s) = 20.002 s. At equilibrium the short flows share L3 (100/49 Mb/s each,
+    100 Mb/s across L1) and the long flow gets what is left of L1: 55 Mb/s.
     """
-    links = (Link("L1", 155e6, 1e-3), Link("L2", 622e6, 10.0), Link("L3", 100e6, 1e-3))
-    groups = (FlowGroup("short", 49, ("L1", "L3"), 4e-3), FlowGroup("long", 1, ("L1", "L2"), 2 * (1e-3 + 10.0)))
+    links = (Link("L1", 155e6, 1e-3), Link("L2", 622e6, l2_delay), Link("L3", 100e6, 1e-3))
+    groups = (FlowGroup("short", 49, ("L1", "L3"), 4e-3), FlowGroup("long", 1, ("L1", "L2"), 2 * (1e-3 + l2_delay)))
     return Network(links, groups)

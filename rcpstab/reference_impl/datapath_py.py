@@ -10,9 +10,10 @@ from dataclasses import asdict, dataclass
 
 from .header import HEADER_LEN, RATE_ALL_ONES
 
-MAX_ALLOWABLE_RTT_MS = 20_000
+MAX_ALLOWABLE_RTT_MS = 20_000  # App. F's recommendation: the default of each port's max_rtt register
 U64_MASK = (1 << 64) - 1
-_U64_REGISTERS = ("input_bytes", "rtt_sum", "rtt_count", "queue_bytes", "buffer_bytes", "malformed", "dropped")
+_U64_REGISTERS = ("input_bytes", "rtt_sum", "rtt_count", "queue_bytes", "buffer_bytes", "malformed", "dropped",
+                  "max_rtt")
 
 
 @dataclass
@@ -26,6 +27,7 @@ class PortRegisters:
     buffer_bytes: int = 0
     malformed: int = 0
     dropped: int = 0
+    max_rtt: int = MAX_ALLOWABLE_RTT_MS  # ms; RTTs at or above it are not averaged (App. F line 19)
     rate: int = 0
 
 
@@ -58,7 +60,7 @@ def dp_arrive(port: PortRegisters, packet: bytes | bytearray, size: int) -> bool
     else:
         rtt = (packet[8] << 8) | packet[9]
         port.input_bytes = (port.input_bytes + size) & U64_MASK
-        if rtt < MAX_ALLOWABLE_RTT_MS:
+        if rtt < port.max_rtt:
             port.rtt_sum = (port.rtt_sum + rtt) & U64_MASK
             port.rtt_count = (port.rtt_count + 1) & U64_MASK
     return port_admit(port, size)

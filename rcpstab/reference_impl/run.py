@@ -98,7 +98,8 @@ def make_simulator(scenario: Scenario, seed: int, t_end_s: float, backend: str, 
                            backend, protocol), topology
 
 
-def build_simulator(topology, flows: list, packet_bytes: int, backend: str, protocol: str):
+def build_simulator(topology, flows: list, packet_bytes: int, backend: str, protocol: str,
+                    rwnd_pkts: int = RWND_PACKETS):
     """The C ``Simulator`` or ``PySimulator`` on ``topology`` with R-TCP (``rcp``) or XCP senders."""
     xcp = protocol != "rcp"
     args = dict(
@@ -109,7 +110,7 @@ def build_simulator(topology, flows: list, packet_bytes: int, backend: str, prot
         # An XCP header replaces the RCP one in SYNs and ACKs; the window rule is R-TCP's only.
         ctrl_size=CTRL_PACKET_BYTES + (XCP_HEADER_LEN - RCP_HEADER_BYTES if xcp else 0),
         window_denominator=packet_bytes - TCP_HEADER_BYTES,  # MSS + RCP + IP headers
-        rwnd_pkts=RWND_PACKETS,
+        rwnd_pkts=rwnd_pkts,
         sender=SENDER_XCP if xcp else SENDER_RTCP,
     )
     assert packet_bytes - TCP_HEADER_BYTES > IP_HEADER_BYTES + RCP_HEADER_BYTES

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .datapath_py import MAX_ALLOWABLE_RTT_MS, U64_MASK, PortRegisters, port_admit, port_release
+from .datapath_py import U64_MASK, PortRegisters, port_admit, port_release
 from .datapath_py import registers_dict, set_registers
 from .xcp_header import FEEDBACK_SCALE, XCP_HEADER_LEN, feedback_field, read_i32
 
@@ -55,7 +55,7 @@ def xcp_arrive(proto: int, p: PortRegisters, x: XcpState, packet, size: int) -> 
     cwnd, rtt_us = _header_fields(packet)
     if cwnd > 0 and rtt_us > 0:
         rtt = rtt_us / 1e6
-        if rtt_us < MAX_ALLOWABLE_RTT_MS * 1000:
+        if rtt_us // 1000 < p.max_rtt:  # = rtt_us < 1000 * max_rtt, as C computes it
             p.rtt_sum = (p.rtt_sum + rtt_us) & U64_MASK
             p.rtt_count = (p.rtt_count + 1) & U64_MASK
         if proto == PROTO_XCP:

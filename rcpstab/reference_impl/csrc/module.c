@@ -12,14 +12,14 @@
 #include <stddef.h>
 
 /* The 64-bit registers in slot order, then the 32-bit rate register. */
-static const char *const REGISTER_NAMES[] = {"input_bytes", "rtt_sum",  "rtt_count", "queue_bytes",
-                                              "buffer_bytes", "malformed", "dropped",  "rate", NULL};
-#define RATE_REGISTER 7
+static const char *const REGISTER_NAMES[] = {"input_bytes", "rtt_sum", "rtt_count", "queue_bytes", "buffer_bytes",
+                                              "malformed",   "dropped", "max_rtt",   "rate",        NULL};
+#define RATE_REGISTER 8
 
 static uint64_t *register_slot(rcp_port *p, int k)
 {
-    uint64_t *slots[] = {&p->input_bytes, &p->rtt_sum,   &p->rtt_count, &p->queue_bytes,
-                         &p->buffer_bytes, &p->malformed, &p->dropped};
+    uint64_t *slots[] = {&p->input_bytes, &p->rtt_sum, &p->rtt_count, &p->queue_bytes,
+                         &p->buffer_bytes, &p->malformed, &p->dropped, &p->max_rtt};
     return slots[k];
 }
 
@@ -204,6 +204,8 @@ static int Datapath_init(DatapathObject *self, PyObject *args, PyObject *kwds)
         PyErr_NoMemory();
         return -1;
     }
+    for (Py_ssize_t i = 0; i < n; i++)
+        port_init(&self->ports[i]);
     self->n_ports = n;
     return 0;
 }
@@ -325,6 +327,8 @@ static int XcpDatapath_init(XcpDatapathObject *self, PyObject *args, PyObject *k
         PyErr_NoMemory();
         return -1;
     }
+    for (Py_ssize_t i = 0; i < n; i++)
+        port_init(&self->ports[i]);
     self->n_ports = n;
     self->proto = protocol[0] == 'x' ? PROTO_XCP : PROTO_RCPAC;
     return 0;
@@ -470,6 +474,7 @@ static int parse_links(sim_t *s, PyObject *links)
         }
         l->capacity_bps = cap;
         l->delay_ns = delay;
+        port_init(&l->port);
         l->port.buffer_bytes = buffer;
         l->proto = proto;
     }

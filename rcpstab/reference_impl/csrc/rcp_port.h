@@ -7,6 +7,7 @@
 
 #include "rcp_header.h"
 
+/* App. F's recommended MAX_ALLOWABLE_RTT: the default of each port's max_rtt register. */
 #define MAX_ALLOWABLE_RTT_MS 20000u
 
 /* The registers the control path reads and writes, one set per output port. */
@@ -18,8 +19,16 @@ typedef struct {
     uint64_t buffer_bytes; /* drop-tail limit on queue_bytes */
     uint64_t malformed;    /* packets too short to carry an RCP header, passed unmodified */
     uint64_t dropped;      /* packets refused by the drop-tail buffer */
+    uint64_t max_rtt;      /* App. F MAX_ALLOWABLE_RTT, ms: RTTs at or above it are not averaged */
     uint32_t rate;         /* App. F rcp_rate as stamped on the wire, bytes/ms */
 } rcp_port;
+
+/* A port in its power-on state: counters zero, App. F's MAX_ALLOWABLE_RTT. */
+static inline void port_init(rcp_port *p)
+{
+    *p = (rcp_port){0};
+    p->max_rtt = MAX_ALLOWABLE_RTT_MS;
+}
 
 static inline int rcp_is_malformed(size_t len, uint32_t size)
 {
@@ -52,7 +61,7 @@ static inline int dp_arrive(rcp_port *p, const uint8_t *pkt, size_t len, uint32_
     } else {
         uint16_t rtt = rcp_rd16(pkt + RCP_OFF_RTT);
         p->input_bytes += size;
-        if (rtt < MAX_ALLOWABLE_RTT_MS) {
+        if (rtt < p->max_rtt) {
             p->rtt_sum += rtt;
             p->rtt_count += 1;
         }

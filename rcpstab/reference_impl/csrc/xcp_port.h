@@ -42,7 +42,7 @@ static inline int xcp_arrive(int proto, rcp_port *p, xcp_state *x, const uint8_t
     uint32_t cwnd = rcp_rd32(pkt + XCP_OFF_CWND), rtt_us = rcp_rd32(pkt + XCP_OFF_RTT);
     if (cwnd > 0 && rtt_us > 0) {
         double rtt = rtt_us / 1e6;
-        if (rtt_us < MAX_ALLOWABLE_RTT_MS * 1000u) {
+        if (rtt_us / 1000u < p->max_rtt) { /* = rtt_us < 1000 * max_rtt, without overflow */
             p->rtt_sum += rtt_us;
             p->rtt_count += 1;
         }

@@ -1,0 +1,47 @@
+"""Figure of a network co-simulation, as thesis Figs. 5.8-5.9: rates at L1 and L3, L1's RTT estimate; packet vs fluid."""
+from __future__ import annotations
+
+from ..figures import new_figure, save
+from .network_cosim import NetworkCosimResult
+
+MBPS = 1e6
+
+
+def network_cosim_plot(result: NetworkCosimResult, rate_links=("L1", "L3"), rtt_link: str = "L1"):
+    """Rates at ``rate_links`` (top) and ``rtt_link``'s RTT estimate d (bottom, d_T thin), both runs.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = new_figure((9, 6))
+    grid = fig.add_gridspec(2, len(rate_links))
+    runs = (("packet", result.packet), ("fluid", result.fluid))
+    for col, name in enumerate(rate_links):
+        ax = fig.add_subplot(grid[0, col])
+        for label, run in runs:
+            ax.plot(run.t, run.rate[:, run.link(name), 0] / MBPS, lw=1, label=label)
+        ax.axhline(result.fluid.target_rate[result.fluid.link(name)] / MBPS, color="k", ls=":", lw=1,
+                   label="max-min rate")
+        ax.set_title(f"RCP rate at {name}")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("R (Mb/s)")
+        ax.legend(fontsize="small")
+    ax = fig.add_subplot(grid[1, :])
+    for label, run in runs:
+        i = run.link(rtt_link)
+        (line,) = ax.plot(run.t, run.avg_rtt[:, i, 0], lw=1.2, label=f"d (eq. 5.17), {label}")
+        ax.plot(run.t, run.rtt_sample[:, i, 0], lw=0.6, alpha=0.5, color=line.get_color(),
+                label=f"$d_T$ (eq. 5.16), {label}")
+    ax.axhline(result.fluid.target_rtt[result.fluid.link(rtt_link)], color="k", ls=":", lw=1, label="at equilibrium")
+    ax.set_title(f"{result.scenario}: average RTT estimate at {rtt_link}, "
+                 rf"$\alpha$ = {result.alpha:g}, $\beta$ = {result.beta:g}")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("RTT (s)")
+    ax.legend(fontsize="small")
+    return fig
+
+
+def save_network_cosim_figure(result: NetworkCosimResult, path: str) -> None:
+    """Draw :func:`network_cosim_plot` and write it to ``path`` (.png, .svg, .pdf)."""
+    save(network_cosim_plot(result), path)

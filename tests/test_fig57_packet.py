@@ -1,0 +1,140 @@
+"""Thesis Fig. 5.7 packet by packet against the fluid network model, at both thesis points.
+
+The network is scaled down in one place: L2's delay is 1 s instead of 10 s, so the long
+flow's RTT is 2.002 s against the short flows' 4 ms (a ratio of 500 instead of 5000: still
+the one flow L1 controls is slow and a small share of L1's packets). A 200 s run is 100 of
+its round trips, as the fluid tests' 400 s are 20 at full size;
+benchmarks/bench_fig57.py runs the full size.
+"""
+import json
+
+import numpy as np
+import pytest
+
+from rcpstab.cli import main
+from rcpstab.network import Network, fig57
+from rcpstab.network.fig57 import THESIS_POINTS
+from rcpstab.network.topology import FlowGroup, Link
+from rcpstab.reference_impl._datapath import Datapath
+from rcpstab.reference_impl.datapath_py import PyDatapath
+from rcpstab.reference_impl.header import RcpHeader
+from rcpstab.reference_impl.network_cosim import cosimulate_network
+from rcpstab.reference_impl.network_run import run_network
+
+L2_DELAY = 1.0
+T_END = 200.0
+LATE = 0.8 * T_END                 # the last 40 s (20 long round trips)
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return {point: cosimulate_network("fig5.7", *point, t_end=T_END, l2_delay=L2_DELAY) for point in THESIS_POINTS}
+
+
+FAST, SLOW = THESIS_POINTS[1], THESIS_POINTS[0]    # (0.5, 0.1) and (0.1, 1.0)
+PACKET_SLOW_FINDING = (
+    "measured: at (0.1, 1.0) the scaled packet run does not settle. L3's standing queue of a few paced packets, "
+    "weighted by beta/alpha = 10 over L3's small RTT estimate, pulls L3 under 100/49 Mb/s; L1 then grants the "
+    "long flow more, and when L3 recovers L1 is overloaded for a long round trip, a queue inflates the short "
+    "flows' RTTs and L3's estimate, and the cycle restarts (~250 s period, rates -40%..+13% around the targets). "
+    "At full size (bench_fig57.py) L3's estimate stays inflated for the whole run and both links settle")
+
+
+def late_errors(run, name):
+    """Relative errors of a link's rate against its max-min target over the late part."""
+    return run.rate[run.t >= LATE, run.link(name), 0] / run.target_rate[run.link(name)] - 1
+
+
+@pytest.mark.parametrize("point", THESIS_POINTS)
+def test_fluid_converges_and_its_rtt_estimate_is_stable(runs, point):
+    summary = runs[point].summary()["fluid"]
+    assert summary["L3_settling_s"] < 10.0 and abs(summary["L3_final_error"]) < 1e-3
+    assert summary["L1_settling_s"] < LATE and abs(summary["L1_final_error"]) < 0.01
+    assert summary["rtt_swing_ratio"] <= 1.0               # no growing or sustained oscillation
+    assert abs(summary["rtt_final_s"] / summary["rtt_target_s"] - 1) < 0.01
+
+
+def test_packet_converges_at_fast_point(runs):
+    result = runs[FAST]
+    summary = result.summary()
+    for name in ("L1", "L3"):
+        assert np.abs(late_errors(result.packet, name)).max() < 0.01
+    assert summary["packet"]["L3_settling_s"] < 60.0
+    assert summary["packet"]["L1_settling_s"] < LATE
+    assert summary["packet"]["rtt_swing_ratio"] <= 1.0
+    assert abs(summary["packet"]["rtt_final_s"] / summary["packet"]["rtt_target_s"] - 1) < 0.05
+    ratios = summary["packet_over_fluid"]
+    assert abs(ratios["L1_final_rate_bps"] - 1) < 0.01 and abs(ratios["L3_final_rate_bps"] - 1) < 0.01
+    assert abs(ratios["rtt_final_s"] - 1) < 0.05
+
+
+def test_packet_stays_bounded_at_slow_point(runs):
+    """No divergence and no runaway RTT estimate, though the rates do not settle (see the xfail below)."""
+    result = runs[SLOW]
+    summary = result.summary()
+    for name in ("L1", "L3"):
+        errors = late_errors(result.packet, name)
+        assert errors.min() > -0.5 and errors.max() < 0.2
+    assert abs(summary["packet"]["rtt_final_s"] / summary["packet"]["rtt_target_s"] - 1) < 0.1
+    rtt = result.packet.avg_rtt[result.packet.t >= LATE, result.packet.link("L1"), 0]
+    assert rtt.max() < 1.2 * summary["packet"]["rtt_target_s"]
+
+
+@pytest.mark.xfail(strict=True, reason=PACKET_SLOW_FINDING)
+def test_packet_converges_at_slow_point(runs):
+    for name in ("L1", "L3"):
+        assert np.abs(late_errors(runs[SLOW].packet, name)).max() < 0.02
+
+
+@pytest.mark.parametrize("point", THESIS_POINTS)
+def test_packet_run_never_drops_and_queues_drain(runs, point):
+    result = runs[point]
+    assert result.summary()["packet_dropped"] == 0
+    queue = result.packet.queue[result.packet.t >= LATE, :, 0] / 8
+    assert np.median(queue, axis=0).max() < 20 * 1500        # L1 and L3 queues empty to a few packets most of the time
+
+
+@pytest.mark.parametrize("dp", [Datapath(1), PyDatapath(1)], ids=["c", "python"])
+def test_max_rtt_register(dp):
+    """App. F's 20 s limit drops the thesis' 20.002 s flow; the per-port register lets it count."""
+    packet = RcpHeader(rate=0, reverse_rate=0, rtt=20_002, proto=6).pack()
+    dp.set_registers(0, buffer_bytes=10**6)
+    assert dp.registers(0)["max_rtt"] == 20_000
+    dp.arrive(0, packet, 1500)
+    assert dp.registers(0)["rtt_count"] == 0
+    dp.set_registers(0, max_rtt=0xFFFF)
+    dp.arrive(0, packet, 1500)
+    assert dp.registers(0)["rtt_count"] == 1 and dp.registers(0)["rtt_sum"] == 20_002
+
+
+def test_multilink_c_and_python_traces_identical():
+    net = Network(links=(Link("A", 20e6, 1e-3), Link("B", 50e6, 0.05), Link("C", 10e6, 1e-3)),
+                  groups=(FlowGroup("short", 3, ("A", "C"), 4e-3), FlowGroup("long", 1, ("A", "B"), 0.102)))
+    c, py = (run_network(net, 0.5, 0.1, 1.5, backend=backend) for backend in ("c", "python"))
+    assert c.counters == py.counters and c.counters["events"] > 10_000
+    for name in ("A", "B", "C"):
+        for key, column in c.traces[name].items():
+            assert np.array_equal(column, py.traces[name][key]), (name, key)
+
+
+def test_cli_cosim_fig57(tmp_path, capsys):
+    csv_path, fig_path = tmp_path / "fig57.csv", tmp_path / "fig57.png"
+    assert main(["cosim", "--scenario", "fig5.7", "--alpha", "0.5", "--beta", "0.1", "--t-end", "3",
+                 "--csv", str(csv_path), "--out", str(fig_path), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["scenario"] == "fig5.7" and summary["packet_dropped"] == 0
+    assert {"L1_final_rate_bps", "L3_final_rate_bps", "rtt_final_s"} <= summary["packet"].keys()
+    header = csv_path.read_text().splitlines()[0].split(",")
+    assert header[:5] == ["t", "packet_L1_R_over_C", "fluid_L1_R_over_C", "packet_L1_queue_bytes",
+                          "fluid_L1_queue_bytes"]
+    assert len(header) == 1 + 3 * 4 * 2 and "fluid_L3_avg_rtt_s" in header and "packet_L1_rtt_sample_s" in header
+    assert fig_path.stat().st_size > 0
+    for bad in (["--model", "xcp"], ["--rtt", "0.1"], ["--t-end", "0"], ["--alpha", "nan"]):
+        args = ["cosim", "--scenario", "fig5.7", "--alpha", "0.5", "--beta", "0.1", *bad]
+        assert main(args) == 2
+
+
+def test_full_size_network_is_the_thesis_one():
+    net = fig57()
+    assert max(g.rtt for g in net.groups) / min(g.rtt for g in net.groups) == pytest.approx(5000.5)
+    assert fig57(L2_DELAY).max_min_rates()[1] == pytest.approx(net.max_min_rates()[1])
