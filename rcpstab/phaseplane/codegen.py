@@ -200,23 +200,13 @@ int rcpstab_run(long B, long n_steps, long k0, double dt, long L, const double *
 """
 
 
-class _Printer(C99CodePrinter):
-    """C99 printer that writes integer powers as products (exact, and as NumPy's ``**`` does)."""
-
-    def _print_Pow(self, expr):
-        base, exp = expr.as_base_exp()
-        if exp.is_Integer and 1 < exp <= 4:
-            return "(" + "*".join([self.parenthesize(base, 100)] * int(exp)) + ")"
-        return super()._print_Pow(expr)
-
-
 def _function(signature: str, cases: dict, default: str) -> str:
     """``static inline signature``: a switch over the state index ``i``, ``default`` for other states."""
     body = "".join(f"    case {i}: {{\n{code}    }}\n" for i, code in cases.items())
     return f"static_inline {signature} {{\n  switch (i) {{\n{body}  }}\n  {default}\n}}\n"
 
 
-def _block(exprs: list, result: str, printer: _Printer, names: dict, cse: bool) -> str:
+def _block(exprs: list, result: str, printer: C99CodePrinter, names: dict, cse: bool) -> str:
     """Statements computing ``exprs`` as ``r0, r1...``, then ``result``.
 
     The spec's own symbol names are kept (prefixed ``v_``), and common subexpressions are
@@ -235,7 +225,7 @@ def _block(exprs: list, result: str, printer: _Printer, names: dict, cse: bool) 
 
 def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool) -> str:
     """The complete C translation unit of ``spec``'s stepping loop (see :data:`LOOP` for the entry point)."""
-    printer = _Printer()
+    printer = C99CodePrinter()
     names = {sym: f"X[{i}]" for i, sym in enumerate(spec.current_symbols)}
     names.update({term.symbol: f"dl[{j}]" for j, term in enumerate(spec.delayed_terms)})
     names.update({sym: f"P[{m}]" for m, sym in enumerate(spec.parameters)})
