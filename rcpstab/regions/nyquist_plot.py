@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..figures import current_axes
 from .nyquist import NyquistCurve
 
 
@@ -14,7 +15,7 @@ def nyquist_plot(curve: NyquistCurve, ax=None, limit: float = 3.0):
     curve : NyquistCurve
         From :func:`~rcpstab.regions.nyquist.nyquist_curve`.
     ax : matplotlib.axes.Axes, optional
-        Drawn into a new figure's axes if None.
+        pyplot's current axes if None.
     limit : float
         Half-width of the square view around 0: G grows without bound near w = 0
         (the indentation around the double pole), so the view is clipped.
@@ -23,9 +24,7 @@ def nyquist_plot(curve: NyquistCurve, ax=None, limit: float = 3.0):
     -------
     matplotlib.axes.Axes
     """
-    if ax is None:
-        import matplotlib.pyplot as plt
-        _, ax = plt.subplots()
+    ax = ax or current_axes()
     line, = ax.plot(curve.G.real, curve.G.imag, label="G(j w), w > 0")
     ax.plot(curve.G.real, -curve.G.imag, "--", color=line.get_color(), label="w < 0")
     ax.plot([-1.0], [0.0], "r+", markersize=12, markeredgewidth=2, label="-1")
