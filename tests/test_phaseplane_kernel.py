@@ -55,3 +55,9 @@ def test_concurrent_builds_share_one_cached_library(tmp_path, monkeypatch):
     with ProcessPoolExecutor(max_workers=3) as pool:
         assert list(pool.map(_build, [source] * 3)) == [42] * 3
     assert [p.suffix for p in tmp_path.iterdir()] == [".so"]  # one library, no temporary left behind
+
+
+def test_unwritable_cache_falls_back_to_the_temporary_directory(monkeypatch):
+    monkeypatch.delenv("RCPSTAB_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/proc/rcpstab-cache")  # nobody, not even root, can create this
+    assert _build("int probe(void) { return 7; }\n") == 7

@@ -22,7 +22,8 @@ CACHE_ENV = "RCPSTAB_CACHE_DIR"
 
 
 def cache_dir() -> Path:
-    """Where compiled kernels live: ``$RCPSTAB_CACHE_DIR``, else ``$XDG_CACHE_HOME/rcpstab`` (``~/.cache``)."""
+    """Where compiled kernels live: ``$RCPSTAB_CACHE_DIR``, else ``$XDG_CACHE_HOME/rcpstab/kernels``
+    (``~/.cache/rcpstab/kernels``); :func:`load_library` falls back to the temporary directory."""
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV])
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rcpstab" / "kernels"
@@ -49,9 +50,13 @@ def load_library(name: str, source: str) -> ctypes.CDLL:
     cc = compiler()
     digest = hashlib.sha256("\0".join((source, cc, *FLAGS)).encode()).hexdigest()[:20]
     directory = cache_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:  # no writable home (some CI and containers): a per-user temporary cache
+        directory = Path(tempfile.gettempdir()) / f"rcpstab-kernels-{os.getuid()}"
+        directory.mkdir(parents=True, exist_ok=True)
     target = directory / f"{name}-{digest}.so"
     if not target.exists():
-        directory.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=directory) as work:
             c_file = Path(work) / "kernel.c"
             c_file.write_text(source)
