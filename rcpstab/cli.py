@@ -14,6 +14,9 @@ from .commands import COMMANDS
 from .errors import InputError
 
 EXIT_BAD_INPUT = 2
+DESCRIPTION = ("Stability analysis of explicit congestion control (RCP, XCP, RCP-AC): for which router "
+               "gains (alpha, beta) is the protocol stable? Exit codes: 0 success, 1 a check that ran and "
+               "failed, 2 bad usage or input.")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -24,7 +27,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="rcpstab", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="rcpstab", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"rcpstab {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     for name, module in COMMANDS.items():
