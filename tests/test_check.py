@@ -82,3 +82,32 @@ def test_fail_exits_1_with_a_suggestion_that_passes(tmp_path, capsys):
                   "again.toml")
     assert main(["check", again, "--samples", "0"]) == 0
     assert math.hypot(suggestion["alpha"] - 0.5, suggestion["beta"] - 0.5) <= 0.3 + 1e-9
+
+
+PACKET_ENVELOPE = {"rtt_ms": [100, 100], "link_mbps": [10, 10], "flows": [10, 10]}
+
+
+@pytest.mark.parametrize("alpha, beta, stable", [(0.6, 0.2, True), (3.0, 0.6, False)])
+def test_packet_confirmation_agrees_with_the_fluid_verdict(alpha, beta, stable):
+    config = parse_config({"router": {"ALPHA": alpha, "BETA": beta}, "envelope": PACKET_ENVELOPE})
+    report = run_checks(config, "nonlinear", samples=0, packet=True)
+    packet = report.finding("packet_confirmation")
+    assert report.finding("nonlinear_stability").passed is stable
+    assert packet.passed is stable and "agrees" in packet.explanation
+    assert report.passed is stable
+
+
+def test_packet_corner_skips_networks_with_under_a_few_packets_per_flow():
+    # 200 flows on 10 Mb/s at 15 ms: 0.06 packets of C*d0 per flow, every flow overloads the link
+    config = parse_config({"router": {"ALPHA": 0.6, "BETA": 0.2},
+                           "envelope": {"rtt_ms": [15, 100], "link_mbps": [10, 10], "flows": [10, 200]}})
+    packet = run_checks(config, "nonlinear", samples=0, packet=True).finding("packet_confirmation")
+    assert "d0 = 100 ms, N = 10 " in packet.explanation
+
+
+def test_slow_flash_crowd_is_measured_not_called_divergence():
+    config = parse_config({"router": {"ALPHA": 0.4, "BETA": 0.2},
+                           "envelope": {"rtt_ms": [15, 15], "link_mbps": [10, 10], "flows": [1, 1]}})
+    crowd = run_checks(config, "nonlinear", samples=0).finding("flash_crowd")
+    assert not crowd.passed and math.isfinite(crowd.figure) and crowd.figure > 300
+    assert "not converged" not in crowd.explanation

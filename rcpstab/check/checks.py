@@ -7,56 +7,18 @@ cap) over the envelope; the configuration finding from App. F's constants alone.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from ..models import get_model
 from ..regions.margins import Margins, margins
 from .config import CheckConfig
 from .envelope import envelope_networks, network
+from .finding import Finding
 from .nonlinear import NetworkResult, run_networks, step_horizon_rtt
+from .packet import packet_finding
 
 CRITERIA = ("linear", "nonlinear", "all")
 SMALL_T_PER_RTT = 20   # "T -> 0" for the update-interval comparison: 20 updates per RTT
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One check's outcome.
-
-    Attributes
-    ----------
-    name : str
-        Identifier of the check.
-    kind : str
-        ``linear``, ``nonlinear`` (gated by ``--criterion``) or ``config`` (always gated).
-    passed : bool
-    figure : float or None
-        The measured value, in ``unit``.
-    threshold : float or None
-        The pass mark, in ``unit``.
-    unit : str
-    explanation : str
-        What was measured, what it means, and why it passed or failed.
-    """
-
-    name: str
-    kind: str
-    passed: bool
-    figure: float | None
-    threshold: float | None
-    unit: str
-    explanation: str
-
-    def gates(self, criterion: str) -> bool:
-        """Whether this finding decides the verdict under ``criterion``."""
-        return self.kind == "config" or criterion in ("all", self.kind)
-
-    def to_dict(self) -> dict:
-        out = asdict(self)
-        for key in ("figure", "threshold"):  # JSON has no NaN or infinity
-            if out[key] is not None and not math.isfinite(out[key]):
-                out[key] = None
-        return out
 
 
 def _fmt(x: float) -> str:
@@ -171,6 +133,7 @@ def update_interval_finding(config: CheckConfig, router_t: list[NetworkResult], 
         return max(times) if len(times) == len(results) else math.nan
 
     slow_router, slow_small = slowest(router_t), slowest(small_t)
+    crowd_router, crowd_small = (_slowest_step(results, "flash_crowd")[1] for results in (router_t, small_t))
     passed = router_ok or not small_ok
     if router_ok and small_ok:
         effect = (f"both converge (slowest {slow_router:.3g} RTTs with the router's T, {slow_small:.3g} with T -> 0): "
@@ -183,7 +146,9 @@ def update_interval_finding(config: CheckConfig, router_t: list[NetworkResult], 
         effect = "neither converges: the gains, not T, are the problem"
     return Finding("update_interval", "nonlinear", passed, ratio, None, "T/d0",
                    f"{span}; the linear analysis assumes T -> 0. At the smallest RTT, from App. E's conditions, "
-                   f"{effect}.")
+                   f"{effect}. After a flash crowd there the slowest convergence is {_fmt(crowd_router)} RTTs "
+                   f"with the router's T and {_fmt(crowd_small)} with T -> 0 (the first update comes up to T "
+                   f"late, so more queue builds before the rate falls).")
 
 
 def config_finding(config: CheckConfig) -> Finding:
@@ -194,8 +159,9 @@ def config_finding(config: CheckConfig) -> Finding:
                    f"router drops those RTT samples from its average (App. F lines 19-21).")
 
 
-def nonlinear_findings(config: CheckConfig, samples: int, workers: int) -> list[Finding]:
-    """Integrate every envelope network (and the T -> 0 twins at the smallest RTT) in parallel."""
+def nonlinear_findings(config: CheckConfig, samples: int, workers: int, packet: bool = False) -> list[Finding]:
+    """Integrate every envelope network (and the T -> 0 twins at the smallest RTT) in parallel;
+    with ``packet``, confirm on the worst corner with the reference implementation."""
     r, th = config.router, config.thresholds
     nets = envelope_networks(config, samples)
     horizon = step_horizon_rtt(th.load_doubling_rtt_max, th.flash_crowd_rtt_max)
@@ -203,12 +169,15 @@ def nonlinear_findings(config: CheckConfig, samples: int, workers: int) -> list[
     smallest = [n for n in nets if n["d0"] == d_lo]
     fine = [network(config, n["C"], n["d0"], n["N"], T=d_lo / SMALL_T_PER_RTT)
             for n in smallest if n["T"] > d_lo / SMALL_T_PER_RTT]
-    tasks = [(n, r.alpha, r.beta, horizon) for n in nets] + [(n, r.alpha, r.beta, None) for n in fine]
+    # the T -> 0 twins run the step responses too: the flash crowd is where T matters most
+    tasks = [(n, r.alpha, r.beta, horizon) for n in nets + fine]
     results = run_networks(tasks, workers)
     envelope_results = results[:len(nets)]
     router_t = [res for res in envelope_results if res.network["d0"] == d_lo]
+    corners = envelope_results[:len(envelope_networks(config, 0))]  # the corners come first
     return ([stability_finding(envelope_results)] + step_findings(envelope_results, config)
-            + [update_interval_finding(config, router_t if fine else [], results[len(nets):])])
+            + [update_interval_finding(config, router_t if fine else [], results[len(nets):])]
+            + ([packet_finding(corners, r.alpha, r.beta)] if packet else []))
 
 
 @dataclass(frozen=True)
@@ -266,8 +235,9 @@ class CheckReport:
         return out
 
 
-def run_checks(config: CheckConfig, criterion: str = "all", samples: int = 4, workers: int = 1) -> CheckReport:
-    """Run every check on ``config`` (without the packet confirmation or a suggestion).
+def run_checks(config: CheckConfig, criterion: str = "all", samples: int = 4, workers: int = 1,
+               packet: bool = False) -> CheckReport:
+    """Run every check on ``config`` (without a suggestion).
 
     Parameters
     ----------
@@ -278,6 +248,8 @@ def run_checks(config: CheckConfig, criterion: str = "all", samples: int = 4, wo
         Envelope points inside the box, on top of its corners.
     workers : int
         Local processes for the nonlinear integrations.
+    packet : bool
+        Also run the reference implementation on the worst envelope corner (:mod:`.packet`).
 
     Returns
     -------
@@ -285,6 +257,7 @@ def run_checks(config: CheckConfig, criterion: str = "all", samples: int = 4, wo
     """
     r = config.router
     m = margins(get_model("rcp"), r.alpha, r.beta)
-    findings = linear_findings(m, config) + nonlinear_findings(config, samples, workers) + [config_finding(config)]
+    findings = (linear_findings(m, config) + nonlinear_findings(config, samples, workers, packet)
+                + [config_finding(config)])
     return CheckReport(r.alpha, r.beta, criterion, tuple(findings))
 

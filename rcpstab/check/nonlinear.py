@@ -3,7 +3,9 @@
 Each task is one network of the envelope, so the tasks run in parallel on
 :func:`~rcpstab.phaseplane.executors.run_chunks`. The step responses start at the old
 equilibrium (the history before t = 0 is constant), which is what a load step looks like to
-a router that had settled.
+a router that had settled. Every verdict comes from :func:`~rcpstab.phaseplane.decide`, whose
+horizon grows until the trajectory is decided: a flash crowd that drains slowly gets its
+measured (or, past the last horizon, extrapolated) convergence time, not "not converged".
 """
 from __future__ import annotations
 
@@ -12,13 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..models import get_model
-from ..phaseplane import classify, decide, simulate, trajectory_envelope
+from ..phaseplane import decide, simulate
 from ..phaseplane.executors import run_chunks
 from ..phaseplane.sweep import initial_conditions
 
 FLASH_CROWD = 10.0       # N -> 10 N
-SETTLE_HEADROOM = 1.3    # horizon over the slowest allowed convergence: room for the verdict's settling test
-MIN_HORIZON_RTT = 100.0
+HORIZON_FACTOR = 10.0    # last horizon over the slowest allowed convergence: a failing one is measured, not extrapolated
+MIN_HORIZON_RTT = 1000.0  # decide's own last horizon
 WORST_FIRST = ("diverged", "limit_cycle", "undecided", "converged")  # a network's verdict is its worst trajectory's
 
 
@@ -29,12 +31,12 @@ class StepResult:
     Attributes
     ----------
     verdict : str
-        One of :data:`~rcpstab.phaseplane.verdicts.VERDICTS` at the end of the horizon.
+        One of :data:`~rcpstab.phaseplane.verdicts.VERDICTS` once decided (or at the last horizon).
     convergence_rtt : float
         Time to enter and stay in the convergence band (R within 2%, q within 1% of C*d0), RTTs;
-        NaN unless converged.
+        NaN unless converged, extrapolated when later than the last horizon.
     peak_queue_bdp : float
-        Largest queue, in bandwidth-delay products C*d0.
+        Largest queue up to the horizon the verdict needed, in bandwidth-delay products C*d0.
     """
 
     verdict: str
@@ -67,13 +69,15 @@ class NetworkResult:
 
 
 def step_responses(network: dict, alpha: float, beta: float, horizon_rtt: float) -> list[StepResult]:
-    """Load doubling and flash crowd of one network, integrated as one batch for ``horizon_rtt`` RTTs."""
+    """Load doubling and flash crowd of one network, decided as one batch within ``horizon_rtt`` RTTs."""
     n, eta = network["N"], network["eta"]
     params = dict(network, alpha=alpha, beta=beta, N=np.array([n, FLASH_CROWD * n]))
     # gamma0 = 0.5*eta/N: half the equilibrium rate; eta/N: the old equilibrium of N flows
     initial = {"gamma0": np.array([0.5 * eta / n, eta / n]), "q0": 0.0}
-    traj = simulate(get_model("rcp"), params, initial, t_end=horizon_rtt * network["d0"])
-    verdicts = classify(trajectory_envelope(traj), final=True)
+    model = get_model("rcp")
+    verdicts = decide(model, params, initial, max_horizon_rtt=horizon_rtt)
+    # the peak queue over the same time the verdict needed (decide keeps envelopes, not traces)
+    traj = simulate(model, params, initial, t_end=max(verdicts.next_horizon_rtt, 1.0) * network["d0"])
     peaks = traj.queue.max(axis=0) / (traj.capacity * traj.d0)
     return [StepResult(str(v), float(c), float(p)) for v, c, p in zip(verdicts.names, verdicts.convergence_rtt, peaks)]
 
@@ -95,8 +99,9 @@ def network_task(network: dict, alpha: float, beta: float, horizon_rtt: float | 
 
 
 def step_horizon_rtt(*limits_rtt: float) -> float:
-    """Horizon (RTTs) long enough to see a convergence as slow as the largest allowed one settle."""
-    return max(MIN_HORIZON_RTT, SETTLE_HEADROOM * max(limits_rtt) + 25.0)
+    """Last horizon (RTTs) of the step responses: long enough to measure how far past the slowest
+    allowed convergence a failing one is (beyond it a steady decay's time is extrapolated)."""
+    return max(MIN_HORIZON_RTT, HORIZON_FACTOR * max(limits_rtt))
 
 
 def run_networks(tasks: list[tuple], workers: int) -> list[NetworkResult]:

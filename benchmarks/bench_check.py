@@ -1,0 +1,41 @@
+"""Time ``rcpstab check`` on every shipped example (run by hand, not a timed test).
+
+``python benchmarks/bench_check.py [--workers 2] [--samples 4] [--packet]``: the full check of
+each ``examples/*.toml`` on its default envelope, suggestion search included (as the command
+runs it), one JSON line per example: file, exit code, failing findings, suggestion, wall time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+import time
+
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--samples", type=int, default=4)
+    parser.add_argument("--packet", action="store_true")
+    args = parser.parse_args()
+    for path in sorted(EXAMPLES.glob("*.toml")):
+        command = [sys.executable, "-m", "rcpstab", "check", str(path), "--json",
+                   "--workers", str(args.workers), "--samples", str(args.samples)] + (["--packet"] if args.packet else [])
+        start = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        report = json.loads(done.stdout)
+        suggestion = report.get("suggestion")
+        print(json.dumps({
+            "file": path.name, "exit": done.returncode, "wall_s": round(wall, 2),
+            "failing": {f["name"]: f["figure"] for f in report["findings"] if f["gating"] and not f["passed"]},
+            "suggestion": None if suggestion is None else [suggestion["alpha"], suggestion["beta"]],
+        }), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""One check's outcome, as every check of ``rcpstab check`` reports it."""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check's outcome.
+
+    Attributes
+    ----------
+    name : str
+        Identifier of the check.
+    kind : str
+        ``linear``, ``nonlinear`` (gated by ``--criterion``) or ``config`` (always gated).
+    passed : bool
+    figure : float or None
+        The measured value, in ``unit``.
+    threshold : float or None
+        The pass mark, in ``unit``.
+    unit : str
+    explanation : str
+        What was measured, what it means, and why it passed or failed.
+    """
+
+    name: str
+    kind: str
+    passed: bool
+    figure: float | None
+    threshold: float | None
+    unit: str
+    explanation: str
+
+    def gates(self, criterion: str) -> bool:
+        """Whether this finding decides the verdict under ``criterion``."""
+        return self.kind == "config" or criterion in ("all", self.kind)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        for key in ("figure", "threshold"):  # JSON has no NaN or infinity
+            if out[key] is not None and not math.isfinite(out[key]):
+                out[key] = None
+        return out
