@@ -4,6 +4,10 @@
 packet on the thesis grid (alpha 0.1..2.0, beta 0.1..1.0 by 0.1) and the phase-plane map of
 the same set-up (C, d0, T of the scenario, N in {5, 10}); prints the agreement percentage,
 both wall times and the beta = 0.6 row of each, then one JSON line.
+
+Measured (2 workers, shared 2-core machine): packet map 9.6 s, agreement 82.5% (165 of 200;
+67.5% before the packet verdicts of :mod:`rcpstab.reference_impl.packet_verdicts`); beta = 0.6
+packet row stable for alpha <= 1.0, a limit cycle from 1.1 (phase plane: stable to 1.3).
 """
 from __future__ import annotations
 
