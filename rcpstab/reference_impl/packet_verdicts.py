@@ -7,12 +7,14 @@ and 100 ms, 1% of C*d0 is less than one 1500-byte packet), so a flat run that ha
 keeps stepping out of them. :func:`judge_segment` therefore:
 
 1. Measures the **noise floor** of each trace on the segment's second half (the settled part):
+
    - R/C (one-RTT means): the part of its spread that does not repeat at its dominant period,
      ``std * sqrt(1 - rho)`` with ``rho`` the autocorrelation there (signal plus noise: a
      sustained cycle repeats, so rho ~ its share of the power; counting noise, and the loop's
      response to it, mostly does not). It is capped at the counting quantum of a one-RTT mean,
      one datagram per RTT relative to the equilibrium rate: a larger fluctuation is not noise.
    - the queue: its spread about its centred one-RTT mean (:func:`occupancy_floor`).
+
 2. Widens each band to ``max(thesis band, NOISE_K * floor)`` and scales the traces so that the
    phase plane's :func:`~rcpstab.phaseplane.verdicts.band_distance` measures them in these
    bands; :func:`~rcpstab.phaseplane.verdicts.classify` judges their envelope. **converged**

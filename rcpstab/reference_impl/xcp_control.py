@@ -39,9 +39,9 @@ class XcpController:
 
     Notes
     -----
-    - Shuffling is eq. 2, h = max(0, gamma*y - |phi|); the pseudo-code's ``0.1 *
+    - Shuffling is eq. 2, ``h = max(0, gamma*y - |phi|)``; the pseudo-code's ``0.1 *
       input_traffic`` drops the max, which would shuffle even far from equilibrium and
-      contradicts footnote 3 ("shuffling exists only when |phi| < 0.1 y").
+      contradicts footnote 3 ("shuffling exists only when ``|phi| < 0.1 y``").
     - The persistent queue Q is the smallest queue an arriving packet saw during the last
       control interval (one average RTT); the paper takes the last propagation delay, which
       is the interval minus the local queueing delay: a slightly longer window here.
