@@ -3,8 +3,9 @@
 The network is scaled down in one place: L2's delay is 1 s instead of 10 s, so the long
 flow's RTT is 2.002 s against the short flows' 4 ms (a ratio of 500 instead of 5000: still
 the one flow L1 controls is slow and a small share of L1's packets). A 200 s run is 100 of
-its round trips, as the fluid tests' 400 s are 20 at full size;
-benchmarks/bench_fig57.py runs the full size.
+its round trips, as the fluid tests' 400 s are 20 at full size. One test runs the packet
+network at full size (2000 s simulated, ~20 s wall) at the slow point, where the scaled variant
+does not settle; benchmarks/bench_fig57.py runs both points at full size, packet and fluid.
 """
 import json
 
@@ -13,6 +14,7 @@ import pytest
 
 from rcpstab.cli import main
 from rcpstab.network import Network, fig57
+from rcpstab.network.convergence import settling_time, window_swings
 from rcpstab.network.fig57 import THESIS_POINTS
 from rcpstab.network.topology import FlowGroup, Link
 from rcpstab.reference_impl._datapath import Datapath
@@ -138,3 +140,28 @@ def test_full_size_network_is_the_thesis_one():
     net = fig57()
     assert max(g.rtt for g in net.groups) / min(g.rtt for g in net.groups) == pytest.approx(5000.5)
     assert fig57(L2_DELAY).max_min_rates()[1] == pytest.approx(net.max_min_rates()[1])
+
+
+def test_full_size_packet_run_converges_at_slow_point():
+    """The thesis' own network (L2 = 10 s, long RTT 20 s) at (0.1, 1.0), 2000 s: both links settle.
+
+    The scaled variant above does not settle at this point; at full size the packet run does
+    (as the thesis' Fig. 5.8 shows), and its RTT estimate at L1 stops swinging.
+    """
+    net = fig57()
+    run = run_network(net, *SLOW, t_end=2000.0)
+    _, link_rates = net.max_min_rates()
+    late = {}
+    for name in ("L1", "L3"):
+        trace = run.traces[name]
+        target = link_rates[net.link_index(name)] / net.links[net.link_index(name)].capacity
+        settled = settling_time(trace["t"], trace["R_over_C"][:, None], target, band=0.02)[0]
+        assert settled < 1500.0, name                         # measured: L1 1036 s, L3 514 s
+        late[name] = trace["R_over_C"][trace["t"] > 1600.0] / target - 1
+        assert np.abs(late[name]).max() < 0.02, name
+    rtt = run.traces["L1"]
+    swings = window_swings(rtt["t"], rtt["avg_rtt_s"][:, None], start=1000.0, windows=4)[:, 0]
+    assert swings[-1] <= swings[0]                            # the estimate's swing is not growing
+    target_rtt = net.equilibrium_rtt()[net.link_index("L1")]
+    assert abs(rtt["avg_rtt_s"][-1] / target_rtt - 1) < 0.05  # measured: 7.27 s against 7.10 s
+    assert run.counters["dropped"] == 0
