@@ -26,4 +26,5 @@ import rcpstab.reference_impl._datapath as d
 assert d.__file__.startswith("$work"), d.__file__
 print("sanitized build:", d.__file__)
 PY
-python -m pytest -q -p no:cacheprovider tests/test_reference_datapath.py tests/test_reference_sim.py "$@"
+python -m pytest -q -p no:cacheprovider tests/test_reference_datapath.py tests/test_reference_sim.py \
+    tests/test_reference_xcp.py tests/test_reference_rcpac.py "$@"
