@@ -39,7 +39,8 @@ PACKET_SLOW_FINDING = (
     "weighted by beta/alpha = 10 over L3's small RTT estimate, pulls L3 under 100/49 Mb/s; L1 then grants the "
     "long flow more, and when L3 recovers L1 is overloaded for a long round trip, a queue inflates the short "
     "flows' RTTs and L3's estimate, and the cycle restarts (~250 s period, rates -40%..+13% around the targets). "
-    "At full size (bench_fig57.py) L3's estimate stays inflated for the whole run and both links settle")
+    "At full size (test_full_size_packet_run_converges_at_slow_point, bench_fig57.py) L3's estimate stays "
+    "inflated for the whole run and both links settle")
 
 
 def late_errors(run, name):
