@@ -27,17 +27,34 @@ def network_plot(run: NetworkRun, rate_links=("L1", "L3"), rtt_link: str = "L1",
         ax.set_ylabel("R (Mb/s)")
         ax.legend(fontsize="small")
     ax = fig.add_subplot(grid[1, :])
-    i = run.link(rtt_link)
-    for b in range(run.alpha.size):
-        (line,) = ax.plot(run.t, run.avg_rtt[:, i, b], lw=1.2,
-                          label=rf"d (eq. 5.17), $\alpha$={run.alpha[b]:g}, $\beta$={run.beta[b]:g}")
-        ax.plot(run.t, run.rtt_sample[:, i, b], lw=0.6, alpha=0.5, color=line.get_color(), label=r"$d_T$ (eq. 5.16)")
-    ax.axhline(run.target_rtt[i], color="k", ls=":", lw=1, label="at equilibrium")
-    ax.set_title(f"Average RTT estimate at {rtt_link}")
+    series = [(rf"$\alpha$={run.alpha[b]:g}, $\beta$={run.beta[b]:g}", run, b) for b in range(run.alpha.size)]
+    rtt_estimate_panel(ax, series, rtt_link, run.target_rtt[run.link(rtt_link)], f"Average RTT estimate at {rtt_link}")
+    return fig
+
+
+def rtt_estimate_panel(ax, series, link: str, target: float, title: str):
+    """A router's RTT estimates vs time: eq. 5.17's d (solid) and eq. 5.16's d_T (faint).
+
+    Parameters
+    ----------
+    series : list of (str, run, int)
+        Label, a run with ``t``, ``avg_rtt`` and ``rtt_sample`` (time x link x batch), batch column.
+    link : str
+        The router's link.
+    target : float
+        The estimate at equilibrium, s (dotted).
+    """
+    for label, run, b in series:
+        i = run.link(link)
+        (line,) = ax.plot(run.t, run.avg_rtt[:, i, b], lw=1.2, label=f"d (eq. 5.17), {label}")
+        ax.plot(run.t, run.rtt_sample[:, i, b], lw=0.6, alpha=0.5, color=line.get_color(),
+                label=f"$d_T$ (eq. 5.16), {label}")
+    ax.axhline(target, color="k", ls=":", lw=1, label="at equilibrium")
+    ax.set_title(title)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("RTT (s)")
     ax.legend(fontsize="small")
-    return fig
+    return ax
 
 
 def save_network_figure(run: NetworkRun, path: str) -> None:

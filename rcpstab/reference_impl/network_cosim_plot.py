@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..figures import new_figure, save
+from ..network.plotting import rtt_estimate_panel
 from .network_cosim import NetworkCosimResult
 
 MBPS = 1e6
@@ -28,17 +29,10 @@ def network_cosim_plot(result: NetworkCosimResult, rate_links=("L1", "L3"), rtt_
         ax.set_ylabel("R (Mb/s)")
         ax.legend(fontsize="small")
     ax = fig.add_subplot(grid[1, :])
-    for label, run in runs:
-        i = run.link(rtt_link)
-        (line,) = ax.plot(run.t, run.avg_rtt[:, i, 0], lw=1.2, label=f"d (eq. 5.17), {label}")
-        ax.plot(run.t, run.rtt_sample[:, i, 0], lw=0.6, alpha=0.5, color=line.get_color(),
-                label=f"$d_T$ (eq. 5.16), {label}")
-    ax.axhline(result.fluid.target_rtt[result.fluid.link(rtt_link)], color="k", ls=":", lw=1, label="at equilibrium")
-    ax.set_title(f"{result.scenario}: average RTT estimate at {rtt_link}, "
-                 rf"$\alpha$ = {result.alpha:g}, $\beta$ = {result.beta:g}")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("RTT (s)")
-    ax.legend(fontsize="small")
+    rtt_estimate_panel(ax, [(label, run, 0) for label, run in runs], rtt_link,
+                       result.fluid.target_rtt[result.fluid.link(rtt_link)],
+                       f"{result.scenario}: average RTT estimate at {rtt_link}, "
+                       rf"$\alpha$ = {result.alpha:g}, $\beta$ = {result.beta:g}")
     return fig
 
 
