@@ -6,6 +6,7 @@ notebook goes to pyplot's current axes, so Jupyter's inline backend keeps workin
 """
 from __future__ import annotations
 
+import numpy as np
 from matplotlib.figure import Figure
 
 
@@ -19,6 +20,16 @@ def current_axes():
     import matplotlib.pyplot as plt
 
     return plt.gca()
+
+
+def grid_extent(alpha, beta, single_step: float = 0.05):
+    """``imshow`` extent that centres each cell of an (alpha, beta) grid on its point.
+
+    A one-point axis gets cells ``single_step`` wide.
+    """
+    da = np.diff(alpha).min() if alpha.size > 1 else single_step
+    db = np.diff(beta).min() if beta.size > 1 else single_step
+    return (alpha[0] - da / 2, alpha[-1] + da / 2, beta[0] - db / 2, beta[-1] + db / 2)
 
 
 def save(fig: Figure, path: str, dpi: int = 150) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import matplotlib
 import numpy as np
 
-from .figures import current_axes, draw_and_save
+from .figures import current_axes, draw_and_save, grid_extent
 from .models import get_model
 from .regions.result import RegionMap
 
@@ -29,9 +29,7 @@ def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:bl
     from .regions.exact import boundary_points
 
     ax = ax or current_axes()
-    da = np.diff(region.alpha).min() if region.alpha.size > 1 else 0.05
-    db = np.diff(region.beta).min() if region.beta.size > 1 else 0.05
-    extent = (region.alpha[0] - da / 2, region.alpha[-1] + da / 2, region.beta[0] - db / 2, region.beta[-1] + db / 2)
+    extent = grid_extent(region.alpha, region.beta)
     ax.imshow(np.where(region.stable, 1.0, np.nan), origin="lower", extent=extent, aspect="auto",
               cmap=matplotlib.colors.ListedColormap([color]), alpha=0.45, interpolation="nearest")
     label = METHOD_LABELS.get(region.method, region.method)

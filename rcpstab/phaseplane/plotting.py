@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..figures import current_axes
+from ..figures import current_axes, grid_extent
 from ..regions.result import RegionMap
 from .trajectory import Trajectory
 
@@ -51,9 +51,7 @@ def convergence_plot(region: RegionMap, ax=None):
     table = region.table
     times = np.asarray(table["convergence_rtt"], dtype=float).reshape(-1, region.beta.size, region.alpha.size)
     worst = np.where(np.isnan(times).any(axis=0), np.nan, np.nanmax(np.where(np.isnan(times), -1, times), axis=0))
-    da = np.diff(region.alpha).min() if region.alpha.size > 1 else 0.05
-    db = np.diff(region.beta).min() if region.beta.size > 1 else 0.05
-    extent = (region.alpha[0] - da / 2, region.alpha[-1] + da / 2, region.beta[0] - db / 2, region.beta[-1] + db / 2)
+    extent = grid_extent(region.alpha, region.beta)
     image = ax.imshow(worst, origin="lower", extent=extent, aspect="auto", cmap="viridis", interpolation="nearest")
     ax.figure.colorbar(image, ax=ax, label="convergence time (RTTs)")
     ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
