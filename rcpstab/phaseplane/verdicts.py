@@ -43,8 +43,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-RATE_BAND = 0.02       # R within 2% of equilibrium (thesis Sec. 5.4)
-QUEUE_BAND = 0.01      # q within 1% of C*d0
+from ..core.judgement import QUEUE_BAND, RATE_BAND, band_distance  # noqa: F401  (re-exported)
+
 WINDOW_RTT = 5.0       # envelope window: about one period of the loop's oscillation
 BLOCK_WINDOWS = 4      # envelope = max over 4 windows, so slower oscillations (period <= 20 RTT) still peak in each block
 SETTLE_RTT = 20.0      # in band this long (and a quarter of the time it took) = staying there
@@ -58,22 +58,6 @@ STATIONARY = 1e-3      # envelope range below 0.1% over the fit: the state has s
 
 VERDICTS = ("converged", "limit_cycle", "diverged", "undecided")
 CONVERGED, LIMIT_CYCLE, DIVERGED, UNDECIDED = range(4)
-
-
-def band_distance(gamma, queue, gamma_eq, queue_eq, queue_scale):
-    """Distance from equilibrium in band units (<= 1 means within the thesis' convergence band).
-
-    Parameters
-    ----------
-    gamma, gamma_eq : array_like
-        Normalized rate R/C and its equilibrium value.
-    queue, queue_eq : array_like
-        Queue and its equilibrium (bits).
-    queue_scale : array_like
-        C*d0 (bits): the queue is measured relative to one bandwidth-delay product.
-    """
-    rate = np.abs(gamma / gamma_eq - 1.0) / RATE_BAND
-    return np.maximum(rate, np.abs(queue - queue_eq) / (queue_scale * QUEUE_BAND))
 
 
 @dataclass
