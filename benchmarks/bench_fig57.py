@@ -15,7 +15,7 @@ import numpy as np
 
 from rcpstab.network.convergence import settling_time
 from rcpstab.network.fig57 import THESIS_POINTS
-from rcpstab.reference_impl.network_cosim import cosimulate_network
+from rcpstab.network.cosim import cosimulate_network
 
 MEAN_WINDOW_S = 1.0
 

@@ -14,7 +14,10 @@ import argparse
 import json
 import math
 
+import numpy as np
+
 from rcpstab.models import rcpac
+from rcpstab.phaseplane.flash_crowd import flash_crowd_peak_queue
 from rcpstab.reference_impl.run import RCPAC_GAMMA, run_scenario
 from rcpstab.reference_impl.scenarios import Scenario
 
@@ -37,8 +40,9 @@ def main() -> None:
         out[f"packet_{protocol}_peak_bdp"] = float(run.queue_bytes[after].max() / sc.bdp_bytes)
         out[f"packet_{protocol}_dropped"] = run.counters["dropped"]
     budget_gamma = RCPAC_GAMMA * BUFFER / sc.bdp_bytes
-    own, matched = rcpac.flash_crowd_peak_queue([RCPAC_GAMMA, budget_gamma], ALPHA, BETA, C=CAPACITY, d0=RTT,
-                                                t_jump=args.jump, t_end=args.end)
+    own, matched = flash_crowd_peak_queue(rcpac.MODEL, {"alpha": ALPHA, "beta": BETA, "C": CAPACITY, "d0": RTT,
+                                                        "gamma_AC": np.array([RCPAC_GAMMA, budget_gamma])},
+                                          t_jump=args.jump, t_end=args.end)
     out.update(fluid_rcpac_peak_bdp=float(own), fluid_matched_gamma=budget_gamma, fluid_matched_peak_bdp=float(matched))
     print(json.dumps(out) if args.json else "\n".join(f"{k}: {v:.4g}" for k, v in out.items()))
 

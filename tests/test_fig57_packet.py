@@ -20,8 +20,8 @@ from rcpstab.network.topology import FlowGroup, Link
 from rcpstab.reference_impl._datapath import Datapath
 from rcpstab.reference_impl.datapath_py import PyDatapath
 from rcpstab.reference_impl.header import RcpHeader
-from rcpstab.reference_impl.network_cosim import cosimulate_network
-from rcpstab.reference_impl.network_run import run_network
+from rcpstab.network.cosim import cosimulate_network
+from rcpstab.network.packet_run import run_network
 
 L2_DELAY = 1.0
 T_END = 200.0

@@ -6,7 +6,8 @@ from rcpstab.linearization import lam, linearize
 from rcpstab.models import get_model, rcp, rcpac
 from rcpstab.models.spec import t
 from rcpstab.models.symbols import C, N, alpha, beta, d0
-from rcpstab.phaseplane import simulate
+from rcpstab.phaseplane import phaseplane_region, simulate
+from rcpstab.phaseplane.flash_crowd import flash_crowd_peak_queue
 from rcpstab.regions.exact import exact_region
 from rcpstab.regions.margins import margins
 
@@ -41,8 +42,8 @@ def test_equilibrium_is_a_rest_point():
 
 
 def test_phaseplane_map_at_chosen_gamma():
-    region = rcpac.phaseplane_map([0.4, 1.0], [0.1, 1.0], gamma=0.2)
-    assert region.meta["gamma_AC"] == 0.2
+    region = phaseplane_region(rcpac.MODEL, [0.4, 1.0], [0.1, 1.0], params={"gamma_AC": 0.2})
+    assert region.meta["fixed_parameters"] == {"gamma_AC": 0.2}
     assert region.stable[0, 0] and not region.stable[1, 1]
 
 
@@ -50,7 +51,7 @@ def test_larger_gamma_larger_flash_crowd_queue():
     # rcp-ac.txt lines 246-256: small gamma limits the queue spike, which grows with gamma*B;
     # large gamma behaves like RCP (lines 188-190), whose spike bounds RCP-AC's.
     gammas = [0.01, 0.05, 0.2, 1.0, 10.0]
-    peaks = rcpac.flash_crowd_peak_queue(gammas)
+    peaks = flash_crowd_peak_queue(rcpac.MODEL, {"alpha": 0.4, "beta": 0.2, "gamma_AC": np.array(gammas)})
     assert np.all(np.diff(peaks) > 0)
     assert peaks[0] < 0.1 * peaks[-1]
     crowd = simulate(get_model("rcp"), {"alpha": 0.4, "beta": 0.2, "N": 10}, {"gamma0": 0.1, "q0": 0.0}, 12.0,

@@ -33,7 +33,7 @@ import json
 
 from ..errors import InputError
 from ..reference_impl.cosim import TRANSIENT_RTT, cosimulate
-from ..reference_impl.network_cosim import NETWORK_SCENARIOS, NETWORK_T_END_S
+from ..network.cosim import NETWORK_SCENARIOS, NETWORK_T_END_S
 from ..reference_impl.run import PROTOCOLS
 from ..reference_impl.scenarios import SCENARIOS, get_scenario
 from .output import check_outputs
@@ -85,7 +85,7 @@ def run(args) -> int:
 
 def run_network_scenario(args) -> int:
     """``cosim --scenario fig5.7``: packet and fluid runs of a multi-link network."""
-    from ..reference_impl.network_cosim import cosimulate_network
+    from ..network.cosim import cosimulate_network
 
     if args.model != "rcp":
         raise InputError(f"--model {args.model}: scenario {args.scenario} runs rcp only")
@@ -97,7 +97,7 @@ def run_network_scenario(args) -> int:
     if args.csv:
         result.to_csv(args.csv)
     if args.out:
-        from ..reference_impl.network_cosim_plot import save_network_cosim_figure
+        from ..network.cosim_plot import save_network_cosim_figure
         save_network_cosim_figure(result, args.out)
     summary = result.summary()
     if args.json:

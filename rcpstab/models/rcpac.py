@@ -40,11 +40,10 @@ Near equilibrium (y = N*R = C, q = 0) phi = gamma_AC*B > 0, so the budget does n
 the linear loop is lambda**3 + (lambda**2 + alpha*lambda + beta)*exp(-lambda) = 0 in
 lambda = s*d0, affine in (alpha, beta) with no other parameter, and the exact, Bode,
 Nyquist and margin lenses apply; gamma_AC acts only on large transients (a flash crowd:
-:func:`flash_crowd_peak_queue`), which only the phase plane sees.
+:func:`rcpstab.phaseplane.flash_crowd.flash_crowd_peak_queue`), which only the phase plane sees.
 """
 from __future__ import annotations
 
-import numpy as np
 import sympy as sp
 
 from . import rcp
@@ -84,70 +83,3 @@ MODEL = ModelSpec(
     linearize_at={eta: 1},
 )
 
-
-FLASH_FACTOR = 10      # the flash crowd: N flows become 10 N (rcp-ac.txt Fig. 1 has 10 -> 100)
-
-
-def flash_crowd_peak_queue(gammas, alpha: float = 0.4, beta: float = 0.2, N: float = 10,
-                           t_jump: float = 2.0, t_end: float = 12.0, **params):
-    """Peak queue after N flows become ``FLASH_FACTOR * N`` at ``t_jump``, for each gamma_AC.
-
-    The system starts at equilibrium (R = C/N, y = C, q = 0); the new flows start at rate 0
-    (y is continuous) and are brought to R by the controllers, as in rcp-ac.txt Fig. 1.
-
-    Parameters
-    ----------
-    gammas : array_like
-        Acceleration gains gamma_AC (dimensionless), integrated as one batch.
-    alpha, beta : float
-        Rate-controller gains.
-    N : float
-        Flows before the crowd.
-    t_jump, t_end : float
-        Crowd arrival and end of the run (s).
-    **params
-        Other model parameters (``C`` bit/s, ``d0`` s, ``T`` s...), App. E's by default.
-
-    Returns
-    -------
-    ndarray, shape (len(gammas),)
-        Largest queue after ``t_jump``, in units of C*d0 (bandwidth-delay products).
-    """
-    from ..phaseplane import simulate  # phaseplane imports the model registry, which imports this module
-
-    gammas = np.atleast_1d(np.asarray(gammas, dtype=float))
-    run = simulate(MODEL, {**params, "alpha": alpha, "beta": beta, "N": N, gamma_ac.name: gammas},
-                   {"gamma0": 1.0 / N, "q0": 0.0}, t_end, n_schedule=[(t_jump, FLASH_FACTOR * N)])
-    after = run.t >= t_jump
-    return run.queue[after].max(axis=0) / (run.capacity * run.d0)
-
-
-def phaseplane_map(alphas, betas, gamma: float, C: float = 0.15e9, d0: float = 0.2, N: float = 10,
-                   T: float = 0.01):
-    """Phase-plane stable region over (alpha, beta) at one acceleration gain ``gamma``.
-
-    As :func:`rcpstab.phaseplane.phaseplane_region` (App. E's six initial conditions, a
-    point is stable when all six converge), which takes gamma_AC from the registered
-    model's default; this one sets it. One configuration (C bit/s, d0 s, N, T s).
-
-    Returns
-    -------
-    RegionMap
-        Method ``phaseplane``; ``meta`` holds gamma_AC and the verdict counts.
-    """
-    from ..phaseplane import VERDICTS, decide
-    from ..phaseplane.sweep import initial_conditions
-    from ..regions.result import RegionMap
-
-    alphas, betas = np.asarray(alphas, dtype=float), np.asarray(betas, dtype=float)
-    aa, bb = (m.ravel() for m in np.meshgrid(alphas, betas))
-    gamma0, q0 = (v[0] for v in initial_conditions(C, d0, N))
-    n_ic = gamma0.size
-    verdicts = decide(MODEL, {"alpha": np.repeat(aa, n_ic), "beta": np.repeat(bb, n_ic), gamma_ac.name: gamma,
-                              "C": C, "d0": d0, "N": N, "T": T},
-                      {"gamma0": np.tile(gamma0, aa.size), "q0": np.tile(q0, aa.size)})
-    codes = verdicts.codes.reshape(aa.size, n_ic)
-    stable = (codes == VERDICTS.index("converged")).all(axis=1).reshape(betas.size, alphas.size)
-    counts = {name: int((codes == i).sum()) for i, name in enumerate(VERDICTS)}
-    return RegionMap(MODEL.name, "phaseplane", alphas, betas, stable,
-                     meta={"gamma_AC": gamma, "C": C, "d0": d0, "N": N, "T": T, "trajectory_verdicts": counts})

@@ -85,11 +85,12 @@ def initial_conditions(C, d0, N, start: str = "appE") -> tuple[np.ndarray, np.nd
     return np.minimum(loads / N, 1.0), queues * C * d0  # R cannot exceed C
 
 
-def solve_chunk(model_name: str, rows: dict, start: str) -> dict:
+def solve_chunk(model_name: str, rows: dict, start: str, fixed: dict | None = None) -> dict:
     """Verdict and convergence time of each row (point and configuration) of a chunk (runs in a worker).
 
     ``rows`` maps alpha, beta, C, d0, N, T to equal-length lists; d0 and T are the same in a
-    chunk (they set the delay line), so every row is integrated in one batch.
+    chunk (they set the delay line), so every row is integrated in one batch. ``fixed`` holds
+    any other model parameter by name (the same for every row, e.g. RCP-AC's ``gamma_AC``).
 
     Returns
     -------
@@ -100,6 +101,7 @@ def solve_chunk(model_name: str, rows: dict, start: str) -> dict:
     gammas, queues = initial_conditions(rows["C"], rows["d0"], rows["N"], start)
     n_ic = gammas.shape[1]
     params = {key: np.repeat(rows[key], n_ic) for key in ("alpha", "beta", "C", "N")}
+    params.update(fixed or {})
     params.update(d0=rows["d0"][0], T=rows["T"][0])
     verdicts = decide(get_model(model_name), params, {"gamma0": gammas.ravel(), "q0": queues.ravel()})
     codes = verdicts.codes.reshape(-1, n_ic)
@@ -111,7 +113,7 @@ def solve_chunk(model_name: str, rows: dict, start: str) -> dict:
 
 def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, workers: int = 1,
                       scheduler: str | None = None, checkpoint: str | None = None,
-                      progress: bool = False, start: str = "appE") -> RegionMap:
+                      progress: bool = False, start: str = "appE", params: dict | None = None) -> RegionMap:
     """Stable region of ``model`` by phase-plane integration (thesis Sec. 5.1.2, App. E).
 
     Parameters
@@ -134,6 +136,9 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         Show a progress bar (on stderr).
     start : str
         Initial conditions: ``appE`` (default) or ``half-load`` (see :func:`initial_conditions`).
+    params : dict, optional
+        Other model parameters by name, held fixed over the sweep (e.g. ``{"gamma_AC": 0.2}``
+        for ``rcpac``); checked against the model's declared parameters before any work.
 
     Returns
     -------
@@ -145,6 +150,8 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
     configs = configurations(model, C, d0, N, T)
+    fixed = {str(k): float(v) for k, v in (params or {}).items()}
+    parameter_values(compile_model(model), fixed)  # unknown names and bad values fail before any work
     initial_conditions(1.0, 1.0, 1.0, start)  # reject an unknown start before any work
     aa, bb = (m.ravel() for m in np.meshgrid(alphas, betas))
     rows = {"alpha": np.tile(aa, len(configs)), "beta": np.tile(bb, len(configs))}
@@ -152,11 +159,11 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         rows[key] = np.repeat([config[key] for config in configs], aa.size)
     chunks = _chunks(rows)
     keys = [chunk_key({"model": model.name, "rows": {k: v[part].tolist() for k, v in rows.items()},
-                       "version": RESULT_VERSION, "start": start, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT]})
+                       "version": RESULT_VERSION, "start": start, "fixed": fixed, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT]})
             for part in chunks]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(model.name, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start) for i in todo]
+    tasks = [(model.name, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start, fixed) for i in todo]
     with tqdm(total=len(chunks), initial=len(chunks) - len(todo), disable=not progress,
               desc=f"phaseplane {model.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_chunk, tasks, workers, scheduler):
@@ -168,7 +175,8 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         codes[part] = store.get(key)["codes"]
         convergence[part] = store.get(key)["convergence_rtt"]
     return _region(model, alphas, betas, configs, rows, codes, convergence,
-                   {"start": start, "chunks_total": len(chunks), "chunks_computed": len(todo)})
+                   {"start": start, "fixed_parameters": fixed, "chunks_total": len(chunks),
+                    "chunks_computed": len(todo)})
 
 
 def _chunks(rows: dict) -> list[np.ndarray]:

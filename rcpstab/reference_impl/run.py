@@ -171,7 +171,7 @@ def service(sim, li: int, ctrl, tr_ns: int) -> tuple[int, float, float, dict]:
     return max(int(round(next_s * NS_PER_S)), 1), rate, ctrl.utilization, registers
 
 
-def _check_inputs(alpha: float, beta: float, backend: str, t_end: float, protocol: str = "rcp") -> None:
+def check_inputs(alpha: float, beta: float, backend: str, t_end: float, protocol: str = "rcp") -> None:
     if protocol not in PROTOCOLS:
         raise InputError(f"model {protocol!r}: the packet simulator runs {', '.join(PROTOCOLS)}")
     if not alpha > 0:
@@ -223,7 +223,7 @@ def run_scenario(
     """
     scenario = get_scenario(scenario)
     t_end = scenario.t_end_s if t_end is None else t_end
-    _check_inputs(alpha, beta, backend, t_end, protocol)
+    check_inputs(alpha, beta, backend, t_end, protocol)
     wall_start = time.perf_counter()
     sim, topology = make_simulator(scenario, seed, t_end, backend, protocol)
     controllers = {}

@@ -1,4 +1,4 @@
-"""Co-simulation on a multi-link network: packet run (:mod:`.network_run`) and fluid run (:mod:`rcpstab.network`).
+"""Co-simulation on a multi-link network: packet run (:mod:`.packet_run`) and fluid run (:mod:`rcpstab.network`).
 
 Scenario ``fig5.7`` (thesis Fig. 5.7, Figs. 5.8-5.9): both runs use the same network,
 gains, eta, initial router state (R/C = 0.1 eta everywhere, avg_rtt the rate-weighted
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..network.convergence import summarize
-from ..network.fluid import NetworkRun, simulate_network
-from ..network.topology import fig57
-from .network_run import NETWORK_MAX_RTT_MS, run_network
+from .convergence import summarize
+from .fluid import NetworkRun, simulate_network
+from .packet_run import NETWORK_MAX_RTT_MS, run_network
+from .topology import fig57
 
 NETWORK_SCENARIOS = {"fig5.7": fig57}
 NETWORK_T_END_S = 400.0   # 20 round trips of Fig. 5.7's long flow, as `rcpstab network`

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..figures import new_figure, save
-from ..network.plotting import rtt_estimate_panel
-from .network_cosim import NetworkCosimResult
+from .cosim import NetworkCosimResult
+from .plotting import rtt_estimate_panel
 
 MBPS = 1e6
 

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from ..network.fluid import INITIAL_LOAD, NetworkRun
-from ..network.topology import Network
-from .run import NS_PER_S, _check_inputs, build_simulator, initial_interval_ns, initial_writes, make_controller
-from .run import service
-from .header import RTT_UNKNOWN
-from .topology import Link, Topology, request_field
+from ..reference_impl.header import RTT_UNKNOWN
+from ..reference_impl.run import NS_PER_S, check_inputs, build_simulator, initial_interval_ns, initial_writes
+from ..reference_impl.run import make_controller, service
+from ..reference_impl.topology import Link, Topology, request_field
+from .fluid import INITIAL_LOAD, NetworkRun
+from .topology import Network
 
 NETWORK_MAX_RTT_MS = RTT_UNKNOWN
 """MAX_ALLOWABLE_RTT of the network's ports, ms: every RTT a sender can write (up to 65.534 s;
@@ -135,7 +135,7 @@ def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: f
     InputError
         alpha <= 0, beta < 0, t_end <= 0, an unknown backend, max_rtt_ms < 1.
     """
-    _check_inputs(alpha, beta, backend, t_end)
+    check_inputs(alpha, beta, backend, t_end)
     if not (isinstance(max_rtt_ms, int) and max_rtt_ms >= 1):
         raise InputError(f"max_rtt_ms={max_rtt_ms!r} must be an integer >= 1")
     wall_start = time.perf_counter()

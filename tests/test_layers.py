@@ -1,0 +1,80 @@
+"""The layers of DESIGN.md, read from the source: imports go down only, and no cycle between subpackages.
+
+core (errors, core, models, figures) -> lenses (linearization, regions, phaseplane, reference_impl)
+-> applications (everything else: check, network, commands, cli, ...). Lazy imports count: the
+graph is read from every ``from ... import`` in the files, wherever it stands.
+"""
+import ast
+import pathlib
+
+import rcpstab
+
+PACKAGE = pathlib.Path(rcpstab.__file__).parent
+CORE = {"errors", "core", "models", "figures"}
+LENSES = {"linearization", "regions", "phaseplane", "reference_impl"}
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Top-level part of rcpstab -> the other top-level parts it imports from."""
+    edges: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if len(parts) < 2:
+            continue
+        source = parts[1]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = parts[:-1]  # the package the file is in (for __init__.py, the package itself)
+                target = base[: len(base) - node.level + 1] + (node.module.split(".") if node.module else [])
+            elif node.module and node.module.split(".")[0] == "rcpstab":
+                target = node.module.split(".")
+            else:
+                continue
+            if len(target) > 1 and target[1] != source:
+                edges.setdefault(source, set()).add(target[1])
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every elementary cycle through the graph's nodes, found by depth-first search from each node."""
+    found = []
+    for start in edges:
+        stack = [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in edges.get(node, ()):
+                if nxt == start:
+                    found.append(path + [start])
+                elif nxt not in path:
+                    stack.append((nxt, path + [nxt]))
+    return found
+
+
+def test_graph_reader_sees_a_cycle():
+    # the detector itself: a planted two-node and three-node cycle are found, a chain is not
+    assert cycles({"a": {"b"}, "b": {"a"}}) and cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}})
+    assert not cycles({"a": {"b"}, "b": {"c"}})
+
+
+def test_known_edges_are_read():
+    # relative and absolute imports are both seen (regions uses linearization; commands use models)
+    edges = import_graph()
+    assert "linearization" in edges["regions"] and "models" in edges["commands"]
+
+
+def test_no_import_cycle_between_subpackages():
+    assert cycles(import_graph()) == []
+
+
+def test_core_imports_only_core():
+    edges = import_graph()
+    for part in CORE:
+        assert edges.get(part, set()) <= CORE, (part, edges.get(part, set()) - CORE)
+
+
+def test_lenses_import_no_application():
+    edges = import_graph()
+    for part in LENSES:
+        assert edges.get(part, set()) <= CORE | LENSES, (part, edges.get(part, set()) - CORE - LENSES)
