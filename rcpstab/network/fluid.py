@@ -28,6 +28,7 @@ import numpy as np
 from ..errors import InputError
 from ..phaseplane.history import History
 from ..reference_impl.control import RcpController
+from .kernel import step_compiled
 from .topology import Network
 
 BITS_PER_BYTE = 8
@@ -35,6 +36,7 @@ MS = 1e3                 # App. F works in ms and bytes/ms: 1 bit/s = 1/8000 byt
 DEFAULT_DT = 1e-3        # s: Fig. 5.7's shortest link delay, so every delay is a whole number of steps
 RECORD_DT = 0.05         # s between recorded samples
 INITIAL_LOAD = 0.1       # R/C at t = 0 on every link: App. E's middle initial condition
+MTU_BYTES = 1500         # App. F's MTU (RcpController's default)
 
 
 @dataclass
@@ -110,8 +112,11 @@ class _Wiring:
         self.prop_rtt = np.array([g.rtt for g in net.groups])
 
 
+ENGINES = ("c", "python")
+
+
 def simulate_network(net: Network, alpha, beta, t_end: float, dt: float = DEFAULT_DT, eta: float = 1.0,
-                     initial_rate=None, record_dt: float = RECORD_DT) -> NetworkRun:
+                     initial_rate=None, record_dt: float = RECORD_DT, engine: str = "c") -> NetworkRun:
     """Integrate RCP's fluid model on ``net`` for a batch of (alpha, beta).
 
     Parameters
@@ -130,6 +135,9 @@ def simulate_network(net: Network, alpha, beta, t_end: float, dt: float = DEFAUL
         The initial avg_rtt is the flows' mean propagation RTT weighted by their initial rates.
     record_dt : float
         Interval between recorded samples, s.
+    engine : {"c", "python"}
+        The compiled loop (:mod:`rcpstab.network.kernel`) or its Python reference
+        (:func:`step_python`), which calls App. F's control path object itself.
 
     Returns
     -------
@@ -139,24 +147,63 @@ def simulate_network(net: Network, alpha, beta, t_end: float, dt: float = DEFAUL
         raise InputError(f"t_end = {t_end} s: must be > 0")
     if not (math.isfinite(dt) and dt > 0):
         raise InputError(f"dt = {dt} s: must be > 0")
+    if engine not in ENGINES:
+        raise InputError(f"engine {engine!r}: choose from {', '.join(ENGINES)}")
     alpha, beta = np.broadcast_arrays(np.atleast_1d(np.asarray(alpha, float)), np.atleast_1d(np.asarray(beta, float)))
     wiring = _Wiring(net, dt)
-    n_links, size = len(net.links), alpha.size
-    capacity = np.array([link.capacity for link in net.links])[:, None]
-    rate0 = INITIAL_LOAD * eta * capacity[:, 0] if initial_rate is None else np.asarray(initial_rate, float)
+    capacity = np.array([link.capacity for link in net.links])
+    rate0 = INITIAL_LOAD * eta * capacity if initial_rate is None else np.asarray(initial_rate, float)
     rtt0 = net.packet_average_rtt(net.path_min(rate0))
+    # checks the gains and rates the way the control path object does, before any work
+    for a, b in zip(alpha, beta):
+        RcpController(link_rate=float(capacity.min()) / BITS_PER_BYTE / MS, alpha=float(a), beta=float(b), eta=eta,
+                      rate=float(rate0.min()) / BITS_PER_BYTE / MS, avg_rtt=float(rtt0.min()) * MS)
+    step = step_python if engine == "python" else step_compiled
+    t, rates, avgs, samples, queues = step(wiring, capacity, alpha, beta, eta, MTU_BYTES, dt, int(round(t_end / dt)),
+                                           max(1, int(round(record_dt / dt))), rate0, rtt0, rtt0,
+                                           int(wiring.read_steps.max()) + 2)
+    return NetworkRun(t=t, rate=rates, avg_rtt=avgs, rtt_sample=samples, queue=queues,
+                      link_names=tuple(link.name for link in net.links), alpha=alpha, beta=beta,
+                      target_rate=net.max_min_rates(eta)[1], target_rtt=net.equilibrium_rtt(eta))
+
+
+def step_python(wiring, capacity, alpha, beta, eta, mtu, dt, n_steps, every, rate0, avg0, sample0, length):
+    """The stepping loop in Python with App. F's control path objects: the reference for the C kernel.
+
+    Parameters
+    ----------
+    wiring : _Wiring
+    capacity : ndarray, shape (links,)
+        bit/s.
+    alpha, beta : ndarray, shape (B,)
+    eta, mtu : float
+        Target utilization; MTU in bytes (MIN_RATE = 0.01 * MTU / avg_rtt).
+    dt : float
+        Step, s.
+    n_steps, every : int
+        Steps to take; record after every ``every``-th.
+    rate0, avg0, sample0 : ndarray, shape (links,)
+        Initial rate (bit/s), smoothed RTT estimate and last interval average (s).
+    length : int
+        Delay-line length in steps.
+
+    Returns
+    -------
+    t : ndarray, shape (n,)
+    rate, avg_rtt, rtt_sample, queue : ndarray, shape (n, links, B)
+    """
+    n_links, size = capacity.size, alpha.size
+    capacity = capacity[:, None]
     controllers = [[RcpController(link_rate=capacity[l, 0] / BITS_PER_BYTE / MS, alpha=float(alpha[b]),
                                   beta=float(beta[b]), eta=eta, rate=rate0[l] / BITS_PER_BYTE / MS,
-                                  avg_rtt=rtt0[l] * MS) for b in range(size)] for l in range(n_links)]
-    history = History([np.full(size, r) for r in rate0], int(wiring.read_steps.max()) + 2)
+                                  avg_rtt=avg0[l] * MS, mtu=mtu) for b in range(size)] for l in range(n_links)]
+    history = History([np.full(size, r) for r in rate0], length)
     rate = np.repeat(rate0[:, None], size, axis=1)
     queue = np.zeros((n_links, size))
     counted = np.zeros((2, n_links, size))       # input bits, bits * rtt (bit s), since the last update
     elapsed = np.zeros((n_links, size))
     interval = np.array([[c.interval / MS for c in row] for row in controllers])
-    sample = np.repeat(rtt0[:, None], size, axis=1)
-    n_steps = int(round(t_end / dt))
-    every = max(1, int(round(record_dt / dt)))
+    sample = np.repeat(np.asarray(sample0, float)[:, None], size, axis=1)
     records = []
     for k in range(n_steps):
         history.store(k, rate, {})
@@ -182,7 +229,4 @@ def simulate_network(net: Network, alpha, beta, t_end: float, dt: float = DEFAUL
         if k % every == 0:
             avg = np.array([[c.avg_rtt / MS for c in row] for row in controllers])
             records.append(((k + 1) * dt, rate.copy(), avg, sample.copy(), queue.copy()))
-    t, rates, avgs, samples, queues = (np.array(v) for v in zip(*records))
-    return NetworkRun(t=t, rate=rates, avg_rtt=avgs, rtt_sample=samples, queue=queues,
-                      link_names=tuple(link.name for link in net.links), alpha=alpha, beta=beta,
-                      target_rate=net.max_min_rates(eta)[1], target_rtt=net.equilibrium_rtt(eta))
+    return tuple(np.array(v) for v in zip(*records))
