@@ -84,6 +84,9 @@ class ModelSpec:
     linearize_at : dict
         Parameter values substituted before linearizing (the linear analysis
         ignores eta: thesis Sec. 5.1 footnote 1).
+    origin : str
+        Where the model came from when it is not bundled: the protocol file's path (set by
+        :func:`rcpstab.models.plugins.load_model_file`), so worker processes can load it again.
     loop_parameters : tuple of sympy.Symbol
         The two controller gains mapped over, ``(alpha, beta)``.
     time_scale : sympy.Expr
@@ -111,6 +114,12 @@ class ModelSpec:
     saturations: tuple = ()
     sampled: dict = field(default_factory=dict)
     linearize_at: dict = field(default_factory=dict)
+    origin: str = ""
+
+    @property
+    def reference(self) -> str:
+        """What :func:`rcpstab.models.get_model` takes to give this model back (in another process too)."""
+        return self.origin or self.name
 
     def __post_init__(self):
         if len(self.states) != len(self.rhs):
