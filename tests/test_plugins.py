@@ -89,3 +89,53 @@ def test_entry_point_protocol(tmp_path):
     code_bad = code.replace('"userproto", "--alpha"', '"nosuch", "--alpha"')
     proc = subprocess.run([sys.executable, "-c", code_bad], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "installed plug-ins: userproto" in proc.stderr
+
+
+def test_protocol_parameter_swept_by_the_phase_plane(tmp_path, capsys):
+    # ER-PI has one time constant, tau, and no update interval: in time normalized by tau its
+    # dynamics do not depend on tau, so the nonlinear verdicts must be the same at every tau.
+    csv = tmp_path / "erpi.csv"
+    assert main(["map", "--method", "phaseplane", "--model", EXAMPLE, "--alpha", "0.4:1.6:0.4", "--beta",
+                 "0.1:0.5:0.2", "--param", "tau=0.05,0.2", "--csv", str(csv), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["meta"]["configurations"] == [{"tau": 0.05}, {"tau": 0.2}]
+    assert out["meta"]["loop_parameters"] == ["kappa_r", "kappa_q"]
+    rows = csv.read_text().splitlines()
+    header = rows[0].split(",")
+    assert "tau" in header and len(rows) == 1 + 2 * 4 * 3
+    verdicts = {}
+    for line in rows[1:]:
+        row = dict(zip(header, line.split(",")))
+        verdicts.setdefault(row["tau"], []).append(row["verdict"])
+    first, second = verdicts.values()
+    assert first == second and "converged" in first
+    # a queue-clamped nonlinear system is not its linearization: the stable points differ from the bell
+    assert out["meta"]["stable_per_configuration"][0] > 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--param", "nosuch=1"], "--param nosuch: is not a parameter of the model 'erpi'"),
+    (["--param", "kappa_r=0.1"], "--param kappa_r: is a loop gain"),
+    (["--param", "tau=-1"], "round trip tau = -1.0 s: must be > 0"),
+    (["--param", "tau"], "expected NAME=VALUE"),
+    (["--param", "tau=0.1,x"], "not a number"),
+    (["--C", "1e6"], "model 'erpi' has no parameter C"),
+])
+def test_protocol_parameter_errors_exit_2(capsys, argv, message):
+    assert main(["map", "--method", "phaseplane", "--model", EXAMPLE, "--alpha", "0.4", "--beta", "0.2", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+
+
+def test_protocol_portrait_reaches_its_own_equilibrium(tmp_path):
+    # App. E's six starts, placed relative to the protocol's own equilibrium r = mu/n_src (R/C = 1/20)
+    csv = tmp_path / "portrait.csv"
+    assert main(["portrait", "--model", EXAMPLE, "--alpha", "0.8", "--beta", "0.3", "--rtts", "150",
+                 "--csv", str(csv)]) == 0
+    rows = [line.split(",") for line in csv.read_text().splitlines()[1:]]
+    starts = sorted({float(r[1]) for r in rows})
+    assert np.allclose(starts, [0.1 / 20, 1 / 20, 5 / 20])
+    last = {}
+    for r in rows:
+        last[r[0]] = float(r[4])
+    assert len(last) == 6 and np.allclose(list(last.values()), 1 / 20, rtol=0.02)

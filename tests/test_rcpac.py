@@ -43,7 +43,7 @@ def test_equilibrium_is_a_rest_point():
 
 def test_phaseplane_map_at_chosen_gamma():
     region = phaseplane_region(rcpac.MODEL, [0.4, 1.0], [0.1, 1.0], params={"gamma_AC": 0.2})
-    assert region.meta["fixed_parameters"] == {"gamma_AC": 0.2}
+    assert [config["gamma_AC"] for config in region.meta["configurations"]] == [0.2]
     assert region.stable[0, 0] and not region.stable[1, 1]
 
 

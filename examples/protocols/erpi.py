@@ -8,13 +8,15 @@ rate law, which scales its step by R):
     db/dt = n_src * r(t - tau) - mu,                                                     b >= 0
 
 Parameters (its own names, none of RCP's): gains kappa_r and kappa_q (dimensionless), capacity mu
-(bit/s), round trip tau (s), flows n_src. Linearized about r = mu/n_src, b = 0 and written in
+(bit/s), round trip tau (s), flows n_src, each with its domain; the queue is judged in units of
+mu*tau. Any of them can be swept by the phase plane: ``--param tau=0.05,0.2``. Linearized about r = mu/n_src, b = 0 and written in
 lambda = s*tau, the loop is lambda**2 + (kappa_r*lambda + kappa_q)*exp(-lambda) = 0: the same
 characteristic equation as RCP's, so its exact region is thesis Fig. 5.2's bell
 (kappa_r = w sin w, kappa_q = w**2 cos w), which the tests use as an independent check.
 """
 import sympy as sp
 
+from rcpstab.models.domains import Domain
 from rcpstab.models.spec import Clamp, ModelSpec, t
 from rcpstab.models.symbols import gamma0, q0
 
@@ -42,4 +44,12 @@ MODEL = ModelSpec(
     queue=b(t),
     initial_state={r: gamma0 * mu, b: q0},
     clamps=(Clamp(r), Clamp(b)),
+    queue_scale=mu * tau,  # the queue is judged in bandwidth-delay products
+    domains={
+        kappa_r: Domain(low=0, label="kappa_r"),
+        kappa_q: Domain(low=0, label="kappa_q"),
+        mu: Domain(low=0, unit="bit/s", label="capacity mu"),
+        tau: Domain(low=0, unit="s", label="round trip tau"),
+        n_src: Domain(low=1, closed_low=True, label="flows n_src"),
+    },
 )

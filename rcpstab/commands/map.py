@@ -13,7 +13,7 @@ import sys
 from ..errors import InputError
 from ..models import get_model
 from ..regions.grid import parse_range
-from .output import add_sweep_arguments, check_outputs, check_workers
+from .output import add_sweep_arguments, check_outputs, check_workers, parse_params
 
 LINEAR_METHODS = ("exact", "bode", "nyquist")
 SIMULATED_METHODS = ("phaseplane", "packet")
@@ -71,6 +71,7 @@ OPTION_METHODS = {
     "d0": ("phaseplane",),
     "N": ("phaseplane",),
     "T": ("phaseplane",),
+    "param": ("phaseplane",),
     "scenario": ("packet",),
     "scheduler": ("phaseplane",),
     "checkpoint": ("phaseplane", "packet"),
@@ -100,7 +101,7 @@ def compute_map(model, method, alphas, betas, args):
     if method == "phaseplane":
         from ..phaseplane.sweep import phaseplane_region
         return phaseplane_region(model, alphas, betas, C=args.C, d0=args.d0, N=args.N, T=args.T,
-                                 workers=args.workers, scheduler=args.scheduler,
+                                 params=parse_params(args.param), workers=args.workers, scheduler=args.scheduler,
                                  checkpoint=args.checkpoint, progress=progress)
     from ..reference_impl.region import packet_region
     return packet_region(model, alphas, betas, scenario=args.scenario, workers=args.workers,

@@ -43,9 +43,35 @@ def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
     parser.add_argument("--d0", type=float, nargs="+", metavar="SECONDS", help=f"{what}propagation RTTs, s")
     parser.add_argument("--N", type=float, nargs="+", metavar="FLOWS", help=f"{what}numbers of flows")
     parser.add_argument("--T", type=float, metavar="SECONDS", help=f"{what}rate update interval, s")
+    parser.add_argument("--param", action="append", metavar="NAME=VALUES",
+                        help=f"{what}any other parameter of the model by name, one value or several "
+                             "(V1,V2,... or START:STOP:STEP): several are swept like --C; repeatable. "
+                             "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05,0.1 (a user protocol)")
     add_worker_argument(parser)
     parser.add_argument("--scheduler", metavar="DASK_ADDRESS", help="run the sweep on a Dask cluster")
     parser.add_argument("--checkpoint", metavar="FILE", help="save finished chunks; resume from them")
+
+
+def parse_params(items) -> dict:
+    """``--param NAME=VALUES`` options as ``{name: [values]}`` (one line naming a malformed one)."""
+    from ..regions.grid import parse_range
+
+    params: dict = {}
+    for item in items or ():
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name or not text.strip():
+            raise InputError(f"--param {item!r}: expected NAME=VALUE, NAME=V1,V2,... or NAME=START:STOP:STEP")
+        if name in params:
+            raise InputError(f"--param {name}: given twice")
+        if ":" in text:
+            params[name] = [float(v) for v in parse_range(text, f"param {name}")]
+            continue
+        try:
+            params[name] = [float(v) for v in text.split(",")]
+        except ValueError:
+            raise InputError(f"--param {item!r}: not a number") from None
+    return params
 
 
 def add_worker_argument(parser) -> None:

@@ -10,7 +10,9 @@ import csv
 
 from ..errors import InputError
 from ..models import get_model
-from ..phaseplane.sweep import configurations, initial_conditions
+from ..phaseplane.compiled import compile_model
+from ..phaseplane.setup import parameter_values
+from ..phaseplane.sweep import configurations, equilibrium_starts
 from ..phaseplane.trajectory import simulate
 from .output import check_outputs
 
@@ -34,9 +36,10 @@ def run(args) -> int:
     if not args.rtts > 0:
         raise InputError(f"--rtts {args.rtts}: must be > 0")
     (config,) = configurations(model, _listed(args.C), _listed(args.d0), _listed(args.N), args.T)
-    gammas, queues = (v[0] for v in initial_conditions(config["C"], config["d0"], config["N"]))
-    traj = simulate(model, dict(config, alpha=args.alpha, beta=args.beta), {"gamma0": gammas, "q0": queues},
-                    args.rtts * config["d0"])
+    params = dict(config, alpha=args.alpha, beta=args.beta)
+    gammas, queues = (v[0] for v in equilibrium_starts(model, params))
+    rtt = float(compile_model(model).time_scale(*parameter_values(compile_model(model), params)))
+    traj = simulate(model, params, {"gamma0": gammas, "q0": queues}, args.rtts * rtt)
     if args.csv:
         write_csv(traj, args.csv)
     if args.out:

@@ -12,7 +12,7 @@ control path do (App. F line 8 with Tr = T and avg_rtt = d), and kept inside
 import sympy as sp
 
 from .spec import Clamp, ModelSpec, Saturation, t
-from .symbols import DEFAULTS, C, N, T, alpha, beta, d0, eta, gamma0, mtu, q0
+from .symbols import DEFAULTS, DOMAINS, C, N, T, alpha, beta, d0, eta, gamma0, mtu, q0
 
 R = sp.Function("R")
 q = sp.Function("q")
@@ -39,4 +39,5 @@ MODEL = ModelSpec(
     saturations=(Saturation(R, lower=sp.Rational(1, 100) * mtu / d, upper=eta * C),),
     sampled={R: T},
     linearize_at={eta: 1},
+    domains=DOMAINS,
 )

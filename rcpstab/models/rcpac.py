@@ -48,7 +48,8 @@ import sympy as sp
 
 from . import rcp
 from .spec import Clamp, ModelSpec, t
-from .symbols import DEFAULTS, C, N, T, alpha, beta, d0, eta, gamma0, q0
+from .domains import Domain
+from .symbols import DEFAULTS, DOMAINS, C, N, T, alpha, beta, d0, eta, gamma0, q0
 
 gamma_ac = sp.Symbol("gamma_AC", positive=True)
 """Acceleration gain gamma of eq. 2 (dimensionless: the budget is gamma*B, B in bits)."""
@@ -81,5 +82,6 @@ MODEL = ModelSpec(
     saturations=rcp.MODEL.saturations,
     sampled={R: T},
     linearize_at={eta: 1},
+    domains={**DOMAINS, gamma_ac: Domain(low=0, closed_low=True, label="acceleration gain gamma_AC")},
 )
 

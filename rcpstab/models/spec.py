@@ -16,6 +16,9 @@ from functools import cached_property
 
 import sympy as sp
 
+from ..errors import InputError
+from .domains import Domain
+
 t = sp.Symbol("t", real=True)
 """Time (s), the independent variable of every model."""
 
@@ -84,6 +87,12 @@ class ModelSpec:
     linearize_at : dict
         Parameter values substituted before linearizing (the linear analysis
         ignores eta: thesis Sec. 5.1 footnote 1).
+    queue_scale : sympy.Expr, optional
+        The queue's unit for judging convergence (one bandwidth-delay product, C*d0 for the RCP
+        family): the band is 1% of it. Default C*d0 when the model has parameters C and d_0.
+    domains : dict
+        ``{parameter: Domain}``: allowed values, checked before any work; a parameter without
+        one must only be finite.
     origin : str
         Where the model came from when it is not bundled: the protocol file's path (set by
         :func:`rcpstab.models.plugins.load_model_file`), so worker processes can load it again.
@@ -114,7 +123,24 @@ class ModelSpec:
     saturations: tuple = ()
     sampled: dict = field(default_factory=dict)
     linearize_at: dict = field(default_factory=dict)
+    queue_scale: sp.Expr | None = None
+    domains: dict = field(default_factory=dict)
     origin: str = ""
+
+    @property
+    def queue_unit(self) -> sp.Expr:
+        """:attr:`queue_scale`, or C*d0 for a model with parameters named C and d_0."""
+        if self.queue_scale is not None:
+            return self.queue_scale
+        names = {sym.name: sym for sym in self.parameters}
+        if "C" in names and "d_0" in names:
+            return names["C"] * names["d_0"]
+        raise InputError(f"model {self.name!r} declares no queue_scale (the queue's unit, e.g. capacity * RTT), "
+                         "which the nonlinear lenses need to judge convergence")
+
+    def domain(self, sym: sp.Symbol) -> Domain:
+        """The declared :class:`Domain` of parameter ``sym`` (finite values only if none is declared)."""
+        return self.domains.get(sym, Domain())
 
     @property
     def reference(self) -> str:

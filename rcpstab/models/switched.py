@@ -8,7 +8,7 @@ The queue clamp is the switch: q' = max(0, y - C) when q = 0.
 import sympy as sp
 
 from .spec import Clamp, ModelSpec, t
-from .symbols import DEFAULTS, C, N, alpha, beta, d0, gamma0, q0
+from .symbols import DEFAULTS, DOMAINS, C, N, alpha, beta, d0, gamma0, q0
 
 y = sp.Function("y")
 q = sp.Function("q")
@@ -32,6 +32,7 @@ def aggregate_rate_model(name: str, title: str, clamps: tuple) -> ModelSpec:
         queue=q(t),
         initial_state={y: N * gamma0 * C, q: q0},
         clamps=clamps,
+        domains=DOMAINS,
     )
 
 

@@ -72,6 +72,7 @@ class CompiledModel:
             for s in spec.states
         )
         self.time_scale = self._param_function(spec.time_scale)
+        self.queue_scale = self._param_function(spec.queue_unit)
 
     def _param_function(self, expr):
         """Compile a parameter expression (a delay, an interval) into ``f(*parameters)``."""

@@ -34,9 +34,8 @@ class EnvelopeMonitor:
         eq = [f(*zeros, *values) for f in model.equilibrium]
         self.gamma_eq = np.broadcast_to(model.gamma(*eq, *values), (size,)).astype(float)
         self.queue_eq = np.broadcast_to(model.queue(*eq, *values), (size,)).astype(float)
-        capacity = values[model.param_names.index("C")]
         self.d0 = float(np.max(model.time_scale(*values)))
-        self.queue_scale = np.broadcast_to(capacity * self.d0, (size,)).astype(float)
+        self.queue_scale = np.broadcast_to(model.queue_scale(*values), (size,)).astype(float)
         self.steps_per_rtt = self.d0 / integrator.dt
         self.window_steps = max(1, int(round(WINDOW_RTT * self.steps_per_rtt)))
         self.peak = np.zeros(size)

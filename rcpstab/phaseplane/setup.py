@@ -14,18 +14,6 @@ STEPS_PER_DELAY = 20          # RK4 steps per round trip: error ~1e-7 of the amp
 MAX_STEP_DIVISOR = 64         # largest k tried so that T/k divides the delay
 ALIASES = {"d0": "d_0", "mtu": "MTU"}
 
-# Physical meaning of each check, so the message can name the value (the CLI prints it as one line).
-CHECKS = {
-    "T": (lambda v: v > 0, "update interval T = {} s: must be > 0"),
-    "d_0": (lambda v: v > 0, "propagation delay d0 = {} s: must be > 0"),
-    "N": (lambda v: v >= 1, "number of flows N = {}: must be >= 1"),
-    "C": (lambda v: v > 0, "capacity C = {} bit/s: must be > 0"),
-    "alpha": (lambda v: v > 0, "alpha = {}: must be > 0"),
-    "beta": (lambda v: v > 0, "beta = {}: must be > 0"),
-    "eta": (lambda v: v > 0, "eta = {}: must be > 0"),
-    "MTU": (lambda v: v > 0, "MTU = {} bits: must be > 0"),
-}
-
 
 def parameter_values(model: CompiledModel, params: dict) -> list:
     """Parameter values in the model's order, defaults filled in, each a float or an array.
@@ -35,14 +23,17 @@ def parameter_values(model: CompiledModel, params: dict) -> list:
     model : CompiledModel
     params : dict
         Name (``alpha``, ``beta``, ``C`` bit/s, ``N``, ``d0`` s, ``T`` s, ``eta``, ``MTU`` bits)
-        to a number or an array over the batch.
+        to a number or an array over the batch; ``alpha`` and ``beta`` also name the loop gains
+        of a model that calls them otherwise.
 
     Raises
     ------
     InputError
         For an unknown name or a value outside its physical range.
     """
-    given = {ALIASES.get(k, k): v for k, v in params.items()}
+    # RCP's names are aliases everywhere: d0 for d_0, and alpha/beta for a model's own two loop gains
+    aliases = {**ALIASES, **dict(zip(("alpha", "beta"), (sym.name for sym in model.spec.loop_parameters)))}
+    given = {aliases.get(k, k): v for k, v in params.items()}
     unknown = set(given) - set(model.param_names)
     if unknown:
         raise InputError(f"unknown parameter {sorted(unknown)[0]!r} (model has {', '.join(model.param_names)})")
@@ -50,10 +41,9 @@ def parameter_values(model: CompiledModel, params: dict) -> list:
     for sym, default in model.spec.parameters.items():
         value = given.get(sym.name, default)
         arr = np.atleast_1d(np.asarray(value, dtype=float))
-        ok, message = CHECKS.get(sym.name, (lambda v: True, sym.name + " = {}: must be finite"))
-        bad = arr[~(np.isfinite(arr) & ok(arr))]
-        if bad.size:
-            raise InputError(message.format(bad[0]))
+        problem = model.spec.domain(sym).violation(sym.name, arr)  # the model declares its domains
+        if problem:
+            raise InputError(problem)
         values.append(float(arr[0]) if np.ndim(value) == 0 else arr)
     return values
 

@@ -31,7 +31,7 @@ from .checkpoint import Checkpoint, chunk_key
 from .compiled import compile_model
 from .decide import FIRST_HORIZON_RTT, MAX_HORIZON_RTT, decide
 from .executors import run_chunks
-from .setup import parameter_values, unreachable
+from .setup import ALIASES, parameter_values, unreachable
 from .verdicts import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 
 APP_E_LOADS = (5.0, 1.0, 0.1)     # initial R in units of C/N: App. E's R/C = 0.5, 0.1, 0.01 at N = 10
@@ -45,52 +45,118 @@ _SEVERITY = np.zeros(len(VERDICTS), dtype=int)
 _SEVERITY[[CONVERGED, UNDECIDED, LIMIT_CYCLE, DIVERGED]] = range(len(VERDICTS))
 
 
-def configurations(model, C=None, d0=None, N=None, T=None) -> list[dict]:
-    """Every combination of the given values (None: App. E's default), checked.
+RCP_AXES = ("C", "d0", "N")     # swept by name on the command line (--C, --d0, --N); T is one value
+
+
+def configurations(model, C=None, d0=None, N=None, T=None, params=None) -> list[dict]:
+    """Every combination of the given parameter values (None: the model's default), checked.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    C, d0, N : list of float, optional
+        The RCP family's capacities (bit/s), propagation RTTs (s) and numbers of flows. For a
+        model with these parameters each defaults to its value in the model.
+    T : float, optional
+        The update interval (s), one value.
+    params : dict, optional
+        Any other declared parameter by name: a number (held fixed) or a list (swept, every
+        combination with the others). The loop gains are the grid, not parameters here.
 
     Returns
     -------
     list of dict
-        ``{"C": bit/s, "d0": s, "N": flows, "T": s}`` in C-major order.
+        ``{name: value}`` per configuration (RCP's names as given: ``d0`` for ``d_0``), in
+        the order of the axes (C-major for the RCP family).
+
+    Raises
+    ------
+    InputError
+        A name the model does not declare, or a value outside the parameter's domain.
     """
-    defaults = {sym.name: value for sym, value in model.parameters.items()}
-    axes = {
-        "C": C or [defaults["C"]],
-        "d0": d0 or [defaults["d_0"]],
-        "N": N or [defaults["N"]],
-    }
-    if T is not None and not T > 0:
-        raise InputError(f"update interval T = {T} s: must be > 0")
     compiled = compile_model(model)
+    names = set(compiled.param_names)
+    gains = {sym.name for sym in model.loop_parameters}
+    defaults = {sym.name: value for sym, value in model.parameters.items()}
+    axes: dict = {}
+    for name, given in zip(RCP_AXES + ("T",), (C, d0, N, T)):
+        model_name = ALIASES.get(name, name)
+        if model_name not in names:
+            if given is not None:
+                raise InputError(f"model {model.name!r} has no parameter {name} (it has {', '.join(compiled.param_names)})")
+            continue
+        axes[name] = [given] if name == "T" and given is not None else (given or [defaults[model_name]])
+    for name, given in (params or {}).items():
+        model_name = ALIASES.get(name, name)
+        if model_name not in names or model_name in gains:
+            what = "is a loop gain: it is the grid" if model_name in gains else "is not a parameter of the model"
+            raise InputError(f"--param {name}: {what} {model.name!r} (parameters: {', '.join(sorted(names - gains))})")
+        values = list(np.atleast_1d(np.asarray(given, dtype=float)))
+        if not values:
+            raise InputError(f"--param {name}: no value given")
+        axes[name] = values
     configs = []
-    for c, d, n in itertools.product(axes["C"], axes["d0"], axes["N"]):
-        config = {"C": float(c), "d0": float(d), "N": float(n), "T": float(T or defaults["T"])}
+    for combination in itertools.product(*axes.values()):
+        config = {name: float(value) for name, value in zip(axes, combination)}
         parameter_values(compiled, config)  # raises InputError naming a bad value
         configs.append(config)
     return configs
 
 
-def initial_conditions(C, d0, N, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
-    """Initial R/C values and queues (bits), shape (points, conditions), for each (C, d0, N).
+def start_states(gamma_eq, queue_unit, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
+    """Initial normalized rates and queues, shape (points, conditions), from each point's equilibrium.
 
-    ``start`` is ``appE`` (App. E's six conditions) or ``half-load`` (R/C = 1/(2N), q = 0:
-    the equilibrium load doubles, as in thesis Figs. 5.10-5.13).
+    Parameters
+    ----------
+    gamma_eq : array_like, shape (points,)
+        The equilibrium normalized rate (R/C = eta/N for RCP).
+    queue_unit : array_like, shape (points,)
+        The queue's unit (C*d0 for RCP).
+    start : str
+        ``appE`` (App. E's six conditions: 5, 1 and 0.1 times the equilibrium rate, with 2 queue
+        units or none), ``half-load`` (half the equilibrium rate, empty queue).
     """
     if start not in STARTS:
         raise InputError(f"initial conditions {start!r}: choose from {', '.join(STARTS)}")
-    C, d0, N = (np.atleast_1d(np.asarray(v, dtype=float))[:, None] for v in (C, d0, N))
+    gamma_eq, queue_unit = (np.atleast_1d(np.asarray(v, dtype=float))[:, None] for v in (gamma_eq, queue_unit))
     if start == "half-load":
-        return 0.5 / N, np.zeros_like(N)
+        return 0.5 * gamma_eq, np.zeros_like(gamma_eq)
     loads, queues = (np.array(v, dtype=float)[None, :] for v in zip(*itertools.product(APP_E_LOADS, APP_E_QUEUES)))
-    return np.minimum(loads / N, 1.0), queues * C * d0  # R cannot exceed C
+    return np.minimum(loads * gamma_eq, 1.0), queues * queue_unit  # R cannot exceed C
 
 
-def solve_chunk(model_name: str, rows: dict, start: str, fixed: dict | None = None) -> dict:
+def equilibrium_starts(model, params: dict, size: int = 1, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
+    """:func:`start_states` of ``model`` at ``params`` (name to value or array of ``size``), from its equilibrium.
+
+    Returns
+    -------
+    gammas, queues : ndarray, shape (size, conditions)
+        Initial normalized rates and queues (the queue in the model's unit, bits for RCP).
+    """
+    compiled = compile_model(model)
+    values = parameter_values(compiled, params)
+    eq = [f(*[0.0] * compiled.n_states, *values) for f in compiled.equilibrium]
+    gamma_eq = np.broadcast_to(compiled.gamma(*eq, *values), (size,))
+    return start_states(gamma_eq, np.broadcast_to(compiled.queue_scale(*values), (size,)), start)
+
+
+def initial_conditions(C, d0, N, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
+    """Initial R/C values and queues (bits), shape (points, conditions), for each (C, d0, N) of RCP.
+
+    ``start`` is ``appE`` (App. E's six conditions) or ``half-load`` (R/C = 1/(2N), q = 0:
+    the equilibrium load doubles, as in thesis Figs. 5.10-5.13). See :func:`start_states`.
+    """
+    C, d0, N = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (C, d0, N))
+    return start_states(1.0 / N, C * d0, start)
+
+
+def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
     """Verdict and convergence time of each row (point and configuration) of a chunk (runs in a worker).
 
-    ``rows`` maps alpha, beta, C, d0, N, T to equal-length lists; d0 and T are the same in a
-    chunk (they set the delay line), so every row is integrated in one batch. ``fixed`` holds
-    any other model parameter by name (the same for every row, e.g. RCP-AC's ``gamma_AC``).
+    ``rows`` maps ``alpha``, ``beta`` (the model's two loop gains) and each configuration
+    parameter to equal-length lists; the parameters that set the delay line (d0 and T for RCP)
+    are the same in a chunk, so every row is integrated in one batch. ``model_ref`` is what
+    :func:`~rcpstab.models.get_model` takes (a name, or a protocol file for a user's model).
 
     Returns
     -------
@@ -98,12 +164,15 @@ def solve_chunk(model_name: str, rows: dict, start: str, fixed: dict | None = No
         ``codes``: per-row verdict code (worst over the initial conditions);
         ``convergence_rtt``: slowest convergence over the initial conditions (NaN unless all converged).
     """
-    gammas, queues = initial_conditions(rows["C"], rows["d0"], rows["N"], start)
+    model = get_model(model_ref)
+    compiled = compile_model(model)
+    named = {key: np.asarray(value, dtype=float) for key, value in rows.items()}
+    gammas, queues = equilibrium_starts(model, named, len(rows["alpha"]), start)
     n_ic = gammas.shape[1]
-    params = {key: np.repeat(rows[key], n_ic) for key in ("alpha", "beta", "C", "N")}
-    params.update(fixed or {})
-    params.update(d0=rows["d0"][0], T=rows["T"][0])
-    verdicts = decide(get_model(model_name), params, {"gamma0": gammas.ravel(), "q0": queues.ravel()})
+    # the delay line's parameters are one value per chunk; the others vary over the batch
+    params = {key: value[0] if ALIASES.get(key, key) in compiled.delay_symbols else np.repeat(value, n_ic)
+              for key, value in named.items()}
+    verdicts = decide(model, params, {"gamma0": gammas.ravel(), "q0": queues.ravel()})
     codes = verdicts.codes.reshape(-1, n_ic)
     worst = np.take_along_axis(codes, _SEVERITY[codes].argmax(axis=1)[:, None], axis=1)[:, 0]
     all_converged = (codes == CONVERGED).all(axis=1)
@@ -137,33 +206,33 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     start : str
         Initial conditions: ``appE`` (default) or ``half-load`` (see :func:`initial_conditions`).
     params : dict, optional
-        Other model parameters by name, held fixed over the sweep (e.g. ``{"gamma_AC": 0.2}``
-        for ``rcpac``); checked against the model's declared parameters before any work.
+        Any other declared parameter of the model by name (``--param NAME=VALUES`` on the
+        command line): a number is held fixed (e.g. ``{"gamma_AC": 0.2}`` for ``rcpac``), a list
+        is swept like C, d0 and N. Checked against the model's declared domains before any work.
 
     Returns
     -------
     RegionMap
         ``stable`` is the region common to all configurations whose equilibrium is reachable
         (see the module docstring); ``table`` has one row per grid point and configuration:
-        alpha, beta, C, d0, N, stable, verdict, convergence_rtt.
+        alpha, beta (the model's two loop gains), the configuration's parameters (C, d0, N for
+        RCP; any swept by ``params``), stable, verdict, convergence_rtt.
     """
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
-    configs = configurations(model, C, d0, N, T)
-    fixed = {str(k): float(v) for k, v in (params or {}).items()}
-    parameter_values(compile_model(model), fixed)  # unknown names and bad values fail before any work
-    initial_conditions(1.0, 1.0, 1.0, start)  # reject an unknown start before any work
+    configs = configurations(model, C, d0, N, T, params)
+    start_states(1.0, 1.0, start)  # reject an unknown start before any work
     aa, bb = (m.ravel() for m in np.meshgrid(alphas, betas))
     rows = {"alpha": np.tile(aa, len(configs)), "beta": np.tile(bb, len(configs))}
-    for key in ("C", "d0", "N", "T"):
+    for key in configs[0]:
         rows[key] = np.repeat([config[key] for config in configs], aa.size)
-    chunks = _chunks(rows)
-    keys = [chunk_key({"model": model.name, "rows": {k: v[part].tolist() for k, v in rows.items()},
-                       "version": RESULT_VERSION, "start": start, "fixed": fixed, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT]})
+    chunks = _chunks(rows, compile_model(model).delay_symbols)
+    keys = [chunk_key({"model": model.reference, "rows": {k: v[part].tolist() for k, v in rows.items()},
+                       "version": RESULT_VERSION, "start": start, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT]})
             for part in chunks]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(model.name, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start, fixed) for i in todo]
+    tasks = [(model.reference, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start) for i in todo]
     with tqdm(total=len(chunks), initial=len(chunks) - len(todo), disable=not progress,
               desc=f"phaseplane {model.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_chunk, tasks, workers, scheduler):
@@ -175,14 +244,15 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         codes[part] = store.get(key)["codes"]
         convergence[part] = store.get(key)["convergence_rtt"]
     return _region(model, alphas, betas, configs, rows, codes, convergence,
-                   {"start": start, "fixed_parameters": fixed, "chunks_total": len(chunks),
-                    "chunks_computed": len(todo)})
+                   {"start": start, "loop_parameters": [sym.name for sym in model.loop_parameters],
+                    "chunks_total": len(chunks), "chunks_computed": len(todo)})
 
 
-def _chunks(rows: dict) -> list[np.ndarray]:
-    """Row indices of each chunk: rows sharing (d0, T), in slices of :data:`POINTS_PER_CHUNK`."""
+def _chunks(rows: dict, delay_symbols) -> list[np.ndarray]:
+    """Row indices of each chunk: rows sharing the delay line's parameters, in slices of :data:`POINTS_PER_CHUNK`."""
+    line = [key for key in rows if ALIASES.get(key, key) in delay_symbols]
     groups: dict = {}
-    for i, key in enumerate(zip(rows["d0"], rows["T"])):
+    for i, key in enumerate(zip(*(rows[k] for k in line))):
         groups.setdefault(key, []).append(i)
     return [np.array(members[s:s + POINTS_PER_CHUNK])
             for members in groups.values() for s in range(0, len(members), POINTS_PER_CHUNK)]
@@ -193,7 +263,7 @@ def _region(model, alphas, betas, configs, rows, codes, convergence, counts) -> 
     stable = (codes == CONVERGED).reshape(len(configs), -1)
     compiled = compile_model(model)
     lost = [bool(np.any(unreachable(compiled, parameter_values(compiled, config)))) for config in configs]
-    table = {key: rows[key] for key in ("alpha", "beta", "C", "d0", "N")}
+    table = {key: rows[key] for key in rows if key != "T"}  # T is one value per sweep: it is in meta
     table.update(stable=stable.ravel().astype(int), verdict=np.asarray(VERDICTS, dtype=object)[codes],
                  convergence_rtt=convergence)
     meta = {

@@ -35,7 +35,7 @@ class Trajectory:
     d0 : float
         Round-trip propagation delay (s): one RTT, the unit of :attr:`rtt`.
     capacity : ndarray, shape (B,)
-        Link capacity C (bit/s), to normalize the queue by C*d0.
+        Link capacity C (bit/s): the queue's unit (:attr:`queue_scale`) per round trip.
     dt : float
         Integration step (s).
     params : dict
@@ -114,7 +114,8 @@ def _trajectory(integrator: BatchIntegrator, times: np.ndarray, recorded: np.nda
         gamma_eq=np.broadcast_to(compiled.gamma(*eq, *values), (size,)).copy(),
         queue_eq=np.broadcast_to(compiled.queue(*eq, *values), (size,)).copy(),
         d0=float(np.max(compiled.time_scale(*values))),
-        capacity=np.broadcast_to(values[names.index("C")], (size,)).copy(),
+        capacity=np.broadcast_to(values[names.index("C")] if "C" in names
+                                 else compiled.queue_scale(*values) / compiled.time_scale(*values), (size,)).copy(),
         dt=integrator.dt,
         params=dict(zip(names, values)),
     )
