@@ -6,7 +6,7 @@ import pytest
 
 from rcpstab.models import get_model
 from rcpstab.phaseplane import simulate, trajectory_envelope
-from rcpstab.phaseplane.build import load_library
+from rcpstab.core.build import load_library
 from rcpstab.phaseplane.integrator import BatchIntegrator
 from rcpstab.phaseplane.monitor import EnvelopeMonitor
 from rcpstab.phaseplane.reference import ReferenceIntegrator

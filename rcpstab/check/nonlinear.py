@@ -1,7 +1,7 @@
 """Nonlinear work of a check: phase-plane verdicts and step responses of the ``rcp`` fluid model.
 
 Each task is one network of the envelope, so the tasks run in parallel on
-:func:`~rcpstab.phaseplane.executors.run_chunks`. The step responses start at the old
+:func:`~rcpstab.core.executors.run_chunks`. The step responses start at the old
 equilibrium (the history before t = 0 is constant), which is what a load step looks like to
 a router that had settled. Every verdict comes from :func:`~rcpstab.phaseplane.decide`, whose
 horizon grows until the trajectory is decided: a flash crowd that drains slowly gets its
@@ -15,7 +15,7 @@ import numpy as np
 
 from ..models import get_model
 from ..phaseplane import decide, simulate
-from ..phaseplane.executors import run_chunks
+from ..core.executors import run_chunks
 from ..phaseplane.sweep import initial_conditions
 
 FLASH_CROWD = 10.0       # N -> 10 N

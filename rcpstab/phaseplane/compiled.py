@@ -15,7 +15,7 @@ from functools import cached_property
 import sympy as sp
 
 from ..models.spec import ModelSpec, t
-from .build import load_library
+from ..core.build import load_library
 from .codegen import c_source
 
 

@@ -27,10 +27,10 @@ from tqdm import tqdm
 from ..errors import InputError
 from ..models import get_model
 from ..regions.result import RegionMap
-from .checkpoint import Checkpoint, chunk_key
+from ..core.checkpoint import Checkpoint, chunk_key
 from .compiled import compile_model
 from .decide import FIRST_HORIZON_RTT, MAX_HORIZON_RTT, decide
-from .executors import run_chunks
+from ..core.executors import run_chunks
 from .setup import ALIASES, parameter_values, unreachable
 from .verdicts import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 

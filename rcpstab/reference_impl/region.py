@@ -22,8 +22,8 @@ the same set-up on 82.5% of the points (67.5% with the phase plane's fixed bands
 rest are 1.0 <= alpha <= 1.6 points where the packet runs keep oscillating by 4-8% while the
 fluid runs settle (see ``benchmarks/bench_packet_region.py``).
 
-Chunks of points run on local processes (:func:`~rcpstab.phaseplane.executors.run_chunks`) and
-are checkpointed as they finish (:class:`~rcpstab.phaseplane.checkpoint.Checkpoint`).
+Chunks of points run on local processes (:func:`~rcpstab.core.executors.run_chunks`) and
+are checkpointed as they finish (:class:`~rcpstab.core.checkpoint.Checkpoint`).
 """
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ import numpy as np
 from tqdm import tqdm
 
 from ..errors import InputError
-from ..phaseplane.checkpoint import Checkpoint, chunk_key
-from ..phaseplane.executors import run_chunks
+from ..core.checkpoint import Checkpoint, chunk_key
+from ..core.executors import run_chunks
 from ..phaseplane.sweep import _SEVERITY, phaseplane_region
 from ..phaseplane.verdicts import CONVERGED, DIVERGED, UNDECIDED, VERDICTS
 from ..regions.result import RegionMap

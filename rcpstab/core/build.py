@@ -33,7 +33,7 @@ def compiler() -> str:
     """The C compiler: ``$CC``, else ``gcc`` or ``cc`` on the PATH."""
     found = os.environ.get("CC") or shutil.which("gcc") or shutil.which("cc")
     if not found:
-        raise RuntimeError("the phase-plane integrator compiles C at run time: install gcc (or set CC)")
+        raise RuntimeError("the compiled kernels (phase plane, fluid network) are built at run time: install gcc (or set CC)")
     return found
 
 
