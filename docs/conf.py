@@ -4,7 +4,14 @@ Build with ``python -m sphinx -W -b html docs OUT`` after ``pip install ".[docs]
 The notebooks in ``notebooks/`` are committed without outputs; myst-nb executes them
 during the build, so the pages show freshly computed figures.
 """
+import shutil
+from pathlib import Path
+
 import rcpstab
+
+# The API pages are generated anew on every build: pages of modules that moved or were removed
+# would otherwise linger from an earlier build and fail it (toctree warnings, failed imports).
+shutil.rmtree(Path(__file__).parent / "api", ignore_errors=True)
 
 project = "rcpstab"
 author = "the rcpstab developers"
