@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from ..core.validation import DOMAINS, check_value
 from ..errors import InputError
 from ..models.spec import ModelSpec
 from .compiled import CompiledModel, compile_model
@@ -14,17 +15,8 @@ STEPS_PER_DELAY = 20          # RK4 steps per round trip: error ~1e-7 of the amp
 MAX_STEP_DIVISOR = 64         # largest k tried so that T/k divides the delay
 ALIASES = {"d0": "d_0", "mtu": "MTU"}
 
-# Physical meaning of each check, so the message can name the value (the CLI prints it as one line).
-CHECKS = {
-    "T": (lambda v: v > 0, "update interval T = {} s: must be > 0"),
-    "d_0": (lambda v: v > 0, "propagation delay d0 = {} s: must be > 0"),
-    "N": (lambda v: v >= 1, "number of flows N = {}: must be >= 1"),
-    "C": (lambda v: v > 0, "capacity C = {} bit/s: must be > 0"),
-    "alpha": (lambda v: v > 0, "alpha = {}: must be > 0"),
-    "beta": (lambda v: v > 0, "beta = {}: must be > 0"),
-    "eta": (lambda v: v > 0, "eta = {}: must be > 0"),
-    "MTU": (lambda v: v > 0, "MTU = {} bits: must be > 0"),
-}
+# Parameter symbol -> its entry in the shared table of domains (rcpstab.core.validation).
+DOMAIN_OF = {"T": "T", "d_0": "d0", "N": "N", "C": "C", "alpha": "alpha", "beta": "beta", "eta": "eta", "MTU": "MTU"}
 
 
 def parameter_values(model: CompiledModel, params: dict) -> list:
@@ -50,10 +42,15 @@ def parameter_values(model: CompiledModel, params: dict) -> list:
     for sym, default in model.spec.parameters.items():
         value = given.get(sym.name, default)
         arr = np.atleast_1d(np.asarray(value, dtype=float))
-        ok, message = CHECKS.get(sym.name, (lambda v: True, sym.name + " = {}: must be finite"))
-        bad = arr[~(np.isfinite(arr) & ok(arr))]
-        if bad.size:
-            raise InputError(message.format(bad[0]))
+        if sym.name in DOMAIN_OF:
+            domain = DOMAINS[DOMAIN_OF[sym.name]]
+            with np.errstate(invalid="ignore"):
+                inside = np.isfinite(arr) & (arr > domain.low if domain.low_open else arr >= domain.low) & \
+                    (arr < domain.high if domain.high_open else arr <= domain.high)
+            if not inside.all():
+                check_value(DOMAIN_OF[sym.name], arr[~inside][0])  # raises, naming the value
+        elif not np.isfinite(arr).all():
+            raise InputError(f"{sym.name} = {arr[~np.isfinite(arr)][0]}: must be finite")
         values.append(float(arr[0]) if np.ndim(value) == 0 else arr)
     return values
 
