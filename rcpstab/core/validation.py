@@ -9,8 +9,8 @@ beyond them are refused rather than half-computed. Integers that cross into the 
 extension (buffer sizes, seeds) are checked here too, so nothing wraps.
 
 The work a grid asks for is bounded too: :func:`check_grid_size` refuses a grid above
-:data:`MAX_GRID_POINTS` points (the user can raise it with ``$RCPSTAB_MAX_GRID_POINTS``),
-with an estimate of the time it would take.
+:data:`MAX_GRID_POINTS` points or an estimated :data:`MAX_CPU_HOURS` (the user can raise
+them with ``$RCPSTAB_MAX_GRID_POINTS`` and ``$RCPSTAB_MAX_CPU_HOURS``), naming the estimate.
 
 Examples
 --------
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 
-__all__ = ["Domain", "DOMAINS", "MAX_GRID_POINTS", "GRID_ENV", "check_value", "check_values",
-           "check_integer", "check_grid_size", "max_grid_points"]
+__all__ = ["Domain", "DOMAINS", "MAX_GRID_POINTS", "GRID_ENV", "MAX_CPU_HOURS", "HOURS_ENV", "check_value", "check_values",
+           "check_integer", "check_grid_size", "max_grid_points", "max_cpu_hours"]
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,8 @@ DOMAINS = {
 
 MAX_GRID_POINTS = 1_000_000
 GRID_ENV = "RCPSTAB_MAX_GRID_POINTS"
+MAX_CPU_HOURS = 8.0           # an estimate above this is refused too (a night on one core)
+HOURS_ENV = "RCPSTAB_MAX_CPU_HOURS"
 
 
 def _as_float(value, shown: str, label: str) -> float:
@@ -161,18 +163,27 @@ def _fmt(value) -> str:
         return repr(value)
 
 
+def _limit(env: str, default: float, kind: type):
+    text = os.environ.get(env)
+    if not text:
+        return default
+    try:
+        limit = kind(text)
+    except ValueError:
+        raise InputError(f"{env}={text!r}: expected a {'whole ' if kind is int else ''}number") from None
+    if not (math.isfinite(limit) and limit > 0):
+        raise InputError(f"{env}={text!r}: must be > 0")
+    return limit
+
+
 def max_grid_points() -> int:
     """The grid-size limit: :data:`MAX_GRID_POINTS` or ``$RCPSTAB_MAX_GRID_POINTS``."""
-    text = os.environ.get(GRID_ENV)
-    if not text:
-        return MAX_GRID_POINTS
-    try:
-        limit = int(text)
-    except ValueError:
-        raise InputError(f"{GRID_ENV}={text!r}: expected a whole number of points") from None
-    if limit < 1:
-        raise InputError(f"{GRID_ENV}={text!r}: must be at least 1")
-    return limit
+    return _limit(GRID_ENV, MAX_GRID_POINTS, int)
+
+
+def max_cpu_hours() -> float:
+    """The estimated-cost limit: :data:`MAX_CPU_HOURS` or ``$RCPSTAB_MAX_CPU_HOURS``."""
+    return _limit(HOURS_ENV, MAX_CPU_HOURS, float)
 
 
 def check_grid_size(points: int, seconds_per_point: float, what: str) -> None:
@@ -188,7 +199,10 @@ def check_grid_size(points: int, seconds_per_point: float, what: str) -> None:
         What is being computed (``phaseplane map``).
     """
     limit = max_grid_points()
+    hours = points * seconds_per_point / 3600
     if points > limit:
-        hours = points * seconds_per_point / 3600
         raise InputError(f"{what}: {points:.4g} grid points is more than the limit {limit} "
                          f"(estimated {hours:.3g} CPU-hours); use a coarser grid or set {GRID_ENV}")
+    if hours > max_cpu_hours():
+        raise InputError(f"{what}: {points:.4g} grid points would take about {hours:.3g} CPU-hours, more than "
+                         f"the limit {max_cpu_hours():g}; use a coarser grid or set {HOURS_ENV}")
