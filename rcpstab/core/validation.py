@@ -129,9 +129,9 @@ def check_value(name: str, value, option: str | None = None) -> float:
     domain = DOMAINS[name]
     number = _as_float(value, option, domain.label)
     if not domain.contains(number):
-        shown = f"{option} {_fmt(value)}" if option else f"{domain.label} = {_fmt(value)}"
-        raise InputError(f"{shown}{' ' + domain.unit if domain.unit and not option else ''}: "
-                         f"must be {domain.describe()}")
+        unit = f" {domain.unit}" if domain.unit else ""
+        where = f"{option}: " if option else ""
+        raise InputError(f"{where}{domain.label} = {_fmt(value)}{unit}: must be {domain.describe()}")
     return number
 
 
@@ -145,8 +145,9 @@ def check_integer(name: str, value, option: str | None = None) -> int:
             shown = f"{option} {value!r}" if option else f"{domain.label} = {value!r}"
             raise InputError(f"{shown}: must be an integer")
     if not domain.low <= value <= domain.high:
-        shown = f"{option} {value}" if option else f"{domain.label} = {value}"
-        raise InputError(f"{shown}: must be {domain.describe()}")
+        unit = f" {domain.unit}" if domain.unit else ""
+        where = f"{option}: " if option else ""
+        raise InputError(f"{where}{domain.label} = {value}{unit}: must be {domain.describe()}")
     return value
 
 
