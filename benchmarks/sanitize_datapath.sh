@@ -2,6 +2,10 @@
 # Build rcpstab.reference_impl._datapath with AddressSanitizer + UndefinedBehaviorSanitizer in
 # a temporary copy of the repository and run the data-path and simulator tests (including the
 # fuzz tests) against that build. The normal build in the working tree is not touched.
+# tests/test_reliability_cext.py walks every C entry point (all methods of Datapath, XcpDatapath
+# and Simulator, their constructors, receiver_echo, xcp_receiver_echo) with hostile arguments,
+# the constructors' list and parameter paths (out-of-range integers, lists for tuples, a path
+# whose len() lies) and concurrent use of a running Simulator from a second thread.
 # Usage: benchmarks/sanitize_datapath.sh [extra pytest args]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,4 +31,4 @@ assert d.__file__.startswith("$work"), d.__file__
 print("sanitized build:", d.__file__)
 PY
 python -m pytest -q -p no:cacheprovider tests/test_reference_datapath.py tests/test_reference_sim.py \
-    tests/test_reference_xcp.py tests/test_reference_rcpac.py "$@"
+    tests/test_reference_xcp.py tests/test_reference_rcpac.py tests/test_reliability_cext.py "$@"

@@ -8,12 +8,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 from . import __version__
 from .commands import COMMANDS
+from .commands.edge import check_arguments
 from .errors import InputError
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 1
+DEBUG_ENV = "RCPSTAB_DEBUG"  # set to 1 to see the traceback of an unexpected error
 DESCRIPTION = ("Stability analysis of explicit congestion control (RCP, XCP, RCP-AC): for which router "
                "gains (alpha, beta) is the protocol stable? Exit codes: 0 success, 1 a check that ran and "
                "failed, 2 bad usage or input.")
@@ -39,12 +43,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line_warning(message, category, filename, lineno, line=None):
+    return f"rcpstab: warning: {message}\n"
+
+
 def main(argv=None) -> int:
+    warnings.formatwarning = _one_line_warning
     args = build_parser().parse_args(argv)
     try:
+        check_arguments(args)
         return args.run(args)
     except InputError as exc:
-        print(f"rcpstab {args.command}: error: {exc}", file=sys.stderr)
+        print(f"rcpstab {args.command}: error: {_first_line(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except MemoryError:
+        print(f"rcpstab {args.command}: error: not enough memory for this input (use a smaller grid, "
+              "fewer points or a shorter run)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except RecursionError:
+        print(f"rcpstab {args.command}: error: input nested too deeply", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away: not an error worth a message.
@@ -57,6 +74,17 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"rcpstab {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug: still one line (the contract), the traceback on request
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print(f"rcpstab {args.command}: internal error: {type(exc).__name__}: {_first_line(exc)} "
+              f"(a bug: please report it; {DEBUG_ENV}=1 shows the traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _first_line(exc) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ characteristic equation as RCP's, so its exact region is thesis Fig. 5.2's bell
 """
 import sympy as sp
 
-from rcpstab.models.domains import Domain
+from rcpstab.core.validation import Domain
 from rcpstab.models.spec import Clamp, ModelSpec, t
 from rcpstab.models.symbols import gamma0, q0
 
@@ -46,10 +46,10 @@ MODEL = ModelSpec(
     clamps=(Clamp(r), Clamp(b)),
     queue_scale=mu * tau,  # the queue is judged in bandwidth-delay products
     domains={
-        kappa_r: Domain(low=0, label="kappa_r"),
-        kappa_q: Domain(low=0, label="kappa_q"),
-        mu: Domain(low=0, unit="bit/s", label="capacity mu"),
-        tau: Domain(low=0, unit="s", label="round trip tau"),
-        n_src: Domain(low=1, closed_low=True, label="flows n_src"),
+        kappa_r: Domain("kappa_r", 0.0, low_open=True),
+        kappa_q: Domain("kappa_q", 0.0, low_open=True),
+        mu: Domain("capacity mu", 0.0, low_open=True, unit="bit/s"),
+        tau: Domain("round trip tau", 0.0, low_open=True, unit="s"),
+        n_src: Domain("flows n_src", 1.0),
     },
 )

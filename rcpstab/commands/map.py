@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from ..core.validation import check_grid_size
 from ..errors import InputError
 from ..models import get_model
 from ..regions.grid import parse_range
@@ -17,6 +18,8 @@ from .output import add_sweep_arguments, check_outputs, check_workers, parse_par
 
 LINEAR_METHODS = ("exact", "bode", "nyquist")
 SIMULATED_METHODS = ("phaseplane", "packet")
+# Rough single-core seconds per grid point and configuration (bench runs, for the refusal message only).
+SECONDS_PER_POINT = {"exact": 3e-4, "bode": 3e-4, "nyquist": 0.08, "phaseplane": 6e-3, "packet": 1.0}
 DEFAULT_RANGES = {
     "linear": ("0.02:2.0:0.02", "0.01:1.0:0.01"),      # Fig. 5.2's plane
     "simulated": ("0.1:2.0:0.1", "0.1:2.0:0.1"),       # App. E's grid
@@ -47,6 +50,8 @@ def run(args) -> int:
     if args.pade is not None and not 1 <= args.pade <= 20:
         raise InputError(f"--pade {args.pade}: order must be between 1 and 20")
     check_workers(args)
+    configs = len(args.C or [0]) * len(args.d0 or [0]) * len(args.N or [0])
+    check_grid_size(alphas.size * betas.size * configs, SECONDS_PER_POINT[args.method], f"map --method {args.method}")
     check_outputs(args)
 
     region = compute_map(model, args.method, alphas, betas, args)

@@ -4,6 +4,19 @@ The cache is keyed by a hash of the source and the compiler command, so a change
 loop gets a new library and an unchanged one is never rebuilt. Several worker processes may
 build the same library at once: each compiles into its own temporary file and renames it into
 place atomically, so a reader only ever sees a complete library.
+
+What is loaded is verified first: every cached library ends with a trailer holding the digest
+of the source it was built from and the SHA-256 of the library bytes before the trailer (ELF
+loaders ignore bytes after the sections). A truncated, emptied or overwritten entry (which
+used to crash every run with a bus error) fails the check and is rebuilt atomically.
+
+Where the cache lives: ``$RCPSTAB_CACHE_DIR``, else ``$XDG_CACHE_HOME/rcpstab/kernels``
+(``~/.cache/rcpstab/kernels``). When that folder cannot be created or written (read-only home,
+some CI containers), a verified library already in it is still used, and otherwise the kernel
+is built in a per-user temporary cache (``$TMPDIR/rcpstab-kernels-UID``, mode 0700, which must
+be owned by the user). Without a C compiler the phase plane cannot run: one line naming what
+is missing (there is no silent fallback; the NumPy reference integrator,
+:class:`~rcpstab.phaseplane.reference.ReferenceIntegrator`, remains available from Python).
 """
 from __future__ import annotations
 
@@ -11,30 +24,111 @@ import ctypes
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
+
+from ..errors import InputError
+
+__all__ = ["cache_dir", "compiler", "load_library", "verified"]
 
 # -O3 vectorizes the interleaved trajectories; -ffp-contract=off: no fused multiply-adds, so results
 # match the NumPy reference to rounding
 FLAGS = ("-O3", "-fPIC", "-shared", "-ffp-contract=off", "-fno-math-errno")
 CACHE_ENV = "RCPSTAB_CACHE_DIR"
+TRAILER_MAGIC = b"\n#rcpstab-kernel "
+TRAILER_SIZE = len(TRAILER_MAGIC) + 20 + 1 + 64 + 1  # magic, source digest, space, sha256, newline
 
 
 def cache_dir() -> Path:
     """Where compiled kernels live: ``$RCPSTAB_CACHE_DIR``, else ``$XDG_CACHE_HOME/rcpstab/kernels``
-    (``~/.cache/rcpstab/kernels``); :func:`load_library` falls back to the temporary directory."""
+    (``~/.cache/rcpstab/kernels``); :func:`load_library` falls back to a per-user temporary cache."""
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV])
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rcpstab" / "kernels"
 
 
 def compiler() -> str:
-    """The C compiler: ``$CC``, else ``gcc`` or ``cc`` on the PATH."""
-    found = os.environ.get("CC") or shutil.which("gcc") or shutil.which("cc")
+    """The C compiler: ``$CC``, else ``gcc`` or ``cc`` on the PATH.
+
+    Raises
+    ------
+    InputError
+        No compiler found (the command line prints it as one line, exit code 2).
+    """
+    given = os.environ.get("CC")
+    found = shutil.which(given) if given else (shutil.which("gcc") or shutil.which("cc"))
     if not found:
-        raise RuntimeError("the compiled kernels (phase plane, fluid network) are built at run time: install gcc (or set CC)")
+        what = f"CC={given!r} is not an executable" if given else "no C compiler (gcc or cc) on the PATH"
+        raise InputError(f"the compiled kernels (phase plane, fluid network) are built at run time: {what}; "
+                         "install gcc or set CC")
     return found
+
+
+def _trailer(source_digest: str, body: bytes) -> bytes:
+    return TRAILER_MAGIC + source_digest.encode() + b" " + hashlib.sha256(body).hexdigest().encode() + b"\n"
+
+
+def verified(path: Path, source_digest: str) -> bool:
+    """Whether ``path`` is a complete library built from the source with ``source_digest``."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    if len(data) <= TRAILER_SIZE:
+        return False
+    body, trailer = data[:-TRAILER_SIZE], data[-TRAILER_SIZE:]
+    return trailer == _trailer(source_digest, body)
+
+
+def _writable_folder(directory: Path) -> bool:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(directory, os.W_OK | os.X_OK) and _can_create_in(directory)
+
+
+def _can_create_in(directory: Path) -> bool:
+    """os.access says yes to root on a read-only mount or /proc: try it."""
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            return True
+    except OSError:
+        return False
+
+
+def _private_temp_cache() -> Path:
+    """``$TMPDIR/rcpstab-kernels-UID``, owned by this user and closed to others (else a fresh one)."""
+    directory = Path(tempfile.gettempdir()) / f"rcpstab-kernels-{os.getuid()}"
+    try:
+        directory.mkdir(mode=0o700, exist_ok=True)
+        info = directory.lstat()
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022:
+            return directory
+    except OSError:
+        pass
+    # Someone else's (or a symlink planted by them): libraries from there would run their code.
+    return Path(tempfile.mkdtemp(prefix="rcpstab-kernels-"))
+
+
+def _build(cc: str, name: str, source: str, source_digest: str, target: Path) -> None:
+    """Compile ``source`` and install it at ``target`` atomically, with its verification trailer."""
+    with tempfile.TemporaryDirectory(dir=target.parent) as work:
+        c_file = Path(work) / "kernel.c"
+        c_file.write_text(source)
+        built = Path(work) / "kernel.so"
+        result = subprocess.run([cc, *FLAGS, "-o", str(built), str(c_file), "-lm"], capture_output=True, text=True)
+        if result.returncode != 0:
+            first = (result.stderr.strip().splitlines() or ["(no message)"])[0]
+            raise RuntimeError(f"compiling the {name} kernel with {cc} failed: {first}")
+        body = built.read_bytes()
+        with open(built, "ab") as fh:
+            fh.write(_trailer(source_digest, body))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(built, target)  # atomic: concurrent builders each install a complete file
 
 
 def load_library(name: str, source: str) -> ctypes.CDLL:
@@ -49,21 +143,17 @@ def load_library(name: str, source: str) -> ctypes.CDLL:
     """
     cc = compiler()
     digest = hashlib.sha256("\0".join((source, cc, *FLAGS)).encode()).hexdigest()[:20]
-    directory = cache_dir()
+    filename = f"{name}-{digest}.so"
+    preferred = cache_dir()
+    if verified(preferred / filename, digest):  # a read-only cache of good kernels is fine
+        return ctypes.CDLL(str(preferred / filename))
+    directory = preferred if _writable_folder(preferred) else _private_temp_cache()
+    target = directory / filename
+    if not verified(target, digest):
+        _build(cc, name, source, digest, target)  # replaces a damaged entry atomically
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError:  # no writable home (some CI and containers): a per-user temporary cache
-        directory = Path(tempfile.gettempdir()) / f"rcpstab-kernels-{os.getuid()}"
-        directory.mkdir(parents=True, exist_ok=True)
-    target = directory / f"{name}-{digest}.so"
-    if not target.exists():
-        with tempfile.TemporaryDirectory(dir=directory) as work:
-            c_file = Path(work) / "kernel.c"
-            c_file.write_text(source)
-            built = Path(work) / "kernel.so"
-            result = subprocess.run([cc, *FLAGS, "-o", str(built), str(c_file), "-lm"],
-                                    capture_output=True, text=True)
-            if result.returncode != 0:
-                raise RuntimeError(f"compiling the {name} kernel failed:\n{result.stderr}")
-            os.replace(built, target)  # atomic: concurrent builders each install a complete file
-    return ctypes.CDLL(str(target))
+        return ctypes.CDLL(str(target))
+    except OSError:
+        # Verified yet not loadable (e.g. built by another compiler for another machine): once more.
+        _build(cc, name, source, digest, target)
+        return ctypes.CDLL(str(target))

@@ -2,14 +2,47 @@
 
 Each backend yields ``(index, result)`` in completion order so the caller can checkpoint
 every chunk the moment it is done.
+
+Failure modes are bounded:
+
+- Local workers die with their parent: each sets a parent-death signal (Linux
+  ``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so a ``kill -9`` of the sweep does not leave workers
+  running for minutes holding its output pipes (which hung CI steps reading the output).
+- A Dask cluster with no live worker fails with one line after :data:`NO_WORKER_TIMEOUT_S`,
+  whether it had none from the start or lost them all mid-sweep; a scheduler that goes away
+  mid-sweep is one line too. Finished chunks are already in the checkpoint.
 """
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from ..errors import InputError
 
-SCHEDULER_TIMEOUT_S = 5  # an unreachable scheduler must fail fast, not hang
+__all__ = ["run_chunks", "die_with_parent"]
+
+SCHEDULER_TIMEOUT_S = 5   # an unreachable scheduler must fail fast, not hang
+NO_WORKER_TIMEOUT_S = 30  # a cluster without workers for this long will not finish the sweep
+POLL_S = 1.0
+PR_SET_PDEATHSIG = 1      # linux/prctl.h
+
+
+def die_with_parent(parent: int) -> None:
+    """Ask the kernel to SIGKILL this process when ``parent`` exits (Linux; a no-op elsewhere).
+
+    Runs first in every worker (the executor's initializer). If the parent is already gone
+    by then (it died between fork and here), exit at once.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def run_chunks(function, tasks: list, workers: int = 1, scheduler: str | None = None):
@@ -31,7 +64,8 @@ def run_chunks(function, tasks: list, workers: int = 1, scheduler: str | None = 
     if scheduler:
         yield from _dask(function, tasks, scheduler)
     elif workers > 1:
-        with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
+        with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=die_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             futures = {pool.submit(function, *task): i for i, task in enumerate(tasks)}
             for future in as_completed(futures):
                 yield futures[future], future.result()
@@ -42,7 +76,7 @@ def run_chunks(function, tasks: list, workers: int = 1, scheduler: str | None = 
 
 def _dask(function, tasks, address):
     try:
-        from distributed import Client, as_completed as dask_completed
+        from distributed import Client, wait
     except ImportError:
         raise InputError("--scheduler needs the 'dask' extra: pip install 'rcpstab[dask]'") from None
     try:
@@ -51,7 +85,38 @@ def _dask(function, tasks, address):
         raise InputError(f"--scheduler {address!r}: cannot connect within {SCHEDULER_TIMEOUT_S} s "
                          f"({type(exc).__name__})") from None
     with client:
-        futures = [client.submit(function, *task, pure=False) for task in tasks]
-        index = {future.key: i for i, future in enumerate(futures)}
-        for future in dask_completed(futures):
+        try:
+            yield from _dask_loop(client, function, tasks, address, wait)
+        except InputError:
+            raise
+        except Exception as exc:  # the scheduler went away: OSError, CommClosedError, CancelledError...
+            if isinstance(exc, (OSError, TimeoutError)) or \
+                    type(exc).__module__.split(".")[0] in ("distributed", "concurrent", "asyncio", "tornado"):
+                raise InputError(f"--scheduler {address!r}: the sweep was lost ({type(exc).__name__}: "
+                                 f"{str(exc).splitlines()[0][:120] if str(exc) else 'no message'}; "
+                                 "finished chunks are checkpointed)") from None
+            raise
+
+
+def _dask_loop(client, function, tasks, address, wait):
+    futures = [client.submit(function, *task, pure=False) for task in tasks]
+    index = {future.key: i for i, future in enumerate(futures)}
+    pending = list(futures)
+    idle_since = None
+    while pending:
+        try:
+            done, not_done = wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
+        except TimeoutError:  # nothing finished within POLL_S
+            done, not_done = (), pending
+        for future in done:
             yield index[future.key], future.result()
+        pending = list(not_done)
+        if done:
+            idle_since = None
+        elif not client.scheduler_info().get("workers"):
+            idle_since = idle_since or time.monotonic()
+            if time.monotonic() - idle_since > NO_WORKER_TIMEOUT_S:
+                raise InputError(f"--scheduler {address!r}: no live worker for {NO_WORKER_TIMEOUT_S} s "
+                                 f"({len(pending)} chunks left; finished ones are checkpointed)")
+        else:
+            idle_since = None

@@ -48,7 +48,7 @@ import sympy as sp
 
 from . import rcp
 from .spec import Clamp, ModelSpec, t
-from .domains import Domain
+from ..core.validation import Domain
 from .symbols import DEFAULTS, DOMAINS, C, N, T, alpha, beta, d0, eta, gamma0, q0
 
 gamma_ac = sp.Symbol("gamma_AC", positive=True)
@@ -82,6 +82,6 @@ MODEL = ModelSpec(
     saturations=rcp.MODEL.saturations,
     sampled={R: T},
     linearize_at={eta: 1},
-    domains={**DOMAINS, gamma_ac: Domain(low=0, closed_low=True, label="acceleration gain gamma_AC")},
+    domains={**DOMAINS, gamma_ac: Domain("acceleration gain gamma_AC", 0.0, 1e6)},
 )
 

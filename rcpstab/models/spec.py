@@ -17,7 +17,7 @@ from functools import cached_property
 import sympy as sp
 
 from ..errors import InputError
-from .domains import Domain
+from ..core.validation import Domain
 
 t = sp.Symbol("t", real=True)
 """Time (s), the independent variable of every model."""
@@ -140,7 +140,7 @@ class ModelSpec:
 
     def domain(self, sym: sp.Symbol) -> Domain:
         """The declared :class:`Domain` of parameter ``sym`` (finite values only if none is declared)."""
-        return self.domains.get(sym, Domain())
+        return self.domains.get(sym) or Domain(sym.name)
 
     @property
     def reference(self) -> str:

@@ -24,6 +24,7 @@ import itertools
 import numpy as np
 from tqdm import tqdm
 
+from ..core.validation import check_grid_size
 from ..errors import InputError
 from ..models import get_model
 from ..regions.result import RegionMap
@@ -38,6 +39,7 @@ APP_E_LOADS = (5.0, 1.0, 0.1)     # initial R in units of C/N: App. E's R/C = 0.
 APP_E_QUEUES = (2.0, 0.0)         # initial queue in units of C*d0 (App. E)
 STARTS = ("appE", "half-load")    # App. E's six conditions; or Figs. 5.10-5.13's: half the equilibrium rate, empty queue
 POINTS_PER_CHUNK = 500            # 3000 trajectories: big enough to amortize NumPy's per-call cost
+SECONDS_PER_POINT = 6e-3          # rough single-core cost at App. E's set-up (for a refusal message only)
 RESULT_VERSION = 2                # bump when a change alters chunk results, so old checkpoints are not reused
 
 # The verdict of a point is its worst trajectory's: diverged > limit_cycle > undecided > converged.
@@ -222,6 +224,7 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     betas = np.asarray(betas, dtype=float)
     configs = configurations(model, C, d0, N, T, params)
     start_states(1.0, 1.0, start)  # reject an unknown start before any work
+    check_grid_size(alphas.size * betas.size * len(configs), SECONDS_PER_POINT, f"phaseplane sweep of {model.name}")
     aa, bb = (m.ravel() for m in np.meshgrid(alphas, betas))
     rows = {"alpha": np.tile(aa, len(configs)), "beta": np.tile(bb, len(configs))}
     for key in configs[0]:

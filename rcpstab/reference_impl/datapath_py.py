@@ -6,6 +6,7 @@ registers in C, so they wrap modulo 2**64 here too.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import asdict, dataclass
 
 from .header import HEADER_LEN, RATE_ALL_ONES
@@ -29,6 +30,17 @@ class PortRegisters:
     dropped: int = 0
     max_rtt: int = MAX_ALLOWABLE_RTT_MS  # ms; RTTs at or above it are not averaged (App. F line 19)
     rate: int = 0
+
+
+SIZE_MAX = 0xFFFFFFFF  # sizes are 32-bit registers in C; both twins refuse the rest (no wrap)
+
+
+def check_size(size) -> int:
+    """``size`` as an int in 0..2**32-1, with the C module's errors (TypeError, ValueError)."""
+    size = operator.index(size)
+    if not 0 <= size <= SIZE_MAX:
+        raise ValueError(f"size={size} is outside 0..{SIZE_MAX}")
+    return size
 
 
 def is_malformed(length: int, size: int) -> bool:
@@ -84,6 +96,9 @@ def registers_dict(port: PortRegisters) -> dict[str, int]:
 def set_registers(port: PortRegisters, values: dict[str, int]) -> None:
     """Write registers by name with the C module's width checks."""
     for name, value in values.items():
+        if name not in _U64_REGISTERS and name != "rate":
+            raise ValueError(f"unknown register {name}")
+        value = operator.index(value)  # as C: integers only (TypeError for 1.5)
         if name == "rate":
             if not 0 <= value <= RATE_ALL_ONES:
                 raise ValueError(f"register rate={value} does not fit in 32 bits")
@@ -105,6 +120,7 @@ class PyDatapath:
     """Output ports of an RCP router, in Python. See the C ``Datapath`` for the contract."""
 
     def __init__(self, n_ports: int) -> None:
+        n_ports = operator.index(n_ports)
         if not 1 <= n_ports <= 65536:
             raise ValueError(f"n_ports={n_ports} is outside 1..65536")
         self._ports = [PortRegisters() for _ in range(n_ports)]
@@ -116,12 +132,14 @@ class PyDatapath:
 
     def arrive(self, port: int, packet: bytes, size: int) -> bool:
         """App. F lines 18-21 for a packet of ``size`` datagram bytes; True if queued."""
-        return dp_arrive(self._port(port), packet, size)
+        return dp_arrive(self._port(port), packet, check_size(size))
 
     def depart(self, port: int, packet: bytes, size: int) -> bytes:
         """App. F lines 22-23; returns the stamped copy of ``packet``."""
+        port_registers = self._port(port)
+        size = check_size(size)
         out = bytearray(packet)
-        dp_depart(self._port(port), out, size)
+        dp_depart(port_registers, out, size)
         return bytes(out)
 
     def registers(self, port: int) -> dict[str, int]:

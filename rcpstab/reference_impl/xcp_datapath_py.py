@@ -5,9 +5,10 @@ C order so both give bit-identical registers and headers.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import asdict, dataclass
 
-from .datapath_py import U64_MASK, PortRegisters, port_admit, port_release
+from .datapath_py import U64_MASK, PortRegisters, check_size, port_admit, port_release
 from .datapath_py import registers_dict, set_registers
 from .xcp_header import FEEDBACK_SCALE, XCP_HEADER_LEN, feedback_field, read_i32
 
@@ -131,6 +132,7 @@ class PyXcpDatapath:
     """Output ports of an XCP or RCP-AC router, in Python; twin of the C ``XcpDatapath``."""
 
     def __init__(self, n_ports: int, protocol: str) -> None:
+        n_ports = operator.index(n_ports)
         if not 1 <= n_ports <= 65536:
             raise ValueError(f"n_ports={n_ports} is outside 1..65536")
         if protocol not in PROTOCOLS:
@@ -147,11 +149,12 @@ class PyXcpDatapath:
     def arrive(self, port: int, packet: bytes, size: int) -> bool:
         """Estimator sums, counters and drop-tail admission; True if queued."""
         i = self._check(port)
-        return xcp_arrive(self._proto, self._ports[i], self._state[i], packet, size)
+        return xcp_arrive(self._proto, self._ports[i], self._state[i], packet, check_size(size))
 
     def depart(self, port: int, packet: bytes, size: int) -> bytes:
         """The packet with its H_feedback computed."""
         i = self._check(port)
+        size = check_size(size)
         out = bytearray(packet)
         xcp_depart(self._proto, self._ports[i], self._state[i], out, size)
         return bytes(out)

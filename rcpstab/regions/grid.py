@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from ..core.validation import DOMAINS, check_value
 from ..errors import InputError
 
 MAX_POINTS_PER_AXIS = 100_000
@@ -40,9 +41,15 @@ def parse_range(text: str, name: str) -> np.ndarray:
 
 
 def check_gains(values, name: str) -> np.ndarray:
-    """Check that gains are finite and positive (the models are only defined there)."""
+    """Check gains against their shared domain (:data:`rcpstab.core.validation.DOMAINS`)."""
     arr = np.atleast_1d(np.asarray(values, dtype=float))
-    bad = arr[~np.isfinite(arr) | (arr <= 0)]
+    if name not in DOMAINS:  # e.g. frequencies: only finite and positive
+        bad = arr[~np.isfinite(arr) | (arr <= 0)]
+        if bad.size:
+            raise InputError(f"{name} = {float(bad[0])!r}: must be a finite number > 0")
+        return arr
+    domain = DOMAINS[name]
+    bad = arr[~np.isfinite(arr) | (arr <= domain.low) | (arr > domain.high)]
     if bad.size:
-        raise InputError(f"{name} = {bad[0]!r}: must be a finite number > 0")
+        check_value(name, bad[0])  # raises, naming the value
     return arr

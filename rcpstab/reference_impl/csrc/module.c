@@ -9,7 +9,69 @@
 #include "rcp_port.h"
 #include "sim.h"
 
+#include <stdarg.h>
 #include <stddef.h>
+
+/* An integer argument in [lo, hi], or an error naming it. The 'I' and 'K' format codes wrap
+ * silently (buffer = -1 became 2**64 - 1, size 2**32 + 12 became 12); the Python twins take
+ * any int, so both sides check the same range and raise the same errors. */
+static int int_in_range(PyObject *o, const char *what, long long lo, long long hi, long long *out)
+{
+    PyObject *index = PyNumber_Index(o); /* int or an integer type (numpy); TypeError for floats */
+    if (!index)
+        return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+    if (v == -1 && PyErr_Occurred()) {
+        Py_DECREF(index);
+        return -1;
+    }
+    if (overflow || v < lo || v > hi) {
+        PyErr_Format(PyExc_ValueError, "%s=%S is outside %lld..%lld", what, index, lo, hi);
+        Py_DECREF(index);
+        return -1;
+    }
+    Py_DECREF(index);
+    *out = v;
+    return 0;
+}
+
+static int size_arg(PyObject *o, uint32_t *size)
+{
+    long long v;
+    if (int_in_range(o, "size", 0, 0xFFFFFFFFLL, &v) < 0)
+        return -1;
+    *size = (uint32_t)v;
+    return 0;
+}
+
+/* PyArg_ParseTuple on an item of a list: the item may be any sequence (a list raised SystemError). */
+static int parse_item(PyObject *item, const char *what, Py_ssize_t i, const char *format, ...)
+{
+    if (!PyTuple_Check(item) && !PyList_Check(item)) {
+        PyErr_Format(PyExc_TypeError, "%s %zd must be a tuple, not %.80s", what, i, Py_TYPE(item)->tp_name);
+        return -1;
+    }
+    PyObject *tuple = PySequence_Tuple(item);
+    if (!tuple)
+        return -1;
+    va_list va;
+    va_start(va, format);
+    int ok = PyArg_VaParse(tuple, format, va);
+    va_end(va);
+    Py_DECREF(tuple);
+    if (!ok) {
+        /* name the item: "link 3: function takes exactly 4 arguments (3 given)" */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_Format(type ? type : PyExc_TypeError, "%s %zd: %S", what, i, value ? value : Py_None);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return -1;
+    }
+    return 0;
+}
 
 /* The 64-bit registers in slot order, then the 32-bit rate register. */
 static const char *const REGISTER_NAMES[] = {"input_bytes", "rtt_sum", "rtt_count", "queue_bytes", "buffer_bytes",
@@ -59,16 +121,28 @@ static int set_registers(rcp_port *p, PyObject *kwargs)
             PyErr_Format(PyExc_ValueError, "unknown register %s", name);
             return -1;
         }
-        unsigned long long v = PyLong_AsUnsignedLongLong(value);
-        if (PyErr_Occurred())
+        PyObject *index = PyNumber_Index(value);
+        if (!index)
             return -1;
         if (k == RATE_REGISTER) {
-            if (v > 0xFFFFFFFFull) {
-                PyErr_Format(PyExc_ValueError, "register rate=%llu does not fit in 32 bits", v);
+            long long v;
+            int rc = int_in_range(index, "register rate", 0, 0xFFFFFFFFLL, &v);
+            Py_DECREF(index);
+            if (rc < 0) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_ValueError, "register rate=%S does not fit in 32 bits", value);
                 return -1;
             }
             p->rate = (uint32_t)v;
         } else {
+            unsigned long long v = PyLong_AsUnsignedLongLong(index);
+            if (PyErr_Occurred()) { /* negative or wider than 64 bits */
+                PyErr_Clear();
+                PyErr_Format(PyExc_OverflowError, "register %s=%S does not fit in 64 bits", name, index);
+                Py_DECREF(index);
+                return -1;
+            }
+            Py_DECREF(index);
             *register_slot(p, k) = v;
         }
     }
@@ -229,9 +303,14 @@ static PyObject *Datapath_arrive(DatapathObject *self, PyObject *args)
 {
     Py_ssize_t i;
     Py_buffer buf;
-    unsigned int size;
-    if (!PyArg_ParseTuple(args, "ny*I", &i, &buf, &size))
+    PyObject *size_obj;
+    uint32_t size;
+    if (!PyArg_ParseTuple(args, "ny*O", &i, &buf, &size_obj))
         return NULL;
+    if (size_arg(size_obj, &size) < 0) {
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
     rcp_port *p = datapath_port(self, i);
     int accepted = p ? dp_arrive(p, buf.buf, (size_t)buf.len, size) : 0;
     PyBuffer_Release(&buf);
@@ -244,9 +323,14 @@ static PyObject *Datapath_depart(DatapathObject *self, PyObject *args)
 {
     Py_ssize_t i;
     Py_buffer buf;
-    unsigned int size;
-    if (!PyArg_ParseTuple(args, "ny*I", &i, &buf, &size))
+    PyObject *size_obj;
+    uint32_t size;
+    if (!PyArg_ParseTuple(args, "ny*O", &i, &buf, &size_obj))
         return NULL;
+    if (size_arg(size_obj, &size) < 0) {
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
     rcp_port *p = datapath_port(self, i);
     PyObject *out = p ? PyBytes_FromStringAndSize(buf.buf, buf.len) : NULL;
     PyBuffer_Release(&buf);
@@ -354,9 +438,14 @@ static PyObject *XcpDatapath_arrive(XcpDatapathObject *self, PyObject *args)
 {
     Py_ssize_t i;
     Py_buffer buf;
-    unsigned int size;
-    if (!PyArg_ParseTuple(args, "ny*I", &i, &buf, &size))
+    PyObject *size_obj;
+    uint32_t size;
+    if (!PyArg_ParseTuple(args, "ny*O", &i, &buf, &size_obj))
         return NULL;
+    if (size_arg(size_obj, &size) < 0) {
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
     int ok = xcp_datapath_index(self, i);
     int accepted = ok ? xcp_arrive(self->proto, &self->ports[i], &self->state[i], buf.buf, (size_t)buf.len, size) : 0;
     PyBuffer_Release(&buf);
@@ -367,9 +456,14 @@ static PyObject *XcpDatapath_depart(XcpDatapathObject *self, PyObject *args)
 {
     Py_ssize_t i;
     Py_buffer buf;
-    unsigned int size;
-    if (!PyArg_ParseTuple(args, "ny*I", &i, &buf, &size))
+    PyObject *size_obj;
+    uint32_t size;
+    if (!PyArg_ParseTuple(args, "ny*O", &i, &buf, &size_obj))
         return NULL;
+    if (size_arg(size_obj, &size) < 0) {
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
     PyObject *out = xcp_datapath_index(self, i) ? PyBytes_FromStringAndSize(buf.buf, buf.len) : NULL;
     PyBuffer_Release(&buf);
     if (!out)
@@ -444,7 +538,16 @@ typedef struct {
     PyObject_HEAD
     sim_t sim;
     int ready;
+    int running; /* run_until has released the GIL: no other call may touch sim (set and read under the GIL) */
 } SimulatorObject;
+
+static int simulator_idle(SimulatorObject *self)
+{
+    if (self->running)
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Simulator is running (run_until) in another thread; one Simulator serves one thread at a time");
+    return !self->running;
+}
 
 static int parse_links(sim_t *s, PyObject *links)
 {
@@ -457,10 +560,11 @@ static int parse_links(sim_t *s, PyObject *links)
     s->n_links = (int32_t)n;
     for (Py_ssize_t i = 0; i < n; i++) {
         sim_link *l = &s->links[i];
-        long long cap, delay;
-        unsigned long long buffer;
+        long long cap, delay, buffer;
+        PyObject *buffer_obj;
         int proto;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(links, i), "LLKi", &cap, &delay, &buffer, &proto))
+        if (parse_item(PySequence_Fast_GET_ITEM(links, i), "link", i, "LLOi", &cap, &delay, &buffer_obj, &proto) < 0 ||
+            int_in_range(buffer_obj, "buffer", 0, 1LL << 62, &buffer) < 0)
             return -1;
         if (proto < PROTO_PLAIN || proto > PROTO_RCPAC) {
             PyErr_Format(PyExc_ValueError, "link %zd: protocol %d is not 0 (plain), 1 (rcp), 2 (xcp) or 3 (rcpac)", i,
@@ -475,7 +579,7 @@ static int parse_links(sim_t *s, PyObject *links)
         l->capacity_bps = cap;
         l->delay_ns = delay;
         port_init(&l->port);
-        l->port.buffer_bytes = buffer;
+        l->port.buffer_bytes = (uint64_t)buffer;
         l->proto = proto;
     }
     return 0;
@@ -511,6 +615,13 @@ static int parse_paths(sim_t *s, PyObject *paths)
         PyObject *path = PySequence_Tuple(PySequence_Fast_GET_ITEM(paths, i));
         if (!path)
             return -1;
+        /* len() and iteration may disagree (a __len__ that lies, a generator): index only what is there */
+        if (PyTuple_GET_SIZE(path) != s->path_len[i]) {
+            PyErr_Format(PyExc_ValueError, "path %zd: len() said %d links but it holds %zd", i, s->path_len[i],
+                         PyTuple_GET_SIZE(path));
+            Py_DECREF(path);
+            return -1;
+        }
         for (Py_ssize_t k = 0; k < s->path_len[i]; k++) {
             long li = PyLong_AsLong(PyTuple_GET_ITEM(path, k));
             if (li < 0 || li >= s->n_links) {
@@ -537,11 +648,12 @@ static int parse_flows(sim_t *s, PyObject *flows)
     s->n_flows = (int32_t)n;
     for (Py_ssize_t i = 0; i < n; i++) {
         sim_flow *f = &s->flows[i];
-        long long start, stop, size;
-        unsigned int request;
+        long long start, stop, size, request;
+        PyObject *request_obj;
         int fwd, rev;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(flows, i), "LLLIii", &start, &stop, &size, &request, &fwd,
-                              &rev))
+        if (parse_item(PySequence_Fast_GET_ITEM(flows, i), "flow", i, "LLLOii", &start, &stop, &size, &request_obj,
+                       &fwd, &rev) < 0 ||
+            int_in_range(request_obj, "request", 0, 0xFFFFFFFFLL, &request) < 0)
             return -1;
         if (start < 0 || size < 0 || fwd < 0 || fwd >= s->n_paths || rev < 0 || rev >= s->n_paths) {
             PyErr_Format(PyExc_ValueError, "flow %zd: bad start %lld, size %lld or path %d/%d", i, start, size, fwd,
@@ -551,7 +663,7 @@ static int parse_flows(sim_t *s, PyObject *flows)
         f->start_ns = start;
         f->stop_ns = stop;
         f->size_pkts = size;
-        f->request = request;
+        f->request = (uint32_t)request;
         f->fwd_path = fwd;
         f->rev_path = rev;
     }
@@ -562,17 +674,28 @@ static int Simulator_init(SimulatorObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"links", "paths", "flows", "data_size", "ctrl_size", "window_denominator", "rwnd_pkts",
                              "sender", NULL};
-    PyObject *links, *paths, *flows;
+    PyObject *links, *paths, *flows, *data_obj, *ctrl_obj, *denominator_obj;
     sim_params prm;
-    long long rwnd;
+    long long rwnd, data_size, ctrl_size, denominator;
     prm.sender = SENDER_RTCP;
+    if (self->running) {
+        PyErr_SetString(PyExc_RuntimeError, "Simulator: cannot re-initialise while run_until runs in another thread");
+        return -1;
+    }
     if (self->ready)
         sim_free(&self->sim);
     self->ready = 0;
     memset(&self->sim, 0, sizeof self->sim);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOIIIL|i", kwlist, &links, &paths, &flows, &prm.data_size,
-                                     &prm.ctrl_size, &prm.window_denominator, &rwnd, &prm.sender))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOL|i", kwlist, &links, &paths, &flows, &data_obj, &ctrl_obj,
+                                     &denominator_obj, &rwnd, &prm.sender))
         return -1;
+    if (int_in_range(data_obj, "data_size", 0, 1LL << 24, &data_size) < 0 ||
+        int_in_range(ctrl_obj, "ctrl_size", 0, 1LL << 24, &ctrl_size) < 0 ||
+        int_in_range(denominator_obj, "window_denominator", 0, 1LL << 24, &denominator) < 0)
+        return -1;
+    prm.data_size = (uint32_t)data_size;
+    prm.ctrl_size = (uint32_t)ctrl_size;
+    prm.window_denominator = (uint32_t)denominator;
     if (prm.sender != SENDER_RTCP && prm.sender != SENDER_XCP) {
         PyErr_Format(PyExc_ValueError, "sender=%d is not 0 (R-TCP) or 1 (XCP)", prm.sender);
         return -1;
@@ -619,6 +742,8 @@ static void Simulator_dealloc(SimulatorObject *self)
 
 static int simulator_ready(SimulatorObject *self)
 {
+    if (!simulator_idle(self))
+        return 0;
     if (!self->ready)
         PyErr_SetString(PyExc_RuntimeError, "simulator is not initialised");
     return self->ready;
@@ -626,6 +751,8 @@ static int simulator_ready(SimulatorObject *self)
 
 static rcp_port *simulator_port(SimulatorObject *self, Py_ssize_t i)
 {
+    if (!simulator_idle(self))
+        return NULL;
     if (!self->ready || i < 0 || i >= self->sim.n_links) {
         PyErr_Format(PyExc_IndexError, "link %zd does not exist", i);
         return NULL;
@@ -641,9 +768,11 @@ static PyObject *Simulator_run_until(SimulatorObject *self, PyObject *args)
     if (!simulator_ready(self))
         return NULL;
     int rc;
+    self->running = 1; /* under the GIL: another thread sees it before it can touch sim */
     Py_BEGIN_ALLOW_THREADS
     rc = sim_run_until(&self->sim, t);
     Py_END_ALLOW_THREADS
+    self->running = 0;
     if (rc < 0)
         return PyErr_NoMemory();
     Py_RETURN_NONE;
@@ -692,6 +821,8 @@ static PyObject *Simulator_counters(SimulatorObject *self, PyObject *Py_UNUSED(i
 
 static PyObject *Simulator_n_active(SimulatorObject *self, PyObject *Py_UNUSED(ignored))
 {
+    if (!simulator_idle(self))
+        return NULL;
     return PyLong_FromLongLong(self->ready ? (long long)self->sim.n_active : 0);
 }
 

@@ -1,0 +1,88 @@
+"""Checkpoint survives any truncation (issue 18, defect 1): partial tails, damaged records, bad paths."""
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from rcpstab.errors import InputError
+from rcpstab.models import get_model
+from rcpstab.phaseplane import sweep
+from rcpstab.core.checkpoint import Checkpoint, CheckpointWarning, encode_record
+
+GRID = (np.array([0.6, 1.4]), np.array([0.2, 0.8]))
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    monkeypatch.setattr(sweep, "POINTS_PER_CHUNK", 1)  # 4 grid points: 4 chunks
+
+
+def _region(path):
+    return sweep.phaseplane_region(get_model("switched"), *GRID, checkpoint=str(path))
+
+
+def test_partial_tail_resumed_twice(tmp_path, small_chunks):
+    path = tmp_path / "sweep.ckpt"
+    full = _region(path)
+    assert full.meta["chunks_computed"] == 4
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 4
+    # a disk that filled up mid-write: 3 records and half of the fourth
+    path.write_bytes(b"".join(lines[:3]) + lines[3][: len(lines[3]) // 2])
+    first = _region(path)
+    assert first.meta["chunks_computed"] == 1
+    second = _region(path)  # used to fail: the first resume appended to the partial line
+    assert second.meta["chunks_computed"] == 0
+    for other in (first, second):
+        assert np.array_equal(other.table["verdict"], full.table["verdict"])
+    assert path.read_bytes().count(b"\n") == 4
+
+
+def test_damaged_record_is_skipped_with_a_warning_and_recomputed(tmp_path, small_chunks):
+    path = tmp_path / "sweep.ckpt"
+    full = _region(path)
+    data = bytearray(path.read_bytes())
+    second_line = data.index(b"\n") + 1
+    data[second_line + 40] ^= 0x01  # one flipped bit inside the payload of record 2
+    path.write_bytes(bytes(data))
+    with pytest.warns(CheckpointWarning, match="line 2"):
+        again = _region(path)
+    assert again.meta["chunks_computed"] == 1
+    assert np.array_equal(again.table["verdict"], full.table["verdict"])
+
+
+def test_record_round_trip_and_checksum():
+    store_line = encode_record("k", {"codes": [1, 2]})
+    assert store_line.endswith(b"\n") and store_line.startswith(b"rcpck1 ")
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe\x00garbage\n", b"print('hello')\nx = 1\n"])
+def test_a_file_that_is_not_a_checkpoint_is_refused_and_left_alone(tmp_path, content):
+    path = tmp_path / "notes.txt"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match="not an rcpstab checkpoint"):
+        Checkpoint(str(path))
+    assert path.read_bytes() == content
+
+
+def test_device_and_missing_folder_refused_before_work(tmp_path):
+    with pytest.raises(InputError, match="not a regular file"):
+        Checkpoint("/dev/full")
+    with pytest.raises(InputError, match="does not exist"):
+        Checkpoint(str(tmp_path / "missing" / "x.ckpt"))
+
+
+@pytest.mark.parametrize("target", ["/dev/full", "NONUTF8"])
+def test_cli_bad_checkpoint_one_line_exit_2(tmp_path, target):
+    if target == "NONUTF8":
+        target = str(tmp_path / "bad.ckpt")
+        with open(target, "wb") as fh:
+            fh.write(bytes(range(128, 256)) * 4)
+    started = time.time()
+    result = subprocess.run([sys.executable, "-m", "rcpstab", "map", "--method", "phaseplane", "--alpha", "0.5",
+                             "--beta", "0.5", "--checkpoint", target], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and target in result.stderr
+    assert time.time() - started < 30
