@@ -44,7 +44,7 @@ def hutchinson_model() -> ModelSpec:
     return ModelSpec(
         name="hutchinson", title="Wright's form of Hutchinson's delayed logistic equation",
         states=(x,), rhs=(-a * x(t - tau) * (1 + x(t)),),
-        parameters={a: math.pi / 2, b: 0.0, tau: 1.0},
+        parameters={a: math.pi / 2, b: 1.0, tau: 1.0},   # b unused (the gain pair needs a second gain)
         equilibrium={x: sp.Integer(0)}, loop_parameters=(a, b), time_scale=tau,
         gamma=x(t), queue=sp.Integer(0), initial_state={x: g0},
     )
