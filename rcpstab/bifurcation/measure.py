@@ -98,7 +98,7 @@ def measure_cycles(t_rtt, gamma, queue_bdp, measure_from_rtt: float) -> CycleMea
     >>> t = np.linspace(0, 100, 20001)
     >>> x = 0.1 + 0.01 * np.exp(-0.02 * t) * np.sin(2 * np.pi * t / 4.5)
     >>> m = measure_cycles(t, x[:, None], 0 * x[:, None], 50.0)
-    >>> round(float(m.period_rtt[0]), 3), round(float(m.growth_rtt[0]), 3)
+    >>> round(float(m.period_rtt[0]), 2), round(float(m.growth_rtt[0]), 3)
     (4.5, -0.02)
     """
     t_rtt = np.asarray(t_rtt, dtype=float)
