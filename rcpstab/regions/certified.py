@@ -11,15 +11,17 @@ bound (its row of A_0 and A_d zeroed; the clamped state is 0 there). One functio
 mode (Balakrishnan, Dukkipati, McKeown and Tomlin's approach to RCP as a switched time-delay
 system),
 
-    V = x' P x + int_{tau-1}^{tau} x(s)' Q x(s) ds + int_{-1}^{0} int_{tau+th}^{tau} x'(s)' R x'(s) ds dth,
+    V = eta' P eta + int_{tau-1}^{tau} x(s)' Q x(s) ds + int_{-1}^{0} int_{tau+th}^{tau} x'(s)' R x'(s) ds dth,
+    eta = (x(tau), int_{tau-1}^{tau} x(s) ds),
 
-decreases along every mode when, with Jensen's inequality on the double integral,
+decreases along every mode when the Wirtinger-based LMI of Seuret and Gouaisbaut (2013) holds
+(:func:`_lmi_wirtinger`; with P on x alone and Jensen's inequality instead, the classical
 
     [[P A_m + A_m' P + Q - R,  P A_d + R,   A_m' R],
      [      *,                 -Q - R,      A_d' R],
-     [      *,                   *,          -R   ]]  < 0
+     [      *,                   *,          -R   ]]  < 0,
 
-on the states the mode allows (in a clamped mode the clamped component of x(tau) is 0, so the
+``bound="jensen"``, more conservative) on the states the mode allows (in a clamped mode the clamped component of x(tau) is 0, so the
 condition is imposed on that subspace only), with P > 0, R > 0, Q >= 0. V is continuous across
 switches, so strict feasibility proves global asymptotic stability of the switched system, for
 every initial condition: a *sufficient* condition, conservative by construction.
@@ -100,17 +102,46 @@ def switched_modes(model: ModelSpec):
     return A0, Adf, modes
 
 
-def _lmi(P, Q, R, A, Ad, keep, stack):
-    """The Jensen LMI of one mode, restricted to the kept components of x(tau)."""
+def _restrict(M, keep, n):
+    """Keep the rows/columns of x(tau)'s free components and every other block of an LMI."""
+    rows = np.concatenate([keep, np.arange(n, M.shape[0])])
+    return M[rows][:, rows] if len(keep) < n else M
+
+
+def _lmi_jensen(P, Q, R, A, Ad, keep, stack):
+    """Jensen's LMI of one mode (xi = x, x(tau-1); Schur complement of the derivative term)."""
     n = A.shape[0]
     top = stack([[P @ A + A.T @ P + Q - R, P @ Ad + R, A.T @ R],
                  [(P @ Ad + R).T, -Q - R, Ad.T @ R],
                  [(A.T @ R).T, (Ad.T @ R).T, -R]])
-    rows = np.concatenate([keep, n + np.arange(n), 2 * n + np.arange(n)])
-    return top[rows][:, rows] if len(keep) < n else top
+    return _restrict(top, keep, n)
 
 
-def certified_region(model: ModelSpec, alphas, betas) -> RegionMap:
+def _lmi_wirtinger(P, Q, R, A, Ad, keep, stack):
+    """Seuret and Gouaisbaut's Wirtinger-based LMI (2013, Thm. 5 with h = 1) of one mode.
+
+    xi = (x, x(tau-1), int_{tau-1}^{tau} x); P acts on eta = (x, int x), so the functional also
+    weighs the state's recent average. Jensen's LMI is the special case that ignores it.
+    """
+    n = A.shape[0]
+    I, Z = np.eye(n), np.zeros((n, n))
+    F0 = np.block([[I, Z, Z], [Z, Z, I]])
+    F1 = stack([[A, Ad, Z], [I, -I, Z]])
+    E0 = np.block([[I, -I, Z]])
+    E1 = np.block([[I, I, -2 * I]])
+    G = stack([[A, Ad, Z]])
+    He = F0.T @ P @ F1
+    Phi = (He + He.T + stack([[Q, Z, Z], [Z, -Q, Z], [Z, Z, Z]])
+           - E0.T @ R @ E0 - 3 * (E1.T @ R @ E1))
+    top = stack([[Phi, G.T @ R], [R @ G, -R]])
+    return _restrict(top, keep, n)
+
+
+BOUNDS = {"wirtinger": (_lmi_wirtinger, 2), "jensen": (_lmi_jensen, 1)}
+"""Integral bound -> (LMI builder, size of P in units of n)."""
+
+
+def certified_region(model: ModelSpec, alphas, betas, bound: str = "wirtinger") -> RegionMap:
     """Grid points where a common Lyapunov-Krasovskii functional proves stability (see the module docstring).
 
     Parameters
@@ -119,6 +150,9 @@ def certified_region(model: ModelSpec, alphas, betas) -> RegionMap:
         Affine in its states with one delay: ``switched`` or ``linear``.
     alphas, betas : array_like
         Grid axes (positive gains).
+    bound : {'wirtinger', 'jensen'}
+        Integral inequality bounding the functional's double integral (Wirtinger's is less
+        conservative; both are sound).
 
     Returns
     -------
@@ -133,6 +167,9 @@ def certified_region(model: ModelSpec, alphas, betas) -> RegionMap:
     >>> r.stable.tolist()                                                   # doctest: +SKIP
     [[True, False]]
     """
+    if bound not in BOUNDS:
+        raise InputError(f"integral bound {bound!r}: choose from {', '.join(BOUNDS)}")
+    lmi, p_blocks = BOUNDS[bound]
     cp, solver = _import_cvxpy()
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
@@ -148,18 +185,18 @@ def certified_region(model: ModelSpec, alphas, betas) -> RegionMap:
     (c0, ca0, cb0), (cd, cad, cbd) = affine(A0f), affine(Adf)
     A0 = c0 + a_par * ca0 + b_par * cb0
     Ad = cd + a_par * cad + b_par * cbd
-    P = cp.Variable((n, n), symmetric=True)
+    P = cp.Variable((p_blocks * n, p_blocks * n), symmetric=True)
     Q = cp.Variable((n, n), symmetric=True)
     R = cp.Variable((n, n), symmetric=True)
     t = cp.Variable()
-    constraints = [P >> t * np.eye(n), R >> t * np.eye(n), Q >> 0, cp.trace(P + Q + R) <= 1]
+    constraints = [P >> t * np.eye(p_blocks * n), R >> t * np.eye(n), Q >> 0, cp.trace(P) + cp.trace(Q + R) <= 1]
     for keep, zeroed in modes:
         A, D = A0, Ad
         if zeroed.size:
             free = np.eye(n)
             free[zeroed, zeroed] = 0.0
             A, D = free @ A0, free @ Ad
-        M = _lmi(P, Q, R, A, D, keep, cp.bmat)
+        M = lmi(P, Q, R, A, D, keep, cp.bmat)
         size = M.shape[0]
         constraints.append((M + M.T) / 2 << -t * np.eye(size))
     problem = cp.Problem(cp.Maximize(t), constraints)
@@ -179,16 +216,17 @@ def certified_region(model: ModelSpec, alphas, betas) -> RegionMap:
             if t.value is None or P.value is None:
                 continue
             margin[j, i] = float(t.value)
-            stable[j, i] = margin[j, i] > 0 and _verified(P.value, Q.value, R.value, A0f(a, b), Adf(a, b), modes)
+            stable[j, i] = margin[j, i] > 0 and _verified(lmi, P.value, Q.value, R.value,
+                                                                   A0f(a, b), Adf(a, b), modes)
     aa, bb = np.meshgrid(alphas, betas)
     table = {"alpha": aa.ravel(), "beta": bb.ravel(), "stable": stable.ravel().astype(int),
              "margin": np.where(np.isfinite(margin), margin, 0.0).ravel()}
     return RegionMap(model=model.name, method="certified", alpha=alphas, beta=betas, stable=stable, table=table,
-                     meta={"functional": "common Lyapunov-Krasovskii, Jensen bound", "modes": len(modes),
+                     meta={"functional": f"common Lyapunov-Krasovskii, {bound} bound", "modes": len(modes),
                            "solver": solver})
 
 
-def _verified(P, Q, R, A0, Ad, modes) -> bool:
+def _verified(lmi, P, Q, R, A0, Ad, modes) -> bool:
     """Check the solver's matrices independently: strict LMIs in double precision."""
     n = A0.shape[0]
     P, Q, R = ((X + X.T) / 2 for X in (P, Q, R))
@@ -200,7 +238,7 @@ def _verified(P, Q, R, A0, Ad, modes) -> bool:
         A, D = np.array(A0, float), np.array(Ad, float)
         A[zeroed] = 0.0
         D[zeroed] = 0.0
-        M = _lmi(P, Q, R, A, D, keep, np.block)
+        M = lmi(P, Q, R, A, D, keep, np.block)
         if np.linalg.eigvalsh((M + M.T) / 2).max() >= -CHECK_TOLERANCE:
             return False
     return True
