@@ -49,10 +49,11 @@ def test_every_certified_point_converges_from_a_grid_of_initial_conditions(switc
     a = np.repeat([p[0] for p in points], G.size)
     b = np.repeat([p[1] for p in points], G.size)
     tr = simulate(get_model("switched"), {"alpha": a, "beta": b},
-                  {"gamma0": np.tile(G.ravel(), len(points)), "q0": np.tile(Q.ravel(), len(points))}, 600 * 0.2)
-    tail = tr.rtt > 550
-    dist = band_distance(tr.gamma[tail], tr.queue[tail], tr.gamma_eq, tr.queue_eq, tr.capacity * tr.d0)
-    assert np.isfinite(dist).all() and (dist <= 1).all()
+                  {"gamma0": np.tile(G.ravel(), len(points)), "q0": np.tile(Q.ravel(), len(points))}, 1200 * 0.2)
+    dist = band_distance(tr.gamma, tr.queue, tr.gamma_eq, tr.queue_eq, tr.capacity * tr.d0)
+    assert np.isfinite(dist).all()
+    # (1.5, 0.1) sits 0.027 inside the linear boundary (decay ~0.012 per RTT): in the band after ~1000 RTTs
+    assert (dist[tr.rtt > 1150] <= 1).all()
 
 
 def test_margin_is_positive_exactly_where_certified(switched_certified):
