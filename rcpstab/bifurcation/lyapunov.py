@@ -2,7 +2,7 @@
 
 For a delay system x'(t) = f(x(t), x(t - tau_1), ..., x(t - tau_m)) with an equilibrium at
 which a pair of characteristic roots +-i*w crosses the imaginary axis, the restriction to the
-two-dimensional center manifold has the normal form
+two-dimensional center manifold has the normal form::
 
     z' = lambda(mu) z + c1 z |z|^2 + O(|z|^4),
 
@@ -15,7 +15,7 @@ c1 is computed with the standard center-manifold formulas for delay equations wi
 delays (Kuznetsov's invariant ODE formula with the characteristic matrix Delta(lambda) in place
 of lambda*I - A; see e.g. Janssens, *On a normalization technique for codimension two
 bifurcations of equilibria of delay differential equations*, 2010, and DDE-BIFTOOL's
-normal-form module):
+normal-form module)::
 
     Delta(lambda) = lambda I - sum_k A_k exp(-lambda tau_k),   Delta(i w) q = 0,
     p^H Delta(i w) = 0,  p^H Delta'(i w) q = 1,

@@ -1,6 +1,6 @@
 """Textbook delay equations with a known Hopf bifurcation, to validate :mod:`.lyapunov`.
 
-Wright's form of Hutchinson's delayed logistic equation,
+Wright's form of Hutchinson's delayed logistic equation::
 
     x'(t) = -a x(t - 1) (1 + x(t)),
 
@@ -8,7 +8,7 @@ Wright's form of Hutchinson's delayed logistic equation,
 a = pi/2 with the pair +-i pi/2, and the bifurcation is supercritical: the periodic solutions
 are x(t) = eps sin(pi t / 2) + O(eps^2) with a - pi/2 = eps^2 (3 pi - 2) / 40 + O(eps^3)
 (Chow and Mallet-Paret 1977; Hassard, Kazarinoff and Wan, *Theory and Applications of Hopf
-Bifurcation*, 1981, Sec. 4.? "Wright's equation"). So the amplitude law is
+Bifurcation*, 1981, on Wright's equation). So the amplitude law is
 eps = sqrt(40 (a - pi/2) / (3 pi - 2)).
 """
 from __future__ import annotations

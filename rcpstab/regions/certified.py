@@ -2,27 +2,27 @@
 
 For a model whose right-hand sides are affine in the states (``switched``, eq. 5.14, and
 ``linear``, eq. 5.15) with one delay, write the deviation from equilibrium in round trips
-(tau = t/d0) as a switched delay system
+(tau = t/d0) as a switched delay system::
 
     x'(tau) = A_m x(tau) + A_d x(tau - 1),
 
 with one mode ``m`` for the free dynamics and, per clamp, one for the clamped state sitting on its
 bound (its row of A_0 and A_d zeroed; the clamped state is 0 there). One functional common to every
 mode (Balakrishnan, Dukkipati, McKeown and Tomlin's approach to RCP as a switched time-delay
-system),
+system)::
 
     V = eta' P eta + int_{tau-1}^{tau} x(s)' Q x(s) ds + int_{-1}^{0} int_{tau+th}^{tau} x'(s)' R x'(s) ds dth,
     eta = (x(tau), int_{tau-1}^{tau} x(s) ds),
 
 decreases along every mode when the Wirtinger-based LMI of Seuret and Gouaisbaut (2013) holds
-(:func:`_lmi_wirtinger`; with P on x alone and Jensen's inequality instead, the classical
+on the states the mode allows (in a clamped mode the clamped component of x(tau) is 0, so the
+condition is imposed on that subspace only), with P > 0, R > 0, Q >= 0. With P on x alone and
+Jensen's inequality instead (``bound="jensen"``, more conservative) the condition is the classical::
 
     [[P A_m + A_m' P + Q - R,  P A_d + R,   A_m' R],
      [      *,                 -Q - R,      A_d' R],
-     [      *,                   *,          -R   ]]  < 0,
-
-``bound="jensen"``, more conservative) on the states the mode allows (in a clamped mode the clamped component of x(tau) is 0, so the
-condition is imposed on that subspace only), with P > 0, R > 0, Q >= 0. V is continuous across
+     [      *,                   *,          -R   ]]  < 0.
+ V is continuous across
 switches, so strict feasibility proves global asymptotic stability of the switched system, for
 every initial condition: a *sufficient* condition, conservative by construction.
 
