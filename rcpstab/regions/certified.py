@@ -22,8 +22,8 @@ Jensen's inequality instead (``bound="jensen"``, more conservative) the conditio
     [[P A_m + A_m' P + Q - R,  P A_d + R,   A_m' R],
      [      *,                 -Q - R,      A_d' R],
      [      *,                   *,          -R   ]]  < 0.
- V is continuous across
-switches, so strict feasibility proves global asymptotic stability of the switched system, for
+
+V is continuous across switches, so strict feasibility proves global asymptotic stability of the switched system, for
 every initial condition: a *sufficient* condition, conservative by construction.
 
 Each grid point is one SDP (cvxpy, Clarabel or SCS): maximize the margin t with every matrix
