@@ -26,9 +26,11 @@ normal-form module)::
 where B and C are the second and third derivatives of f at the equilibrium, acting on the
 values of their arguments at 0 and at -tau_k. The derivatives come from the model's SymPy
 right-hand sides (:meth:`~rcpstab.models.spec.ModelSpec.plain_rhs`), so nothing is typed in.
-With the root's speed Re(dlambda/dmu), the cycle past the boundary has, to leading order,
-|z|^2 = -Re(dlambda/dmu) (mu - mu*) / Re(c1) and each state oscillates as 2 Re(z q_j e^{i w t}):
-half peak-to-peak amplitude 2 |z| |q_j|.
+With the root's speed Re(dlambda/dmu), the cycle past the boundary has, to leading order::
+
+    abs(z)**2 = -Re(dlambda/dmu) (mu - mu*) / Re(c1),
+
+and each state oscillates as 2 Re(z q_j e^{i w t}): half peak-to-peak amplitude 2 abs(z) abs(q_j).
 """
 from __future__ import annotations
 
@@ -219,12 +221,12 @@ class HopfPoint:
         Normal-form coefficient (1/s, for z scaled so that x = 2 Re(z q e^{i w t})).
     l1 : float
         First Lyapunov coefficient Re(c1)/w, with z measured in R/C (half peak-to-peak R/C of the
-        cycle = 2|z|): < 0 supercritical, > 0 subcritical.
+        cycle = 2 abs(z)): < 0 supercritical, > 0 subcritical.
     speed : float
         Re(dlambda/dgain) at the boundary (1/s per unit gain): > 0 when the root moves right.
     gamma_coefficient, queue_coefficient : float or None
         Predicted half peak-to-peak amplitude of R/C (absolute) and of q/(C d0) per
-        sqrt(|gain - critical|) on the side where the cycle exists (None when l1 is 0:
+        sqrt(abs(gain - critical)) on the side where the cycle exists (None when l1 is 0:
         a linear or degenerate system has no amplitude law).
     """
 
@@ -241,7 +243,7 @@ class HopfPoint:
 
     @property
     def criticality(self) -> str:
-        """``supercritical``, ``subcritical`` or ``degenerate`` (|l1| at rounding level)."""
+        """``supercritical``, ``subcritical`` or ``degenerate`` (l1 zero to rounding)."""
         if self.gamma_coefficient is None:
             return "degenerate"
         return "supercritical" if self.l1 < 0 else "subcritical"
