@@ -8,8 +8,10 @@ restarted from the initial condition after that point (its row says ``diverged``
 equilibrium gets a small kick first (``kick``, relative to the equilibrium rate), so that an
 unstable equilibrium is left within the run rather than kept by exact arithmetic.
 
-Where the up and the down branch provably settle on different attractors at the same gains
-(:func:`~.measure.disagree`), two attractors coexist: the point is flagged ``hysteresis``.
+Where the up and the down branch settle on different attractors at the same gains (both
+settled or one diverged, and their amplitudes apart: :func:`~.measure.disagree`), two
+attractors coexist: the point is flagged ``hysteresis``. Runs still growing or decaying at the
+end of their window are not compared.
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ EQUILIBRIUM_AMPLITUDE = 1e-4  # half peak-to-peak R/C below this fraction of equ
 DIVERGED = 50.0               # |R/C| beyond this many times its equilibrium: diverged (restart the branch)
 SLACK = 0.1                   # relative uncertainty of a settled cycle's amplitude
 HYSTERESIS_FLOOR = 2e-3       # attractor intervals must be this far apart (relative to equilibrium R/C)
+SETTLED = ("equilibrium", "cycle", "diverged")   # outcomes compared for hysteresis
 
 
 def _state(amplitude, growth, finite, peak, gamma_eq):
@@ -168,13 +171,18 @@ def _kick(integrator, mask, size) -> None:
 
 
 def _flag_hysteresis(rows, parameter, other, gamma_eq) -> None:
-    """Mark both rows of a gain point where the up and down runs settled on different attractors."""
+    """Mark both rows of a gain point where the up and down runs settled on different attractors.
+
+    Conservative: a run still growing or decaying says nothing yet, so only settled runs
+    (equilibrium, cycle) and diverged ones are compared.
+    """
     by_point = {}
     for row in rows:
         by_point.setdefault((row[parameter], row[other]), {})[row["direction"]] = row
     for pair in by_point.values():
         flag = False
-        if len(pair) == 2:
+        if len(pair) == 2 and all(r["state"] in SETTLED for r in pair.values()) \
+                and any(r["state"] != "diverged" for r in pair.values()):
             intervals = [attractor_interval(r["state"], r["amplitude"] if math.isfinite(r["amplitude"]) else math.inf,
                                             SLACK) for r in (pair["up"], pair["down"])]
             flag = bool(disagree(*intervals, HYSTERESIS_FLOOR * gamma_eq))

@@ -19,7 +19,7 @@ import sympy as sp
 
 from ..models.spec import ModelSpec, t
 
-__all__ = ["HUTCHINSON_CRITICAL", "HUTCHINSON_AMPLITUDE", "hutchinson_model"]
+__all__ = ["HUTCHINSON_CRITICAL", "HUTCHINSON_AMPLITUDE", "bistable_model", "hutchinson_model"]
 
 HUTCHINSON_CRITICAL = math.pi / 2
 """Hopf point of Wright's equation (a*, and w* = pi/2 rad per unit delay)."""
@@ -47,4 +47,27 @@ def hutchinson_model() -> ModelSpec:
         parameters={a: math.pi / 2, b: 1.0, tau: 1.0},   # b unused (the gain pair needs a second gain)
         equilibrium={x: sp.Integer(0)}, loop_parameters=(a, b), time_scale=tau,
         gamma=x(t), queue=sp.Integer(0), initial_state={x: g0},
+    )
+
+
+def bistable_model() -> ModelSpec:
+    """A delay equation with a subcritical Hopf point and a stable large cycle (two attractors).
+
+    ``y' = -alpha u - beta u**3 + u**5`` with ``u = y(t - 1) - 1``: the linear part is Wright's
+    (Hopf point at alpha = pi/2); the cubic raises the loop gain with the amplitude (subcritical),
+    the quintic lowers it again (bounded cycles), so just below pi/2 the equilibrium and a large cycle coexist and a
+    continuation sweep must show hysteresis. (Written about y = 1 so that the rate-like
+    measurements of the sweep, relative to the equilibrium, are defined.)
+    """
+    y = sp.Function("y")
+    a, b = sp.symbols("alpha beta", positive=True)
+    tau = sp.Symbol("d_0", positive=True)
+    g0, q0 = sp.symbols("gamma_0 q_0", nonnegative=True)
+    u = y(t - tau) - 1
+    return ModelSpec(
+        name="bistable", title="delayed Bautin-type equation: subcritical Hopf point, stable large cycle",
+        states=(y,), rhs=(-a * u - b * u**3 + u**5,),
+        parameters={a: math.pi / 2, b: 1.0, tau: 1.0},
+        equilibrium={y: sp.Integer(1)}, loop_parameters=(a, b), time_scale=tau,
+        gamma=y(t), queue=sp.Integer(0), initial_state={y: g0},
     )
