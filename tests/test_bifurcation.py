@@ -145,3 +145,44 @@ def test_subcritical_rcp_unclamped_has_no_small_cycle_past_the_boundary():
     d = bifurcation_sweep(RCP_UNCLAMPED, alphas, [0.1], rtts=300)
     for row in d.rows:
         assert row["state"] in ("growing", "diverged")
+
+
+def test_subcritical_textbook_equation_shows_hysteresis_below_its_hopf_point():
+    """Normal form says subcritical; the up sweep stays at the equilibrium while the down sweep
+    stays on the large cycle, below alpha* only (above it the equilibrium is unstable)."""
+    from rcpstab.bifurcation.textbook import bistable_model
+
+    model = bistable_model()
+    point = hopf_point(model, (1.4, 1.7), beta=1.0)
+    assert point.criticality == "subcritical" and point.critical == pytest.approx(math.pi / 2, abs=1e-10)
+    d = bifurcation_sweep(model, np.round(np.arange(1.3, 1.751, 0.05), 3), [1.0], rtts=200, start=(0.5, 0.0))
+    flagged = sorted({r["alpha"] for r in d.rows if r["hysteresis"]})
+    assert flagged == [1.35, 1.4, 1.45, 1.5]
+    up = {r["alpha"]: r for r in d.branch(1.0, "up")}
+    down = {r["alpha"]: r for r in d.branch(1.0, "down")}
+    assert up[1.45]["state"] == "equilibrium" and down[1.45]["state"] == "cycle" and down[1.45]["amplitude"] > 0.5
+
+
+def test_supercritical_textbook_equation_has_no_hysteresis():
+    d = bifurcation_sweep(hutchinson_model_shifted(), np.round(np.arange(1.45, 1.751, 0.05), 3), [1.0], rtts=300,
+                          start=(0.5, 0.0))
+    assert not d.hysteresis
+    settled = [r for r in d.rows if r["state"] == "cycle" and r["alpha"] >= 1.65]
+    assert settled
+    for r in settled:   # the cycles follow Hutchinson's amplitude law (0.2 past the point: within 10%)
+        assert r["amplitude"] == pytest.approx(HUTCHINSON_AMPLITUDE * math.sqrt(r["alpha"] - math.pi / 2), rel=0.1)
+
+
+def hutchinson_model_shifted():
+    """Hutchinson's equation about y = 1 + x (the sweep measures relative to the equilibrium)."""
+    import sympy as sp
+
+    from rcpstab.models.spec import ModelSpec, t
+
+    y = sp.Function("y")
+    a, b, tau = sp.symbols("alpha beta d_0", positive=True)
+    g0 = sp.Symbol("gamma_0", nonnegative=True)
+    return ModelSpec(name="hutchinson-shifted", title="Wright's equation about y = 1", states=(y,),
+                     rhs=(-a * (y(t - tau) - 1) * y(t),), parameters={a: math.pi / 2, b: 1.0, tau: 1.0},
+                     equilibrium={y: sp.Integer(1)}, loop_parameters=(a, b), time_scale=tau, gamma=y(t),
+                     queue=sp.Integer(0), initial_state={y: g0})

@@ -4,8 +4,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
+from ..errors import InputError
 from ..models.spec import ModelSpec
 from ..regions.roots import rightmost_root
+from .lyapunov import _rightmost, _time_scale
 
 __all__ = ["linear_boundary", "rightmost_real"]
 
@@ -19,7 +21,13 @@ def rightmost_real(model: ModelSpec, alpha: float, beta: float) -> float:
     >>> abs(rightmost_real(get_model("linear"), 1.40611, 0.3)) < 1e-5   # on the boundary
     True
     """
-    return float(rightmost_root(model, alpha, beta).real)
+    try:
+        return float(rightmost_root(model, alpha, beta).real)
+    except InputError:
+        # a model whose loop the regions lens cannot normalize (e.g. no d0 scaling): the same
+        # collocation estimate, polished on det Delta(lambda) at the model's own parameter values
+        values = {**{s.name: v for s, v in model.parameters.items()}, "alpha": alpha, "beta": beta}
+        return float(_rightmost(model, values).real * _time_scale(model, values))
 
 
 def linear_boundary(model: ModelSpec, parameter: str, values, **fixed) -> list[float]:
