@@ -186,3 +186,17 @@ def hutchinson_model_shifted():
                      rhs=(-a * (y(t - tau) - 1) * y(t),), parameters={a: math.pi / 2, b: 1.0, tau: 1.0},
                      equilibrium={y: sp.Integer(1)}, loop_parameters=(a, b), time_scale=tau, gamma=y(t),
                      queue=sp.Integer(0), initial_state={y: g0})
+
+
+def test_no_queue_term_rcp_sweep_follows_its_supercritical_amplitude_law():
+    """beta = 0 (rcp-rate, T = 0.01 s kept): the sweep's settled cycles match the normal form near alpha*."""
+    point = hopf_point(RCP_RATE, (1.4, 1.7))
+    assert point.criticality == "supercritical"
+    d = bifurcation_sweep(RCP_RATE, [1.56, 1.60, 1.62], [0.2], rtts=600)
+    assert not d.hysteresis
+    for row in d.rows:
+        if row["alpha"] < point.critical:
+            assert row["state"] in ("decaying", "equilibrium")
+        else:
+            assert row["state"] == "cycle"
+            assert row["amplitude"] == pytest.approx(float(point.predicted_amplitude(row["alpha"])), rel=0.03)
