@@ -43,6 +43,7 @@ import sympy as sp
 from scipy.optimize import brentq
 
 from ..models.spec import ModelSpec, t
+from ..regions.roots import generator_eigenvalues
 
 __all__ = ["HopfPoint", "hopf_point", "first_lyapunov", "characteristic_matrix"]
 
@@ -189,8 +190,6 @@ def _newton_root(num: _Numeric, lam: complex, iterations: int = 60) -> complex:
 
 def _rightmost(model: ModelSpec, values: dict) -> complex:
     """Rightmost root (1/s, Im >= 0): collocation estimate of the regions lens, polished on det Delta here."""
-    from ..regions.roots import generator_eigenvalues
-
     d0 = _time_scale(model, values)
     alpha, beta = (values.get(s.name, model.parameters[s]) for s in model.loop_parameters)
     eig = generator_eigenvalues(model, alpha, beta) / d0
