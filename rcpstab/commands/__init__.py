@@ -11,3 +11,5 @@ COMMANDS = {
     "cosim": cosim,
     "network": network,
 }
+from . import bifurcation  # noqa: E402  (own lines at the end: merges with other new commands stay simple)
+COMMANDS["bifurcation"] = bifurcation

@@ -2,7 +2,8 @@
 
 Methods: exact (true delayed loop), bode (eqs. 5.8-5.12), nyquist (indented contour;
 --pade N to use python-control's Pade approximation), phaseplane (nonlinear model
-integrated from App. E's initial conditions), packet (reference implementation).
+integrated from App. E's initial conditions), packet (reference implementation),
+certified (a Lyapunov-Krasovskii functional found by SDP: sufficient, switched/linear models).
 Without --alpha/--beta the thesis' Fig. 5.2 plane (linear methods) or App. E's
 0.1..2.0 grid (phaseplane, packet) is used.
 """
@@ -28,7 +29,7 @@ DEFAULT_RANGES = {
 
 def add_arguments(parser):
     parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
-    parser.add_argument("--method", default="exact", choices=LINEAR_METHODS + SIMULATED_METHODS,
+    parser.add_argument("--method", default="exact", choices=LINEAR_METHODS + SIMULATED_METHODS + ("certified",),
                         help="which lens maps the region (default: exact)")
     parser.add_argument("--alpha", help="START:STOP:STEP, STOP inclusive")
     parser.add_argument("--beta", help="START:STOP:STEP, STOP inclusive")
@@ -102,6 +103,9 @@ def compute_map(model, method, alphas, betas, args):
     if method == "nyquist":
         from ..regions.nyquist import nyquist_region
         return nyquist_region(model, alphas, betas, pade=args.pade)
+    if method == "certified":   # Lyapunov-Krasovskii SDP (optional extra rcpstab[sdp]); App. E's grid by default
+        from ..regions.certified import certified_region
+        return certified_region(model, alphas, betas)
     progress = sys.stderr.isatty()
     if method == "phaseplane":
         from ..phaseplane.sweep import phaseplane_region

@@ -1,0 +1,47 @@
+"""The exact linear stability boundary along one gain, from the regions lens' rightmost roots."""
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ..errors import InputError
+from ..models.spec import ModelSpec
+from ..regions.roots import rightmost_root
+from .lyapunov import _rightmost, _time_scale
+
+__all__ = ["linear_boundary", "rightmost_real"]
+
+
+def rightmost_real(model: ModelSpec, alpha: float, beta: float) -> float:
+    """Real part of the rightmost characteristic root, per RTT (Re(s) * d0).
+
+    Examples
+    --------
+    >>> from rcpstab.models import get_model
+    >>> abs(rightmost_real(get_model("linear"), 1.40611, 0.3)) < 1e-5   # on the boundary
+    True
+    """
+    try:
+        return float(rightmost_root(model, alpha, beta).real)
+    except InputError:
+        # a model whose loop the regions lens cannot normalize (e.g. no d0 scaling): the same
+        # collocation estimate, polished on det Delta(lambda) at the model's own parameter values
+        values = {**{s.name: v for s, v in model.parameters.items()}, "alpha": alpha, "beta": beta}
+        return float(_rightmost(model, values).real * _time_scale(model, values))
+
+
+def linear_boundary(model: ModelSpec, parameter: str, values, **fixed) -> list[float]:
+    """Gains in ``[values[0], values[-1]]`` where the rightmost root crosses the imaginary axis.
+
+    Sign changes of Re(rightmost root) between consecutive ``values`` are refined with brentq
+    (a crossing and its return between two grid values are missed: the grid sets the resolution).
+    """
+    values = np.asarray(values, dtype=float)
+
+    def real(gain):
+        gains = {**fixed, parameter: gain}
+        return rightmost_real(model, gains["alpha"], gains["beta"])
+
+    reals = [real(v) for v in values]
+    return [float(brentq(real, a, b, xtol=1e-12)) for a, b, ra, rb in zip(values[:-1], values[1:], reals[:-1], reals[1:])
+            if np.sign(ra) != np.sign(rb) and ra != 0]
