@@ -20,7 +20,7 @@ from .output import add_sweep_arguments, check_outputs, check_workers, parse_par
 LINEAR_METHODS = ("exact", "bode", "nyquist")
 SIMULATED_METHODS = ("phaseplane", "packet")
 # Rough single-core seconds per grid point and configuration (bench runs, for the refusal message only).
-SECONDS_PER_POINT = {"exact": 3e-4, "bode": 3e-4, "nyquist": 0.08, "phaseplane": 6e-3, "packet": 1.0}
+SECONDS_PER_POINT = {"exact": 3e-4, "bode": 3e-4, "nyquist": 0.08, "phaseplane": 6e-3, "packet": 1.0, "certified": 0.1}
 DEFAULT_RANGES = {
     "linear": ("0.02:2.0:0.02", "0.01:1.0:0.01"),      # Fig. 5.2's plane
     "simulated": ("0.1:2.0:0.1", "0.1:2.0:0.1"),       # App. E's grid

@@ -72,13 +72,18 @@ class CompiledModel:
             for s in spec.states
         )
         self.time_scale = self._param_function(spec.time_scale)
-        self.queue_scale = self._param_function(spec.queue_unit)
 
     def _param_function(self, expr):
         """Compile a parameter expression (a delay, an interval) into ``f(*parameters)``."""
         if sp.sympify(expr).free_symbols & {t}:
             raise ValueError(f"model {self.spec.name!r}: {expr} depends on time")
         return sp.lambdify(tuple(self.spec.parameters), expr, modules="numpy")
+
+    @cached_property
+    def queue_scale(self):
+        """The queue's unit as ``f(*parameters)`` (C*d0 for RCP): needed only to judge convergence,
+        so a model that declares none can still be integrated."""
+        return self._param_function(self.spec.queue_unit)
 
     @cached_property
     def kernel(self) -> ctypes.CDLL:
