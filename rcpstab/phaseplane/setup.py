@@ -24,7 +24,9 @@ CHECKS = {
     "beta": (lambda v: v > 0, "beta = {}: must be > 0"),
     "eta": (lambda v: v > 0, "eta = {}: must be > 0"),
     "MTU": (lambda v: v > 0, "MTU = {} bits: must be > 0"),
+    "buffer": (lambda v: v > 0, "buffer = {} bits: must be > 0 (inf: unbounded)"),
 }
+MAY_BE_INFINITE = {"buffer"}  # an unbounded buffer is the thesis' fluid model
 
 
 def parameter_values(model: CompiledModel, params: dict) -> list:
@@ -51,7 +53,8 @@ def parameter_values(model: CompiledModel, params: dict) -> list:
         value = given.get(sym.name, default)
         arr = np.atleast_1d(np.asarray(value, dtype=float))
         ok, message = CHECKS.get(sym.name, (lambda v: True, sym.name + " = {}: must be finite"))
-        bad = arr[~(np.isfinite(arr) & ok(arr))]
+        finite = np.isfinite(arr) | (np.isposinf(arr) if sym.name in MAY_BE_INFINITE else False)
+        bad = arr[~(finite & ok(arr))]
         if bad.size:
             raise InputError(message.format(bad[0]))
         values.append(float(arr[0]) if np.ndim(value) == 0 else arr)
