@@ -1,6 +1,8 @@
-"""Helpers shared by the subcommands: checked output paths and figure formats."""
+"""Helpers shared by the subcommands: checked output paths, figure formats, the buffer option."""
 from __future__ import annotations
 
+import argparse
+import math
 import os
 
 from ..errors import InputError
@@ -43,6 +45,7 @@ def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
     parser.add_argument("--d0", type=float, nargs="+", metavar="SECONDS", help=f"{what}propagation RTTs, s")
     parser.add_argument("--N", type=float, nargs="+", metavar="FLOWS", help=f"{what}numbers of flows")
     parser.add_argument("--T", type=float, metavar="SECONDS", help=f"{what}rate update interval, s")
+    add_buffer_argument(parser, what)
     add_worker_argument(parser)
     parser.add_argument("--scheduler", metavar="DASK_ADDRESS", help="run the sweep on a Dask cluster")
     parser.add_argument("--checkpoint", metavar="FILE", help="save finished chunks; resume from them")
@@ -55,3 +58,24 @@ def add_worker_argument(parser) -> None:
 def check_workers(args) -> None:
     if args.workers < 1:
         raise InputError(f"--workers {args.workers}: must be at least 1")
+
+
+def buffer_bdp(text: str) -> float:
+    """``--buffer BDP``: a finite number of bandwidth-delay products C*d0, > 0 (argparse type).
+
+    A bad value ends the command with one line naming it and exit code 2 (argparse's error).
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of bandwidth-delay products C*d0") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text}: the buffer must be finite and > 0 (bandwidth-delay products C*d0)")
+    return value
+
+
+def add_buffer_argument(parser, what: str = "") -> None:
+    """``--buffer BDP``: the bottleneck buffer of the fluid model (default: unbounded, the thesis' eqs.)."""
+    parser.add_argument("--buffer", type=buffer_bdp, metavar="BDP",
+                        help=f"{what}buffer in bandwidth-delay products C*d0: the queue is held in [0, BDP*C*d0] "
+                             "and the overflow dropped (default: unbounded, as eqs. 5.1-5.4)")

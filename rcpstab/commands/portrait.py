@@ -1,7 +1,7 @@
 """Draw a phase portrait: App. E's six initial conditions in the (R/C, q) plane (Figs. E.1-E.2).
 
 Integrates the model at one (alpha, beta) from R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}
-for --rtts round trips; --out draws the trajectories with the equilibrium marked,
+(the full queue held to the buffer when --buffer is smaller) for --rtts round trips; --out draws the trajectories with the equilibrium marked,
 --csv writes them (columns ic, gamma0, q0_bits, t_s, R_over_C, queue_bits).
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ import csv
 
 from ..errors import InputError
 from ..models import get_model
-from ..phaseplane.sweep import configurations, initial_conditions
+from ..phaseplane.sweep import buffer_bits, configurations, initial_conditions
 from ..phaseplane.trajectory import simulate
-from .output import check_outputs
+from .output import add_buffer_argument, check_outputs
 
 
 def add_arguments(parser):
@@ -23,6 +23,7 @@ def add_arguments(parser):
     parser.add_argument("--d0", type=float, metavar="SECONDS", help="propagation RTT, s (default 0.2)")
     parser.add_argument("--N", type=float, metavar="FLOWS", help="number of flows (default 10)")
     parser.add_argument("--T", type=float, metavar="SECONDS", help="rate update interval, s (default 0.01)")
+    add_buffer_argument(parser)
     parser.add_argument("--rtts", type=float, default=100.0, help="duration in round trips (default 100)")
     parser.add_argument("--out", metavar="FIG", help="write the portrait (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write the trajectories")
@@ -35,8 +36,10 @@ def run(args) -> int:
         raise InputError(f"--rtts {args.rtts}: must be > 0")
     (config,) = configurations(model, _listed(args.C), _listed(args.d0), _listed(args.N), args.T)
     gammas, queues = (v[0] for v in initial_conditions(config["C"], config["d0"], config["N"]))
-    traj = simulate(model, dict(config, alpha=args.alpha, beta=args.beta), {"gamma0": gammas, "q0": queues},
-                    args.rtts * config["d0"])
+    params = dict(config, alpha=args.alpha, beta=args.beta, **buffer_bits(model, args.buffer, config["C"], config["d0"]))
+    if args.buffer is not None:  # App. E's full-queue start (2 C*d0) cannot exceed the buffer
+        queues = queues.clip(max=params["buffer"])
+    traj = simulate(model, params, {"gamma0": gammas, "q0": queues}, args.rtts * config["d0"])
     if args.csv:
         write_csv(traj, args.csv)
     if args.out:

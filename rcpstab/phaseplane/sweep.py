@@ -70,6 +70,18 @@ def configurations(model, C=None, d0=None, N=None, T=None) -> list[dict]:
     return configs
 
 
+def buffer_bits(model, buffer_bdp, C, d0) -> dict:
+    """``{"buffer": bits}`` for a buffer of ``buffer_bdp`` bandwidth-delay products (``{}`` for None).
+
+    Raises :class:`InputError` when the model has no buffer (``linear``: its queue is unclamped).
+    """
+    if buffer_bdp is None:
+        return {}
+    if "buffer" not in {sym.name for sym in model.parameters}:
+        raise InputError(f"--buffer {buffer_bdp:g}: model {model.name!r} has no buffer (its queue is not clamped)")
+    return {"buffer": np.asarray(buffer_bdp * np.asarray(C, dtype=float) * np.asarray(d0, dtype=float))}
+
+
 def initial_conditions(C, d0, N, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
     """Initial R/C values and queues (bits), shape (points, conditions), for each (C, d0, N).
 
@@ -99,7 +111,10 @@ def solve_chunk(model_name: str, rows: dict, start: str) -> dict:
     """
     gammas, queues = initial_conditions(rows["C"], rows["d0"], rows["N"], start)
     n_ic = gammas.shape[1]
-    params = {key: np.repeat(rows[key], n_ic) for key in ("alpha", "beta", "C", "N")}
+    keys = ("alpha", "beta", "C", "N") + (("buffer",) if "buffer" in rows else ())
+    params = {key: np.repeat(rows[key], n_ic) for key in keys}
+    if "buffer" in rows:  # App. E's full queue (2 C*d0) held to a smaller buffer
+        queues = np.minimum(queues, np.asarray(rows["buffer"], dtype=float)[:, None])
     params.update(d0=rows["d0"][0], T=rows["T"][0])
     verdicts = decide(get_model(model_name), params, {"gamma0": gammas.ravel(), "q0": queues.ravel()})
     codes = verdicts.codes.reshape(-1, n_ic)
@@ -111,7 +126,7 @@ def solve_chunk(model_name: str, rows: dict, start: str) -> dict:
 
 def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, workers: int = 1,
                       scheduler: str | None = None, checkpoint: str | None = None,
-                      progress: bool = False, start: str = "appE") -> RegionMap:
+                      progress: bool = False, start: str = "appE", buffer_bdp: float | None = None) -> RegionMap:
     """Stable region of ``model`` by phase-plane integration (thesis Sec. 5.1.2, App. E).
 
     Parameters
@@ -134,6 +149,9 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         Show a progress bar (on stderr).
     start : str
         Initial conditions: ``appE`` (default) or ``half-load`` (see :func:`initial_conditions`).
+    buffer_bdp : float, optional
+        Buffer in bandwidth-delay products C*d0 of each configuration (None: unbounded). App. E's
+        full-queue start is held to it.
 
     Returns
     -------
@@ -150,6 +168,7 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     rows = {"alpha": np.tile(aa, len(configs)), "beta": np.tile(bb, len(configs))}
     for key in ("C", "d0", "N", "T"):
         rows[key] = np.repeat([config[key] for config in configs], aa.size)
+    rows.update(buffer_bits(model, buffer_bdp, rows["C"], rows["d0"]))
     chunks = _chunks(rows)
     keys = [chunk_key({"model": model.name, "rows": {k: v[part].tolist() for k, v in rows.items()},
                        "version": RESULT_VERSION, "start": start, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT]})
@@ -168,7 +187,8 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         codes[part] = store.get(key)["codes"]
         convergence[part] = store.get(key)["convergence_rtt"]
     return _region(model, alphas, betas, configs, rows, codes, convergence,
-                   {"start": start, "chunks_total": len(chunks), "chunks_computed": len(todo)})
+                   {"start": start, "chunks_total": len(chunks), "chunks_computed": len(todo),
+                    "buffer_bdp": buffer_bdp})
 
 
 def _chunks(rows: dict) -> list[np.ndarray]:
