@@ -77,7 +77,7 @@ def test_cli_writes_csv_json_and_figure(tmp_path, capsys):
     (["--scenario", "nope"], "nope"),
     (["--alpha", "0"], "alpha"),
     (["--alpha", "-1"], "alpha"),
-    (["--buffer", "0"], "buffer_bytes=0"),
+    (["--buffer", "0"], "--buffer 0"),   # in bandwidth-delay products C*d0 (issue 11), packet and fluid alike
     (["--rtt", "-0.05"], "rtt_s=-0.05"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(extra, named, capsys):

@@ -32,7 +32,8 @@ def writable_path(path: str, option: str, suffixes=None) -> str:
 
 
 def check_outputs(args) -> None:
-    """Check ``--out`` (a figure) and ``--csv`` early, if the command was given them."""
+    """Check ``--out`` (a figure) and ``--csv`` early, if the command was given them (and ``--buffer``)."""
+    check_buffer(args)
     if getattr(args, "out", None):
         writable_path(args.out, "--out", FIGURE_FORMATS)
     if getattr(args, "csv", None):
@@ -61,17 +62,21 @@ def check_workers(args) -> None:
 
 
 def buffer_bdp(text: str) -> float:
-    """``--buffer BDP``: a finite number of bandwidth-delay products C*d0, > 0 (argparse type).
+    """``--buffer BDP`` as a number (argparse type): a non-number ends the command with one line, exit 2.
 
-    A bad value ends the command with one line naming it and exit code 2 (argparse's error).
+    The range is checked by :func:`check_buffer` when the command runs.
     """
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a number of bandwidth-delay products C*d0") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text}: the buffer must be finite and > 0 (bandwidth-delay products C*d0)")
-    return value
+
+
+def check_buffer(args) -> None:
+    """``--buffer`` must be finite and > 0 (:class:`InputError` naming the value otherwise)."""
+    value = getattr(args, "buffer", None)
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise InputError(f"--buffer {value:g}: the buffer must be finite and > 0 (bandwidth-delay products C*d0)")
 
 
 def add_buffer_argument(parser, what: str = "") -> None:
