@@ -106,8 +106,10 @@ def test_packet_corner_skips_networks_with_under_a_few_packets_per_flow():
 
 
 def test_slow_flash_crowd_is_measured_not_called_divergence():
+    # a buffer of 10 000 C*d0 is the unbounded fluid queue of eqs. 5.1-5.4: hundreds of RTTs of drain
     config = parse_config({"router": {"ALPHA": 0.4, "BETA": 0.2},
-                           "envelope": {"rtt_ms": [15, 15], "link_mbps": [10, 10], "flows": [1, 1]}})
+                           "envelope": {"rtt_ms": [15, 15], "link_mbps": [10, 10], "flows": [1, 1],
+                                        "buffer_bdp": 1e4}})
     crowd = run_checks(config, "nonlinear", samples=0).finding("flash_crowd")
     assert not crowd.passed and math.isfinite(crowd.figure) and crowd.figure > 300
     assert "not converged" not in crowd.explanation

@@ -49,8 +49,8 @@ def _table(report, colour: bool) -> str:
     lines += ["", report.summary]
     if not report.passed:
         s = report.suggestion
-        lines.append("no passing (alpha, beta) found nearby or on the wide grid (alpha 0.1-1, beta 0.05-0.6)"
-                     if s is None else
+        lines.append("suggestion search not run (--no-suggest)" if s is None else
+                     f"no passing (alpha, beta): {s['reason']}" if s["alpha"] is None else
                      f"suggestion: ALPHA = {s['alpha']:g}, BETA = {s['beta']:g} (verified: passes the same checks)")
     return "\n".join(lines)
 
