@@ -144,7 +144,7 @@ class FlashCrowdResult:
     wall_time_s: float = 0.0
 
     def agreement(self) -> dict:
-        """Relative differences |packet - fluid| / fluid of recovery and drops (None where not measured)."""
+        """Relative differences ``abs(packet - fluid) / fluid`` of recovery and drops (None where not measured)."""
         def rel(p, f):
             return None if not (math.isfinite(p) and math.isfinite(f) and f > 0) else abs(p - f) / f
         return {"recovery_rtt": rel(self.packet.recovery_rtt, self.fluid.recovery_rtt),
