@@ -139,3 +139,12 @@ def test_counterfactual_router_with_the_fluid_rtt_matches_the_fluid_trough():
         assert r.fluid.trough_R_over_C / 2 < r.packet.trough_R_over_C < 2 * r.fluid.trough_R_over_C
         assert r.packet.stall_rtt < 2.0
     assert r.agreement()["recovery_rtt"] < AGREEMENT and r.agreement()["dropped_bdp"] < AGREEMENT
+
+
+@pytest.mark.parametrize("extra, named", [(["--C", "-1"], "--C -1"), (["--N", "0"], "--N 0"), (["--rtt", "0"], "--rtt 0"),
+                                          (["--t-end", "5"], "--t-end"), (["--csv", "x.csv"], "--csv")])
+def test_cli_flash_crowd_bad_options_exit_2(extra, named, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["cosim", "--scenario", "flash-crowd", "--alpha", "0.4", "--beta", "0.2", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and named in err and "Traceback" not in err
