@@ -124,6 +124,8 @@ def test_box_corner_and_xcp_pass_the_default_envelope_with_its_buffer(alpha, bet
     # recovery measured with the one-BDP buffer, against the threshold derived in config.Thresholds
     assert 20.0 < crowd.figure <= crowd.threshold == 50.0
     assert "peaks at 1 C*d0" in crowd.explanation and "Q1" in crowd.explanation
+    assert crowd.details["peak_queue_bdp_max"] == 1.0 and 9.0 < crowd.details["dropped_bdp"] < 15.0
+    assert json.dumps(report.to_dict(), allow_nan=False)
     assert report.finding("peak_queue").passed  # a doubling drops nothing
 
 

@@ -117,7 +117,12 @@ def step_findings(results: list[NetworkResult], config: CheckConfig) -> list[Fin
                      f"{min(drops):.3g}-{max(drops):.3g} C*d0 over the envelope ({step.dropped_bdp:.3g} there): "
                      f"9 C*d0 arrive in the first RTT, before any feedback, whatever alpha and beta. "
                      f"{FLASH_CROWD_WHY}")
-        findings.append(Finding(name, "nonlinear", time <= limit, time, limit, "RTT", text))
+        details = None
+        if attribute == "flash_crowd":
+            details = {"recovery_rtt": time, "peak_queue_bdp": step.peak_queue_bdp, "dropped_bdp": step.dropped_bdp,
+                       "buffer_bdp": buffer, "network": dict(worst.network),
+                       "peak_queue_bdp_max": peak, "dropped_bdp_range": [min(drops), max(drops)]}
+        findings.append(Finding(name, "nonlinear", time <= limit, time, limit, "RTT", text, details))
     drop_net = max(results, key=lambda r: (r.doubling.dropped_bdp, r.doubling.peak_queue_bdp))
     drop, peak = drop_net.doubling.dropped_bdp, drop_net.doubling.peak_queue_bdp
     findings.append(Finding(

@@ -131,5 +131,7 @@ def packet_flash_crowd_finding(results: list[NetworkResult], alpha: float, beta:
             f"{buffer_bdp:g} C*d0 in both runs: packet/fluid peak queue {p.peak_queue_bdp:.3g}/{f.peak_queue_bdp:.3g} "
             f"C*d0, dropped {p.dropped_bdp:.3g}/{f.dropped_bdp:.3g} C*d0, recovery {rec(p)} / {rec(f)} "
             f"(threshold {limit_rtt:g} RTTs). " + " ".join(result.differences()))
+    details = {"fluid": f.to_dict(), "packet": p.to_dict(), "simulated_C_bps": capacity, "network": dict(net),
+               "buffer_bdp": buffer_bdp}
     return Finding("packet_flash_crowd", "nonlinear", passed, p.recovery_rtt if math.isfinite(p.recovery_rtt)
-                   else math.inf, limit_rtt, "RTT", text)
+                   else math.inf, limit_rtt, "RTT", text, details)

@@ -1,9 +1,12 @@
 """Check a router's RCP constants (a TOML file) over the networks it will see.
 
 Runs the exact linear stability and margins, the nonlinear phase-plane verdict over the
-envelope (corners and a sample inside), convergence after the load doubles and after a flash
-crowd, the peak queue against the buffer and the effect of the update interval T; with
-``--packet`` the reference implementation on the worst envelope corner. Exit 0 if
+envelope (corners and a sample inside), convergence after the load doubles and recovery after a
+flash crowd (N -> 10 N: peak queue, dropped volume, recovery time), the drops of a doubling and
+the effect of the update interval T, every fluid run with the envelope's buffer (buffer_bdp C*d0,
+default 1; the queue held in [0, B], overflow dropped); with ``--packet`` the reference
+implementation on the worst envelope corner and the flash crowd packet by packet on the slowest
+one, same buffer. Exit 0 if
 every finding of the chosen criterion passes, 1 if one fails (with a verified suggestion),
 2 for a bad file. The file format is documented in examples/README.md.
 """
