@@ -56,6 +56,7 @@ def steps_pass(config: CheckConfig, points: list[tuple[float, float]]) -> np.nda
     is largest), so a point failing here fails the full check.
     """
     th, eta = config.thresholds, config.router.eta
+    horizon = step_horizon_rtt(th.load_doubling_rtt_max, th.flash_crowd_rtt_max)  # the check's own horizon
     alphas, betas = (np.array(axis, dtype=float) for axis in zip(*points))
     ok = np.ones(len(points), dtype=bool)
     for net in envelope_networks(config, 0):
@@ -67,7 +68,7 @@ def steps_pass(config: CheckConfig, points: list[tuple[float, float]]) -> np.nda
                 return ok
             params = dict(net, alpha=alphas[todo], beta=betas[todo], N=np.full(todo.size, flows))
             verdicts = decide(get_model("rcp"), params, {"gamma0": np.full(todo.size, gamma0), "q0": 0.0},
-                              max_horizon_rtt=step_horizon_rtt(limit))
+                              max_horizon_rtt=horizon)
             ok[todo] = (verdicts.names == "converged") & (verdicts.convergence_rtt <= limit)
     return ok
 
