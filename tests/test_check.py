@@ -152,3 +152,23 @@ def test_no_passing_gains_comes_with_the_reason(tmp_path, capsys):
     suggestion = json.loads(capsys.readouterr().out)["suggestion"]
     assert suggestion["alpha"] is None and suggestion["report"] is None
     assert "too slow after a load doubling or a flash crowd" in suggestion["reason"]
+
+
+def test_suggestion_is_the_nearest_point_that_passes_by_brute_force(monkeypatch):
+    """On a small grid, suggest() agrees with running the full check on every point."""
+    import importlib
+
+    suggest_module = importlib.import_module("rcpstab.check.suggest")  # the package re-exports the function
+
+    grid = [(0.5, 0.6), (0.9, 0.5), (0.45, 0.25), (0.4, 0.2), (1.6, 0.6), (0.2, 0.05)]
+    monkeypatch.setattr(suggest_module, "_grid", lambda config: grid)
+    config = parse_config({"router": {"ALPHA": 0.5, "BETA": 0.5},
+                           "envelope": {"rtt_ms": [100, 100], "link_mbps": [100, 100], "flows": [10, 10]}})
+    passing = [p for p in grid if run_checks(config.with_gains(*p), "all", samples=0).passed]
+    found = suggest_module.suggest(config, "all", samples=0, workers=1)
+    assert passing and (found["alpha"], found["beta"]) in passing
+    nearest = min(round(math.hypot(a - 0.5, b - 0.5) / suggest_module.STEP) for a, b in passing)
+    assert round(found["distance"] / suggest_module.STEP) == nearest
+    monkeypatch.setattr(suggest_module, "_grid", lambda config: [p for p in grid if p not in passing])
+    none = suggest_module.suggest(config, "all", samples=0, workers=1)
+    assert none["alpha"] is None and "none of the" in none["reason"]
