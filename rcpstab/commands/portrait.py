@@ -1,7 +1,8 @@
 """Draw a phase portrait: App. E's six initial conditions in the (R/C, q) plane (Figs. E.1-E.2).
 
 Integrates the model at one (alpha, beta) from R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}
-(the full queue held to the buffer when --buffer is smaller) for --rtts round trips; --out draws the trajectories with the equilibrium marked,
+(the full queue held to the buffer when --buffer is smaller) for --rtts round trips; --out
+draws the trajectories with the equilibrium marked,
 --csv writes them (columns ic, gamma0, q0_bits, t_s, R_over_C, queue_bits).
 """
 from __future__ import annotations
@@ -36,7 +37,8 @@ def run(args) -> int:
         raise InputError(f"--rtts {args.rtts}: must be > 0")
     (config,) = configurations(model, _listed(args.C), _listed(args.d0), _listed(args.N), args.T)
     gammas, queues = (v[0] for v in initial_conditions(config["C"], config["d0"], config["N"]))
-    params = dict(config, alpha=args.alpha, beta=args.beta, **buffer_bits(model, args.buffer, config["C"], config["d0"]))
+    buffer = buffer_bits(model, args.buffer, config["C"], config["d0"])
+    params = dict(config, alpha=args.alpha, beta=args.beta, **buffer)
     if args.buffer is not None:  # App. E's full-queue start (2 C*d0) cannot exceed the buffer
         queues = queues.clip(max=params["buffer"])
     traj = simulate(model, params, {"gamma0": gammas, "q0": queues}, args.rtts * config["d0"])

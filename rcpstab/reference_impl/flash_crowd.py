@@ -161,7 +161,8 @@ class FlashCrowdResult:
                 + (f" ({p.reason})" if p.reason else "") + ". During the overload the packet router's RTT "
                 f"estimate stays at {p.overload_d_over_d0:.3g} d0 (it averages the RTTs the senders write in "
                 f"their headers, measured before the queue built) where the fluid's d = d0 + q/C is "
-                f"{f.overload_d_over_d0:.3g} d0, so each update cuts R about {f.overload_d_over_d0 / p.overload_d_over_d0:.2g}x "
+                f"{f.overload_d_over_d0:.3g} d0, so each update cuts R about "
+                f"{f.overload_d_over_d0 / p.overload_d_over_d0:.2g}x "
                 f"harder: the rate bottoms at R/C = {p.trough_R_over_C:.2g} against {f.trough_R_over_C:.2g}. "
                 f"R grows at most e^alpha per RTT, so climbing back to equilibrium alone takes the packet "
                 f"run >= {lower:.3g} RTTs.")
@@ -236,7 +237,8 @@ def input_episodes(t_rtt: np.ndarray, inflow: np.ndarray, d_over_d0: np.ndarray)
 
 
 def arrival_delay_s(scenario: Scenario) -> float:
-    """A new flow's first data reaches the router (at the head of the bottleneck) one handshake, d0, after it starts (s)."""
+    """A new flow's first data reaches the router (at the head of the bottleneck) one handshake,
+    d0, after it starts (s)."""
     return scenario.rtt_s
 
 
