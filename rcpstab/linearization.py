@@ -84,7 +84,7 @@ class LinearDelaySystem:
 
     def latex(self) -> str:
         """The linear system and G(s) as LaTeX."""
-        names = [sp.Symbol(rf"\delta {sp.latex(x)}") for x in self.model.states]
+        names = [sp.Symbol(rf"\delta {sp.latex(x)}") for x in self.model.loop_states]
         x = sp.Matrix(names)
         terms = [sp.latex(self.A0) + sp.latex(x) + "(t)"] if self.A0 != sp.zeros(*self.A0.shape) else []
         for tau, A in self.delayed.items():
@@ -110,7 +110,11 @@ def linearize(model: ModelSpec) -> LinearDelaySystem:
     -------
     LinearDelaySystem
     """
-    rhs = [f.subs(model.linearize_at) for f in model.plain_rhs()]
+    # the overflow accumulators (dropped volume) are outputs, not part of the loop: left out
+    loop = [i for i, x in enumerate(model.states) if x in model.loop_states]
+    plain = model.plain_rhs()
+    rhs = [plain[i].subs(model.linearize_at) for i in loop]
+    current = [model.current_symbols[i] for i in loop]
     at = {sym: model.equilibrium[x] for x, sym in zip(model.states, model.current_symbols)}
     at.update({term.symbol: model.equilibrium[term.state] for term in model.delayed_terms})
     at = {k: sp.sympify(v).subs(model.linearize_at) for k, v in at.items()}
@@ -118,11 +122,11 @@ def linearize(model: ModelSpec) -> LinearDelaySystem:
     def jacobian(symbols):
         return sp.Matrix([[sp.simplify(sp.diff(f, v).subs(at)) for v in symbols] for f in rhs])
 
-    A0 = jacobian(model.current_symbols)
+    A0 = jacobian(current)
     delayed = {}
     for tau in model.delays:
         columns = [next((term.symbol for term in model.delayed_terms
-                         if term.state == x and term.delay == tau), None) for x in model.states]
+                         if term.state == x and term.delay == tau), None) for x in model.loop_states]
         A = sp.Matrix([[sp.simplify(sp.diff(f, v).subs(at)) if v is not None else 0 for v in columns]
                        for f in rhs])
         if A != sp.zeros(*A.shape):

@@ -106,8 +106,69 @@ def test_packet_corner_skips_networks_with_under_a_few_packets_per_flow():
 
 
 def test_slow_flash_crowd_is_measured_not_called_divergence():
+    # a buffer of 10 000 C*d0 is the unbounded fluid queue of eqs. 5.1-5.4: hundreds of RTTs of drain
     config = parse_config({"router": {"ALPHA": 0.4, "BETA": 0.2},
-                           "envelope": {"rtt_ms": [15, 15], "link_mbps": [10, 10], "flows": [1, 1]}})
+                           "envelope": {"rtt_ms": [15, 15], "link_mbps": [10, 10], "flows": [1, 1],
+                                        "buffer_bdp": 1e4}})
     crowd = run_checks(config, "nonlinear", samples=0).finding("flash_crowd")
     assert not crowd.passed and math.isfinite(crowd.figure) and crowd.figure > 300
     assert "not converged" not in crowd.explanation
+
+
+@pytest.mark.slow   # the full default envelope: ~10 s each on 2 cores
+@pytest.mark.parametrize("alpha, beta", [(0.6, 0.2), (0.4, 0.226)])   # the thesis box corner; XCP's gains
+def test_box_corner_and_xcp_pass_the_default_envelope_with_its_buffer(alpha, beta):
+    report = run_checks(parse_config({"router": {"ALPHA": alpha, "BETA": beta}}), "all", samples=4, workers=2)
+    assert report.passed, report.summary
+    crowd = report.finding("flash_crowd")
+    # recovery measured with the one-BDP buffer, against the threshold derived in config.Thresholds
+    assert 20.0 < crowd.figure <= crowd.threshold == 50.0
+    assert "peaks at 1 C*d0" in crowd.explanation and "Q1" in crowd.explanation
+    assert crowd.details["peak_queue_bdp_max"] == 1.0 and 9.0 < crowd.details["dropped_bdp"] < 15.0
+    assert json.dumps(report.to_dict(), allow_nan=False)
+    assert report.finding("peak_queue").passed  # a doubling drops nothing
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha, beta", [(0.6, 0.2), (0.4, 0.226)])
+def test_packet_flash_crowd_evidence_on_the_slowest_corner(alpha, beta):
+    """What the packet simulator shows on the fluid model's slowest corner of the default envelope
+    (10 Gb/s, 15 ms, 1 -> 10 flows, simulated at 100 Mb/s): the rate law drives R to MIN_RATE, the
+    R-TCP senders pace one packet per 100 RTTs there and stall for the rest of the run, so the
+    packet run does not recover within 80 RTTs while the fluid model recovers within the threshold.
+    --packet therefore fails on it, with that evidence in the finding."""
+    config = parse_config({"router": {"ALPHA": alpha, "BETA": beta}})
+    finding = run_checks(config, "nonlinear", samples=0, packet=True).finding("packet_flash_crowd")
+    assert not finding.passed
+    assert "C = 1e+04 Mb/s, d0 = 15 ms, N = 1 -> 10, simulated at C = 100 Mb/s" in finding.explanation
+    assert "stall:" in finding.explanation and "not recovered" in finding.explanation
+
+
+def test_no_passing_gains_comes_with_the_reason(tmp_path, capsys):
+    # a 2-RTT recovery after a 10x crowd is impossible: 9 C*d0 arrive before any feedback
+    path = write(tmp_path, "[router]\nALPHA = 0.5\nBETA = 0.5\n" + SMALL_ENVELOPE
+                 + "[thresholds]\nflash_crowd_rtt_max = 2\n")
+    assert main(["check", path, "--json", "--samples", "0"]) == 1
+    suggestion = json.loads(capsys.readouterr().out)["suggestion"]
+    assert suggestion["alpha"] is None and suggestion["report"] is None
+    assert "too slow after a load doubling or a flash crowd" in suggestion["reason"]
+
+
+def test_suggestion_is_the_nearest_point_that_passes_by_brute_force(monkeypatch):
+    """On a small grid, suggest() agrees with running the full check on every point."""
+    import importlib
+
+    suggest_module = importlib.import_module("rcpstab.check.suggest")  # the package re-exports the function
+
+    grid = [(0.5, 0.6), (0.9, 0.5), (0.45, 0.25), (0.4, 0.2), (1.6, 0.6), (0.2, 0.05)]
+    monkeypatch.setattr(suggest_module, "_grid", lambda config: grid)
+    config = parse_config({"router": {"ALPHA": 0.5, "BETA": 0.5},
+                           "envelope": {"rtt_ms": [100, 100], "link_mbps": [100, 100], "flows": [10, 10]}})
+    passing = [p for p in grid if run_checks(config.with_gains(*p), "all", samples=0).passed]
+    found = suggest_module.suggest(config, "all", samples=0, workers=1)
+    assert passing and (found["alpha"], found["beta"]) in passing
+    nearest = min(round(math.hypot(a - 0.5, b - 0.5) / suggest_module.STEP) for a, b in passing)
+    assert round(found["distance"] / suggest_module.STEP) == nearest
+    monkeypatch.setattr(suggest_module, "_grid", lambda config: [p for p in grid if p not in passing])
+    none = suggest_module.suggest(config, "all", samples=0, workers=1)
+    assert none["alpha"] is None and "none of the" in none["reason"]

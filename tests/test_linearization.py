@@ -34,9 +34,9 @@ def test_N_and_C_cancel_for_every_rcp_form():
 
 def test_changing_the_model_changes_the_linearization(rcp):
     """Double the queue term and delay the queue feedback: G must follow, not a typed-in formula."""
-    R, q = rcp.states
+    R, q = rcp.loop_states
     t = sp.Symbol("t", real=True)
-    rate, queue = rcp.rhs
+    rate, queue = rcp.rhs[:2]
     changed = rate.subs(beta, 2 * beta).subs(q(t), q(t - d0))
     variant = dataclasses.replace(rcp, name="rcp-variant", rhs=(changed, queue))
     G = linearize(variant).normalized_open_loop
@@ -47,7 +47,7 @@ def test_changing_the_model_changes_the_linearization(rcp):
 
 def test_linearization_keeps_what_survives_normalization(rcp):
     """A model whose loop gain scales with N keeps N: the cancellation is a property, not assumed."""
-    R, q = rcp.states
-    rate, queue = rcp.rhs
+    R, q = rcp.loop_states
+    rate, queue = rcp.rhs[:2]
     variant = dataclasses.replace(rcp, name="rcp-n", rhs=(rate * N, queue))
     assert N in linearize(variant).free_parameters()

@@ -33,16 +33,20 @@ def network(config: CheckConfig, capacity_bps: float, d0_s: float, flows: float,
     equilibrium (empty queue: avg_rtt = d0) unless ``T`` (s) is given. The model's rate floor is
     0.01 * MTU / d, so MIN_RATE_MTU_FRACTION enters as an equivalent MTU.
 
+    The buffer is the envelope's ``buffer_bdp`` bandwidth-delay products of this network: the
+    queue is held in [0, buffer] and what overflows is dropped (:mod:`rcpstab.models.rcp`).
+
     Returns
     -------
     dict
-        ``C`` (bit/s), ``d0`` (s), ``N``, ``T`` (s), ``eta``, ``MTU`` (bits): parameters of the
-        ``rcp`` model.
+        ``C`` (bit/s), ``d0`` (s), ``N``, ``T`` (s), ``eta``, ``MTU`` (bits), ``buffer`` (bits):
+        parameters of the ``rcp`` model.
     """
     router = config.router
     interval = min(d0_s, router.max_interval_ms / 1000.0) if T is None else T
     return {"C": float(capacity_bps), "d0": float(d0_s), "N": float(flows), "T": float(interval),
-            "eta": router.eta, "MTU": MTU_BITS * router.min_rate_mtu_fraction / MODEL_MIN_RATE_FRACTION}
+            "eta": router.eta, "MTU": MTU_BITS * router.min_rate_mtu_fraction / MODEL_MIN_RATE_FRACTION,
+            "buffer": config.envelope.buffer_bdp * float(capacity_bps) * float(d0_s)}
 
 
 def envelope_networks(config: CheckConfig, samples: int) -> list[dict]:

@@ -23,6 +23,9 @@ class Finding:
     unit : str
     explanation : str
         What was measured, what it means, and why it passed or failed.
+    details : dict or None
+        Named figures behind the explanation (e.g. the flash crowd's ``peak_queue_bdp``,
+        ``dropped_bdp``, ``recovery_rtt``), for scripts; non-finite values become null in JSON.
     """
 
     name: str
@@ -32,6 +35,7 @@ class Finding:
     threshold: float | None
     unit: str
     explanation: str
+    details: dict | None = None
 
     def gates(self, criterion: str) -> bool:
         """Whether this finding decides the verdict under ``criterion``."""
@@ -42,4 +46,7 @@ class Finding:
         for key in ("figure", "threshold"):  # JSON has no NaN or infinity
             if out[key] is not None and not math.isfinite(out[key]):
                 out[key] = None
+        if out["details"] is not None:
+            out["details"] = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                              for k, v in out["details"].items()}
         return out

@@ -36,12 +36,16 @@ class StepResult:
         Time to enter and stay in the convergence band (R within 2%, q within 1% of C*d0), RTTs;
         NaN unless converged, extrapolated when later than the last horizon.
     peak_queue_bdp : float
-        Largest queue up to the horizon the verdict needed, in bandwidth-delay products C*d0.
+        Largest queue up to the horizon the verdict needed, in bandwidth-delay products C*d0
+        (at most the buffer).
+    dropped_bdp : float
+        Volume the full buffer dropped up to that horizon, C*d0.
     """
 
     verdict: str
     convergence_rtt: float
     peak_queue_bdp: float
+    dropped_bdp: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -78,13 +82,17 @@ def step_responses(network: dict, alpha: float, beta: float, horizon_rtt: float)
     verdicts = decide(model, params, initial, max_horizon_rtt=horizon_rtt)
     # the peak queue over the same time the verdict needed (decide keeps envelopes, not traces)
     traj = simulate(model, params, initial, t_end=max(verdicts.next_horizon_rtt, 1.0) * network["d0"])
-    peaks = traj.queue.max(axis=0) / (traj.capacity * traj.d0)
-    return [StepResult(str(v), float(c), float(p)) for v, c, p in zip(verdicts.names, verdicts.convergence_rtt, peaks)]
+    bdp = traj.capacity * traj.d0
+    peaks = traj.queue.max(axis=0) / bdp
+    dropped = traj.states["dropped"][-1] / bdp if "dropped" in traj.states else np.zeros_like(peaks)
+    return [StepResult(str(v), float(c), float(p), float(x))
+            for v, c, p, x in zip(verdicts.names, verdicts.convergence_rtt, peaks, dropped)]
 
 
 def stability(network: dict, alpha: float, beta: float) -> tuple[str, float]:
     """Worst verdict and slowest convergence (RTTs, NaN unless all converge) from App. E's six conditions."""
     gammas, queues = initial_conditions(network["C"], network["d0"], network["N"], "appE")
+    queues = np.minimum(queues, network.get("buffer", np.inf))  # App. E's full queue (2 C*d0) held to the buffer
     verdicts = decide(get_model("rcp"), dict(network, alpha=alpha, beta=beta),
                       {"gamma0": gammas.ravel(), "q0": queues.ravel()})
     names = set(verdicts.names)

@@ -19,6 +19,13 @@ stability only if every segment settles within the run. A decay whose settling i
 past the end is no confirmation: measured at 100 ms, 10 -> 20 flows, beta = 0.6, alpha = 1.5
 and 2 (fluid: limit cycles) "converge" that way, extrapolated to 200-1600 RTTs, the packet
 losses of the oscillation bounding it.
+
+The flash crowd is confirmed the same way (:func:`packet_flash_crowd_finding`): on the corner
+whose fluid recovery is slowest among those with :data:`MIN_PACKETS_PER_FLOW` packets per flow
+*after* the crowd (10 N flows), the same capacity cap and floor, and the envelope's buffer in
+both runs (:func:`~rcpstab.reference_impl.flash_crowd.flash_crowd_cosim`). Capping C is not
+neutral here: the rate floor MIN_RATE = 0.01 MTU/d is absolute, so at a lower C the rate law
+has less room to fall and the climb back is shorter; the finding says when C was capped.
 """
 from __future__ import annotations
 
@@ -27,7 +34,8 @@ import math
 from ..phaseplane.verdicts import CONVERGED, VERDICTS
 from ..reference_impl.region import run_verdict
 from ..reference_impl.run import run_scenario
-from ..reference_impl.scenarios import Scenario
+from ..reference_impl.flash_crowd import flash_crowd_cosim
+from ..reference_impl.scenarios import CROWD_FACTOR, Scenario, flash_crowd
 from .finding import Finding
 from .nonlinear import WORST_FIRST, NetworkResult
 
@@ -92,3 +100,38 @@ def packet_finding(results: list[NetworkResult], alpha: float, beta: float) -> F
         f"per flow, {where}{capped}: {int(net['N'])} flows from half their fair share, {int(net['N'])} more after "
         f"{SEGMENT_RTT:g} RTTs, each segment judged like the phase plane: {measured}. Fluid verdict there: "
         f"{corner.verdict}; the packet run {'agrees' if agree else 'DISAGREES'}.")
+
+
+def packet_flash_crowd_finding(results: list[NetworkResult], alpha: float, beta: float, buffer_bdp: float,
+                               limit_rtt: float) -> Finding:
+    """The flash crowd packet by packet on the fluid model's slowest eligible corner, with the same buffer."""
+    eligible = [r for r in results if packets_per_flow(r.network) / CROWD_FACTOR >= MIN_PACKETS_PER_FLOW]
+    if not eligible:
+        return Finding("packet_flash_crowd", "nonlinear", True, None, limit_rtt, "RTT",
+                       f"no envelope network keeps {MIN_PACKETS_PER_FLOW:g} packets of C*d0 per flow after a "
+                       f"{CROWD_FACTOR}x crowd: a packet run would only measure overload; not run.")
+
+    def slowness(r):
+        crowd = r.flash_crowd
+        return crowd.convergence_rtt if crowd.verdict == "converged" else math.inf
+    corner = max(eligible, key=slowness)
+    net = corner.network
+    n, d0 = int(round(net["N"])), net["d0"]
+    floor_bps = SIM_PACKETS_PER_FLOW * CROWD_FACTOR * n * PACKET_BYTES * 8 / d0
+    capacity = max(min(net["C"], MAX_CAPACITY_BPS), floor_bps)
+    result = flash_crowd_cosim(flash_crowd(capacity, d0, n, buffer_bdp=buffer_bdp, eta=net["eta"]), alpha, beta)
+    f, p = result.fluid, result.packet
+    passed = math.isfinite(p.recovery_rtt) and p.recovery_rtt <= limit_rtt and p.peak_queue_bdp <= buffer_bdp
+    where = (f"C = {net['C'] / 1e6:.4g} Mb/s, d0 = {d0 * 1000:.4g} ms, N = {n} -> {CROWD_FACTOR * n}"
+             + (f", simulated at C = {capacity / 1e6:.4g} Mb/s" if capacity != net["C"] else ""))
+
+    def rec(r):
+        return f"{r.recovery_rtt:.3g} RTTs" if math.isfinite(r.recovery_rtt) else f"not recovered ({r.reason})"
+    text = (f"reference implementation, flash crowd on the fluid model's slowest eligible corner ({where}), buffer "
+            f"{buffer_bdp:g} C*d0 in both runs: packet/fluid peak queue {p.peak_queue_bdp:.3g}/{f.peak_queue_bdp:.3g} "
+            f"C*d0, dropped {p.dropped_bdp:.3g}/{f.dropped_bdp:.3g} C*d0, recovery {rec(p)} / {rec(f)} "
+            f"(threshold {limit_rtt:g} RTTs). " + " ".join(result.differences()))
+    details = {"fluid": f.to_dict(), "packet": p.to_dict(), "simulated_C_bps": capacity, "network": dict(net),
+               "buffer_bdp": buffer_bdp}
+    return Finding("packet_flash_crowd", "nonlinear", passed, p.recovery_rtt if math.isfinite(p.recovery_rtt)
+                   else math.inf, limit_rtt, "RTT", text, details)

@@ -3,9 +3,9 @@
 Candidates are a fine grid around the configured gains and, in case nothing near passes, a
 coarse grid over the whole recommended-and-beyond plane (:data:`WIDE_ALPHA`, :data:`WIDE_BETA`).
 All are screened cheaply first: the linear thresholds (under a criterion that gates them) and
-the step responses at the envelope's smallest and largest RTT, one batch per RTT (in normalized
-units they depend on T/d0, not on C or N: thesis Figs. 5.10-5.12). The survivors are ranked
-nearest first, then by linear slack, and at most :data:`ATTEMPTS` are verified by the full checks.
+the step responses on the envelope's corners, one batch per corner (with the envelope's
+buffer). The survivors are ranked nearest first, then by linear slack, and verified by the
+full checks in that order until one passes; when none does, the suggestion says why.
 """
 from __future__ import annotations
 
@@ -18,14 +18,13 @@ from ..phaseplane import decide
 from ..regions.margins import Margins, margins
 from .checks import CheckReport, linear_findings, run_checks
 from .config import CheckConfig, Thresholds
-from .envelope import network
+from .envelope import envelope_networks
 from .nonlinear import FLASH_CROWD, step_horizon_rtt
 
 RADIUS = 0.3    # search alpha and beta within this distance of the configured point
 STEP = 0.05     # grid spacing of the search
 WIDE_ALPHA = np.round(np.arange(0.1, 1.0 + 1e-9, 0.1), 6)
 WIDE_BETA = np.array([0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6])
-ATTEMPTS = 4    # candidates verified with the full checks, best first
 
 
 def linear_slack(m: Margins, th: Thresholds) -> float:
@@ -49,61 +48,93 @@ def _grid(config: CheckConfig) -> list[tuple[float, float]]:
 
 
 def steps_pass(config: CheckConfig, points: list[tuple[float, float]]) -> np.ndarray:
-    """Whether each point's load doubling and flash crowd meet the thresholds at both RTT extremes."""
-    th, env, eta = config.thresholds, config.envelope, config.router.eta
+    """Whether each point's load doubling and flash crowd meet the thresholds on every envelope corner.
+
+    One batch per corner and step (all points at once), the envelope's buffer included: the
+    corners are where the step responses are slowest (the flash crowd at the largest C and the
+    fewest flows, where the rate floor is deepest; the doubling at the smallest RTT, where T/d0
+    is largest), so a point failing here fails the full check.
+    """
+    th, eta = config.thresholds, config.router.eta
+    horizon = step_horizon_rtt(th.load_doubling_rtt_max, th.flash_crowd_rtt_max)  # the check's own horizon
     alphas, betas = (np.array(axis, dtype=float) for axis in zip(*points))
     ok = np.ones(len(points), dtype=bool)
-    n = env.flows[0]
-    for d0 in {env.rtt_ms[0] / 1000.0, env.rtt_ms[1] / 1000.0}:
-        net = network(config, env.link_mbps[1] * 1e6, d0, n)
+    for net in envelope_networks(config, 0):
+        n = net["N"]
         for flows, gamma0, limit in ((n, 0.5 * eta / n, th.load_doubling_rtt_max),
                                      (FLASH_CROWD * n, eta / n, th.flash_crowd_rtt_max)):
-            params = dict(net, alpha=alphas, beta=betas, N=np.full(len(points), flows))
-            verdicts = decide(get_model("rcp"), params, {"gamma0": np.full(len(points), gamma0), "q0": 0.0},
-                              max_horizon_rtt=step_horizon_rtt(limit))
-            ok &= (verdicts.names == "converged") & (verdicts.convergence_rtt <= limit)
+            todo = np.flatnonzero(ok)
+            if not todo.size:
+                return ok
+            params = dict(net, alpha=alphas[todo], beta=betas[todo], N=np.full(todo.size, flows))
+            verdicts = decide(get_model("rcp"), params, {"gamma0": np.full(todo.size, gamma0), "q0": 0.0},
+                              max_horizon_rtt=horizon)
+            ok[todo] = (verdicts.names == "converged") & (verdicts.convergence_rtt <= limit)
     return ok
 
 
-def candidates(config: CheckConfig, criterion: str) -> list[tuple[float, float, float]]:
-    """Screened grid points, nearest first, then largest linear slack.
+def candidates(config: CheckConfig, criterion: str) -> tuple[list[tuple[float, float, float]], dict]:
+    """Screened grid points, nearest first, then largest linear slack, and what the screens removed.
 
     Under a criterion that includes the linear findings, points failing them are dropped;
-    under one that includes the nonlinear findings, points whose step responses fail at the
-    envelope's RTT extremes are dropped too. The rest of the checks is left to the verification.
+    under one that includes the nonlinear findings, points whose step responses fail on an
+    envelope corner are dropped too. The rest of the checks is left to the verification.
 
     Returns
     -------
     list of (alpha, beta, distance)
+    dict
+        ``grid`` (points tried), ``linear`` (removed by the linear thresholds), ``steps``
+        (removed by the step responses on the corners).
     """
     a0, b0 = config.router.alpha, config.router.beta
-    ranked = []
-    for a, b in _grid(config):
+    ranked, grid = [], _grid(config)
+    for a, b in grid:
         trial = config.with_gains(a, b)
         m = margins(get_model("rcp"), a, b)
         if criterion != "nonlinear" and not all(f.passed for f in linear_findings(m, trial)):
             continue
         distance = math.hypot(a - a0, b - b0)
         ranked.append((round(distance / STEP), -linear_slack(m, trial.thresholds), a, b, distance))
+    screened = {"grid": len(grid), "linear": len(grid) - len(ranked), "steps": 0}
     if criterion != "linear" and ranked:
         keep = steps_pass(config, [(a, b) for _, _, a, b, _ in ranked])
+        screened["steps"] = int((~keep).sum())
         ranked = [r for r, k in zip(ranked, keep) if k]
-    return [(a, b, d) for _, _, a, b, d in sorted(ranked)]
+    return [(a, b, d) for _, _, a, b, d in sorted(ranked)], screened
 
 
-def suggest(config: CheckConfig, criterion: str, samples: int, workers: int) -> dict | None:
-    """The nearest passing (alpha, beta), largest margin first among equally near ones.
+def suggest(config: CheckConfig, criterion: str, samples: int, workers: int) -> dict:
+    """The nearest passing (alpha, beta), largest margin first among equally near ones; or why there is none.
 
-    Each candidate is verified with :func:`~rcpstab.check.checks.run_checks` (same criterion,
-    envelope sample and thresholds); at most :data:`ATTEMPTS` are tried.
+    Every screened candidate is verified with :func:`~rcpstab.check.checks.run_checks` (same
+    criterion, envelope sample and thresholds), nearest first, until one passes: if a grid point
+    passes the full check, it is found (the screens only drop points that would fail it).
 
     Returns
     -------
-    dict or None
-        ``{"alpha", "beta", "distance", "report": CheckReport}``, or None if no candidate passed.
+    dict
+        ``{"alpha", "beta", "distance", "report": CheckReport, "reason": None}``, or, when no
+        point of the search grid passes, alpha, beta, distance and report None and ``reason``
+        saying which findings ruled the grid out.
     """
-    for a, b, distance in candidates(config, criterion)[:ATTEMPTS]:
+    found, screened = candidates(config, criterion)
+    failing: dict = {}
+    for a, b, distance in found:
         report: CheckReport = run_checks(config.with_gains(a, b), criterion, samples, workers)
         if report.passed:
-            return {"alpha": a, "beta": b, "distance": round(distance, 6), "report": report}
-    return None
+            return {"alpha": a, "beta": b, "distance": round(distance, 6), "report": report, "reason": None}
+        for f in report.findings:
+            if f.gates(criterion) and not f.passed:
+                failing[f.name] = failing.get(f.name, 0) + 1
+    parts = [f"none of the {screened['grid']} grid points (within {RADIUS:g} of the gains by {STEP:g}, and alpha "
+             f"{WIDE_ALPHA[0]:g}-{WIDE_ALPHA[-1]:g} x beta {WIDE_BETA[0]:g}-{WIDE_BETA[-1]:g}) passes --criterion "
+             f"{criterion} on this envelope"]
+    if screened["linear"]:
+        parts.append(f"{screened['linear']} miss a linear threshold (stability, Re, gain or phase margin)")
+    if screened["steps"]:
+        parts.append(f"{screened['steps']} are too slow after a load doubling or a flash crowd on an envelope corner")
+    if found:
+        parts.append(f"the {len(found)} left fail the full check on: "
+                     + ", ".join(f"{name} ({count})" for name, count in sorted(failing.items())))
+    return {"alpha": None, "beta": None, "distance": None, "report": None, "reason": "; ".join(parts) + "."}

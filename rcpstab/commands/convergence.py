@@ -40,7 +40,7 @@ def run(args) -> int:
     check_outputs(args)
     region = phaseplane_region(model, alphas, betas, C=args.C, d0=args.d0, N=args.N, T=args.T,
                                workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
-                               progress=sys.stderr.isatty(), start=args.start)
+                               progress=sys.stderr.isatty(), start=args.start, buffer_bdp=args.buffer)
     if args.csv:
         region.to_csv(args.csv)
     if args.out:

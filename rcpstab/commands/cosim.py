@@ -16,6 +16,17 @@ bytes, bytes) on a common grid, --json prints the agreement summary::
   packet_wall_time_s, fluid_wall_time_s
   fluid_omits                 what the fluid model leaves out
 
+Scenario flash-crowd: N long-lived flows at equilibrium, then 9 N more at once, with a drop-tail
+buffer of --buffer bandwidth-delay products (default 1) in the packet run and the same buffer in
+the fluid model (queue held in [0, B], overflow dropped). Default network 100 Mb/s, 50 ms, N = 2
+(--C, --rtt, --N change it). --json prints, for each of "fluid" and "packet", peak_queue_bdp,
+dropped_bdp (C*d0, after the crowd), recovery_rtt (RTTs from the crowd's first data at the router
+until R/C and the queue re-enter the convergence band and stay; null with a reason when not
+measured), the band used and the measurements that explain a difference (trough_R_over_C,
+overload_rtt, overload_input, stall_rtt, overload_d_over_d0); then relative_difference,
+differences (each disagreement beyond 30% with its measured cause) and conservation (sent,
+delivered, dropped, in_flight packets). --out draws R/C, the queue and the drops of both runs.
+
 Scenario fig5.7 (thesis Fig. 5.7, Figs. 5.8-5.9) is a network: every link's router runs App. F,
 the fluid side is rcpstab.network (--model rcp only; --rtt and --buffer do not apply; --t-end
 defaults to 400 s). --out overlays packet and fluid: rates at L1 and L3 and L1's RTT estimate;
@@ -35,8 +46,9 @@ from ..errors import InputError
 from ..reference_impl.cosim import TRANSIENT_RTT, cosimulate
 from ..network.cosim import NETWORK_SCENARIOS, NETWORK_T_END_S
 from ..reference_impl.run import PROTOCOLS
-from ..reference_impl.scenarios import SCENARIOS, get_scenario
-from .output import check_outputs
+from ..reference_impl.scenarios import FLASH_CROWD, SCENARIOS, flash_crowd, get_scenario
+from ..core.validation import check_integer
+from .output import buffer_bdp, check_outputs
 
 
 def add_arguments(parser):
@@ -46,7 +58,11 @@ def add_arguments(parser):
                         "(default: rcp; xcp compares y/(N*C))")
     parser.add_argument("--scenario", default="fig5.3", help=f"one of {', '.join([*SCENARIOS, *NETWORK_SCENARIOS])} (default: fig5.3)")
     parser.add_argument("--rtt", type=float, metavar="SECONDS", help="override the scenario's round-trip delay, s")
-    parser.add_argument("--buffer", type=int, metavar="BYTES", help="override the bottleneck buffer, bytes")
+    parser.add_argument("--buffer", type=buffer_bdp, metavar="BDP",
+                        help="bottleneck buffer in bandwidth-delay products C*d0, packet and fluid alike "
+                             "(default: the scenario's, 1)")
+    parser.add_argument("--C", type=float, metavar="BPS", help="flash-crowd: bottleneck capacity, bit/s (default 100e6)")
+    parser.add_argument("--N", type=int, metavar="FLOWS", help="flash-crowd: flows before the crowd (default 2)")
     parser.add_argument("--t-end", type=float, metavar="SECONDS", help="simulated time, s (default: the scenario's)")
     parser.add_argument("--transient-rtt", type=float, default=TRANSIENT_RTT,
                         help=f"RTTs after each flow-count change left out of the agreement figures (default {TRANSIENT_RTT:g})")
@@ -54,6 +70,7 @@ def add_arguments(parser):
     parser.add_argument("--out", metavar="FIG", help="write the overlay figure (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write both runs on a common time grid")
     parser.add_argument("--json", action="store_true", help="print the agreement summary as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no one-line summary")
 
 
 def run(args) -> int:
@@ -64,8 +81,15 @@ def run(args) -> int:
         raise InputError(f"--transient-rtt {args.transient_rtt}: must be >= 0")
     if args.scenario in NETWORK_SCENARIOS:
         return run_network_scenario(args)
+    if args.scenario == FLASH_CROWD.name:
+        return run_flash_crowd(args)
+    for option in ("C", "N"):
+        if getattr(args, option) is not None:
+            raise InputError(f"--{option}: only for the flash-crowd scenario")
     scenario = get_scenario(args.scenario)
-    overrides = {"rtt_s": args.rtt, "buffer_bytes": args.buffer}
+    buffer = None if args.buffer is None else check_integer(
+        "buffer_bytes", max(int(round(args.buffer * scenario.bdp_bytes)), 1), "--buffer")  # never wraps in C
+    overrides = {"rtt_s": args.rtt, "buffer_bytes": buffer}
     scenario = dataclasses.replace(scenario, **{k: v for k, v in overrides.items() if v is not None})
     result = cosimulate(scenario, args.alpha, args.beta, seed=args.seed, t_end=args.t_end,
                         transient_rtt=args.transient_rtt, model=args.model)
@@ -83,13 +107,48 @@ def run(args) -> int:
     return 0
 
 
+def run_flash_crowd(args) -> int:
+    """``cosim --scenario flash-crowd``: the crowd packet by packet and in the fluid model, same buffer."""
+    from ..reference_impl.flash_crowd import flash_crowd_cosim
+
+    if args.csv:
+        raise InputError("--csv: the flash-crowd scenario writes --json and --out (the runs have different grids)")
+    if args.t_end is not None:
+        raise InputError("--t-end: the flash-crowd scenario runs 40 RTTs before and 80 after the crowd")
+    default = FLASH_CROWD
+    capacity = default.capacity_bps if args.C is None else args.C
+    rtt = default.rtt_s if args.rtt is None else args.rtt
+    flows = default.n_flows(0.0) if args.N is None else args.N
+    if not (capacity > 0 and rtt > 0 and flows >= 1):
+        bad = ("--C", capacity) if not capacity > 0 else ("--rtt", rtt) if not rtt > 0 else ("--N", flows)
+        raise InputError(f"{bad[0]} {bad[1]}: must be > 0" + (" (at least one flow)" if bad[0] == "--N" else ""))
+    scenario = flash_crowd(capacity, rtt, flows, buffer_bdp=1.0 if args.buffer is None else args.buffer)
+    result = flash_crowd_cosim(scenario, args.alpha, args.beta, seed=args.seed, model=args.model)
+    if args.out:
+        from ..reference_impl.cosim_plot import save_flash_crowd_figure
+        save_flash_crowd_figure(result, args.out)
+    if args.json:
+        print(json.dumps(result.summary()))
+    elif not args.quiet:
+        f, p = result.fluid, result.packet
+
+        def rec(r):
+            return f"{r.recovery_rtt:.3g} RTTs" if r.reason is None else "not recovered"
+        print(f"flash crowd ({args.model}, alpha={args.alpha:g}, beta={args.beta:g}) at "
+              f"{scenario.capacity_bps / 1e6:.4g} Mb/s, {rtt * 1000:.4g} ms, N {flows} -> {scenario.n_flows(result.crowd_s)}, "
+              f"buffer {scenario.effective_buffer_bytes / scenario.bdp_bytes:.3g} C*d0: fluid/packet peak queue "
+              f"{f.peak_queue_bdp:.3g}/{p.peak_queue_bdp:.3g} C*d0, dropped {f.dropped_bdp:.3g}/{p.dropped_bdp:.3g} C*d0, "
+              f"recovery {rec(f)}/{rec(p)}")
+    return 0
+
+
 def run_network_scenario(args) -> int:
     """``cosim --scenario fig5.7``: packet and fluid runs of a multi-link network."""
     from ..network.cosim import cosimulate_network
 
     if args.model != "rcp":
         raise InputError(f"--model {args.model}: scenario {args.scenario} runs rcp only")
-    for option in ("rtt", "buffer"):
+    for option in ("rtt", "buffer", "C", "N"):
         if getattr(args, option) is not None:
             raise InputError(f"--{option}: does not apply to the network scenario {args.scenario}")
     t_end = NETWORK_T_END_S if args.t_end is None else args.t_end

@@ -20,7 +20,7 @@ __all__ = ["check_arguments", "usable_cores"]
 # argparse destination -> domain name. Range strings (map's START:STOP:STEP) are checked by parse_range.
 OPTION_DOMAINS = {
     "alpha": "alpha", "beta": "beta", "T": "T", "d0": "d0", "C": "C", "N": "N", "rtt": "rtt",
-    "t_end": "t_end", "rtts": "rtts", "transient_rtt": "transient_rtt", "buffer": "buffer_bytes",
+    "t_end": "t_end", "rtts": "rtts", "transient_rtt": "transient_rtt", "buffer": "buffer_bdp",
     "seed": "seed", "workers": "workers", "samples": "samples", "pade": "pade",
 }
 

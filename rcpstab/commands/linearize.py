@@ -25,9 +25,10 @@ def run(args) -> int:
         print(system.latex())
         print(rf"\Delta(\lambda) = {sp.latex(system.normalized_characteristic)}")
         return 0
-    names = [f"d{x.__name__}" for x in model.states]
+    names = [f"d{x.__name__}" for x in model.loop_states]
     print(f"{model.title}")
-    print("equilibrium: " + ", ".join(f"{x.__name__} = {v}" for x, v in model.equilibrium.items()))
+    print("equilibrium: " + ", ".join(f"{x.__name__} = {v}" for x, v in model.equilibrium.items()
+                                      if x in model.loop_states))
     print(f"linearized (states {', '.join(names)}):")
     print(f"  A0 (coefficient of x(t)) = {system.A0.tolist()}")
     for tau, A in system.delayed.items():

@@ -1,6 +1,8 @@
-"""Helpers shared by the subcommands: checked output paths and figure formats."""
+"""Helpers shared by the subcommands: checked output paths, figure formats, the buffer option."""
 from __future__ import annotations
 
+import argparse
+import math
 import os
 
 from ..errors import InputError
@@ -30,7 +32,8 @@ def writable_path(path: str, option: str, suffixes=None) -> str:
 
 
 def check_outputs(args) -> None:
-    """Check ``--out`` (a figure) and ``--csv`` early, if the command was given them."""
+    """Check ``--out`` (a figure) and ``--csv`` early, if the command was given them (and ``--buffer``)."""
+    check_buffer(args)
     if getattr(args, "out", None):
         writable_path(args.out, "--out", FIGURE_FORMATS)
     if getattr(args, "csv", None):
@@ -47,6 +50,7 @@ def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
                         help=f"{what}any other parameter of the model by name, one value or several "
                              "(V1,V2,... or START:STOP:STEP): several are swept like --C; repeatable. "
                              "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05,0.1 (a user protocol)")
+    add_buffer_argument(parser, what)
     add_worker_argument(parser)
     parser.add_argument("--scheduler", metavar="DASK_ADDRESS", help="run the sweep on a Dask cluster")
     parser.add_argument("--checkpoint", metavar="FILE", help="save finished chunks; resume from them")
@@ -81,3 +85,28 @@ def add_worker_argument(parser) -> None:
 def check_workers(args) -> None:
     if args.workers < 1:
         raise InputError(f"--workers {args.workers}: must be at least 1")
+
+
+def buffer_bdp(text: str) -> float:
+    """``--buffer BDP`` as a number (argparse type): a non-number ends the command with one line, exit 2.
+
+    The range is checked by :func:`check_buffer` when the command runs.
+    """
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of bandwidth-delay products C*d0") from None
+
+
+def check_buffer(args) -> None:
+    """``--buffer`` must be finite and > 0 (:class:`InputError` naming the value otherwise)."""
+    value = getattr(args, "buffer", None)
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise InputError(f"--buffer {value:g}: the buffer must be finite and > 0 (bandwidth-delay products C*d0)")
+
+
+def add_buffer_argument(parser, what: str = "") -> None:
+    """``--buffer BDP``: the bottleneck buffer of the fluid model (default: unbounded, the thesis' eqs.)."""
+    parser.add_argument("--buffer", type=buffer_bdp, metavar="BDP",
+                        help=f"{what}buffer in bandwidth-delay products C*d0: the queue is held in [0, BDP*C*d0] "
+                             "and the overflow dropped (default: unbounded, as eqs. 5.1-5.4)")

@@ -1,7 +1,8 @@
 """Draw a phase portrait: App. E's six initial conditions in the (R/C, q) plane (Figs. E.1-E.2).
 
 Integrates the model at one (alpha, beta) from R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}
-for --rtts round trips; --out draws the trajectories with the equilibrium marked,
+(the full queue held to the buffer when --buffer is smaller) for --rtts round trips; --out
+draws the trajectories with the equilibrium marked,
 --csv writes them (columns ic, gamma0, q0_bits, t_s, R_over_C, queue_bits).
 """
 from __future__ import annotations
@@ -12,9 +13,9 @@ from ..errors import InputError
 from ..models import get_model
 from ..phaseplane.compiled import compile_model
 from ..phaseplane.setup import parameter_values
-from ..phaseplane.sweep import configurations, equilibrium_starts
+from ..phaseplane.sweep import buffer_bits, configurations, equilibrium_starts
 from ..phaseplane.trajectory import simulate
-from .output import check_outputs
+from .output import add_buffer_argument, check_outputs
 
 
 def add_arguments(parser):
@@ -25,6 +26,7 @@ def add_arguments(parser):
     parser.add_argument("--d0", type=float, metavar="SECONDS", help="propagation RTT, s (default 0.2)")
     parser.add_argument("--N", type=float, metavar="FLOWS", help="number of flows (default 10)")
     parser.add_argument("--T", type=float, metavar="SECONDS", help="rate update interval, s (default 0.01)")
+    add_buffer_argument(parser)
     parser.add_argument("--rtts", type=float, default=100.0, help="duration in round trips (default 100)")
     parser.add_argument("--out", metavar="FIG", help="write the portrait (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write the trajectories")
@@ -37,7 +39,10 @@ def run(args) -> int:
         raise InputError(f"--rtts {args.rtts}: must be > 0")
     (config,) = configurations(model, _listed(args.C), _listed(args.d0), _listed(args.N), args.T)
     params = dict(config, alpha=args.alpha, beta=args.beta)
+    params.update(buffer_bits(model, args.buffer, params))
     gammas, queues = (v[0] for v in equilibrium_starts(model, params))
+    if args.buffer is not None:  # App. E's full-queue start (2 C*d0) cannot exceed the buffer
+        queues = queues.clip(max=params["buffer"])
     rtt = float(compile_model(model).time_scale(*parameter_values(compile_model(model), params)))
     traj = simulate(model, params, {"gamma0": gammas, "q0": queues}, args.rtts * rtt)
     if args.csv:

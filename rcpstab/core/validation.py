@@ -52,6 +52,8 @@ class Domain:
         Unit shown after the value (``s``, ``bit/s``), or empty.
     integer : bool
         Whether only whole numbers are allowed (flows may be fractional in the fluid model).
+    unbounded : bool
+        Whether ``+inf`` is allowed too, meaning "no limit" (a buffer).
 
     Examples
     --------
@@ -66,6 +68,7 @@ class Domain:
     high_open: bool = False
     unit: str = ""
     integer: bool = False
+    unbounded: bool = False
 
     def describe(self) -> str:
         unit = f" {self.unit}" if self.unit else ""
@@ -76,9 +79,11 @@ class Domain:
             return f"{kind}{'<' if self.high_open else '<='} {self.high:g}{unit}"
         lo = "(" if self.low_open else "["
         hi = ")" if self.high_open else "]"
-        return f"{kind}in {lo}{self.low:g}, {self.high:g}{hi}{unit}"
+        return f"{kind}in {lo}{self.low:g}, {self.high:g}{hi}{unit}" + (" (inf: unbounded)" if self.unbounded else "")
 
     def contains(self, value: float) -> bool:
+        if self.unbounded and value == math.inf:
+            return True
         if not math.isfinite(value):
             return False
         if value < self.low or (self.low_open and value == self.low):
@@ -114,6 +119,7 @@ DOMAINS = {
     "load": Domain("load", 0.0, 1.0, low_open=True, high_open=True),
     "buffer_bytes": Domain("buffer", 1.0, 1e15, unit="bytes", integer=True),
     "buffer_bdp": Domain("buffer", 0.0, 1e6, low_open=True, unit="BDP"),
+    "buffer_bits": Domain("buffer", 0.0, 1e18, low_open=True, unit="bits", unbounded=True),
     "seed": Domain("seed", 0.0, 2.0 ** 32 - 1, integer=True),
     "workers": Domain("workers", 1.0, 4096.0, integer=True),
     "samples": Domain("samples", 0.0, 10_000.0, integer=True),

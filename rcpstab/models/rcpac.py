@@ -6,13 +6,20 @@ input rate y (bit/s, now a state: flows no longer jump to R) and the queue q (bi
     dR/dt = R(t-T) * (alpha*(eta*C - y) - beta*q/d) / (eta*C*d)        eq. 1 (rcp's rate law, y measured)
     phi   = alpha*(C - y)*d + gamma_AC*B - beta*q                      eq. 2, B = C*d0
     dy/dt = [ e - max(0, e - max(0, phi)/d) ] / d,   e = N*R - y       eq. 4 (derived below)
-    dq/dt = y - C,   q >= 0, y >= 0
+    dq/dt = y - C,   0 <= q <= buffer, y >= 0
 
 with d = d0 + q/C in the rate law (rcp's), and every term of dy/dt read one feedback
 delay d0 earlier (the router stamps feedback at t - d0; the senders' new rates reach it
 at t), with d = d0 there: XCP's fluid convention (xcp-katabi.txt eq. 16, common delay d).
 Using d0 + q/C in dy/dt as well makes a flow's response slow down as the queue grows,
 and from App. E's start R/C = 0.5 the queue then climbs past 100 C*d0 before draining.
+
+The buffer (``buffer`` bits, unbounded by default) holds the queue below B, the overflow
+dropped and integrated in the state ``dropped``; the B of eq. 2 (the acceleration budget
+gamma_AC*B) stays one bandwidth-delay product C*d0, the paper's buffer (Fig. 1), so that the
+controller is the same whether or not the fluid buffer is bounded. On loss the senders change
+nothing: they are XCP-style window senders driven by the router's feedback (eqs. 3-4), so y is
+unchanged by a drop.
 
 Eq. 4, missing from the extraction (line 186; its description is at lines 186-193),
 derived from eqs. 2-3 and the text:
@@ -49,7 +56,7 @@ import sympy as sp
 from . import rcp
 from .spec import Clamp, ModelSpec, t
 from ..core.validation import Domain
-from .symbols import DEFAULTS, DOMAINS, C, N, T, alpha, beta, d0, eta, gamma0, q0
+from .symbols import BUFFERED, DOMAINS, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, q0
 
 gamma_ac = sp.Symbol("gamma_AC", positive=True)
 """Acceleration gain gamma of eq. 2 (dimensionless: the budget is gamma*B, B in bits)."""
@@ -64,21 +71,21 @@ phi = alpha * (C - y(t - d0)) * d_fb + gamma_ac * B - beta * q(t - d0)
 
 MODEL = ModelSpec(
     name="rcpac",
-    title="RCP-AC fluid model, rcp-ac.txt eqs. 1-2 and derived eq. 4 (queue and rate clamped at 0)",
+    title="RCP-AC fluid model, rcp-ac.txt eqs. 1-2 and derived eq. 4 (queue in [0, buffer], rate clamped at 0)",
     states=(R, y, q),
     rhs=(
         rcp.MODEL.rhs[0].subs(rcp.y, y(t)),   # "The Rate Controller uses the same equation as RCP"
         (e - sp.Max(0, e - sp.Max(0, phi) / d_fb)) / d_fb,
         y(t) - C,
     ),
-    parameters={**DEFAULTS, gamma_ac: 0.2},
+    parameters={**BUFFERED, gamma_ac: 0.2},
     equilibrium={R: eta * C / N, y: eta * C, q: sp.Integer(0)},
     loop_parameters=(alpha, beta),
     time_scale=d0,
     gamma=R(t) / C,
     queue=q(t),
     initial_state={R: gamma0 * C, y: N * gamma0 * C, q: q0},
-    clamps=(Clamp(q), Clamp(y)),
+    clamps=(Clamp(q, upper=buffer, overflow=dropped), Clamp(y)),
     saturations=rcp.MODEL.saturations,
     sampled={R: T},
     linearize_at={eta: 1},

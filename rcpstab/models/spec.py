@@ -25,13 +25,34 @@ t = sp.Symbol("t", real=True)
 
 @dataclass(frozen=True)
 class Clamp:
-    """A state that cannot leave ``[lower, oo)``: at the bound its derivative is ``max(0, rhs)``.
+    """A state held in ``[lower, upper]``: at a bound its derivative is cut to point inside.
 
-    This is the switching rule of thesis eq. 5.4 (the queue cannot go below zero).
+    At ``lower`` the derivative is ``max(0, rhs)``: the switching rule of thesis eq. 5.4 (the
+    queue cannot go below zero). At ``upper`` (a finite buffer, bits) it is ``min(0, rhs)``,
+    and what the cut removes is not lost from the books: it is integrated into the
+    ``overflow`` state, the volume the full buffer turned away (dropped), so that
+    ``state + overflow`` grows by exactly the unclamped integral of ``rhs`` while the state
+    sits at its upper bound. ``upper`` is an expression of the parameters; with its value
+    infinite (the default of every bundled model's ``buffer``) the clamp is the lower one only,
+    bit for bit.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> q, D = sp.Function("q"), sp.Function("dropped")
+    >>> Clamp(q, upper=sp.Symbol("buffer"), overflow=D).bounded
+    True
     """
 
     state: sp.Function
     lower: sp.Expr = sp.Integer(0)
+    upper: sp.Expr = sp.oo
+    overflow: sp.Function | None = None
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the clamp has an upper bound (and so an overflow state)."""
+        return self.overflow is not None
 
 
 @dataclass(frozen=True)
@@ -77,7 +98,10 @@ class ModelSpec:
     equilibrium : dict
         ``{state: expr}``, the operating point the protocol is designed to reach.
     clamps : tuple of Clamp
-        States with a hard lower bound (the switching surface).
+        States with a hard lower bound (the switching surface) and optionally an upper one
+        (a finite buffer). The overflow state of a bounded clamp is appended to ``states``
+        (right-hand side 0: the clamp fills it; equilibrium and initial value 0) unless the
+        model lists it already; it is left out of the linearization (:attr:`loop_states`).
     saturations : tuple of Saturation
         States kept inside bounds after every update.
     sampled : dict
@@ -148,6 +172,21 @@ class ModelSpec:
         return self.origin or self.name
 
     def __post_init__(self):
+        # the overflow accumulators of bounded clamps are states of their own (recorded, checkpointed)
+        extra = [c.overflow for c in self.clamps if c.bounded and c.overflow not in self.states]
+        if extra:
+            object.__setattr__(self, "states", tuple(self.states) + tuple(extra))
+        missing = len(self.states) - len(self.rhs)  # right-hand sides may stop before the accumulators
+        if 0 < missing <= len(self.overflow_states) and set(self.states[-missing:]) <= set(self.overflow_states):
+            object.__setattr__(self, "rhs", tuple(self.rhs) + (sp.Integer(0),) * missing)
+        if extra:
+            object.__setattr__(self, "equilibrium", {**self.equilibrium, **{x: sp.Integer(0) for x in extra}})
+            object.__setattr__(self, "initial_state", {**self.initial_state, **{x: sp.Integer(0) for x in extra}})
+        for c in self.clamps:
+            if c.bounded != (c.upper != sp.oo):
+                raise ValueError(f"model {self.name!r}: clamp of {c.state} needs both an upper bound and an overflow state")
+            if c.bounded and not sp.sympify(c.upper).free_symbols <= set(self.parameters):
+                raise ValueError(f"model {self.name!r}: upper bound {c.upper} is not a parameter expression")
         if len(self.states) != len(self.rhs):
             raise ValueError(f"model {self.name!r}: {len(self.states)} states but {len(self.rhs)} right-hand sides")
         for term in self.delayed_terms:
@@ -160,6 +199,16 @@ class ModelSpec:
             if sym.name == name:
                 return sym
         raise KeyError(f"model {self.name!r} has no parameter {name!r}")
+
+    @cached_property
+    def overflow_states(self) -> tuple:
+        """The overflow accumulators of the bounded clamps (dropped volume, bits)."""
+        return tuple(c.overflow for c in self.clamps if c.bounded)
+
+    @cached_property
+    def loop_states(self) -> tuple:
+        """The states of the feedback loop: every state but the overflow accumulators."""
+        return tuple(x for x in self.states if x not in self.overflow_states)
 
     @cached_property
     def delayed_terms(self) -> tuple[DelayedTerm, ...]:
@@ -216,6 +265,9 @@ class ModelSpec:
 
     def latex(self) -> str:
         """The model's equations as a LaTeX ``aligned`` block."""
-        lines = [rf"\frac{{d}}{{dt}} {sp.latex(s(t))} &= {sp.latex(f)}" for s, f in zip(self.states, self.rhs)]
-        lines += [rf"{sp.latex(c.state(t))} &\ge {sp.latex(c.lower)}" for c in self.clamps]
+        lines = [rf"\frac{{d}}{{dt}} {sp.latex(s(t))} &= {sp.latex(f)}" for s, f in zip(self.states, self.rhs)
+                 if s not in self.overflow_states]
+        lines += [rf"{sp.latex(c.state(t))} &\ge {sp.latex(c.lower)}" if not c.bounded else
+                  rf"{sp.latex(c.lower)} \le {sp.latex(c.state(t))} &\le {sp.latex(c.upper)}"
+                  rf"\ \text{{(overflow into }} {sp.latex(c.overflow(t))}\text{{)}}" for c in self.clamps]
         return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"

@@ -15,11 +15,18 @@ T = sp.Symbol("T", positive=True)          # rate update interval, s
 eta = sp.Symbol("eta", positive=True)      # target utilization
 mtu = sp.Symbol("MTU", positive=True)      # maximum transmission unit, bits
 gamma0, q0 = sp.symbols("gamma_0 q_0", nonnegative=True)  # initial R/C and queue (bits)
+buffer = sp.Symbol("buffer", positive=True)  # bottleneck buffer B: the queue is held in [0, B], bits
+dropped = sp.Function("dropped")             # volume the full buffer turned away (bits), a state
+UNBOUNDED = float("inf")                     # buffer default: the thesis' fluid model has no buffer limit
 
 DEFAULTS = {alpha: 0.4, beta: 0.2, C: 0.15e9, N: 10, d0: 0.2, T: 0.01, eta: 1.0, mtu: 1500 * 8}
 """App. E set-up; (alpha, beta) = (0.4, 0.2) lies inside every region of the thesis."""
 
+BUFFERED = {**DEFAULTS, buffer: UNBOUNDED}
+"""The defaults of a model with a queue: its buffer unbounded unless set (eqs. 5.1-5.4 have no
+limit; every experiment of the thesis has one, usually one bandwidth-delay product, Ch. 4)."""
+
 DOMAINS = {alpha: _TABLE["alpha"], beta: _TABLE["beta"], C: _TABLE["C"], N: _TABLE["N"], d0: _TABLE["d0"],
-           T: _TABLE["T"], eta: _TABLE["eta"], mtu: _TABLE["MTU"]}
+           T: _TABLE["T"], eta: _TABLE["eta"], mtu: _TABLE["MTU"], buffer: _TABLE["buffer_bits"]}
 """What each parameter of the RCP family may be: its entry in the one table of domains
 (:data:`rcpstab.core.validation.DOMAINS`), checked before any integration."""

@@ -6,7 +6,12 @@
 with y the aggregate input rate (bit/s), q the queue (bits), c the capacity and d the
 common round-trip delay. The paper's analysis "neglects boundary conditions (queues are
 bounded, rates cannot be negative)" (lines 231-233); here they are kept, as clamps at 0
-on q and on y, so the phase plane sees the switched system. Eqs. 15-16 are, term by term,
+on q and on y, so the phase plane sees the switched system, and the queue is held below the
+buffer (``buffer`` bits, unbounded by default) with the overflow dropped and integrated in the
+state ``dropped``. On loss, XCP senders "respond in a similar manner to TCP" (line 130): a
+real sender would cut its window. Eqs. 15-16 have no loss term, so in this model a drop only
+removes volume and y keeps following the router's feedback: an omission (XCP "almost never
+drops", lines 264, 291), which makes the model optimistic about recovery once drops happen. Eqs. 15-16 are, term by term,
 the thesis' switched RCP system (eq. 5.14) with c = C and d = d0, so the model is built
 by the same factory; only the clamps and the name differ. The fairness controller
 (eq. 17) only splits y among flows and does not enter the aggregate loop.
@@ -21,6 +26,7 @@ import numpy as np
 import sympy as sp
 
 from .spec import Clamp
+from .symbols import buffer, dropped
 from .switched import aggregate_rate_model, q, y
 
 ALPHA_MAX = sp.pi / (4 * sp.sqrt(2))
@@ -28,8 +34,8 @@ ALPHA_MAX = sp.pi / (4 * sp.sqrt(2))
 
 MODEL = aggregate_rate_model(
     "xcp",
-    "XCP fluid model, Katabi et al. eqs. 15-16 (queue and rate clamped at 0)",
-    clamps=(Clamp(q), Clamp(y)),
+    "XCP fluid model, Katabi et al. eqs. 15-16 (queue held in [0, buffer], rate clamped at 0)",
+    clamps=(Clamp(q, upper=buffer, overflow=dropped), Clamp(y)),
 )
 
 PAPER_POINT = (0.4, 0.226)

@@ -2,7 +2,7 @@
 
 The model-specific pieces (right-hand sides, saturation bounds, R/C and queue for the
 envelope) are printed from SymPy with its C99 printer; the loop around them (ring-buffer
-delays, clamps, RK4 or exact Euler steps, the sampled update, the envelope monitor and
+delays, clamps (and a buffer's overflow), RK4 or exact Euler steps, the sampled update, the envelope monitor and
 recording) is :data:`LOOP`, specialised by compile-time constants so the compiler can unroll
 it. It performs, operation for operation, what :mod:`.reference` does in NumPy.
 """
@@ -56,25 +56,41 @@ static_inline void read_delayed(double *dl, const hist_t *h, double pos, double 
         dl[d] = DSAMPLED[d] ? held(h, DSTATE[d], held_pos - h->delay[d]) : smooth(h, DSTATE[d], pos - h->delay[d]);
 }
 
-/* dt times the derivative of every continuous state, the clamp applied at the bound */
+/* dt times the derivative of every continuous state, the clamps applied at the bounds. At a full
+   buffer (X[i] >= upper) the inflow is cut and becomes the slope of its overflow state SPILL[i];
+   an overflow state has no right-hand side of its own (its source sets it). */
 static_inline void slopes(double *K, const double *X, const hist_t *h, double pos, double held_pos,
                           const double *P, double dt) {
     double dl[ND > 0 ? ND : 1];
     read_delayed(dl, h, pos, held_pos);
     for (int c = 0; c < NC; c++) {
         int i = CONT[c];
+        if (IS_SPILL[i]) continue;
         double f = rhs(i, X, dl, P);
         if (HAS_CLAMP[i] && X[i] <= CLAMP[i]) f = f < 0.0 ? 0.0 : f;
+        if (SPILL[i] >= 0) {
+            double cut = 0.0;
+            if (X[i] >= upper_of(i, P) && f > 0.0) { cut = f; f = 0.0; }
+            K[SPILL[i]] = dt * cut;
+        }
         K[i] = dt * f;
     }
 }
 
-static_inline void advance(double *out, const double *X, const double *K, double w) {
+/* out = X + w K for the continuous states, clamped; what a step carries past the upper bound
+   is moved into the overflow state, so state + overflow keeps the unclamped sum */
+static_inline void advance(double *out, const double *X, const double *K, double w, const double *P) {
     for (int s = 0; s < NS; s++) out[s] = X[s];
     for (int c = 0; c < NC; c++) {
         int i = CONT[c];
         double v = X[i] + w * K[i];
         out[i] = (HAS_CLAMP[i] && v < CLAMP[i]) ? CLAMP[i] : v;
+    }
+    for (int c = 0; c < NC; c++) {
+        int i = CONT[c];
+        if (SPILL[i] < 0) continue;
+        double u = upper_of(i, P);
+        if (out[i] > u) { out[SPILL[i]] = out[SPILL[i]] + (out[i] - u); out[i] = u; }
     }
 }
 
@@ -87,19 +103,19 @@ static_inline void step(double *X, hist_t *h, const double *P, double dt, long k
     for (int s = 0; s < NS; s++) HV[s * h->L + h->slot] = X[s];
     for (int c = 0; c < NC; c++) HS[CONT[c] * h->L + h->slot] = K1[CONT[c]];
     if (PIECEWISE_CONSTANT) {
-        advance(N1, X, K1, 1.0);
+        advance(N1, X, K1, 1.0, P);
     } else {
-        advance(T, X, K1, 0.5);
+        advance(T, X, K1, 0.5, P);
         slopes(K2, T, h, k + 0.5, k + 0.5, P, dt);
-        advance(T, X, K2, 0.5);
+        advance(T, X, K2, 0.5, P);
         slopes(K3, T, h, k + 0.5, k + 0.5, P, dt);
-        advance(T, X, K3, 1.0);
+        advance(T, X, K3, 1.0, P);
         slopes(K4, T, h, (double) (k + 1), k + 0.5, P, dt);
         for (int c = 0; c < NC; c++) {
             int i = CONT[c];
             F[i] = (K1[i] + 2 * K2[i] + 2 * K3[i] + K4[i]) / 6;
         }
-        advance(N1, X, F, 1.0);
+        advance(N1, X, F, 1.0, P);
     }
     for (int c = 0; c < NC; c++) saturate(CONT[c], N1, P);
     if (due) {  /* the router's periodic update: x <- x + interval * rhs */
@@ -247,6 +263,9 @@ def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool) -> st
         for sat in spec.saturations
     }
     clamp = {spec.states.index(c.state): float(c.lower) for c in spec.clamps}
+    spill = {spec.states.index(c.state): spec.states.index(c.overflow) for c in spec.clamps if c.bounded}
+    upper = {spec.states.index(c.state): _block([plain(c.upper)], "return r0;", printer, names, cse=False)
+             for c in spec.clamps if c.bounded}
     n, nd = len(spec.states), len(spec.delayed_terms)
 
     def array(ctype, name, values):
@@ -262,11 +281,14 @@ def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool) -> st
         + array("int", "DSAMPLED", [int(term.state in spec.sampled) for term in spec.delayed_terms])
         + array("int", "HAS_CLAMP", [int(i in clamp) for i in range(n)])
         + array("double", "CLAMP", [repr(clamp.get(i, 0.0)) for i in range(n)])
+        + array("int", "SPILL", [spill.get(i, -1) for i in range(n)])
+        + array("int", "IS_SPILL", [int(i in spill.values()) for i in range(n)])
     )
     return (
         header
         + _function("double rhs(int i, const double *X, const double *dl, const double *P)", rhs, "return 0.0;")
         + _function("void saturate(int i, double *X, const double *P)", saturate, "return;")
+        + _function("double upper_of(int i, const double *P)", upper, "return INFINITY;")
         + f"static_inline double gamma_of(const double *X, const double *P) {{\n{value(spec.gamma)}}}\n"
         + f"static_inline double queue_of(const double *X, const double *P) {{\n{value(spec.queue)}}}\n"
         + LOOP

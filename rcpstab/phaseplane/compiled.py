@@ -4,7 +4,8 @@ The spec is symbolic; the integrator needs its stepping loop in C (:attr:`Compil
 and, for the NumPy reference and the set-up, per state a vectorized right-hand side and
 to know how each state evolves: *continuous* states are integrated (Runge-Kutta),
 *sampled* states are held constant and updated every ``interval`` (``spec.sampled``),
-*clamped* states stop at their lower bound, *saturated* states are clipped after every update.
+*clamped* states stop at their lower bound (and at an upper one, a buffer, their overflow
+integrated into a state of its own), *saturated* states are clipped after every update.
 """
 from __future__ import annotations
 
@@ -53,6 +54,9 @@ class CompiledModel:
         )
         self.interval = {i: self._param_function(v) for i, v in self.sampled_interval.items()}
         self.clamp_lower = {spec.states.index(c.state): float(c.lower) for c in spec.clamps}
+        # bounded clamps: state index -> (index of its overflow state, upper bound f(*parameters))
+        self.clamp_upper = {spec.states.index(c.state): (spec.states.index(c.overflow), self._param_function(c.upper))
+                            for c in spec.clamps if c.bounded}
         self.saturation = {
             spec.states.index(s.state): (spec.lambdify_expr(s.lower), spec.lambdify_expr(s.upper))
             for s in spec.saturations

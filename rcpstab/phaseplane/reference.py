@@ -36,24 +36,43 @@ class ReferenceIntegrator(BatchIntegrator):
         return out
 
     def _slopes(self, states: list, position: float) -> dict:
-        """dt times the derivative of every continuous state, clamps applied."""
+        """dt times the derivative of every continuous state, clamps applied.
+
+        At a full buffer the inflow is cut and becomes the slope of the overflow state.
+        """
         delayed = self._delayed(position, self.k + 0.5)
+        spills = {j for j, _ in self.model.clamp_upper.values()}
         slopes = {}
         for i in self.model.continuous:
+            if i in spills:
+                continue
             f = self.model.rhs[i](*states, *delayed, *self.params)
             lower = self.model.clamp_lower.get(i)
             if lower is not None:
                 f = np.where(states[i] <= lower, np.maximum(f, 0.0), f)
+            if i in self.model.clamp_upper:
+                j, upper = self.model.clamp_upper[i]
+                full = (states[i] >= upper(*self.params)) & (f > 0.0)
+                slopes[j] = self.dt * np.where(full, f, 0.0)
+                f = np.where(full, 0.0, f)
             slopes[i] = self.dt * f
-        return slopes
+        return {i: slopes[i] for i in self.model.continuous}  # the C kernel's order
 
     def _combine(self, states: list, slopes: dict, weight: float) -> list:
-        """``states + weight * slopes`` for continuous states, held states unchanged, clamps applied."""
+        """``states + weight * slopes`` for continuous states, held states unchanged, clamps applied.
+
+        What passes an upper bound moves into the overflow state.
+        """
         out = list(states)
         for i, s in slopes.items():
             x = states[i] + weight * s
             lower = self.model.clamp_lower.get(i)
             out[i] = x if lower is None else np.maximum(x, lower)
+        for i, (j, upper) in self.model.clamp_upper.items():
+            u = upper(*self.params)
+            over = out[i] > u
+            out[j] = np.where(over, out[j] + (out[i] - u), out[j])
+            out[i] = np.where(over, u, out[i])
         return out
 
     def step(self) -> None:

@@ -105,6 +105,21 @@ def configurations(model, C=None, d0=None, N=None, T=None, params=None) -> list[
     return configs
 
 
+def buffer_bits(model, buffer_bdp, params: dict) -> dict:
+    """``{"buffer": bits}`` for a buffer of ``buffer_bdp`` queue units (``{}`` for None).
+
+    The queue unit is the model's (:attr:`~rcpstab.models.spec.ModelSpec.queue_unit`: one
+    bandwidth-delay product C*d0 for RCP) at ``params`` (name to value or array). Raises
+    :class:`InputError` when the model has no buffer (``linear``: its queue is unclamped).
+    """
+    if buffer_bdp is None:
+        return {}
+    if "buffer" not in {sym.name for sym in model.parameters}:
+        raise InputError(f"--buffer {buffer_bdp:g}: model {model.name!r} has no buffer (its queue is not clamped)")
+    compiled = compile_model(model)
+    return {"buffer": buffer_bdp * np.asarray(compiled.queue_scale(*parameter_values(compiled, params)), dtype=float)}
+
+
 def start_states(gamma_eq, queue_unit, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
     """Initial normalized rates and queues, shape (points, conditions), from each point's equilibrium.
 
@@ -171,6 +186,8 @@ def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
     named = {key: np.asarray(value, dtype=float) for key, value in rows.items()}
     gammas, queues = equilibrium_starts(model, named, len(rows["alpha"]), start)
     n_ic = gammas.shape[1]
+    if "buffer" in named:  # App. E's full queue (2 C*d0) held to a smaller buffer
+        queues = np.minimum(queues, np.broadcast_to(named["buffer"], gammas.shape[:1])[:, None])
     # the delay line's parameters are one value per chunk; the others vary over the batch
     params = {key: value[0] if ALIASES.get(key, key) in compiled.delay_symbols else np.repeat(value, n_ic)
               for key, value in named.items()}
@@ -184,7 +201,8 @@ def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
 
 def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, workers: int = 1,
                       scheduler: str | None = None, checkpoint: str | None = None,
-                      progress: bool = False, start: str = "appE", params: dict | None = None) -> RegionMap:
+                      progress: bool = False, start: str = "appE", params: dict | None = None,
+                      buffer_bdp: float | None = None) -> RegionMap:
     """Stable region of ``model`` by phase-plane integration (thesis Sec. 5.1.2, App. E).
 
     Parameters
@@ -211,6 +229,9 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         Any other declared parameter of the model by name (``--param NAME=VALUES`` on the
         command line): a number is held fixed (e.g. ``{"gamma_AC": 0.2}`` for ``rcpac``), a list
         is swept like C, d0 and N. Checked against the model's declared domains before any work.
+    buffer_bdp : float, optional
+        Buffer in units of the model's queue unit (bandwidth-delay products C*d0 for RCP) of each
+        configuration (None: unbounded). App. E's full-queue start is held to it.
 
     Returns
     -------
@@ -229,6 +250,8 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     rows = {"alpha": np.tile(aa, len(configs)), "beta": np.tile(bb, len(configs))}
     for key in configs[0]:
         rows[key] = np.repeat([config[key] for config in configs], aa.size)
+    if buffer_bdp is not None:  # in each configuration's own bandwidth-delay product
+        rows["buffer"] = np.broadcast_to(buffer_bits(model, buffer_bdp, rows)["buffer"], rows["alpha"].shape)
     chunks = _chunks(rows, compile_model(model).delay_symbols)
     keys = [chunk_key({"model": model.reference, "rows": {k: v[part].tolist() for k, v in rows.items()},
                        "version": RESULT_VERSION, "start": start, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT]})
@@ -248,7 +271,7 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         convergence[part] = store.get(key)["convergence_rtt"]
     return _region(model, alphas, betas, configs, rows, codes, convergence,
                    {"start": start, "loop_parameters": [sym.name for sym in model.loop_parameters],
-                    "chunks_total": len(chunks), "chunks_computed": len(todo)})
+                    "chunks_total": len(chunks), "chunks_computed": len(todo), "buffer_bdp": buffer_bdp})
 
 
 def _chunks(rows: dict, delay_symbols) -> list[np.ndarray]:

@@ -10,8 +10,9 @@ router's rate-estimation interval min(d0, 10 ms) (App. F), its N(t) the number o
 long-lived flows (piecewise constant), and it starts where the router starts:
 R(0)/C = initial_R_over_C * eta, q(0) = 0.
 
-What the fluid model leaves out (see :data:`FLUID_OMITS`): the drop-tail buffer (its queue is
-unbounded and never drops), packets (the router counts y in whole datagrams per interval and
+The fluid queue has the scenario's drop-tail buffer (held in [0, B], the overflow dropped and
+counted: :mod:`rcpstab.models.rcp`). What the fluid model leaves out (see :data:`FLUID_OMITS`):
+packets (the router counts y in whole datagrams per interval and
 the queue holds whole packets, so a paced equilibrium keeps a standing queue of a packet or
 two that pulls the packet plateau beta*q/(alpha*d*C) below eta/N), the RTT estimator (the
 fluid d is d0 + q/C exactly, the router averages header RTTs with App. F's asymmetric gain),
@@ -38,7 +39,7 @@ TRANSIENT_RTT = 20.0   # after each flow-count change: measured settling (5% ban
 SETTLE_BAND = 0.05     # settled: one-RTT mean of R/C within 5% of eta/N (the packet plateau sits up to ~3% low)
 CSV_COLUMNS = ("t", "packet_R_over_C", "fluid_R_over_C", "packet_queue_bytes", "fluid_queue_bytes")
 FLUID_OMITS = (
-    "drop-tail buffer: the fluid queue is unbounded and never drops",
+    "retransmissions: dropped fluid is lost, the senders' rate does not react to drops (R-TCP takes it from the router)",
     "packets: whole-datagram counting of y and a standing queue of a packet or two (pulls R/C below eta/N)",
     "RTT averaging: the fluid d is d0 + q/C, the router averages header RTTs (App. F lines 2-6)",
     "connection set-up: a new flow sends its first data one handshake after it starts",
@@ -178,8 +179,12 @@ def _json_number(value):
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def fluid_run(scenario: Scenario, alpha: float, beta: float, t_end: float, model: str = "rcp"):
+def fluid_run(scenario: Scenario, alpha: float, beta: float, t_end: float, model: str = "rcp",
+              shift: dict | None = None):
     """Integrate the fluid ``model`` on ``scenario`` (see the module docstring).
+
+    ``shift`` maps a flow-count change time (s) to the time the fluid N changes instead (the
+    flash crowd's new flows send data one handshake after they start).
 
     Returns
     -------
@@ -187,11 +192,11 @@ def fluid_run(scenario: Scenario, alpha: float, beta: float, t_end: float, model
         One trajectory, every integration step recorded.
     """
     segments = flow_segments(scenario, t_end)
-    schedule = [(seg.start_s, max(seg.n_flows, 1)) for seg in segments]
+    schedule = [((shift or {}).get(seg.start_s, seg.start_s), max(seg.n_flows, 1)) for seg in segments]
     params = {
         "alpha": alpha, "beta": beta, "C": scenario.capacity_bps, "d0": scenario.rtt_s,
         "T": control_interval_s(scenario), "eta": scenario.eta, "N": schedule[0][1],
-        "MTU": scenario.packet_bytes * 8,
+        "MTU": scenario.packet_bytes * 8, "buffer": scenario.effective_buffer_bytes * 8.0,
     }
     initial = {"gamma0": scenario.initial_R_over_C * scenario.eta, "q0": 0.0}
     return simulate(get_model(model), params, initial, t_end, n_schedule=schedule[1:], record_every=1)

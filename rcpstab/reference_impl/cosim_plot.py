@@ -5,6 +5,8 @@ plotting separate, as in the rest of rcpstab).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..figures import new_figure, save
 from .cosim import CosimResult
 
@@ -44,4 +46,59 @@ def cosim_plot(result: CosimResult, axes=None):
 def save_cosim_figure(result: CosimResult, path: str) -> None:
     """Draw :func:`cosim_plot` in a new figure and write it to ``path`` (.png, .svg or .pdf)."""
     rate_ax, _ = cosim_plot(result)
+    save(rate_ax.figure, path)
+
+
+def network_title(scenario) -> str:
+    """The network of a flash crowd in words: capacity, RTT, flows before and after, buffer."""
+    flows = sorted({scenario.n_flows(start) for start, _ in scenario.long_flows})
+    return (f"C = {scenario.capacity_bps / 1e6:.4g} Mb/s, d0 = {scenario.rtt_s * 1000:.4g} ms, "
+            f"N = {flows[0]} -> {flows[-1]}, buffer {scenario.effective_buffer_bytes / scenario.bdp_bytes:.3g} C*d0")
+
+
+def flash_crowd_plot(result, axes=None):
+    """Three panels against RTTs since the crowd's arrival: R/C (log), the queue and the dropped volume (C*d0).
+
+    Parameters
+    ----------
+    result : FlashCrowdResult
+    axes : sequence of three matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    tuple of matplotlib.axes.Axes
+    """
+    if axes is None:
+        axes = new_figure((7.5, 8.0)).subplots(3, 1, sharex=True)
+    rate_ax, queue_ax, drop_ax = axes
+    d0 = result.scenario.rtt_s
+    for side, t, rate, queue, dropped in (
+            ("packet (reference router)", result.packet_t, result.packet_R_over_C, result.packet_queue_bdp,
+             result.packet_dropped_bdp),
+            ("fluid model rcp", result.fluid_t, result.fluid_R_over_C, result.fluid_queue_bdp, result.fluid_dropped_bdp)):
+        x = (np.asarray(t) - result.arrival_s) / d0
+        rate_ax.plot(x, np.maximum(rate, 1e-6), lw=0.9, label=side)
+        queue_ax.plot(x, queue, lw=0.9, label=side)
+        drop_ax.plot(x, np.asarray(dropped) - np.interp(result.crowd_s, t, dropped), lw=0.9, label=side)
+    for response, style in ((result.packet, ":"), (result.fluid, "--")):
+        rate_ax.axhline(response.gamma_eq, color="k", ls=style, lw=0.6)
+    rate_ax.set_yscale("log")
+    rate_ax.set_ylabel("R/C")
+    f, p = result.fluid, result.packet
+
+    def rec(r):
+        return f"{r.recovery_rtt:.3g}" if np.isfinite(r.recovery_rtt) else "-"
+    rate_ax.set_title(f"flash crowd, {network_title(result.scenario)}\nalpha = {result.alpha:g}, beta = "
+                      f"{result.beta:g}: recovery fluid {rec(f)} / packet {rec(p)} RTTs", fontsize="medium")
+    rate_ax.legend(fontsize="small", loc="lower right")
+    queue_ax.axhline(result.scenario.effective_buffer_bytes / result.scenario.bdp_bytes, color="k", lw=0.6, ls="--")
+    queue_ax.set_ylabel("queue (C*d0)")
+    drop_ax.set_ylabel("dropped since the crowd (C*d0)")
+    drop_ax.set_xlabel("RTTs since the crowd's first data reached the router")
+    return rate_ax, queue_ax, drop_ax
+
+
+def save_flash_crowd_figure(result, path: str) -> None:
+    """Draw :func:`flash_crowd_plot` in a new figure and write it to ``path``."""
+    rate_ax, _, _ = flash_crowd_plot(result)
     save(rate_ax.figure, path)

@@ -66,6 +66,11 @@ class PacketRun:
         Input rate of the monitored port over each interval, as a fraction of its capacity.
     protocol : str
         ``"rcp"``, ``"xcp"`` or ``"rcpac"``.
+    dropped_packets : ndarray
+        Packets the monitored port's drop-tail buffer refused so far, at each expiry (its
+        ``dropped`` register, cumulative).
+    avg_rtt_s : ndarray
+        The control path's RTT estimate d after each expiry, seconds (RCP, RCP-AC; NaN for XCP).
     """
 
     scenario: Scenario
@@ -84,6 +89,8 @@ class PacketRun:
     wall_time_s: float = 0.0
     utilization: np.ndarray = field(default_factory=lambda: np.empty(0))
     protocol: str = "rcp"
+    dropped_packets: np.ndarray = field(default_factory=lambda: np.empty(0))
+    avg_rtt_s: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     @property
     def events_per_s(self) -> float:
@@ -238,7 +245,7 @@ def run_scenario(
     window_ns = int(THROUGHPUT_WINDOW_S * NS_PER_S)
     next_window = window_ns
     n_long = len(scenario.long_flows)
-    trace: list[tuple[float, float, int, int, float]] = []
+    trace: list[tuple[float, float, int, int, float, int, float]] = []
     windows: list[tuple[float, list[int]]] = []
     monitored = topology.monitored_link
     while True:
@@ -255,7 +262,8 @@ def run_scenario(
             if li == monitored:
                 if protocol == "xcp":
                     rate = utilization / max(scenario.n_flows(t_next / NS_PER_S), 1)
-                trace.append((t_next / NS_PER_S, rate, registers["queue_bytes"], sim.n_active(), utilization))
+                trace.append((t_next / NS_PER_S, rate, registers["queue_bytes"], sim.n_active(), utilization,
+                              registers["dropped"], _avg_rtt_s(ctrl)))
         if next_window == t_next:
             windows.append((t_next / NS_PER_S, sim.flow_stats()[0][:n_long]))
             next_window += window_ns
@@ -267,6 +275,12 @@ def run_scenario(
     return run
 
 
+def _avg_rtt_s(ctrl) -> float:
+    """The controller's RTT estimate d, seconds (NaN for XCP, which keeps its own)."""
+    rcp = ctrl.rcp if isinstance(ctrl, RcpAcController) else ctrl
+    return rcp.avg_rtt / 1000.0 if isinstance(rcp, RcpController) else float("nan")
+
+
 def initial_interval_ns(ctrl) -> int:
     """A controller's first timer interval, ns."""
     if isinstance(ctrl, RcpController):
@@ -275,7 +289,7 @@ def initial_interval_ns(ctrl) -> int:
 
 
 def _package(scenario, alpha, beta, seed, backend, trace, windows, fct_ns, counters, wall) -> PacketRun:
-    t, r, q, n, u = (np.array(col) for col in zip(*trace)) if trace else (np.empty(0),) * 5
+    t, r, q, n, u, dropped, avg_rtt = (np.array(col) for col in zip(*trace)) if trace else (np.empty(0),) * 7
     n_long = len(scenario.long_flows)
     throughput_t = np.array([w[0] for w in windows])
     delivered = np.array([w[1] for w in windows], dtype=float).reshape(len(windows), n_long)
@@ -296,4 +310,6 @@ def _package(scenario, alpha, beta, seed, backend, trace, windows, fct_ns, count
         counters=counters,
         wall_time_s=wall,
         utilization=u,
+        dropped_packets=dropped,
+        avg_rtt_s=avg_rtt,
     )

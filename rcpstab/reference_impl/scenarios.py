@@ -156,7 +156,44 @@ TESTBED = Scenario(
     request_bps=100e6,
 )
 
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (FIG5_3, TESTBED)}
+CROWD_FACTOR = 10          # a flash crowd: N flows become 10 N (rcp-ac.txt Fig. 1: 10 -> 100; check's envelope)
+CROWD_BEFORE_RTT = 40.0    # the N flows settle first (measured: within 15 RTTs, cosim.TRANSIENT_RTT)
+CROWD_AFTER_RTT = 80.0     # room to recover and to show it stays recovered
+
+
+def flash_crowd(capacity_bps: float, rtt_s: float, n_flows: int, buffer_bdp: float = 1.0, eta: float = 1.0,
+                factor: int = CROWD_FACTOR, before_rtt: float = CROWD_BEFORE_RTT,
+                after_rtt: float = CROWD_AFTER_RTT, name: str = "flash-crowd") -> Scenario:
+    """A flash crowd: ``n_flows`` long-lived flows at equilibrium, then ``(factor - 1) * n_flows`` more at once.
+
+    The router starts at the old equilibrium, R/C = eta/N; the crowd starts ``before_rtt`` round
+    trips in, the run ends ``after_rtt`` round trips later. The buffer is ``buffer_bdp``
+    bandwidth-delay products (drop-tail; the thesis' rule of thumb is 1, Ch. 4).
+
+    Examples
+    --------
+    >>> sc = flash_crowd(100e6, 0.05, 2)
+    >>> sc.n_flows(1.0), sc.n_flows(3.0), sc.effective_buffer_bytes
+    (2, 20, 625000)
+    """
+    n = int(n_flows)
+    crowd_s = before_rtt * rtt_s
+    buffer = None if buffer_bdp is None else int(round(buffer_bdp * capacity_bps * rtt_s / 8))
+    return Scenario(name=name, capacity_bps=float(capacity_bps), rtt_s=float(rtt_s), eta=eta,
+                    long_flows=((0.0, math.inf),) * n + ((crowd_s, math.inf),) * ((factor - 1) * n),
+                    t_end_s=crowd_s + after_rtt * rtt_s, buffer_bytes=buffer, initial_R_over_C=1.0 / n)
+
+
+def crowd_time_s(scenario: Scenario) -> float:
+    """When the crowd starts (s): the latest start of a scripted flow."""
+    return max(start for start, _ in scenario.long_flows)
+
+
+# 100 Mb/s, 50 ms, 2 -> 20 flows: 21 packets of C*d0 per flow after the crowd, so the window floor
+# of one packet does not bind; 120 RTTs are about 50 000 packets (well under a second of C loop).
+FLASH_CROWD = flash_crowd(100e6, 0.05, 2)
+
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (FIG5_3, TESTBED, FLASH_CROWD)}
 
 
 def get_scenario(scenario: str | Scenario) -> Scenario:
