@@ -1,5 +1,5 @@
 """The subcommands of ``rcpstab``, in the order ``--help`` lists them."""
-from . import check, convergence, cosim, linearize, map, margins, network, portrait
+from . import check, convergence, cosim, fct, linearize, map, margins, network, portrait
 
 COMMANDS = {
     "map": map,
@@ -10,4 +10,5 @@ COMMANDS = {
     "check": check,
     "cosim": cosim,
     "network": network,
+    "fct": fct,
 }

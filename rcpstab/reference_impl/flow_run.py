@@ -64,6 +64,10 @@ class FlowRun:
         Packets dropped at the bottleneck over packets offered to it, in the window.
     mean_queue_bytes, mean_R_over_C : float
         Time averages over the window of the bottleneck queue and of the router's rate.
+    measured_load : float
+        Data bytes of the flows that arrived in the window over C times the window: the
+        offered load the run actually drew. With heavy-tailed sizes (Pareto shape 1.2 has
+        infinite variance) it converges to ``load`` very slowly.
     counters : dict
         Final simulator counters (sent, delivered, dropped, in_flight, ...).
     wall_time_s : float
@@ -90,6 +94,7 @@ class FlowRun:
     loss_probability: float
     mean_queue_bytes: float
     mean_R_over_C: float
+    measured_load: float = float("nan")
     counters: dict = field(default_factory=dict)
     wall_time_s: float = 0.0
     backend: str = "c"
@@ -115,8 +120,9 @@ class FlowRun:
                 f"loss={self.loss_probability:.2e})")
 
 
-def _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend) -> None:
+def _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed) -> None:
     checks = (
+        (isinstance(seed, (int, np.integer)) and seed >= 0, f"seed={seed} must be a non-negative integer"),
         (alpha > 0, f"alpha={alpha} must be > 0"),
         (beta >= 0, f"beta={beta} must be >= 0"),
         (capacity_bps > 0 and math.isfinite(capacity_bps), f"C={capacity_bps} must be a positive capacity, b/s"),
@@ -161,6 +167,7 @@ class _ArrivalFeed:
         self.warm_index = int(WARMUP_FRACTION * n_flows)
         self.warm_ns: int | None = None
         self.largest = 0
+        self.window_pkts = 0  # data packets of the arrivals from warm_index on
 
     def cover(self, t_ns: int) -> None:
         """Hand over arrivals until one lies at or beyond ``t_ns`` (or none are left)."""
@@ -173,6 +180,7 @@ class _ArrivalFeed:
             if self.warm_ns is None and self.index + n > self.warm_index:
                 self.warm_ns = int(start_ns[self.warm_index - self.index])
             self.largest = max(self.largest, int(size.max()))
+            self.window_pkts += int(size[max(self.warm_index - self.index, 0):].sum())
             self.sim.add_arrivals(start_ns.tobytes(), size.tobytes())
             self.index += n
             self.remaining -= n
@@ -249,11 +257,12 @@ def run_flows(
     >>> from rcpstab.reference_impl.flow_traffic import parse_sizes
     >>> run = run_flows(0.4, 0.2, capacity_bps=10e6, rtt_s=0.1, load=0.5,
     ...                 sizes=parse_sizes("fixed:size=10"), n_flows=50)
-    >>> len(run.records), run.counters["in_flight"]
-    (50, 0)
+    >>> c = run.counters
+    >>> len(run.records), c["sent"] == c["delivered"] + c["dropped"] + c["in_flight"]
+    (50, True)
     """
     arrivals = arrivals or ArrivalProcess()
-    _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend)
+    _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed)
     wall_start = time.perf_counter()
     buffer_bytes = max(int(buffer_bdp * capacity_bps * rtt_s / 8), packet_bytes)
     sim = make_flow_simulator(capacity_bps, rtt_s, buffer_bytes, packet_bytes, backend)
@@ -289,12 +298,14 @@ def run_flows(
             break
     records = np.concatenate(chunks) if chunks else np.empty(0, dtype=RECORD_DTYPE)
     window = _window_stats(samples, feed.warm_ns, feed.last_ns, capacity_bps)
+    span_s = (feed.last_ns - feed.warm_ns) / NS_PER_S
+    measured_load = feed.window_pkts * packet_bytes * 8 / (capacity_bps * span_s) if span_s > 0 else float("nan")
     return FlowRun(
         records=records, n_flows=n_flows, capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
         arrivals=arrivals, packet_bytes=packet_bytes, buffer_bytes=buffer_bytes, alpha=alpha, beta=beta, seed=seed,
         arrival_rate_per_s=rate_per_s, window_s=(feed.warm_ns / NS_PER_S, feed.last_ns / NS_PER_S),
         window_arrivals=n_flows - feed.warm_index,  # ids follow arrival order
-        counters=sim.counters(), wall_time_s=time.perf_counter() - wall_start, backend=backend, **window,
+        measured_load=measured_load, counters=sim.counters(), wall_time_s=time.perf_counter() - wall_start, backend=backend, **window,
     )
 
 

@@ -113,6 +113,8 @@ def _parse_spec(text: str, what: str) -> tuple[str, dict[str, float]]:
     return kind.strip().lower(), params
 
 
+MAX_MEAN_PKTS = 1e9  # a terabyte per flow; also keeps whole-packet sizes inside int64
+
 _SIZE_KEYS = {"pareto": {"mean", "shape"}, "exponential": {"mean"}, "fixed": {"size", "mean"}}
 
 
@@ -133,8 +135,8 @@ def parse_sizes(text: str) -> SizeDistribution:
     mean = params.get("size", params.get("mean"))
     if mean is None:
         raise InputError(f"--sizes {text!r}: give the {'size' if kind == 'fixed' else 'mean'} in packets")
-    if not (math.isfinite(mean) and mean > 0):
-        raise InputError(f"--sizes {text!r}: size {mean:g} must be a positive number of packets")
+    if not (math.isfinite(mean) and 0 < mean <= MAX_MEAN_PKTS):
+        raise InputError(f"--sizes {text!r}: size {mean:g} must be a positive number of packets, at most {MAX_MEAN_PKTS:g}")
     shape = params.get("shape", 1.2)
     if kind == "pareto" and not (math.isfinite(shape) and shape > 1):
         raise InputError(f"--sizes {text!r}: Pareto shape {shape:g} must be > 1 (finite mean)")
