@@ -246,7 +246,8 @@ def run_flows(
         The C simulator or its Python twin (identical runs, far slower).
     drain_s : float, optional
         Simulated seconds allowed after the last arrival for flows to finish; by default
-        enough for the largest possible flow of this run to cross at a tenth of C.
+        100 RTPD plus the largest flow drawn at C/100. Flows unfinished then are missing
+        from ``records`` (``len(records) < n_flows``).
 
     Returns
     -------
@@ -310,8 +311,10 @@ def run_flows(
 
 
 def _default_drain_s(largest_pkts, packet_bytes, capacity_bps, rtt_s) -> float:
-    # The largest flow drawn, sent at a tenth of C (it shares the link with the others).
-    return 10 * rtt_s + largest_pkts * packet_bytes * 8 / (0.1 * capacity_bps)
+    # A safety net against a flow that never finishes, not a measurement horizon: the
+    # largest flow drawn at a hundredth of C (heavy loss, timeouts) plus 100 RTPDs. After
+    # the last arrival the load decays, so this time is cheap to simulate.
+    return 100 * rtt_s + largest_pkts * packet_bytes * 8 / (0.01 * capacity_bps)
 
 
 def _window_stats(samples, warm_ns, last_ns, capacity_bps) -> dict:
