@@ -9,6 +9,7 @@ import pytest
 
 from rcpstab.errors import InputError
 from rcpstab.fct import fct_study, lower_bound_fct, processor_sharing_fct
+from rcpstab.fct.ps import processor_sharing_sojourn
 from rcpstab.fct.study import combine_runs
 from rcpstab.reference_impl.flow_run import CTRL_PACKET_BYTES, run_flows
 from rcpstab.reference_impl.flow_traffic import parse_arrivals, parse_sizes
@@ -143,26 +144,39 @@ def test_malformed_sizes_raise_input_error(text):
         parse_sizes(text)
 
 
-# Thesis Ch. 4's headline, scaled down: RCP's AFCT is close to PS for flows up to a few
-# hundred packets at rho = 0.5 and 0.9. Set-up: C = 100 Mb/s, RTPD = 0.1 s (mean flow 25
-# packets = 2% of C x RTPD; the thesis' Fig. 4.1 has 0.1%), Pareto(25, 1.2), 1 BDP buffer,
-# the thesis' Ch. 4 gains (0.1, 1.0) and the recommended box's (0.5, 0.4).
-# Pareto(1.2) has infinite variance: a run of 1e4 flows draws noticeably less load than rho,
-# so each bin is compared with eq. 4.1 both at rho and at the load drawn; FACTOR is the
-# acceptance bound for both (chosen on seed 1, checked here on seed 7 and in
-# benchmarks/bench_fct.py on other seeds).
-FACTOR = 1.3
+def test_exact_ps_queue_agrees_with_eq_4_1():
+    # Two methods for PS: the M/G/1-PS closed form behind eq. 4.1, E[T | L] = L / (C (1 - rho)),
+    # and an event-driven PS queue; exponential and Pareto(2.5) sizes, rho = 0.7.
+    rng = np.random.default_rng(3)
+    n, rho, C = 200_000, 0.7, 1e6
+    for size in (rng.exponential(1e4, n), 1e4 * 1.5 / 2.5 * (1 + rng.pareto(2.5, n))):
+        arrival = np.cumsum(rng.exponential(size.mean() / (rho * C), n))
+        sojourn = processor_sharing_sojourn(arrival, size, C)
+        assert np.mean(sojourn / size) * C == pytest.approx(1 / (1 - rho), rel=0.03)
+    assert processor_sharing_sojourn([0.0, 1.0, 1.0], [2e6, 1e6, 1e6], 1e6).tolist() == pytest.approx([4.0, 3.0, 3.0])
+
+
+# Thesis Ch. 4's headline: RCP's AFCT is close to PS for flows up to a few hundred packets
+# at rho = 0.5 and 0.9. The network is Fig. 4.1's (C = 2.4 Gb/s, RTPD = 0.1 s, Pareto sizes
+# of mean 25 packets and shape 1.2, 1 BDP buffer); the run is scaled down to 1e4 flows. Gains:
+# the thesis' Ch. 4 (0.1, 1.0) and the recommended box's (0.5, 0.4).
+# Pareto(1.2) has infinite variance: 1e4 flows draw noticeably less load than rho (0.70 for
+# 0.9), so each bin is compared with eq. 4.1 at rho and with an exact PS queue fed the same
+# arrivals (the fair reference). FACTOR bounds both; it was chosen on seed 1 (worst 1.06)
+# and is checked here on seed 7 and in benchmarks/bench_fct.py on further seeds.
+FACTOR = 1.15
 SHORT_PKTS = 255
 
 
 @pytest.mark.parametrize("gains", [(0.1, 1.0), (0.5, 0.4)])
 @pytest.mark.parametrize("rho", [0.5, 0.9])
 def test_rcp_afct_within_factor_of_ps_for_short_flows(gains, rho):
-    r = fct_study(*gains, capacity_bps=100e6, rtt_s=0.1, load=rho, sizes=parse_sizes("pareto:mean=25,shape=1.2"),
+    r = fct_study(*gains, capacity_bps=2.4e9, rtt_s=0.1, load=rho, sizes=parse_sizes("pareto:mean=25,shape=1.2"),
                   n_flows=10000, seed=7)
     short = [b for b in r.bins if b.size_hi_pkts <= SHORT_PKTS and b.flows >= 20]
     assert len(short) >= 5
     for b in short:
         assert b.afct_over_ps <= FACTOR, (b, r.measured_load)
-        assert b.afct_over_ps_measured_load <= FACTOR, (b, r.measured_load)
+        assert b.afct_over_ps_same_arrivals <= FACTOR, (b, r.measured_load)
+        assert b.afct_over_ps_same_arrivals >= 0.95  # PS is not beaten by short flows either
     assert r.flows_completed == r.flows

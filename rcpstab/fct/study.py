@@ -18,12 +18,12 @@ import numpy as np
 from ..errors import InputError
 from ..reference_impl.flow_run import DATA_PACKET_BYTES, NS_PER_S, FlowRun, run_flows
 from ..reference_impl.flow_traffic import ArrivalProcess, SizeDistribution
-from .ps import lower_bound_fct, processor_sharing_fct
+from .ps import lower_bound_fct, processor_sharing_fct, processor_sharing_sojourn
 
 __all__ = ["FctBin", "FctResult", "fct_study", "size_bins"]
 
 CSV_COLUMNS = ("size_lo_pkts", "size_hi_pkts", "flows", "mean_size_pkts", "afct_s", "max_fct_s", "ps_afct_s",
-               "lower_bound_s", "afct_over_ps", "ps_measured_load_afct_s")
+               "lower_bound_s", "afct_over_ps", "ps_measured_load_afct_s", "ps_same_arrivals_afct_s")
 
 
 def size_bins(max_size: int) -> list[tuple[int, int]]:
@@ -58,6 +58,12 @@ class FctBin:
     ps_afct_s: float | None
     lower_bound_s: float
     ps_measured_load_afct_s: float | None = None
+    ps_same_arrivals_afct_s: float | None = None
+
+    @property
+    def afct_over_ps_same_arrivals(self) -> float | None:
+        """AFCT over the AFCT of the same flows in an exact PS queue fed the same arrivals."""
+        return None if self.ps_same_arrivals_afct_s is None else self.afct_s / self.ps_same_arrivals_afct_s
 
     @property
     def afct_over_ps_measured_load(self) -> float | None:
@@ -134,7 +140,8 @@ class FctResult:
             "bins": [{"size_lo_pkts": b.size_lo_pkts, "size_hi_pkts": b.size_hi_pkts, "flows": b.flows,
                       "afct_s": num(b.afct_s), "max_fct_s": num(b.max_fct_s), "ps_afct_s": num(b.ps_afct_s),
                       "lower_bound_s": num(b.lower_bound_s), "afct_over_ps": num(b.afct_over_ps),
-                      "ps_measured_load_afct_s": num(b.ps_measured_load_afct_s)}
+                      "ps_measured_load_afct_s": num(b.ps_measured_load_afct_s),
+                      "ps_same_arrivals_afct_s": num(b.ps_same_arrivals_afct_s)}
                      for b in self.bins],
             "utilization": num(self.utilization),
             "loss_probability": num(self.loss_probability),
@@ -164,7 +171,8 @@ class FctResult:
                 w.writerow([b.size_lo_pkts, b.size_hi_pkts, b.flows, f"{b.mean_size_pkts:.6g}", f"{b.afct_s:.9g}",
                             f"{b.max_fct_s:.9g}", "" if b.ps_afct_s is None else f"{b.ps_afct_s:.9g}",
                             f"{b.lower_bound_s:.9g}", "" if b.afct_over_ps is None else f"{b.afct_over_ps:.6g}",
-                            "" if b.ps_measured_load_afct_s is None else f"{b.ps_measured_load_afct_s:.9g}"])
+                            "" if b.ps_measured_load_afct_s is None else f"{b.ps_measured_load_afct_s:.9g}",
+                            "" if b.ps_same_arrivals_afct_s is None else f"{b.ps_same_arrivals_afct_s:.9g}"])
 
     def plot(self, ax=None, **kwargs):
         """Fig. 4.1: AFCT against flow size with PS; see :func:`.plotting.fct_plot`."""
@@ -174,10 +182,12 @@ class FctResult:
 
 
 def bin_records(records: np.ndarray, *, packet_bytes: int, capacity_bps: float, rtt_s: float,
-                load: float | None, measured_load: float | None = None) -> list[FctBin]:
-    """Bin finished-flow records by size; ``load=None`` leaves the PS columns empty.
+                load: float | None, measured_load: float | None = None,
+                ps_fct_s: np.ndarray | None = None) -> list[FctBin]:
+    """Bin finished-flow records by size; ``load=None`` leaves the eq. 4.1 columns empty.
 
-    ``measured_load`` (below 1) adds eq. 4.1 at the load the run drew.
+    ``measured_load`` (below 1) adds eq. 4.1 at the load the run drew; ``ps_fct_s`` (one
+    per record) the FCTs of the same flows in an exact PS queue.
     """
     if len(records) == 0:
         return []
@@ -196,6 +206,7 @@ def bin_records(records: np.ndarray, *, packet_bytes: int, capacity_bps: float, 
             lower_bound_s=float(lower_bound_fct(mean_bits, capacity_bps, rtt_s)),
             ps_measured_load_afct_s=None if load is None or measured_load is None or not 0 < measured_load < 1
             else float(processor_sharing_fct(mean_bits, capacity_bps, rtt_s, measured_load)),
+            ps_same_arrivals_afct_s=None if ps_fct_s is None else float(ps_fct_s[sel].mean()),
         ))
     return out
 
@@ -281,6 +292,23 @@ def fct_study(
     return result
 
 
+def same_arrivals_ps_fct(runs: list[FlowRun]) -> np.ndarray | None:
+    """Per record (in record order), 1.5 RTPD plus the sojourn in an exact PS queue fed the
+    run's own arrivals; None unless every flow of every run finished (the records are then
+    the whole arrival sequence)."""
+    out = []
+    for r in runs:
+        rec = r.records
+        if len(rec) != r.n_flows:
+            return None
+        order = np.argsort(rec["id"], kind="stable")
+        sojourn = np.empty(len(rec))
+        sojourn[order] = processor_sharing_sojourn(rec["start_ns"][order] / NS_PER_S,
+                                                   rec["size_pkts"][order] * (r.packet_bytes * 8.0), r.capacity_bps)
+        out.append(1.5 * r.rtt_s + sojourn)
+    return np.concatenate(out)
+
+
 def combine_runs(runs: list[FlowRun]) -> FctResult:
     """Pool replications: records concatenated, window averages weighted by window length."""
     first = runs[0]
@@ -308,7 +336,7 @@ def combine_runs(runs: list[FlowRun]) -> FctResult:
     return FctResult(
         bins=bin_records(records, packet_bytes=first.packet_bytes, capacity_bps=first.capacity_bps,
                          rtt_s=first.rtt_s, load=first.load if poisson else None,
-                         measured_load=pooled("measured_load")),
+                         measured_load=pooled("measured_load"), ps_fct_s=same_arrivals_ps_fct(runs)),
         utilization=pooled("utilization"),
         measured_load=pooled("measured_load"),
         loss_probability=pooled("loss_probability"),
