@@ -252,7 +252,7 @@ def run_checks(config: CheckConfig, criterion: str = "all", samples: int = 4, wo
     packet : bool
         Also run the reference implementation on the worst envelope corner (:mod:`.packet`).
     fct : bool
-        Also measure flow completion times against processor sharing (:mod:`.fct`; gates
+        Also measure flow completion times against processor sharing (:mod:`rcpstab.check.fct`; gates
         under ``criterion="all"``).
 
     Returns
