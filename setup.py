@@ -10,6 +10,12 @@ setup(
             sources=[CSRC + "module.c", CSRC + "sim.c"],
             depends=[CSRC + h for h in ("rcp_header.h", "rcp_port.h", "sim.h", "xcp_header.h", "xcp_port.h")],
             extra_compile_args=["-O2", "-std=c11"],
-        )
+        ),
+        Extension(
+            "rcpstab.reference_impl._flows",
+            sources=[CSRC + "flows_module.c", CSRC + "flows.c"],
+            depends=[CSRC + h for h in ("rcp_header.h", "rcp_port.h", "flows.h")],
+            extra_compile_args=["-O2", "-std=c11"],
+        ),
     ]
 )

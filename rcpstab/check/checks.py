@@ -14,6 +14,7 @@ from ..models import get_model
 from ..regions.margins import Margins, margins
 from .config import CheckConfig
 from .envelope import envelope_networks, network
+from .fct import fct_finding
 from .finding import Finding
 from .nonlinear import NetworkResult, run_networks, step_horizon_rtt
 from .packet import packet_finding, packet_flash_crowd_finding
@@ -261,7 +262,7 @@ class CheckReport:
 
 
 def run_checks(config: CheckConfig, criterion: str = "all", samples: int = 4, workers: int = 1,
-               packet: bool = False) -> CheckReport:
+               packet: bool = False, fct: bool = False) -> CheckReport:
     """Run every check on ``config`` (without a suggestion).
 
     Parameters
@@ -275,6 +276,9 @@ def run_checks(config: CheckConfig, criterion: str = "all", samples: int = 4, wo
         Local processes for the nonlinear integrations.
     packet : bool
         Also run the reference implementation on the worst envelope corner (:mod:`.packet`).
+    fct : bool
+        Also measure flow completion times against processor sharing (:mod:`rcpstab.check.fct`; gates
+        under ``criterion="all"``).
 
     Returns
     -------
@@ -284,5 +288,7 @@ def run_checks(config: CheckConfig, criterion: str = "all", samples: int = 4, wo
     m = margins(get_model("rcp"), r.alpha, r.beta)
     findings = (linear_findings(m, config) + nonlinear_findings(config, samples, workers, packet)
                 + [config_finding(config)])
+    if fct:
+        findings.append(fct_finding(config, workers=workers))
     return CheckReport(r.alpha, r.beta, criterion, tuple(findings))
 

@@ -1,5 +1,5 @@
 """The subcommands of ``rcpstab``, in the order ``--help`` lists them."""
-from . import check, convergence, cosim, linearize, map, margins, network, portrait
+from . import check, convergence, cosim, fct, linearize, map, margins, network, portrait
 
 COMMANDS = {
     "map": map,
@@ -10,6 +10,7 @@ COMMANDS = {
     "check": check,
     "cosim": cosim,
     "network": network,
+    "fct": fct,
 }
 from . import bifurcation  # noqa: E402  (own lines at the end: merges with other new commands stay simple)
 COMMANDS["bifurcation"] = bifurcation

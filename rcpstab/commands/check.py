@@ -32,6 +32,8 @@ def add_arguments(parser):
     add_worker_argument(parser)
     parser.add_argument("--packet", action="store_true",
                         help="confirm with the reference implementation on the worst envelope corner")
+    parser.add_argument("--fct", action="store_true",
+                        help="measure flow completion times against processor sharing at a typical set-up")
     parser.add_argument("--no-suggest", action="store_true", help="do not search for a passing (alpha, beta)")
 
 
@@ -64,7 +66,7 @@ def run(args) -> int:
     if args.samples < 0:
         raise InputError(f"--samples {args.samples}: must be >= 0")
     config = load_config(args.config)
-    report = run_checks(config, args.criterion, args.samples, args.workers, packet=args.packet)
+    report = run_checks(config, args.criterion, args.samples, args.workers, packet=args.packet, fct=args.fct)
     if not report.passed and not args.no_suggest:
         found = suggest(config, args.criterion, args.samples, args.workers)
         # the suggestion is verified by the fluid checks only (a packet run per candidate would take minutes)

@@ -1,0 +1,556 @@
+/* Flow-level traffic on one RCP bottleneck (see flows.h). flows_py.py is the line-by-line
+ * Python twin of this file: change both together. */
+#include "flows.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_MS 1000000LL
+#define NS_PER_S 1000000000LL
+#define RTO_MIN_NS (200 * NS_PER_MS)
+#define RTO_INITIAL_NS NS_PER_S
+#define DUPACK_THRESHOLD 3
+#define RTT_FIELD_MAX 0xFFFE
+
+/* ---- event heap, ordered by (time, scheduling order) ---- */
+
+static int ev_less(const fl_event *a, const fl_event *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void schedule(fl_sim *s, int64_t t, int32_t type, int32_t arg, uint32_t gen)
+{
+    if (s->heap_len == s->heap_cap) {
+        int64_t cap = s->heap_cap ? 2 * s->heap_cap : 1024;
+        fl_event *h = realloc(s->heap, (size_t)cap * sizeof *h);
+        if (!h) {
+            s->oom = 1;
+            return;
+        }
+        s->heap = h;
+        s->heap_cap = cap;
+    }
+    fl_event e = {t, s->next_seq++, type, arg, gen};
+    int64_t i = s->heap_len++;
+    while (i > 0) {
+        int64_t parent = (i - 1) / 2;
+        if (!ev_less(&e, &s->heap[parent]))
+            break;
+        s->heap[i] = s->heap[parent];
+        i = parent;
+    }
+    s->heap[i] = e;
+}
+
+static fl_event pop_event(fl_sim *s)
+{
+    fl_event top = s->heap[0];
+    fl_event last = s->heap[--s->heap_len];
+    int64_t i = 0, n = s->heap_len;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && ev_less(&s->heap[c + 1], &s->heap[c]))
+            c++;
+        if (!ev_less(&s->heap[c], &last))
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (n > 0)
+        s->heap[i] = last;
+    return top;
+}
+
+/* ---- pools: packets and flow slots, each with a free list ---- */
+
+static int32_t pkt_alloc(fl_sim *s)
+{
+    if (s->pkt_free < 0) {
+        int32_t old = s->pkt_cap, cap = old ? 2 * old : 1024;
+        fl_packet *p = realloc(s->pkts, (size_t)cap * sizeof *p);
+        if (!p) {
+            s->oom = 1;
+            return -1;
+        }
+        s->pkts = p;
+        for (int32_t i = old; i < cap; i++)
+            p[i].next_free = i + 1 < cap ? i + 1 : -1;
+        s->pkt_free = old;
+        s->pkt_cap = cap;
+    }
+    int32_t i = s->pkt_free;
+    s->pkt_free = s->pkts[i].next_free;
+    return i;
+}
+
+static void pkt_free(fl_sim *s, int32_t i)
+{
+    s->pkts[i].next_free = s->pkt_free;
+    s->pkt_free = i;
+}
+
+static int32_t slot_alloc(fl_sim *s)
+{
+    if (s->flow_free < 0) {
+        int32_t old = s->flow_cap, cap = old ? 2 * old : 256;
+        fl_flow *f = realloc(s->flows, (size_t)cap * sizeof *f);
+        if (!f) {
+            s->oom = 1;
+            return -1;
+        }
+        s->flows = f;
+        for (int32_t i = old; i < cap; i++) {
+            memset(&f[i], 0, sizeof f[i]);
+            f[i].next_free = i + 1 < cap ? i + 1 : -1;
+        }
+        s->flow_free = old;
+        s->flow_cap = cap;
+    }
+    int32_t i = s->flow_free;
+    s->flow_free = s->flows[i].next_free;
+    s->slots_used++;
+    return i;
+}
+
+/* The generation moves on, so packets and timers of the finished flow are ignored. */
+static void slot_release(fl_sim *s, int32_t i)
+{
+    fl_flow *f = &s->flows[i];
+    f->state = FF_FREE;
+    f->gen++;
+    f->next_free = s->flow_free;
+    s->flow_free = i;
+    s->slots_used--;
+}
+
+static fl_flow *live_flow(fl_sim *s, int32_t slot, uint32_t gen)
+{
+    fl_flow *f = &s->flows[slot];
+    return f->state != FF_FREE && f->gen == gen ? f : NULL;
+}
+
+/* ---- links ---- */
+
+static int ring_push(fl_sim *s, fl_link *l, int32_t pkt)
+{
+    if (l->ring_count == l->ring_cap) {
+        int32_t cap = l->ring_cap ? 2 * l->ring_cap : 64;
+        int32_t *r = malloc((size_t)cap * sizeof *r);
+        if (!r) {
+            s->oom = 1;
+            return 0;
+        }
+        for (int32_t k = 0; k < l->ring_count; k++)
+            r[k] = l->ring[(l->ring_head + k) % l->ring_cap];
+        free(l->ring);
+        l->ring = r;
+        l->ring_cap = cap;
+        l->ring_head = 0;
+    }
+    l->ring[(l->ring_head + l->ring_count) % l->ring_cap] = pkt;
+    l->ring_count++;
+    return 1;
+}
+
+static int32_t ring_pop(fl_link *l)
+{
+    int32_t pkt = l->ring[l->ring_head];
+    l->ring_head = (l->ring_head + 1) % l->ring_cap;
+    l->ring_count--;
+    return pkt;
+}
+
+static void link_start_tx(fl_sim *s, int32_t li)
+{
+    fl_link *l = &s->links[li];
+    int32_t pi = ring_pop(l);
+    fl_packet *p = &s->pkts[pi];
+    if (l->rcp)
+        dp_depart(&l->port, p->hdr, RCP_HEADER_LEN, p->size);
+    else
+        port_release(&l->port, p->size);
+    l->busy = pi;
+    schedule(s, s->now + (int64_t)p->size * 8 * NS_PER_S / l->capacity_bps, FE_TX_DONE, li, 0);
+}
+
+static void link_arrive(fl_sim *s, int32_t li, int32_t pi)
+{
+    fl_link *l = &s->links[li];
+    fl_packet *p = &s->pkts[pi];
+    l->arrivals++;
+    int accepted = l->rcp ? dp_arrive(&l->port, p->hdr, RCP_HEADER_LEN, p->size) : port_admit(&l->port, p->size);
+    if (!accepted) {
+        fl_flow *f = live_flow(s, p->slot, p->gen);
+        if (f)
+            f->drops++;
+        s->dropped++;
+        pkt_free(s, pi);
+        return;
+    }
+    if (!ring_push(s, l, pi))
+        return;
+    if (l->busy < 0)
+        link_start_tx(s, li);
+}
+
+/* SYN and data go over the RCP port, SYN-ACK and ACK come back over the plain one. */
+static void host_send(fl_sim *s, int32_t pi)
+{
+    s->sent++;
+    uint8_t kind = s->pkts[pi].kind;
+    link_arrive(s, kind == FK_SYN || kind == FK_DATA ? FL_FWD : FL_REV, pi);
+}
+
+static int32_t new_packet(fl_sim *s, int32_t slot, uint8_t kind, uint32_t size, int64_t seq)
+{
+    int32_t pi = pkt_alloc(s);
+    if (pi < 0)
+        return -1;
+    fl_packet *p = &s->pkts[pi];
+    p->slot = slot;
+    p->gen = s->flows[slot].gen;
+    p->kind = kind;
+    p->size = size;
+    p->seq = seq;
+    p->ts = s->now;
+    return pi;
+}
+
+/* ---- sender: R-TCP (thesis 6.1.1) on a flow of size_pkts data packets ---- */
+
+static void send_syn(fl_sim *s, int32_t slot)
+{
+    int32_t pi = new_packet(s, slot, FK_SYN, s->prm.ctrl_size, 0);
+    if (pi < 0)
+        return;
+    /* The SYN carries the desired rate; its RTT is unknown (all ones), so the router does
+     * not average in a zero RTT (same choice as sim.c). */
+    rcp_fill(s->pkts[pi].hdr, s->prm.request, 0, RCP_RTT_UNKNOWN, RCP_PROTO_TCP);
+    s->flows[slot].syn_ns = s->now;
+    host_send(s, pi);
+}
+
+static void send_data(fl_sim *s, int32_t slot)
+{
+    fl_flow *f = &s->flows[slot];
+    int32_t pi = new_packet(s, slot, FK_DATA, s->prm.data_size, f->snd_nxt);
+    if (pi < 0)
+        return;
+    int64_t rtt_ms = f->srtt_ns / NS_PER_MS;
+    rcp_fill(s->pkts[pi].hdr, s->prm.request, 0, (uint16_t)(rtt_ms < RTT_FIELD_MAX ? rtt_ms : RTT_FIELD_MAX),
+             RCP_PROTO_TCP);
+    if (f->snd_una == f->snd_nxt)
+        f->last_progress_ns = s->now;
+    f->snd_nxt++;
+    host_send(s, pi);
+}
+
+static void try_send(fl_sim *s, int32_t slot)
+{
+    fl_flow *f = &s->flows[slot];
+    if (f->state != FF_ESTAB)
+        return;
+    for (;;) {
+        if (f->snd_nxt >= f->size_pkts || f->snd_nxt - f->snd_una >= f->wnd)
+            return;
+        if (s->now < f->next_send_ns) {
+            if (!f->send_pending) {
+                f->send_pending = 1;
+                schedule(s, f->next_send_ns, FE_SEND, slot, f->gen);
+            }
+            return;
+        }
+        /* One datagram per data_size/rate: the router counts datagram bytes. */
+        f->next_send_ns = s->now + (int64_t)s->prm.data_size * NS_PER_MS / f->rate;
+        send_data(s, slot);
+        if (s->oom)
+            return;
+    }
+}
+
+/* A valid reverse field sets the rate and the window rate * srtt / (MSS + headers), rounded
+ * up so the window never holds a flow below its paced rate. An unspecified field (the
+ * router always stamps, so only a corrupted one) leaves both unchanged. */
+static void take_feedback(fl_sim *s, fl_flow *f, uint32_t reverse)
+{
+    if (rcp_rate_unspecified(reverse))
+        return;
+    f->rate = reverse;
+    int64_t denom = NS_PER_MS * (int64_t)s->prm.window_denominator;
+    int64_t wnd = ((int64_t)reverse * f->srtt_ns + denom - 1) / denom;
+    f->wnd = wnd < 1 ? 1 : (wnd > s->prm.rwnd_pkts ? s->prm.rwnd_pkts : wnd);
+}
+
+static void go_back(fl_flow *f)
+{
+    f->recover = f->snd_nxt;
+    f->in_recovery = 1;
+    f->snd_nxt = f->snd_una;
+    f->dupacks = 0;
+}
+
+static void sender_on_synack(fl_sim *s, int32_t slot, const fl_packet *p)
+{
+    fl_flow *f = &s->flows[slot];
+    if (f->state != FF_SYN_SENT)
+        return;
+    f->srtt_ns = s->now - p->ts;
+    f->state = FF_ESTAB;
+    f->last_progress_ns = s->now;
+    take_feedback(s, f, rcp_rd32(p->hdr + RCP_OFF_REVERSE));
+    try_send(s, slot);
+}
+
+static void sender_on_ack(fl_sim *s, int32_t slot, const fl_packet *p)
+{
+    fl_flow *f = &s->flows[slot];
+    if (f->state != FF_ESTAB)
+        return;
+    f->srtt_ns = (7 * f->srtt_ns + (s->now - p->ts)) / 8;
+    take_feedback(s, f, rcp_rd32(p->hdr + RCP_OFF_REVERSE));
+    if (p->seq > f->snd_una) {
+        f->snd_una = p->seq;
+        f->dupacks = 0;
+        f->last_progress_ns = s->now;
+        if (f->snd_una >= f->recover)
+            f->in_recovery = 0;
+        if (f->snd_una >= f->size_pkts) {
+            slot_release(s, slot); /* the receiver has already written the record */
+            return;
+        }
+    } else if (p->seq == f->snd_una && f->snd_nxt > f->snd_una && !f->in_recovery) {
+        if (++f->dupacks == DUPACK_THRESHOLD)
+            go_back(f);
+    }
+    try_send(s, slot);
+}
+
+static void on_rto(fl_sim *s, int32_t slot)
+{
+    fl_flow *f = &s->flows[slot];
+    int64_t rto = f->state != FF_ESTAB ? RTO_INITIAL_NS : (2 * f->srtt_ns > RTO_MIN_NS ? 2 * f->srtt_ns : RTO_MIN_NS);
+    if (f->state == FF_SYN_SENT) {
+        if (s->now - f->syn_ns >= rto)
+            send_syn(s, slot);
+    } else if (f->snd_nxt > f->snd_una && s->now - f->last_progress_ns >= rto) {
+        go_back(f);
+        f->last_progress_ns = s->now;
+        try_send(s, slot);
+    }
+    schedule(s, s->now + rto, FE_RTO, slot, f->gen);
+}
+
+/* ---- receiver: in-order delivery, cumulative ACKs echoing the stamped rate ---- */
+
+static int record(fl_sim *s, const fl_flow *f)
+{
+    if (s->rec_len == s->rec_cap) {
+        int64_t cap = s->rec_cap ? 2 * s->rec_cap : 1024;
+        fl_record *r = realloc(s->rec, (size_t)cap * sizeof *r);
+        if (!r) {
+            s->oom = 1;
+            return 0;
+        }
+        s->rec = r;
+        s->rec_cap = cap;
+    }
+    s->rec[s->rec_len++] = (fl_record){f->id, f->size_pkts, f->start_ns, s->now - f->start_ns, f->drops};
+    return 1;
+}
+
+static void receiver_on_packet(fl_sim *s, int32_t pi)
+{
+    fl_packet *p = &s->pkts[pi];
+    fl_flow *f = &s->flows[p->slot];
+    if (p->kind == FK_DATA && p->seq == f->rcv_next) {
+        f->rcv_next++;
+        if (f->rcv_next == f->size_pkts && !f->received) {
+            f->received = 1;
+            s->n_active--;
+            s->completed++;
+            if (!record(s, f))
+                return;
+        }
+    }
+    uint8_t data_hdr[RCP_HEADER_LEN];
+    memcpy(data_hdr, p->hdr, RCP_HEADER_LEN);
+    rcp_receiver_echo(p->hdr, data_hdr);
+    p->kind = p->kind == FK_SYN ? FK_SYNACK : FK_ACK;
+    p->seq = f->rcv_next;
+    p->size = s->prm.ctrl_size;
+    host_send(s, pi);
+}
+
+static void host_receive(fl_sim *s, int32_t pi)
+{
+    fl_packet *p = &s->pkts[pi];
+    s->delivered++;
+    if (!live_flow(s, p->slot, p->gen)) { /* a late duplicate of a finished flow */
+        pkt_free(s, pi);
+        return;
+    }
+    if (p->kind == FK_SYN || p->kind == FK_DATA) {
+        receiver_on_packet(s, pi);
+        return;
+    }
+    if (p->kind == FK_SYNACK)
+        sender_on_synack(s, p->slot, p);
+    else
+        sender_on_ack(s, p->slot, p);
+    pkt_free(s, pi);
+}
+
+/* ---- arrivals ---- */
+
+static void schedule_next_arrival(fl_sim *s)
+{
+    s->arrival_pending = s->arr_head < s->arr_len;
+    if (s->arrival_pending)
+        schedule(s, s->arr_t[s->arr_head], FE_ARRIVAL, 0, 0);
+}
+
+static void flow_arrive(fl_sim *s)
+{
+    int64_t size = s->arr_size[s->arr_head++];
+    int32_t slot = slot_alloc(s);
+    if (slot < 0)
+        return;
+    fl_flow *f = &s->flows[slot];
+    uint32_t gen = f->gen;
+    int32_t next_free = f->next_free;
+    memset(f, 0, sizeof *f);
+    f->gen = gen;
+    f->next_free = next_free;
+    f->state = FF_SYN_SENT;
+    f->id = s->next_id++;
+    f->size_pkts = size;
+    f->start_ns = s->now;
+    f->rate = 1;
+    f->wnd = 1;
+    s->n_active++;
+    s->started++;
+    send_syn(s, slot);
+    schedule(s, s->now + RTO_INITIAL_NS, FE_RTO, slot, f->gen);
+    schedule_next_arrival(s);
+}
+
+int fl_add_arrivals(fl_sim *s, const int64_t *t_ns, const int64_t *size, int64_t n)
+{
+    int64_t last = s->arr_len > 0 ? s->arr_t[s->arr_len - 1] : s->now;
+    for (int64_t k = 0; k < n; k++) {
+        if (t_ns[k] < last || t_ns[k] < s->now || size[k] < 1)
+            return -2;
+        last = t_ns[k];
+    }
+    /* Started arrivals are dropped from the front before the FIFO grows. */
+    if (s->arr_head > 0) {
+        memmove(s->arr_t, s->arr_t + s->arr_head, (size_t)(s->arr_len - s->arr_head) * sizeof *s->arr_t);
+        memmove(s->arr_size, s->arr_size + s->arr_head, (size_t)(s->arr_len - s->arr_head) * sizeof *s->arr_size);
+        s->arr_len -= s->arr_head;
+        s->arr_head = 0;
+    }
+    if (s->arr_len + n > s->arr_cap) {
+        int64_t cap = s->arr_cap ? s->arr_cap : 1024;
+        while (cap < s->arr_len + n)
+            cap *= 2;
+        int64_t *t = realloc(s->arr_t, (size_t)cap * sizeof *t);
+        if (t)
+            s->arr_t = t;
+        int64_t *z = t ? realloc(s->arr_size, (size_t)cap * sizeof *z) : NULL;
+        if (!z)
+            return -1;
+        s->arr_size = z;
+        s->arr_cap = cap;
+    }
+    memcpy(s->arr_t + s->arr_len, t_ns, (size_t)n * sizeof *t_ns);
+    memcpy(s->arr_size + s->arr_len, size, (size_t)n * sizeof *size);
+    s->arr_len += n;
+    if (!s->arrival_pending)
+        schedule_next_arrival(s);
+    return s->oom ? -1 : 0;
+}
+
+/* ---- the loop ---- */
+
+static void dispatch(fl_sim *s, const fl_event *e)
+{
+    switch (e->type) {
+    case FE_ARRIVAL:
+        flow_arrive(s);
+        break;
+    case FE_SEND:
+        if (live_flow(s, e->arg, e->gen)) {
+            s->flows[e->arg].send_pending = 0;
+            try_send(s, e->arg);
+        }
+        break;
+    case FE_RTO:
+        if (live_flow(s, e->arg, e->gen))
+            on_rto(s, e->arg);
+        break;
+    case FE_TX_DONE: {
+        fl_link *l = &s->links[e->arg];
+        int32_t pi = l->busy;
+        l->busy = -1;
+        l->tx_bytes += s->pkts[pi].size;
+        schedule(s, s->now + l->delay_ns, FE_DELIVER, pi, 0);
+        if (l->ring_count > 0)
+            link_start_tx(s, e->arg);
+        break;
+    }
+    case FE_DELIVER:
+        host_receive(s, e->arg);
+        break;
+    }
+}
+
+void fl_init(fl_sim *s)
+{
+    s->now = 0;
+    s->next_seq = 0;
+    s->pkt_free = -1;
+    s->flow_free = -1;
+    for (int li = 0; li < 2; li++)
+        s->links[li].busy = -1;
+}
+
+int fl_run_until(fl_sim *s, int64_t t_ns)
+{
+    while (s->heap_len > 0 && s->heap[0].t < t_ns && !s->oom) {
+        fl_event e = pop_event(s);
+        s->now = e.t;
+        s->events++;
+        dispatch(s, &e);
+    }
+    if (s->oom)
+        return -1;
+    if (t_ns > s->now)
+        s->now = t_ns;
+    return 0;
+}
+
+int64_t fl_in_flight(const fl_sim *s)
+{
+    int64_t n = 0;
+    for (int li = 0; li < 2; li++)
+        n += s->links[li].ring_count + (s->links[li].busy >= 0);
+    for (int64_t k = 0; k < s->heap_len; k++)
+        n += s->heap[k].type == FE_DELIVER;
+    return n;
+}
+
+void fl_free(fl_sim *s)
+{
+    for (int li = 0; li < 2; li++)
+        free(s->links[li].ring);
+    free(s->heap);
+    free(s->pkts);
+    free(s->flows);
+    free(s->arr_t);
+    free(s->arr_size);
+    free(s->rec);
+    memset(s, 0, sizeof *s);
+}
