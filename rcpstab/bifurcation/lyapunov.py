@@ -66,10 +66,16 @@ class _Expansion:
 @lru_cache(maxsize=None)
 def _expansion(model: ModelSpec) -> _Expansion:
     """Differentiate the model symbolically (up to third order) at its equilibrium, once per model."""
-    rhs = [sp.sympify(f).subs(model.linearize_at) for f in model.plain_rhs()]
-    variables = list(model.current_symbols) + [term.symbol for term in model.delayed_terms]
-    states = list(range(len(model.states))) + [model.states.index(term.state) for term in model.delayed_terms]
-    delays = [sp.Integer(0)] * len(model.states) + [term.delay for term in model.delayed_terms]
+    # the feedback loop only: a buffer's overflow accumulator (rhs 0, read by nothing) is no state of it
+    loop = [i for i, x in enumerate(model.states) if x in model.loop_states]
+    where = {model.states[i]: k for k, i in enumerate(loop)}
+    terms = [term for term in model.delayed_terms if term.state in where]
+    plain = model.plain_rhs()
+    rhs = [sp.sympify(plain[i]).subs(model.linearize_at) for i in loop]
+    current = [model.current_symbols[i] for i in loop]
+    variables = current + [term.symbol for term in terms]
+    states = list(range(len(loop))) + [where[term.state] for term in terms]
+    delays = [sp.Integer(0)] * len(loop) + [term.delay for term in terms]
     at = {sym: model.equilibrium[x] for x, sym in zip(model.states, model.current_symbols)}
     at.update({term.symbol: model.equilibrium[term.state] for term in model.delayed_terms})
     at = {k: sp.sympify(v).subs(model.linearize_at) for k, v in at.items()}
@@ -87,10 +93,10 @@ def _expansion(model: ModelSpec) -> _Expansion:
     now = {s(t): sym for s, sym in zip(model.states, model.current_symbols)}
 
     def gradient(expr):
-        plain = sp.sympify(expr).xreplace(now)
-        return sp.lambdify(params, [sp.diff(plain, sym).subs(at) for sym in model.current_symbols], modules="numpy")
+        expr = sp.sympify(expr).xreplace(now)
+        return sp.lambdify(params, [sp.diff(expr, sym).subs(at) for sym in current], modules="numpy")
 
-    eq = sp.lambdify(params, [sp.sympify(model.equilibrium[x]).subs(model.linearize_at) for x in model.states],
+    eq = sp.lambdify(params, [sp.sympify(model.equilibrium[model.states[i]]).subs(model.linearize_at) for i in loop],
                      modules="numpy")
     return _Expansion(
         states=n, variable_state=tuple(states),

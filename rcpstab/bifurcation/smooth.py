@@ -27,9 +27,13 @@ from ..models.symbols import DEFAULTS, C, N, T, alpha, d0, eta, gamma0
 
 __all__ = ["RCP_UNCLAMPED", "RCP_RATE", "SMOOTH_MODELS"]
 
+_LOOP = [i for i, x in enumerate(rcp.MODEL.states) if x in rcp.MODEL.loop_states]  # no buffer, so no drop count
 RCP_UNCLAMPED = dataclasses.replace(
     rcp.MODEL, name="rcp-unclamped",
     title="RCP eqs. 5.1-5.3, continuous rate law, queue not clamped (smooth; for Hopf analysis)",
+    states=tuple(rcp.MODEL.states[i] for i in _LOOP), rhs=tuple(rcp.MODEL.rhs[i] for i in _LOOP),
+    equilibrium={x: rcp.MODEL.equilibrium[x] for x in rcp.MODEL.loop_states},
+    initial_state={x: rcp.MODEL.initial_state[x] for x in rcp.MODEL.loop_states},
     clamps=(), saturations=(), sampled={})
 
 R = sp.Function("R")

@@ -94,10 +94,10 @@ def switched_modes(model: ModelSpec):
     d0 = model.time_scale
     A0 = sp.lambdify((alpha, beta), (system.A0 * d0).subs(others), modules="numpy")
     Adf = sp.lambdify((alpha, beta), (Ad * d0).subs(others), modules="numpy")
-    n = len(model.states)
+    n = len(model.loop_states)  # the linearization's states: a buffer's overflow accumulator is not one
     modes = [(np.arange(n), np.array([], dtype=int))]
     for clamp in model.clamps:
-        i = model.states.index(clamp.state)
+        i = model.loop_states.index(clamp.state)
         modes.append((np.delete(np.arange(n), i), np.array([i])))
     return A0, Adf, modes
 
@@ -174,7 +174,7 @@ def certified_region(model: ModelSpec, alphas, betas, bound: str = "wirtinger") 
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
     A0f, Adf, modes = switched_modes(model)
-    n = len(model.states)
+    n = len(model.loop_states)
     # A0 and Ad are affine in (alpha, beta): A(alpha, beta) = C + alpha*Ca + beta*Cb, so one DPP problem
     # is compiled once and re-solved with new parameter values.
     def affine(f):
