@@ -15,6 +15,7 @@ Failure modes are bounded:
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import signal
 import time
@@ -84,6 +85,10 @@ def _dask(function, tasks, address):
     except (OSError, TimeoutError, ValueError) as exc:
         raise InputError(f"--scheduler {address!r}: cannot connect within {SCHEDULER_TIMEOUT_S} s "
                          f"({type(exc).__name__})") from None
+    # distributed logs every lost connection (many lines with tracebacks); the sweep reports one
+    quiet = logging.getLogger("distributed")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
     with client:
         try:
             yield from _dask_loop(client, function, tasks, address, wait)
@@ -96,6 +101,8 @@ def _dask(function, tasks, address):
                                  f"{str(exc).splitlines()[0][:120] if str(exc) else 'no message'}; "
                                  "finished chunks are checkpointed)") from None
             raise
+        finally:
+            quiet.setLevel(level)
 
 
 def _dask_loop(client, function, tasks, address, wait):
