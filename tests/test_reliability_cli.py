@@ -106,3 +106,31 @@ def test_dask_scheduler_killed_mid_sweep_is_one_error(monkeypatch):
                                 scheduler=cluster.scheduler_address)
     assert "\n" not in str(info.value)
     assert time.time() - started < 30
+
+
+def _document():
+    from hypothesis import strategies as st
+    from rcpstab.check.config import ROUTER_KEYS
+    scalar = (st.floats(allow_nan=True, allow_infinity=True) | st.integers(-2**70, 2**70) | st.booleans()
+              | st.text(max_size=3) | st.sampled_from([0.4, 0.2, 15, 500, 1e300, -1, 0]))
+    value = scalar | st.lists(scalar, max_size=3) | st.dictionaries(st.text(max_size=3), scalar, max_size=2)
+    keys = {"router": list(ROUTER_KEYS) + ["ALPHA ", "alpha"],
+            "envelope": ["rtt_ms", "link_mbps", "flows", "buffer_bdp", "bogus"],
+            "thresholds": ["gain_margin_min", "phase_margin_min_deg", "rightmost_real_max", "load_doubling_rtt_max",
+                           "flash_crowd_rtt_max"]}
+    table = {name: st.dictionaries(st.sampled_from(k), value, max_size=6) for name, k in keys.items()}
+    return st.fixed_dictionaries({}, optional={**table, "extra": value})
+
+
+def test_any_parsed_config_is_a_config_or_one_input_error():
+    from hypothesis import given, settings
+    from rcpstab.check.config import CheckConfig, parse_config
+
+    @settings(max_examples=200, deadline=None, derandomize=True)
+    @given(_document())
+    def check(document):
+        try:
+            assert isinstance(parse_config(document), CheckConfig)
+        except InputError as exc:
+            assert "\n" not in str(exc)
+    check()
