@@ -113,3 +113,13 @@ def test_disk_full_mid_sweep_is_one_error_and_resumable(tmp_path, small_chunks, 
         again = _region(path)
         assert again.meta["chunks_computed"] == expected
         assert np.array_equal(again.table["verdict"], full.table["verdict"])
+
+
+def test_checkpoints_of_the_former_format_are_still_read(tmp_path, small_chunks):
+    path = tmp_path / "sweep.ckpt"
+    full = _region(path)
+    legacy = b"".join(line.split(b" ", 2)[2] for line in path.read_bytes().splitlines(keepends=True))
+    path.write_bytes(legacy)  # bare JSON lines, as written before the checksummed records
+    again = _region(path)
+    assert again.meta["chunks_computed"] == 0
+    assert np.array_equal(again.table["verdict"], full.table["verdict"])

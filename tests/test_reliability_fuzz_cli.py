@@ -6,9 +6,12 @@ negative, text, reversed ranges) and stray tokens; valid values are kept cheap s
 short and a slow run means a hang. The fast test draws a few examples per subcommand; the slow
 one many more.
 """
+import atexit
 import os
 import resource
+import shutil
 import signal
+import tempfile
 import time
 
 import pytest
@@ -66,8 +69,8 @@ def _config_files(tmp):
     return files
 
 
-CONFIG_DIR = "/tmp/rcpstab-fuzz-configs-%d" % os.getpid()
-os.makedirs(CONFIG_DIR, exist_ok=True)
+CONFIG_DIR = tempfile.mkdtemp(prefix="rcpstab-fuzz-configs-")
+atexit.register(shutil.rmtree, CONFIG_DIR, True)
 CONFIGS = _config_files(CONFIG_DIR)
 
 COMMANDS = {
