@@ -20,6 +20,7 @@ import os
 import signal
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 
 from ..errors import InputError
 
@@ -68,8 +69,12 @@ def run_chunks(function, tasks: list, workers: int = 1, scheduler: str | None = 
         with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=die_with_parent,
                                  initargs=(os.getpid(),)) as pool:
             futures = {pool.submit(function, *task): i for i, task in enumerate(tasks)}
-            for future in as_completed(futures):
-                yield futures[future], future.result()
+            try:
+                for future in as_completed(futures):
+                    yield futures[future], future.result()
+            except BrokenProcessPool:
+                raise InputError(f"--workers {workers}: a worker process died (killed, or out of memory); "
+                                 "finished chunks are checkpointed") from None
     else:
         for i, task in enumerate(tasks):
             yield i, function(*task)
