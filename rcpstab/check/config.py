@@ -281,4 +281,6 @@ def load_config(path: str) -> CheckConfig:
         raise InputError(f"{path}: TOML syntax error: {exc}") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a UTF-8 text file") from None
+    except RecursionError:
+        raise InputError(f"{path}: arrays or tables nested too deeply") from None
     return parse_config(document)
