@@ -48,7 +48,15 @@ def _one_line_warning(message, category, filename, lineno, line=None):
 
 
 def main(argv=None) -> int:
+    previous = warnings.formatwarning
     warnings.formatwarning = _one_line_warning
+    try:
+        return _main(argv)
+    finally:
+        warnings.formatwarning = previous
+
+
+def _main(argv) -> int:
     args = build_parser().parse_args(argv)
     try:
         check_arguments(args)
@@ -69,7 +77,8 @@ def main(argv=None) -> int:
         return 0
     except OSError as exc:
         # An output that passed the early check can still fail to write (disk full, removed folder).
-        print(f"rcpstab {args.command}: error: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        what = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else _first_line(exc)
+        print(f"rcpstab {args.command}: error: {what}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(f"rcpstab {args.command}: interrupted", file=sys.stderr)

@@ -162,3 +162,15 @@ def test_every_entry_point_survives_hostile_arguments():
                and not isinstance(getattr(_datapath, n), type)}
     assert covered == public
     assert len(public) == 23  # a new entry point must get here too (and into the sanitizer run)
+
+
+@pytest.mark.parametrize("change", [
+    {"links": [(10_000_000, 1_000_000, -1, 1)]}, {"links": [(10_000_000, 1_000_000, 2**64 + 1500, 1)]},
+    {"flows": [(0, -1, 0, 2**32 + 5, 0, 0)]}, {"flows": [(0, -1, 0, -1, 0, 0)]}, {"data_size": 2**32 + 1500},
+    {"ctrl_size": -1}, {"window_denominator": 2**32 + 1}, {"links": [(10_000_000, 1_000_000, 1.5, 1)]},
+])
+def test_the_simulator_twin_refuses_the_same_integers(change):
+    from rcpstab.reference_impl.simulator_py import PySimulator
+    args = {**ARGS, "links": LINKS, "flows": FLOWS, **change}
+    assert outcome(lambda: _datapath.Simulator(**args)) == outcome(lambda: PySimulator(**args))
+    assert outcome(lambda: PySimulator(**args))[0] == "error"

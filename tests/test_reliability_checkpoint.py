@@ -1,4 +1,6 @@
 """Checkpoint survives any truncation (issue 18, defect 1): partial tails, damaged records, bad paths."""
+import errno
+import os
 import subprocess
 import sys
 import time
@@ -86,3 +88,38 @@ def test_cli_bad_checkpoint_one_line_exit_2(tmp_path, target):
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1 and target in result.stderr
     assert time.time() - started < 30
+
+
+def test_disk_full_mid_sweep_is_one_error_and_resumable(tmp_path, small_chunks, monkeypatch):
+    path = tmp_path / "sweep.ckpt"
+    full = _region(path)
+    data = path.read_bytes()
+    path.write_bytes(b"".join(data.splitlines(keepends=True)[:2]))
+    real_fsync, calls = os.fsync, []
+
+    def failing_fsync(fd):  # the third record hits a full disk after half of it was written
+        calls.append(fd)
+        if len(calls) == 1:
+            os.ftruncate(fd, os.fstat(fd).st_size - 20)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    with pytest.raises(InputError, match="No space left"):
+        _region(path)
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert path.read_bytes().count(b"\n") == 2
+    for expected in (2, 0):  # resumed twice
+        again = _region(path)
+        assert again.meta["chunks_computed"] == expected
+        assert np.array_equal(again.table["verdict"], full.table["verdict"])
+
+
+def test_checkpoints_of_the_former_format_are_still_read(tmp_path, small_chunks):
+    path = tmp_path / "sweep.ckpt"
+    full = _region(path)
+    legacy = b"".join(line.split(b" ", 2)[2] for line in path.read_bytes().splitlines(keepends=True))
+    path.write_bytes(legacy)  # bare JSON lines, as written before the checksummed records
+    again = _region(path)
+    assert again.meta["chunks_computed"] == 0
+    assert np.array_equal(again.table["verdict"], full.table["verdict"])

@@ -70,3 +70,15 @@ def test_dask_sweep_without_workers_fails_in_bounded_time(monkeypatch):
             phaseplane_region(get_model("switched"), np.array([0.5]), np.array([0.5]),
                               scheduler=cluster.scheduler_address)
         assert time.time() - started < 20
+
+
+def _die(i):
+    if i == 1:
+        os.kill(os.getpid(), signal.SIGKILL)  # the OOM killer, say
+    time.sleep(0.2)
+    return i
+
+
+def test_a_worker_killed_mid_sweep_is_one_error():
+    with pytest.raises(InputError, match="worker process died"):
+        list(executors.run_chunks(_die, [(0,), (1,), (2,)], workers=2))

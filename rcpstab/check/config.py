@@ -32,6 +32,7 @@ import math
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 
+from ..core.validation import DOMAINS
 from ..errors import InputError
 
 ROUTER_KEYS = ("ALPHA", "BETA", "ETA", "MAX_RATE_ESTIMATION_INTERVAL_MS", "MAX_ALLOWABLE_RTT_MS",
@@ -245,7 +246,33 @@ def parse_config(document: dict) -> CheckConfig:
             raise _unknown(key, "[thresholds]", threshold_keys)
         # the rightmost root bound may be any real number (0: plain stability); the rest are positive
         values[key] = _number(value, key, -math.inf) if key == "rightmost_real_max" else _number(value, key)
+    _check_domains(parsed_router, parsed_envelope)
     return CheckConfig(parsed_router, parsed_envelope, Thresholds(**values))
+
+
+# Config key -> (shared domain, factor from the file's unit to the domain's, the file's unit)
+_DOMAIN_KEYS = {
+    "ALPHA": ("alpha", 1.0, ""), "BETA": ("beta", 1.0, ""),
+    "MAX_RATE_ESTIMATION_INTERVAL_MS": ("T", 1e-3, "ms"),
+    "rtt_ms": ("d0", 1e-3, "ms"), "link_mbps": ("C", 1e6, "Mb/s"), "flows": ("N", 1.0, ""),
+    "buffer_bdp": ("buffer_bdp", 1.0, "BDP"),
+}
+
+
+def _check_domains(router: Router, envelope: Envelope) -> None:
+    """The shared parameter domains (rcpstab.core.validation), in the file's units."""
+    given = {"ALPHA": [router.alpha], "BETA": [router.beta], "MAX_RATE_ESTIMATION_INTERVAL_MS": [router.max_interval_ms],
+             "rtt_ms": envelope.rtt_ms, "link_mbps": envelope.link_mbps, "flows": envelope.flows,
+             "buffer_bdp": [envelope.buffer_bdp]}
+    for key, values in given.items():
+        name, factor, unit = _DOMAIN_KEYS[key]
+        domain = DOMAINS[name]
+        for i, value in enumerate(values):
+            if not domain.contains(value * factor):
+                where = f"{key}[{i}]" if len(values) > 1 else key
+                low, high = domain.low / factor, domain.high / factor
+                raise InputError(f"{where} = {value:g}: must be in {'(' if domain.low_open else '['}{low:g}, "
+                                 f"{high:g}]{' ' + unit if unit else ''}")
 
 
 def load_config(path: str) -> CheckConfig:
@@ -270,4 +297,6 @@ def load_config(path: str) -> CheckConfig:
         raise InputError(f"{path}: TOML syntax error: {exc}") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a UTF-8 text file") from None
+    except RecursionError:
+        raise InputError(f"{path}: arrays or tables nested too deeply") from None
     return parse_config(document)

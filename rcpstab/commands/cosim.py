@@ -42,13 +42,20 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from ..core.validation import check_integer, check_run_cost
 from ..errors import InputError
-from ..reference_impl.cosim import TRANSIENT_RTT, cosimulate
 from ..network.cosim import NETWORK_SCENARIOS, NETWORK_T_END_S
+from ..reference_impl.cosim import TRANSIENT_RTT, cosimulate
 from ..reference_impl.run import PROTOCOLS
 from ..reference_impl.scenarios import FLASH_CROWD, SCENARIOS, flash_crowd, get_scenario
-from ..core.validation import check_integer
+from ..reference_impl.segments import flow_segments
 from .output import buffer_bdp, check_outputs
+
+# Rough costs per simulated second (benchmark runs of fig5.3 and fig5.7), for refusing runs that
+# would not fit: the single-link trace keeps one sample per control interval min(RTT, 10 ms).
+TRACE_BYTES_PER_SAMPLE = 240
+CPU_S_PER_SAMPLE = 1.2e-5
+NETWORK_BYTES_PER_S, NETWORK_CPU_PER_S = 130e3, 0.03
 
 
 def add_arguments(parser):
@@ -91,6 +98,7 @@ def run(args) -> int:
         "buffer_bytes", max(int(round(args.buffer * scenario.bdp_bytes)), 1), "--buffer")  # never wraps in C
     overrides = {"rtt_s": args.rtt, "buffer_bytes": buffer}
     scenario = dataclasses.replace(scenario, **{k: v for k, v in overrides.items() if v is not None})
+    _check_length(scenario, args)
     result = cosimulate(scenario, args.alpha, args.beta, seed=args.seed, t_end=args.t_end,
                         transient_rtt=args.transient_rtt, model=args.model)
     if args.csv:
@@ -140,6 +148,20 @@ def run_flash_crowd(args) -> int:
               f"{f.peak_queue_bdp:.3g}/{p.peak_queue_bdp:.3g} C*d0, dropped {f.dropped_bdp:.3g}/{p.dropped_bdp:.3g} C*d0, "
               f"recovery {rec(f)}/{rec(p)}")
     return 0
+def _check_length(scenario, args) -> None:
+    """Refuse a run too short to compare (every plateau would be NaN) or too long to hold in memory."""
+    t_end = scenario.t_end_s if args.t_end is None else args.t_end
+    transient = args.transient_rtt * scenario.rtt_s
+    for segment in flow_segments(scenario, t_end):
+        if segment.stop_s - segment.start_s <= transient:
+            given = " ".join(f"--{o.replace('_', '-')} {getattr(args, o):g}" for o in ("rtt", "t_end")
+                             if getattr(args, o) is not None) or f"scenario {scenario.name}"
+            raise InputError(f"{given}: the {segment.n_flows}-flow stretch {segment.start_s:g}-{segment.stop_s:g} s "
+                             f"is not longer than the transient ({args.transient_rtt:g} RTTs = {transient:g} s), so "
+                             "there is nothing to compare; use a longer --t-end, a shorter --rtt or a smaller "
+                             "--transient-rtt")
+    samples = t_end / min(scenario.rtt_s, 0.01)
+    check_run_cost(f"cosim --t-end {t_end:g}", samples * CPU_S_PER_SAMPLE, samples * TRACE_BYTES_PER_SAMPLE)
 
 
 def run_network_scenario(args) -> int:
@@ -152,6 +174,8 @@ def run_network_scenario(args) -> int:
         if getattr(args, option) is not None:
             raise InputError(f"--{option}: does not apply to the network scenario {args.scenario}")
     t_end = NETWORK_T_END_S if args.t_end is None else args.t_end
+    check_run_cost(f"cosim --scenario {args.scenario} --t-end {t_end:g}", t_end * NETWORK_CPU_PER_S,
+                   t_end * NETWORK_BYTES_PER_S)
     result = cosimulate_network(args.scenario, args.alpha, args.beta, t_end=t_end)
     if args.csv:
         result.to_csv(args.csv)

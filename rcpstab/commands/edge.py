@@ -23,6 +23,8 @@ OPTION_DOMAINS = {
     "t_end": "t_end", "rtts": "rtts", "transient_rtt": "transient_rtt", "buffer": "buffer_bdp",
     "seed": "seed", "workers": "workers", "samples": "samples", "pade": "pade",
 }
+# Options that override a scenario field: the message names the field, as the library's own check does.
+FIELDS = {"rtt": "rtt_s"}
 
 
 def usable_cores() -> int:
@@ -49,9 +51,9 @@ def check_arguments(args) -> None:
             continue
         for item in value if isinstance(value, list) else [value]:
             if DOMAINS[name].integer:
-                check_integer(name, item, _option(dest))
+                check_integer(name, item, _option(dest), FIELDS.get(dest))
             else:
-                check_value(name, item, _option(dest))
+                check_value(name, item, _option(dest), FIELDS.get(dest))
     workers = getattr(args, "workers", None)
     if workers and workers > usable_cores() and not getattr(args, "scheduler", None):
         warnings.warn(f"--workers {workers}: capped at the {usable_cores()} usable cores "

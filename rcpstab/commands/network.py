@@ -12,12 +12,15 @@ from __future__ import annotations
 import csv
 import json
 
+from ..core.validation import check_run_cost
 from ..errors import InputError
 from ..network.convergence import summarize
 from ..network.fig57 import simulate_fig57
 from .output import check_outputs
 
 SCENARIOS = {"fig5.7": simulate_fig57}
+MIN_T_END_S = 1.0                        # shorter runs record too little to summarize
+CPU_S_PER_S, BYTES_PER_S = 0.03, 30e3    # rough cost per simulated second (benchmark of fig5.7)
 
 
 def add_arguments(parser):
@@ -38,6 +41,9 @@ def run(args) -> int:
         value = getattr(args, name)
         if not value > 0:
             raise InputError(f"--{name} {value}: must be > 0")
+    if not args.t_end >= MIN_T_END_S:
+        raise InputError(f"--t-end {args.t_end:g}: too short to summarize (at least {MIN_T_END_S:g} s)")
+    check_run_cost(f"network --t-end {args.t_end:g}", args.t_end * CPU_S_PER_S, args.t_end * BYTES_PER_S)
     check_outputs(args)
     result = SCENARIOS[args.scenario](args.alpha, args.beta, t_end=args.t_end)
     if args.csv:

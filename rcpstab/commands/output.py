@@ -93,9 +93,18 @@ def buffer_bdp(text: str) -> float:
     The range is checked by :func:`check_buffer` when the command runs.
     """
     try:
-        return float(text)
+        return TypedNumber(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a number of bandwidth-delay products C*d0") from None
+
+
+class TypedNumber(float):
+    """A float that remembers how it was typed, so a message can name ``2**64 + 1500`` as the user wrote it."""
+
+    def __new__(cls, text: str):
+        number = super().__new__(cls, text)
+        number.text = text.strip()
+        return number
 
 
 def check_buffer(args) -> None:

@@ -96,24 +96,28 @@ class Checkpoint:
         """Record a finished chunk durably before returning.
 
         If the write fails (disk full), the partial record is cut off again when possible, and
-        otherwise on the next open; the error propagates (the command line reports it).
+        otherwise on the next open; :class:`InputError` names the file (one line, exit 2).
         """
         self.done[key] = result
         if not self.path:
             return
         record = encode_record(key, result)
-        with open(self.path, "ab") as fh:
-            size = fh.tell()
-            try:
-                fh.write(record)
-                fh.flush()
-                os.fsync(fh.fileno())
-            except OSError:
+        try:
+            with open(self.path, "ab") as fh:
+                size = fh.tell()
                 try:
-                    fh.truncate(size)
+                    fh.write(record)
+                    fh.flush()
+                    os.fsync(fh.fileno())
                 except OSError:
-                    pass
-                raise
+                    try:
+                        fh.truncate(size)
+                    except OSError:
+                        pass
+                    raise
+        except OSError as exc:
+            raise InputError(f"--checkpoint {self.path!r}: cannot write ({exc.strerror or exc}); the chunks "
+                             "finished before are kept") from None
 
 
 def _check_path(path: str) -> None:

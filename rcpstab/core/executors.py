@@ -15,10 +15,12 @@ Failure modes are bounded:
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import signal
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 
 from ..errors import InputError
 
@@ -67,8 +69,12 @@ def run_chunks(function, tasks: list, workers: int = 1, scheduler: str | None = 
         with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=die_with_parent,
                                  initargs=(os.getpid(),)) as pool:
             futures = {pool.submit(function, *task): i for i, task in enumerate(tasks)}
-            for future in as_completed(futures):
-                yield futures[future], future.result()
+            try:
+                for future in as_completed(futures):
+                    yield futures[future], future.result()
+            except BrokenProcessPool:
+                raise InputError(f"--workers {workers}: a worker process died (killed, or out of memory); "
+                                 "finished chunks are checkpointed") from None
     else:
         for i, task in enumerate(tasks):
             yield i, function(*task)
@@ -84,6 +90,10 @@ def _dask(function, tasks, address):
     except (OSError, TimeoutError, ValueError) as exc:
         raise InputError(f"--scheduler {address!r}: cannot connect within {SCHEDULER_TIMEOUT_S} s "
                          f"({type(exc).__name__})") from None
+    # distributed logs every lost connection (many lines with tracebacks); the sweep reports one
+    quiet = logging.getLogger("distributed")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
     with client:
         try:
             yield from _dask_loop(client, function, tasks, address, wait)
@@ -96,6 +106,8 @@ def _dask(function, tasks, address):
                                  f"{str(exc).splitlines()[0][:120] if str(exc) else 'no message'}; "
                                  "finished chunks are checkpointed)") from None
             raise
+        finally:
+            quiet.setLevel(level)
 
 
 def _dask_loop(client, function, tasks, address, wait):

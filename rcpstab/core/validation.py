@@ -10,7 +10,9 @@ extension (buffer sizes, seeds) are checked here too, so nothing wraps.
 
 The work a grid asks for is bounded too: :func:`check_grid_size` refuses a grid above
 :data:`MAX_GRID_POINTS` points or an estimated :data:`MAX_CPU_HOURS` (the user can raise
-them with ``$RCPSTAB_MAX_GRID_POINTS`` and ``$RCPSTAB_MAX_CPU_HOURS``), naming the estimate.
+them with ``$RCPSTAB_MAX_GRID_POINTS`` and ``$RCPSTAB_MAX_CPU_HOURS``), naming the estimate;
+:func:`check_run_cost` does the same for one long run (CPU time and memory, the latter
+raisable with ``$RCPSTAB_MAX_MEMORY_GB``).
 
 Examples
 --------
@@ -33,7 +35,7 @@ import numpy as np
 from ..errors import InputError
 
 __all__ = ["Domain", "DOMAINS", "MAX_GRID_POINTS", "GRID_ENV", "MAX_CPU_HOURS", "HOURS_ENV", "check_value", "check_values",
-           "check_integer", "check_grid_size", "max_grid_points", "max_cpu_hours"]
+           "check_integer", "check_grid_size", "check_run_cost", "max_grid_points", "max_cpu_hours", "max_memory_gb"]
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,8 @@ MAX_GRID_POINTS = 1_000_000
 GRID_ENV = "RCPSTAB_MAX_GRID_POINTS"
 MAX_CPU_HOURS = 8.0           # an estimate above this is refused too (a night on one core)
 HOURS_ENV = "RCPSTAB_MAX_CPU_HOURS"
+MAX_MEMORY_GB = 2.0           # estimated peak memory of a run above this is refused
+MEMORY_ENV = "RCPSTAB_MAX_MEMORY_GB"
 
 
 def _as_float(value, shown: str, label: str) -> float:
@@ -141,7 +145,7 @@ def _as_float(value, shown: str, label: str) -> float:
         raise InputError(f"{shown or label} = {value!r}: not a number") from None
 
 
-def check_value(name: str, value, option: str | None = None) -> float:
+def check_value(name: str, value, option: str | None = None, field: str | None = None) -> float:
     """``value`` as a float if it lies in the domain of ``name``, else :class:`InputError`.
 
     Parameters
@@ -151,17 +155,20 @@ def check_value(name: str, value, option: str | None = None) -> float:
     value : number
     option : str, optional
         How the user gave it (``--rtt``); the message then names the option.
+    field : str, optional
+        The name of the value in the API (``rtt_s``), shown as ``rtt_s=0.0`` instead of the label.
     """
     domain = DOMAINS[name]
     number = _as_float(value, option, domain.label)
     if not domain.contains(number):
         unit = f" {domain.unit}" if domain.unit else ""
         where = f"{option}: " if option else ""
-        raise InputError(f"{where}{domain.label} = {_fmt(value)}{unit}: must be {domain.describe()}")
+        shown = f"{field}={_fmt(value)}" if field else f"{domain.label} = {_fmt(value)}{unit}"
+        raise InputError(f"{where}{shown}: must be {domain.describe()}")
     return number
 
 
-def check_integer(name: str, value, option: str | None = None) -> int:
+def check_integer(name: str, value, option: str | None = None, field: str | None = None) -> int:
     """An integer in the domain of ``name`` (exact: 2**64 + 1500 is refused, never wrapped)."""
     domain = DOMAINS[name]
     if isinstance(value, bool) or not isinstance(value, int):
@@ -173,7 +180,8 @@ def check_integer(name: str, value, option: str | None = None) -> int:
     if not domain.low <= value <= domain.high:
         unit = f" {domain.unit}" if domain.unit else ""
         where = f"{option}: " if option else ""
-        raise InputError(f"{where}{domain.label} = {value}{unit}: must be {domain.describe()}")
+        shown = f"{field}={value}" if field else f"{domain.label} = {value}{unit}"
+        raise InputError(f"{where}{shown}: must be {domain.describe()}")
     return value
 
 
@@ -183,7 +191,9 @@ def check_values(**values) -> dict:
 
 
 def _fmt(value) -> str:
-    """A value as the user would write it: 0.0, not np.float64(0.0)."""
+    """A value as the user would write it: 0.0, not np.float64(0.0); as typed when it remembers its text."""
+    if isinstance(getattr(value, "text", None), str):
+        return value.text
     try:
         return repr(float(value)) if not isinstance(value, int) or isinstance(value, bool) else str(value)
     except (TypeError, ValueError, OverflowError):
@@ -211,6 +221,31 @@ def max_grid_points() -> int:
 def max_cpu_hours() -> float:
     """The estimated-cost limit: :data:`MAX_CPU_HOURS` or ``$RCPSTAB_MAX_CPU_HOURS``."""
     return _limit(HOURS_ENV, MAX_CPU_HOURS, float)
+
+
+def max_memory_gb() -> float:
+    """The memory limit: :data:`MAX_MEMORY_GB` or ``$RCPSTAB_MAX_MEMORY_GB``."""
+    return _limit(MEMORY_ENV, MAX_MEMORY_GB, float)
+
+
+def check_run_cost(what: str, cpu_seconds: float, memory_bytes: float = 0.0) -> None:
+    """Refuse a single run whose estimated CPU time or memory is above the (raisable) limits.
+
+    Parameters
+    ----------
+    what : str
+        The run and the value that sets its size (``cosim --t-end 100000``).
+    cpu_seconds, memory_bytes : float
+        Rough estimates (from benchmark runs) for the message and the decision.
+    """
+    hours = cpu_seconds / 3600
+    if hours > max_cpu_hours():
+        raise InputError(f"{what}: would take about {hours:.3g} CPU-hours, more than the limit "
+                         f"{max_cpu_hours():g}; shorten the run or set {HOURS_ENV}")
+    gigabytes = memory_bytes / 1e9
+    if gigabytes > max_memory_gb():
+        raise InputError(f"{what}: would need about {gigabytes:.3g} GB of memory, more than the limit "
+                         f"{max_memory_gb():g}; shorten the run or set {MEMORY_ENV}")
 
 
 def check_grid_size(points: int, seconds_per_point: float, what: str) -> None:

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from ..core.validation import check_run_cost
 from ..errors import InputError
 from ..models.spec import ModelSpec
 from .compiled import CompiledModel, compile_model
@@ -139,4 +140,9 @@ def make_integrator(model: ModelSpec, params: dict, initial: dict, dt: float | N
             raise InputError(f"{name} must be a single value per batch (it sets the delay line)")
     size = batch_size(values, x0)
     x0 = [np.broadcast_to(x, (size,)).copy() for x in x0]
-    return engine(compiled, values, x0, dt or default_step(compiled, values), n_schedule)
+    step = dt or default_step(compiled, values)
+    delay_steps = max((float(np.max(term.delay(*values))) for term in compiled.delayed), default=0.0) / step
+    # the delay line holds every step of the longest delay, values and slopes: refuse what cannot fit
+    check_run_cost(f"a batch of {size} trajectories with a delay of {delay_steps:.4g} steps of {step:.4g} s", 0.0,
+                   (delay_steps + 3) * compiled.n_states * size * 16)
+    return engine(compiled, values, x0, step, n_schedule)

@@ -32,7 +32,7 @@ from ..core.checkpoint import Checkpoint, chunk_key
 from .compiled import compile_model
 from .decide import FIRST_HORIZON_RTT, MAX_HORIZON_RTT, decide
 from ..core.executors import run_chunks
-from .setup import ALIASES, parameter_values, unreachable
+from .setup import ALIASES, default_step, parameter_values, unreachable
 from .verdicts import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 
 APP_E_LOADS = (5.0, 1.0, 0.1)     # initial R in units of C/N: App. E's R/C = 0.5, 0.1, 0.01 at N = 10
@@ -245,7 +245,14 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     betas = np.asarray(betas, dtype=float)
     configs = configurations(model, C, d0, N, T, params)
     start_states(1.0, 1.0, start)  # reject an unknown start before any work
-    check_grid_size(alphas.size * betas.size * len(configs), SECONDS_PER_POINT, f"phaseplane sweep of {model.name}")
+    compiled = compile_model(model)
+    # the cost of a point grows with the steps per round trip (App. E's set-up: 20)
+    steps_per_rtt = []
+    for config in configs:
+        values = parameter_values(compiled, config)
+        steps_per_rtt.append(float(np.max(compiled.time_scale(*values))) / default_step(compiled, values))
+    check_grid_size(alphas.size * betas.size * len(configs),
+                    SECONDS_PER_POINT * max(1.0, float(np.mean(steps_per_rtt)) / 20), f"phaseplane sweep of {model.name}")
     aa, bb = (m.ravel() for m in np.meshgrid(alphas, betas))
     rows = {"alpha": np.tile(aa, len(configs)), "beta": np.tile(bb, len(configs))}
     for key in configs[0]:

@@ -7,6 +7,7 @@ integer nanoseconds and ties are broken by scheduling order, exactly as in C.
 from __future__ import annotations
 
 import heapq
+import operator
 from collections import deque
 from dataclasses import asdict
 
@@ -50,6 +51,14 @@ class _Packet:
         self.hop = 0
 
 
+def _in_range(value, what: str, high: int) -> int:
+    """``value`` as an int in 0..high, with the C module's errors (TypeError for non-integers)."""
+    value = operator.index(value)
+    if not 0 <= value <= high:
+        raise ValueError(f"{what}={value} is outside 0..{high}")
+    return value
+
+
 class _Link:
     __slots__ = ("capacity_bps", "delay_ns", "proto", "port", "xcp", "queue", "busy")
 
@@ -89,6 +98,14 @@ class PySimulator:
 
     def __init__(self, links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts,
                  sender=SENDER_RTCP) -> None:
+        # The C module's integer ranges (it refuses rather than wraps; the twin refuses the same)
+        for name, value, high in (("data_size", data_size, 1 << 24), ("ctrl_size", ctrl_size, 1 << 24),
+                                  ("window_denominator", window_denominator, 1 << 24)):
+            _in_range(value, name, high)
+        for link in links:
+            _in_range(link[2], "buffer", 1 << 62)
+        for flow in flows:
+            _in_range(flow[3], "request", 0xFFFFFFFF)
         if sender not in (SENDER_RTCP, SENDER_XCP):
             raise ValueError(f"sender={sender} is not 0 (R-TCP) or 1 (XCP)")
         if sender == SENDER_XCP and (rwnd_pkts > 1 << 24 or data_size > 1 << 16):
