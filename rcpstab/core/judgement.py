@@ -19,8 +19,12 @@ standard error ``s``):
 
 1. **diverged**: the state is not finite or further than :data:`DIVERGED_BAND` band units.
 2. **converged**: the last block is within the *floor* (the numerical floor
-   :data:`NUMERICAL_FLOOR` band units for fluid models; a measured noise floor for packet traces):
-   the trajectory is at the equilibrium. Its convergence time is its last band exit.
+   :data:`NUMERICAL_FLOOR` band units for fluid models; a measured noise floor for packet traces)
+   and the envelope is still decaying there over the last quarter of the observation, or it is
+   down to rounding errors (:data:`ROUNDOFF_BAND`): the trajectory is at the equilibrium. Its
+   convergence time is its last band exit. (Being within the floor once is not enough: near a
+   weakly unstable equilibrium, e.g. ``rcp`` at (1.46, 0.3), a trajectory can dip to 2e-5 band
+   units along the stable directions and grow back to the limit cycle over ~3000 RTTs.)
 3. **Decaying** (slope ``r < -FLAT_RATE`` and ``r + SIGNIFICANCE * s < 0``): converging,
    however slowly (a queue that drains linearly is decaying too). Integrate longer until it
    reaches the floor; at the last horizon a steady decay (the late half's log-rate keeps at least
@@ -67,6 +71,7 @@ BLOCK_WINDOWS = 4        # a block = 4 windows, so oscillations with periods up 
 # above the integrators' error (exact steps for rcp, ~1e-7 of the amplitude for RK4) and far below
 # the band. An oscillation smaller than this is not resolved: it counts as converged.
 NUMERICAL_FLOOR = 1e-3
+ROUNDOFF_BAND = 1e-9     # band units: what is left at an equilibrium reached is rounding error (~1e-13 here)
 DIVERGED_BAND = 1e12     # 1e10 C*d0 of queue: no draining queue of a fluid model gets there
 FLAT_RATE = 1e-5         # per RTT: an envelope e-folding more slowly than in 1e5 RTTs is flat
 SIGNIFICANCE = 3.0       # a trend counts when it exceeds 3 standard errors of the fitted slope
@@ -74,6 +79,7 @@ MIN_FLAT_SPAN_RTT = 100.0  # a limit cycle is only declared after this long a fl
 MIN_BLOCKS = 8           # fewer blocks in the second half: too short to judge
 CYCLE_VARIATION = 0.05   # a limit cycle's block peaks vary by less than 5% over the fitted stretch
 STATIONARY = 1e-3        # a state settled away from the equilibrium: block peaks vary by less than 0.1%
+SETTLE_FRACTION = 0.25   # within a noise floor for a quarter of the time it took (and a block): settled
 STEADY = 0.5             # late log-rate >= half the early one: exponential (or faster) decay, not levelling off
 STEADY_GROWTH = 0.9      # late slope >= 90% of the early one: growth that is not slowing down
 
@@ -280,7 +286,7 @@ def _fit(y: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
     return slope, stderr
 
 
-def judge_envelope(env: Envelope, final: bool = False) -> Judgement:
+def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False) -> Judgement:
     """Verdict of every trace of a batch from its envelope (rules in the module docstring).
 
     Parameters
@@ -288,6 +294,11 @@ def judge_envelope(env: Envelope, final: bool = False) -> Judgement:
     env : Envelope
     final : bool
         No more observation is possible (the last horizon): decide what can be decided.
+    noise_floor : bool
+        The envelope's floor is a measured noise floor (packet traces), below which no trend can
+        be measured: a trace that stays within it for the last block and a quarter of the time it
+        took to get into the band is converged, without the decay within the floor that rule 2
+        asks of a fluid trajectory.
 
     Returns
     -------
@@ -296,13 +307,14 @@ def judge_envelope(env: Envelope, final: bool = False) -> Judgement:
 
     Examples
     --------
-    A trace decaying steadily at 0.05 per RTT, still above the numerical floor at 200 RTTs:
+    A trace decaying steadily at 0.02 per RTT, in the band but above the numerical floor at
+    400 RTTs (the last horizon):
 
-    >>> t = 5.0 * np.arange(1, 41)
-    >>> env = Envelope(50 * np.exp(-0.05 * t)[:, None], np.full((40, 1), 2), np.array([80.0]), 200.0)
+    >>> t = 5.0 * np.arange(1, 81)
+    >>> env = Envelope(50 * np.exp(-0.02 * t)[:, None], np.full((80, 1), 2), np.array([196.0]), 400.0)
     >>> j = judge_envelope(env, final=True)
-    >>> str(j.names[0]), round(float(j.rate_per_rtt[0]), 4)
-    ('converged', -0.05)
+    >>> str(j.names[0]), round(float(j.rate_per_rtt[0]), 4), float(j.convergence_rtt[0])
+    ('converged', -0.02, 196.0)
     """
     size = env.last_out_rtt.size
     out = Judgement.empty(size, env.horizon_rtt)
@@ -330,7 +342,13 @@ def judge_envelope(env: Envelope, final: bool = False) -> Judgement:
     decide(blown, DIVERGED, f"the state left every bound (not finite or > {DIVERGED_BAND:g} band units)")
     last_block = peaks[-BLOCK_WINDOWS:].max(axis=0)
     at_floor = floor[-BLOCK_WINDOWS:].max(axis=0) <= 1.0
-    decide(at_floor, CONVERGED, "at the equilibrium (within the floor); time = last band exit", measured=True)
+    if noise_floor:
+        settle = np.maximum(BLOCK_WINDOWS, np.ceil(SETTLE_FRACTION * env.last_out_rtt / env.window_rtt)).astype(int)
+        settled = np.array([floor[-min(n, floor.shape[0]):, b].max() <= 1.0 for b, n in enumerate(settle)])
+        decide(settled, CONVERGED, "stayed within the noise floor; time = last band exit", measured=True)
+    # so close to the equilibrium that only rounding errors are left: nothing can grow from there
+    decide(last_block <= ROUNDOFF_BAND, CONVERGED, "at the equilibrium (rounding level); time = last band exit",
+           measured=True)
 
     block_rtt = BLOCK_WINDOWS * env.window_rtt
     n_blocks = peaks.shape[0] // BLOCK_WINDOWS
@@ -343,12 +361,17 @@ def judge_envelope(env: Envelope, final: bool = False) -> Judgement:
     rate, stderr = _fit(logs, block_rtt)
     half = fit_blocks // 2
     early, _ = _fit(logs[:half], block_rtt)
-    late, _ = _fit(logs[-half:], block_rtt)
+    late, late_err = _fit(logs[-half:], block_rtt)
     grew_early, _ = _fit(blocks[:half], block_rtt)
     grew_late, _ = _fit(blocks[-half:], block_rtt)
     out.rate_per_rtt[:] = rate
     out.rate_stderr[:] = stderr
     span = fit_blocks * block_rtt
+    # within the floor and still decaying there: a trajectory that dips near a weakly unstable
+    # equilibrium (along its stable directions) stops decaying and turns back, so it is not enough
+    # to be within the floor once
+    late_decay = (late < -FLAT_RATE) & (late + SIGNIFICANCE * late_err < 0)
+    decide(at_floor & late_decay, CONVERGED, "decaying within the floor; time = last band exit", measured=True)
     inside = last_block <= 1.0
 
     decaying = open_ & (rate < -FLAT_RATE) & (rate + SIGNIFICANCE * stderr < 0)
@@ -391,6 +414,8 @@ def judge_envelope(env: Envelope, final: bool = False) -> Judgement:
             out.convergence_estimate_rtt[pending] = estimate[pending]
             out.estimate_model[pending] = np.where(drain, "linear drain", "exponential envelope")[pending]
             decide(pending, CONVERGED, "steady decay, not yet in the band at the last horizon: time estimated")
+        decide(at_floor & ~growing, CONVERGED, "within the floor at the last horizon; time = last band exit",
+               measured=True)
         decide(decaying & ~steady, UNDECIDED, "decay slowing down at the last horizon (may level off at a cycle)")
         decide(growing & (grew_late >= STEADY_GROWTH * grew_early), DIVERGED,
                "envelope still growing without slowing down at the last horizon")
@@ -457,7 +482,8 @@ def judge_trace(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=
     """Judge recorded traces (fluid or packet): :func:`trace_envelope` then :func:`judge_envelope`.
 
     Parameters are those of :func:`trace_envelope`; ``final`` (default True: the trace is all
-    there is) as for :func:`judge_envelope`. Times in the result are RTTs from the first sample.
+    there is) as for :func:`judge_envelope`; passing a floor makes it a noise floor
+    (``noise_floor=True``). Times in the result are RTTs from the first sample.
 
     Examples
     --------
@@ -471,4 +497,4 @@ def judge_trace(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=
     """
     env = trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band, queue_band,
                          rate_floor, queue_floor)
-    return judge_envelope(env, final=final)
+    return judge_envelope(env, final=final, noise_floor=rate_floor is not None or queue_floor is not None)

@@ -32,4 +32,4 @@ def classify(env: Envelope, final: bool = False) -> Judgement:
     """
     env = Envelope(env.peaks, env.crossings, env.last_out_rtt, env.horizon_rtt, env.window_rtt,
                    floor_peaks=np.asarray(env.peaks), rate_peaks=env.rate_peaks, queue_peaks=env.queue_peaks)
-    return judge_envelope(env, final=final)
+    return judge_envelope(env, final=final, noise_floor=True)
