@@ -19,7 +19,7 @@ from ..regions.margins import Margins, margins
 from .checks import CheckReport, linear_findings, run_checks
 from .config import CheckConfig, Thresholds
 from .envelope import network
-from .nonlinear import FLASH_CROWD, step_horizon_rtt
+from .nonlinear import FLASH_CROWD, LOAD_DOUBLING, step_horizon_rtt
 
 RADIUS = 0.3    # search alpha and beta within this distance of the configured point
 STEP = 0.05     # grid spacing of the search
@@ -56,7 +56,7 @@ def steps_pass(config: CheckConfig, points: list[tuple[float, float]]) -> np.nda
     n = env.flows[0]
     for d0 in {env.rtt_ms[0] / 1000.0, env.rtt_ms[1] / 1000.0}:
         net = network(config, env.link_mbps[1] * 1e6, d0, n)
-        for flows, gamma0, limit in ((n, 0.5 * eta / n, th.load_doubling_rtt_max),
+        for flows, gamma0, limit in ((LOAD_DOUBLING * n, eta / n, th.load_doubling_rtt_max),
                                      (FLASH_CROWD * n, eta / n, th.flash_crowd_rtt_max)):
             params = dict(net, alpha=alphas, beta=betas, N=np.full(len(points), flows))
             verdicts = decide(get_model("rcp"), params, {"gamma0": np.full(len(points), gamma0), "q0": 0.0},
