@@ -460,17 +460,24 @@ def trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_ba
     queue_floor = NUMERICAL_FLOOR * QUEUE_BAND if queue_floor is None else queue_floor
     floor_distance = np.maximum(rate_dev / rate_floor, queue_dev / queue_floor)
     rel = t - t[0]
+    # sample i > 0 closes the step (t[i-1], t[i]] and belongs to window floor((t[i] - eps) / W)
     window = np.floor((rel - 1e-9) / window_rtt).astype(int)[1:]
     n_windows = int(math.floor(rel[-1] / window_rtt + 1e-9))
     above = gamma > geq
     flips = (above[1:] != above[:-1]).astype(int)
-    arrays = {name: np.zeros((n_windows, size)) for name in ("peaks", "floor", "rate", "queue")}
-    crossings = np.zeros((n_windows, size), dtype=int)
-    for w in range(n_windows):
-        rows = np.flatnonzero(window == w) + 1
-        for name, source in (("peaks", distance), ("floor", floor_distance), ("rate", rate_dev), ("queue", queue_dev)):
-            arrays[name][w] = np.nan_to_num(source[rows], nan=np.inf).max(axis=0) if rows.size else 0.0
-        crossings[w] = flips[rows - 1].sum(axis=0)
+    rows = window < n_windows
+    window, flips = window[rows], flips[rows]
+    starts = np.searchsorted(window, np.arange(n_windows))
+    empty = np.append(starts[1:], window.size) == starts
+    arrays = {}
+    for name, source in (("peaks", distance), ("floor", floor_distance), ("rate", rate_dev), ("queue", queue_dev)):
+        values = np.nan_to_num(source[1:][rows], nan=np.inf)
+        arrays[name] = (np.maximum.reduceat(values, np.minimum(starts, max(window.size - 1, 0)), axis=0)
+                        if window.size else np.zeros((n_windows, size)))
+        arrays[name][empty] = 0.0
+    crossings = (np.add.reduceat(flips, np.minimum(starts, max(window.size - 1, 0)), axis=0)
+                 if window.size else np.zeros((n_windows, size), dtype=int))
+    crossings[empty] = 0
     outside = ~(distance <= 1.0)
     last = np.where(outside.any(axis=0), rel[::-1][np.argmax(outside[::-1], axis=0)], 0.0)
     return Envelope(arrays["peaks"], crossings, last, float(rel[-1]), window_rtt, floor_peaks=arrays["floor"],
