@@ -1,8 +1,11 @@
 """Draw a phase portrait: App. E's six initial conditions in the (R/C, q) plane (Figs. E.1-E.2).
 
 Integrates the model at one (alpha, beta) from R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}
-for --rtts round trips; --out draws the trajectories with the equilibrium marked,
---csv writes them (columns ic, gamma0, q0_bits, t_s, R_over_C, queue_bits).
+for --rtts round trips and judges each trajectory (:func:`~rcpstab.phaseplane.decide`, with
+its own adaptive horizon); --out draws the trajectories with the equilibrium marked, each
+labelled with its verdict, and for a limit cycle the cycle itself (three periods after the
+horizon its verdict needed, however long), --csv writes them (columns ic, gamma0, q0_bits,
+t_s, R_over_C, queue_bits). The summary line gives each verdict.
 """
 from __future__ import annotations
 
@@ -10,6 +13,12 @@ import csv
 
 from ..errors import InputError
 from ..models import get_model
+import math
+
+import numpy as np
+
+from ..phaseplane.decide import decide
+from ..phaseplane.setup import make_integrator
 from ..phaseplane.sweep import configurations, initial_conditions
 from ..phaseplane.trajectory import simulate
 from .output import check_outputs
@@ -26,6 +35,7 @@ def add_arguments(parser):
     parser.add_argument("--rtts", type=float, default=100.0, help="duration in round trips (default 100)")
     parser.add_argument("--out", metavar="FIG", help="write the portrait (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write the trajectories")
+    parser.add_argument("--quiet", action="store_true", help="no summary line")
 
 
 def run(args) -> int:
@@ -35,19 +45,41 @@ def run(args) -> int:
         raise InputError(f"--rtts {args.rtts}: must be > 0")
     (config,) = configurations(model, _listed(args.C), _listed(args.d0), _listed(args.N), args.T)
     gammas, queues = (v[0] for v in initial_conditions(config["C"], config["d0"], config["N"]))
-    traj = simulate(model, dict(config, alpha=args.alpha, beta=args.beta), {"gamma0": gammas, "q0": queues},
-                    args.rtts * config["d0"])
+    params = dict(config, alpha=args.alpha, beta=args.beta)
+    start = {"gamma0": gammas, "q0": queues}
+    traj = simulate(model, params, start, args.rtts * config["d0"])
+    judged = decide(model, params, start)
     if args.csv:
         write_csv(traj, args.csv)
     if args.out:
         from ..figures import draw_and_save
         from ..phaseplane.plotting import portrait_plot
-        draw_and_save(portrait_plot, traj, args.out,
+        draw_and_save(portrait_plot, traj, args.out, verdicts=judged, cycles=limit_cycles(model, params, start, judged),
                       title=f"Phase portrait, model '{model.name}', alpha = {args.alpha:g}, beta = {args.beta:g}")
-    if not args.csv and not args.out:
+    if not args.quiet:
+        counts = ", ".join(f"{int((judged.names == v).sum())} {v}" for v in dict.fromkeys(judged.names))
         end = ", ".join(f"({g:.3g}, {q:.3g})" for g, q in zip(traj.gamma[-1], traj.queue[-1]))
-        print(f"{model.name} at alpha={args.alpha:g}, beta={args.beta:g}: (R/C, q bits) after {args.rtts:g} RTTs: {end}")
+        print(f"{model.name} at alpha={args.alpha:g}, beta={args.beta:g}: {counts} of App. E's six starts; "
+              f"(R/C, q bits) after {args.rtts:g} RTTs: {end}")
     return 0
+
+
+def limit_cycles(model, params, start, judged, periods: float = 3.0) -> dict:
+    """``{index: (gamma, queue_bits)}`` over ``periods`` periods of each limit cycle, recorded every
+    step after the horizon its verdict needed (the trajectory is then on the cycle)."""
+    cycles = {}
+    for b in np.flatnonzero(judged.names == "limit_cycle"):
+        one = {k: np.asarray(v)[b] if np.ndim(v) else v for k, v in start.items()}
+        integrator = make_integrator(model, params, one)
+        steps_per_rtt = params["d0"] / integrator.dt
+        integrator.run(int(math.ceil(judged.horizon_rtt[b] * steps_per_rtt)))
+        period = judged.period_rtt[b] if np.isfinite(judged.period_rtt[b]) else 20.0
+        rows = integrator.run(int(math.ceil(periods * period * steps_per_rtt)), record_every=1)
+        states = [rows[:, 0, i] for i in range(rows.shape[2])]
+        values = integrator.params
+        cycles[int(b)] = tuple(np.broadcast_to(f(*states, *values), states[0].shape)
+                               for f in (integrator.model.gamma, integrator.model.queue))
+    return cycles
 
 
 def _listed(value):
