@@ -244,3 +244,27 @@ def test_unreachable_equilibrium_is_reported_not_integrated():
     assert [(c["C"], c["N"]) for c in region.meta["unreachable_configurations"]] == [(56e3, 1000.0)]
     assert region.stable.all()  # (0.6, 0.2) is stable on every configuration that can reach its equilibrium
     assert region.meta["stable_points_all_configurations"] == 0
+
+
+def test_online_rate_and_queue_peaks_match_the_recorded_trajectory():
+    """The kernel's monitor keeps the rate's and the queue's own window peaks (a cycle's amplitude)."""
+    from rcpstab.phaseplane.monitor import EnvelopeMonitor
+    from rcpstab.phaseplane.setup import make_integrator
+    params = dict(APP_E, alpha=np.array([0.6, 1.4, 0.3]), beta=np.array([0.8, 0.8, 0.2]))
+    start = {"gamma0": np.array([0.01, 0.5, 0.5]), "q0": np.array([2 * CD0, 0.0, 0.0])}
+    integrator = make_integrator(get_model("rcp"), params, start)
+    monitor = EnvelopeMonitor(integrator)
+    integrator.run(1000, monitor)  # 50 RTTs
+    online = monitor.envelope(integrator.k)
+    offline = trajectory_envelope(simulate(get_model("rcp"), params, start, 10.0, record_every=1))
+    assert np.allclose(online.rate_peaks, offline.rate_peaks, rtol=1e-12, atol=1e-15)
+    assert np.allclose(online.queue_peaks, offline.queue_peaks, rtol=1e-12, atol=1e-15)
+    assert np.allclose(np.maximum(online.rate_peaks / RATE_BAND, online.queue_peaks / 0.01), online.peaks, rtol=1e-12)
+
+
+def test_decide_reports_the_cycle_amplitude_in_rate_and_queue():
+    result = decide(get_model("rcp"), dict(APP_E, alpha=1.46, beta=0.3), {"gamma0": 0.5, "q0": 0.0})
+    assert result.names[0] == "limit_cycle"
+    assert result.amplitude_rate[0] == pytest.approx(0.0073, abs=0.0002)
+    assert result.amplitude_queue[0] == pytest.approx(0.0076, abs=0.0002)
+    assert result.period_rtt[0] == pytest.approx(4.22, abs=0.05)

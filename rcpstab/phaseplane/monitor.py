@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.judgement import WINDOW_RTT, Envelope, trace_envelope
+from ..core.judgement import QUEUE_BAND, RATE_BAND, WINDOW_RTT, Envelope, trace_envelope
 from .integrator import BatchIntegrator
 from .trajectory import Trajectory
 
@@ -43,17 +43,25 @@ class EnvelopeMonitor:
         self.steps_per_rtt = self.d0 / integrator.dt
         self.window_steps = max(1, int(round(WINDOW_RTT * self.steps_per_rtt)))
         self.peak = np.zeros(size)
+        self.rate_peak = np.zeros(size)   # band units, like peak
+        self.queue_peak = np.zeros(size)
         self.crossing = np.zeros(size, dtype=np.int64)
         gamma = model.gamma(*integrator.states, *values)
         self.above = np.broadcast_to(gamma > self.gamma_eq, (size,)).astype(np.uint8)
         self.last_out = np.zeros(size)  # in steps
         self.peaks: list = []
         self.crossings: list = []
+        self.rate_peaks: list = []
+        self.queue_peaks: list = []
 
-    def add_windows(self, peaks: np.ndarray, crossings: np.ndarray) -> None:
-        """Append windows finished by the kernel (arrays of shape (n_windows, B))."""
+    def add_windows(self, peaks: np.ndarray, crossings: np.ndarray, rate_peaks=None, queue_peaks=None) -> None:
+        """Append windows finished by the kernel (arrays of shape (n_windows, B); rate and queue
+        peaks in band units)."""
         self.peaks.extend(peaks)
         self.crossings.extend(crossings)
+        if rate_peaks is not None:
+            self.rate_peaks.extend(rate_peaks)
+            self.queue_peaks.extend(queue_peaks)
 
     def coarsen(self, k: int) -> None:
         """Merge pairs of windows (and double the window) when more than :data:`MAX_WINDOWS` are
@@ -61,28 +69,34 @@ class EnvelopeMonitor:
         n = len(self.peaks)
         if n <= MAX_WINDOWS or n % 2 or k % (2 * self.window_steps):
             return
-        peaks, crossings = np.array(self.peaks), np.array(self.crossings)
-        self.peaks = list(np.maximum(peaks[0::2], peaks[1::2]))
+        for name in ("peaks", "rate_peaks", "queue_peaks"):
+            values = np.array(getattr(self, name))
+            setattr(self, name, list(np.maximum(values[0::2], values[1::2])) if len(values) else [])
+        crossings = np.array(self.crossings)
         self.crossings = list(crossings[0::2] + crossings[1::2])
         self.window_steps *= 2
 
     def envelope(self, k: int) -> Envelope:
         """The envelope after ``k`` steps (complete windows only)."""
         size = self.peak.size
+        known = len(self.rate_peaks) == len(self.peaks)
         return Envelope(
             peaks=np.array(self.peaks).reshape(-1, size),
             crossings=np.array(self.crossings).reshape(-1, size),
             last_out_rtt=self.last_out / self.steps_per_rtt,
             horizon_rtt=k / self.steps_per_rtt,
             window_rtt=self.window_steps / self.steps_per_rtt,
+            rate_peaks=np.array(self.rate_peaks).reshape(-1, size) * RATE_BAND if known else None,
+            queue_peaks=np.array(self.queue_peaks).reshape(-1, size) * QUEUE_BAND if known else None,
         )
 
     def keep(self, mask: np.ndarray) -> None:
         """Follow only the trajectories where ``mask`` is true (as :meth:`BatchIntegrator.keep`)."""
-        for name in ("gamma_eq", "queue_eq", "queue_scale", "peak", "crossing", "above", "last_out"):
+        for name in ("gamma_eq", "queue_eq", "queue_scale", "peak", "rate_peak", "queue_peak", "crossing", "above",
+                     "last_out"):
             setattr(self, name, np.ascontiguousarray(getattr(self, name)[mask]))
-        self.peaks = [p[mask] for p in self.peaks]
-        self.crossings = [c[mask] for c in self.crossings]
+        for name in ("peaks", "crossings", "rate_peaks", "queue_peaks"):
+            setattr(self, name, [p[mask] for p in getattr(self, name)])
 
 
 def trajectory_envelope(traj: Trajectory, **floors) -> Envelope:
