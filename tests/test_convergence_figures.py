@@ -62,3 +62,16 @@ def test_verdict_map_draws_four_verdicts_with_a_legend():
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert [lab.split(":")[0] for lab in labels[:4]] == [s["label"] for s in VERDICT_STYLE.values()]
     assert labels[0].endswith(": 1") and labels[1].endswith(": 1") and labels[3].endswith(": 0")
+
+
+def test_check_load_doubling_starts_at_the_old_equilibrium():
+    """The check's load doubling is N -> 2 N from R = eta C / N (R(0) = 2 Re, q(0) = 0): at App. E's
+    network with N = 5 -> 10 it is the convergence map's (0.5, 0.5), 12.5 RTTs, measured."""
+    from rcpstab.check.nonlinear import step_responses
+    net = {"C": 0.15e9, "d0": 0.2, "N": 5.0, "T": 0.01, "eta": 1.0}
+    doubling, crowd = step_responses(net, 0.5, 0.5, horizon_rtt=1000.0)
+    assert doubling.verdict == "converged"
+    assert doubling.convergence_rtt == pytest.approx(recorded_exit(0.5, 0.5))
+    assert doubling.convergence_rtt == pytest.approx(12.5)
+    assert doubling.peak_queue_bdp > 1.0  # one C*d0 arrives before any feedback
+    assert crowd.verdict == "converged" and np.isfinite(crowd.convergence_rtt)
