@@ -118,7 +118,20 @@ def bench_against_jitcdde(sample: int, seed: int = 1) -> dict:
     errs = np.array([e for e, _ in scan.values()])
     costs = np.array([c for _, c in scan.values()])
     order = np.argsort(errs)
-    interpolated = float(np.exp(np.interp(np.log(ours_error), np.log(errs[order]), np.log(costs[order]))))
+    def jit_cost_at(error):
+        return float(np.exp(np.interp(np.log(error), np.log(errs[order]), np.log(costs[order]))))
+
+    interpolated = jit_cost_at(ours_error)
+    # the same comparison at other accuracies: our step d0/k (RK4, 4th order) against jitcdde at equal error
+    curve = {}
+    for k in (10, 20, 40, 80):
+        started = time.perf_counter()
+        _ours(alphas, betas, y0, q0, dt=1.0 / k)
+        cost = (time.perf_counter() - started) / alphas.size
+        _, run = _ours(alphas[pick], betas[pick], y0[pick], q0[pick], dt=1.0 / k)
+        error = _worst(run, reference)
+        curve[f"d0/{k}"] = {"error": error, "ours_s_per_trajectory": cost,
+                            "speed_ratio_at_equal_error": jit_cost_at(error) / cost}
     return {"trajectories": int(alphas.size), "jitcdde_sample": sample,
             "reference_vs_jitcdde_tight": _worst(jit_tight, reference), "jitcdde_tight_tolerance": TIGHT,
             "ours_error_vs_reference": ours_error, "jitcdde_matched_tolerance": matched,
@@ -128,6 +141,7 @@ def bench_against_jitcdde(sample: int, seed: int = 1) -> dict:
             "jitcdde_s_per_trajectory_interpolated_to_our_error": interpolated,
             "speed_ratio_interpolated_to_equal_error": interpolated / ours_per_trajectory,
             "speed_ratio_vs_jitcdde_1e-10": scan[1e-10][1] / ours_per_trajectory,
+            "accuracy_curve": curve,
             "jitcdde_scan": {f"{tol:g}": {"error": err, "s_per_trajectory": per} for tol, (err, per) in scan.items()}}
 
 
@@ -205,8 +219,11 @@ def main():
     if not args.skip_configurations:
         results.update(bench_configurations(args.workers, app_e_region))
     for key, value in results.items():
-        if key not in ("stable_points_per_configuration", "jitcdde_scan"):
+        if key not in ("stable_points_per_configuration", "jitcdde_scan", "accuracy_curve"):
             print(f"{key:40s} {value}")
+    for step, row in results.get("accuracy_curve", {}).items():
+        print(f"step {step:6s}: error {row['error']:.2e}, ours {row['ours_s_per_trajectory'] * 1e3:.3f} ms/trajectory, "
+              f"jitcdde at equal error {row['speed_ratio_at_equal_error']:.0f}x slower")
     print(json.dumps(results))
 
 
