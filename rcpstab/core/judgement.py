@@ -23,8 +23,9 @@ standard error ``s``):
    and the envelope is still decaying there over the last quarter of the observation, or it is
    down to rounding errors (:data:`ROUNDOFF_BAND`): the trajectory is at the equilibrium. Its
    convergence time is its last band exit. (Being within the floor once is not enough: near a
-   weakly unstable equilibrium, e.g. ``rcp`` at (1.46, 0.3), a trajectory can dip to 2e-5 band
-   units along the stable directions and grow back to the limit cycle over ~3000 RTTs.)
+   weakly unstable equilibrium a trajectory can dip deep into the floor along the stable
+   directions and grow back to a limit cycle, as ``rcp`` does at (1.46, 0.3), see
+   tests/test_phaseplane_verdicts.py.)
 3. **Decaying** (slope ``r < -FLAT_RATE`` and ``r + SIGNIFICANCE * s < 0``): converging,
    however slowly (a queue that drains linearly is decaying too). Integrate longer until it
    reaches the floor; at the last horizon a steady decay (the late half's log-rate keeps at least
@@ -68,10 +69,10 @@ CONVERGED, LIMIT_CYCLE, DIVERGED, UNDECIDED = range(4)
 WINDOW_RTT = 5.0         # envelope window: about one period of the loop's oscillation
 BLOCK_WINDOWS = 4        # a block = 4 windows, so oscillations with periods up to 20 RTTs peak in each block
 # Numerical floor, band units: 1e-3 of the band is R within 2e-5 of Re and q within 1e-5 C*d0, far
-# above the integrators' error (exact steps for rcp, ~1e-7 of the amplitude for RK4) and far below
-# the band. An oscillation smaller than this is not resolved: it counts as converged.
+# below the band and far above rounding (the integrators' truncation error is proportional to the
+# deviation itself, so it cannot sustain an oscillation). A smaller oscillation counts as converged.
 NUMERICAL_FLOOR = 1e-3
-ROUNDOFF_BAND = 1e-9     # band units: what is left at an equilibrium reached is rounding error (~1e-13 here)
+ROUNDOFF_BAND = 1e-9     # band units: closer than this to the equilibrium, only rounding error is left
 DIVERGED_BAND = 1e12     # 1e10 C*d0 of queue: no draining queue of a fluid model gets there
 FLAT_RATE = 1e-5         # per RTT: an envelope e-folding more slowly than in 1e5 RTTs is flat
 SIGNIFICANCE = 3.0       # a trend counts when it exceeds 3 standard errors of the fitted slope
@@ -368,8 +369,8 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
     out.rate_stderr[:] = stderr
     span = fit_blocks * block_rtt
     # within the floor and still decaying there: a trajectory that dips near a weakly unstable
-    # equilibrium (along its stable directions) stops decaying and turns back, so it is not enough
-    # to be within the floor once
+    # equilibrium (along its stable directions) stops decaying and turns back, so being within
+    # the floor once is not enough
     late_decay = (late < -FLAT_RATE) & (late + SIGNIFICANCE * late_err < 0)
     decide(at_floor & late_decay, CONVERGED, "decaying within the floor; time = last band exit", measured=True)
     inside = last_block <= 1.0

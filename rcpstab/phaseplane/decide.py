@@ -1,15 +1,15 @@
 """Judgements for a batch: integrate, judge the envelope, extend the horizon of the undecided ones.
 
 Slow convergence is not instability (in the low-gain corner a queue built from App. E's start
-drains for thousands, at (0.1, 0.1) for ~9e4, round trips), and a slow decay is not a limit
-cycle, so instead of one fixed horizon the batch is integrated to :data:`FIRST_HORIZON_RTT`,
+drains for thousands of round trips, notebook 3), and a slow decay is not a limit cycle, so
+instead of one fixed horizon the batch is integrated to :data:`FIRST_HORIZON_RTT`,
 judged (:func:`~rcpstab.core.judgement.judge_envelope`), and only the undecided trajectories
 continue, their horizon doubling at every look, up to :data:`MAX_HORIZON_RTT`. A trajectory is
 decided when it reaches the numerical floor (converged), its envelope is resolved flat (limit
 cycle or settled away) or it left every bound (diverged); at the last horizon what remains is
 judged on its trend (steady decay: converged, with a measured or a labelled estimated time).
-The compiled kernel makes this cheap: ~1e-8 s per step, so 1e5 RTTs (2e6 steps at App. E's
-set-up) cost tens of milliseconds per trajectory, and only the few undecided ones go that far.
+The compiled kernel makes this cheap (benchmarks/bench_phaseplane.py times the App. E sweep),
+and only the few undecided trajectories go that far.
 Trajectories whose equilibrium lies outside the saturation bounds
 (:func:`~rcpstab.phaseplane.setup.unreachable`) are ``diverged`` without integration.
 """
