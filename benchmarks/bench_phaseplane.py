@@ -41,7 +41,7 @@ THESIS_C = [56e3, 0.15e9, 2.5e9, 10e9, 1000e9]   # bit/s (Ch. 5 text: 56 kb/s; A
 THESIS_D0 = [0.01, 0.5, 1.0, 2.0]                 # s
 THESIS_N = [10, 100, 1000, 5000]
 HORIZON_RTT = 100.0
-TIGHT = 1e-10          # jitcdde's tightest tolerance that integrates every App. E trajectory (1e-11 hits its minimum step)
+TIGHT = 1e-10          # jitcdde's tightest working tolerance here (at 1e-11 it hits its minimum step)
 
 
 def app_e_batch():

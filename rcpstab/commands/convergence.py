@@ -33,8 +33,9 @@ START_HELP = {
 
 def add_arguments(parser):
     parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
-    parser.add_argument("--alpha", default=DEFAULT_RANGE, help=f"START:STOP:STEP, STOP inclusive (default {DEFAULT_RANGE})")
-    parser.add_argument("--beta", default=DEFAULT_RANGE, help=f"START:STOP:STEP, STOP inclusive (default {DEFAULT_RANGE})")
+    for name in ("alpha", "beta"):
+        parser.add_argument(f"--{name}", default=DEFAULT_RANGE,
+                            help=f"START:STOP:STEP, STOP inclusive (default {DEFAULT_RANGE})")
     parser.add_argument("--start", default=DEFAULT_START, choices=STARTS,
                         help="initial conditions: " + "; ".join(f"{k}: {v}" for k, v in START_HELP.items())
                         + f" (default: {DEFAULT_START})")

@@ -326,7 +326,8 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
              else np.asarray(env.floor_peaks, dtype=float).reshape(-1, size))
     open_ = np.ones(size, dtype=bool)
 
-    def decide(mask, code, reason, measured=False):
+    def label(mask, code, reason, measured=False):
+        """Give the still-open traces of ``mask`` their verdict (the first rule that applies wins)."""
         nonlocal open_
         mask = mask & open_
         out.codes[mask] = code
@@ -340,15 +341,15 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
         out.reason[:] = "not observed yet"
         return out
     blown = ~np.isfinite(peaks).all(axis=0) | (peaks[-1] > DIVERGED_BAND)
-    decide(blown, DIVERGED, f"the state left every bound (not finite or > {DIVERGED_BAND:g} band units)")
+    label(blown, DIVERGED, f"the state left every bound (not finite or > {DIVERGED_BAND:g} band units)")
     last_block = peaks[-BLOCK_WINDOWS:].max(axis=0)
     at_floor = floor[-BLOCK_WINDOWS:].max(axis=0) <= 1.0
     if noise_floor:
         settle = np.maximum(BLOCK_WINDOWS, np.ceil(SETTLE_FRACTION * env.last_out_rtt / env.window_rtt)).astype(int)
         settled = np.array([floor[-min(n, floor.shape[0]):, b].max() <= 1.0 for b, n in enumerate(settle)])
-        decide(settled, CONVERGED, "stayed within the noise floor; time = last band exit", measured=True)
+        label(settled, CONVERGED, "stayed within the noise floor; time = last band exit", measured=True)
     # so close to the equilibrium that only rounding errors are left: nothing can grow from there
-    decide(last_block <= ROUNDOFF_BAND, CONVERGED, "at the equilibrium (rounding level); time = last band exit",
+    label(last_block <= ROUNDOFF_BAND, CONVERGED, "at the equilibrium (rounding level); time = last band exit",
            measured=True)
 
     block_rtt = BLOCK_WINDOWS * env.window_rtt
@@ -372,7 +373,7 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
     # equilibrium (along its stable directions) stops decaying and turns back, so being within
     # the floor once is not enough
     late_decay = (late < -FLAT_RATE) & (late + SIGNIFICANCE * late_err < 0)
-    decide(at_floor & late_decay, CONVERGED, "decaying within the floor; time = last band exit", measured=True)
+    label(at_floor & late_decay, CONVERGED, "decaying within the floor; time = last band exit", measured=True)
     inside = last_block <= 1.0
 
     decaying = open_ & (rate < -FLAT_RATE) & (rate + SIGNIFICANCE * stderr < 0)
@@ -383,7 +384,8 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
     cross_blocks = _blocks(cross, np.sum)[-fit_blocks:]
     persistent = (cross_blocks[:half].sum(axis=0) >= 2) & (cross_blocks[-half:].sum(axis=0) >= 2)
     variation = logs.max(axis=0) - logs.min(axis=0)
-    cycle = decide(flat & persistent & (variation < np.log1p(CYCLE_VARIATION)), LIMIT_CYCLE, "flat envelope above the floor, crossing the equilibrium")
+    cycle = label(flat & persistent & (variation < np.log1p(CYCLE_VARIATION)), LIMIT_CYCLE,
+                  "flat envelope above the floor, crossing the equilibrium")
     out.amplitude_band[cycle] = np.median(blocks, axis=0)[cycle]
     total = cross_blocks.sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -393,15 +395,16 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
             late_peak = np.asarray(source, dtype=float).reshape(-1, size)[-fit_blocks * BLOCK_WINDOWS:].max(axis=0)
             getattr(out, name)[cycle] = late_peak[cycle]
     stationary = variation < np.log1p(STATIONARY)
-    decide(flat & ~persistent & stationary & inside, CONVERGED,
+    label(flat & ~persistent & stationary & inside, CONVERGED,
            "settled inside the band, off the equilibrium (flat, not crossing it); time = last band exit",
            measured=True)
-    decide(flat & ~persistent & stationary & ~inside, DIVERGED, "settled away from the equilibrium (flat, outside the band)")
+    label(flat & ~persistent & stationary & ~inside, DIVERGED,
+          "settled away from the equilibrium (flat, outside the band)")
 
     steady = late <= STEADY * early
     if final:
         done = decaying & steady
-        decide(done & inside, CONVERGED, "steady decay inside the band at the last horizon; time = last band exit",
+        label(done & inside, CONVERGED, "steady decay inside the band at the last horizon; time = last band exit",
                measured=True)
         pending = done & ~inside & open_
         if pending.any():
@@ -414,13 +417,13 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
             estimate = np.where(drain, linear_eta, expo_eta)
             out.convergence_estimate_rtt[pending] = estimate[pending]
             out.estimate_model[pending] = np.where(drain, "linear drain", "exponential envelope")[pending]
-            decide(pending, CONVERGED, "steady decay, not yet in the band at the last horizon: time estimated")
-        decide(at_floor & ~growing, CONVERGED, "within the floor at the last horizon; time = last band exit",
+            label(pending, CONVERGED, "steady decay, not yet in the band at the last horizon: time estimated")
+        label(at_floor & ~growing, CONVERGED, "within the floor at the last horizon; time = last band exit",
                measured=True)
-        decide(decaying & ~steady, UNDECIDED, "decay slowing down at the last horizon (may level off at a cycle)")
-        decide(growing & (grew_late >= STEADY_GROWTH * grew_early), DIVERGED,
+        label(decaying & ~steady, UNDECIDED, "decay slowing down at the last horizon (may level off at a cycle)")
+        label(growing & (grew_late >= STEADY_GROWTH * grew_early), DIVERGED,
                "envelope still growing without slowing down at the last horizon")
-        decide(growing, UNDECIDED, "growth slowing down at the last horizon (a slow excursion near its peak?)")
+        label(growing, UNDECIDED, "growth slowing down at the last horizon (a slow excursion near its peak?)")
         out.reason[open_] = "envelope trend not resolved at the last horizon"
     else:
         out.reason[decaying] = "decaying, not yet at the floor"

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.judgement import (BLOCK_WINDOWS, CONVERGED, DIVERGED, DIVERGED_BAND, LIMIT_CYCLE, NUMERICAL_FLOOR,  # noqa: F401
-                              QUEUE_BAND, RATE_BAND, UNDECIDED, VERDICTS, WINDOW_RTT, Envelope, Judgement,
-                              band_distance, judge_envelope)
+from ..core.judgement import (BLOCK_WINDOWS, CONVERGED, DIVERGED, DIVERGED_BAND,  # noqa: F401  (re-exported)
+                              LIMIT_CYCLE, NUMERICAL_FLOOR, QUEUE_BAND, RATE_BAND, UNDECIDED, VERDICTS,
+                              WINDOW_RTT, Envelope, Judgement, band_distance, judge_envelope)
 
 __all__ = ["CONVERGED", "DIVERGED", "Envelope", "Judgement", "LIMIT_CYCLE", "UNDECIDED", "VERDICTS", "Verdicts",
            "band_distance", "classify", "judge_envelope"]
