@@ -1,7 +1,7 @@
 """Draw a phase portrait: App. E's six initial conditions in the (R/C, q) plane (Figs. E.1-E.2).
 
 Integrates the model at one (alpha, beta) from R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}
-for --rtts round trips and judges each trajectory (:func:`~rcpstab.phaseplane.decide`, with
+for --rtts round trips and judges each trajectory (rcpstab.phaseplane.decide, with
 its own adaptive horizon); --out draws the trajectories with the equilibrium marked, each
 labelled with its verdict, and for a limit cycle the cycle itself (three periods after the
 horizon its verdict needed, however long), --csv writes them (columns ic, gamma0, q0_bits,
