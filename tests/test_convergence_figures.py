@@ -75,3 +75,17 @@ def test_check_load_doubling_starts_at_the_old_equilibrium():
     assert doubling.convergence_rtt == pytest.approx(12.5)
     assert doubling.peak_queue_bdp > 1.0  # one C*d0 arrives before any feedback
     assert crowd.verdict == "converged" and np.isfinite(crowd.convergence_rtt)
+
+
+def test_convergence_command_default_is_the_load_doubling(capsys):
+    import json
+    from rcpstab.cli import main
+    assert main(["convergence", "--alpha", "0.5", "--beta", "0.5"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("convergence of rcp from load-doubling: 1 of 1 points converge") and "12.5 RTTs" in line
+    assert main(["convergence", "--alpha", "0.5", "--beta", "0.5", "--start", "half-load", "--json"]) == 0
+    text = capsys.readouterr().out
+    assert "NaN" not in text and "Infinity" not in text  # strict JSON: null where nothing was measured
+    out = json.loads(text)
+    assert out["start"] == "half-load" and out["verdict"] == ["converged"]
+    assert out["convergence_rtt"][0] == pytest.approx(4.05) and out["convergence_estimate_rtt"] == [None]
