@@ -50,5 +50,10 @@ def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:bl
 
 
 def save_region_figure(region: RegionMap, path: str) -> None:
-    """Draw :func:`region_plot` in a new figure and write it to ``path`` (.png, .svg, .pdf)."""
-    draw_and_save(region_plot, region, path)
+    """Draw the map in a new figure and write it to ``path`` (.png, .svg, .pdf): the four verdicts
+    (:func:`~rcpstab.phaseplane.plotting.verdict_plot`) when the map has them, else :func:`region_plot`."""
+    if region.table is not None and "verdict" in region.table:
+        from .phaseplane.plotting import verdict_plot
+        draw_and_save(verdict_plot, region, path)
+    else:
+        draw_and_save(region_plot, region, path)

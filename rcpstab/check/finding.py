@@ -14,7 +14,8 @@ class Finding:
     name : str
         Identifier of the check.
     kind : str
-        ``linear``, ``nonlinear`` (gated by ``--criterion``) or ``config`` (always gated).
+        ``linear``, ``nonlinear`` (gated by ``--criterion``), ``config`` (always gated) or
+        ``info`` (reported, never gated: a fact about the network the gains cannot change).
     passed : bool
     figure : float or None
         The measured value, in ``unit``.
@@ -39,7 +40,7 @@ class Finding:
 
     def gates(self, criterion: str) -> bool:
         """Whether this finding decides the verdict under ``criterion``."""
-        return self.kind == "config" or criterion in ("all", self.kind)
+        return self.kind == "config" or (self.kind != "info" and criterion in ("all", self.kind))
 
     def to_dict(self) -> dict:
         out = asdict(self)

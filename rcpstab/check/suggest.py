@@ -19,7 +19,7 @@ from ..regions.margins import Margins, margins
 from .checks import CheckReport, linear_findings, run_checks
 from .config import CheckConfig, Thresholds
 from .envelope import envelope_networks
-from .nonlinear import FLASH_CROWD, step_horizon_rtt
+from .nonlinear import FLASH_CROWD, LOAD_DOUBLING, step_horizon_rtt
 
 RADIUS = 0.3    # search alpha and beta within this distance of the configured point
 STEP = 0.05     # grid spacing of the search
@@ -61,7 +61,7 @@ def steps_pass(config: CheckConfig, points: list[tuple[float, float]]) -> np.nda
     ok = np.ones(len(points), dtype=bool)
     for net in envelope_networks(config, 0):
         n = net["N"]
-        for flows, gamma0, limit in ((n, 0.5 * eta / n, th.load_doubling_rtt_max),
+        for flows, gamma0, limit in ((LOAD_DOUBLING * n, eta / n, th.load_doubling_rtt_max),
                                      (FLASH_CROWD * n, eta / n, th.flash_crowd_rtt_max)):
             todo = np.flatnonzero(ok)
             if not todo.size:

@@ -1,10 +1,14 @@
-"""Map RCP's convergence time over (alpha, beta), as thesis Fig. 5.13.
+"""Map RCP's convergence time over (alpha, beta), as thesis Figs. 5.10-5.13 and 7.1.
 
-Integrates the model from App. E's six initial conditions at every grid point (default
-0.1..1.0 by 0.1, the range of Figs. 5.10-5.13) and reports the slowest time (RTTs) to bring
-R within 2% and q within 1% of C*d0 of equilibrium for good. Points that do not converge are
-left blank. --start half-load (default) starts at half the equilibrium rate with an empty
-queue, as Figs. 5.10-5.13 do; --start appE uses App. E's six initial conditions. --C/--d0/--N sweep configurations as in `map --method phaseplane`.
+By default every grid point (0.1..1.0 by 0.1, the range of Fig. 5.13) starts where the thesis'
+convergence figures start: the old equilibrium when the load doubles, R(0) = 2 Re, q(0) = 0
+(Fig. 5.12's N = 200 example: Re/C = 0.005, R(0)/C = 0.01; Fig. 7.1: "10 flows in equilibrium
+... the traffic load doubles"). The time reported is the measured last exit from the band (R
+within 2%, q within 1% of C*d0 of equilibrium), the slowest over the initial conditions; points
+that do not converge are left blank, and a time that had to be extrapolated is only in the
+``convergence_estimate_rtt`` column. --start appE uses App. E's six initial conditions,
+--start half-load half the equilibrium rate (a load that halves). --C/--d0/--N sweep
+configurations as in `map --method phaseplane` (Figs. 5.10-5.12).
 """
 from __future__ import annotations
 
@@ -19,17 +23,31 @@ from ..regions.grid import parse_range
 from .output import add_sweep_arguments, check_outputs, check_workers
 
 DEFAULT_RANGE = "0.1:1.0:0.1"
+DEFAULT_START = "load-doubling"
+START_HELP = {
+    "load-doubling": "R(0) = 2 Re, q(0) = 0: the old equilibrium when the load doubles (thesis Figs. 5.10-5.13, 7.1)",
+    "appE": "App. E's six conditions: R/C in {5, 1, 0.1} x C/N, q in {2 C*d0, 0}",
+    "half-load": "R(0) = Re/2, q(0) = 0: the load halves",
+}
 
 
 def add_arguments(parser):
     parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
-    parser.add_argument("--alpha", default=DEFAULT_RANGE, help="START:STOP:STEP, STOP inclusive")
-    parser.add_argument("--beta", default=DEFAULT_RANGE, help="START:STOP:STEP, STOP inclusive")
-    parser.add_argument("--start", default="half-load", choices=STARTS, help="initial conditions (default: half-load)")
+    for name in ("alpha", "beta"):
+        parser.add_argument(f"--{name}", default=DEFAULT_RANGE,
+                            help=f"START:STOP:STEP, STOP inclusive (default {DEFAULT_RANGE})")
+    parser.add_argument("--start", default=DEFAULT_START, choices=STARTS,
+                        help="initial conditions: " + "; ".join(f"{k}: {v}" for k, v in START_HELP.items())
+                        + f" (default: {DEFAULT_START})")
     parser.add_argument("--out", metavar="FIG", help="write the map (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per grid point and configuration")
     parser.add_argument("--json", action="store_true", help="print the times as JSON on stdout")
+    parser.add_argument("--quiet", action="store_true", help="no summary line")
     add_sweep_arguments(parser, what="")
+
+
+def _null(values):
+    return [None if not np.isfinite(v) else float(v) for v in np.asarray(values, dtype=float)]
 
 
 def run(args) -> int:
@@ -47,12 +65,16 @@ def run(args) -> int:
         from ..figures import draw_and_save
         from ..phaseplane.plotting import convergence_plot
         draw_and_save(convergence_plot, region, args.out)
-    times = np.asarray(region.table["convergence_rtt"], dtype=float)
+    table = region.table
+    times = np.asarray(table["convergence_rtt"], dtype=float)
     if args.json:
-        print(json.dumps({**region.to_dict(), "convergence_rtt": [None if np.isnan(v) else v for v in times]}))
-    elif not args.csv and not args.out:
+        print(json.dumps({**region.to_dict(), "start": args.start, "convergence_rtt": _null(times),
+                          "convergence_estimate_rtt": _null(table["convergence_estimate_rtt"]),
+                          "verdict": [str(v) for v in table["verdict"]]}, allow_nan=False))
+    elif not args.quiet:
         best = np.nanargmin(times) if np.isfinite(times).any() else None
         where = "no point converged" if best is None else (
-            f"fastest {times[best]:.1f} RTTs at alpha={region.table['alpha'][best]:g}, beta={region.table['beta'][best]:g}")
-        print(f"convergence of {model.name}: {region.stable.sum()} of {region.stable.size} points converge; {where}")
+            f"fastest {times[best]:.1f} RTTs at alpha={table['alpha'][best]:g}, beta={table['beta'][best]:g}")
+        print(f"convergence of {model.name} from {args.start}: {region.stable.sum()} of {region.stable.size} "
+              f"points converge; {where}")
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 
 from ..core.validation import check_run_cost
 from ..errors import InputError
@@ -53,7 +54,8 @@ def run(args) -> int:
         save_network_figure(result, args.out)
     (summary,) = summarize(result)
     if args.json:
-        print(json.dumps({"scenario": args.scenario, "t_end_s": args.t_end, **summary}))
+        strict = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in summary.items()}
+        print(json.dumps({"scenario": args.scenario, "t_end_s": args.t_end, **strict}, allow_nan=False))
     elif not args.csv and not args.out:
         print(f"{args.scenario} at alpha={args.alpha:g}, beta={args.beta:g} after {args.t_end:g} s: "
               f"L1 {summary['L1_final_rate_bps'] / 1e6:.4g} Mb/s (target {summary['L1_target_rate_bps'] / 1e6:.4g}), "

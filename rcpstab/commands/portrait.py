@@ -1,18 +1,25 @@
 """Draw a phase portrait: App. E's six initial conditions in the (R/C, q) plane (Figs. E.1-E.2).
 
 Integrates the model at one (alpha, beta) from R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}
-(the full queue held to the buffer when --buffer is smaller) for --rtts round trips; --out
-draws the trajectories with the equilibrium marked,
---csv writes them (columns ic, gamma0, q0_bits, t_s, R_over_C, queue_bits).
+(placed relative to the model's own equilibrium; the full queue held to the buffer when --buffer
+is smaller) for --rtts round trips and judges each trajectory (rcpstab.phaseplane.decide, with
+its own adaptive horizon); --out draws the trajectories with the equilibrium marked, each
+labelled with its verdict, and for a limit cycle the cycle itself (three periods after the
+horizon its verdict needed, however long), --csv writes them (columns ic, gamma0, q0_bits,
+t_s, R_over_C, queue_bits). The summary line gives each verdict.
 """
 from __future__ import annotations
 
 import csv
+import math
+
+import numpy as np
 
 from ..errors import InputError
 from ..models import get_model
 from ..phaseplane.compiled import compile_model
-from ..phaseplane.setup import parameter_values
+from ..phaseplane.decide import decide
+from ..phaseplane.setup import make_integrator, parameter_values
 from ..phaseplane.sweep import buffer_bits, configurations, equilibrium_starts
 from ..phaseplane.trajectory import simulate
 from .output import add_buffer_argument, check_outputs
@@ -30,6 +37,7 @@ def add_arguments(parser):
     parser.add_argument("--rtts", type=float, default=100.0, help="duration in round trips (default 100)")
     parser.add_argument("--out", metavar="FIG", help="write the portrait (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write the trajectories")
+    parser.add_argument("--quiet", action="store_true", help="no summary line")
 
 
 def run(args) -> int:
@@ -44,18 +52,40 @@ def run(args) -> int:
     if args.buffer is not None:  # App. E's full-queue start (2 C*d0) cannot exceed the buffer
         queues = queues.clip(max=params["buffer"])
     rtt = float(compile_model(model).time_scale(*parameter_values(compile_model(model), params)))
-    traj = simulate(model, params, {"gamma0": gammas, "q0": queues}, args.rtts * rtt)
+    start = {"gamma0": gammas, "q0": queues}
+    traj = simulate(model, params, start, args.rtts * rtt)
+    judged = decide(model, params, start)
     if args.csv:
         write_csv(traj, args.csv)
     if args.out:
         from ..figures import draw_and_save
         from ..phaseplane.plotting import portrait_plot
-        draw_and_save(portrait_plot, traj, args.out,
+        draw_and_save(portrait_plot, traj, args.out, verdicts=judged, cycles=limit_cycles(model, params, start, judged),
                       title=f"Phase portrait, model '{model.name}', alpha = {args.alpha:g}, beta = {args.beta:g}")
-    if not args.csv and not args.out:
+    if not args.quiet:
+        counts = ", ".join(f"{int((judged.names == v).sum())} {v}" for v in dict.fromkeys(judged.names))
         end = ", ".join(f"({g:.3g}, {q:.3g})" for g, q in zip(traj.gamma[-1], traj.queue[-1]))
-        print(f"{model.name} at alpha={args.alpha:g}, beta={args.beta:g}: (R/C, q bits) after {args.rtts:g} RTTs: {end}")
+        print(f"{model.name} at alpha={args.alpha:g}, beta={args.beta:g}: {counts} of App. E's six starts; "
+              f"(R/C, q bits) after {args.rtts:g} RTTs: {end}")
     return 0
+
+
+def limit_cycles(model, params, start, judged, periods: float = 3.0) -> dict:
+    """``{index: (gamma, queue_bits)}`` over ``periods`` periods of each limit cycle, recorded every
+    step after the horizon its verdict needed (the trajectory is then on the cycle)."""
+    cycles = {}
+    for b in np.flatnonzero(judged.names == "limit_cycle"):
+        one = {k: np.asarray(v)[b] if np.ndim(v) else v for k, v in start.items()}
+        integrator = make_integrator(model, params, one)
+        steps_per_rtt = float(np.max(integrator.model.time_scale(*integrator.params))) / integrator.dt
+        integrator.run(int(math.ceil(judged.horizon_rtt[b] * steps_per_rtt)))
+        period = judged.period_rtt[b] if np.isfinite(judged.period_rtt[b]) else 20.0
+        rows = integrator.run(int(math.ceil(periods * period * steps_per_rtt)), record_every=1)
+        states = [rows[:, 0, i] for i in range(rows.shape[2])]
+        values = integrator.params
+        cycles[int(b)] = tuple(np.broadcast_to(f(*states, *values), states[0].shape)
+                               for f in (integrator.model.gamma, integrator.model.queue))
+    return cycles
 
 
 def _listed(value):

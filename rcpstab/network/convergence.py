@@ -1,30 +1,36 @@
-"""Did a network run converge? Settling times and late oscillation of rates and RTT estimates.
+"""Did a network run converge? Each link's rate judged by the one judgement, and RTT-estimate swings.
 
-Criteria follow the thesis' (Sec. 5.4): a rate has converged when it stays within
-:data:`RATE_BAND` of its max-min target. The RTT estimate is "stable" when, over the last
-:data:`LATE_WINDOWS` windows, its swing (max - min) does not grow: a sustained or growing
-oscillation fails, a decaying approach passes.
+Every verdict and convergence time comes from :mod:`rcpstab.core.judgement` (the thesis' band,
+Sec. 5.4: a rate has converged when it stays within :data:`RATE_BAND` of its max-min target;
+its convergence time is its last band exit). The queue of a multi-link network is not part of
+the per-link verdict (its target is not zero at links that are not bottlenecks). The RTT
+estimate's swing (max - min) over the last :data:`LATE_WINDOWS` windows is reported as a
+measurement: a growing swing is a growing oscillation of the estimate.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..core.judgement import RATE_BAND, band_distance, judge_trace, last_band_exit
 from .fluid import NetworkRun
 
-RATE_BAND = 0.02      # thesis Sec. 5.4: within 2% of the equilibrium rate
 LATE_WINDOWS = 4      # windows the late part of a run is split into
 
 
 def settling_time(t, x, target, band: float = RATE_BAND):
-    """Time (s) after which ``x`` (shape (n, B)) stays within ``band`` of ``target``; NaN if it never does.
+    """Last exit (s) of ``x`` (shape (n, B)) from ``band`` around ``target``; NaN if it ends outside.
+
+    This is :func:`~rcpstab.core.judgement.last_band_exit` on the rate's band distance (the
+    queue is not judged here).
 
     Returns
     -------
     ndarray, shape (B,)
     """
-    out = np.abs(x / target - 1.0) > band
-    last = np.where(out.any(axis=0), (out.shape[0] - 1) - np.argmax(out[::-1], axis=0), -1)
-    return np.where(last == out.shape[0] - 1, np.nan, t[np.minimum(last + 1, out.shape[0] - 1)])
+    x = np.asarray(x, dtype=float)
+    distance = band_distance(x, 0.0, target, 0.0, 1.0, rate_band=band, queue_band=np.inf)
+    last = np.atleast_1d(last_band_exit(t, distance))
+    return np.where(~(distance[-1] <= 1.0), np.nan, last)
 
 
 def window_swings(t, x, start: float, windows: int = LATE_WINDOWS):
@@ -54,7 +60,9 @@ def summarize(run: NetworkRun, links=("L1", "L3"), rtt_link: str = "L1", late_fr
     Returns
     -------
     list of dict
-        ``alpha``, ``beta``; per link ``<L>_settling_s`` (NaN: not settled), ``<L>_final_rate_bps``,
+        ``alpha``, ``beta``; per link ``<L>_verdict`` and ``<L>_envelope_rate_per_rtt`` (the
+        judgement of its rate, time in units of the link's target RTT), ``<L>_settling_s`` (last
+        band exit; NaN: not settled), ``<L>_final_rate_bps``,
         ``<L>_target_rate_bps``, ``<L>_final_error`` (relative); ``rtt_final_s``, ``rtt_target_s`` (at the max-min rates), ``rtt_swings_s``
         (late windows, in order), ``rtt_swing_ratio`` (last over first window; <= 1 is not growing).
     """
@@ -64,7 +72,12 @@ def summarize(run: NetworkRun, links=("L1", "L3"), rtt_link: str = "L1", late_fr
         i = run.link(name)
         target = run.target_rate[i]
         settle = settling_time(run.t, run.rate[:, i], target)
+        rtt = float(run.target_rtt[i])
+        judged = judge_trace(run.t / rtt, run.rate[:, i] / target, np.zeros_like(run.rate[:, i]), 1.0, 0.0, 1.0,
+                             queue_band=np.inf)
         for b, row in enumerate(out):
+            row[f"{name}_verdict"] = str(judged.names[b])
+            row[f"{name}_envelope_rate_per_rtt"] = float(judged.rate_per_rtt[b])
             row[f"{name}_settling_s"] = float(settle[b])
             row[f"{name}_final_rate_bps"] = float(run.rate[-1, i, b])
             row[f"{name}_target_rate_bps"] = float(target)

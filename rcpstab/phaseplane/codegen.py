@@ -132,18 +132,21 @@ static_inline void step(double *X, hist_t *h, const double *P, double dt, long k
     for (int s = 0; s < NS; s++) X[s] = N1[s];
 }
 
-/* The envelope after step kk of trajectory b: band distance, window peak, crossings, last step out.
+/* The envelope after step kk of trajectory b: band distance, window peaks (band distance, and the rate's and
+   the queue's deviations on their own, which give a limit cycle's amplitude), crossings, last step out.
    inv_geq = 1/gamma_eq and inv_qband = 1/(C*d0*QUEUE_BAND) are per trajectory: multiplying by them
    spares divisions, the cost that bounds this loop. */
 static_inline void observe(const double *X, const double *P, long b, long kk, double geq, double inv_geq,
                            double qeq, double inv_qband, double *peak, long *crossing, unsigned char *above,
-                           double *last_out) {
+                           double *last_out, double *rpeak, double *qpeak) {
     double g = gamma_of(X, P), q = queue_of(X, P);
     double rate = fabs(g * inv_geq - 1.0) * (1.0 / RATE_BAND);
     double qd = fabs(q - qeq) * inv_qband;
     double dist = (isnan(rate) || isnan(qd)) ? NAN : (rate >= qd ? rate : qd);
     if (isnan(dist)) peak[b] = INFINITY;  /* a NaN state has left every bound */
     else if (dist > peak[b] || isnan(peak[b])) peak[b] = dist;
+    if (!(rate <= rpeak[b])) rpeak[b] = rate;  /* NaN propagates: the trajectory is caught as blown */
+    if (!(qd <= qpeak[b])) qpeak[b] = qd;
     if (!(dist <= 1.0)) last_out[b] = (double) kk;
     unsigned char a = g > geq;
     crossing[b] += a != above[b];
@@ -158,7 +161,8 @@ int rcpstab_run(long B, long n_steps, long k0, double dt, long L, const double *
                 double *x, double *hv, double *hs, const double *x0, const double *par,
                 long window, const double *geq, const double *qeq, const double *qscale,
                 double *peak, long *crossing, unsigned char *above, double *last_out,
-                double *peaks_out, long *cross_out, long record_every, double *rec) {
+                double *peaks_out, long *cross_out, long record_every, double *rec,
+                double *rpeak, double *qpeak, double *rpeaks_out, double *qpeaks_out) {
     for (long b0 = 0; b0 < B; b0 += LANES) {
         int lanes = B - b0 < LANES ? (int) (B - b0) : LANES;
         double X[LANES][NS], P[LANES][NP], inv_geq[LANES], inv_qband[LANES];  /* local: no aliasing */
@@ -193,12 +197,16 @@ int rcpstab_run(long B, long n_steps, long k0, double dt, long L, const double *
                 for (int v = 0; v < lanes; v++) {
                     long b = b0 + v;
                     observe(X[v], P[v], b, k + 1, geq[b], inv_geq[v], qeq[b], inv_qband[v], peak, crossing, above,
-                            last_out);
+                            last_out, rpeak, qpeak);
                     if (window_end) {
                         peaks_out[w * B + b] = peak[b];
                         cross_out[w * B + b] = crossing[b];
+                        rpeaks_out[w * B + b] = rpeak[b];
+                        qpeaks_out[w * B + b] = qpeak[b];
                         peak[b] = 0.0;
                         crossing[b] = 0;
+                        rpeak[b] = 0.0;
+                        qpeak[b] = 0.0;
                     }
                 }
             if (record)

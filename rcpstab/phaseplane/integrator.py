@@ -137,6 +137,7 @@ class BatchIntegrator:
         n_windows = (self.k + n) // window - self.k // window if window else 0
         peaks = np.empty((n_windows, size))
         crossings = np.empty((n_windows, size), dtype=np.int64)
+        rate_peaks, queue_peaks = np.empty((n_windows, size)), np.empty((n_windows, size))
         m = monitor or _NO_MONITOR
         self.model.kernel.rcpstab_run(
             ctypes.c_long(size), ctypes.c_long(n), ctypes.c_long(self.k), ctypes.c_double(self.dt),
@@ -144,10 +145,11 @@ class BatchIntegrator:
             _pointer(self._x), _pointer(self._ring_values), _pointer(self._ring_slopes), _pointer(self._x0), _pointer(params),
             ctypes.c_long(window), *(_pointer(a) for a in (m.gamma_eq, m.queue_eq, m.queue_scale, m.peak,
                                                             m.crossing, m.above, m.last_out)),
-            _pointer(peaks), _pointer(crossings), ctypes.c_long(record_every), _pointer(recorded))
+            _pointer(peaks), _pointer(crossings), ctypes.c_long(record_every), _pointer(recorded),
+            _pointer(m.rate_peak), _pointer(m.queue_peak), _pointer(rate_peaks), _pointer(queue_peaks))
         self.k += n
         if monitor is not None:
-            monitor.add_windows(peaks, crossings)
+            monitor.add_windows(peaks, crossings, rate_peaks, queue_peaks)
         return recorded.transpose(0, 2, 1)
 
     def keep(self, mask: np.ndarray) -> None:

@@ -1,21 +1,89 @@
-"""Figures of phase-plane results: portraits (thesis Figs. E.1-E.2) and convergence maps (Fig. 5.13).
+"""Figures of phase-plane results: portraits (thesis Figs. E.1-E.2), verdict maps and convergence maps (Fig. 5.13).
 
 These functions only draw data computed elsewhere (:func:`~rcpstab.phaseplane.simulate`,
-:func:`~rcpstab.phaseplane.phaseplane_region`), as python-control separates ``*_response``
-from ``*_plot``.
+:func:`~rcpstab.phaseplane.decide`, :func:`~rcpstab.phaseplane.phaseplane_region`), as
+python-control separates ``*_response`` from ``*_plot``.
 """
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 
+from ..core.judgement import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 from ..figures import current_axes, grid_extent
 from ..regions.result import RegionMap
 from .trajectory import Trajectory
 
 MBIT = 1e6
+# One colour per verdict; undecided is grey and hatched: not known, which is not unstable.
+VERDICT_STYLE = {
+    CONVERGED: {"color": "tab:green", "hatch": None, "label": "converged (stable)"},
+    LIMIT_CYCLE: {"color": "tab:orange", "hatch": None, "label": "limit cycle"},
+    DIVERGED: {"color": "tab:red", "hatch": None, "label": "diverged"},
+    UNDECIDED: {"color": "0.75", "hatch": "xx", "label": "undecided (not known)"},
+}
+_WORST_FIRST = (DIVERGED, LIMIT_CYCLE, UNDECIDED, CONVERGED)
 
 
-def portrait_plot(traj: Trajectory, ax=None, title: str | None = None):
+def point_verdicts(region: RegionMap) -> np.ndarray:
+    """Verdict code of each grid point, shape (beta, alpha): the worst over the configurations."""
+    names = np.asarray(region.table["verdict"], dtype=object).reshape(-1, region.beta.size, region.alpha.size)
+    codes = np.vectorize(VERDICTS.index)(names)
+    rank = np.vectorize(_WORST_FIRST.index)(codes)
+    worst = np.take_along_axis(codes, rank.argmin(axis=0)[None], axis=0)[0]
+    return worst
+
+
+def verdict_plot(region: RegionMap, ax=None, boundary: bool = True):
+    """Map of the four verdicts over (alpha, beta), each drawn distinctly, with a legend.
+
+    Parameters
+    ----------
+    region : RegionMap
+        A phase-plane (or packet) map whose table has a ``verdict`` column.
+    ax : matplotlib.axes.Axes, optional
+    boundary : bool
+        Also draw the exact linear stability boundary (eq. 5.7).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from ..models import get_model
+    from ..regions.exact import boundary_points
+
+    ax = ax or current_axes()
+    codes = point_verdicts(region)
+    extent = grid_extent(region.alpha, region.beta)
+    da = (extent[1] - extent[0]) / region.alpha.size
+    db = (extent[3] - extent[2]) / region.beta.size
+    handles = []
+    for code, style in VERDICT_STYLE.items():
+        cells = np.argwhere(codes == code)
+        for j, i in cells:
+            ax.add_patch(matplotlib.patches.Rectangle(
+                (extent[0] + i * da, extent[2] + j * db), da, db, facecolor=style["color"], alpha=0.6,
+                hatch=style["hatch"], edgecolor="white" if style["hatch"] is None else "0.4", lw=0.3))
+        handles.append(matplotlib.patches.Patch(facecolor=style["color"], alpha=0.6, hatch=style["hatch"],
+                                                edgecolor="0.4", label=f"{style['label']}: {len(cells)}"))
+    if boundary:
+        try:
+            a, b = boundary_points(get_model(region.model), extent[1], extent[3])
+        except Exception:  # a model without a linear boundary (user file): the verdicts alone
+            a = b = None
+        if a is not None:
+            (line,) = ax.plot(a, b, color="k", lw=1.5, label="exact linear boundary")
+            handles.append(line)
+    ax.set_xlim(extent[0], extent[1])
+    ax.set_ylim(extent[2], extent[3])
+    ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
+    ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
+    ax.set_title(f"Verdicts of model '{region.model}' ({region.method}; worst over initial conditions)")
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    return ax
+
+
+def portrait_plot(traj: Trajectory, ax=None, title: str | None = None, verdicts=None, cycles=None):
     """Draw every trajectory of ``traj`` in the (R/C, q) plane with the equilibrium marked.
 
     Parameters
@@ -24,6 +92,11 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None):
         A batch (typically App. E's six initial conditions at one (alpha, beta)).
     ax : matplotlib.axes.Axes, optional
     title : str, optional
+    verdicts : Judgement, optional
+        The judgement of the same trajectories: each one's verdict goes into its label.
+    cycles : dict, optional
+        Trajectory index to ``(gamma, queue_bits)`` arrays over a few periods of its limit cycle
+        (reached after the horizon the judgement needed): drawn as a thick black closed curve.
 
     Returns
     -------
@@ -32,9 +105,19 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None):
     ax = ax or current_axes()
     for b in range(traj.gamma.shape[1]):
         label = f"R/C = {traj.gamma[0, b]:.2g}, q = {traj.queue[0, b] / MBIT:.3g} Mbit"
+        if verdicts is not None:
+            label += f": {verdicts.names[b]}"
         (line,) = ax.plot(traj.gamma[:, b], traj.queue[:, b] / MBIT, lw=0.9, label=label)
         ax.plot(traj.gamma[0, b], traj.queue[0, b] / MBIT, "o", color=line.get_color(), ms=4)
+    for k, (b, (gamma, queue)) in enumerate((cycles or {}).items()):
+        text = "limit cycle"
+        if verdicts is not None and np.isfinite(verdicts.period_rtt[b]):
+            rel = np.max(np.abs(gamma / traj.gamma_eq[b] - 1))
+            text += f" (R within {100 * rel:.2g}% of Re, period {verdicts.period_rtt[b]:.3g} RTTs)"
+        ax.plot(gamma, queue / MBIT, color="k", lw=2.5, label=text if k == 0 else None, zorder=5)
     ax.plot(traj.gamma_eq[0], traj.queue_eq[0] / MBIT, "k*", ms=12, label="equilibrium")
+    if cycles:
+        _cycle_inset(ax, traj, cycles)
     ax.set_xlabel("normalized rate R/C (dimensionless)")
     ax.set_ylabel("queue q (Mbit)")
     ax.set_title(title or f"Phase portrait, model '{traj.model}'")
@@ -42,10 +125,27 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None):
     return ax
 
 
-def convergence_plot(region: RegionMap, ax=None):
-    """Colour map of the convergence time (RTTs) over (alpha, beta); blank where not stable.
+def _cycle_inset(ax, traj: Trajectory, cycles: dict) -> None:
+    """A zoom on the limit cycles (a cycle below the 2% band is invisible at the portrait's scale)."""
+    gamma = np.concatenate([g for g, _ in cycles.values()] + [traj.gamma_eq[:1]])
+    queue = np.concatenate([q for _, q in cycles.values()] + [traj.queue_eq[:1]]) / MBIT
+    inset = ax.inset_axes([0.45, 0.25, 0.5, 0.4])
+    for g, q in cycles.values():
+        inset.plot(g, q / MBIT, color="k", lw=1.5)
+    inset.plot(traj.gamma_eq[0], traj.queue_eq[0] / MBIT, "k*", ms=8)
+    pad_g, pad_q = 0.1 * np.ptp(gamma) or 1e-3, 0.1 * np.ptp(queue) or 1e-3
+    inset.set_xlim(gamma.min() - pad_g, gamma.max() + pad_g)
+    inset.set_ylim(queue.min() - pad_q, queue.max() + pad_q)
+    inset.tick_params(labelsize="x-small")
+    inset.set_title("limit cycle (zoom)", fontsize="x-small")
 
-    With several configurations, the slowest over them is shown.
+
+def convergence_plot(region: RegionMap, ax=None):
+    """Colour map of the measured convergence time (RTTs) over (alpha, beta).
+
+    Points that do not converge are drawn in their verdict's colour (:data:`VERDICT_STYLE`),
+    points whose time was not observed (only estimated) are left blank. With several
+    configurations, the slowest over them is shown.
     """
     ax = ax or current_axes()
     table = region.table
@@ -53,9 +153,19 @@ def convergence_plot(region: RegionMap, ax=None):
     worst = np.where(np.isnan(times).any(axis=0), np.nan, np.nanmax(np.where(np.isnan(times), -1, times), axis=0))
     extent = grid_extent(region.alpha, region.beta)
     image = ax.imshow(worst, origin="lower", extent=extent, aspect="auto", cmap="viridis", interpolation="nearest")
-    ax.figure.colorbar(image, ax=ax, label="convergence time (RTTs)")
+    ax.figure.colorbar(image, ax=ax, label="convergence time (RTTs, last band exit)")
+    codes = point_verdicts(region)
+    handles = []
+    for code in (LIMIT_CYCLE, DIVERGED, UNDECIDED):
+        mask = codes == code
+        if mask.any():
+            style = VERDICT_STYLE[code]
+            ax.imshow(np.where(mask, 1.0, np.nan), origin="lower", extent=extent, aspect="auto",
+                      cmap=matplotlib.colors.ListedColormap([style["color"]]), interpolation="nearest")
+            handles.append(matplotlib.patches.Patch(color=style["color"], label=style["label"]))
+    if handles:
+        ax.legend(handles=handles, loc="upper right", fontsize="small")
     ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
     ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
     ax.set_title(f"Convergence time of model '{region.model}' (R within 2%, q within 1% of C·d0)")
     return ax
-

@@ -37,10 +37,13 @@ from .verdicts import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 
 APP_E_LOADS = (5.0, 1.0, 0.1)     # initial R in units of C/N: App. E's R/C = 0.5, 0.1, 0.01 at N = 10
 APP_E_QUEUES = (2.0, 0.0)         # initial queue in units of C*d0 (App. E)
-STARTS = ("appE", "half-load")    # App. E's six conditions; or Figs. 5.10-5.13's: half the equilibrium rate, empty queue
+# App. E's six conditions; Figs. 5.10-5.13 and 7.1's load doubling (the old equilibrium R(0) = 2 Re,
+# empty queue); or half the equilibrium rate with an empty queue (a load that halves)
+STARTS = ("appE", "load-doubling", "half-load")
+MEASURED = ("convergence_rtt", "convergence_estimate_rtt", "envelope_rate_per_rtt")  # per-row table columns
 POINTS_PER_CHUNK = 500            # 3000 trajectories: big enough to amortize NumPy's per-call cost
 SECONDS_PER_POINT = 6e-3          # rough single-core cost at App. E's set-up (for a refusal message only)
-RESULT_VERSION = 2                # bump when a change alters chunk results, so old checkpoints are not reused
+RESULT_VERSION = 3                # bump when a change alters chunk results, so old checkpoints are not reused
 
 # The verdict of a point is its worst trajectory's: diverged > limit_cycle > undecided > converged.
 _SEVERITY = np.zeros(len(VERDICTS), dtype=int)
@@ -131,13 +134,16 @@ def start_states(gamma_eq, queue_unit, start: str = "appE") -> tuple[np.ndarray,
         The queue's unit (C*d0 for RCP).
     start : str
         ``appE`` (App. E's six conditions: 5, 1 and 0.1 times the equilibrium rate, with 2 queue
-        units or none), ``half-load`` (half the equilibrium rate, empty queue).
+        units or none), ``load-doubling`` (twice the equilibrium rate, empty queue: the old
+        equilibrium when the number of flows doubles, as in thesis Figs. 5.10-5.13 and 7.1; Fig.
+        5.12's N = 200 example has Re/C = 0.005 and R(0)/C = 0.01) or ``half-load`` (half the
+        equilibrium rate, empty queue: the load halves, the rate must double).
     """
     if start not in STARTS:
         raise InputError(f"initial conditions {start!r}: choose from {', '.join(STARTS)}")
     gamma_eq, queue_unit = (np.atleast_1d(np.asarray(v, dtype=float))[:, None] for v in (gamma_eq, queue_unit))
-    if start == "half-load":
-        return 0.5 * gamma_eq, np.zeros_like(gamma_eq)
+    if start in ("half-load", "load-doubling"):
+        return np.minimum((0.5 if start == "half-load" else 2.0) * gamma_eq, 1.0), np.zeros_like(gamma_eq)
     loads, queues = (np.array(v, dtype=float)[None, :] for v in zip(*itertools.product(APP_E_LOADS, APP_E_QUEUES)))
     return np.minimum(loads * gamma_eq, 1.0), queues * queue_unit  # R cannot exceed C
 
@@ -179,7 +185,11 @@ def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
     -------
     dict
         ``codes``: per-row verdict code (worst over the initial conditions);
-        ``convergence_rtt``: slowest convergence over the initial conditions (NaN unless all converged).
+        ``convergence_rtt``: slowest measured convergence over the initial conditions (NaN unless
+        all converged and all were observed in the band); ``convergence_estimate_rtt``: the slowest
+        time counting labelled estimates (NaN unless all converged and one is an estimate);
+        ``envelope_rate_per_rtt``: the slowest envelope trend (largest log-slope, per RTT) of the
+        trajectories that were fitted.
     """
     model = get_model(model_ref)
     compiled = compile_model(model)
@@ -195,8 +205,19 @@ def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
     codes = verdicts.codes.reshape(-1, n_ic)
     worst = np.take_along_axis(codes, _SEVERITY[codes].argmax(axis=1)[:, None], axis=1)[:, 0]
     all_converged = (codes == CONVERGED).all(axis=1)
-    slowest = np.where(all_converged, verdicts.convergence_rtt.reshape(-1, n_ic).max(axis=1), np.nan)
-    return {"codes": worst.tolist(), "convergence_rtt": slowest.tolist()}
+    measured = verdicts.convergence_rtt.reshape(-1, n_ic)
+    estimated = verdicts.convergence_estimate_rtt.reshape(-1, n_ic)
+    slowest = np.where(all_converged, measured.max(axis=1), np.nan)  # NaN if one was not observed
+    guessed = np.isfinite(estimated).any(axis=1)
+    estimate = np.where(all_converged & guessed, np.fmax(measured, estimated).max(axis=1), np.nan)
+    rates = verdicts.rate_per_rtt.reshape(-1, n_ic)
+    trend = np.where(np.isfinite(rates).any(axis=1), np.nanmax(np.where(np.isfinite(rates), rates, -np.inf), axis=1),
+                     np.nan)
+
+    def listed(a):
+        return [None if not np.isfinite(v) else float(v) for v in a]
+    return {"codes": worst.tolist(), "convergence_rtt": listed(slowest), "convergence_estimate_rtt": listed(estimate),
+            "envelope_rate_per_rtt": listed(trend)}
 
 
 def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, workers: int = 1,
@@ -239,7 +260,9 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         ``stable`` is the region common to all configurations whose equilibrium is reachable
         (see the module docstring); ``table`` has one row per grid point and configuration:
         alpha, beta (the model's two loop gains), the configuration's parameters (C, d0, N for
-        RCP; any swept by ``params``), stable, verdict, convergence_rtt.
+        RCP; any swept by ``params``), stable, verdict, convergence_rtt (measured, slowest over the
+        initial conditions), convergence_estimate_rtt (labelled extrapolation, where one was needed),
+        envelope_rate_per_rtt (slowest envelope trend).
     """
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
@@ -272,11 +295,12 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
             store.save(keys[todo[j]], result)
             bar.update(1)
     codes = np.full(rows["alpha"].size, UNDECIDED)
-    convergence = np.full(rows["alpha"].size, np.nan)
+    measured = {name: np.full(rows["alpha"].size, np.nan) for name in MEASURED}
     for part, key in zip(chunks, keys):
         codes[part] = store.get(key)["codes"]
-        convergence[part] = store.get(key)["convergence_rtt"]
-    return _region(model, alphas, betas, configs, rows, codes, convergence,
+        for name in MEASURED:
+            measured[name][part] = np.array(store.get(key)[name], dtype=float)
+    return _region(model, alphas, betas, configs, rows, codes, measured,
                    {"start": start, "loop_parameters": [sym.name for sym in model.loop_parameters],
                     "chunks_total": len(chunks), "chunks_computed": len(todo), "buffer_bdp": buffer_bdp})
 
@@ -291,14 +315,13 @@ def _chunks(rows: dict, delay_symbols) -> list[np.ndarray]:
             for members in groups.values() for s in range(0, len(members), POINTS_PER_CHUNK)]
 
 
-def _region(model, alphas, betas, configs, rows, codes, convergence, counts) -> RegionMap:
+def _region(model, alphas, betas, configs, rows, codes, measured, counts) -> RegionMap:
     """Assemble per-row verdicts into the common region and the per-configuration table."""
     stable = (codes == CONVERGED).reshape(len(configs), -1)
     compiled = compile_model(model)
     lost = [bool(np.any(unreachable(compiled, parameter_values(compiled, config)))) for config in configs]
     table = {key: rows[key] for key in rows if key != "T"}  # T is one value per sweep: it is in meta
-    table.update(stable=stable.ravel().astype(int), verdict=np.asarray(VERDICTS, dtype=object)[codes],
-                 convergence_rtt=convergence)
+    table.update(stable=stable.ravel().astype(int), verdict=np.asarray(VERDICTS, dtype=object)[codes], **measured)
     meta = {
         "configurations": configs,
         "horizon_rtt": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT],
