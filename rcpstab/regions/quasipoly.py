@@ -49,6 +49,17 @@ class QuasiPolynomial:
         return tuple(sum(polyval(lam_values, self.coeffs[k, :, j]) * delays[k] for k in range(self.thetas.size))
                      for j in range(3))
 
+    def parts_derivative(self, lam_values):
+        """(D0', D1', D2'): the derivatives of :meth:`parts` with respect to lambda."""
+        lam_values = np.asarray(lam_values, dtype=complex)
+        polyval = np.polynomial.polynomial.polyval
+        polyder = np.polynomial.polynomial.polyder
+        delays = [np.exp(-lam_values * theta) if theta else 1.0 for theta in self.thetas]
+        return tuple(sum((polyval(lam_values, polyder(self.coeffs[k, :, j]))
+                          - theta * polyval(lam_values, self.coeffs[k, :, j])) * delays[k]
+                         for k, theta in enumerate(self.thetas))
+                     for j in range(3))
+
     def __call__(self, lam_values, alpha, beta):
         """Delta(lambda; alpha, beta), broadcasting over all three arguments."""
         d0, d1, d2 = self.parts(lam_values)
