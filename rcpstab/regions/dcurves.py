@@ -42,6 +42,7 @@ W_MIN = 1e-12          # curves are followed down to this w*d0; gains below ~W_M
 W_LOG_END = 1e-2       # log-spaced samples below this, uniform above
 LOG_SAMPLES = 600
 STEP = 1e-3            # uniform sampling step in w*d0 per unit of the longest delay
+W_CAP = 4096.0         # widest band sampled (4e6 samples); larger gains are refused
 
 __all__ = ["CurveSamples", "gains_at", "curve_values", "sample_curves", "crossings", "frequency_bound"]
 
@@ -183,6 +184,9 @@ def _sample(qp: QuasiPolynomial, w_end: float) -> CurveSamples:
 def sample_curves(qp: QuasiPolynomial, alpha_abs: float, beta_abs: float) -> CurveSamples:
     """Sample every crossing curve that can enter ``|alpha|`` <= alpha_abs, ``|beta|`` <= beta_abs."""
     w_end = frequency_bound(qp, alpha_abs, beta_abs)
+    if w_end > W_CAP:
+        raise InputError(f"alpha up to {alpha_abs:g}, beta up to {beta_abs:g}: crossings can lie up to "
+                         f"w*d0 = {w_end:.3g}, beyond the {W_CAP:g} sampled (gains in the thousands)")
     # Round the band up so that nearby boxes share one cached sampling.
     w_end = float(2.0 ** np.ceil(np.log2(1.01 * w_end)))
     return _sample_cached(qp, w_end)

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from ..errors import InputError
 from ..models.spec import ModelSpec
 from .grid import check_gains
 from .openloop import open_loop
@@ -62,7 +63,7 @@ class Margins:
         (Re, Im) of the rightmost characteristic root, normalized (s*d0).
     gain_margin_lower : float or None
         For a stable loop, the smallest loop-gain factor that keeps it stable (None: any).
-    unstable_roots : int
+    unstable_roots : int or None
         Right-half-plane roots by the Bode count (crossings of -180 + k*360 deg).
     notes : dict
         Why a field is None, or how to read it.
@@ -78,7 +79,7 @@ class Margins:
     delay_margin: float | None
     rightmost_root: tuple
     gain_margin_lower: float | None = None
-    unstable_roots: int = 0
+    unstable_roots: int | None = 0
     notes: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
@@ -156,14 +157,22 @@ def _gain_margin(ol, alpha, beta, stable: bool, notes: dict):
     stable interval reaches past that: a crossing beyond never changes Z for smaller K.
     """
     for limit in GAIN_LIMITS:
-        pc = phase_crossings(ol, [alpha], [beta], gain_limit=limit)
+        try:
+            pc = phase_crossings(ol, [alpha], [beta], gain_limit=limit)
+        except InputError as exc:
+            if limit == GAIN_LIMITS[0]:
+                notes["gain_margin"] = f"not computed: {exc}"
+                return None, None, None
+            limit = previous
+            break
+        previous = limit
         intervals = [(lo, hi, wl, wh) for lo, hi, wl, wh in stable_gain_intervals(pc) if lo < limit]
         intervals = [(lo, hi if hi <= limit else np.inf, wl, wh if hi <= limit else np.nan)
                      for lo, hi, wl, wh in intervals]
         reaches = any(np.isinf(hi) for _, hi, _, _ in intervals)
         if not reaches or limit == GAIN_LIMITS[-1]:
             break
-    if np.isinf(limit) or reaches:
+    if reaches:
         notes["gain_margin_limit"] = f"loop gains searched up to {limit:g}"
     if not intervals:
         notes["gain_margin"] = ("no loop gain K makes K*G stable (for RCP: alpha/beta <= 1, the phase "
@@ -208,10 +217,19 @@ def margins(model: ModelSpec, alpha: float, beta: float) -> Margins:
     alpha = float(check_gains(alpha, "alpha")[0])
     beta = float(check_gains(beta, "beta")[0])
     ol = open_loop(model)
-    pc = phase_crossings(ol, [alpha], [beta])
     root = rightmost_root(model, alpha, beta)
     stable = bool(root.real < 0)
     notes: dict = {}
+    try:
+        z = int(phase_crossings(ol, [alpha], [beta]).unstable()[0])
+    except InputError as exc:
+        # Gains in the thousands: the verdict (rightmost root) stands, the frequency reading does not.
+        why = f"not computed: {exc}"
+        notes.update({k: why for k in ("gain_margin", "gain_margin_lower", "phase_margin_deg", "crossover_w",
+                                       "phase_crossover_w", "delay_margin", "unstable_roots")})
+        return Margins(alpha=alpha, beta=beta, stable=stable, gain_margin=None, phase_margin_deg=None,
+                       crossover_w=None, phase_crossover_w=None, delay_margin=None,
+                       rightmost_root=(float(root.real), float(root.imag)), unstable_roots=None, notes=notes)
     gm, gm_lower, w_pc = _gain_margin(ol, alpha, beta, stable, notes)
 
     wz, phase = gain_crossovers(ol, alpha, beta)
@@ -231,6 +249,12 @@ def margins(model: ModelSpec, alpha: float, beta: float) -> Margins:
             notes["delay_margin"] = "negative: the loop is unstable; removing this much delay puts a root on the axis"
         else:
             notes["delay_margin"] = "the loop is unstable with a positive phase margin: no delay margin"
+    if w_pc is None:
+        notes.setdefault("phase_crossover_w", "no -180 + k*360 deg crossing sets the gain margin")
+    if w_z is None:
+        notes.setdefault("crossover_w", "|G| never crosses 1")
+    if gm_lower is None:
+        notes.setdefault("gain_margin_lower", "defined for a stable loop only")
     return Margins(alpha=alpha, beta=beta, stable=stable, gain_margin=gm, phase_margin_deg=pm, crossover_w=w_z,
                    phase_crossover_w=w_pc, delay_margin=dm, rightmost_root=(float(root.real), float(root.imag)),
-                   gain_margin_lower=gm_lower, unstable_roots=int(pc.unstable()[0]), notes=notes)
+                   gain_margin_lower=gm_lower, unstable_roots=z, notes=notes)

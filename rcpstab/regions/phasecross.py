@@ -36,7 +36,10 @@ from .openloop import OpenLoop
 LOW = 1e-9            # first frequency sampled (w*d0); below it G ~ K/(j w)**n
 RATIO = 1.05          # geometric step up to w = 1: a first-order factor turns < 0.05 rad per step
 STEP = 0.02           # uniform step above w = 1, per unit delay
-CHUNK = 2000
+SAMPLES_PER_CHUNK = 4_000_000   # loops x frequencies evaluated together (memory ~ 16 bytes each)
+W_CAP = 4096.0        # widest band sampled (w*d0); a loop needing more is refused
+
+from ..errors import InputError  # noqa: E402  (kept beside the limits it enforces)
 
 __all__ = ["PhaseCrossings", "phase_crossings"]
 
@@ -97,8 +100,15 @@ def _wrap(x):
 
 
 def band_end(ol: OpenLoop, a, b, gain_limit: float = 1.0) -> float:
-    """A w*d0 past which gain_limit * ``|G(j w)|`` < 1 for every loop (a, b): no crossing beyond matters."""
-    return 1.05 * float(np.max(tail_frequency(ol, a, b, gain=gain_limit)))
+    """A w*d0 past which gain_limit * ``|G(j w)|`` < 1 for every loop (a, b): no crossing beyond matters.
+
+    Raises :class:`InputError` when that is beyond :data:`W_CAP` (gains in the thousands).
+    """
+    end = 1.05 * float(np.max(tail_frequency(ol, a, b, gain=gain_limit)))
+    if end > W_CAP:
+        raise InputError(f"alpha = {np.max(a):g}, beta = {np.max(b):g}: the loop's gain stays above 1 up to "
+                         f"w*d0 = {end:.3g}, beyond the {W_CAP:g} the frequency lenses sample")
+    return end
 
 
 def _chunk(ol: OpenLoop, a, b, gain_limit):
@@ -149,8 +159,10 @@ def phase_crossings(ol: OpenLoop, alpha, beta, gain_limit: float = 1.0) -> Phase
     """
     alpha = np.atleast_1d(np.asarray(alpha, float)).ravel()
     beta = np.atleast_1d(np.asarray(beta, float)).ravel()
-    parts = [_chunk(ol, alpha[s:s + CHUNK], beta[s:s + CHUNK], gain_limit) for s in range(0, alpha.size, CHUNK)]
-    offsets = np.arange(0, alpha.size, CHUNK)
+    samples = _grid(band_end(ol, alpha, beta, gain_limit), ol.theta).size
+    chunk = max(1, SAMPLES_PER_CHUNK // samples)
+    parts = [_chunk(ol, alpha[s:s + chunk], beta[s:s + chunk], gain_limit) for s in range(0, alpha.size, chunk)]
+    offsets = np.arange(0, alpha.size, chunk)
     point = np.concatenate([p[0] + o for p, o in zip(parts, offsets)] or [np.zeros(0, int)])
     cat = [np.concatenate([p[i] for p in parts] or [np.zeros(0)]) for i in range(1, 7)]
     return PhaseCrossings(point=point.astype(int), w=cat[0], level=cat[1], direction=cat[2], magnitude=cat[3],
