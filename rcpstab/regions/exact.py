@@ -37,7 +37,7 @@ from .quasipoly import QuasiPolynomial, quasi_polynomial
 from .result import RegionMap
 
 __all__ = ["RowStructure", "row_structure", "row_crossings", "exact_region", "boundary_table",
-           "boundary_points"]
+           "boundary_points", "write_boundary_csv"]
 
 REFERENCE_STEP = 0.005     # argument-principle step at the reference point (rad per unit delay)
 CROSSCHECK_POINTS = 64     # argument-principle counts kept as a cross-check per map
@@ -293,3 +293,16 @@ def boundary_points(model: ModelSpec, alpha_max: float, beta_max: float):
         return a, b
     gap = np.nonzero(np.diff(w) > 0.05 + 0.2 * w[:-1])[0] + 1
     return np.insert(a, gap, np.nan), np.insert(b, gap, np.nan)
+
+
+def write_boundary_csv(model: ModelSpec, alpha_max: float, beta_max: float, path) -> int:
+    """Write :func:`boundary_table` as CSV (piece, w_d0, alpha, beta); returns the number of rows."""
+    import csv
+
+    t = boundary_table(model, alpha_max, beta_max)
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["piece", "w_d0", "alpha", "beta"])
+        for row in zip(t["piece"], t["w"], t["alpha"], t["beta"]):
+            writer.writerow([int(row[0])] + [repr(float(x)) for x in row[1:]])
+    return int(t["w"].size)

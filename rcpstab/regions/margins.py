@@ -32,7 +32,7 @@ from ..errors import InputError
 from ..models.spec import ModelSpec
 from .grid import check_gains
 from .openloop import open_loop
-from .phasecross import gain_crossovers, phase_crossings
+from .phasecross import PhaseCrossings, gain_crossovers, phase_crossings
 from .roots import rightmost_root
 
 __all__ = ["Margins", "margins", "stable_gain_intervals"]
@@ -112,8 +112,8 @@ def stable_gain_intervals(pc, index: int = 0):
     ``pc`` is a :class:`~rcpstab.regions.phasecross.PhaseCrossings`; ``index`` picks the loop.
     Also returns, per pair, the frequencies w*d0 of the crossings that set lo and hi (NaN: none).
     """
-    mine = pc.point == index
-    mags, ws = pc.magnitude[mine], pc.w[mine]
+    sub = _single(pc, index)
+    mags, ws = sub.magnitude, sub.w
     ok = mags > 0
     ends, order = np.unique(1.0 / mags[ok], return_index=True)
     end_w = ws[ok][order]
@@ -121,7 +121,6 @@ def stable_gain_intervals(pc, index: int = 0):
     lo, hi = edges[:-1], edges[1:]
     with np.errstate(invalid="ignore"):
         reps = np.where(np.isinf(hi), 2.0 * lo + 1.0, np.where(lo == 0, 0.5 * hi, np.sqrt(lo * hi)))
-    sub = _single(pc, index)
     stable = np.array([sub.unstable(k)[0] == 0 for k in reps])
     edge_w = np.concatenate(([np.nan], end_w, [np.nan]))
     out = []
@@ -139,18 +138,19 @@ def stable_gain_intervals(pc, index: int = 0):
 
 
 def _single(pc, index):
-    from .phasecross import PhaseCrossings
-    mine = pc.point == index
-    return PhaseCrossings(point=np.zeros(mine.sum(), int), w=pc.w[mine], level=pc.level[mine],
+    """The crossings of loop ``index`` alone (``pc.point`` is sorted)."""
+    lo, hi = np.searchsorted(pc.point, [index, index + 1])
+    mine = slice(int(lo), int(hi))
+    return PhaseCrossings(point=np.zeros(hi - lo, int), w=pc.w[mine], level=pc.level[mine],
                           direction=pc.direction[mine], magnitude=pc.magnitude[mine],
                           low=pc.low[index:index + 1], gain_count=pc.gain_count[index:index + 1],
-                          rhp_poles=pc.rhp_poles)
+                          rhp_poles=pc.rhp_poles, gain_limit=pc.gain_limit)
 
 
 GAIN_LIMITS = (16.0, 256.0, 4096.0, 65536.0, 1e6)   # searched in turn until the margin is inside
 
 
-def _gain_margin(ol, alpha, beta, stable: bool, notes: dict):
+def _gain_margin(ol, alpha, beta, stable: bool, notes: dict, first=None):
     """(gain_margin, gain_margin_lower, w of the crossing setting gain_margin) with notes.
 
     Crossings are first searched as far as they matter for K <= 16, further only if the
@@ -158,7 +158,8 @@ def _gain_margin(ol, alpha, beta, stable: bool, notes: dict):
     """
     for limit in GAIN_LIMITS:
         try:
-            pc = phase_crossings(ol, [alpha], [beta], gain_limit=limit)
+            pc = first if (first is not None and limit == GAIN_LIMITS[0]) else \
+                phase_crossings(ol, [alpha], [beta], gain_limit=limit)
         except InputError as exc:
             if limit == GAIN_LIMITS[0]:
                 notes["gain_margin"] = f"not computed: {exc}"
@@ -233,6 +234,12 @@ def margins(model: ModelSpec, alpha: float, beta: float) -> Margins:
     gm, gm_lower, w_pc = _gain_margin(ol, alpha, beta, stable, notes)
 
     wz, phase = gain_crossovers(ol, alpha, beta)
+    return _assemble(alpha, beta, stable, root, z, (gm, gm_lower, w_pc), wz, phase, notes)
+
+
+def _assemble(alpha, beta, stable, root, z, gain, wz, phase, notes) -> "Margins":
+    """Margins from the pieces: gain margin triple, gain crossovers (w, phase) and the verdict."""
+    gm, gm_lower, w_pc = gain
     pm = dm = w_z = None
     if wz.size == 0:
         notes["phase_margin_deg"] = "|G| never crosses 1"

@@ -169,17 +169,32 @@ def phase_crossings(ol: OpenLoop, alpha, beta, gain_limit: float = 1.0) -> Phase
                           low=cat[4], gain_count=cat[5].astype(int), rhp_poles=rhp_poles(ol, None), gain_limit=gain_limit)
 
 
+def gain_crossovers_many(ol: OpenLoop, alpha, beta):
+    """Every w*d0 > 0 where ``|G(j w)|`` = 1, for many loops: (point, w, continuous phase in rad)."""
+    alpha = np.atleast_1d(np.asarray(alpha, float)).ravel()
+    beta = np.atleast_1d(np.asarray(beta, float)).ravel()
+    samples = _grid(band_end(ol, alpha, beta), ol.theta).size
+    chunk = max(1, SAMPLES_PER_CHUNK // samples)
+    out = []
+    for s in range(0, alpha.size, chunk):
+        a, b = alpha[s:s + chunk], beta[s:s + chunk]
+        k0 = ol.rational(np.zeros(1), a[:, None], b[:, None])[:, 0].real
+        arg_k = np.where(k0 < 0, np.pi, 0.0)
+        w = _grid(band_end(ol, a, b), ol.theta)
+        r = ol.rational(1j * w, a[:, None], b[:, None])
+        phase = _continuous_phase(ol, w, a[:, None], b[:, None], arg_k[:, None], r)
+        log_mag = np.log(np.abs(r)) - ol.integrators * np.log(w)
+        rows, cols = np.nonzero((np.sign(log_mag[:, :-1]) * np.sign(log_mag[:, 1:]) <= 0)
+                                & (log_mag[:, :-1] != log_mag[:, 1:]))
+        w_cross = bisect_brackets(lambda x, i: np.log(np.abs(ol(1j * x, a[rows[i]], b[rows[i]]))),
+                                  w[cols], w[cols + 1])
+        base_angle = np.angle(ol.rational(1j * w[cols], a[rows], b[rows]))
+        turn = np.angle(ol.rational(1j * w_cross, a[rows], b[rows]))
+        out.append((rows + s, w_cross, phase[rows, cols] + _wrap(turn - base_angle) - ol.theta * (w_cross - w[cols])))
+    return tuple(np.concatenate([o[i] for o in out]) for i in range(3))
+
+
 def gain_crossovers(ol: OpenLoop, alpha: float, beta: float):
     """Every w*d0 > 0 where ``|G(j w)|`` = 1 for one loop, and the continuous phase there (rad)."""
-    a, b = np.array([float(alpha)]), np.array([float(beta)])
-    k0 = ol.rational(np.zeros(1), a[0], b[0]).real[0]
-    arg_k = np.pi if k0 < 0 else 0.0
-    w = _grid(band_end(ol, a, b), ol.theta)
-    phase = _continuous_phase(ol, w, a[:, None], b[:, None], np.array([[arg_k]]))[0]
-    log_mag = np.log(np.abs(ol(1j * w, a[0], b[0])))
-    k = np.nonzero(np.sign(log_mag[:-1]) * np.sign(log_mag[1:]) <= 0)[0]
-    k = k[log_mag[k] != log_mag[k + 1]]
-    w_cross = bisect_brackets(lambda x, i: np.log(np.abs(ol(1j * x, a[0], b[0]))), w[k], w[k + 1])
-    base_angle = np.angle(ol.rational(1j * w[k], a[0], b[0]))
-    r = np.angle(ol.rational(1j * w_cross, a[0], b[0]))
-    return w_cross, phase[k] + _wrap(r - base_angle) - ol.theta * (w_cross - w[k])
+    _, w, phase = gain_crossovers_many(ol, [alpha], [beta])
+    return w, phase
