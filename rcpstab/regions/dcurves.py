@@ -41,10 +41,12 @@ from .quasipoly import QuasiPolynomial
 W_MIN = 1e-12          # curves are followed down to this w*d0; gains below ~W_MIN**2 are not resolved
 W_LOG_END = 1e-2       # log-spaced samples below this, uniform above
 LOG_SAMPLES = 600
-STEP = 1e-3            # uniform sampling step in w*d0 per unit of the longest delay
+STEP = 2.5e-3          # uniform sampling step in w*d0 per unit of the longest delay: it only has to
+                       # separate the critical points of alpha(w), beta(w) (about pi/2 apart for RCP)
 W_CAP = 4096.0         # widest band sampled (4e6 samples); larger gains are refused
 
-__all__ = ["CurveSamples", "gains_at", "curve_values", "sample_curves", "crossings", "frequency_bound"]
+__all__ = ["CurveSamples", "clear_cache", "gains_at", "curve_values", "sample_curves", "crossings",
+           "crossings_many", "frequency_bound"]
 
 
 @dataclass(frozen=True)
@@ -134,17 +136,28 @@ def frequency_bound(qp: QuasiPolynomial, alpha_abs: float, beta_abs: float) -> f
     return max(1.0, s0 + alpha_abs * c[..., 1].sum() + beta_abs * c[..., 2].sum())
 
 
-def _refine_sign_changes(qp, w, values, which):
-    """Bisect every sign change of ``values`` (a derivative or det) between samples."""
-    ok = np.isfinite(values)
-    k = np.nonzero(ok[:-1] & ok[1:] & (np.sign(values[:-1]) * np.sign(values[1:]) < 0))[0]
-    if k.size == 0:
-        return k, np.zeros(0)
-    roots = bisect_brackets(lambda x, i: curve_values(qp, x)[which], w[k], w[k + 1], iterations=60)
-    return k, roots
+def _refine_sign_changes(qp, w, columns):
+    """Bisect every sign change between samples of each of ``columns`` ({which: values}) in one solve.
+
+    ``which`` indexes :func:`curve_values`' output (2: alpha', 3: beta'). Returns {which: (k, roots)}.
+    """
+    ks, whiches = [], []
+    for which, values in columns.items():
+        ok = np.isfinite(values)
+        k = np.nonzero(ok[:-1] & ok[1:] & (np.sign(values[:-1]) * np.sign(values[1:]) < 0))[0]
+        ks.append(k)
+        whiches.append(np.full(k.size, which))
+    k, which = np.concatenate(ks), np.concatenate(whiches)
+    roots = bisect_brackets(lambda x, i: np.choose(which[i] - 2, curve_values(qp, x)[2:4]), w[k], w[k + 1])
+    return {wh: (k[which == wh], roots[which == wh]) for wh in columns}
 
 
 _CACHE: dict = {}
+
+
+def clear_cache() -> None:
+    """Forget every sampled curve (benchmarks time the sampling too)."""
+    _CACHE.clear()
 
 
 def _sample_cached(qp: QuasiPolynomial, w_end: float) -> CurveSamples:
@@ -163,8 +176,8 @@ def _sample(qp: QuasiPolynomial, w_end: float) -> CurveSamples:
                         np.arange(W_LOG_END, w_end + step, step)))
     alpha, beta, dalpha, dbeta, det = curve_values(qp, w)
     # Insert the refined critical points of alpha(w) and beta(w) as samples of their own.
-    kb, wb = _refine_sign_changes(qp, w, dbeta, 3)
-    ka, wa = _refine_sign_changes(qp, w, dalpha, 2)
+    refined = _refine_sign_changes(qp, w, {3: dbeta, 2: dalpha})
+    (kb, wb), (ka, wa) = refined[3], refined[2]
     extra = np.concatenate((wb, wa))
     w_all = np.concatenate((w, extra))
     order = np.argsort(w_all, kind="stable")
@@ -187,8 +200,8 @@ def sample_curves(qp: QuasiPolynomial, alpha_abs: float, beta_abs: float) -> Cur
     if w_end > W_CAP:
         raise InputError(f"alpha up to {alpha_abs:g}, beta up to {beta_abs:g}: crossings can lie up to "
                          f"w*d0 = {w_end:.3g}, beyond the {W_CAP:g} sampled (gains in the thousands)")
-    # Round the band up so that nearby boxes share one cached sampling.
-    w_end = float(2.0 ** np.ceil(np.log2(1.01 * w_end)))
+    # Round the band up (to 1/8 octave) so that nearby boxes share one cached sampling.
+    w_end = float(2.0 ** (np.ceil(8 * np.log2(1.01 * w_end)) / 8))
     return _sample_cached(qp, w_end)
 
 
@@ -211,7 +224,11 @@ def crossings(qp: QuasiPolynomial, curves: CurveSamples, coordinate: str, target
         gain there, the change in the number of right-half-plane roots when the other gain
         grows through it (+2 or -2), and the index of the monotone piece.
     """
-    targets = np.asarray(targets, dtype=float)
+    return crossings_many(qp, curves, [(coordinate, targets, window)])[0]
+
+
+def _brackets(curves: CurveSamples, coordinate: str, targets):
+    """Sample brackets [lo, hi] in w of every meeting of the lines with the monotone pieces."""
     mine = curves.beta if coordinate == "beta" else curves.alpha
     sign = 1.0 if coordinate == "beta" else -1.0
     lines, lo, hi, dirs, pieces = [], [], [], [], []
@@ -239,10 +256,27 @@ def crossings(qp: QuasiPolynomial, curves: CurveSamples, coordinate: str, target
     if not lines:
         empty = np.zeros(0)
         return empty.astype(int), empty, empty, empty, empty.astype(int)
-    lines, lo, hi = np.concatenate(lines), np.concatenate(lo), np.concatenate(hi)
-    dirs, pieces = np.concatenate(dirs), np.concatenate(pieces)
-    which = 1 if coordinate == "beta" else 0
-    w = bisect_brackets(lambda x, i: gains_at(qp, x)[which] - targets[lines[i]], lo, hi)
-    other = gains_at(qp, w)[1 - which]
-    keep = np.isfinite(other) & (other >= window[0]) & (other <= window[1])
-    return lines[keep], w[keep], other[keep], dirs[keep], pieces[keep]
+    return tuple(np.concatenate(x) for x in (lines, lo, hi, dirs, pieces))
+
+
+def crossings_many(qp: QuasiPolynomial, curves: CurveSamples, requests):
+    """:func:`crossings` for several ``(coordinate, targets, window)`` requests, solved together."""
+    parts = []
+    for coordinate, targets, window in requests:
+        targets = np.asarray(targets, dtype=float)
+        lines, lo, hi, dirs, pieces = _brackets(curves, coordinate, targets)
+        parts.append((coordinate, targets, window, lines, lo, hi, dirs, pieces))
+    which = np.concatenate([np.full(p[3].size, 1 if p[0] == "beta" else 0) for p in parts])
+    goal = np.concatenate([p[1][p[3]] for p in parts])
+    lo = np.concatenate([p[4] for p in parts])
+    hi = np.concatenate([p[5] for p in parts])
+    w = bisect_brackets(lambda x, i: np.choose(which[i], gains_at(qp, x)) - goal[i], lo, hi)
+    values = gains_at(qp, w)
+    out, start = [], 0
+    for coordinate, _, window, lines, _, _, dirs, pieces in parts:
+        sl = slice(start, start + lines.size)
+        start += lines.size
+        other = values[0 if coordinate == "beta" else 1][sl]
+        keep = np.isfinite(other) & (other >= window[0]) & (other <= window[1])
+        out.append((lines[keep], w[sl][keep], other[keep], dirs[keep], pieces[keep]))
+    return out

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..models.spec import ModelSpec
-from .dcurves import crossings, sample_curves
+from .dcurves import crossings_many, sample_curves
 from .grid import check_gains
 from .quasipoly import QuasiPolynomial, quasi_polynomial
 from .result import RegionMap
@@ -40,7 +40,7 @@ __all__ = ["RowStructure", "row_structure", "row_crossings", "exact_region", "bo
            "boundary_points", "write_boundary_csv"]
 
 REFERENCE_STEP = 0.005     # argument-principle step at the reference point (rad per unit delay)
-CROSSCHECK_POINTS = 64     # argument-principle counts kept as a cross-check per map
+CROSSCHECK_POINTS = 8      # argument-principle counts kept as a cross-check per map
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,8 @@ def row_structure(model: ModelSpec, betas, alpha_lo: float, alpha_hi: float) -> 
     b_lo, b_hi = 0.5 * float(betas.min()), 2.0 * float(betas.max())
     curves = sample_curves(qp, float(alpha_hi), b_hi)
 
-    row, w, alpha, direction, piece = crossings(qp, curves, "beta", betas, window=(alpha_c, alpha_hi))
+    (row, w, alpha, direction, piece), (_, _, col_beta, col_dir, _) = crossings_many(
+        qp, curves, [("beta", betas, (alpha_c, alpha_hi)), ("alpha", [alpha_c], (b_lo, b_hi))])
     zrow, zalpha, zdir, degenerate = _zero_root_crossings(qp, betas, "beta")
     keep = (zalpha > alpha_c) & (zalpha <= alpha_hi)
     row = np.concatenate((row, zrow[keep]))
@@ -112,7 +113,6 @@ def row_structure(model: ModelSpec, betas, alpha_lo: float, alpha_hi: float) -> 
     order = np.lexsort((alpha, row))
 
     # The column alpha = alpha_c, from the reference point to every row.
-    _, _, col_beta, col_dir, _ = crossings(qp, curves, "alpha", [alpha_c], window=(b_lo, b_hi))
     _, zb, zd, col_degenerate = _zero_root_crossings(qp, np.array([alpha_c]), "alpha")
     if col_degenerate.any():
         raise InputError(f"alpha = {alpha_c:g}: the loop has a root at 0 for every beta")
@@ -146,22 +146,27 @@ def _reference(qp: QuasiPolynomial, alpha_c: float, edges: np.ndarray) -> dict:
 
 def _labels(structure: RowStructure, alphas: np.ndarray):
     """Z at every (alphas[i], betas[j]); NaN where a root is on the axis (a grid point on a crossing)."""
-    Z = np.empty((structure.betas.size, alphas.size))
-    for j in range(structure.betas.size):
-        sl = structure.row_slice(j)
-        cross = structure.alpha[sl]
-        steps = np.concatenate(([0.0], np.cumsum(structure.direction[sl])))
-        idx = np.searchsorted(cross, alphas, side="left")
-        Z[j] = structure.z_start[j] + steps[idx]
-        on = idx < cross.size
-        on[on] = cross[idx[on]] == alphas[on]
-        Z[j, on] = np.nan
+    nb = structure.betas.size
+    counts = np.bincount(structure.row, minlength=nb)
+    width = int(counts.max()) if counts.size else 0
+    # Rows padded to the same number of crossings (a handful): one broadcast instead of a loop.
+    cross = np.full((nb, width), np.inf)
+    steps = np.zeros((nb, width))
+    rank = np.arange(structure.row.size) - np.concatenate(([0], np.cumsum(counts)))[structure.row]
+    cross[structure.row, rank] = structure.alpha
+    steps[structure.row, rank] = structure.direction
+    Z = np.repeat(structure.z_start[:, None], alphas.size, axis=1)
+    on = np.zeros((nb, alphas.size), bool)
+    for k in range(width):
+        Z += steps[:, k, None] * (cross[:, k, None] < alphas[None, :])
+        on |= cross[:, k, None] == alphas[None, :]
+    Z[on] = np.nan
     return Z
 
 
 def _crosscheck(qp: QuasiPolynomial, structure: RowStructure, alphas: np.ndarray, Z_of) -> dict:
     """Argument-principle counts at the midpoints of a sample of row intervals, against the labels."""
-    rows = np.unique(np.linspace(0, structure.betas.size - 1, min(structure.betas.size, 16)).astype(int))
+    rows = np.unique(np.linspace(0, structure.betas.size - 1, min(structure.betas.size, 8)).astype(int))
     pa, pb = [], []
     for j in rows:
         cross = structure.alpha[structure.row_slice(j)]
@@ -198,7 +203,7 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True) -> Re
     alphas, betas : array_like
         Grid axes, positive.
     crosscheck : bool
-        Also count roots by the argument principle at up to 64 interval midpoints.
+        Also count roots by the argument principle at up to 8 interval midpoints.
 
     Returns
     -------
