@@ -72,7 +72,7 @@ def run(args) -> int:
             save_region_figure(region, args.out)
     if args.json:
         print(region.to_json())
-    elif not args.quiet:
+    elif not args.quiet and not args.csv and not args.out and not args.boundary:
         print(f"{region.method} region of {region.model}: {region.stable.sum()} of {region.stable.size} "
               f"grid points stable ({100 * region.stable_fraction:.1f}%)")
     return 0

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import elementwise
 
 
 def bisect_brackets(f, lo, hi, iterations: int | None = None):
@@ -34,6 +33,8 @@ def bisect_brackets(f, lo, hi, iterations: int | None = None):
     hi = np.asarray(hi, dtype=float)
     if lo.size == 0:
         return lo.copy()
+    from scipy.optimize import elementwise   # imported here: half a second of every command's start-up
+
     k = np.arange(lo.size)
 
     def g(x, kk):

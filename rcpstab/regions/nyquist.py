@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from numbers import Integral
 
-import control
 import numpy as np
 
 from ..errors import InputError
@@ -121,6 +120,8 @@ def check_pade(pade) -> int | None:
 @lru_cache(maxsize=None)
 def _pade_coefficients(pade: int):
     """Numerator and denominator of python-control's Pade approximant of exp(-x), highest power first."""
+    import control   # imported here: it costs about a second of start-up for every command
+
     num, den = control.pade(1.0, pade)
     return np.asarray(num, float), np.asarray(den, float)
 

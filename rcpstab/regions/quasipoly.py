@@ -125,11 +125,22 @@ def _wrap(angle):
 
 @lru_cache(maxsize=None)
 def quasi_polynomial(model: ModelSpec) -> QuasiPolynomial:
-    """Compile ``model``'s normalized characteristic quasi-polynomial.
+    """Compile ``model``'s normalized characteristic quasi-polynomial (cached on disk, :mod:`.diskcache`).
 
     Raises :class:`InputError` if parameters other than the two loop gains survive
     normalization, or if the gains do not enter affinely (D-subdivision needs both).
     """
+    from .diskcache import cached_arrays
+
+    def compute():
+        qp = _compile(model)
+        return {"thetas": qp.thetas, "coeffs": qp.coeffs, "degree": np.array(qp.degree)}
+
+    data = cached_arrays(model, "quasipoly", compute)
+    return QuasiPolynomial(thetas=data["thetas"], coeffs=data["coeffs"], degree=int(data["degree"]))
+
+
+def _compile(model: ModelSpec) -> QuasiPolynomial:
     system = linearize(model)
     expr = system.normalized_characteristic
     alpha, beta = model.loop_parameters
