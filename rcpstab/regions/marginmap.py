@@ -38,7 +38,7 @@ def margin_map(model: ModelSpec, alphas, betas) -> RegionMap:
     --------
     >>> from rcpstab.models import get_model
     >>> m = margin_map(get_model("rcp"), [0.4, 1.2], [0.2])
-    >>> [round(x, 4) for x in m.layers["gain_margin"][0]]
+    >>> [round(float(x), 4) for x in m.layers["gain_margin"][0]]
     [2.6779, 1.2062]
     """
     alphas = check_gains(alphas, "alpha")
