@@ -2,7 +2,7 @@
 
 For Delta(lambda) = D0 + alpha*D1 + beta*D2 a root sits at lambda = j*w (w > 0) exactly when
 the real and imaginary parts of Delta(j w) vanish: two real equations linear in
-(alpha, beta), solved by Cramer's rule,
+(alpha, beta), solved by Cramer's rule::
 
     alpha(w) = (x2*y0 - x0*y2) / det,   beta(w) = (x0*y1 - x1*y0) / det,
     det(w) = x1*y2 - x2*y1,             D_k(j w) = x_k + j*y_k.
@@ -14,7 +14,7 @@ found as roots of a derivative, not by sampling. Between critical points and zer
 and library bisection on the monotone piece finds the meeting point to rounding, however
 close b is to a tip. That is what makes the boundary exact at tips.
 
-Direction. Implicit differentiation of Delta(lambda; alpha, beta) = 0 at lambda = j*w gives
+Direction. Implicit differentiation of Delta(lambda; alpha, beta) = 0 at lambda = j*w gives::
 
     Re(d lambda / d alpha)|beta  =  beta'(w) * det(w) / |Delta'|**2,
     Re(d lambda / d beta)|alpha  = -alpha'(w) * det(w) / |Delta'|**2,

@@ -3,9 +3,9 @@
 The thesis' Bode test (eqs. 5.8-5.12: gain crossover before the phase crossover) assumes the
 phase starts above -180 deg, as RCP's does. RCP-AC's loop (alpha*lambda + beta +
 lambda**2) e^{-lambda}/lambda**3 starts at -270 deg, and the test is then wrong at most points.
-The general reading is the Nyquist criterion written on the Bode diagram:
+The general reading is the Nyquist criterion written on the Bode diagram::
 
-    Z = P + 2 * sum over crossings of the phase through -180 + k*360 deg (w > 0) where ``|G|`` > 1
+    Z = P + 2 * sum over crossings of the phase through -180 + k*360 deg (w > 0) where |G| > 1
         of (+1 when the phase falls through the level, -1 when it rises),
 
 plus what happens at w = 0. There G ~ K/(j w)**n (n integrators, K = G's rational part at 0):
