@@ -11,8 +11,8 @@ Their derivatives in w come from D_k' in closed form, so the critical points of 
 and beta(w) (the tips of the curves, where a line of constant gain is tangent) are
 found as roots of a derivative, not by sampling. Between critical points and zeros of
 ``det`` each coordinate is monotone in w: a line beta = b meets such a piece at most once,
-and library bisection on the monotone piece finds the meeting point to rounding, however
-close b is to a tip. That is what makes the boundary exact at tips.
+and a library bracketing root finder (SciPy's Chandrupatla) on the monotone piece finds the
+meeting point to rounding, however close b is to a tip. That makes the boundary exact at tips.
 
 Direction. Implicit differentiation of Delta(lambda; alpha, beta) = 0 at lambda = j*w gives::
 
