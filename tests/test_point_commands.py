@@ -74,5 +74,9 @@ def test_theorem1_command_bound_exit_tightness(capsys):
     assert r["exit_alpha"] == pytest.approx(bound, abs=1e-10)
     assert r["exit_w"] == pytest.approx(np.pi / 4, abs=1e-9)
     assert r["tightness"] == pytest.approx(1.0, abs=1e-9)
-    code, out, _ = run(capsys, "theorem1", "--quiet")
+    code, out, _ = run(capsys, "theorem1")
     assert code == 0 and len(out.strip().splitlines()) == 1 and "0.555360367" in out
+    code, out, _ = run(capsys, "theorem1", "--details")
+    assert "pi/4 = 0.785398163" in out and "tight" in out
+    code, out, _ = run(capsys, "theorem1", "--quiet")
+    assert code == 0 and out == ""

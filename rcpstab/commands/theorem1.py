@@ -12,7 +12,8 @@ import json
 def add_arguments(parser):
     parser.add_argument("--model", default="xcp", help="model name (default: xcp)")
     parser.add_argument("--json", action="store_true", help="print a JSON object")
-    parser.add_argument("--quiet", action="store_true", help="only the summary line")
+    parser.add_argument("--details", action="store_true", help="also the exit point, root and tightness, one per line")
+    parser.add_argument("--quiet", action="store_true", help="print nothing (exit code 0)")
 
 
 def run(args) -> int:
@@ -24,6 +25,8 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(r, allow_nan=False))
         return 0
+    if args.quiet:
+        return 0
     if r["exit_alpha"] is None:
         print(f"Theorem 1 on model {model.name}: bound alpha < pi/(4 sqrt 2) = {r['bound']:.9f}; "
               f"the curve beta = sqrt(2) alpha^2 stays in the exact region ({r['notes']['exit_alpha']})")
@@ -31,7 +34,7 @@ def run(args) -> int:
     print(f"Theorem 1 on model {model.name}: bound alpha < pi/(4 sqrt 2) = {r['bound']:.9f}; the curve "
           f"beta = sqrt(2) alpha^2 leaves the exact region at alpha = {r['exit_alpha']:.9f}; "
           f"tightness {r['tightness']:.9f}")
-    if not args.quiet:
+    if args.details:
         print(f"  exit point           (alpha, beta) = ({r['exit_alpha']:.9f}, {r['exit_beta']:.9f})")
         print(f"  root on the axis     s*d0 = +-{r['exit_w']:.9f}j (pi/4 = {3.141592653589793 / 4:.9f})")
         verdict = ("tight: the theorem covers its curve exactly up to the linear boundary"
