@@ -80,11 +80,11 @@ def test_boundary_table_is_the_closed_form_curve(name):
 
 @pytest.mark.parametrize("name", LINEAR_MODELS)
 def test_1e9_either_side_of_the_whole_boundary(name):
-    """Points OFFSET off the closed-form curve along its normal, from beta ~ 1e-6 through the tip
+    """Points OFFSET off the closed-form curve along its normal, from beta ~ 1e-8 through the tip
     to beta -> 0 on the far side: exact == sign of the rightmost root, and the two sides differ."""
     model = get_model(name)
     curve, tip, end = closed_form(name)
-    w = np.unique(np.concatenate(([1e-3, 1e-2, tip, end - 1e-4], np.linspace(0.05, end - 1e-3, 23))))
+    w = np.unique(np.concatenate(([1e-4, 1e-3, 1e-2, tip, end - 1e-4], np.linspace(0.05, end - 1e-3, 23))))
     a, b, da, db = curve(w)
     norm = np.hypot(da, db)
     na, nb = -db / norm, da / norm
