@@ -13,7 +13,20 @@ from rcpstab.regions.margins import margins
 from rcpstab.regions.nyquist import nyquist_region
 from rcpstab.regions.roots import rightmost_root
 
-LINEAR_MODELS = list(MODELS)
+
+
+def _has_gain_loop(name):
+    """Models whose normalized loop depends on (alpha, beta) only: every linear lens applies."""
+    from rcpstab.errors import InputError
+    from rcpstab.regions.quasipoly import quasi_polynomial
+    try:
+        quasi_polynomial(get_model(name))
+    except InputError:
+        return False
+    return True
+
+
+LINEAR_MODELS = [name for name in MODELS if _has_gain_loop(name)]
 
 
 def far_from_crossings(model, alphas, betas, tol):

@@ -34,7 +34,20 @@ RCP_TIP_W = brentq(lambda w: np.tan(w) - 2 / w, 0.5, 1.5)          # beta'(w) = 
 RCPAC_TIP_W = brentq(lambda w: rcpac_curve(w)[3], 0.5, 1.0)
 CURVES = {"rcp": (rcp_curve, RCP_TIP_W, np.pi / 2), "rcpac": (rcpac_curve, RCPAC_TIP_W,
                                                                  brentq(lambda w: w * np.sin(w) - 1, 0.5, 1.5))}
-LINEAR_MODELS = [name for name in MODELS if name != "rcp-router"]
+
+
+def _has_gain_loop(name):
+    """Models whose normalized loop depends on (alpha, beta) only: every linear lens applies."""
+    from rcpstab.errors import InputError
+    from rcpstab.regions.quasipoly import quasi_polynomial
+    try:
+        quasi_polynomial(get_model(name))
+    except InputError:
+        return False
+    return True
+
+
+LINEAR_MODELS = [name for name in MODELS if _has_gain_loop(name)]
 
 
 def closed_form(name):
