@@ -60,6 +60,8 @@ class RowStructure:
         a pair at +-j w, +-1 for a real root at 0 with w = 0) and curve piece (-1 at 0).
     reference : dict
         The reference point and its count.
+    model : ModelSpec
+        The model (for cross-checks).
     """
 
     betas: np.ndarray
@@ -71,6 +73,7 @@ class RowStructure:
     piece: np.ndarray
     w: np.ndarray
     reference: dict
+    model: ModelSpec | None = None
 
     def row_slice(self, j: int) -> slice:
         lo, hi = np.searchsorted(self.row, [j, j + 1])
@@ -130,7 +133,8 @@ def row_structure(model: ModelSpec, betas, alpha_lo: float, alpha_hi: float) -> 
     z_start = reference["unstable_roots"] + passed(betas) - passed(reference["beta"])
     z_start = np.where(degenerate, np.nan, z_start)
     return RowStructure(betas=betas, alpha_c=alpha_c, z_start=z_start, row=row[order], alpha=alpha[order],
-                        direction=direction[order], piece=piece[order], w=w[order], reference=reference)
+                        direction=direction[order], piece=piece[order], w=w[order], reference=reference,
+                        model=model)
 
 
 def _reference(qp: QuasiPolynomial, alpha_c: float, edges: np.ndarray) -> dict:
@@ -182,8 +186,16 @@ def _crosscheck(qp: QuasiPolynomial, structure: RowStructure, alphas: np.ndarray
     counted = qp.count_unstable(pa, pb)
     labelled = Z_of(pa, pb)
     resolved = np.isfinite(counted)
-    return {"points": int(pa.size), "agree": int((counted[resolved] == labelled[resolved]).sum()),
-            "unresolved": int((~resolved).sum())}
+    agree = resolved & (counted == labelled)
+    # A disagreement is put to a third method: the sign of the rightmost root (collocation + Newton).
+    # The argument principle on a 0.01 grid misses the phase turn of a root within ~1e-5 of the axis.
+    from .roots import rightmost_root
+    model = structure.model
+    checked = [(labelled[k] == 0) == (rightmost_root(model, pa[k], pb[k]).real < 0)
+               for k in np.nonzero(resolved & ~agree)[0]]
+    return {"points": int(pa.size), "agree": int(agree.sum()), "unresolved": int((~resolved).sum()),
+            "disagree_but_roots_confirm_label": int(sum(checked)),
+            "disagree_roots_confirm_count": int(len(checked) - sum(checked))}
 
 
 def row_crossings(model: ModelSpec, betas, alpha_max: float) -> list[np.ndarray]:
@@ -210,7 +222,8 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True) -> Re
     RegionMap
         ``table['unstable_roots']`` is Z per point (-1 where a root is on the axis);
         ``meta['crossings']`` the alphas where roots cross the axis, per row;
-        ``meta['reference']`` and ``meta['crosscheck']`` the counts by the argument principle.
+        ``meta['reference']`` and ``meta['crosscheck']`` the counts by the argument principle
+        (a disagreement is put to the rightmost root, which says who is right).
 
     Examples
     --------
