@@ -1,13 +1,15 @@
-"""Exact engine (D-subdivision) vs rightmost roots point by point with the qpmr root finder.
+"""Exact engine (D-subdivision with crossing directions) against two references on RCP's plane.
 
-Both answer "is every characteristic root of lambda^2 + (alpha lambda + beta) e^{-lambda}
-in the left half-plane?" on the same (alpha, beta) grid. qpmr (Vyhlidal and Zitek's
-QPmR, from PyPI: ``pip install ".[bench]"``) maps the roots in a rectangle of the
-complex plane at each point; the exact engine needs one D-subdivision for the whole grid.
+1. Speed against a closed-form NumPy evaluation of the same boundary: the RCP crossing curve
+   alpha = w sin w, beta = w**2 cos w sampled densely, each row's two branch crossings
+   interpolated (np.interp) and the grid compared against them. Same grid, same run; the
+   ratio exact/closed-form is printed (acceptance: within 5x on 500x500).
+2. Verdicts and speed per point against qpmr (Vyhlidal and Zitek's QPmR root finder, from
+   PyPI: ``pip install qpmr``, part of the ``bench`` extra), which maps all roots in a rectangle
+   of the complex plane at each point, on a random sample of the grid's points.
 
-Usage: python benchmarks/bench_exact.py [--grid N] [--json]
-Prints the wall times, their ratio and how many verdicts match (points whose rightmost
-root lies within qpmr's accuracy of the imaginary axis are counted apart).
+Usage: python benchmarks/bench_exact.py [--grid N] [--qpmr-points K] [--repeat R] [--json]
+Times are the best of R runs (wall clock, time.perf_counter), on whatever else the machine runs.
 """
 from __future__ import annotations
 
@@ -19,16 +21,28 @@ import warnings
 import numpy as np
 
 from rcpstab.models import get_model
+from rcpstab.regions.dcurves import clear_cache
 from rcpstab.regions.exact import exact_region
 from rcpstab.regions.quasipoly import quasi_polynomial
 
 QPMR_REGION = [-3.0, 1.0, 0.0, 10.0]     # holds the rightmost roots for alpha <= 2, beta <= 1
 QPMR_ACCURACY = 1e-6
 QPMR_STEP = 0.05    # qpmr's own grid-step heuristic misses roots near the origin (e.g. at (0.06, 0.1))
+CURVE_SAMPLES = 200_001
+
+
+def closed_form_region(alphas, betas):
+    """Stable mask from the closed-form RCP boundary (interpolated branches), NumPy only."""
+    w = np.linspace(0.0, np.pi / 2, CURVE_SAMPLES)
+    a, b = w * np.sin(w), w**2 * np.cos(w)
+    peak = int(np.argmax(b))
+    left = np.interp(betas, b[: peak + 1], a[: peak + 1], right=np.nan)
+    right = np.interp(betas, b[peak:][::-1], a[peak:][::-1], right=np.nan)
+    return (alphas[None, :] > left[:, None]) & (alphas[None, :] < right[:, None]) & (betas[:, None] < b[peak])
 
 
 def qpmr_rightmost(qp, alpha, beta):
-    """Real part of the rightmost root found by qpmr at one grid point (NaN if it finds none)."""
+    """Real part of the rightmost root found by qpmr at one point (NaN if it finds none)."""
     import qpmr
 
     warnings.filterwarnings("ignore", module="numpy")   # qpmr casts complex grids internally
@@ -37,46 +51,73 @@ def qpmr_rightmost(qp, alpha, beta):
     return roots.real.max() if roots.size else np.nan
 
 
+def best_time(fn, repeat):
+    best, out = np.inf, None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--grid", type=int, default=100, help="points per axis (default 100; 500 takes ~1 h)")
+    parser.add_argument("--grid", type=int, default=500, help="points per axis (default 500)")
+    parser.add_argument("--qpmr-points", type=int, default=200, help="random grid points checked with qpmr")
+    parser.add_argument("--repeat", type=int, default=5, help="timing runs, best kept (default 5)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
     model = get_model("rcp")
     alphas = np.linspace(2.0 / args.grid, 2.0, args.grid)
     betas = np.linspace(1.0 / args.grid, 1.0, args.grid)
-    exact_region(model, alphas[:2], betas[:2])          # compile the model once, outside the timing
+    exact_region(model, [1.0], [0.5])                   # compile the model (SymPy) once, outside the timing
 
-    start = time.perf_counter()
-    region = exact_region(model, alphas, betas)
-    t_exact = time.perf_counter() - start
+    def exact(**kwargs):
+        clear_cache()                                   # time the curve sampling too, every run
+        return exact_region(model, alphas, betas, **kwargs)
 
-    qp = quasi_polynomial(model)
-    start = time.perf_counter()
-    rightmost = np.array([[qpmr_rightmost(qp, a, b) for a in alphas] for b in betas])
-    t_qpmr = time.perf_counter() - start
+    t_exact, region = best_time(exact, args.repeat)
+    t_plain, _ = best_time(lambda: exact(crosscheck=False), args.repeat)
+    t_closed, closed = best_time(lambda: closed_form_region(alphas, betas), args.repeat)
+    differ = int((closed != region.stable).sum())
 
-    found = np.isfinite(rightmost)
-    decided = found & (np.abs(np.nan_to_num(rightmost)) > 10 * QPMR_ACCURACY)
-    match = (rightmost < 0) == region.stable
     result = {
         "grid": f"{args.grid}x{args.grid}",
         "exact_s": round(t_exact, 4),
-        "qpmr_s": round(t_qpmr, 2),
-        "ratio": round(t_qpmr / t_exact, 1),
-        "points": int(region.stable.size),
-        "verdicts_match": int(match[decided].sum()),
-        "decided_points": int(decided.sum()),
-        "qpmr_found_no_root": int((~found).sum()),
-        "near_axis_points": int((found & ~decided).sum()),
-        "mismatches_near_axis": int((~match & found & ~decided).sum()),
+        "exact_without_crosscheck_s": round(t_plain, 4),
+        "closed_form_numpy_s": round(t_closed, 4),
+        "ratio_exact_to_closed_form": round(t_exact / t_closed, 2),
+        "verdicts_differing_from_closed_form": differ,
+        "crosscheck": region.meta["crosscheck"],
     }
+    if args.qpmr_points:
+        qp = quasi_polynomial(model)
+        rng = np.random.default_rng(0)
+        j = rng.integers(0, betas.size, args.qpmr_points)
+        i = rng.integers(0, alphas.size, args.qpmr_points)
+        start = time.perf_counter()
+        rightmost = np.array([qpmr_rightmost(qp, alphas[ii], betas[jj]) for ii, jj in zip(i, j)])
+        t_qpmr = (time.perf_counter() - start) / args.qpmr_points
+        found = np.isfinite(rightmost)
+        decided = found & (np.abs(np.nan_to_num(rightmost)) > 10 * QPMR_ACCURACY)
+        match = (rightmost < 0) == region.stable[j, i]
+        per_point = t_exact / region.stable.size
+        result.update({
+            "qpmr_points": args.qpmr_points,
+            "qpmr_s_per_point": round(t_qpmr, 5),
+            "exact_s_per_point": float(f"{per_point:.3g}"),
+            "qpmr_over_exact_per_point": round(t_qpmr / per_point),
+            "qpmr_verdicts_match": int(match[decided].sum()),
+            "qpmr_decided_points": int(decided.sum()),
+            "qpmr_found_no_root": int((~found).sum()),
+            "qpmr_near_axis_points": int((found & ~decided).sum()),
+        })
     if args.json:
         print(json.dumps(result))
     else:
         for key, value in result.items():
-            print(f"{key:>22}: {value}")
+            print(f"{key:>36}: {value}")
 
 
 if __name__ == "__main__":

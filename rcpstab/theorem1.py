@@ -78,3 +78,32 @@ def theorem1_plot(ax, alpha_max: float | None = None, color="tab:red"):
     ax.set_ylim(ylim)
     ax.legend(loc="upper right", fontsize="small")
     return ax
+
+
+def theorem1_report(model: ModelSpec, alpha_max: float = 2.0) -> dict:
+    """Theorem 1's bound against the exact region of ``model``: the numbers ``rcpstab theorem1`` prints.
+
+    Returns
+    -------
+    dict
+        ``bound`` (pi/(4 sqrt 2)), ``exit_alpha`` and ``exit_beta`` (where the curve
+        beta = sqrt(2) alpha**2 leaves the exact region, None if it stays inside up to
+        ``alpha_max``), ``exit_w`` (w*d0 of the root then on the axis), ``tightness``
+        (exit/bound: 1 means the theorem gives exactly the linear region along its curve).
+
+    Examples
+    --------
+    >>> from rcpstab.models import get_model
+    >>> r = theorem1_report(get_model("xcp"))
+    >>> round(r["tightness"], 9)
+    1.0
+    """
+    bound = float(ALPHA_MAX)
+    exit_alpha = theorem1_exit(model, alpha_max)
+    if not np.isfinite(exit_alpha):
+        return {"model": model.name, "bound": bound, "exit_alpha": None, "exit_beta": None, "exit_w": None,
+                "tightness": None, "notes": {"exit_alpha": f"the curve stays inside up to alpha = {alpha_max:g}"}}
+    root = rightmost_root(model, exit_alpha, float(theorem1_beta(exit_alpha)))
+    return {"model": model.name, "bound": bound, "exit_alpha": float(exit_alpha),
+            "exit_beta": float(theorem1_beta(exit_alpha)), "exit_w": float(abs(root.imag)),
+            "tightness": float(exit_alpha / bound), "notes": {}}

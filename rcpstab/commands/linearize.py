@@ -1,39 +1,29 @@
-"""Print a model's linearization about its equilibrium and its open-loop G(s).
+"""Print a model's linearization about its equilibrium and its open-loop G(s), as a textbook would.
 
-The linear delay system and G(s) are derived symbolically from the model (App. B);
-the normalized characteristic equation shows which parameters survive (for RCP only
-alpha and beta: N and C cancel).
+The linear delay system and G(s) are derived symbolically from the model (App. B); the
+substitutions made first (eta = 1) and the delays that drop out (rcp's update interval T)
+are stated with the reason; the normalized characteristic equation shows which parameters
+survive (for RCP only alpha and beta: N and C cancel). --latex prints one compilable
+``equation`` environment (--standalone: a whole document).
 """
 from __future__ import annotations
 
-import sympy as sp
-
 from ..linearization import linearize
+from ..linearization_text import describe, latex_document
 from ..models import get_model
 
 
 def add_arguments(parser):
     parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
-    parser.add_argument("--latex", action="store_true", help="print LaTeX instead of text")
+    parser.add_argument("--latex", action="store_true", help="print a LaTeX equation environment instead of text")
+    parser.add_argument("--standalone", action="store_true", help="with --latex: a complete LaTeX document")
 
 
 def run(args) -> int:
     model = get_model(args.model)
     system = linearize(model)
     if args.latex:
-        print(model.latex())
-        print(system.latex())
-        print(rf"\Delta(\lambda) = {sp.latex(system.normalized_characteristic)}")
+        print(latex_document(system, standalone=args.standalone))
         return 0
-    names = [f"d{x.__name__}" for x in model.loop_states]
-    print(f"{model.title}")
-    print("equilibrium: " + ", ".join(f"{x.__name__} = {v}" for x, v in model.equilibrium.items()
-                                      if x in model.loop_states))
-    print(f"linearized (states {', '.join(names)}):")
-    print(f"  A0 (coefficient of x(t)) = {system.A0.tolist()}")
-    for tau, A in system.delayed.items():
-        print(f"  A (coefficient of x(t - {tau})) = {A.tolist()}")
-    print(f"G(s) = {system.open_loop}")
-    print(f"characteristic, lambda = s*d0: {system.normalized_characteristic} = 0")
-    print(f"parameters left after normalization: {', '.join(sorted(map(str, system.free_parameters())))}")
+    print(describe(system))
     return 0

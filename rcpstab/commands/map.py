@@ -1,9 +1,11 @@
 """Map the stable (alpha, beta) region of a model with one method.
 
-Methods: exact (true delayed loop), bode (eqs. 5.8-5.12), nyquist (indented contour;
---pade N to use python-control's Pade approximation), phaseplane (nonlinear model
-integrated from App. E's initial conditions), packet (reference implementation),
-certified (a Lyapunov-Krasovskii functional found by SDP: sufficient, switched/linear models).
+Methods: exact (true delayed loop), bode (eqs. 5.8-5.12, counted for any loop), nyquist
+(indented contour; --pade N to use python-control's Pade approximation), margins (gain,
+phase and delay margins and the rightmost root per point; --out draws contour maps),
+phaseplane (nonlinear model integrated from App. E's initial conditions), packet (reference
+implementation), certified (a Lyapunov-Krasovskii functional found by SDP: sufficient,
+switched/linear models).
 Without --alpha/--beta the thesis' Fig. 5.2 plane (linear methods) or App. E's
 0.1..2.0 grid (phaseplane, packet) is used.
 """
@@ -15,14 +17,16 @@ from ..core.validation import check_grid_size
 from ..errors import InputError
 from ..models import get_model
 from ..regions.grid import parse_range
-from .output import add_sweep_arguments, check_outputs, check_workers, parse_params
+from .output import add_sweep_arguments, check_outputs, check_workers, parse_params, writable_path
 
-LINEAR_METHODS = ("exact", "bode", "nyquist")
+LINEAR_METHODS = ("exact", "bode", "nyquist", "margins")
 SIMULATED_METHODS = ("phaseplane", "packet")
 # Rough single-core seconds per grid point and configuration (bench runs, for the refusal message only).
-SECONDS_PER_POINT = {"exact": 3e-4, "bode": 3e-4, "nyquist": 0.08, "phaseplane": 6e-3, "packet": 1.0, "certified": 0.1}
+SECONDS_PER_POINT = {"exact": 3e-4, "bode": 3e-4, "nyquist": 0.08, "margins": 0.01, "phaseplane": 6e-3, "packet": 1.0,
+                     "certified": 0.1}
 DEFAULT_RANGES = {
     "linear": ("0.02:2.0:0.02", "0.01:1.0:0.01"),      # Fig. 5.2's plane
+    "margins": ("0.05:2.0:0.05", "0.025:1.0:0.025"),   # same plane, coarser (1600 root computations)
     "simulated": ("0.1:2.0:0.1", "0.1:2.0:0.1"),       # App. E's grid
 }
 
@@ -37,13 +41,15 @@ def add_arguments(parser):
     parser.add_argument("--scenario", help="packet: scenario name (default: fig5.3)")
     parser.add_argument("--out", metavar="FIG", help="write a figure (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per grid point")
+    parser.add_argument("--boundary", metavar="FILE", help="exact: write the stable boundary curve as CSV")
     parser.add_argument("--json", action="store_true", help="print the map as JSON on stdout")
+    parser.add_argument("--quiet", action="store_true", help="no summary line")
     add_sweep_arguments(parser)
 
 
 def run(args) -> int:
     model = get_model(args.model)
-    kind = "linear" if args.method in LINEAR_METHODS else "simulated"
+    kind = "margins" if args.method == "margins" else "linear" if args.method in LINEAR_METHODS else "simulated"
     alpha_text, beta_text = DEFAULT_RANGES[kind]
     alphas = parse_range(args.alpha or alpha_text, "alpha")
     betas = parse_range(args.beta or beta_text, "beta")
@@ -54,17 +60,26 @@ def run(args) -> int:
     configs = len(args.C or [0]) * len(args.d0 or [0]) * len(args.N or [0])
     check_grid_size(alphas.size * betas.size * configs, SECONDS_PER_POINT[args.method], f"map --method {args.method}")
     check_outputs(args)
+    if args.boundary:
+        writable_path(args.boundary, "--boundary")
 
     region = compute_map(model, args.method, alphas, betas, args)
 
     if args.csv:
         region.to_csv(args.csv)
+    if args.boundary:
+        from ..regions.exact import write_boundary_csv
+        write_boundary_csv(model, float(alphas.max()), float(betas.max()), args.boundary)
     if args.out:
-        from ..plotting import save_region_figure
-        save_region_figure(region, args.out)
+        if args.method == "margins":
+            from ..regions.marginmap_plot import save_margin_figure
+            save_margin_figure(region, args.out)
+        else:
+            from ..plotting import save_region_figure
+            save_region_figure(region, args.out)
     if args.json:
         print(region.to_json())
-    elif not args.csv and not args.out:
+    elif not args.quiet and not args.csv and not args.out and not args.boundary:
         print(f"{region.method} region of {region.model}: {region.stable.sum()} of {region.stable.size} "
               f"grid points stable ({100 * region.stable_fraction:.1f}%)")
     return 0
@@ -80,6 +95,7 @@ OPTION_METHODS = {
     "param": ("phaseplane",),
     "buffer": ("phaseplane",),
     "scenario": ("packet",),
+    "boundary": ("exact",),
     "scheduler": ("phaseplane",),
     "checkpoint": ("phaseplane", "packet"),
 }
@@ -107,6 +123,9 @@ def compute_map(model, method, alphas, betas, args):
     if method == "certified":   # Lyapunov-Krasovskii SDP (optional extra rcpstab[sdp]); App. E's grid by default
         from ..regions.certified import certified_region
         return certified_region(model, alphas, betas)
+    if method == "margins":
+        from ..regions.marginmap import margin_map
+        return margin_map(model, alphas, betas)
     progress = sys.stderr.isatty()
     if method == "phaseplane":
         from ..phaseplane.sweep import phaseplane_region

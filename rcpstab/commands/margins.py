@@ -1,6 +1,9 @@
 """Gain, phase and delay margins and the rightmost root at one (alpha, beta).
 
 Frequencies are normalized (w*d0) and the delay margin is in round trips (units of d0).
+The margins are read from the Bode diagram for any loop (also one whose phase starts
+below -180 deg, as RCP-AC's does); the verdict comes from the rightmost characteristic
+root. Margins that do not exist are printed as "none" with the reason (null in JSON).
 """
 from __future__ import annotations
 
@@ -17,31 +20,58 @@ def add_arguments(parser):
     parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
     parser.add_argument("--alpha", type=str, required=True, help="rate gain alpha (> 0)")
     parser.add_argument("--beta", type=str, required=True, help="queue gain beta (> 0)")
-    parser.add_argument("--json", action="store_true", help="print a JSON object")
+    parser.add_argument("--json", action="store_true", help="print a JSON object (strict: null, never NaN)")
+    parser.add_argument("--quiet", action="store_true", help="print only the one-line summary")
 
 
-def _gain(text, name):
+def single_gain(text, name):
+    """One positive, finite gain from the command line (``--alpha 0.4``)."""
     values = parse_range(text, name)
     if values.size != 1:
         raise InputError(f"--{name} {text!r}: expected a single number")
     return float(values[0])
 
 
+def _value(x, fmt, unit="", note=None):
+    if x is None:
+        return "none" + (f" ({note})" if note else "")
+    return f"{x:{fmt}}{unit}"
+
+
+def summary(model_name: str, m) -> str:
+    """One line: the verdict and the margins that exist."""
+    gm = "none" if m.gain_margin is None else f"{m.gain_margin:.4g}"
+    pm = "none" if m.phase_margin_deg is None else f"{m.phase_margin_deg:.4g} deg"
+    dm = "none" if m.delay_margin is None else f"{m.delay_margin:.4g} d0"
+    return (f"{model_name} at alpha = {m.alpha:g}, beta = {m.beta:g}: {'STABLE' if m.stable else 'UNSTABLE'} "
+            f"(gain margin {gm}, phase margin {pm}, delay margin {dm})")
+
+
 def run(args) -> int:
     model = get_model(args.model)
-    m = margins(model, _gain(args.alpha, "alpha"), _gain(args.beta, "beta"))
+    m = margins(model, single_gain(args.alpha, "alpha"), single_gain(args.beta, "beta"))
     if args.json:
-        print(json.dumps(m.to_dict()))
+        print(json.dumps(m.to_dict(), allow_nan=False))
         return 0
-    gm = "none (phase never returns to -180 deg: alpha/beta <= 1)" if m.gain_margin is None else \
-        f"{m.gain_margin:.6g} ({20 * math.log10(m.gain_margin):.3g} dB)"
-    wc = "none" if m.phase_crossover_w is None else f"{m.phase_crossover_w:.6g}"
+    print(summary(model.name, m))
+    if args.quiet:
+        return 0
+    notes = m.notes
+    gm = m.gain_margin
+    gm_text = _value(gm, ".6g", note=notes.get("gain_margin"))
+    if gm is not None and gm > 0:
+        gm_text += f" ({20 * math.log10(gm):.3g} dB)" + (f"; {notes['gain_margin']}" if "gain_margin" in notes else "")
     re, im = m.rightmost_root
-    print(f"model {model.name}, alpha = {m.alpha:g}, beta = {m.beta:g}: {'STABLE' if m.stable else 'UNSTABLE'}")
-    print(f"  gain margin          {gm}")
-    print(f"  phase margin         {m.phase_margin_deg:.6g} deg")
-    print(f"  gain crossover       w*d0 = {m.crossover_w:.6g}")
-    print(f"  phase crossover      w*d0 = {wc}")
-    print(f"  delay margin         {m.delay_margin:.6g} d0")
+    print(f"  gain margin          {gm_text}")
+    if m.gain_margin_lower is not None:
+        print(f"  lower gain margin    {m.gain_margin_lower:.6g} ({notes.get('gain_margin_lower', '')})")
+    print(f"  phase margin         {_value(m.phase_margin_deg, '.6g', ' deg', notes.get('phase_margin_deg'))}")
+    print(f"  gain crossover       w*d0 = {_value(m.crossover_w, '.6g')}")
+    print(f"  phase crossover      w*d0 = {_value(m.phase_crossover_w, '.6g')}")
+    dm_text = _value(m.delay_margin, ".6g", " d0", notes.get("delay_margin"))
+    if m.delay_margin is not None and "delay_margin" in notes:
+        dm_text += f" ({notes['delay_margin']})"
+    print(f"  delay margin         {dm_text}")
     print(f"  rightmost root       s*d0 = {re:.6g} {'+' if im >= 0 else '-'} {abs(im):.6g}j")
+    print(f"  roots in RHP (Bode)  {m.unstable_roots}")
     return 0

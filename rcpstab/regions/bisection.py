@@ -1,34 +1,46 @@
-"""Vectorized bisection: refine many sign-change brackets at once."""
+"""Refine many sign-change brackets at once, with SciPy's vectorized bracketing root finder."""
 from __future__ import annotations
 
 import numpy as np
 
 
-def bisect_brackets(f, lo, hi, iterations: int = 55):
-    """Refine every bracket ``[lo[k], hi[k]]`` on which ``f`` changes sign.
+def bisect_brackets(f, lo, hi, iterations: int | None = None):
+    """Refine every bracket ``[lo[k], hi[k]]`` on which ``f`` changes sign, to rounding.
 
     Parameters
     ----------
     f : callable
-        ``f(x, k)`` evaluates the k-th function at ``x[k]`` for all brackets at once
-        (``k`` is ``arange(len(lo))``), so one call serves every bracket.
+        ``f(x, k)`` evaluates the k-th function at ``x`` for the brackets ``k`` (an integer
+        array of the same shape as ``x``), so one call serves every bracket still open.
     lo, hi : ndarray
-        Bracket ends, ``f`` of opposite signs at the two ends.
-    iterations : int
-        Halvings; 55 takes a unit bracket below double precision.
+        Bracket ends, ``f`` of opposite signs (or zero) at the two ends.
+    iterations : int, optional
+        Ignored (kept for callers of the former fixed-count bisection); Chandrupatla's
+        method (:func:`scipy.optimize.elementwise.find_root`) stops at rounding.
 
     Returns
     -------
     ndarray
-        The bracket midpoints after refinement.
+        The roots, one per bracket.
+
+    Examples
+    --------
+    >>> r = bisect_brackets(lambda x, k: x**2 - (k + 2.0), np.zeros(2), np.full(2, 3.0))
+    >>> bool(np.allclose(r, np.sqrt([2.0, 3.0]), rtol=1e-15))
+    True
     """
     lo = np.asarray(lo, dtype=float)
     hi = np.asarray(hi, dtype=float)
+    if lo.size == 0:
+        return lo.copy()
+    from scipy.optimize import elementwise   # imported here: half a second of every command's start-up
+
     k = np.arange(lo.size)
-    f_lo = f(lo, k)
-    for _ in range(iterations):
-        mid = 0.5 * (lo + hi)
-        f_mid = f(mid, k)
-        left = np.sign(f_mid) == np.sign(f_lo)
-        lo, f_lo, hi = np.where(left, mid, lo), np.where(left, f_mid, f_lo), np.where(left, hi, mid)
-    return 0.5 * (lo + hi)
+
+    def g(x, kk):
+        return f(x, kk.astype(int))
+
+    res = elementwise.find_root(g, (lo, hi), args=(k.astype(float),))
+    x = np.asarray(res.x, dtype=float)
+    # An end where f is exactly zero is a root; find_root reports those too, but be explicit.
+    return np.where(np.isfinite(x), x, 0.5 * (lo + hi))

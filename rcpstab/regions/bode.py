@@ -1,4 +1,12 @@
-"""The Bode criterion of thesis eqs. 5.8-5.12 and App. C.
+"""The Bode criterion of thesis eqs. 5.8-5.12 and App. C, and its general form for any loop.
+
+:func:`bode_region` decides by :mod:`.phasecross`: the crossings of -180 + k*360 deg where
+``|G|`` > 1, counted with their direction, plus the w -> 0 end. For loops whose phase starts
+above -180 deg (RCP) that is the thesis' rule below; for RCP-AC, whose phase starts at
+-270 deg, the thesis' rule is wrong and this one is not. :func:`crossovers` keeps the
+thesis' first gain and phase crossovers (eqs. 5.10-5.11).
+
+Thesis' rule:
 
 The closed loop is stable when ``|G(j w)|`` < 1 where the phase of G crosses -pi, i.e. the
 gain crossover w_z (``|G|`` = 1) comes before the phase crossover w_c (phase = -pi). For a
@@ -20,6 +28,7 @@ from ..models.spec import ModelSpec
 from .bisection import bisect_brackets
 from .grid import check_gains
 from .openloop import OpenLoop, open_loop
+from .phasecross import phase_crossings
 from .result import RegionMap
 
 COARSE_STEP = 0.02   # the rational part's phase turns far less than pi per step
@@ -106,12 +115,26 @@ def crossovers(model: ModelSpec, alpha, beta, gain_band: bool = True) -> Crossov
 
 
 def bode_region(model: ModelSpec, alphas, betas) -> RegionMap:
-    """Stable points by the Bode criterion: a phase crossover exists and w_z < w_c."""
+    """Stable points by the Bode diagram: no net crossing of -180 + k*360 deg where ``|G|`` > 1.
+
+    Returns
+    -------
+    RegionMap
+        ``table['unstable_roots']`` is Z from the count; ``meta['multiple_gain_crossovers']``
+        the number of points where ``|G|`` crosses 1 more than once.
+
+    Examples
+    --------
+    >>> from rcpstab.models import get_model
+    >>> bode_region(get_model("rcpac"), [0.4, 1.6], [0.1]).stable.astype(int).tolist()
+    [[1, 0]]
+    """
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
     A, B = np.meshgrid(alphas, betas)
-    c = crossovers(model, A, B, gain_band=False)
-    stable = np.isfinite(c.phase_w) & np.isfinite(c.gain_w) & (c.gain_w < c.phase_w)
+    pc = phase_crossings(open_loop(model), A.ravel(), B.ravel())
+    z = pc.unstable()
+    table = {"alpha": A.ravel(), "beta": B.ravel(), "stable": (z == 0).astype(int), "unstable_roots": z}
     return RegionMap(model=model.name, method="bode", alpha=alphas, beta=betas,
-                     stable=stable.reshape(A.shape),
-                     meta={"multiple_gain_crossovers": int((c.gain_count > 1).sum())})
+                     stable=(z == 0).reshape(A.shape), table=table,
+                     meta={"multiple_gain_crossovers": int((pc.gain_count > 1).sum())})

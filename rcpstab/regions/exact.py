@@ -1,17 +1,27 @@
-"""The exact stable region of the delayed linear loop, by D-subdivision.
+"""The exact stable region of the delayed linear loop, by D-subdivision with crossing directions.
 
 Roots of Delta(lambda; alpha, beta) = D0 + alpha*D1 + beta*D2 can only enter the right
-half-plane by crossing the imaginary axis. A root at lambda = j*w (w > 0) needs both the
-real and the imaginary part of Delta(j w) to vanish: two equations linear in (alpha, beta),
-whose solution traces the crossing curves (alpha(w), beta(w)); a root at lambda = 0 needs
-Delta(0) = 0, a straight line. Between crossings the number of right-half-plane roots is
-constant, so on every beta row of the grid the crossings split the alpha axis into
-intervals and one argument-principle count per interval
-(:meth:`QuasiPolynomial.count_unstable`) labels all of its grid points.
+half-plane by crossing the imaginary axis: at lambda = j*w on the crossing curves
+(alpha(w), beta(w)) of :mod:`.dcurves`, or at lambda = 0 on the line Delta(0) = 0. Each
+crossing comes with its direction, the change (+-2 for a pair, +-1 at 0) in the number Z of
+right-half-plane roots as the swept gain grows through it. So Z at every grid point follows
+from Z at one reference point by adding up directions along a path:
+
+1. one reference count Z_ref at a point of the column alpha = alpha_c (half the smallest grid
+   alpha) in the middle of its widest crossing-free stretch, by the argument principle
+   (:meth:`QuasiPolynomial.count_unstable`), where no root is near the axis;
+2. up and down that column, adding the directions of the column's crossings;
+3. along every row, adding the directions of the row's crossings.
+
+The decision at a grid point is then a sum of integers located by bisection on monotone
+pieces of the curves: no root count is taken near the boundary, so the verdict is exact up
+to the rounding of the crossing gains (about 1e-15), at the tip of a curve (two crossings
+close together), near beta = 0 and where two curves meet. Argument-principle counts at the
+midpoints of a sample of row intervals are kept as a cross-check (``meta['crosscheck']``).
 For RCP the curves are alpha = w sin w, beta = w**2 cos w (thesis Fig. 5.2's bell).
 
-No approximation of the delay is made; crossings are refined by bisection to
-machine precision, so the boundary is exact to far better than 1e-6.
+The map (:func:`exact_region`), the boundary curve and its table (:func:`boundary_table`)
+all come from :func:`row_structure`.
 """
 from __future__ import annotations
 
@@ -19,97 +29,183 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from ..models.spec import ModelSpec
-from .bisection import bisect_brackets
+from .dcurves import crossings_many, sample_curves
 from .grid import check_gains
 from .quasipoly import QuasiPolynomial, quasi_polynomial
 from .result import RegionMap
 
-W_STEP = 1e-3          # crossing-curve sampling step in w*d0; brackets are then bisected
-W_LOW = np.logspace(-9, -3, 600, endpoint=False)   # near w = 0 the curves need log spacing
-W_LIMIT = 1e4          # give up extending the sampled band beyond this frequency
+__all__ = ["RowStructure", "row_structure", "row_crossings", "exact_region", "boundary_table",
+           "boundary_points", "write_boundary_csv"]
+
+REFERENCE_STEP = 0.005     # argument-principle step at the reference point (rad per unit delay)
+CROSSCHECK_POINTS = 8      # argument-principle counts kept as a cross-check per map
 
 
 @dataclass(frozen=True)
-class CrossingCurves:
-    """Sampled crossing curves: for each w, the gains that put a root at j*w.
+class RowStructure:
+    """Crossings of every row beta = betas[j] for alpha in (alpha_c, alpha_max], with Z at alpha_c.
 
     Attributes
     ----------
-    w : ndarray
-        Normalized frequencies w*d0 (rad per round trip).
-    alpha, beta : ndarray
-        The crossing gains; NaN where the 2x2 system is singular.
+    betas : ndarray
+        The rows.
+    alpha_c : float
+        Where every row starts (left of the grid).
+    z_start : ndarray
+        Right-half-plane roots at (alpha_c, beta_j); NaN where the row has a root at 0 throughout.
+    row, alpha, direction, piece, w : ndarray
+        One entry per crossing, sorted by (row, alpha): its row, gain, direction (+-2 for
+        a pair at +-j w, +-1 for a real root at 0 with w = 0) and curve piece (-1 at 0).
+    reference : dict
+        The reference point and its count.
+    model : ModelSpec
+        The model (for cross-checks).
     """
 
-    w: np.ndarray
+    betas: np.ndarray
+    alpha_c: float
+    z_start: np.ndarray
+    row: np.ndarray
     alpha: np.ndarray
-    beta: np.ndarray
+    direction: np.ndarray
+    piece: np.ndarray
+    w: np.ndarray
+    reference: dict
+    model: ModelSpec | None = None
+
+    def row_slice(self, j: int) -> slice:
+        lo, hi = np.searchsorted(self.row, [j, j + 1])
+        return slice(int(lo), int(hi))
 
 
-def _gains_at(qp: QuasiPolynomial, w):
-    """Solve Re and Im of D0 + alpha*D1 + beta*D2 = 0 at lambda = j*w for (alpha, beta)."""
-    d0, d1, d2 = qp.parts(1j * np.asarray(w))
-    det = d1.real * d2.imag - d2.real * d1.imag
+def _zero_root_crossings(qp: QuasiPolynomial, fixed: np.ndarray, coordinate: str):
+    """Crossings of the line Delta(0) = 0 (a real root at lambda = 0) by lines coordinate = fixed."""
+    z0, z1, z2 = (float(np.real(p)) for p in qp.parts(np.array(0.0)))
+    swept, kept = (z1, z2) if coordinate == "beta" else (z2, z1)
+    if swept == 0.0:
+        degenerate = np.abs(z0 + kept * fixed) == 0.0       # a root at 0 all along the line
+        return np.zeros(0, int), np.zeros(0), np.zeros(0), degenerate
+    at = -(z0 + kept * fixed) / swept
+    a, b = (at, fixed) if coordinate == "beta" else (fixed, at)
+    slope = qp.derivative(np.zeros_like(at), a, b).real
     with np.errstate(divide="ignore", invalid="ignore"):
-        alpha = (-d0.real * d2.imag + d2.real * d0.imag) / det
-        beta = (-d1.real * d0.imag + d0.real * d1.imag) / det
-    singular = np.abs(det) < 1e-12 * (np.abs(d1) * np.abs(d2) + 1e-300)
-    alpha[singular] = np.nan
-    beta[singular] = np.nan
-    return alpha, beta
+        direction = np.sign(-swept / slope)
+    ok = np.isfinite(direction) & (direction != 0)
+    return np.nonzero(ok)[0], at[ok], direction[ok], np.zeros(fixed.size, bool)
 
 
-def crossing_curves(model: ModelSpec, alpha_max: float, beta_max: float) -> CrossingCurves:
-    """Sample the crossing curves far enough in w that none can re-enter the box.
-
-    The band is extended (doubling) until its last 2*pi/theta_max stretch stays outside
-    ``[0, alpha_max] x [0, beta_max]``; for RCP that is w*d0 of about 10 for Fig. 5.2's box.
-    """
+def row_structure(model: ModelSpec, betas, alpha_lo: float, alpha_hi: float) -> RowStructure:
+    """Crossings and starting counts of the rows ``betas`` over alphas in [alpha_lo, alpha_hi]."""
     qp = quasi_polynomial(model)
-    period = 2 * np.pi / max(qp.thetas.max(), 1e-9)
-    w_max = max(4 * period, 10.0)
-    while True:
-        w = np.concatenate((W_LOW, np.arange(1e-3, w_max + W_STEP, W_STEP)))
-        alpha, beta = _gains_at(qp, w)
-        last = w > w_max - period
-        inside = (np.abs(alpha[last]) <= 1.5 * alpha_max) & (np.abs(beta[last]) <= 1.5 * beta_max)
-        if not inside.any() or w_max >= W_LIMIT:
-            return CrossingCurves(w=w, alpha=alpha, beta=beta)
-        w_max *= 2
+    betas = np.asarray(betas, dtype=float)
+    alpha_c = 0.5 * float(alpha_lo)
+    b_lo, b_hi = 0.5 * float(betas.min()), 2.0 * float(betas.max())
+    curves = sample_curves(qp, float(alpha_hi), b_hi)
+
+    (row, w, alpha, direction, piece), (_, _, col_beta, col_dir, _) = crossings_many(
+        qp, curves, [("beta", betas, (alpha_c, alpha_hi)), ("alpha", [alpha_c], (b_lo, b_hi))])
+    zrow, zalpha, zdir, degenerate = _zero_root_crossings(qp, betas, "beta")
+    keep = (zalpha > alpha_c) & (zalpha <= alpha_hi)
+    row = np.concatenate((row, zrow[keep]))
+    alpha = np.concatenate((alpha, zalpha[keep]))
+    direction = np.concatenate((direction, zdir[keep]))
+    piece = np.concatenate((piece, np.full(keep.sum(), -1)))
+    w = np.concatenate((w, np.zeros(keep.sum())))
+    order = np.lexsort((alpha, row))
+
+    # The column alpha = alpha_c, from the reference point to every row.
+    _, zb, zd, col_degenerate = _zero_root_crossings(qp, np.array([alpha_c]), "alpha")
+    if col_degenerate.any():
+        raise InputError(f"alpha = {alpha_c:g}: the loop has a root at 0 for every beta")
+    inside = (zb >= b_lo) & (zb <= b_hi)
+    col_beta = np.concatenate((col_beta, zb[inside]))
+    col_dir = np.concatenate((col_dir, zd[inside]))
+    ordering = np.argsort(col_beta)
+    col_beta, col_dir = col_beta[ordering], col_dir[ordering]
+    reference = _reference(qp, alpha_c, np.concatenate(([b_lo], col_beta, [b_hi])))
+    cumulative = np.concatenate(([0.0], np.cumsum(col_dir)))
+
+    def passed(b):
+        return cumulative[np.searchsorted(col_beta, b, side="right")]
+
+    z_start = reference["unstable_roots"] + passed(betas) - passed(reference["beta"])
+    z_start = np.where(degenerate, np.nan, z_start)
+    return RowStructure(betas=betas, alpha_c=alpha_c, z_start=z_start, row=row[order], alpha=alpha[order],
+                        direction=direction[order], piece=piece[order], w=w[order], reference=reference,
+                        model=model)
+
+
+def _reference(qp: QuasiPolynomial, alpha_c: float, edges: np.ndarray) -> dict:
+    """Argument-principle count at the middle of the widest crossing-free stretch of the column."""
+    gaps = np.diff(edges)
+    for k in np.argsort(-gaps):
+        beta_ref = 0.5 * (edges[k] + edges[k + 1])
+        z = float(qp.count_unstable(np.array([alpha_c]), np.array([beta_ref]), step=REFERENCE_STEP)[0])
+        if np.isfinite(z):
+            return {"alpha": float(alpha_c), "beta": float(beta_ref), "unstable_roots": int(z)}
+    raise InputError(f"no reference point on alpha = {alpha_c:g} has its roots away from the axis")
+
+
+def _labels(structure: RowStructure, alphas: np.ndarray):
+    """Z at every (alphas[i], betas[j]); NaN where a root is on the axis (a grid point on a crossing)."""
+    nb = structure.betas.size
+    counts = np.bincount(structure.row, minlength=nb)
+    width = int(counts.max()) if counts.size else 0
+    # Rows padded to the same number of crossings (a handful): one broadcast instead of a loop.
+    cross = np.full((nb, width), np.inf)
+    steps = np.zeros((nb, width))
+    rank = np.arange(structure.row.size) - np.concatenate(([0], np.cumsum(counts)))[structure.row]
+    cross[structure.row, rank] = structure.alpha
+    steps[structure.row, rank] = structure.direction
+    Z = np.repeat(structure.z_start[:, None], alphas.size, axis=1)
+    on = np.zeros((nb, alphas.size), bool)
+    for k in range(width):
+        Z += steps[:, k, None] * (cross[:, k, None] < alphas[None, :])
+        on |= cross[:, k, None] == alphas[None, :]
+    Z[on] = np.nan
+    return Z
+
+
+def _crosscheck(qp: QuasiPolynomial, structure: RowStructure, alphas: np.ndarray, Z_of) -> dict:
+    """Argument-principle counts at the midpoints of a sample of row intervals, against the labels."""
+    rows = np.unique(np.linspace(0, structure.betas.size - 1, min(structure.betas.size, 8)).astype(int))
+    pa, pb = [], []
+    for j in rows:
+        cross = structure.alpha[structure.row_slice(j)]
+        edges = np.concatenate(([alphas.min()], cross[(cross > alphas.min()) & (cross < alphas.max())],
+                                [alphas.max()]))
+        wide = np.diff(edges) > 1e-3 * (alphas.max() - alphas.min() + 1e-12)
+        mids = 0.5 * (edges[:-1] + edges[1:])[wide]
+        pa.extend(mids)
+        pb.extend([structure.betas[j]] * mids.size)
+    pa, pb = np.array(pa[:CROSSCHECK_POINTS]), np.array(pb[:CROSSCHECK_POINTS])
+    if pa.size == 0:
+        return {"points": 0, "agree": 0, "unresolved": 0}
+    counted = qp.count_unstable(pa, pb)
+    labelled = Z_of(pa, pb)
+    resolved = np.isfinite(counted)
+    agree = resolved & (counted == labelled)
+    # A disagreement is put to a third method: the sign of the rightmost root (collocation + Newton).
+    # The argument principle on a 0.01 grid misses the phase turn of a root within ~1e-5 of the axis.
+    from .roots import rightmost_root
+    model = structure.model
+    checked = [(labelled[k] == 0) == (rightmost_root(model, pa[k], pb[k]).real < 0)
+               for k in np.nonzero(resolved & ~agree)[0]]
+    return {"points": int(pa.size), "agree": int(agree.sum()), "unresolved": int((~resolved).sum()),
+            "disagree_but_roots_confirm_label": int(sum(checked)),
+            "disagree_roots_confirm_count": int(len(checked) - sum(checked))}
 
 
 def row_crossings(model: ModelSpec, betas, alpha_max: float) -> list[np.ndarray]:
-    """For each beta, the sorted alphas where a characteristic root is on the imaginary axis."""
-    qp = quasi_polynomial(model)
-    betas = np.asarray(betas, dtype=float)
-    curves = crossing_curves(model, alpha_max, float(betas.max()))
-    b = curves.beta
-    ok = np.isfinite(b[:-1]) & np.isfinite(b[1:])
-    rows, idx = [], []
-    for j, target in enumerate(betas):
-        f = b - target
-        change = ok & (np.sign(f[:-1]) != np.sign(f[1:]))
-        k = np.nonzero(change)[0]
-        rows.append(np.full(k.size, j))
-        idx.append(k)
-    rows = np.concatenate(rows)
-    idx = np.concatenate(idx)
-    targets = betas[rows]
-    w_cross = bisect_brackets(lambda w, k: _gains_at(qp, w)[1] - targets[k], curves.w[idx], curves.w[idx + 1])
-    alpha_cross = _gains_at(qp, w_cross)[0]
-    # A root at lambda = 0: Delta(0) = D0(0) + alpha*D1(0) + beta*D2(0) = 0 (a line).
-    z0, z1, z2 = (p.real for p in qp.parts(np.array(0.0)))
-    result = []
-    for j, target in enumerate(betas):
-        found = list(alpha_cross[rows == j])
-        if abs(z1) > 1e-14:
-            found.append(-(z0 + z2 * target) / z1)
-        result.append(np.sort(np.array(found, dtype=float)))
-    return result
+    """For each beta, the sorted alphas in (0, alpha_max] where a characteristic root is on the axis."""
+    betas = check_gains(betas, "beta")
+    s = row_structure(model, betas, alpha_lo=1e-300, alpha_hi=float(alpha_max))
+    return [s.alpha[s.row_slice(j)] for j in range(betas.size)]
 
 
-def exact_region(model: ModelSpec, alphas, betas) -> RegionMap:
+def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True) -> RegionMap:
     """Exact linear stability of ``model`` on the grid ``alphas`` x ``betas``.
 
     Parameters
@@ -118,55 +214,113 @@ def exact_region(model: ModelSpec, alphas, betas) -> RegionMap:
         Any model whose normalized loop depends on (alpha, beta) only, affinely.
     alphas, betas : array_like
         Grid axes, positive.
+    crosscheck : bool
+        Also count roots by the argument principle at up to 8 interval midpoints.
 
     Returns
     -------
     RegionMap
-        ``meta['crossings']`` gives, per beta row, the alphas where roots cross the axis.
+        ``table['unstable_roots']`` is Z per point (-1 where a root is on the axis);
+        ``meta['crossings']`` the alphas where roots cross the axis, per row;
+        ``meta['reference']`` and ``meta['crosscheck']`` the counts by the argument principle
+        (a disagreement is put to the rightmost root, which says who is right).
+
+    Examples
+    --------
+    >>> from rcpstab.models import get_model
+    >>> r = exact_region(get_model("rcp"), [0.4, 1.2], [0.2, 0.6])
+    >>> r.stable.astype(int).tolist()
+    [[1, 1], [0, 0]]
     """
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
-    qp = quasi_polynomial(model)
-    crossings = row_crossings(model, betas, float(alphas.max()))
-    stable = np.zeros((betas.size, alphas.size), dtype=bool)
-    mids_a, mids_b, slots = [], [], []
-    for j, cross in enumerate(crossings):
-        edges = np.concatenate(([-np.inf], cross, [np.inf]))
-        cell = np.searchsorted(cross, alphas)          # interval index of every grid alpha
-        for c in np.unique(cell):
-            lo, hi = edges[c], edges[c + 1]
-            members = alphas[cell == c]
-            # Count at a point strictly inside the interval, never on a crossing.
-            mid = 0.5 * (max(lo, members.min() - 1.0) + min(hi, members.max() + 1.0))
-            mids_a.append(mid)
-            mids_b.append(betas[j])
-            slots.append((j, cell == c))
-    counts = qp.count_unstable(np.array(mids_a), np.array(mids_b))
-    for (j, where), z in zip(slots, counts):
-        stable[j, where] = z == 0
-    return RegionMap(model=model.name, method="exact", alpha=alphas, beta=betas, stable=stable,
-                     meta={"crossings": [c.tolist() for c in crossings]})
+    structure = row_structure(model, betas, float(alphas.min()), float(alphas.max()))
+    Z = _labels(structure, alphas)
+    meta = {"crossings": [structure.alpha[structure.row_slice(j)].tolist() for j in range(betas.size)],
+            "reference": structure.reference,
+            "inconsistent_points": int(np.sum(Z < 0))}
+    if crosscheck:
+        qp = quasi_polynomial(model)
+
+        def z_of(pa, pb):
+            rows = np.searchsorted(betas, pb)
+            out = np.empty(pa.size)
+            for k, (a, j) in enumerate(zip(pa, rows)):
+                sl = structure.row_slice(j)
+                out[k] = structure.z_start[j] + structure.direction[sl][structure.alpha[sl] < a].sum()
+            return out
+
+        meta["crosscheck"] = _crosscheck(qp, structure, alphas, z_of)
+    A, B = np.meshgrid(alphas, betas)
+    table = {"alpha": A.ravel(), "beta": B.ravel(), "stable": (Z == 0).ravel().astype(int),
+             "unstable_roots": np.where(np.isfinite(Z), Z, -1).ravel().astype(int)}
+    return RegionMap(model=model.name, method="exact", alpha=alphas, beta=betas, stable=Z == 0,
+                     table=table, meta=meta)
 
 
-def boundary_points(model: ModelSpec, alpha_max: float, beta_max: float, offset: float = 1e-4):
-    """Points of the crossing curves that bound the stable region inside the box.
+def boundary_table(model: ModelSpec, alpha_max: float, beta_max: float, floor: float = 1e-9) -> dict:
+    """Points of the crossing curves that bound the stable region in (0, alpha_max] x (0, beta_max].
 
-    A crossing-curve point is on the boundary when, just off the curve on one side, the
-    loop is stable. Returns ``(alpha, beta)`` arrays in curve order, NaN between pieces,
-    ready for ``plot``.
+    A sample (alpha(w), beta(w)) is on the boundary when Z = 0 just left or just right of it
+    on its row, by the same row structure as :func:`exact_region`. Tips (critical points of
+    beta(w)) are kept when both neighbours are. Gains below ``floor`` times the box are left out.
+
+    Returns
+    -------
+    dict of ndarray
+        ``w`` (w*d0 of the root on the axis), ``alpha``, ``beta`` and ``piece`` (curve piece),
+        in curve order.
     """
     qp = quasi_polynomial(model)
-    c = crossing_curves(model, alpha_max, beta_max)
-    keep = (np.isfinite(c.alpha) & (c.alpha >= 0) & (c.alpha <= alpha_max)
-            & (c.beta >= 0) & (c.beta <= beta_max))
-    w, a, b = c.w[keep][::10], c.alpha[keep][::10], c.beta[keep][::10]
-    if w.size == 0:
-        return np.array([]), np.array([])
-    da, db = np.gradient(a), np.gradient(b)
-    norm = np.hypot(da, db) + 1e-300
-    na, nb = -db / norm * offset, da / norm * offset
-    z_plus = qp.count_unstable(a + na, np.maximum(b + nb, 1e-12))
-    z_minus = qp.count_unstable(a - na, np.maximum(b - nb, 1e-12))
-    on = (z_plus == 0) | (z_minus == 0)
-    a, b = np.where(on, a, np.nan), np.where(on, b, np.nan)
-    return a, b
+    curves = sample_curves(qp, float(alpha_max), 2.0 * float(beta_max))
+    pieces = curves.pieces("beta")
+    piece_of = np.full(curves.w.size, -1)
+    for p, (a, b) in enumerate(pieces):
+        piece_of[a + 1:b] = p
+    tips = np.zeros(curves.w.size, bool)
+    tips[curves.critical_beta] = True
+    inside = (np.isfinite(curves.alpha) & (curves.alpha >= floor * alpha_max) & (curves.alpha <= alpha_max)
+              & (curves.beta >= floor * beta_max) & (curves.beta <= beta_max))
+    candidates = np.nonzero(inside & (piece_of >= 0))[0]
+    on = np.zeros(curves.w.size, bool)
+    if candidates.size:
+        s = row_structure(model, curves.beta[candidates], float(curves.alpha[candidates].min()), float(alpha_max))
+        for j, i in enumerate(candidates):
+            sl = s.row_slice(j)
+            own = np.nonzero(s.piece[sl] == piece_of[i])[0]
+            if own.size != 1 or not np.isfinite(s.z_start[j]):
+                continue
+            k = own[0]
+            z_left = s.z_start[j] + s.direction[sl][:k].sum()
+            on[i] = z_left == 0 or z_left + s.direction[sl][k] == 0
+    for i in np.nonzero(tips & inside)[0]:
+        on[i] = 0 < i < curves.w.size - 1 and on[i - 1] and on[i + 1]
+    idx = np.nonzero(on)[0]
+    piece = np.searchsorted(np.array([a for a, _ in pieces]), idx, side="right") - 1
+    return {"w": curves.w[idx], "alpha": curves.alpha[idx], "beta": curves.beta[idx], "piece": piece}
+
+
+def boundary_points(model: ModelSpec, alpha_max: float, beta_max: float):
+    """The stable boundary of :func:`boundary_table` as ``(alpha, beta)`` arrays, NaN between pieces.
+
+    Ready for ``plot``: consecutive points further apart than a sampling step are split.
+    """
+    t = boundary_table(model, alpha_max, beta_max)
+    a, b, w = t["alpha"], t["beta"], t["w"]
+    if a.size == 0:
+        return a, b
+    gap = np.nonzero(np.diff(w) > 0.05 + 0.2 * w[:-1])[0] + 1
+    return np.insert(a, gap, np.nan), np.insert(b, gap, np.nan)
+
+
+def write_boundary_csv(model: ModelSpec, alpha_max: float, beta_max: float, path) -> int:
+    """Write :func:`boundary_table` as CSV (piece, w_d0, alpha, beta); returns the number of rows."""
+    import csv
+
+    t = boundary_table(model, alpha_max, beta_max)
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["piece", "w_d0", "alpha", "beta"])
+        for row in zip(t["piece"], t["w"], t["alpha"], t["beta"]):
+            writer.writerow([int(row[0])] + [repr(float(x)) for x in row[1:]])
+    return int(t["w"].size)

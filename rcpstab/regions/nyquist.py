@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from numbers import Integral
 
-import control
 import numpy as np
 
 from ..errors import InputError
@@ -121,6 +120,8 @@ def check_pade(pade) -> int | None:
 @lru_cache(maxsize=None)
 def _pade_coefficients(pade: int):
     """Numerator and denominator of python-control's Pade approximant of exp(-x), highest power first."""
+    import control   # imported here: it costs about a second of start-up for every command
+
     num, den = control.pade(1.0, pade)
     return np.asarray(num, float), np.asarray(den, float)
 
@@ -156,14 +157,15 @@ def rhp_poles(ol: OpenLoop, pade: int | None) -> int:
     return int((poles.real > 0).sum())
 
 
-def tail_frequency(ol: OpenLoop, alpha, beta):
-    """A normalized frequency W >= 1 past which ``|G(j w)|`` < 1, for each (alpha, beta).
+def tail_frequency(ol: OpenLoop, alpha, beta, gain: float = 1.0):
+    """A normalized frequency W >= 1 past which ``gain * |G(j w)|`` < 1, for each (alpha, beta).
 
     For w >= 1, ``|num(j w)|`` <= S_N w**(k+q-1) and ``|w**k den(j w)|`` >= w**(k+q-1) ``(|d_q| w - S_D)``,
     q = deg den, k integrators, S_N and S_D the sums of the moduli of num's coefficients and
-    of den's lower ones; the delay factor has modulus 1. So W = max(1, ``(S_N + S_D)/|d_q|``).
+    of den's lower ones; the delay factor has modulus 1. So W = max(1, ``(gain*S_N + S_D)/|d_q|``).
     """
-    s_num = np.abs(ol.num[:, 0]).sum() + np.abs(ol.num[:, 1]).sum() * alpha + np.abs(ol.num[:, 2]).sum() * beta
+    s_num = gain * (np.abs(ol.num[:, 0]).sum() + np.abs(ol.num[:, 1]).sum() * alpha
+                    + np.abs(ol.num[:, 2]).sum() * beta)
     s_den = np.abs(ol.den[:-1]).sum()
     return np.maximum(1.0, (s_num + s_den) / abs(ol.den[-1]))
 

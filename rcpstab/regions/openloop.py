@@ -67,7 +67,19 @@ class OpenLoop:
 
 @lru_cache(maxsize=None)
 def open_loop(model: ModelSpec) -> OpenLoop:
-    """Compile ``model``'s normalized open loop; InputError if it is not of the form above."""
+    """Compile ``model``'s normalized open loop (cached on disk); InputError if it is not of the form above."""
+    from .diskcache import cached_arrays
+
+    def compute():
+        ol = _compile(model)
+        return {"theta": np.array(ol.theta), "num": ol.num, "den": ol.den, "integrators": np.array(ol.integrators)}
+
+    data = cached_arrays(model, "openloop", compute)
+    return OpenLoop(theta=float(data["theta"]), num=data["num"], den=data["den"],
+                    integrators=int(data["integrators"]))
+
+
+def _compile(model: ModelSpec) -> OpenLoop:
     G = linearize(model).normalized_open_loop
     alpha, beta = model.loop_parameters
     exps = list(G.atoms(sp.exp))

@@ -11,7 +11,7 @@ grids of (alpha, beta) at once, and D-subdivision needs it split as
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 import sympy as sp
@@ -47,6 +47,23 @@ class QuasiPolynomial:
         polyval = np.polynomial.polynomial.polyval   # Horner: complex powers are slow
         delays = [np.exp(-lam_values * theta) if theta else 1.0 for theta in self.thetas]
         return tuple(sum(polyval(lam_values, self.coeffs[k, :, j]) * delays[k] for k in range(self.thetas.size))
+                     for j in range(3))
+
+    @cached_property
+    def _derivative_coeffs(self):
+        """Coefficients of d/dlambda [p_k(lambda) e^{-theta_k lambda}] / e^{-theta_k lambda}: p_k' - theta_k p_k."""
+        P = self.coeffs.shape[1]
+        der = np.zeros_like(self.coeffs)
+        der[:, :P - 1, :] = self.coeffs[:, 1:, :] * np.arange(1, P)[None, :, None]
+        return der - self.thetas[:, None, None] * self.coeffs
+
+    def parts_derivative(self, lam_values):
+        """(D0', D1', D2'): the derivatives of :meth:`parts` with respect to lambda."""
+        lam_values = np.asarray(lam_values, dtype=complex)
+        polyval = np.polynomial.polynomial.polyval
+        der = self._derivative_coeffs
+        delays = [np.exp(-lam_values * theta) if theta else 1.0 for theta in self.thetas]
+        return tuple(sum(polyval(lam_values, der[k, :, j]) * delays[k] for k in range(self.thetas.size))
                      for j in range(3))
 
     def __call__(self, lam_values, alpha, beta):
@@ -108,11 +125,22 @@ def _wrap(angle):
 
 @lru_cache(maxsize=None)
 def quasi_polynomial(model: ModelSpec) -> QuasiPolynomial:
-    """Compile ``model``'s normalized characteristic quasi-polynomial.
+    """Compile ``model``'s normalized characteristic quasi-polynomial (cached on disk, :mod:`.diskcache`).
 
     Raises :class:`InputError` if parameters other than the two loop gains survive
     normalization, or if the gains do not enter affinely (D-subdivision needs both).
     """
+    from .diskcache import cached_arrays
+
+    def compute():
+        qp = _compile(model)
+        return {"thetas": qp.thetas, "coeffs": qp.coeffs, "degree": np.array(qp.degree)}
+
+    data = cached_arrays(model, "quasipoly", compute)
+    return QuasiPolynomial(thetas=data["thetas"], coeffs=data["coeffs"], degree=int(data["degree"]))
+
+
+def _compile(model: ModelSpec) -> QuasiPolynomial:
     system = linearize(model)
     expr = system.normalized_characteristic
     alpha, beta = model.loop_parameters

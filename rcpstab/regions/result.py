@@ -27,6 +27,9 @@ class RegionMap:
         ``convergence_rtt``, ``C``, ``d0``, ``N``...).
     meta : dict
         Settings the map was computed with (Pade order, network set-up...), JSON-serializable.
+    layers : dict of str to ndarray
+        Further per-point quantities shaped like ``stable`` (margins...), NaN where undefined;
+        :meth:`to_dict` writes them with null for NaN.
     """
 
     model: str
@@ -36,6 +39,7 @@ class RegionMap:
     stable: np.ndarray
     table: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
+    layers: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.alpha = np.asarray(self.alpha, dtype=float)
@@ -79,19 +83,34 @@ class RegionMap:
             "beta": self.beta.tolist(),
             "stable": self.stable.astype(int).tolist(),
             "stable_fraction": self.stable_fraction,
-            "meta": self.meta,
+            "meta": _strict(self.meta),
+            **{name: _strict(np.asarray(v, float).tolist()) for name, v in self.layers.items()},
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict())
+        """Strict JSON (``allow_nan=False``): NaN and infinities are written as null."""
+        return json.dumps(self.to_dict(), allow_nan=False)
+
+
+def _strict(value):
+    """``value`` with every non-finite float replaced by None, recursively (strict JSON)."""
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
 
 
 def _cell(value):
-    """CSV cell text: integers without a decimal point, floats round-trippable."""
+    """CSV cell text: integers without a decimal point, floats round-trippable, NaN empty."""
     if isinstance(value, (bool, np.bool_)):
         return int(value)
     if isinstance(value, (np.floating, float)):
-        return repr(float(value))
+        return repr(float(value)) if np.isfinite(value) else ""
     if isinstance(value, np.integer):
         return int(value)
     return value

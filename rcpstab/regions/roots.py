@@ -94,7 +94,8 @@ def rightmost_roots(model: ModelSpec, alpha: float, beta: float, count: int = 4)
     eig = eig[eig.imag >= -1e-9]
     candidates = eig[np.argsort(-eig.real)][: 2 * count]
     roots = polish(model, candidates, alpha, beta)
-    roots = roots[np.isfinite(roots)]
+    # Newton from a spurious eigenvalue can stall off any root: keep only converged ones.
+    roots = roots[np.isfinite(roots) & _converged(model, roots, alpha, beta)]
     roots = np.where(np.abs(roots.imag) < 1e-12, roots.real + 0j, roots)
     roots = roots[roots.imag >= -1e-12]
     # Newton can land two starts on one root: keep distinct ones.
@@ -105,6 +106,63 @@ def rightmost_roots(model: ModelSpec, alpha: float, beta: float, count: int = 4)
     return np.array(unique[:count])
 
 
+def _converged(model: ModelSpec, lam, alpha, beta):
+    """Whether each polished lambda is a root: residual at rounding of the principal term."""
+    qp = quasi_polynomial(model)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.abs(qp(lam, alpha, beta)) <= 1e-9 * (1.0 + np.abs(lam)) ** qp.degree
+
+
 def rightmost_root(model: ModelSpec, alpha: float, beta: float) -> complex:
     """The rightmost characteristic root (normalized lambda = s*d0; Im >= 0 of a pair)."""
     return complex(rightmost_roots(model, alpha, beta, count=1)[0])
+
+
+def rightmost_roots_many(model: ModelSpec, alphas, betas, nodes: int = COLLOCATION_NODES) -> np.ndarray:
+    """:func:`rightmost_root` at many points at once (1-D arrays): batched eigenvalues, batched Newton.
+
+    The collocated generator is affine in the gains (its blocks are the loop matrices), so it
+    is built at three points and combined; the selection of the root is :func:`rightmost_roots`'.
+    """
+    alphas = np.asarray(alphas, float).ravel()
+    betas = np.asarray(betas, float).ravel()
+    g0 = _generator(model, 0.0, 0.0, nodes)
+    ga = _generator(model, 1.0, 0.0, nodes) - g0
+    gb = _generator(model, 0.0, 1.0, nodes) - g0
+    out = np.empty(alphas.size, complex)
+    chunk = 2000
+    qp = quasi_polynomial(model)
+    for s in range(0, alphas.size, chunk):
+        a, b = alphas[s:s + chunk], betas[s:s + chunk]
+        eig = np.linalg.eigvals(g0 + a[:, None, None] * ga + b[:, None, None] * gb)
+        # Rank the eigenvalues with Im >= -1e-9 by real part, as rightmost_roots does.
+        key = np.where(eig.imag >= -1e-9, eig.real, -np.inf)
+        order = np.argsort(-key, axis=1)[:, :2]        # rightmost_root polishes 2 candidates
+        lam = np.take_along_axis(eig, order, axis=1)
+        valid = np.take_along_axis(key, order, axis=1) > -np.inf
+        for _ in range(30):
+            step = qp(lam, a[:, None], b[:, None]) / qp.derivative(lam, a[:, None], b[:, None])
+            lam = lam - step
+            if np.all(np.abs(step[np.isfinite(step)]) < 1e-14 * (1 + np.abs(lam[np.isfinite(step)]))):
+                break
+        lam = np.where(np.abs(lam.imag) < 1e-12, lam.real + 0j, lam)
+        ok = valid & np.isfinite(lam) & (lam.imag >= -1e-12) & _converged(model, lam, a[:, None], b[:, None])
+        best = np.argmax(np.where(ok, lam.real, -np.inf), axis=1)
+        out[s:s + chunk] = lam[np.arange(a.size), best]
+    return out
+
+
+def _generator(model: ModelSpec, alpha: float, beta: float, nodes: int) -> np.ndarray:
+    """The collocated generator matrix of :func:`generator_eigenvalues` (before eigenvalues)."""
+    A0_fn, delayed_fns = _normalized_matrices(model)
+    A0 = np.asarray(A0_fn(alpha, beta), dtype=float)
+    n = A0.shape[0]
+    tau = max(delayed_fns)
+    x, Dc = chebyshev_differentiation(nodes)
+    theta = tau * (x - 1) / 2
+    G = np.kron(Dc * (2 / tau), np.eye(n))
+    first = np.kron(np.eye(1, nodes + 1), A0)
+    for th, fn in delayed_fns.items():
+        first = first + np.kron(_lagrange_weights(theta, -th)[None, :], np.asarray(fn(alpha, beta), float))
+    G[:n, :] = first
+    return G

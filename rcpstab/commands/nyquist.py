@@ -1,0 +1,49 @@
+"""Nyquist plot of the loop at one (alpha, beta), exact delay (or --pade N), with the count.
+
+Prints N (clockwise encirclements of -1), P (open-loop poles in the right half-plane) and
+Z = N + P; --out draws G(j w) with its mirror, the unit circle, -1 and the margins.
+"""
+from __future__ import annotations
+
+import json
+
+from ..models import get_model
+from .margins import single_gain
+from .output import check_outputs
+
+
+def add_arguments(parser):
+    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
+    parser.add_argument("--alpha", required=True, help="rate gain alpha (> 0)")
+    parser.add_argument("--beta", required=True, help="queue gain beta (> 0)")
+    parser.add_argument("--pade", type=int, metavar="N", help="Pade order 1..20 for the delay (default: exact)")
+    parser.add_argument("--out", metavar="FIG", help="write the plot (.png, .svg or .pdf)")
+    parser.add_argument("--json", action="store_true", help="print N, P, Z and the margins as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no summary line")
+
+
+def run(args) -> int:
+    from ..regions.margins import margins
+    from ..regions.nyquist import check_pade, nyquist_curve
+
+    model = get_model(args.model)
+    alpha, beta = single_gain(args.alpha, "alpha"), single_gain(args.beta, "beta")
+    pade = check_pade(args.pade)
+    check_outputs(args)
+    curve = nyquist_curve(model, alpha, beta, pade)
+    m = margins(model, alpha, beta)
+    N, P, Z = int(curve.count.clockwise), curve.count.rhp_poles, int(curve.count.unstable)
+    if args.out:
+        from ..figures import new_figure, save
+        from ..regions.nyquist_plot import nyquist_plot
+        fig = new_figure((6.4, 6.4))
+        nyquist_plot(curve, ax=fig.subplots(), margins=m)
+        save(fig, args.out)
+    delay = "exact delay" if pade is None else f"Pade-{pade} delay"
+    if args.json:
+        print(json.dumps({"model": model.name, "alpha": alpha, "beta": beta, "pade": pade, "N": N, "P": P, "Z": Z,
+                          "stable": Z == 0, "margins": m.to_dict()}, allow_nan=False))
+    elif not args.quiet:
+        print(f"{model.name} at alpha = {alpha:g}, beta = {beta:g} ({delay}): N = {N}, P = {P}, Z = {Z}: "
+              f"{'STABLE' if Z == 0 else 'UNSTABLE'}")
+    return 0

@@ -1,0 +1,139 @@
+"""One loop's Bode diagram with its margins: data (:func:`bode_response`) and drawing (:func:`bode_plot`).
+
+The look follows python-control's ``bode_plot``: magnitude on log axes, phase in degrees,
+frequency on a log axis, the gain and phase crossovers marked by dashed lines and the
+margins in the title. Frequencies are normalized (w*d0, rad per round trip).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..figures import new_figure, save
+from ..models.spec import ModelSpec
+from .margins import Margins, margins
+from .nyquist import check_pade, loop_value, tail_frequency
+from .openloop import open_loop
+from .phasecross import _continuous_phase
+
+__all__ = ["BodeResponse", "bode_response", "bode_plot", "save_bode_figure"]
+
+
+@dataclass(frozen=True)
+class BodeResponse:
+    """Frequency response of one loop.
+
+    Attributes
+    ----------
+    alpha, beta : float
+        The gains.
+    pade : int or None
+        Pade order of the delay, None for the exact delay.
+    w : ndarray
+        Normalized frequencies w*d0.
+    magnitude : ndarray
+        ``|G(j w)|``.
+    phase_deg : ndarray
+        Continuous phase of G(j w) in degrees, from its w -> 0 value.
+    margins : Margins
+        Of the exact-delay loop.
+    """
+
+    alpha: float
+    beta: float
+    pade: int | None
+    w: np.ndarray
+    magnitude: np.ndarray
+    phase_deg: np.ndarray
+    margins: Margins
+
+    def plot(self, axes=None):
+        """:func:`bode_plot` of this response."""
+        return bode_plot(self, axes)
+
+
+def bode_response(model: ModelSpec, alpha: float, beta: float, pade: int | None = None, w=None) -> BodeResponse:
+    """G(j w) of one loop on ``w`` (default: 2000 log-spaced points up to 10x past ``|G|`` = 1).
+
+    Examples
+    --------
+    >>> from rcpstab.models import get_model
+    >>> r = bode_response(get_model("rcp"), 0.4, 0.2)
+    >>> round(float(r.phase_deg[0]))          # starts near -180 deg (double integrator)
+    -180
+    """
+    pade = check_pade(pade)
+    m = margins(model, alpha, beta)
+    ol = open_loop(model)
+    if w is None:
+        top = 10 * max(float(tail_frequency(ol, alpha, beta)), 1.0)
+        w = np.geomspace(1e-3 * min(1.0, m.crossover_w or 1.0), top, 2000)
+    w = np.asarray(w, float)
+    G = loop_value(ol, 1j * w, alpha, beta, pade)
+    k0 = ol.rational(np.zeros(1), alpha, beta).real[0]
+    arg_k = np.pi if k0 < 0 else 0.0
+    if pade is None:
+        phase = _continuous_phase(ol, w, np.array([[alpha]]), np.array([[beta]]), np.array([[arg_k]]))[0]
+    else:
+        # The Pade loop is rational: unwrap its sampled phase and start it where the exact one starts.
+        phase = np.unwrap(np.angle(G))
+        start = arg_k - ol.integrators * np.pi / 2
+        phase += 2 * np.pi * np.round((start - phase[0]) / (2 * np.pi))
+    return BodeResponse(alpha=float(alpha), beta=float(beta), pade=pade, w=w, magnitude=np.abs(G),
+                        phase_deg=np.degrees(phase), margins=m)
+
+
+def bode_plot(response: BodeResponse, axes=None):
+    """Magnitude and phase panels, crossovers and margins marked (python-control's layout).
+
+    Parameters
+    ----------
+    response : BodeResponse
+    axes : sequence of two Axes, optional
+        Magnitude and phase axes; a new figure's if None.
+
+    Returns
+    -------
+    (Axes, Axes)
+    """
+    if axes is None:
+        fig = new_figure((6.4, 6.0))
+        axes = fig.subplots(2, 1, sharex=True)
+    mag_ax, phase_ax = axes
+    m = response.margins
+    delay = "exact delay" if response.pade is None else f"Pade-{response.pade} delay"
+    mag_ax.loglog(response.w, response.magnitude, label=f"G(j w), {delay}")
+    phase_ax.semilogx(response.w, response.phase_deg)
+    mag_ax.axhline(1.0, color="k", ls=":", lw=0.8)
+    lo, hi = np.floor(response.phase_deg.min() / 180), np.ceil(response.phase_deg.max() / 180)
+    for k in np.arange(lo, hi + 1):
+        if int(k) % 2:                                    # -180 + k*360 deg
+            phase_ax.axhline(180 * k, color="k", ls=":", lw=0.8)
+    if m.crossover_w:
+        for ax in axes:
+            ax.axvline(m.crossover_w, color="tab:green", ls="--", lw=0.8)
+    if m.phase_crossover_w:
+        for ax in axes:
+            ax.axvline(m.phase_crossover_w, color="tab:red", ls="--", lw=0.8)
+    gm = "none" if m.gain_margin is None else f"{m.gain_margin:.3g}"
+    pm = "none" if m.phase_margin_deg is None else f"{m.phase_margin_deg:.3g} deg"
+    wz = "-" if m.crossover_w is None else f"{m.crossover_w:.3g}"
+    wc = "-" if m.phase_crossover_w is None else f"{m.phase_crossover_w:.3g}"
+    mag_ax.set_title(f"alpha = {response.alpha:g}, beta = {response.beta:g}: "
+                     f"{'stable' if m.stable else 'UNSTABLE'}\nGm = {gm} (at w d0 = {wc}), "
+                     f"Pm = {pm} (at w d0 = {wz})", fontsize="medium")
+    mag_ax.set_ylabel("|G(j w)|")
+    phase_ax.set_ylabel("phase (deg)")
+    phase_ax.set_xlabel("w d0 (rad per round trip)")
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+    mag_ax.legend(loc="lower left", fontsize="small")
+    return mag_ax, phase_ax
+
+
+def save_bode_figure(response: BodeResponse, path: str) -> None:
+    """:func:`bode_plot` in a new figure, written to ``path``."""
+    fig = new_figure((6.4, 6.0))
+    bode_plot(response, fig.subplots(2, 1, sharex=True))
+    save(fig, path)

@@ -1,0 +1,35 @@
+"""The on-disk cache of compiled loops: keyed by the model's definition, equal to a fresh compile."""
+import dataclasses
+
+import numpy as np
+
+from rcpstab.models import get_model
+from rcpstab.regions import openloop, quasipoly
+from rcpstab.regions.diskcache import model_key
+
+
+def test_key_follows_the_model_definition():
+    rcp = get_model("rcp")
+    changed = dataclasses.replace(rcp, rhs=(rcp.rhs[0] * 2, rcp.rhs[1]))
+    assert model_key(rcp, "quasipoly") != model_key(changed, "quasipoly")
+    assert model_key(rcp, "quasipoly") == model_key(get_model("rcp"), "quasipoly")
+    assert model_key(rcp, "quasipoly") != model_key(rcp, "openloop")
+
+
+def test_cached_equals_fresh(tmp_path, monkeypatch):
+    monkeypatch.setenv("RCPSTAB_CACHE_DIR", str(tmp_path))
+    for name in ("rcp", "rcpac"):
+        model = get_model(name)
+        quasipoly.quasi_polynomial.cache_clear()
+        first = quasipoly.quasi_polynomial(model)           # computes and stores
+        quasipoly.quasi_polynomial.cache_clear()
+        second = quasipoly.quasi_polynomial(model)          # reads
+        fresh = quasipoly._compile(model)
+        for q in (first, second):
+            assert np.array_equal(q.coeffs, fresh.coeffs) and np.array_equal(q.thetas, fresh.thetas)
+            assert q.degree == fresh.degree
+        openloop.open_loop.cache_clear()
+        ol = openloop.open_loop(model)
+        openloop.open_loop.cache_clear()
+        assert np.array_equal(openloop.open_loop(model).num, openloop._compile(model).num) and ol.theta == 1.0
+    assert len(list((tmp_path / "linear").glob("*.npz"))) == 4

@@ -1,0 +1,152 @@
+"""The exact region at its edges: the tip, beta -> 0, 1e-9 either side of the whole boundary, every model.
+
+Truth comes from outside the D-subdivision: closed-form crossing curves (solved by hand
+from Delta(j w) = 0), the rightmost characteristic root (Chebyshev collocation polished by
+Newton, rcpstab.regions.roots) and the Nyquist count.
+"""
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from rcpstab.models import MODELS, get_model
+from rcpstab.regions.dcurves import crossings, curve_values, sample_curves
+from rcpstab.regions.exact import boundary_table, exact_region
+from rcpstab.regions.nyquist import nyquist_region
+from rcpstab.regions.quasipoly import quasi_polynomial
+from rcpstab.regions.roots import rightmost_root
+
+OFFSET = 1e-9
+
+
+def rcp_curve(w):
+    """lambda^2 + (alpha lambda + beta) e^{-lambda} = 0 at lambda = j w."""
+    return w * np.sin(w), w**2 * np.cos(w), np.sin(w) + w * np.cos(w), 2 * w * np.cos(w) - w**2 * np.sin(w)
+
+
+def rcpac_curve(w):
+    """lambda^3 + (lambda^2 + alpha lambda + beta) e^{-lambda} = 0 at lambda = j w:
+    beta - w^2 + j alpha w = j w^3 e^{j w}, so alpha = w^2 cos w, beta = w^2 - w^3 sin w."""
+    return (w**2 * np.cos(w), w**2 - w**3 * np.sin(w),
+            2 * w * np.cos(w) - w**2 * np.sin(w), 2 * w - 3 * w**2 * np.sin(w) - w**3 * np.cos(w))
+
+
+RCP_TIP_W = brentq(lambda w: np.tan(w) - 2 / w, 0.5, 1.5)          # beta'(w) = 0
+RCPAC_TIP_W = brentq(lambda w: rcpac_curve(w)[3], 0.5, 1.0)
+CURVES = {"rcp": (rcp_curve, RCP_TIP_W, np.pi / 2), "rcpac": (rcpac_curve, RCPAC_TIP_W,
+                                                                 brentq(lambda w: w * np.sin(w) - 1, 0.5, 1.5))}
+
+
+def _has_gain_loop(name):
+    """Models whose normalized loop depends on (alpha, beta) only: every linear lens applies."""
+    from rcpstab.errors import InputError
+    from rcpstab.regions.quasipoly import quasi_polynomial
+    try:
+        quasi_polynomial(get_model(name))
+    except InputError:
+        return False
+    return True
+
+
+LINEAR_MODELS = [name for name in MODELS if _has_gain_loop(name)]
+
+
+def closed_form(name):
+    """The closed-form crossing curve of a model (rcp, switched, linear, xcp share RCP's loop)."""
+    qp = quasi_polynomial(get_model(name))
+    for key in CURVES:
+        ref = quasi_polynomial(get_model(key))
+        if qp.coeffs.shape == ref.coeffs.shape and np.array_equal(qp.coeffs, ref.coeffs) \
+                and np.array_equal(qp.thetas, ref.thetas):
+            return CURVES[key]
+    pytest.skip(f"no closed form written for {name}")
+
+
+def test_tip_row_of_the_issue_agrees_with_nyquist_and_roots():
+    rcp = get_model("rcp")
+    alphas = np.round(np.arange(0.9440, 0.95201, 0.0001), 6)
+    exact = exact_region(rcp, alphas, [0.54977])
+    nyq = nyquist_region(rcp, alphas, [0.54977])
+    roots = np.array([rightmost_root(rcp, a, 0.54977).real < 0 for a in alphas])
+    assert exact.stable.sum() == 43
+    check = exact.meta["crosscheck"]        # the argument principle may miss the root 3e-6 off the axis ...
+    assert check["disagree_roots_confirm_count"] == 0     # ... but the rightmost root never sides with it
+    assert np.array_equal(exact.stable[0], nyq.stable[0])
+    assert np.array_equal(exact.stable[0], roots)
+
+
+def test_tip_height_is_exact():
+    """The top of the bell is beta(w*) with tan w* = 2/w*, to 1e-12."""
+    table = boundary_table(get_model("rcp"), 2.0, 1.0)
+    top = RCP_TIP_W**2 * np.cos(RCP_TIP_W)
+    assert table["beta"].max() == pytest.approx(top, abs=1e-12)
+    assert top == pytest.approx(0.5497740, abs=1e-7)
+
+
+@pytest.mark.parametrize("name", LINEAR_MODELS)
+def test_boundary_table_is_the_closed_form_curve(name):
+    curve, tip, end = closed_form(name)
+    t = boundary_table(get_model(name), 2.0, 1.0)
+    a, b, _, _ = curve(t["w"])
+    assert np.max(np.abs(t["alpha"] - a)) < 1e-13
+    assert np.max(np.abs(t["beta"] - b)) < 1e-13
+    assert t["w"].max() == pytest.approx(end, abs=2e-3)        # the curve reaches beta = 0 ...
+    assert np.any(np.abs(t["w"] - tip) < 1e-12)               # ... and passes through the tip exactly
+
+
+@pytest.mark.parametrize("name", LINEAR_MODELS)
+def test_1e9_either_side_of_the_whole_boundary(name):
+    """Points OFFSET off the closed-form curve along its normal, from beta ~ 1e-8 through the tip
+    to beta -> 0 on the far side: exact == sign of the rightmost root, and the two sides differ."""
+    model = get_model(name)
+    curve, tip, end = closed_form(name)
+    w = np.unique(np.concatenate(([1e-4, 1e-3, 1e-2, tip, end - 1e-4], np.linspace(0.05, end - 1e-3, 23))))
+    a, b, da, db = curve(w)
+    norm = np.hypot(da, db)
+    na, nb = -db / norm, da / norm
+    verdicts = {}
+    for side in (+1, -1):
+        pa, pb = a + side * OFFSET * na, b + side * OFFSET * nb
+        verdicts[side] = []
+        for ai, bi, wi in zip(pa, pb, w):
+            exact = exact_region(model, [ai], [bi], crosscheck=False).stable[0, 0]
+            root = rightmost_root(model, ai, bi)
+            assert abs(root.real) > 1e-14, (wi, root)             # the offset is resolvable by the roots
+            assert exact == (root.real < 0), (name, side, wi, ai, bi, root)
+            verdicts[side].append(exact)
+    plus, minus = verdicts[1], verdicts[-1]
+    assert all(p != m for p, m in zip(plus, minus))              # every sampled curve point is on the boundary
+
+
+def test_crossing_direction_is_the_root_velocity():
+    """The direction read from the monotone piece equals the sign of Re(d lambda/d alpha) = Re(-D1/Delta')."""
+    for name in ("rcp", "rcpac"):
+        qp = quasi_polynomial(get_model(name))
+        curves = sample_curves(qp, 2.0, 2.0)
+        betas = np.array([0.05, 0.2, 0.27])
+        line, w, alpha, direction, _ = crossings(qp, curves, "beta", betas, window=(0, 2))
+        assert w.size >= 6
+        lam = 1j * w
+        d1 = qp.parts(lam)[1]
+        velocity = (-d1 / qp.derivative(lam, alpha, betas[line])).real
+        assert np.array_equal(np.sign(velocity) * 2, direction)
+        _, _, dalpha, dbeta, det = curve_values(qp, w)
+        assert np.all(np.isfinite(dalpha + dbeta + det))
+
+
+@pytest.mark.parametrize("name", LINEAR_MODELS)
+def test_crosscheck_and_nyquist_agree_on_a_grid(name):
+    model = get_model(name)
+    alphas, betas = np.linspace(0.02, 2, 60), np.linspace(0.01, 1, 60)
+    exact = exact_region(model, alphas, betas)
+    check = exact.meta["crosscheck"]
+    assert check["points"] >= 6 and check["agree"] + check["unresolved"] == check["points"]
+    assert check["disagree_roots_confirm_count"] == 0
+    assert exact.meta["inconsistent_points"] == 0
+    assert np.array_equal(exact.stable, nyquist_region(model, alphas, betas).stable)
+
+
+def test_rcpac_stable_count_from_the_issue():
+    """Issue 14: exact and Nyquist give 494 stable points on the 100x100 plane for rcpac."""
+    model = get_model("rcpac")
+    exact = exact_region(model, np.linspace(0.02, 2, 100), np.linspace(0.01, 1, 100))
+    assert exact.stable.sum() == 494
