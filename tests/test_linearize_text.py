@@ -31,7 +31,7 @@ def test_text_states_substitutions_and_never_prints_minus_d0_plus_t(capsys, name
     system = linearize(get_model(name))
     # Every equation line is the Jacobian: one line per state, delayed terms written as (t - d_0).
     lines = [ln for ln in out.splitlines() if ln.strip().startswith("d/dt d")]
-    assert len(lines) == len(get_model(name).states)
+    assert len(lines) == len(get_model(name).loop_states)
     if system.delayed:
         assert "(t - d_0)" in out
 
