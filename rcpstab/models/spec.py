@@ -83,7 +83,11 @@ class ModelSpec:
         control path does (thesis App. E's C program, App. F line 8).
     linearize_at : dict
         Parameter values substituted before linearizing (the linear analysis
-        ignores eta: thesis Sec. 5.1 footnote 1).
+        ignores eta: thesis Sec. 5.1 footnote 1), delays included.
+    counters : tuple of sympy.Function
+        Cumulative counters read only through differences such as ``Y(t) - Y(t - T)``
+        (``rcp-router``'s arrivals): their level is arbitrary, so the linearization drops
+        the neutral root s = 0 that each contributes.
     loop_parameters : tuple of sympy.Symbol
         The two controller gains mapped over, ``(alpha, beta)``.
     time_scale : sympy.Expr
@@ -111,6 +115,7 @@ class ModelSpec:
     saturations: tuple = ()
     sampled: dict = field(default_factory=dict)
     linearize_at: dict = field(default_factory=dict)
+    counters: tuple = ()
 
     def __post_init__(self):
         if len(self.states) != len(self.rhs):
