@@ -39,6 +39,7 @@ from ..phaseplane.executors import run_chunks
 from ..phaseplane.sweep import _SEVERITY, phaseplane_region
 from ..phaseplane.verdicts import CONVERGED, DIVERGED, UNDECIDED, VERDICTS
 from ..regions.result import RegionMap
+from .cosim import fluid_run
 from .packet_verdicts import judge_segment
 from .run import PROTOCOLS, PacketRun, run_scenario
 from .scenarios import Scenario, get_scenario
@@ -49,6 +50,8 @@ POINTS_PER_CHUNK = 10      # ~1 s of work per chunk at fig5.3: small enough to c
 RESULT_VERSION = 2         # bump when a change alters chunk results, so old checkpoints are not reused
 FIG53_BETA = 0.6           # thesis Fig. 5.3: at beta = 0.6 the system is stable so long as alpha <= 1.2
 FIG53_ALPHA_MAX = 1.2
+FLUID_MODEL = "rcp-router"  # the fluid model with the router's timing: what the packet map should match
+FLUID_MODELS = {"rcp": FLUID_MODEL, "xcp": "xcp", "rcpac": "rcpac"}  # packet protocol -> fluid model it should match
 
 
 def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int) -> tuple[int, float]:
@@ -60,27 +63,76 @@ def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int)
     start_s, stop_s : float
         The segment, seconds; ``n_flows`` (>= 1) long-lived flows are active throughout.
     """
-    sc = run.scenario
-    inside = (run.t >= start_s) & (run.t < stop_s)
+    return trace_segment_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
+                                 start_s, stop_s, n_flows)
+
+
+def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
+                          queue_bits: np.ndarray, start_s: float, stop_s: float, n_flows: int) -> tuple[int, float]:
+    """:func:`segment_verdict` on any trace sampled once per control interval (packet or fluid).
+
+    Parameters
+    ----------
+    t_s, gamma, queue_bits : ndarray
+        Sample times (s), R/C and the queue (bits), one sample per control interval.
+    """
+    sc = scenario
+    inside = (t_s >= start_s) & (t_s < stop_s)
     per_rtt = max(int(round(sc.rtt_s / control_interval_s(sc))), 1)
-    queue = run.queue_bytes[inside] * 8.0
+    queue = np.asarray(queue_bits, dtype=float)[inside]
     queue_eq = float(rtt_average(queue, per_rtt)[queue.size // 2:].mean())
     delay = sc.rtt_s + queue_eq / sc.capacity_bps
-    gamma_eq = (sc.eta - run.beta * queue_eq / (run.alpha * delay * sc.capacity_bps)) / n_flows
+    gamma_eq = (sc.eta - beta * queue_eq / (alpha * delay * sc.capacity_bps)) / n_flows
     if gamma_eq <= 0:  # the standing queue alone drives the rate law to zero: no equilibrium to settle at
         return DIVERGED, math.nan
-    return judge_segment(run.t[inside] - start_s, run.R_over_C[inside], queue, gamma_eq, queue_eq,
+    return judge_segment(t_s[inside] - start_s, np.asarray(gamma)[inside], queue, gamma_eq, queue_eq,
                          sc.rtt_s, sc.capacity_bps, per_rtt, 8.0 * sc.packet_bytes)
 
 
-def run_verdict(run: PacketRun) -> tuple[int, float]:
-    """Worst verdict over the run's segments with flows, and the slowest convergence (NaN unless all converged)."""
-    judged = [segment_verdict(run, seg.start_s, seg.stop_s, seg.n_flows)
-              for seg in flow_segments(run.scenario, float(run.t[-1]) + 1e-9) if seg.n_flows >= 1]
+def trace_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
+                  queue_bits: np.ndarray) -> tuple[int, float]:
+    """Worst verdict over a trace's segments with flows, and the slowest convergence (NaN unless all converged)."""
+    judged = [trace_segment_verdict(scenario, alpha, beta, t_s, gamma, queue_bits, seg.start_s, seg.stop_s,
+                                    seg.n_flows)
+              for seg in flow_segments(scenario, float(t_s[-1]) + 1e-9) if seg.n_flows >= 1]
     codes = [code for code, _ in judged]
     worst = max(codes, key=lambda c: _SEVERITY[c]) if codes else UNDECIDED
     all_converged = bool(codes) and all(c == CONVERGED for c in codes)
     return worst, (max(t for _, t in judged) if all_converged else math.nan)
+
+
+def run_verdict(run: PacketRun) -> tuple[int, float]:
+    """Worst verdict over the run's segments with flows, and the slowest convergence (NaN unless all converged)."""
+    return trace_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0)
+
+
+def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) -> tuple[np.ndarray, np.ndarray]:
+    """The router-timed fluid model on the packet run's network and initial conditions, judged alike.
+
+    Every (alpha, beta) is one trajectory of one batch: the scenario's C, d0, eta, MTU, its flow
+    schedule as N(t), T = the router's interval min(d0, 10 ms), R(0)/C and q(0) = 0 as the
+    router starts (:func:`~rcpstab.reference_impl.cosim.fluid_run`). Each trajectory is sampled
+    once per control interval, as the router's trace is, and judged by :func:`trace_verdict`
+    with the packet map's rule (its noise floor is zero, so the bands are the thesis' bands).
+
+    Returns
+    -------
+    codes, convergence_rtt : ndarray
+        One verdict code and convergence time (RTTs, NaN unless converged) per point.
+    """
+    alphas = np.asarray(alphas, dtype=float)
+    betas = np.asarray(betas, dtype=float)
+    traj = fluid_run(scenario, alphas, betas, scenario.t_end_s, model)
+    interval = control_interval_s(scenario)
+    every = max(int(round(interval / traj.dt)), 1)
+    t_s = traj.t[every::every]
+    gamma = traj.gamma[every::every]
+    if model == "xcp":  # XCP has no router rate: y/(N(t) C), as the packet map judges it
+        flows = np.maximum([scenario.n_flows(x) for x in t_s], 1)
+        gamma = traj.states["y"][every::every] / (flows[:, None] * scenario.capacity_bps)
+    judged = [trace_verdict(scenario, a, b, t_s, gamma[:, i], traj.queue[every::every, i])
+              for i, (a, b) in enumerate(zip(alphas, betas))]
+    return np.array([c for c, _ in judged], dtype=int), np.array([t for _, t in judged], dtype=float)
 
 
 def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int, protocol: str = "rcp") -> dict:
@@ -121,7 +173,11 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     Returns
     -------
     RegionMap
-        ``table``: alpha, beta, stable, verdict, convergence_rtt.
+        ``table``: alpha, beta, stable, verdict, convergence_rtt, and fluid_stable, fluid_verdict:
+        the fluid model that should match the packet runs (:data:`FLUID_MODELS`: ``rcp-router``
+        for RCP) on the same scenario, judged alike (:func:`fluid_verdicts`). ``meta`` adds
+        ``fluid_model``, ``fluid_agreement`` (fraction of points with the same stable verdict)
+        and ``fluid_disagreements``.
     """
     if model.name not in PROTOCOLS:
         raise InputError(f"--model {model.name}: the packet method runs {', '.join(PROTOCOLS)} routers")
@@ -150,14 +206,23 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
             bar.update(1)
     codes = np.concatenate([store.get(key)["codes"] for key in keys]).astype(int)
     convergence = np.concatenate([store.get(key)["convergence_rtt"] for key in keys]).astype(float)
+    fluid_model = FLUID_MODELS[model.name]
+    fluid_codes, _ = fluid_verdicts(scenario, aa, bb, fluid_model)
     table = {
         "alpha": aa, "beta": bb, "stable": (codes == CONVERGED).astype(int),
         "verdict": np.asarray(VERDICTS, dtype=object)[codes], "convergence_rtt": convergence,
+        "fluid_stable": (fluid_codes == CONVERGED).astype(int),
+        "fluid_verdict": np.asarray(VERDICTS, dtype=object)[fluid_codes],
     }
+    same = (codes == CONVERGED) == (fluid_codes == CONVERGED)
     meta = {
         "scenario": scenario.name, "seed": seed,
         "verdict_counts": {name: int((codes == i).sum()) for i, name in enumerate(VERDICTS)},
         "chunks_total": len(parts), "chunks_computed": len(todo),
+        "fluid_model": fluid_model,
+        "fluid_agreement": float(same.mean()),
+        "fluid_disagreements": [{"alpha": float(a), "beta": float(b), "packet": VERDICTS[c], "fluid": VERDICTS[f]}
+                                for a, b, c, f, ok in zip(aa, bb, codes, fluid_codes, same) if not ok],
     }
     stable = (codes == CONVERGED).reshape(betas.size, alphas.size)
     return RegionMap(model.name, "packet", alphas, betas, stable, table=table, meta=meta)
