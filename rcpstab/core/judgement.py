@@ -1,19 +1,81 @@
-"""The one judgement of traces, fluid or packet: the thesis' convergence band and times measured on it.
+"""The one judgement of traces, fluid or packet: converged, limit cycle, diverged or undecided.
 
 The convergence band (thesis Sec. 5.4): the rate R within :data:`RATE_BAND` (2%) of its
 equilibrium and the queue q within :data:`QUEUE_BAND` (1%) of C*d0 of its equilibrium. A
 trace's distance from equilibrium is measured in *band units* (:func:`band_distance`): it is
 inside the band when the distance is <= 1. The convergence time of a trace is the last time it
-was outside the band (:func:`last_band_exit`), measured on the trace, never extrapolated.
+was outside the band (:func:`last_band_exit`), measured on the trace, never extrapolated; an
+extrapolated time is a separate, labelled estimate.
+
+A trace is judged from its **envelope** (:class:`Envelope`): the largest band distance in each
+window of :data:`WINDOW_RTT` round trips, the number of times the rate crossed its equilibrium
+in each window, and the last band exit. An integrator can keep these online
+(:class:`~rcpstab.phaseplane.monitor.EnvelopeMonitor`); a recorded trace gives them with
+:func:`trace_envelope`. :func:`judge_envelope` applies the rules; :func:`judge_trace` does both.
+
+The rules (blocks are maxima over :data:`BLOCK_WINDOWS` consecutive windows; the trend is the
+least-squares slope of the blocks' log over the second half of the observation, with its
+standard error ``s``):
+
+1. **diverged**: the state is not finite or further than :data:`DIVERGED_BAND` band units.
+2. **converged**: the last block is within the *floor* (the numerical floor
+   :data:`NUMERICAL_FLOOR` band units for fluid models; a measured noise floor for packet traces):
+   the trajectory is at the equilibrium. Its convergence time is its last band exit.
+3. **Decaying** (slope ``r < -FLAT_RATE`` and ``r + SIGNIFICANCE * s < 0``): converging,
+   however slowly (a queue that drains linearly is decaying too). Integrate longer until it
+   reaches the floor; at the last horizon a steady decay (the late half's log-rate keeps at least
+   :data:`STEADY` of the early half's) is **converged**: with its measured last band exit when it
+   is inside the band, else with an extrapolated ``convergence_estimate_rtt`` (model named in
+   ``estimate_model``). A decay that fades (levels off towards a cycle) stays **undecided**.
+4. **Growing** (``r > FLAT_RATE`` and ``r - SIGNIFICANCE * s > 0``): integrate longer; at the
+   last horizon an envelope that keeps growing at least linearly (:data:`STEADY_GROWTH`) is
+   **diverged**, one whose growth slows down (a queue near its peak) **undecided**.
+5. **Flat** (``|r| + SIGNIFICANCE * s <= FLAT_RATE``: e-folding slower than 1/FLAT_RATE RTTs)
+   over at least :data:`MIN_FLAT_SPAN_RTT`: crossing the equilibrium rate in both halves of the
+   stretch is a **limit_cycle**, whatever its amplitude above the floor (also inside the band);
+   its amplitude is the median block peak and its period twice the time between crossings. Not
+   crossing, the state has settled away from the equilibrium: **diverged** if outside the band,
+   **converged** (within the band, off the equilibrium) if inside; both only once the envelope
+   is stationary (varies by less than :data:`STATIONARY`), and a cycle once its peaks vary by
+   less than :data:`CYCLE_VARIATION`: a flat fit over the slow top of an excursion is neither.
+6. Anything else (a trend not yet resolved) is **undecided** until the last horizon.
+
+Since a piecewise-linear, positively homogeneous system (eq. 5.14) decays at the same rate from
+every amplitude, a slow steady decay is never called a limit cycle: it is decaying (rule 3)
+as soon as its slope is resolved, and it is followed until it reaches the floor.
 """
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass, field, fields
+
 import numpy as np
 
-__all__ = ["QUEUE_BAND", "RATE_BAND", "band_distance", "last_band_exit"]
+__all__ = ["BLOCK_WINDOWS", "CONVERGED", "DIVERGED", "DIVERGED_BAND", "Envelope", "FLAT_RATE", "Judgement",
+           "LIMIT_CYCLE", "NUMERICAL_FLOOR", "QUEUE_BAND", "RATE_BAND", "UNDECIDED", "VERDICTS", "WINDOW_RTT",
+           "band_distance", "judge_envelope", "judge_trace", "last_band_exit", "trace_envelope"]
 
 RATE_BAND = 0.02       # R within 2% of equilibrium (thesis Sec. 5.4)
 QUEUE_BAND = 0.01      # q within 1% of C*d0
+
+VERDICTS = ("converged", "limit_cycle", "diverged", "undecided")
+CONVERGED, LIMIT_CYCLE, DIVERGED, UNDECIDED = range(4)
+
+WINDOW_RTT = 5.0         # envelope window: about one period of the loop's oscillation
+BLOCK_WINDOWS = 4        # a block = 4 windows, so oscillations with periods up to 20 RTTs peak in each block
+# Numerical floor, band units: 1e-3 of the band is R within 2e-5 of Re and q within 1e-5 C*d0, far
+# above the integrators' error (exact steps for rcp, ~1e-7 of the amplitude for RK4) and far below
+# the band. An oscillation smaller than this is not resolved: it counts as converged.
+NUMERICAL_FLOOR = 1e-3
+DIVERGED_BAND = 1e12     # 1e10 C*d0 of queue: no draining queue of a fluid model gets there
+FLAT_RATE = 1e-5         # per RTT: an envelope e-folding more slowly than in 1e5 RTTs is flat
+SIGNIFICANCE = 3.0       # a trend counts when it exceeds 3 standard errors of the fitted slope
+MIN_FLAT_SPAN_RTT = 100.0  # a limit cycle is only declared after this long a flat fit
+MIN_BLOCKS = 8           # fewer blocks in the second half: too short to judge
+CYCLE_VARIATION = 0.05   # a limit cycle's block peaks vary by less than 5% over the fitted stretch
+STATIONARY = 1e-3        # a state settled away from the equilibrium: block peaks vary by less than 0.1%
+STEADY = 0.5             # late log-rate >= half the early one: exponential (or faster) decay, not levelling off
+STEADY_GROWTH = 0.9      # late slope >= 90% of the early one: growth that is not slowing down
 
 
 def band_distance(gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=RATE_BAND, queue_band=QUEUE_BAND):
@@ -73,3 +135,340 @@ def last_band_exit(t, distance, axis=0):
     last = outside.shape[0] - 1 - np.argmax(outside[::-1], axis=0)
     result = np.where(outside.any(axis=0), t[last], t[0])
     return result if result.ndim else float(result)
+
+
+@dataclass
+class Envelope:
+    """What the judgement needs from a batch of B traces observed up to ``horizon_rtt``.
+
+    Attributes
+    ----------
+    peaks : ndarray, shape (n_windows, B)
+        Largest band distance in each window of ``window_rtt`` round trips (inf once not finite).
+    crossings : ndarray, shape (n_windows, B)
+        Times the rate crossed its equilibrium value in each window.
+    last_out_rtt : ndarray, shape (B,)
+        Last time (RTTs) the trace was outside the band (its start if never).
+    horizon_rtt : float
+        How long the traces have been observed (RTTs).
+    window_rtt : float
+        Window length (RTTs).
+    floor_peaks : ndarray, shape (n_windows, B), optional
+        Largest distance in *floor units* (<= 1: within the noise or numerical floor) in each
+        window. Default: ``peaks / NUMERICAL_FLOOR``.
+    rate_peaks, queue_peaks : ndarray, shape (n_windows, B), optional
+        Largest ``|R/Re - 1|`` and ``|q - qe| / (C*d0)`` in each window, when known (recorded
+        traces): they give a limit cycle's amplitude in rate and in queue.
+    """
+
+    peaks: np.ndarray
+    crossings: np.ndarray
+    last_out_rtt: np.ndarray
+    horizon_rtt: float
+    window_rtt: float = WINDOW_RTT
+    floor_peaks: np.ndarray | None = None
+    rate_peaks: np.ndarray | None = None
+    queue_peaks: np.ndarray | None = None
+
+
+@dataclass
+class Judgement:
+    """Verdicts on a batch of B traces, with what was measured.
+
+    Attributes
+    ----------
+    codes : ndarray of int, shape (B,)
+        Index into :data:`VERDICTS` (:attr:`names` gives the strings).
+    convergence_rtt : ndarray, shape (B,)
+        Last exit from the band (RTTs), measured on the trace; NaN unless converged and observed.
+    convergence_estimate_rtt : ndarray, shape (B,)
+        Extrapolated time into the band (RTTs) for a trace converging but not yet in the band at
+        the last horizon; NaN otherwise. Its model is in :attr:`estimate_model`.
+    estimate_model : ndarray of str
+        ``"exponential envelope"`` or ``"linear drain"`` where an estimate was made, else ``""``.
+    rate_per_rtt, rate_stderr : ndarray
+        Fitted log-slope of the envelope over the second half of the observation (per RTT;
+        negative: decaying) and its standard error; NaN when too short to fit.
+    amplitude_band : ndarray
+        Limit cycle: median block peak of the band distance (band units); NaN otherwise.
+    amplitude_rate, amplitude_queue : ndarray
+        Limit cycle: peak ``|R/Re - 1|`` and ``|q - qe|/(C*d0)`` over the late stretch, when the
+        envelope carries them (recorded traces); NaN otherwise.
+    period_rtt : ndarray
+        Limit cycle: period from the equilibrium crossings (RTTs); NaN otherwise.
+    reason : ndarray of str
+        Why: the rule that decided, or what is missing for an ``undecided`` trace.
+    horizon_rtt : ndarray
+        How long each trace was observed (RTTs).
+    next_horizon_rtt : float
+        The horizon the undecided ones need next (or the largest horizon reached, for a
+        finished judgement).
+    """
+
+    codes: np.ndarray
+    convergence_rtt: np.ndarray
+    convergence_estimate_rtt: np.ndarray
+    estimate_model: np.ndarray
+    rate_per_rtt: np.ndarray
+    rate_stderr: np.ndarray
+    amplitude_band: np.ndarray
+    amplitude_rate: np.ndarray
+    amplitude_queue: np.ndarray
+    period_rtt: np.ndarray
+    reason: np.ndarray
+    horizon_rtt: np.ndarray
+    next_horizon_rtt: float = 0.0
+
+    @classmethod
+    def empty(cls, size: int, horizon_rtt: float = 0.0) -> Judgement:
+        """B = ``size`` undecided traces with nothing measured."""
+        nan = np.full(size, np.nan)
+        text = np.full(size, "", dtype=object)
+        return cls(np.full(size, UNDECIDED), nan.copy(), nan.copy(), text.copy(), nan.copy(), nan.copy(),
+                   nan.copy(), nan.copy(), nan.copy(), nan.copy(), text.copy(), np.full(size, float(horizon_rtt)),
+                   float(horizon_rtt))
+
+    def assign(self, where, other: Judgement) -> None:
+        """Copy ``other``'s per-trace fields into the traces ``where`` (index or mask)."""
+        for f in fields(self):
+            if f.name != "next_horizon_rtt":
+                getattr(self, f.name)[where] = getattr(other, f.name)
+
+    @property
+    def names(self) -> np.ndarray:
+        """Verdict names, one per trace."""
+        return np.asarray(VERDICTS, dtype=object)[self.codes]
+
+    verdict = names
+
+    def __len__(self) -> int:
+        return self.codes.size
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{name}: {int((self.codes == i).sum())}" for i, name in enumerate(VERDICTS)
+                           if (self.codes == i).any())
+        return f"Judgement({len(self)} traces; {counts})"
+
+    def to_records(self) -> list[dict]:
+        """One dict per trace, JSON-safe (NaN as None)."""
+        def clean(v):
+            if isinstance(v, (float, np.floating)):
+                return float(v) if math.isfinite(v) else None
+            return v.item() if isinstance(v, np.generic) else v
+        keys = [f.name for f in fields(self) if f.name not in ("codes", "next_horizon_rtt")]
+        return [{"verdict": str(self.names[i]), **{k: clean(getattr(self, k)[i]) for k in keys}}
+                for i in range(len(self))]
+
+
+def _blocks(values: np.ndarray, reduce=np.max) -> np.ndarray:
+    """Non-overlapping blocks of :data:`BLOCK_WINDOWS` windows, aligned to the end (oldest dropped)."""
+    n = (values.shape[0] // BLOCK_WINDOWS) * BLOCK_WINDOWS
+    tail = values[values.shape[0] - n:]
+    return reduce(tail.reshape(-1, BLOCK_WINDOWS, *values.shape[1:]), axis=1)
+
+
+def _fit(y: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares slope (per RTT) of each column of ``y`` (one row per block) and its standard error."""
+    n = y.shape[0]
+    x = np.arange(n, dtype=float) * step
+    x -= x.mean()
+    sxx = float(x @ x)
+    with np.errstate(invalid="ignore"):
+        slope = (x[:, None] * (y - y.mean(axis=0))).sum(axis=0) / sxx
+        resid = y - y.mean(axis=0) - slope * x[:, None]
+        stderr = np.sqrt((resid * resid).sum(axis=0) / max(n - 2, 1) / sxx)
+    return slope, stderr
+
+
+def judge_envelope(env: Envelope, final: bool = False) -> Judgement:
+    """Verdict of every trace of a batch from its envelope (rules in the module docstring).
+
+    Parameters
+    ----------
+    env : Envelope
+    final : bool
+        No more observation is possible (the last horizon): decide what can be decided.
+
+    Returns
+    -------
+    Judgement
+        ``next_horizon_rtt`` is the horizon the undecided ones need (twice the current one).
+
+    Examples
+    --------
+    A trace decaying steadily at 0.05 per RTT, still above the numerical floor at 200 RTTs:
+
+    >>> t = 5.0 * np.arange(1, 41)
+    >>> env = Envelope(50 * np.exp(-0.05 * t)[:, None], np.full((40, 1), 2), np.array([80.0]), 200.0)
+    >>> j = judge_envelope(env, final=True)
+    >>> str(j.names[0]), round(float(j.rate_per_rtt[0]), 4)
+    ('converged', -0.05)
+    """
+    size = env.last_out_rtt.size
+    out = Judgement.empty(size, env.horizon_rtt)
+    out.next_horizon_rtt = 2.0 * env.horizon_rtt
+    horizon = env.horizon_rtt
+    peaks = np.asarray(env.peaks, dtype=float).reshape(-1, size)
+    floor = (peaks / NUMERICAL_FLOOR if env.floor_peaks is None
+             else np.asarray(env.floor_peaks, dtype=float).reshape(-1, size))
+    open_ = np.ones(size, dtype=bool)
+
+    def decide(mask, code, reason, measured=False):
+        nonlocal open_
+        mask = mask & open_
+        out.codes[mask] = code
+        out.reason[mask] = reason
+        if measured:
+            out.convergence_rtt[mask] = env.last_out_rtt[mask]
+        open_ = open_ & ~mask
+        return mask
+
+    if peaks.shape[0] == 0:
+        out.reason[:] = "not observed yet"
+        return out
+    blown = ~np.isfinite(peaks).all(axis=0) | (peaks[-1] > DIVERGED_BAND)
+    decide(blown, DIVERGED, f"the state left every bound (not finite or > {DIVERGED_BAND:g} band units)")
+    last_block = peaks[-BLOCK_WINDOWS:].max(axis=0)
+    at_floor = floor[-BLOCK_WINDOWS:].max(axis=0) <= 1.0
+    decide(at_floor, CONVERGED, "at the equilibrium (within the floor); time = last band exit", measured=True)
+
+    block_rtt = BLOCK_WINDOWS * env.window_rtt
+    n_blocks = peaks.shape[0] // BLOCK_WINDOWS
+    fit_blocks = n_blocks // 2
+    if fit_blocks < MIN_BLOCKS:
+        out.reason[open_] = "too short to judge the envelope's trend"
+        return out
+    blocks = _blocks(np.nan_to_num(peaks, posinf=DIVERGED_BAND))[-fit_blocks:]
+    logs = np.log(np.maximum(blocks, 1e-300))
+    rate, stderr = _fit(logs, block_rtt)
+    half = fit_blocks // 2
+    early, _ = _fit(logs[:half], block_rtt)
+    late, _ = _fit(logs[-half:], block_rtt)
+    grew_early, _ = _fit(blocks[:half], block_rtt)
+    grew_late, _ = _fit(blocks[-half:], block_rtt)
+    out.rate_per_rtt[:] = rate
+    out.rate_stderr[:] = stderr
+    span = fit_blocks * block_rtt
+    inside = last_block <= 1.0
+
+    decaying = open_ & (rate < -FLAT_RATE) & (rate + SIGNIFICANCE * stderr < 0)
+    growing = open_ & (rate > FLAT_RATE) & (rate - SIGNIFICANCE * stderr > 0)
+    flat = open_ & (np.abs(rate) + SIGNIFICANCE * stderr <= FLAT_RATE) & (span >= MIN_FLAT_SPAN_RTT)
+
+    cross = np.asarray(env.crossings).reshape(-1, size)
+    cross_blocks = _blocks(cross, np.sum)[-fit_blocks:]
+    persistent = (cross_blocks[:half].sum(axis=0) >= 2) & (cross_blocks[-half:].sum(axis=0) >= 2)
+    variation = logs.max(axis=0) - logs.min(axis=0)
+    cycle = decide(flat & persistent & (variation < np.log1p(CYCLE_VARIATION)), LIMIT_CYCLE, "flat envelope above the floor, crossing the equilibrium")
+    out.amplitude_band[cycle] = np.median(blocks, axis=0)[cycle]
+    total = cross_blocks.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out.period_rtt[cycle] = (2.0 * span / total)[cycle]
+    for name, source in (("amplitude_rate", env.rate_peaks), ("amplitude_queue", env.queue_peaks)):
+        if source is not None:
+            late_peak = np.asarray(source, dtype=float).reshape(-1, size)[-fit_blocks * BLOCK_WINDOWS:].max(axis=0)
+            getattr(out, name)[cycle] = late_peak[cycle]
+    stationary = variation < np.log1p(STATIONARY)
+    decide(flat & ~persistent & stationary & inside, CONVERGED,
+           "settled inside the band, off the equilibrium (flat, not crossing it); time = last band exit",
+           measured=True)
+    decide(flat & ~persistent & stationary & ~inside, DIVERGED, "settled away from the equilibrium (flat, outside the band)")
+
+    steady = late <= STEADY * early
+    if final:
+        done = decaying & steady
+        decide(done & inside, CONVERGED, "steady decay inside the band at the last horizon; time = last band exit",
+               measured=True)
+        pending = done & ~inside & open_
+        if pending.any():
+            # time into the band: a drain that speeds up (late log-rate steeper) is linear in the
+            # envelope itself; otherwise the envelope decays exponentially
+            drain = late < early
+            with np.errstate(divide="ignore", invalid="ignore"):
+                linear_eta = horizon + (last_block - 1.0) / np.maximum(-grew_late, 1e-300)
+                expo_eta = horizon + np.log(np.maximum(last_block, 1.0)) / np.maximum(-late, 1e-300)
+            estimate = np.where(drain, linear_eta, expo_eta)
+            out.convergence_estimate_rtt[pending] = estimate[pending]
+            out.estimate_model[pending] = np.where(drain, "linear drain", "exponential envelope")[pending]
+            decide(pending, CONVERGED, "steady decay, not yet in the band at the last horizon: time estimated")
+        decide(decaying & ~steady, UNDECIDED, "decay slowing down at the last horizon (may level off at a cycle)")
+        decide(growing & (grew_late >= STEADY_GROWTH * grew_early), DIVERGED,
+               "envelope still growing without slowing down at the last horizon")
+        decide(growing, UNDECIDED, "growth slowing down at the last horizon (a slow excursion near its peak?)")
+        out.reason[open_] = "envelope trend not resolved at the last horizon"
+    else:
+        out.reason[decaying] = "decaying, not yet at the floor"
+        out.reason[growing] = "growing"
+        out.reason[open_ & ~decaying & ~growing] = "envelope trend not resolved yet"
+    return out
+
+
+def trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=RATE_BAND,
+                   queue_band=QUEUE_BAND, rate_floor=None, queue_floor=None, window_rtt=WINDOW_RTT) -> Envelope:
+    """The :class:`Envelope` of recorded traces (the windows of the online monitor).
+
+    Parameters
+    ----------
+    t_rtt : array_like, shape (n,)
+        Sample times in RTTs, increasing; the first sample is the start.
+    gamma, queue : array_like, shape (n,) or (n, B)
+        Normalized rate R/C and queue (unit of ``queue_scale``).
+    gamma_eq, queue_eq, queue_scale : array_like, shape (B,) or scalar
+        Equilibrium and C*d0 (see :func:`band_distance`).
+    rate_band, queue_band : float
+        Band half-widths (widened for noisy traces).
+    rate_floor, queue_floor : float, optional
+        Noise floor: relative rate deviation and queue (fraction of C*d0) below which a trace is
+        at the equilibrium. Default: :data:`NUMERICAL_FLOOR` of the thesis band.
+    window_rtt : float
+        Window length (RTTs).
+    """
+    t = np.asarray(t_rtt, dtype=float)
+    gamma = np.asarray(gamma, dtype=float).reshape(t.size, -1)
+    queue = np.asarray(queue, dtype=float).reshape(t.size, -1)
+    size = gamma.shape[1]
+    geq, qeq, scale = (np.broadcast_to(np.asarray(v, dtype=float), (size,)) for v in (gamma_eq, queue_eq, queue_scale))
+    rate_dev = np.abs(gamma / geq - 1.0)
+    queue_dev = np.abs(queue - qeq) / scale
+    distance = np.maximum(rate_dev / rate_band, queue_dev / queue_band)
+    rate_floor = NUMERICAL_FLOOR * RATE_BAND if rate_floor is None else rate_floor
+    queue_floor = NUMERICAL_FLOOR * QUEUE_BAND if queue_floor is None else queue_floor
+    floor_distance = np.maximum(rate_dev / rate_floor, queue_dev / queue_floor)
+    rel = t - t[0]
+    window = np.floor((rel - 1e-9) / window_rtt).astype(int)[1:]
+    n_windows = int(math.floor(rel[-1] / window_rtt + 1e-9))
+    above = gamma > geq
+    flips = (above[1:] != above[:-1]).astype(int)
+    arrays = {name: np.zeros((n_windows, size)) for name in ("peaks", "floor", "rate", "queue")}
+    crossings = np.zeros((n_windows, size), dtype=int)
+    for w in range(n_windows):
+        rows = np.flatnonzero(window == w) + 1
+        for name, source in (("peaks", distance), ("floor", floor_distance), ("rate", rate_dev), ("queue", queue_dev)):
+            arrays[name][w] = np.nan_to_num(source[rows], nan=np.inf).max(axis=0) if rows.size else 0.0
+        crossings[w] = flips[rows - 1].sum(axis=0)
+    outside = ~(distance <= 1.0)
+    last = np.where(outside.any(axis=0), rel[::-1][np.argmax(outside[::-1], axis=0)], 0.0)
+    return Envelope(arrays["peaks"], crossings, last, float(rel[-1]), window_rtt, floor_peaks=arrays["floor"],
+                    rate_peaks=arrays["rate"], queue_peaks=arrays["queue"])
+
+
+def judge_trace(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=RATE_BAND, queue_band=QUEUE_BAND,
+                rate_floor=None, queue_floor=None, final=True) -> Judgement:
+    """Judge recorded traces (fluid or packet): :func:`trace_envelope` then :func:`judge_envelope`.
+
+    Parameters are those of :func:`trace_envelope`; ``final`` (default True: the trace is all
+    there is) as for :func:`judge_envelope`. Times in the result are RTTs from the first sample.
+
+    Examples
+    --------
+    A rate that drains linearly from 10% above equilibrium to it in 100 RTTs, then stays:
+
+    >>> t = np.arange(0, 400.01, 0.1)
+    >>> gamma = 0.1 * (1 + 0.1 * np.clip(1 - t / 100, 0, None))
+    >>> j = judge_trace(t, gamma, 0 * t, 0.1, 0.0, 1.0)
+    >>> str(j.names[0]), round(float(j.convergence_rtt[0]), 1)   # 2% band left at t = 80
+    ('converged', 80.0)
+    """
+    env = trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band, queue_band,
+                         rate_floor, queue_floor)
+    return judge_envelope(env, final=final)

@@ -1,14 +1,17 @@
-"""Verdicts for a batch: integrate, judge the envelope, extend the horizon of the undecided ones.
+"""Judgements for a batch: integrate, judge the envelope, extend the horizon of the undecided ones.
 
-Slow convergence is not instability (thesis Sec. 5.4: from a full queue some stable points
-need well over 100 RTTs), so instead of one fixed horizon the batch is integrated to
-:data:`FIRST_HORIZON_RTT`, judged, and only the undecided trajectories continue, as far as
-their fitted envelope trend says they need, up to :data:`MAX_HORIZON_RTT`. The horizon at
-most doubles per look, so that one slow trajectory does not carry every undecided one of the
-batch to its horizon: most are decided (limit cycles, settled) at the next look.
+Slow convergence is not instability (in the low-gain corner a queue built from App. E's start
+drains for thousands, at (0.1, 0.1) for ~9e4, round trips), and a slow decay is not a limit
+cycle, so instead of one fixed horizon the batch is integrated to :data:`FIRST_HORIZON_RTT`,
+judged (:func:`~rcpstab.core.judgement.judge_envelope`), and only the undecided trajectories
+continue, their horizon doubling at every look, up to :data:`MAX_HORIZON_RTT`. A trajectory is
+decided when it reaches the numerical floor (converged), its envelope is resolved flat (limit
+cycle or settled away) or it left every bound (diverged); at the last horizon what remains is
+judged on its trend (steady decay: converged, with a measured or a labelled estimated time).
+The compiled kernel makes this cheap: ~1e-8 s per step, so 1e5 RTTs (2e6 steps at App. E's
+set-up) cost tens of milliseconds per trajectory, and only the few undecided ones go that far.
 Trajectories whose equilibrium lies outside the saturation bounds
-(:func:`~rcpstab.phaseplane.setup.unreachable`) are ``diverged`` without integration: they
-settle away from it whatever the gains.
+(:func:`~rcpstab.phaseplane.setup.unreachable`) are ``diverged`` without integration.
 """
 from __future__ import annotations
 
@@ -16,18 +19,18 @@ import math
 
 import numpy as np
 
+from ..core.judgement import DIVERGED, UNDECIDED, Judgement, judge_envelope
 from ..models.spec import ModelSpec
 from .monitor import EnvelopeMonitor
 from .setup import make_integrator, unreachable
-from .verdicts import DIVERGED, UNDECIDED, Verdicts, classify
 
 FIRST_HORIZON_RTT = 100.0
-MAX_HORIZON_RTT = 1000.0
+MAX_HORIZON_RTT = 204800.0   # 100 * 2**11: the doubling horizons end exactly here
 
 
 def decide(model: ModelSpec, params: dict, initial: dict, dt: float | None = None,
-           first_horizon_rtt: float = FIRST_HORIZON_RTT, max_horizon_rtt: float = MAX_HORIZON_RTT) -> Verdicts:
-    """Verdict and convergence time (RTTs) of every trajectory of a batch.
+           first_horizon_rtt: float = FIRST_HORIZON_RTT, max_horizon_rtt: float = MAX_HORIZON_RTT) -> Judgement:
+    """Verdict, measured convergence time (RTTs) and envelope trend of every trajectory of a batch.
 
     Parameters
     ----------
@@ -39,32 +42,35 @@ def decide(model: ModelSpec, params: dict, initial: dict, dt: float | None = Non
 
     Returns
     -------
-    Verdicts
-        ``next_horizon_rtt`` is the horizon actually reached (0 if no trajectory could reach its
-        equilibrium, so none was integrated). A convergence time beyond it is extrapolated.
+    Judgement
+        ``horizon_rtt`` per trajectory is how far it was integrated; ``next_horizon_rtt`` the
+        largest horizon reached (0 if no trajectory could reach its equilibrium, so none was
+        integrated).
     """
     integrator = make_integrator(model, params, initial, dt)
     size = integrator.size
-    codes = np.full(size, UNDECIDED)
-    convergence = np.full(size, np.nan)
+    result = Judgement.empty(size)
     lost = np.broadcast_to(unreachable(integrator.model, integrator.params), (size,))
-    codes[lost] = DIVERGED
+    result.codes[lost] = DIVERGED
+    result.reason[lost] = "equilibrium outside the saturation bounds: unreachable"
     alive = np.flatnonzero(~lost)
     if not alive.size:
-        return Verdicts(codes, convergence, 0.0)
+        return result
     integrator.keep(~lost)
     monitor = EnvelopeMonitor(integrator)
     target = min(first_horizon_rtt, max_horizon_rtt)
     while True:
-        integrator.run(math.ceil(target * monitor.steps_per_rtt - 1e-9) - integrator.k, monitor)
+        steps = math.ceil(target * monitor.steps_per_rtt - 1e-9)
+        integrator.run(steps - integrator.k, monitor)
+        monitor.coarsen(integrator.k)
         final = target >= max_horizon_rtt
-        verdicts = classify(monitor.envelope(integrator.k), final)
-        codes[alive] = verdicts.codes
-        convergence[alive] = verdicts.convergence_rtt
-        undecided = verdicts.codes == UNDECIDED
+        judged = judge_envelope(monitor.envelope(integrator.k), final)
+        result.assign(alive, judged)
+        result.next_horizon_rtt = integrator.k / monitor.steps_per_rtt
+        undecided = judged.codes == UNDECIDED
         if final or not undecided.any():
-            return Verdicts(codes, convergence, target)
+            return result
         alive = alive[undecided]
         integrator.keep(undecided)
         monitor.keep(undecided)
-        target = min(max_horizon_rtt, verdicts.next_horizon_rtt, 2 * target)
+        target = min(max_horizon_rtt, 2 * target)

@@ -1,18 +1,21 @@
 """Envelopes of trajectories: observed online during a sweep, or read from a recorded Trajectory.
 
-A sweep cannot keep every sample of thousands of trajectories over hundreds of round trips,
-so :class:`EnvelopeMonitor` (updated inside the compiled kernel) keeps only what :func:`~rcpstab.phaseplane.verdicts.classify` needs:
-per-window peaks of the band distance, equilibrium crossings and the last time out of band.
+A sweep cannot keep every sample of thousands of trajectories over up to 1e5 round trips, so
+:class:`EnvelopeMonitor` (updated inside the compiled kernel) keeps only what the judgement
+(:func:`~rcpstab.core.judgement.judge_envelope`) needs: per-window peaks of the band distance,
+equilibrium crossings and the last step out of the band. Past :data:`MAX_WINDOWS` windows,
+pairs of windows are merged (peaks by max, crossings by sum) and the window doubles, so the
+memory of a long run stays bounded.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from ..core.judgement import WINDOW_RTT, Envelope, trace_envelope
 from .integrator import BatchIntegrator
 from .trajectory import Trajectory
-from .verdicts import WINDOW_RTT, Envelope, band_distance
+
+MAX_WINDOWS = 2048  # windows kept per trajectory before pairs are merged
 
 
 class EnvelopeMonitor:
@@ -52,6 +55,17 @@ class EnvelopeMonitor:
         self.peaks.extend(peaks)
         self.crossings.extend(crossings)
 
+    def coarsen(self, k: int) -> None:
+        """Merge pairs of windows (and double the window) when more than :data:`MAX_WINDOWS` are
+        kept and step ``k`` ends a window of the doubled length (the kernel's running window is then empty)."""
+        n = len(self.peaks)
+        if n <= MAX_WINDOWS or n % 2 or k % (2 * self.window_steps):
+            return
+        peaks, crossings = np.array(self.peaks), np.array(self.crossings)
+        self.peaks = list(np.maximum(peaks[0::2], peaks[1::2]))
+        self.crossings = list(crossings[0::2] + crossings[1::2])
+        self.window_steps *= 2
+
     def envelope(self, k: int) -> Envelope:
         """The envelope after ``k`` steps (complete windows only)."""
         size = self.peak.size
@@ -71,21 +85,10 @@ class EnvelopeMonitor:
         self.crossings = [c[mask] for c in self.crossings]
 
 
-def trajectory_envelope(traj: Trajectory) -> Envelope:
-    """The :class:`Envelope` of a recorded trajectory (same windows as the online monitor)."""
-    distance = band_distance(traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq, traj.capacity * traj.d0)
-    rtt = traj.rtt
-    window = np.floor((rtt - 1e-9) / WINDOW_RTT).astype(int)[1:]
-    n_windows = int(math.floor(rtt[-1] / WINDOW_RTT + 1e-9))
-    size = distance.shape[1]
-    above = traj.gamma > traj.gamma_eq
-    flips = (above[1:] != above[:-1]).astype(int)
-    peaks = np.zeros((n_windows, size))
-    crossings = np.zeros((n_windows, size), dtype=int)
-    for w in range(n_windows):
-        rows = np.flatnonzero(window == w) + 1
-        peaks[w] = np.nan_to_num(distance[rows], nan=np.inf).max(axis=0)
-        crossings[w] = flips[rows - 1].sum(axis=0)
-    outside = ~(distance <= 1.0)
-    last = np.where(outside.any(axis=0), rtt[::-1][np.argmax(outside[::-1], axis=0)], 0.0)
-    return Envelope(peaks, crossings, last, float(rtt[-1]))
+def trajectory_envelope(traj: Trajectory, **floors) -> Envelope:
+    """The :class:`Envelope` of a recorded trajectory (same windows as the online monitor).
+
+    ``floors`` (``rate_floor``, ``queue_floor``) are passed to :func:`~rcpstab.core.judgement.trace_envelope`.
+    """
+    return trace_envelope(traj.rtt, traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq,
+                          traj.capacity * traj.d0, **floors)
