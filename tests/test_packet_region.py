@@ -8,7 +8,7 @@ import pytest
 from rcpstab.cli import main
 from rcpstab.errors import InputError
 from rcpstab.models import get_model
-from rcpstab.phaseplane.verdicts import CONVERGED, LIMIT_CYCLE, QUEUE_BAND
+from rcpstab.phaseplane.verdicts import CONVERGED, LIMIT_CYCLE, QUEUE_BAND, UNDECIDED
 from rcpstab.reference_impl import get_scenario
 from rcpstab.reference_impl.region import (compare_maps, fig53_claim, packet_region, phaseplane_counterpart,
                                            run_verdict, segment_verdict)
@@ -26,12 +26,18 @@ def row():
 def test_beta_06_row_matches_the_thesis_where_it_should(row):
     verdict = dict(zip(row.table["alpha"], row.table["verdict"]))
     assert verdict[0.4] == verdict[0.8] == "converged"   # well inside alpha <= 1.2
-    assert verdict[1.6] == "limit_cycle"                  # beyond it: sustained oscillation
+    # beyond it: a sustained oscillation; the shared judgement cannot resolve a noisy envelope's
+    # trend to within its flatness limit (1e-5 per RTT) in 600 RTTs, so it is undecided, not stable
+    assert verdict[1.6] in ("limit_cycle", "undecided")
+    assert row.table["stable"][3] == 0
     claim = fig53_claim(row)
     assert [r["claimed"] for r in claim["rows"]] == [True, True, True, False]
     assert claim["matches"] >= 3
     assert np.isfinite(row.table["convergence_rtt"][:2]).all()
-    assert set(row.table) == {"alpha", "beta", "stable", "verdict", "convergence_rtt"}
+    assert set(row.table) == {"alpha", "beta", "stable", "verdict", "convergence_rtt", "fluid_stable", "fluid_verdict"}
+    # rcp-router, the fluid model with the router's timing, on the same scenario: same stable points
+    assert list(row.table["fluid_stable"]) == list(row.table["stable"]) == [1, 1, 0, 0]
+    assert row.meta["fluid_model"] == "rcp-router" and row.meta["fluid_agreement"] == 1.0
 
 
 def test_agreement_with_the_phaseplane_map(row):
@@ -81,15 +87,15 @@ def test_flat_noisy_packet_run_is_converged():
     assert code == CONVERGED and np.isfinite(convergence)
 
 
-def test_real_packet_oscillation_is_a_limit_cycle():
-    """(1.2, 0.6): the fluid run settles within 3 s, the packet run keeps swinging (one-RTT mean
-    of R/C spans more than 8% of eta/N to the end of every segment)."""
+def test_real_packet_oscillation_is_not_converged():
+    """(1.2, 0.6): the rcp fluid run settles within 3 s, the packet run keeps swinging (one-RTT mean
+    of R/C spans more than 8% of eta/N to the end of every segment), as rcp-router does."""
     run = run_scenario("fig5.3", 1.2, 0.6)
     for start, stop, flows in ((20.0, 40.0, 5), (70.0, 100.0, 10), (120.0, 150.0, 5)):
         inside = (run.t >= start) & (run.t < stop)
         mean = rtt_average(run.R_over_C, 10)[inside] * flows
         assert mean.max() - mean.min() > 0.08
-    assert run_verdict(run)[0] == LIMIT_CYCLE
+    assert run_verdict(run)[0] in (LIMIT_CYCLE, UNDECIDED)
 
 
 def test_agreement_on_a_small_grid():
@@ -115,8 +121,9 @@ def test_cli_csv(tmp_path):
     assert main(["map", "--method", "packet", "--alpha", "0.4:0.8:0.4", "--beta", "0.6", "--csv", str(path)]) == 0
     with open(path) as fh:
         rows = list(csv.reader(fh))
-    assert rows[0] == ["alpha", "beta", "stable", "verdict", "convergence_rtt"]
+    assert rows[0] == ["alpha", "beta", "stable", "verdict", "convergence_rtt", "fluid_stable", "fluid_verdict"]
     assert [r[3] for r in rows[1:]] == ["converged", "converged"]
+    assert [r[5:] for r in rows[1:]] == [["1", "converged"], ["1", "converged"]]
 
 
 @pytest.mark.parametrize("argv, named", [
