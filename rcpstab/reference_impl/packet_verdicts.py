@@ -88,7 +88,7 @@ def dominant_oscillation(deviation: np.ndarray, samples_per_rtt: int) -> tuple[f
 
 def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray, gamma_eq: float,
                   queue_eq: float, d0: float, capacity: float, samples_per_rtt: int,
-                  packet_bits: float) -> tuple[int, float]:
+                  packet_bits: float, noisy: bool = True) -> tuple[int, float]:
     """Verdict code and convergence time (RTTs from the first sample) of one packet segment.
 
     Parameters
@@ -105,15 +105,21 @@ def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray,
         Control intervals in one RTT (the averaging window).
     packet_bits : float
         A data datagram, bits: the router's counting quantum.
+    noisy : bool
+        True for a packet trace (floor: the band widened by the measured noise); False for a fluid
+        trace sampled like one, which has no noise to hide behind: it is judged down to the shared
+        judgement's numerical floor, so that a slow growth inside the band is seen as growth.
     """
     judged = judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capacity, samples_per_rtt,
-                                  packet_bits)
+                                  packet_bits, noisy)
     return int(judged.codes[0]), float(judged.convergence_rtt[0])
 
 
 def judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capacity, samples_per_rtt,
-                         packet_bits):
+                         packet_bits, noisy=True):
     """The full :class:`~rcpstab.core.judgement.Judgement` of one segment (see :func:`judge_segment`)."""
+    if not noisy:
+        return judge_trace(t_s / d0, gamma_raw, queue_raw, gamma_eq, queue_eq, capacity * d0, final=True)
     late = slice(gamma_raw.size // 2, None)
     gamma_mean = rtt_average(gamma_raw, samples_per_rtt)
     settled = gamma_mean[late] / gamma_eq - 1.0

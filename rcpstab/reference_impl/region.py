@@ -68,13 +68,17 @@ def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int)
 
 
 def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
-                          queue_bits: np.ndarray, start_s: float, stop_s: float, n_flows: int) -> tuple[int, float]:
+                          queue_bits: np.ndarray, start_s: float, stop_s: float, n_flows: int,
+                          noisy: bool = True) -> tuple[int, float]:
     """:func:`segment_verdict` on any trace sampled once per control interval (packet or fluid).
 
     Parameters
     ----------
     t_s, gamma, queue_bits : ndarray
         Sample times (s), R/C and the queue (bits), one sample per control interval.
+    noisy : bool
+        A packet trace (True) or a fluid one (False): see
+        :func:`~rcpstab.reference_impl.packet_verdicts.judge_segment`.
     """
     sc = scenario
     inside = (t_s >= start_s) & (t_s < stop_s)
@@ -86,14 +90,17 @@ def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np
     if gamma_eq <= 0:  # the standing queue alone drives the rate law to zero: no equilibrium to settle at
         return DIVERGED, math.nan
     return judge_segment(t_s[inside] - start_s, np.asarray(gamma)[inside], queue, gamma_eq, queue_eq,
-                         sc.rtt_s, sc.capacity_bps, per_rtt, 8.0 * sc.packet_bytes)
+                         sc.rtt_s, sc.capacity_bps, per_rtt, 8.0 * sc.packet_bytes, noisy)
 
 
 def trace_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
-                  queue_bits: np.ndarray) -> tuple[int, float]:
-    """Worst verdict over a trace's segments with flows, and the slowest convergence (NaN unless all converged)."""
+                  queue_bits: np.ndarray, noisy: bool = True) -> tuple[int, float]:
+    """Worst verdict over a trace's segments with flows, and the slowest convergence (NaN unless all converged).
+
+    ``noisy``: a packet trace (True) or a fluid one (False), see :func:`trace_segment_verdict`.
+    """
     judged = [trace_segment_verdict(scenario, alpha, beta, t_s, gamma, queue_bits, seg.start_s, seg.stop_s,
-                                    seg.n_flows)
+                                    seg.n_flows, noisy)
               for seg in flow_segments(scenario, float(t_s[-1]) + 1e-9) if seg.n_flows >= 1]
     codes = [code for code, _ in judged]
     worst = max(codes, key=lambda c: _SEVERITY[c]) if codes else UNDECIDED
@@ -112,8 +119,9 @@ def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) 
     Every (alpha, beta) is one trajectory of one batch: the scenario's C, d0, eta, MTU, its flow
     schedule as N(t), T = the router's interval min(d0, 10 ms), R(0)/C and q(0) = 0 as the
     router starts (:func:`~rcpstab.reference_impl.cosim.fluid_run`). Each trajectory is sampled
-    once per control interval, as the router's trace is, and judged by :func:`trace_verdict`
-    with the packet map's rule (its noise floor is zero, so the bands are the thesis' bands).
+    once per control interval, as the router's trace is, and judged segment by segment like the
+    packet trace (:func:`trace_verdict`), by the shared judgement down to its numerical floor: a
+    fluid trace has no noise, so a slow growth inside the band is growth, not convergence.
 
     Returns
     -------
@@ -130,7 +138,7 @@ def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) 
     if model == "xcp":  # XCP has no router rate: y/(N(t) C), as the packet map judges it
         flows = np.maximum([scenario.n_flows(x) for x in t_s], 1)
         gamma = traj.states["y"][every::every] / (flows[:, None] * scenario.capacity_bps)
-    judged = [trace_verdict(scenario, a, b, t_s, gamma[:, i], traj.queue[every::every, i])
+    judged = [trace_verdict(scenario, a, b, t_s, gamma[:, i], traj.queue[every::every, i], noisy=False)
               for i, (a, b) in enumerate(zip(alphas, betas))]
     return np.array([c for c, _ in judged], dtype=int), np.array([t for _, t in judged], dtype=float)
 
