@@ -10,21 +10,23 @@ floor; no threshold of it was fitted to any map), and prints the wall time of th
 agreement with rcp-router and with the phase-plane map of ``rcp`` (for reference), the
 beta = 0.6 rows (thesis Fig. 5.3), then one JSON line. ``--explain`` reruns every disagreement
 with ten times the link rate (ten times as many packets per control interval, towards the
-fluid limit) and reports the packet verdict there.
+fluid limit) and as one 600 s segment of 10 flows (ten times the scenario's N = 10 segment: a
+marginal point's slow growth or decay shows), and reports the verdicts there.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import json
+import math
 import time
 
 import numpy as np
 
 from rcpstab.models import get_model
 from rcpstab.phaseplane.verdicts import VERDICTS
-from rcpstab.reference_impl.region import (compare_maps, fig53_claim, packet_region, phaseplane_counterpart,
-                                           run_verdict)
+from rcpstab.reference_impl.region import (compare_maps, fig53_claim, fluid_verdicts, packet_region,
+                                           phaseplane_counterpart, run_verdict)
 from rcpstab.reference_impl.run import run_scenario
 from rcpstab.reference_impl.scenarios import get_scenario
 
@@ -32,6 +34,17 @@ GRIDS = {
     "thesis": (np.round(np.arange(0.1, 2.01, 0.1), 10), np.round(np.arange(0.1, 1.01, 0.1), 10)),
     "offset": (np.round(np.arange(0.15, 1.96, 0.1), 10), np.round(np.arange(0.15, 0.96, 0.1), 10)),
 }
+
+
+LONG_RUN_S = 600.0   # ten times the fig5.3 N = 10 segment
+
+
+def long_run(scenario, alpha: float, beta: float) -> dict:
+    """Packet and rcp-router verdicts of one 600 s segment of 10 flows: does a marginal point settle or cycle?"""
+    long = dataclasses.replace(scenario, name=scenario.name + "-long", long_flows=((0.0, math.inf),) * 10,
+                               t_end_s=LONG_RUN_S)
+    fluid = VERDICTS[fluid_verdicts(long, [alpha], [beta])[0][0]]
+    return {"packet_600s": VERDICTS[run_verdict(run_scenario(long, alpha, beta))[0]], "rcp_router_600s": fluid}
 
 
 def main() -> None:
@@ -64,8 +77,10 @@ def main() -> None:
         if args.explain:
             faster = dataclasses.replace(scenario, capacity_bps=10 * scenario.capacity_bps)
             verdict = VERDICTS[run_verdict(run_scenario(faster, row["alpha"], row["beta"]))[0]]
-            explained.append({**row, "packet_at_10x_capacity": verdict})
-            line += f"; packet at {faster.capacity_bps / 1e6:g} Mb/s: {verdict}"
+            longer = long_run(scenario, row["alpha"], row["beta"])
+            explained.append({**row, "packet_at_10x_capacity": verdict, **longer})
+            line += (f"; packet at {faster.capacity_bps / 1e6:g} Mb/s: {verdict}; 600 s of 10 flows: packet "
+                     f"{longer['packet_600s']}, rcp-router {longer['rcp_router_600s']}")
         print(line)
     if np.isclose(betas, 0.6).any():
         for name, claim in {"packet": fig53_claim(packet), "rcp phase plane": fig53_claim(phase)}.items():

@@ -84,7 +84,8 @@ def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np
     inside = (t_s >= start_s) & (t_s < stop_s)
     per_rtt = max(int(round(sc.rtt_s / control_interval_s(sc))), 1)
     queue = np.asarray(queue_bits, dtype=float)[inside]
-    queue_eq = float(rtt_average(queue, per_rtt)[queue.size // 2:].mean())
+    # A paced packet equilibrium keeps a standing queue (measured); the fluid model's is q = 0 exactly.
+    queue_eq = float(rtt_average(queue, per_rtt)[queue.size // 2:].mean()) if noisy else 0.0
     delay = sc.rtt_s + queue_eq / sc.capacity_bps
     gamma_eq = (sc.eta - beta * queue_eq / (alpha * delay * sc.capacity_bps)) / n_flows
     if gamma_eq <= 0:  # the standing queue alone drives the rate law to zero: no equilibrium to settle at
