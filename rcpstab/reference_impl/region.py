@@ -2,25 +2,20 @@
 
 Each grid point runs the scenario (default ``fig5.3``) packet by packet and is judged one
 flow-count segment at a time, each against its own equilibrium; the point's verdict is its
-worst segment's. Two packet effects shape the judgement (measured on fig5.3, see the
-reference_impl README):
+worst segment's. Paced flows keep a standing queue of a packet or two, which the rate law
+balances (alpha*(eta*C - y) = beta*q/d) by settling R/C 1-3% below eta/N: the segment's
+equilibrium is that fixed point (q_e = the mean one-RTT-mean queue over the segment's second
+half, R_e = (eta*C - beta*q_e/(alpha*d*C))/N; ``diverged`` if that is <= 0). Segments are judged
+by the shared judgement with the trace's measured noise floor
+(:func:`~rcpstab.reference_impl.packet_verdicts.judge_segment`; its constants come from first
+principles, none was fitted to a map).
 
-- paced flows keep a standing queue of a packet or two, which the rate law balances
-  (alpha*(eta*C - y) = beta*q/d) by settling R/C 1-3% below eta/N. The segment's equilibrium is
-  that fixed point: q_e = the mean one-RTT-mean queue over the segment's second half,
-  R_e = (eta*C - beta*q_e/(alpha*d*C))/N (no equilibrium, ``diverged``, if that is <= 0);
-- the router counts y in whole datagrams per 10 ms interval (8 at 10 Mb/s) and the queue holds
-  whole packets, so the traces carry noise of about the width of the thesis' bands (1% of C*d0
-  is less than one packet here). Segments are judged by
-  :func:`~rcpstab.reference_impl.packet_verdicts.judge_segment`: the phase plane's envelope and
-  classify on one-RTT means, with each band widened to ``max(thesis band, 5 x noise floor)``
-  measured on the trace itself, and a limit cycle only where the oscillation is coherent
-  (autocorrelation at its period >= 0.5) and larger than the band.
-
-On the thesis grid (alpha 0.1..2.0 x beta 0.1..1.0) this agrees with the phase-plane map of
-the same set-up on 82.5% of the points (67.5% with the phase plane's fixed bands); most of the
-rest are 1.0 <= alpha <= 1.6 points where the packet runs keep oscillating by 4-8% while the
-fluid runs settle (see ``benchmarks/bench_packet_region.py``).
+Next to each packet verdict the map gives the verdict of the fluid model that should match
+the packet runs (:data:`FLUID_MODELS`; for RCP ``rcp-router``, the fluid model with the
+router's timing) on the same scenario and initial conditions, sampled once per control
+interval and judged segment by segment alike (:func:`fluid_verdicts`). Measured agreements
+and every disagreement with the experiment that explains it: ``benchmarks/bench_packet_region.py``
+and docs notebook 05.
 
 Chunks of points run on local processes (:func:`~rcpstab.phaseplane.executors.run_chunks`) and
 are checkpointed as they finish (:class:`~rcpstab.phaseplane.checkpoint.Checkpoint`).
