@@ -10,8 +10,8 @@ from rcpstab.errors import InputError
 from rcpstab.models import get_model
 from rcpstab.phaseplane.verdicts import CONVERGED, LIMIT_CYCLE, QUEUE_BAND, UNDECIDED
 from rcpstab.reference_impl import get_scenario
-from rcpstab.reference_impl.region import (compare_maps, fig53_claim, packet_region, phaseplane_counterpart,
-                                           run_verdict, segment_verdict)
+from rcpstab.reference_impl.region import (compare_maps, fig53_claim, fluid_verdicts, packet_region,
+                                           phaseplane_counterpart, run_verdict, segment_verdict)
 from rcpstab.reference_impl.run import PacketRun, run_scenario
 from rcpstab.reference_impl.segments import rtt_average
 
@@ -143,3 +143,45 @@ def test_bad_scenario_values_are_input_errors(change, named):
     scenario = dataclasses.replace(get_scenario("fig5.3"), **change)
     with pytest.raises(InputError, match=named):
         packet_region(get_model("rcp"), [0.4], [0.6], scenario=scenario)
+
+
+def test_ns2_rtt_estimator_is_the_per_packet_fixed_gain_average():
+    """ns-2's average takes n per-packet steps of gain 0.02; with n equal samples that is one step."""
+    from rcpstab.reference_impl.control import NS2_RTT_GAIN, RcpController
+
+    ctrl = RcpController(link_rate=1250.0, alpha=0.5, beta=0.5, eta=1.0, rate=125.0, avg_rtt=100.0,
+                         rtt_estimator="ns2")
+    ctrl.update(input_bytes=12_500, rtt_sum=8 * 150, rtt_count=8, queue_bytes=0, tr=10.0)
+    expected = 100.0
+    for _ in range(8):
+        expected = NS2_RTT_GAIN * 150 + (1 - NS2_RTT_GAIN) * expected
+    assert ctrl.avg_rtt == pytest.approx(expected, rel=1e-12)
+    appf = RcpController(link_rate=1250.0, alpha=0.5, beta=0.5, eta=1.0, rate=125.0, avg_rtt=100.0)
+    appf.update(input_bytes=12_500, rtt_sum=8 * 150, rtt_count=8, queue_bytes=0, tr=10.0)
+    assert appf.avg_rtt == pytest.approx(0.1 * 150 + 0.9 * 100)     # App. F: gain Tr/avg_rtt = 0.1
+    with pytest.raises(InputError, match="rtt_estimator"):
+        RcpController(link_rate=1.0, alpha=0.5, beta=0.5, eta=1.0, rate=1.0, avg_rtt=1.0, rtt_estimator="x")
+
+
+def test_fluid_growth_inside_the_band_is_not_converged():
+    """A noise-free trace whose oscillation grows (e-folding in 200 RTTs) but stays inside the 2%
+    band: the packet rule (floor = band) cannot see it, the fluid rule (numerical floor) does."""
+    from rcpstab.reference_impl.packet_verdicts import judge_segment
+
+    t = 0.01 * np.arange(1, 60_001)                    # 600 s = 6000 RTTs of 0.1 s
+    gamma = 0.1 * (1 + 0.015 * np.exp((t - 600) / 20.0) * np.sin(2 * np.pi * t / 0.5))
+    queue = np.zeros_like(t)
+    args = (t, gamma, queue, 0.1, 0.0, 0.1, 1e7, 10, 12_000.0)
+    assert judge_segment(*args, noisy=True)[0] == CONVERGED
+    assert judge_segment(*args, noisy=False)[0] != CONVERGED
+
+
+def test_boundary_disagreement_vanishes_towards_the_fluid_limit():
+    """(1.3, 0.2) at fig5.3: at 10 Mb/s (8 datagrams per control interval) counting noise keeps the
+    lightly damped packet loop swinging, at 100 Mb/s the packet run converges as rcp-router does."""
+    slow = get_scenario("fig5.3")
+    fast = dataclasses.replace(slow, capacity_bps=100e6)
+    assert run_verdict(run_scenario(slow, 1.3, 0.2))[0] != CONVERGED
+    assert run_verdict(run_scenario(fast, 1.3, 0.2))[0] == CONVERGED
+    for scenario in (slow, fast):
+        assert fluid_verdicts(scenario, [1.3], [0.2])[0][0] == CONVERGED
