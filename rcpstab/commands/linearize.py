@@ -35,4 +35,11 @@ def run(args) -> int:
     print(f"G(s) = {system.open_loop}")
     print(f"characteristic, lambda = s*d0: {system.normalized_characteristic} = 0")
     print(f"parameters left after normalization: {', '.join(sorted(map(str, system.free_parameters())))}")
+    if model.linearize_at:
+        print("linearized at: " + ", ".join(f"{k} = {v}" for k, v in model.linearize_at.items()))
+    if model.sampled:
+        held = ", ".join(f"{x.__name__} every {interval}" for x, interval in model.sampled.items())
+        print(f"sampling: {held}, held in between; G above treats these states as continuous. The hold "
+              "adds about half an interval of delay; the exact sampled loop is a polynomial in z = exp(s*T)"
+              + (" (rcpstab.models.rcp_router.sampled_characteristic)" if model.name == "rcp-router" else ""))
     return 0
