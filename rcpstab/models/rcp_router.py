@@ -4,7 +4,7 @@ The ``rcp`` model (eqs. 5.1-5.4) lets the rate law read the instantaneous input 
 y(t) = N R(t - d0). The router of App. F does not see y(t): at the end of each rate-estimation
 interval T it reads the bytes that arrived *during* that interval (line 1), its RTT samples
 (line 2, eq. 5.16) and its queue, updates its RTT average (lines 3-7, eq. 5.17) and then the
-rate (line 8), which stays constant until the next expiry. Written as a fluid model:
+rate (line 8), which stays constant until the next expiry. Written as a fluid model::
 
     dY/dt = N R(t - d0) - eta C                  cumulative arrivals minus the target
     dq/dt = N R(t - d0) - C,   q >= 0
@@ -21,12 +21,11 @@ linearization drops the neutral mode of that level). T is a parameter: the route
 T = min(avg RTT, 10 ms) is min(d0, 10 ms) at equilibrium, which is how the co-simulation and
 the packet map set it.
 
-The linear loop of the sampled, averaged controller
----------------------------------------------------
+**The linear loop of the sampled, averaged controller.**
 About the equilibrium (R = eta C/N, q = 0, D = d0, eta = 1), with the sampling ignored (R
 continuous, as :func:`rcpstab.linearization.linearize` treats every model), the average
 enters as ``(1 - exp(-sT)) / (sT)`` on the alpha term only (the queue is read at the
-instant), and the RTT average decouples (the rate law's bracket vanishes at equilibrium):
+instant), and the RTT average decouples (the rate law's bracket vanishes at equilibrium)::
 
     G(s) = exp(-s d0) [alpha d0 s (1 - exp(-sT))/(sT) + beta] / (s d0)**2.
 
@@ -37,16 +36,16 @@ T/d0, so the registered model is linearized at App. E's tau = 0.05 (T = 10 ms, d
 
 The *hold* (R constant for T after each update) is not in that continuous G. The exact
 linear loop of the sampled system, for d0 = m T (m whole): with u_k the rate held on
-[kT, (k+1)T), the arrivals over [kT, (k+1)T) are N u_{k-m}, so
+[kT, (k+1)T), the arrivals over [kT, (k+1)T) are N u_{k-m}, so::
 
     q_{k+1} = q_k + T N u_{k-m},
     u_{k+1} = u_k - (alpha T/d0) u_{k-m} - (beta T/(N d0**2)) q_{k+1},
 
-whose characteristic polynomial in z is (:func:`sampled_characteristic`)
+whose characteristic polynomial in z is (:func:`sampled_characteristic`)::
 
     (z - 1)**2 z**m + tau alpha (z - 1) + tau**2 beta z = 0,   tau = 1/m,
 
-stable when every root has |z| < 1. With z = exp(sT) and T -> 0 it becomes eq. 5.7's
+stable when every root has ``|z| < 1``. With z = exp(sT) and T -> 0 it becomes eq. 5.7's
 s**2 d0**2 exp(s d0) + alpha s d0 + beta = 0. The ``rcp`` model, read at the update instant,
 sees N u_{k+1-m} instead of N u_{k-m} (one interval less delay: alpha's term gets a factor z).
 """
@@ -151,7 +150,7 @@ def sampled_characteristic(alpha_value: float, beta_value: float, m: int, instan
 
 
 def sampled_spectral_radius(alpha_value: float, beta_value: float, m: int, instantaneous: bool = False) -> float:
-    """Largest |z| of :func:`sampled_characteristic`: the sampled linear loop is stable when < 1.
+    """Largest ``|z|`` of :func:`sampled_characteristic`: the sampled linear loop is stable when < 1.
 
     Examples
     --------

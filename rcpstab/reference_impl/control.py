@@ -10,10 +10,10 @@ Two RTT estimators (:data:`RTT_ESTIMATORS`, the controller's ``rtt_estimator``):
   a moving average with gain Tr/avg_rtt, aged more slowly when the sample is smaller.
 - ``"ns2"``: the estimator of ns-2's RCP module, the code behind the thesis' packet figures
   (Fig. 5.3, Ch. 4), which the thesis calls "RCP's original RTT estimation algorithm"
-  (Sec. 5.3: d = theta*rtt_p + (1 - theta)*d with a fixed gain theta, per packet): theta =
+  (Sec. 5.3: ``d = theta*rtt_p + (1 - theta)*d`` with a fixed gain theta, per packet): theta =
   :data:`NS2_RTT_GAIN` = 0.02. The control path sees the interval's n samples only through their
   mean, so the n per-packet steps are applied as one, exact when the samples are equal:
-  d <- (1 - theta)**n d + (1 - (1 - theta)**n) avg_rtt_Tr.
+  ``d <- (1 - theta)**n d + (1 - (1 - theta)**n) avg_rtt_Tr``.
 
 Both keep line 13's interval, Tr = min(avg_rtt, 10 ms) (ns-2's too).
 """
