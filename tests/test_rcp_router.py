@@ -112,7 +112,8 @@ def test_interval_ratio_shrinks_towards_the_thesis_region():
 def test_cli_linearize_and_margins(capsys):
     assert main(["linearize", "--model", "rcp-router"]) == 0
     out = capsys.readouterr().out
-    assert "alpha, beta" in out.splitlines()[-1]
+    assert "parameters left after normalization: alpha, beta" in out
+    assert "T = d_0/20" in out and "sampled_characteristic" in out
     assert main(["margins", "--model", "rcp-router", "--alpha", "0.4", "--beta", "0.2"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "more than one delay" in err
