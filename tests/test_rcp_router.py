@@ -127,3 +127,21 @@ def test_d0_equal_to_T_hand_values(m, radius_router, radius_rcp):
     assert rcp_router.sampled_spectral_radius(2.0, 0.1, m) == pytest.approx(radius_router, abs=1e-5)
     assert rcp_router.sampled_spectral_radius(2.0, 0.1, m, instantaneous=True) == pytest.approx(radius_rcp, abs=1e-5)
     assert radius_rcp == pytest.approx(np.sqrt(0.9), abs=1e-5)
+
+
+def test_the_jump_at_d0_equal_T_is_rcp_reading_y_at_the_update_instant():
+    """(2.0, 0.1), T = 10 ms, App. E's C and N: rcp settles at d0 = T and swings at d0 = 1.01 T (and
+    0.99 T settles: the delay read at the instant is one interval shorter up to d0 = T); the
+    router-timed model swings at all three, continuously in d0, as the packet router does
+    (benchmarks/bench_interval_ratio.py)."""
+    def late_swing(model, d0):
+        run = simulate(get_model(model), {"alpha": 2.0, "beta": 0.1, "d0": d0, "T": 0.01},
+                       {"gamma0": 0.5, "q0": 0.0}, 30.0)
+        late = run.gamma[run.t > 20.0, 0] / 0.1
+        return float(late.max() - late.min())
+
+    assert late_swing("rcp", 0.01) < 1e-6
+    assert late_swing("rcp", 0.0099) < 1e-6
+    assert late_swing("rcp", 0.0101) > 1.0
+    for d0 in (0.0099, 0.01, 0.0101):
+        assert late_swing("rcp-router", d0) > 1.0
