@@ -145,3 +145,24 @@ def test_the_jump_at_d0_equal_T_is_rcp_reading_y_at_the_update_instant():
     assert late_swing("rcp", 0.0101) > 1.0
     for d0 in (0.0099, 0.01, 0.0101):
         assert late_swing("rcp-router", d0) > 1.0
+
+
+def test_xcp_router_linearization_matches_the_hand_derivation():
+    """xcp-router: lambda**2 (lambda + 1) + exp(-lambda) (alpha (1 - exp(-lambda)) + beta), the feedback's
+    hold as a lag of one d0 and the one-interval average of y on the alpha term (module docstring)."""
+    system = linearize(get_model("xcp-router"))
+    hand = lam**2 * (lam + 1) + sp.exp(-lam) * (alpha * (1 - sp.exp(-lam)) + beta)
+    assert sp.simplify(sp.expand(system.normalized_characteristic) - sp.expand(hand)) == 0
+
+
+def test_xcp_router_settles_at_the_paper_gains_and_not_where_the_hold_costs_stability():
+    """(0.4, 0.226), XCP's gains: settles; (0.6, 0.4), where eq. 16 (xcp) settles: the averaged,
+    held feedback swings between 0 and 1.67 c."""
+    def late(model, a, b):
+        run = simulate(get_model(model), {"alpha": a, "beta": b}, {"gamma0": 0.05, "q0": 0.0}, 60.0)
+        g = run.gamma[run.t > 50.0, 0] / 0.1
+        return float(g.max() - g.min())
+
+    assert late("xcp-router", 0.4, 0.226) < 1e-5
+    assert late("xcp", 0.6, 0.4) < 1e-5
+    assert late("xcp-router", 0.6, 0.4) > 1.0

@@ -3,10 +3,11 @@
 Use :func:`get_model` to look one up by the name the command line uses.
 """
 from ..errors import InputError
-from . import linear, rcp, rcp_router, rcpac, switched, xcp
+from . import linear, rcp, rcp_router, rcpac, switched, xcp, xcp_router
 from .spec import Clamp, DelayedTerm, ModelSpec, Saturation, t
 
-MODELS = {m.name: m for m in (rcp.MODEL, switched.MODEL, linear.MODEL, rcp_router.MODEL, xcp.MODEL, rcpac.MODEL)}
+MODELS = {m.name: m for m in (rcp.MODEL, switched.MODEL, linear.MODEL, rcp_router.MODEL, xcp.MODEL, xcp_router.MODEL,
+                                    rcpac.MODEL)}
 """Every model by name."""
 
 

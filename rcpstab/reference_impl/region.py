@@ -131,7 +131,7 @@ def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) 
     every = max(int(round(interval / traj.dt)), 1)
     t_s = traj.t[every::every]
     gamma = traj.gamma[every::every]
-    if model == "xcp":  # XCP has no router rate: y/(N(t) C), as the packet map judges it
+    if model in ("xcp", "xcp-router"):  # XCP has no router rate: y/(N(t) C), as the packet map judges it
         flows = np.maximum([scenario.n_flows(x) for x in t_s], 1)
         gamma = traj.states["y"][every::every] / (flows[:, None] * scenario.capacity_bps)
     judged = [trace_verdict(scenario, a, b, t_s, gamma[:, i], traj.queue[every::every, i], noisy=False)
