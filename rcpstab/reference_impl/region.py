@@ -42,7 +42,7 @@ from .segments import control_interval_s, flow_segments, rtt_average
 
 DEFAULT_SCENARIO = "fig5.3"
 POINTS_PER_CHUNK = 10      # ~1 s of work per chunk at fig5.3: small enough to checkpoint often
-RESULT_VERSION = 3         # bump when a change alters chunk results, so old checkpoints are not reused
+RESULT_VERSION = 4         # bump when a change alters chunk results, so old checkpoints are not reused
 FIG53_BETA = 0.6           # thesis Fig. 5.3: at beta = 0.6 the system is stable so long as alpha <= 1.2
 FIG53_ALPHA_MAX = 1.2
 FLUID_MODEL = "rcp-router"  # the fluid model with the router's timing: what the packet map should match
@@ -59,12 +59,12 @@ def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int)
         The segment, seconds; ``n_flows`` (>= 1) long-lived flows are active throughout.
     """
     return trace_segment_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
-                                 start_s, stop_s, n_flows)
+                                 start_s, stop_s, n_flows, rate_offset=run.protocol != "xcp")
 
 
 def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
                           queue_bits: np.ndarray, start_s: float, stop_s: float, n_flows: int,
-                          noisy: bool = True) -> tuple[int, float]:
+                          noisy: bool = True, rate_offset: bool = True) -> tuple[int, float]:
     """:func:`segment_verdict` on any trace sampled once per control interval (packet or fluid).
 
     Parameters
@@ -74,6 +74,10 @@ def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np
     noisy : bool
         A packet trace (True) or a fluid one (False): see
         :func:`~rcpstab.reference_impl.packet_verdicts.judge_segment`.
+    rate_offset : bool
+        The standing queue lowers the equilibrium rate (RCP's rate law reads the queue). False for
+        XCP, whose router feeds back the smallest queue of the interval, about 0 with a standing
+        queue of a packet or two: its equilibrium stays eta/N.
     """
     sc = scenario
     inside = (t_s >= start_s) & (t_s < stop_s)
@@ -82,7 +86,8 @@ def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np
     # A paced packet equilibrium keeps a standing queue (measured); the fluid model's is q = 0 exactly.
     queue_eq = float(rtt_average(queue, per_rtt)[queue.size // 2:].mean()) if noisy else 0.0
     delay = sc.rtt_s + queue_eq / sc.capacity_bps
-    gamma_eq = (sc.eta - beta * queue_eq / (alpha * delay * sc.capacity_bps)) / n_flows
+    offset = beta * queue_eq / (alpha * delay * sc.capacity_bps) if rate_offset else 0.0
+    gamma_eq = (sc.eta - offset) / n_flows
     if gamma_eq <= 0:  # the standing queue alone drives the rate law to zero: no equilibrium to settle at
         return DIVERGED, math.nan
     return judge_segment(t_s[inside] - start_s, np.asarray(gamma)[inside], queue, gamma_eq, queue_eq,
@@ -90,13 +95,13 @@ def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np
 
 
 def trace_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
-                  queue_bits: np.ndarray, noisy: bool = True) -> tuple[int, float]:
+                  queue_bits: np.ndarray, noisy: bool = True, rate_offset: bool = True) -> tuple[int, float]:
     """Worst verdict over a trace's segments with flows, and the slowest convergence (NaN unless all converged).
 
-    ``noisy``: a packet trace (True) or a fluid one (False), see :func:`trace_segment_verdict`.
+    ``noisy``, ``rate_offset``: see :func:`trace_segment_verdict`.
     """
     judged = [trace_segment_verdict(scenario, alpha, beta, t_s, gamma, queue_bits, seg.start_s, seg.stop_s,
-                                    seg.n_flows, noisy)
+                                    seg.n_flows, noisy, rate_offset)
               for seg in flow_segments(scenario, float(t_s[-1]) + 1e-9) if seg.n_flows >= 1]
     codes = [code for code, _ in judged]
     worst = max(codes, key=lambda c: _SEVERITY[c]) if codes else UNDECIDED
@@ -106,7 +111,8 @@ def trace_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray
 
 def run_verdict(run: PacketRun) -> tuple[int, float]:
     """Worst verdict over the run's segments with flows, and the slowest convergence (NaN unless all converged)."""
-    return trace_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0)
+    return trace_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
+                         rate_offset=run.protocol != "xcp")
 
 
 def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) -> tuple[np.ndarray, np.ndarray]:
