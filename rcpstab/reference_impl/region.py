@@ -47,6 +47,7 @@ FIG53_BETA = 0.6           # thesis Fig. 5.3: at beta = 0.6 the system is stable
 FIG53_ALPHA_MAX = 1.2
 FLUID_MODEL = "rcp-router"  # the fluid model with the router's timing: what the packet map should match
 FLUID_MODELS = {"rcp": FLUID_MODEL, "xcp": "xcp", "rcpac": "rcpac"}  # packet protocol -> fluid model it should match
+PACKET_ROUTER = {"rcp-router": "rcp"}   # fluid models whose packet runs are another protocol's router
 
 
 def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int) -> tuple[int, float]:
@@ -164,9 +165,9 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     Parameters
     ----------
     model : ModelSpec
-        ``rcp``, ``xcp`` or ``rcpac``: the router and senders the packet runs use. For ``xcp``
-        the judged "R/C" is y/(N*C), whose equilibrium with a standing queue q is the same
-        (1 - beta*q/(alpha*d*C))/N at eta = 1.
+        ``rcp`` (or ``rcp-router``), ``xcp`` or ``rcpac``: the router and senders the packet runs
+        use. For ``xcp`` the judged "R/C" is y/(N*C), judged against eta/N (its router feeds back
+        the smallest queue of the interval, so a standing queue does not lower y).
     alphas, betas : array_like
         Grid axes (> 0).
     scenario : str or Scenario, optional
@@ -189,7 +190,8 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
         ``fluid_model``, ``fluid_agreement`` (fraction of points with the same stable verdict)
         and ``fluid_disagreements``.
     """
-    if model.name not in PROTOCOLS:
+    router = PACKET_ROUTER.get(model.name, model.name)
+    if router not in PROTOCOLS:
         raise InputError(f"--model {model.name}: the packet method runs {', '.join(PROTOCOLS)} routers")
     scenario = get_scenario(scenario or DEFAULT_SCENARIO)
     alphas = np.asarray(alphas, dtype=float)
@@ -203,12 +205,12 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     parts = [slice(s, s + POINTS_PER_CHUNK) for s in range(0, aa.size, POINTS_PER_CHUNK)]
     described = dataclasses.asdict(scenario)
     # The protocol joins the key only when it is not rcp, so existing rcp checkpoints stay valid.
-    protocol = {} if model.name == "rcp" else {"protocol": model.name}
+    protocol = {} if router == "rcp" else {"protocol": router}
     keys = [chunk_key({"method": "packet", "scenario": described, "alpha": aa[p].tolist(), "beta": bb[p].tolist(),
                        "seed": seed, "version": RESULT_VERSION, **protocol}) for p in parts]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed, model.name) for i in todo]
+    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed, router) for i in todo]
     with tqdm(total=len(parts), initial=len(parts) - len(todo), disable=not progress,
               desc=f"packet {scenario.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_points, tasks, workers):
@@ -216,7 +218,7 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
             bar.update(1)
     codes = np.concatenate([store.get(key)["codes"] for key in keys]).astype(int)
     convergence = np.concatenate([store.get(key)["convergence_rtt"] for key in keys]).astype(float)
-    fluid_model = FLUID_MODELS[model.name]
+    fluid_model = FLUID_MODELS[router]
     fluid_codes, _ = fluid_verdicts(scenario, aa, bb, fluid_model)
     table = {
         "alpha": aa, "beta": bb, "stable": (codes == CONVERGED).astype(int),
