@@ -6,13 +6,11 @@
 instant. R is piecewise constant, so at d0 = m T it is read exactly where it jumps: the value
 read is the one set m - 1 intervals earlier when d0 <= m T and m intervals earlier when d0 is a
 hair longer. At d0 = T the controller then sees its own last update at once and the loop is far
-more stable (App. E's grid: 100 of 100 points at d0 = 10 ms, 27 at d0 = 10.1 ms). The router
-(and ``rcp-router``) measures the bytes that arrived during the interval, sent over the interval
-one d0 earlier: continuous in d0, no jump. A packet run at T = d0 = 10 ms decides: at
-(2.0, 0.1) and (1.6, 0.3) the packet router swings between MIN_RATE and C, as ``rcp-router``
-and ``rcp`` at d0 = 10.1 ms do, not as ``rcp`` at d0 = 10 ms (converged). So the jump is not the
-integrator's (its step is T there, exact for this model) but the instantaneous reading's, a
-measure-zero artifact of the ``rcp`` model that the router does not have.
+more stable. The router (and ``rcp-router``) measures the bytes that arrived during the interval,
+sent over the interval one d0 earlier: continuous in d0, no jump. The packet runs at T = d0 decide
+which reading the router has; the integrator's step is T there, exact for this model, so a jump
+in ``rcp`` belongs to its instantaneous reading, not to the integrator. Measured results: docs
+notebook 05.
 
 Prints, per d0 (T = 10 ms, App. E's C and N), the phase-plane stable counts of ``rcp`` and
 ``rcp-router`` on a 10 x 10 grid, the exact sampled linear loop's counts (d0 = m T, router and
