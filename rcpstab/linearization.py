@@ -51,7 +51,12 @@ class LinearDelaySystem:
         M = s * sp.eye(n) - self.A0
         for tau, A in self.delayed.items():
             M -= A * sp.exp(-s * tau)
-        return sp.expand(M.det())
+        char = sp.expand(M.det())
+        if self.model.counters:  # each counter's level is a neutral mode: a factor s, dropped
+            char = sp.expand(char / s ** len(self.model.counters))
+            if any(term.as_powers_dict().get(s, 0) < 0 for term in sp.Add.make_args(char)):
+                raise ValueError(f"model {self.model.name!r}: counters do not factor out of the characteristic")
+        return char
 
     @cached_property
     def normalized_characteristic(self) -> sp.Expr:
@@ -103,7 +108,7 @@ def linearize(model: ModelSpec) -> LinearDelaySystem:
     Parameters
     ----------
     model : ModelSpec
-        Its ``linearize_at`` substitutions (eta = 1) are applied first; clamps,
+        Its ``linearize_at`` substitutions (eta = 1) are applied first, delays included; clamps,
         saturations and sampling are ignored, as the linear analysis of Sec. 5.1 does.
 
     Returns
@@ -130,5 +135,6 @@ def linearize(model: ModelSpec) -> LinearDelaySystem:
         A = sp.Matrix([[sp.simplify(sp.diff(f, v).subs(at)) if v is not None else 0 for v in columns]
                        for f in rhs])
         if A != sp.zeros(*A.shape):
-            delayed[tau] = A
+            key = sp.sympify(tau).subs(model.linearize_at)
+            delayed[key] = delayed.get(key, sp.zeros(*A.shape)) + A
     return LinearDelaySystem(model=model, A0=A0, delayed=delayed)

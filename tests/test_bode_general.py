@@ -16,11 +16,14 @@ from rcpstab.regions.roots import rightmost_root
 
 
 def _has_gain_loop(name):
-    """Models whose normalized loop depends on (alpha, beta) only: every linear lens applies."""
+    """Models whose normalized loop depends on (alpha, beta) only and has one delay: every linear lens
+    applies (rcp-router's averaged loop has two delays, and only exact reads it)."""
     from rcpstab.errors import InputError
+    from rcpstab.regions.openloop import open_loop
     from rcpstab.regions.quasipoly import quasi_polynomial
     try:
         quasi_polynomial(get_model(name))
+        open_loop(get_model(name))
     except InputError:
         return False
     return True

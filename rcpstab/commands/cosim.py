@@ -15,6 +15,7 @@ bytes, bytes) on a common grid, --json prints the agreement summary::
                               packet_settling_s, fluid_settling_s (null: never settles), rms_R_over_C
   packet_wall_time_s, fluid_wall_time_s
   fluid_omits                 what the fluid model leaves out
+  conservation                packets sent, delivered, dropped, in_flight (sent = the other three summed)
 
 Scenario flash-crowd: N long-lived flows at equilibrium, then 9 N more at once, with a drop-tail
 buffer of --buffer bandwidth-delay products (default 1) in the packet run and the same buffer in
@@ -62,7 +63,8 @@ def add_arguments(parser):
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (> 0)")
     parser.add_argument("--model", default="rcp", help=f"{', '.join(PROTOCOLS)}: router, senders and fluid model "
-                        "(default: rcp; xcp compares y/(N*C))")
+                        "(default: rcp; xcp compares y/(N*C); rcp-router: the RCP router against the fluid "
+                        "model with its timing)")
     parser.add_argument("--scenario", default="fig5.3", help=f"one of {', '.join([*SCENARIOS, *NETWORK_SCENARIOS])} (default: fig5.3)")
     parser.add_argument("--rtt", type=float, metavar="SECONDS", help="override the scenario's round-trip delay, s")
     parser.add_argument("--buffer", type=buffer_bdp, metavar="BDP",
@@ -82,7 +84,7 @@ def add_arguments(parser):
 
 def run(args) -> int:
     check_outputs(args)
-    if args.model not in PROTOCOLS:
+    if args.model not in (*PROTOCOLS, "rcp-router"):
         raise InputError(f"--model {args.model}: the packet simulator runs {', '.join(PROTOCOLS)}")
     if not args.transient_rtt >= 0:
         raise InputError(f"--transient-rtt {args.transient_rtt}: must be >= 0")

@@ -26,4 +26,9 @@ def run(args) -> int:
         print(latex_document(system, standalone=args.standalone))
         return 0
     print(describe(system))
+    if model.sampled:
+        held = ", ".join(f"{x.__name__} every {interval}" for x, interval in model.sampled.items())
+        print(f"sampling: {held}, held in between; G above treats these states as continuous. The hold "
+              "adds about half an interval of delay; the exact sampled loop is a polynomial in z = exp(s*T)"
+              + (" (rcpstab.models.rcp_router.sampled_characteristic)" if model.name == "rcp-router" else ""))
     return 0

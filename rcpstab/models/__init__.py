@@ -3,11 +3,12 @@
 Use :func:`get_model` to look one up by the name the command line uses.
 """
 from ..errors import InputError
-from . import linear, rcp, rcpac, switched, xcp
+from . import linear, rcp, rcp_router, rcpac, switched, xcp, xcp_router
 from .plugins import is_model_path, load_entry_point, load_model_file, plugin_names
 from .spec import Clamp, DelayedTerm, ModelSpec, Saturation, t
 
-MODELS = {m.name: m for m in (rcp.MODEL, switched.MODEL, linear.MODEL, xcp.MODEL, rcpac.MODEL)}
+MODELS = {m.name: m for m in (rcp.MODEL, switched.MODEL, linear.MODEL, rcp_router.MODEL, xcp.MODEL, xcp_router.MODEL,
+                                    rcpac.MODEL)}
 """Every model by name."""
 
 

@@ -120,6 +120,11 @@ class ModelSpec:
     origin : str
         Where the model came from when it is not bundled: the protocol file's path (set by
         :func:`rcpstab.models.plugins.load_model_file`), so worker processes can load it again.
+        ignores eta: thesis Sec. 5.1 footnote 1), delays included.
+    counters : tuple of sympy.Function
+        Cumulative counters read only through differences such as ``Y(t) - Y(t - T)``
+        (``rcp-router``'s arrivals): their level is arbitrary, so the linearization drops
+        the neutral root s = 0 that each contributes.
     loop_parameters : tuple of sympy.Symbol
         The two controller gains mapped over, ``(alpha, beta)``.
     time_scale : sympy.Expr
@@ -147,6 +152,7 @@ class ModelSpec:
     saturations: tuple = ()
     sampled: dict = field(default_factory=dict)
     linearize_at: dict = field(default_factory=dict)
+    counters: tuple = ()
     queue_scale: sp.Expr | None = None
     domains: dict = field(default_factory=dict)
     origin: str = ""

@@ -37,6 +37,8 @@ from .segments import control_interval_s, flow_segments, rtt_average
 
 TRANSIENT_RTT = 20.0   # after each flow-count change: measured settling (5% band) is <= 15 RTTs at alpha <= 0.8
 SETTLE_BAND = 0.05     # settled: one-RTT mean of R/C within 5% of eta/N (the packet plateau sits up to ~3% low)
+PACKET_PROTOCOL = {"rcp-router": "rcp"}  # fluid models whose packet run is another protocol's router
+CONSERVED = ("sent", "delivered", "dropped", "in_flight")  # packets: sent = delivered + dropped + in_flight
 CSV_COLUMNS = ("t", "packet_R_over_C", "fluid_R_over_C", "packet_queue_bytes", "fluid_queue_bytes")
 FLUID_OMITS = (
     "retransmissions: dropped fluid is lost, the senders' rate does not react to drops (R-TCP takes it from the router)",
@@ -104,6 +106,9 @@ class CosimResult:
         Round trips after each flow-count change left out of plateaus and RMS figures.
     packet_wall_time_s, fluid_wall_time_s : float
         Wall-clock time of each run, seconds.
+    conservation : dict
+        Packets (data and control) the hosts ``sent``, ``delivered``, ``dropped`` by a full
+        buffer and still ``in_flight`` at the end: sent = delivered + dropped + in_flight.
     """
 
     scenario: Scenario
@@ -121,6 +126,7 @@ class CosimResult:
     packet_wall_time_s: float = 0.0
     fluid_wall_time_s: float = 0.0
     model: str = "rcp"
+    conservation: dict = field(default_factory=dict)
 
     @property
     def steady(self) -> np.ndarray:
@@ -158,6 +164,7 @@ class CosimResult:
             "packet_wall_time_s": self.packet_wall_time_s,
             "fluid_wall_time_s": self.fluid_wall_time_s,
             "fluid_omits": list(FLUID_OMITS),
+            "conservation": dict(self.conservation),
         }
 
     def to_csv(self, path: str) -> None:
@@ -218,8 +225,9 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
         Simulated seconds (default: the scenario's).
     transient_rtt : float
         Round trips after each flow-count change left out of plateaus and RMS figures.
-    model : {"rcp", "xcp", "rcpac"}
-        Protocol of the packet run and fluid model.
+    model : {"rcp", "rcp-router", "xcp", "rcpac"}
+        Protocol of the packet run and fluid model (``rcp-router``: the RCP router against the
+        fluid model with its timing).
 
     Returns
     -------
@@ -232,7 +240,7 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
     """
     scenario = get_scenario(scenario)
     t_end = scenario.t_end_s if t_end is None else t_end
-    packet = run_scenario(scenario, alpha, beta, seed=seed, t_end=t_end, protocol=model)
+    packet = run_scenario(scenario, alpha, beta, seed=seed, t_end=t_end, protocol=PACKET_PROTOCOL.get(model, model))
     wall = time.perf_counter()
     fluid = fluid_run(scenario, alpha, beta, t_end, model)
     fluid_wall = time.perf_counter() - wall
@@ -252,6 +260,7 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
         packet_wall_time_s=packet.wall_time_s,
         fluid_wall_time_s=fluid_wall,
         model=model,
+        conservation={key: int(packet.counters[key]) for key in CONSERVED},
     )
     result.segments = [_segment_agreement(result, seg) for seg in flow_segments(scenario, t_end)]
     return result

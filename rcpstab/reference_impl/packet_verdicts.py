@@ -1,50 +1,57 @@
-"""Verdicts on one segment of a packet trace: the phase plane's rules, with noise-aware bands.
+"""Verdicts on one segment of a packet trace: the shared judgement, with a measured noise floor.
 
 A packet router's R/C and queue are noisy where the fluid model's are smooth: y is counted in
-whole datagrams per interval and the queue holds whole packets. The phase plane's bands (R
-within 2% of equilibrium, q within 1% of C*d0) can be narrower than that noise (at 10 Mb/s
-and 100 ms, 1% of C*d0 is less than one 1500-byte packet), so a flat run that has converged
-keeps stepping out of them. :func:`judge_segment` therefore:
+whole datagrams per interval and the queue holds whole packets. The thesis' bands (R within 2%
+of equilibrium, q within 1% of C*d0) can be narrower than that noise (at 10 Mb/s and 100 ms,
+1% of C*d0 is less than one 1500-byte packet). :func:`judge_segment` therefore measures the
+noise and hands the one-RTT means of the traces to the shared judgement
+(:func:`rcpstab.core.judgement.judge_trace`) with that noise as its floor; it has no rule of
+its own. Every constant is fixed from first principles, none fitted to a map:
 
-1. Measures the **noise floor** of each trace on the segment's second half (the settled part):
+1. **Noise floor** of each trace, measured on the segment's second half (the settled part):
 
    - R/C (one-RTT means): the part of its spread that does not repeat at its dominant period,
-     ``std * sqrt(1 - rho)`` with ``rho`` the autocorrelation there (signal plus noise: a
-     sustained cycle repeats, so rho ~ its share of the power; counting noise, and the loop's
-     response to it, mostly does not). It is capped at the counting quantum of a one-RTT mean,
-     one datagram per RTT relative to the equilibrium rate: a larger fluctuation is not noise.
+     ``std * sqrt(1 - rho)`` with ``rho`` the autocorrelation there (a sustained cycle repeats,
+     so rho is about its share of the power; counting noise mostly does not). It is capped at
+     the counting quantum of a one-RTT mean, one datagram per RTT relative to the equilibrium
+     rate: a larger fluctuation is not counting noise.
    - the queue: its spread about its centred one-RTT mean (:func:`occupancy_floor`).
 
-2. Widens each band to ``max(thesis band, NOISE_K * floor)`` and scales the traces so that the
-   phase plane's :func:`~rcpstab.phaseplane.verdicts.band_distance` measures them in these
-   bands; :func:`~rcpstab.phaseplane.verdicts.classify` judges their envelope. **converged**
-   when it is inside and stays inside (or decays steadily), as in the phase plane.
-3. Otherwise, on the second half's one-RTT-mean deviation of R/C from the equilibrium:
-   **limit_cycle** when it oscillates coherently (``rho >=`` :data:`COHERENCE`), its amplitude
-   (sqrt(2) * std) exceeds the widened band and it is not decaying (the last quarter's std keeps
-   at least 1/(1 + TREND) of the third quarter's). Rates are clamped and the queue is bounded by
-   the buffer, so a growing oscillation is heading for a bounded cycle: this is checked before
-   classify's growth rule.
-4. **diverged** when classify saw growth and the envelope ends outside the band, or when the
-   median deviation is outside the band (settled away from the equilibrium by more than the
-   standing-queue offset, already in the equilibrium, explains). Growth that ended back inside
-   the band was a noise bump: **undecided**, as is classify's crossing-based limit cycle without
-   coherence (noise dithering about the equilibrium).
+2. **Floor = max(thesis band, K noise)**: the thesis calls a trace converged once it stays in
+   its band (R within 2%, q within 1% of C*d0), and noise must not carry a converged trace out
+   of it. K is the level that Gaussian noise's one-RTT means exceed with probability
+   :data:`FALSE_ALARM` anywhere in the judgement's last block (``BLOCK_WINDOWS * WINDOW_RTT``
+   one-RTT means, independent): ``K = Phi^-1(1 - FALSE_ALARM / (2 n))``, 3.5 for n = 20. A
+   trace whose last block stays within the floor is at the equilibrium; the convergence time
+   is its last exit from that (widened) band. The shared judgement's other rules (steady
+   decay, flat cycle, growth) apply unchanged.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+from scipy.stats import norm
 
-from ..phaseplane.monitor import trajectory_envelope
-from ..phaseplane.trajectory import Trajectory
-from ..phaseplane.verdicts import CONVERGED, DIVERGED, LIMIT_CYCLE, QUEUE_BAND, RATE_BAND, TREND, UNDECIDED, classify
+from ..core.judgement import BLOCK_WINDOWS, QUEUE_BAND, RATE_BAND, WINDOW_RTT, judge_trace
 from .segments import rtt_average
 
-NOISE_K = 5.0          # band >= 5 noise floors: ~100 independent one-RTT means of Gaussian noise stay inside
-COHERENCE = 0.5        # autocorrelation at the period: a cycle repeats; noise through a damped loop mostly does not
+FALSE_ALARM = 0.01     # chance that pure noise leaves the floor somewhere in the last block
 MAX_PERIOD_RTT = 40.0  # longest period searched (the loop's periods are 4-20 RTTs)
+
+
+def noise_multiple(n_independent: float, false_alarm: float = FALSE_ALARM) -> float:
+    """K such that n independent Gaussian samples all stay within K sigma with probability 1 - false_alarm.
+
+    Examples
+    --------
+    >>> round(noise_multiple(20), 2)
+    3.48
+    """
+    return float(norm.isf(false_alarm / (2.0 * n_independent)))
+
+
+NOISE_K = noise_multiple(BLOCK_WINDOWS * WINDOW_RTT)   # one-RTT means are independent one RTT apart
 
 
 def occupancy_floor(raw: np.ndarray, samples_per_rtt: int) -> float:
@@ -81,7 +88,7 @@ def dominant_oscillation(deviation: np.ndarray, samples_per_rtt: int) -> tuple[f
 
 def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray, gamma_eq: float,
                   queue_eq: float, d0: float, capacity: float, samples_per_rtt: int,
-                  packet_bits: float) -> tuple[int, float]:
+                  packet_bits: float, noisy: bool = True) -> tuple[int, float]:
     """Verdict code and convergence time (RTTs from the first sample) of one packet segment.
 
     Parameters
@@ -98,35 +105,34 @@ def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray,
         Control intervals in one RTT (the averaging window).
     packet_bits : float
         A data datagram, bits: the router's counting quantum.
+    noisy : bool
+        True for a packet trace (floor: the band widened by the measured noise); False for a fluid
+        trace sampled like one, which has no noise to hide behind: it is judged down to the shared
+        judgement's numerical floor, so that a slow growth inside the band is seen as growth.
     """
+    judged = judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capacity, samples_per_rtt,
+                                  packet_bits, noisy)
+    return int(judged.codes[0]), float(judged.convergence_rtt[0])
+
+
+def judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capacity, samples_per_rtt,
+                         packet_bits, noisy=True):
+    """The full :class:`~rcpstab.core.judgement.Judgement` of one segment (see :func:`judge_segment`)."""
+    if not noisy:
+        return judge_trace(t_s / d0, gamma_raw, queue_raw, gamma_eq, queue_eq, capacity * d0, final=True)
     late = slice(gamma_raw.size // 2, None)
-    deviation = rtt_average(gamma_raw, samples_per_rtt) / gamma_eq - 1.0
-    settled = deviation[late]
+    gamma_mean = rtt_average(gamma_raw, samples_per_rtt)
+    settled = gamma_mean[late] / gamma_eq - 1.0
     _, coherence = dominant_oscillation(settled, samples_per_rtt)
     # Counting noise cannot exceed one datagram per RTT in a one-RTT mean of the rate.
     quantum = packet_bits / (capacity * d0 * gamma_eq)
-    noise = float(np.std(settled)) * math.sqrt(1.0 - max(coherence, 0.0))
-    rate_band = max(RATE_BAND, min(NOISE_K * noise, quantum))
-    queue_band = max(QUEUE_BAND * capacity * d0, NOISE_K * occupancy_floor(queue_raw[late], samples_per_rtt))
-    queue_off = rtt_average(queue_raw, samples_per_rtt) - queue_eq
-    # Scaled so that band_distance's fixed bands (RATE_BAND, QUEUE_BAND * C * d0) become the widened ones.
-    traj = Trajectory(model="packet", t=t_s, states={}, gamma=(1.0 + deviation * RATE_BAND / rate_band)[:, None],
-                      queue=(queue_off * QUEUE_BAND * capacity * d0 / queue_band)[:, None],
-                      gamma_eq=np.ones(1), queue_eq=np.zeros(1), d0=d0, capacity=np.array([capacity]),
-                      dt=float(t_s[1] - t_s[0]) if t_s.size > 1 else d0)
-    envelope = trajectory_envelope(traj)
-    verdict = classify(envelope, final=True)
-    code, convergence = int(verdict.codes[0]), float(verdict.convergence_rtt[0])
-    if code == CONVERGED:
-        return code, convergence
-    quarter = settled.size // 2
-    third, last = np.std(settled[:quarter]), np.std(settled[quarter:])
-    # Rates are clamped and the queue bounded by the buffer, so an oscillation whose envelope
-    # still grows is heading for a bounded cycle: coherence decides before classify's growth rule.
-    if coherence >= COHERENCE and math.sqrt(2.0) * last > rate_band and last * (1 + TREND) >= third:
-        return LIMIT_CYCLE, math.nan
-    # A growth verdict on a noisy envelope that ends back inside the band was a noise bump.
-    grown = code == DIVERGED and not envelope.peaks[-1, 0] <= 1.0
-    if grown or abs(float(np.median(settled))) > rate_band:
-        return DIVERGED, math.nan
-    return (UNDECIDED if code in (DIVERGED, LIMIT_CYCLE) else code), math.nan
+    rate_noise = min(float(np.std(settled)) * math.sqrt(1.0 - max(coherence, 0.0)), quantum)
+    queue_noise = occupancy_floor(queue_raw[late], samples_per_rtt) / (capacity * d0)
+    # The thesis calls a trace converged inside its band: the floor is the band, widened where the
+    # noise would carry a converged trace out of it.
+    rate_floor = max(NOISE_K * rate_noise, RATE_BAND)
+    queue_floor = max(NOISE_K * queue_noise, QUEUE_BAND)
+    return judge_trace(t_s / d0, gamma_mean, rtt_average(queue_raw, samples_per_rtt), gamma_eq, queue_eq,
+                       capacity * d0, rate_band=rate_floor, queue_band=queue_floor,
+                       rate_floor=rate_floor, queue_floor=queue_floor, final=True)
+    return result

@@ -2,25 +2,20 @@
 
 Each grid point runs the scenario (default ``fig5.3``) packet by packet and is judged one
 flow-count segment at a time, each against its own equilibrium; the point's verdict is its
-worst segment's. Two packet effects shape the judgement (measured on fig5.3, see the
-reference_impl README):
+worst segment's. Paced flows keep a standing queue of a packet or two, which the rate law
+balances (alpha*(eta*C - y) = beta*q/d) by settling R/C 1-3% below eta/N: the segment's
+equilibrium is that fixed point (q_e = the mean one-RTT-mean queue over the segment's second
+half, R_e = (eta*C - beta*q_e/(alpha*d*C))/N; ``diverged`` if that is <= 0). Segments are judged
+by the shared judgement with the trace's measured noise floor
+(:func:`~rcpstab.reference_impl.packet_verdicts.judge_segment`; its constants come from first
+principles, none was fitted to a map).
 
-- paced flows keep a standing queue of a packet or two, which the rate law balances
-  (alpha*(eta*C - y) = beta*q/d) by settling R/C 1-3% below eta/N. The segment's equilibrium is
-  that fixed point: q_e = the mean one-RTT-mean queue over the segment's second half,
-  R_e = (eta*C - beta*q_e/(alpha*d*C))/N (no equilibrium, ``diverged``, if that is <= 0);
-- the router counts y in whole datagrams per 10 ms interval (8 at 10 Mb/s) and the queue holds
-  whole packets, so the traces carry noise of about the width of the thesis' bands (1% of C*d0
-  is less than one packet here). Segments are judged by
-  :func:`~rcpstab.reference_impl.packet_verdicts.judge_segment`: the phase plane's envelope and
-  classify on one-RTT means, with each band widened to ``max(thesis band, 5 x noise floor)``
-  measured on the trace itself, and a limit cycle only where the oscillation is coherent
-  (autocorrelation at its period >= 0.5) and larger than the band.
-
-On the thesis grid (alpha 0.1..2.0 x beta 0.1..1.0) this agrees with the phase-plane map of
-the same set-up on 82.5% of the points (67.5% with the phase plane's fixed bands); most of the
-rest are 1.0 <= alpha <= 1.6 points where the packet runs keep oscillating by 4-8% while the
-fluid runs settle (see ``benchmarks/bench_packet_region.py``).
+Next to each packet verdict the map gives the verdict of the fluid model that should match
+the packet runs (:data:`FLUID_MODELS`; for RCP ``rcp-router``, the fluid model with the
+router's timing) on the same scenario and initial conditions, sampled once per control
+interval and judged segment by segment alike (:func:`fluid_verdicts`). Measured agreements
+and every disagreement with the experiment that explains it: ``benchmarks/bench_packet_region.py``
+and docs notebook 05.
 
 Chunks of points run on local processes (:func:`~rcpstab.core.executors.run_chunks`) and
 are checkpointed as they finish (:class:`~rcpstab.core.checkpoint.Checkpoint`).
@@ -39,6 +34,7 @@ from ..core.executors import run_chunks
 from ..phaseplane.sweep import _SEVERITY, phaseplane_region
 from ..phaseplane.verdicts import CONVERGED, DIVERGED, UNDECIDED, VERDICTS
 from ..regions.result import RegionMap
+from .cosim import fluid_run
 from .packet_verdicts import judge_segment
 from .run import PROTOCOLS, PacketRun, run_scenario
 from .scenarios import Scenario, get_scenario
@@ -46,9 +42,12 @@ from .segments import control_interval_s, flow_segments, rtt_average
 
 DEFAULT_SCENARIO = "fig5.3"
 POINTS_PER_CHUNK = 10      # ~1 s of work per chunk at fig5.3: small enough to checkpoint often
-RESULT_VERSION = 2         # bump when a change alters chunk results, so old checkpoints are not reused
+RESULT_VERSION = 4         # bump when a change alters chunk results, so old checkpoints are not reused
 FIG53_BETA = 0.6           # thesis Fig. 5.3: at beta = 0.6 the system is stable so long as alpha <= 1.2
 FIG53_ALPHA_MAX = 1.2
+FLUID_MODEL = "rcp-router"  # the fluid model with the router's timing: what the packet map should match
+FLUID_MODELS = {"rcp": FLUID_MODEL, "xcp": "xcp", "rcpac": "rcpac"}  # packet protocol -> fluid model it should match
+PACKET_ROUTER = {"rcp-router": "rcp"}   # fluid models whose packet runs are another protocol's router
 
 
 def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int) -> tuple[int, float]:
@@ -60,27 +59,91 @@ def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int)
     start_s, stop_s : float
         The segment, seconds; ``n_flows`` (>= 1) long-lived flows are active throughout.
     """
-    sc = run.scenario
-    inside = (run.t >= start_s) & (run.t < stop_s)
+    return trace_segment_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
+                                 start_s, stop_s, n_flows, rate_offset=run.protocol != "xcp")
+
+
+def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
+                          queue_bits: np.ndarray, start_s: float, stop_s: float, n_flows: int,
+                          noisy: bool = True, rate_offset: bool = True) -> tuple[int, float]:
+    """:func:`segment_verdict` on any trace sampled once per control interval (packet or fluid).
+
+    Parameters
+    ----------
+    t_s, gamma, queue_bits : ndarray
+        Sample times (s), R/C and the queue (bits), one sample per control interval.
+    noisy : bool
+        A packet trace (True) or a fluid one (False): see
+        :func:`~rcpstab.reference_impl.packet_verdicts.judge_segment`.
+    rate_offset : bool
+        The standing queue lowers the equilibrium rate (RCP's rate law reads the queue). False for
+        XCP, whose router feeds back the smallest queue of the interval, about 0 with a standing
+        queue of a packet or two: its equilibrium stays eta/N.
+    """
+    sc = scenario
+    inside = (t_s >= start_s) & (t_s < stop_s)
     per_rtt = max(int(round(sc.rtt_s / control_interval_s(sc))), 1)
-    queue = run.queue_bytes[inside] * 8.0
-    queue_eq = float(rtt_average(queue, per_rtt)[queue.size // 2:].mean())
+    queue = np.asarray(queue_bits, dtype=float)[inside]
+    # A paced packet equilibrium keeps a standing queue (measured); the fluid model's is q = 0 exactly.
+    queue_eq = float(rtt_average(queue, per_rtt)[queue.size // 2:].mean()) if noisy else 0.0
     delay = sc.rtt_s + queue_eq / sc.capacity_bps
-    gamma_eq = (sc.eta - run.beta * queue_eq / (run.alpha * delay * sc.capacity_bps)) / n_flows
+    offset = beta * queue_eq / (alpha * delay * sc.capacity_bps) if rate_offset else 0.0
+    gamma_eq = (sc.eta - offset) / n_flows
     if gamma_eq <= 0:  # the standing queue alone drives the rate law to zero: no equilibrium to settle at
         return DIVERGED, math.nan
-    return judge_segment(run.t[inside] - start_s, run.R_over_C[inside], queue, gamma_eq, queue_eq,
-                         sc.rtt_s, sc.capacity_bps, per_rtt, 8.0 * sc.packet_bytes)
+    return judge_segment(t_s[inside] - start_s, np.asarray(gamma)[inside], queue, gamma_eq, queue_eq,
+                         sc.rtt_s, sc.capacity_bps, per_rtt, 8.0 * sc.packet_bytes, noisy)
 
 
-def run_verdict(run: PacketRun) -> tuple[int, float]:
-    """Worst verdict over the run's segments with flows, and the slowest convergence (NaN unless all converged)."""
-    judged = [segment_verdict(run, seg.start_s, seg.stop_s, seg.n_flows)
-              for seg in flow_segments(run.scenario, float(run.t[-1]) + 1e-9) if seg.n_flows >= 1]
+def trace_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
+                  queue_bits: np.ndarray, noisy: bool = True, rate_offset: bool = True) -> tuple[int, float]:
+    """Worst verdict over a trace's segments with flows, and the slowest convergence (NaN unless all converged).
+
+    ``noisy``, ``rate_offset``: see :func:`trace_segment_verdict`.
+    """
+    judged = [trace_segment_verdict(scenario, alpha, beta, t_s, gamma, queue_bits, seg.start_s, seg.stop_s,
+                                    seg.n_flows, noisy, rate_offset)
+              for seg in flow_segments(scenario, float(t_s[-1]) + 1e-9) if seg.n_flows >= 1]
     codes = [code for code, _ in judged]
     worst = max(codes, key=lambda c: _SEVERITY[c]) if codes else UNDECIDED
     all_converged = bool(codes) and all(c == CONVERGED for c in codes)
     return worst, (max(t for _, t in judged) if all_converged else math.nan)
+
+
+def run_verdict(run: PacketRun) -> tuple[int, float]:
+    """Worst verdict over the run's segments with flows, and the slowest convergence (NaN unless all converged)."""
+    return trace_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
+                         rate_offset=run.protocol != "xcp")
+
+
+def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) -> tuple[np.ndarray, np.ndarray]:
+    """The router-timed fluid model on the packet run's network and initial conditions, judged alike.
+
+    Every (alpha, beta) is one trajectory of one batch: the scenario's C, d0, eta, MTU, its flow
+    schedule as N(t), T = the router's interval min(d0, 10 ms), R(0)/C and q(0) = 0 as the
+    router starts (:func:`~rcpstab.reference_impl.cosim.fluid_run`). Each trajectory is sampled
+    once per control interval, as the router's trace is, and judged segment by segment like the
+    packet trace (:func:`trace_verdict`), by the shared judgement down to its numerical floor: a
+    fluid trace has no noise, so a slow growth inside the band is growth, not convergence.
+
+    Returns
+    -------
+    codes, convergence_rtt : ndarray
+        One verdict code and convergence time (RTTs, NaN unless converged) per point.
+    """
+    alphas = np.asarray(alphas, dtype=float)
+    betas = np.asarray(betas, dtype=float)
+    traj = fluid_run(scenario, alphas, betas, scenario.t_end_s, model)
+    interval = control_interval_s(scenario)
+    every = max(int(round(interval / traj.dt)), 1)
+    t_s = traj.t[every::every]
+    gamma = traj.gamma[every::every]
+    if model in ("xcp", "xcp-router"):  # XCP has no router rate: y/(N(t) C), as the packet map judges it
+        flows = np.maximum([scenario.n_flows(x) for x in t_s], 1)
+        gamma = traj.states["y"][every::every] / (flows[:, None] * scenario.capacity_bps)
+    judged = [trace_verdict(scenario, a, b, t_s, gamma[:, i], traj.queue[every::every, i], noisy=False)
+              for i, (a, b) in enumerate(zip(alphas, betas))]
+    return np.array([c for c, _ in judged], dtype=int), np.array([t for _, t in judged], dtype=float)
 
 
 def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int, protocol: str = "rcp") -> dict:
@@ -102,9 +165,9 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     Parameters
     ----------
     model : ModelSpec
-        ``rcp``, ``xcp`` or ``rcpac``: the router and senders the packet runs use. For ``xcp``
-        the judged "R/C" is y/(N*C), whose equilibrium with a standing queue q is the same
-        (1 - beta*q/(alpha*d*C))/N at eta = 1.
+        ``rcp`` (or ``rcp-router``), ``xcp`` or ``rcpac``: the router and senders the packet runs
+        use. For ``xcp`` the judged "R/C" is y/(N*C), judged against eta/N (its router feeds back
+        the smallest queue of the interval, so a standing queue does not lower y).
     alphas, betas : array_like
         Grid axes (> 0).
     scenario : str or Scenario, optional
@@ -121,9 +184,14 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     Returns
     -------
     RegionMap
-        ``table``: alpha, beta, stable, verdict, convergence_rtt.
+        ``table``: alpha, beta, stable, verdict, convergence_rtt, and fluid_stable, fluid_verdict:
+        the fluid model that should match the packet runs (:data:`FLUID_MODELS`: ``rcp-router``
+        for RCP) on the same scenario, judged alike (:func:`fluid_verdicts`). ``meta`` adds
+        ``fluid_model``, ``fluid_agreement`` (fraction of points with the same stable verdict)
+        and ``fluid_disagreements``.
     """
-    if model.name not in PROTOCOLS:
+    router = PACKET_ROUTER.get(model.name, model.name)
+    if router not in PROTOCOLS:
         raise InputError(f"--model {model.name}: the packet method runs {', '.join(PROTOCOLS)} routers")
     scenario = get_scenario(scenario or DEFAULT_SCENARIO)
     alphas = np.asarray(alphas, dtype=float)
@@ -137,12 +205,12 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     parts = [slice(s, s + POINTS_PER_CHUNK) for s in range(0, aa.size, POINTS_PER_CHUNK)]
     described = dataclasses.asdict(scenario)
     # The protocol joins the key only when it is not rcp, so existing rcp checkpoints stay valid.
-    protocol = {} if model.name == "rcp" else {"protocol": model.name}
+    protocol = {} if router == "rcp" else {"protocol": router}
     keys = [chunk_key({"method": "packet", "scenario": described, "alpha": aa[p].tolist(), "beta": bb[p].tolist(),
                        "seed": seed, "version": RESULT_VERSION, **protocol}) for p in parts]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed, model.name) for i in todo]
+    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed, router) for i in todo]
     with tqdm(total=len(parts), initial=len(parts) - len(todo), disable=not progress,
               desc=f"packet {scenario.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_points, tasks, workers):
@@ -150,14 +218,23 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
             bar.update(1)
     codes = np.concatenate([store.get(key)["codes"] for key in keys]).astype(int)
     convergence = np.concatenate([store.get(key)["convergence_rtt"] for key in keys]).astype(float)
+    fluid_model = FLUID_MODELS[router]
+    fluid_codes, _ = fluid_verdicts(scenario, aa, bb, fluid_model)
     table = {
         "alpha": aa, "beta": bb, "stable": (codes == CONVERGED).astype(int),
         "verdict": np.asarray(VERDICTS, dtype=object)[codes], "convergence_rtt": convergence,
+        "fluid_stable": (fluid_codes == CONVERGED).astype(int),
+        "fluid_verdict": np.asarray(VERDICTS, dtype=object)[fluid_codes],
     }
+    same = (codes == CONVERGED) == (fluid_codes == CONVERGED)
     meta = {
         "scenario": scenario.name, "seed": seed,
         "verdict_counts": {name: int((codes == i).sum()) for i, name in enumerate(VERDICTS)},
         "chunks_total": len(parts), "chunks_computed": len(todo),
+        "fluid_model": fluid_model,
+        "fluid_agreement": float(same.mean()),
+        "fluid_disagreements": [{"alpha": float(a), "beta": float(b), "packet": VERDICTS[c], "fluid": VERDICTS[f]}
+                                for a, b, c, f, ok in zip(aa, bb, codes, fluid_codes, same) if not ok],
     }
     stable = (codes == CONVERGED).reshape(betas.size, alphas.size)
     return RegionMap(model.name, "packet", alphas, betas, stable, table=table, meta=meta)

@@ -129,13 +129,14 @@ def build_simulator(topology, flows: list, packet_bytes: int, backend: str, prot
 
 
 def make_controller(link: Link, alpha: float, beta: float, eta: float, initial_R_over_C: float,
-                    avg_rtt_s: float, mtu: int):
-    """The control path of ``link`` (by its protocol) in its initial state."""
+                    avg_rtt_s: float, mtu: int, rtt_estimator: str = "appf"):
+    """The control path of ``link`` (by its protocol) in its initial state (RCP's RTT average: ``rtt_estimator``)."""
     capacity = link.capacity_bps / 8000  # bytes/ms
     if link.protocol == "xcp":
         return XcpController(capacity=capacity * 1000, alpha=alpha, beta=beta, avg_rtt=avg_rtt_s)
     rcp = RcpController(link_rate=capacity, alpha=alpha, beta=beta, eta=eta,
-                        rate=initial_R_over_C * eta * capacity, avg_rtt=avg_rtt_s * 1000, mtu=mtu)
+                        rate=initial_R_over_C * eta * capacity, avg_rtt=avg_rtt_s * 1000, mtu=mtu,
+                        rtt_estimator=rtt_estimator)
     if link.protocol == "rcpac":
         return RcpAcController(rcp, gamma_ac=RCPAC_GAMMA, buffer_bytes=link.buffer_bytes)
     return rcp
@@ -200,6 +201,7 @@ def run_scenario(
     backend: str = "c",
     t_end: float | None = None,
     protocol: str = "rcp",
+    rtt_estimator: str = "appf",
 ) -> PacketRun:
     """Simulate ``scenario`` packet by packet with router gains ``alpha`` and ``beta``.
 
@@ -218,6 +220,8 @@ def run_scenario(
         Simulated seconds; default ``scenario.t_end_s``.
     protocol : {"rcp", "xcp", "rcpac"}
         Router and sender: RCP with R-TCP hosts, or XCP / RCP-AC routers with XCP senders.
+    rtt_estimator : {"appf", "ns2"}
+        The RCP control path's RTT average (:mod:`.control`): App. F's or ns-2's.
 
     Returns
     -------
@@ -237,7 +241,8 @@ def run_scenario(
     for li, link in enumerate(topology.links):
         if link.controlled:
             controllers[li] = make_controller(link, alpha, beta, scenario.eta, scenario.initial_R_over_C,
-                                              scenario.rtt_s if scenario.rtt_s > 0 else 1e-3, scenario.packet_bytes)
+                                              scenario.rtt_s if scenario.rtt_s > 0 else 1e-3, scenario.packet_bytes,
+                                              rtt_estimator)
             initial_writes(sim, li, controllers[li])
     interval_ns = {li: initial_interval_ns(c) for li, c in controllers.items()}
     next_tick = dict(interval_ns)

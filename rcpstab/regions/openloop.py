@@ -86,6 +86,9 @@ def _compile(model: ModelSpec) -> OpenLoop:
     theta = sum((-e.args[0] / lam for e in exps), sp.Integer(0))
     rational = sp.cancel(G / sp.Mul(*exps))
     numer, denom = sp.fraction(rational)
+    if len(exps) > 1 or rational.has(sp.exp):
+        raise InputError(f"model {model.name!r}: the open loop has more than one delay "
+                         f"({', '.join(map(str, exps))}); the exact method applies, Bode and margins do not")
     den_poly = sp.Poly(denom, lam)
     k = min(m[0] for m in den_poly.monoms())
     den_poly = sp.Poly(sp.cancel(denom / lam**k), lam)
