@@ -17,6 +17,8 @@ from functools import cached_property
 
 import sympy as sp
 
+from .core.derivation_cache import cached
+from .models import spec as spec_module
 from .models.spec import ModelSpec
 
 s = sp.Symbol("s")
@@ -109,7 +111,26 @@ def linearize(model: ModelSpec) -> LinearDelaySystem:
     Returns
     -------
     LinearDelaySystem
+
+    Notes
+    -----
+    The derivation is cached on disk (:mod:`rcpstab.core.derivation_cache`), keyed by the
+    model and this module's source: SymPy's simplifications would otherwise dominate
+    ``rcpstab margins``' run time.
     """
+    A0, delayed, derived = cached("linearization", model, (__file__, spec_module.__file__),
+                                  lambda: _derive(model))
+    system = LinearDelaySystem(model=model, A0=A0, delayed=delayed)
+    system.__dict__.update(derived)  # the cached_property values, as if computed here
+    return system
+
+
+DERIVED = ("characteristic", "normalized_characteristic", "open_loop", "normalized_open_loop")
+"""The :class:`LinearDelaySystem` properties stored with the cached derivation."""
+
+
+def _derive(model: ModelSpec):
+    """The Jacobians (and :data:`DERIVED`) of :func:`linearize`, computed with SymPy."""
     rhs = [f.subs(model.linearize_at) for f in model.plain_rhs()]
     at = {sym: model.equilibrium[x] for x, sym in zip(model.states, model.current_symbols)}
     at.update({term.symbol: model.equilibrium[term.state] for term in model.delayed_terms})
@@ -127,4 +148,5 @@ def linearize(model: ModelSpec) -> LinearDelaySystem:
                        for f in rhs])
         if A != sp.zeros(*A.shape):
             delayed[tau] = A
-    return LinearDelaySystem(model=model, A0=A0, delayed=delayed)
+    system = LinearDelaySystem(model=model, A0=A0, delayed=delayed)
+    return A0, delayed, {name: getattr(system, name) for name in DERIVED}
