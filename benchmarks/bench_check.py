@@ -1,7 +1,7 @@
 """Time ``rcpstab check`` on every shipped example (run by hand, not a timed test).
 
 ``python benchmarks/bench_check.py [--workers 2] [--samples 4] [--packet]``: the full check of
-each ``examples/*.toml`` on its default envelope, suggestion search included (as the command
+each ``rcpstab/check/examples/*.toml`` on its default envelope, suggestion search included (as the command
 runs it), one JSON line per example: file, exit code, failing findings, suggestion, wall time.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "rcpstab" / "check" / "examples"
 
 
 def main() -> None:

@@ -5,7 +5,8 @@ envelope (corners and a sample inside), convergence after the load doubles and a
 crowd, the peak queue against the buffer and the effect of the update interval T; with
 ``--packet`` the reference implementation on the worst envelope corner. Exit 0 if
 every finding of the chosen criterion passes, 1 if one fails (with a verified suggestion),
-2 for a bad file. The file format is documented in examples/README.md.
+2 for a bad file. ``--schema`` prints the file format (every key at its default, with units);
+``--example NAME`` prints one of the bundled example configurations (``--example`` alone lists them).
 """
 from __future__ import annotations
 
@@ -17,14 +18,24 @@ from ..check import CRITERIA, load_config, run_checks, suggest
 from ..errors import InputError
 from .output import add_worker_argument, check_workers
 
+EXAMPLES = (
+    ("rcpstab check --example thesis_box_a0.6_b0.2_T2ms > router.toml && rcpstab check router.toml --no-suggest",
+     "write a bundled example and check it (exit 0: every finding passes)"),
+    ("rcpstab check --schema", "the configuration format, every key at its default"),
+)
+
 GREEN, RED, RESET = "\033[32m", "\033[31m", "\033[0m"
 
 
 def add_arguments(parser):
-    parser.add_argument("config", metavar="CONFIG.toml", help="router constants, envelope and thresholds")
+    parser.add_argument("config", metavar="CONFIG.toml", nargs="?",
+                        help="router constants, envelope and thresholds (format: --schema)")
+    parser.add_argument("--example", metavar="NAME", nargs="?", const="",
+                        help="print the bundled example configuration NAME and exit; without NAME list them")
+    parser.add_argument("--schema", action="store_true", help="print the configuration format (TOML, defaults and units) and exit")
     parser.add_argument("--json", action="store_true", help='print {"passed": ..., "findings": [...]} as JSON')
     parser.add_argument("--criterion", choices=CRITERIA, default="all",
-                        help="which verdicts must hold (default: all)")
+                        help="which verdicts must hold: %(choices)s (default: all)")
     parser.add_argument("--samples", type=int, default=4, help="envelope points inside the box, besides its corners (default: 4)")
     add_worker_argument(parser)
     parser.add_argument("--packet", action="store_true",
@@ -56,15 +67,26 @@ def _table(report, colour: bool) -> str:
 
 
 def run(args) -> int:
+    if args.schema or args.example is not None:
+        from ..check.bundled import example_names, example_text, schema_text
+        if args.schema:
+            print(schema_text(), end="")
+        elif args.example:
+            print(example_text(args.example), end="")
+        else:
+            print("\n".join(example_names()))
+        return 0
+    if args.config is None:
+        raise InputError("CONFIG.toml: required (or --schema, --example NAME)")
     check_workers(args)
     if args.samples < 0:
         raise InputError(f"--samples {args.samples}: must be >= 0")
     config = load_config(args.config)
-    report = run_checks(config, args.criterion, args.samples, args.workers, packet=args.packet)
-    if not report.passed and not args.no_suggest:
-        report = replace(report, suggestion=suggest(config, args.criterion, args.samples, args.workers))
+    outcome = run_checks(config, args.criterion, args.samples, args.workers, packet=args.packet)
+    if not outcome.passed and not args.no_suggest:
+        outcome = replace(outcome, suggestion=suggest(config, args.criterion, args.samples, args.workers))
     if args.json:
-        print(json.dumps(report.to_dict()))
-    else:
-        print(_table(report, sys.stdout.isatty()))
-    return 0 if report.passed else 1
+        print(json.dumps(outcome.to_dict()))
+    elif not args.quiet:
+        print(_table(outcome, sys.stdout.isatty()))
+    return 0 if outcome.passed else 1

@@ -16,15 +16,21 @@ import numpy as np
 from ..models import get_model
 from ..phaseplane.sweep import STARTS, phaseplane_region
 from ..regions.grid import parse_range
-from .output import add_sweep_arguments, check_outputs, check_workers
+from .output import add_sweep_arguments, check_outputs, check_workers, model_help, network_text, report
+
+EXAMPLES = (
+    ("rcpstab convergence --alpha 0.2:1.0:0.4 --beta 0.2:1.0:0.4", "convergence times on a 3 x 3 grid, summary only"),
+    ("rcpstab convergence --alpha 0.1:1.0:0.3 --beta 0.1:1.0:0.3 --out convergence.png --csv convergence.csv",
+     "a coarse Fig. 5.13 as a figure and a table"),
+)
 
 DEFAULT_RANGE = "0.1:1.0:0.1"
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
-    parser.add_argument("--alpha", default=DEFAULT_RANGE, help="START:STOP:STEP, STOP inclusive")
-    parser.add_argument("--beta", default=DEFAULT_RANGE, help="START:STOP:STEP, STOP inclusive")
+    parser.add_argument("--model", default="rcp", help=model_help())
+    parser.add_argument("--alpha", default=DEFAULT_RANGE, help="rate gain grid START:STOP:STEP, STOP inclusive (default: %(default)s)")
+    parser.add_argument("--beta", default=DEFAULT_RANGE, help="queue gain grid START:STOP:STEP, STOP inclusive (default: %(default)s)")
     parser.add_argument("--start", default="half-load", choices=STARTS, help="initial conditions (default: half-load)")
     parser.add_argument("--out", metavar="FIG", help="write the map (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per grid point and configuration")
@@ -50,9 +56,11 @@ def run(args) -> int:
     times = np.asarray(region.table["convergence_rtt"], dtype=float)
     if args.json:
         print(json.dumps({**region.to_dict(), "convergence_rtt": [None if np.isnan(v) else v for v in times]}))
-    elif not args.csv and not args.out:
-        best = np.nanargmin(times) if np.isfinite(times).any() else None
-        where = "no point converged" if best is None else (
-            f"fastest {times[best]:.1f} RTTs at alpha={region.table['alpha'][best]:g}, beta={region.table['beta'][best]:g}")
-        print(f"convergence of {model.name}: {region.stable.sum()} of {region.stable.size} points converge; {where}")
+    best = np.nanargmin(times) if np.isfinite(times).any() else None
+    where = "no point converged" if best is None else (
+        f"fastest {times[best]:.1f} RTTs at alpha={region.table['alpha'][best]:g}, beta={region.table['beta'][best]:g}")
+    configs = region.meta.get("configurations") or []
+    at = f" at {network_text(configs[0])}" if len(configs) == 1 else f" over {len(configs)} configurations"
+    report(args, f"convergence of {model.name}{at}, start {args.start}: {region.stable.sum()} of {region.stable.size} "
+                 f"grid points converge (blank in the map otherwise); {where}")
     return 0

@@ -36,7 +36,13 @@ from ..reference_impl.cosim import TRANSIENT_RTT, cosimulate
 from ..reference_impl.network_cosim import NETWORK_SCENARIOS, NETWORK_T_END_S
 from ..reference_impl.run import PROTOCOLS
 from ..reference_impl.scenarios import SCENARIOS, get_scenario
-from .output import check_outputs
+from .output import check_outputs, off_target_links, report
+
+EXAMPLES = (
+    ("rcpstab cosim --alpha 0.4 --beta 0.6 --scenario fig5.3 --t-end 60", "thesis Fig. 5.3's first 60 s, packet and fluid"),
+    ("rcpstab cosim --alpha 0.4 --beta 0.6 --scenario fig5.3 --out fig5_3.png --csv fig5_3.csv",
+     "the whole scenario as an overlay figure and a time series"),
+)
 
 
 def add_arguments(parser):
@@ -52,7 +58,8 @@ def add_arguments(parser):
                         help=f"RTTs after each flow-count change left out of the agreement figures (default {TRANSIENT_RTT:g})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the packet run (default 0)")
     parser.add_argument("--out", metavar="FIG", help="write the overlay figure (.png, .svg or .pdf)")
-    parser.add_argument("--csv", metavar="FILE", help="write both runs on a common time grid")
+    parser.add_argument("--csv", metavar="FILE", help="write both runs on a common time grid: t (s), packet_R_over_C, "
+                        "fluid_R_over_C (-), packet_queue_bytes, fluid_queue_bytes (bytes); fig5.7: see above")
     parser.add_argument("--json", action="store_true", help="print the agreement summary as JSON")
 
 
@@ -76,10 +83,10 @@ def run(args) -> int:
         save_cosim_figure(result, args.out)
     if args.json:
         print(json.dumps(result.summary()))
-    elif not args.csv and not args.out:
-        plateaus = ", ".join(f"{s.packet_plateau:.4g}/{s.fluid_plateau:.4g}" for s in result.segments)
-        print(f"{scenario.name} {args.model} alpha={args.alpha:g} beta={args.beta:g}: R/C plateaus packet/fluid {plateaus}; "
-              f"RMS difference outside transients {result.rms_R_over_C:.3g} ({100 * result.rms_relative:.2g}% of eta/N)")
+    plateaus = ", ".join(f"{s.packet_plateau:.4g}/{s.fluid_plateau:.4g}" for s in result.segments)
+    report(args, f"{scenario.name} {args.model} alpha={args.alpha:g} beta={args.beta:g}: R/C plateaus packet/fluid {plateaus}; "
+                 f"RMS difference outside transients {result.rms_R_over_C:.3g} ({100 * result.rms_relative:.2g}% of eta/N; "
+                 f"the first {args.transient_rtt:g} RTTs after each flow-count change left out)")
     return 0
 
 
@@ -102,11 +109,12 @@ def run_network_scenario(args) -> int:
     summary = result.summary()
     if args.json:
         print(json.dumps(summary))
-    elif not args.csv and not args.out:
+    else:
         p, f = summary["packet"], summary["fluid"]
-        print(f"{args.scenario} alpha={args.alpha:g} beta={args.beta:g} after {t_end:g} s, packet/fluid: "
+        report(args, f"{args.scenario} alpha={args.alpha:g} beta={args.beta:g} after {t_end:g} s, packet/fluid: "
               f"L1 {p['L1_final_rate_bps'] / 1e6:.4g}/{f['L1_final_rate_bps'] / 1e6:.4g} Mb/s "
               f"(target {f['L1_target_rate_bps'] / 1e6:.4g}), L3 {p['L3_final_rate_bps'] / 1e6:.4g}/"
               f"{f['L3_final_rate_bps'] / 1e6:.4g} Mb/s (target {f['L3_target_rate_bps'] / 1e6:.4g}), "
-              f"RTT estimate at L1 {p['rtt_final_s']:.4g}/{f['rtt_final_s']:.4g} s (target {f['rtt_target_s']:.4g})")
+              f"RTT estimate at L1 {p['rtt_final_s']:.4g}/{f['rtt_final_s']:.4g} s (target {f['rtt_target_s']:.4g})"
+                     + off_target_links(p, "packet: ") + off_target_links(f, "fluid: "))
     return 0

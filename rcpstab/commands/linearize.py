@@ -10,16 +10,24 @@ import sympy as sp
 
 from ..linearization import linearize
 from ..models import get_model
+from .output import model_help, report
+
+EXAMPLES = (
+    ("rcpstab linearize --model rcp", "RCP's linear delay system and G(s) (thesis App. B)"),
+    ("rcpstab linearize --model xcp --latex", "XCP's, as LaTeX"),
+)
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
+    parser.add_argument("--model", default="rcp", help=model_help())
     parser.add_argument("--latex", action="store_true", help="print LaTeX instead of text")
 
 
 def run(args) -> int:
     model = get_model(args.model)
     system = linearize(model)
+    if args.quiet:
+        return 0
     if args.latex:
         print(model.latex())
         print(system.latex())
@@ -34,5 +42,8 @@ def run(args) -> int:
         print(f"  A (coefficient of x(t - {tau})) = {A.tolist()}")
     print(f"G(s) = {system.open_loop}")
     print(f"characteristic, lambda = s*d0: {system.normalized_characteristic} = 0")
-    print(f"parameters left after normalization: {', '.join(sorted(map(str, system.free_parameters())))}")
+    left = sorted(map(str, system.free_parameters()))
+    print(f"parameters left after normalization: {', '.join(left)}")
+    report(args, f"{model.name} linearized about its equilibrium: {len(model.states)} states, "
+                 f"{len(system.delayed)} delay(s); the loop's stability depends on {', '.join(left)} only")
     return 0
