@@ -67,7 +67,7 @@ def portrait_summary(traj, config, alpha, beta, rtts) -> str:
     swing = np.max(np.abs(traj.gamma[last] / traj.gamma_eq - 1.0))
     return (f"{traj.model} at alpha = {alpha:g}, beta = {beta:g} ({network_text(config)}), {rtts:g} RTTs: "
             f"{int(inside.sum())} of {inside.size} starts end inside the convergence band (R within 2%, q within "
-            f"1% of C*d0); over the last {min(SWING_RTT, rtts / 2):g} RTTs R/C deviates up to {100 * swing:.3g}% "
+            f"1% of C*d0); over the last {min(SWING_RTT, rtts / 2):g} RTTs R/C deviates up to {100 * swing:.1f}% "
             "from equilibrium")
 
 
