@@ -8,7 +8,7 @@ from __future__ import annotations
 import matplotlib
 import numpy as np
 
-from .figures import current_axes, draw_and_save, grid_extent
+from .figures import current_axes, draw_and_save, grid_extent, region_caption, set_title
 from .models import get_model
 from .regions.result import RegionMap
 
@@ -44,7 +44,8 @@ def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:bl
     ax.set_ylim(extent[2], extent[3])
     ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
     ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
-    ax.set_title(f"Stable region of model '{region.model}' ({100 * region.stable_fraction:.1f}% of grid)")
+    set_title(ax, f"Stable region of model '{region.model}', {label} ({100 * region.stable_fraction:.1f}% of grid)",
+              region_caption(region))
     ax.legend(handles=handles, loc="upper right", fontsize="small")
     return ax
 
