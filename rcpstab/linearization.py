@@ -18,7 +18,7 @@ from functools import cached_property
 import sympy as sp
 
 from .core.derivation_cache import cached
-from .models import spec as spec_module
+from .models import as_model, spec as spec_module
 from .models.spec import ModelSpec
 
 s = sp.Symbol("s")
@@ -45,6 +45,10 @@ class LinearDelaySystem:
     model: ModelSpec
     A0: sp.Matrix
     delayed: dict
+
+    def __repr__(self) -> str:
+        return (f"LinearDelaySystem(model={self.model.name!r}, {self.A0.shape[0]} states, "
+                f"delays {', '.join(map(str, self.delayed)) or 'none'}, G(s) = {self.open_loop})")
 
     @cached_property
     def characteristic(self) -> sp.Expr:
@@ -118,6 +122,7 @@ def linearize(model: ModelSpec) -> LinearDelaySystem:
     model and this module's source: SymPy's simplifications would otherwise dominate
     ``rcpstab margins``' run time.
     """
+    model = as_model(model)  # a name works too; anything else is an InputError
     A0, delayed, derived = cached("linearization", model, (__file__, spec_module.__file__),
                                   lambda: _derive(model))
     system = LinearDelaySystem(model=model, A0=A0, delayed=delayed)

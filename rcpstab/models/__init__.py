@@ -18,4 +18,26 @@ def get_model(name: str) -> ModelSpec:
         raise InputError(f"unknown model {name!r} (choose from {', '.join(MODELS)})") from None
 
 
-__all__ = ["MODELS", "Clamp", "DelayedTerm", "ModelSpec", "Saturation", "get_model", "t"]
+def as_model(model) -> ModelSpec:
+    """``model`` if it is a :class:`ModelSpec`, else the registered model of that name.
+
+    Every public engine starts with this, so a name where a spec is expected works and
+    anything else is an :class:`~rcpstab.errors.InputError` naming the value, not an AttributeError.
+
+    Examples
+    --------
+    >>> as_model("rcp") is MODELS["rcp"]
+    True
+    >>> as_model(42)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rcpstab.errors.InputError: model 42: expected a model name (rcp, ...) or a ModelSpec
+    """
+    if isinstance(model, ModelSpec):
+        return model
+    if isinstance(model, str):
+        return get_model(model)
+    raise InputError(f"model {model!r}: expected a model name ({', '.join(MODELS)}) or a ModelSpec")
+
+
+__all__ = ["MODELS", "Clamp", "DelayedTerm", "ModelSpec", "Saturation", "as_model", "get_model", "t"]

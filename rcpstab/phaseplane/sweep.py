@@ -25,7 +25,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..errors import InputError
-from ..models import get_model
+from ..models import as_model, get_model
 from ..regions.result import RegionMap
 from .checkpoint import Checkpoint, chunk_key
 from .compiled import compile_model
@@ -142,6 +142,7 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         (see the module docstring); ``table`` has one row per grid point and configuration:
         alpha, beta, C, d0, N, stable, verdict, convergence_rtt.
     """
+    model = as_model(model)  # a name works too; anything else is an InputError
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
     configs = configurations(model, C, d0, N, T)

@@ -121,6 +121,17 @@ class CosimResult:
     fluid_wall_time_s: float = 0.0
     model: str = "rcp"
 
+    def __repr__(self) -> str:
+        return (f"CosimResult(scenario={self.scenario.name!r}, model={self.model!r}, alpha={self.alpha:g}, "
+                f"beta={self.beta:g}, 0..{self.t[-1]:.4g} s, {len(self.segments)} segment(s), "
+                f"RMS R/C difference {self.rms_R_over_C:.2g})")
+
+    def plot(self, axes=None):
+        """Draw the packet/fluid overlay with :func:`~rcpstab.reference_impl.cosim_plot.cosim_plot`."""
+        from .cosim_plot import cosim_plot
+
+        return cosim_plot(self, axes=axes)
+
     @property
     def steady(self) -> np.ndarray:
         """Mask of grid points outside every transient."""

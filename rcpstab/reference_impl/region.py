@@ -34,6 +34,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..errors import InputError
+from ..models import as_model
 from ..phaseplane.checkpoint import Checkpoint, chunk_key
 from ..phaseplane.executors import run_chunks
 from ..phaseplane.sweep import _SEVERITY, phaseplane_region
@@ -123,6 +124,7 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     RegionMap
         ``table``: alpha, beta, stable, verdict, convergence_rtt.
     """
+    model = as_model(model)  # a name works too; anything else is an InputError
     if model.name not in PROTOCOLS:
         raise InputError(f"--model {model.name}: the packet method runs {', '.join(PROTOCOLS)} routers")
     scenario = get_scenario(scenario or DEFAULT_SCENARIO)

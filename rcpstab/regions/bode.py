@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..models import as_model
 from ..models.spec import ModelSpec
 from .bisection import bisect_brackets
 from .grid import check_gains
@@ -107,6 +108,7 @@ def crossovers(model: ModelSpec, alpha, beta, gain_band: bool = True) -> Crossov
 
 def bode_region(model: ModelSpec, alphas, betas) -> RegionMap:
     """Stable points by the Bode criterion: a phase crossover exists and w_z < w_c."""
+    model = as_model(model)  # a name works too; anything else is an InputError
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
     A, B = np.meshgrid(alphas, betas)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..models import as_model
 from ..models.spec import ModelSpec
 from .bisection import bisect_brackets
 from .grid import check_gains
@@ -124,6 +125,7 @@ def exact_region(model: ModelSpec, alphas, betas) -> RegionMap:
     RegionMap
         ``meta['crossings']`` gives, per beta row, the alphas where roots cross the axis.
     """
+    model = as_model(model)  # a name works too; anything else is an InputError
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
     qp = quasi_polynomial(model)

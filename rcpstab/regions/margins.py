@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..models import as_model
 from ..models.spec import ModelSpec
 from .bode import crossovers
 from .grid import check_gains
@@ -59,6 +60,7 @@ class Margins:
 
 def margins(model: ModelSpec, alpha: float, beta: float) -> Margins:
     """Compute :class:`Margins` for ``model`` at (``alpha``, ``beta``)."""
+    model = as_model(model)  # a name works too; anything else is an InputError
     alpha = float(check_gains(alpha, "alpha")[0])
     beta = float(check_gains(beta, "beta")[0])
     ol = open_loop(model)
