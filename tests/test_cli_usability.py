@@ -231,3 +231,36 @@ def test_help_example_runs(name, command, tmp_path):
     for word in command.split():
         if word.endswith((".png", ".csv")) and ">" not in word:
             assert (tmp_path / word).stat().st_size > 0
+
+
+# --- time series for people who plot themselves ------------------------------------------------
+
+def test_portrait_csv_is_the_trajectory_in_documented_units(capsys, tmp_path):
+    import numpy as np
+    import rcpstab
+
+    table = tmp_path / "p.csv"
+    assert run(capsys, "portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--csv", str(table))[0] == 0
+    rows = np.genfromtxt(table, delimiter=",", names=True)
+    assert rows.dtype.names == ("ic", "gamma0", "q0_bits", "t_s", "R_over_C", "queue_bits")  # as --help says
+    traj = rcpstab.simulate("rcp", 1.4, 0.8, rtts=30)
+    first = rows[rows["ic"] == 0]
+    np.testing.assert_allclose(first["t_s"], traj.t)               # seconds
+    np.testing.assert_allclose(first["R_over_C"], traj.gamma[:, 0])
+    np.testing.assert_allclose(first["queue_bits"], traj.queue[:, 0])
+    assert first["q0_bits"][0] == pytest.approx(2 * 0.15e9 * 0.2)  # App. E: q(0) = 2 C d0 in bits
+
+
+def test_cosim_csv_queue_is_bytes_and_respects_the_buffer(capsys, tmp_path):
+    """fig5.3: 10 Mb/s, 100 ms, buffer one BDP = 125 000 bytes; the packet queue cannot exceed it."""
+    import numpy as np
+
+    table = tmp_path / "c.csv"
+    assert run(capsys, "cosim", "--alpha", "0.4", "--beta", "0.6", "--t-end", "45", "--csv", str(table), "-q")[0] == 0
+    rows = np.genfromtxt(table, delimiter=",", names=True)
+    assert rows.dtype.names == ("t", "packet_R_over_C", "fluid_R_over_C", "packet_queue_bytes", "fluid_queue_bytes")
+    assert 0 <= rows["packet_queue_bytes"].min() and rows["packet_queue_bytes"].max() <= 10e6 * 0.1 / 8
+    # 5 -> 10 flows at 40 s queues up in both runs: a byte count, not bits (8x) or packets (1/1500x)
+    after = rows["t"] > 40
+    assert 2e4 < rows["packet_queue_bytes"][after].max() <= 125_000
+    assert 2e4 < rows["fluid_queue_bytes"][after].max() < 1e6
