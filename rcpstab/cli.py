@@ -114,8 +114,10 @@ def main(argv=None) -> int:
 def _kept(args) -> str:
     """What the interrupted run leaves behind to resume from."""
     checkpoint = getattr(args, "checkpoint", None)
-    if checkpoint and os.path.exists(checkpoint):
+    if checkpoint and os.path.exists(checkpoint) and os.path.getsize(checkpoint):
         return f"; finished chunks kept in {checkpoint} (run the same command again to resume)"
+    if checkpoint:
+        return f"; no chunk had finished, {checkpoint} has nothing to resume from"
     return ""
 
 

@@ -31,10 +31,20 @@ def run_chunks(function, tasks: list, workers: int = 1, scheduler: str | None = 
     if scheduler:
         yield from _dask(function, tasks, scheduler)
     elif workers > 1:
-        with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)))
+        try:
             futures = {pool.submit(function, *task): i for i, task in enumerate(tasks)}
             for future in as_completed(futures):
                 yield futures[future], future.result()
+        except BaseException:
+            # Ctrl-C (or an error, or the caller stopping): a clean shutdown would wait for the running
+            # chunks, minutes on a large sweep; their results would be lost anyway. Finished chunks are
+            # already checkpointed by the caller, so end the workers now.
+            for process in list((pool._processes or {}).values()):
+                process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
     else:
         for i, task in enumerate(tasks):
             yield i, function(*task)
