@@ -51,7 +51,7 @@ def test_sigint_ends_a_sweep_fast_keeps_the_checkpoint_and_resumes_identically(t
 
 
 def test_sigint_on_a_serial_sweep_without_checkpoint(tmp_path):
-    serial = [*SWEEP[:5], "0.05:2.0:0.05", *SWEEP[6:-1], "1"]  # 4800 rows, about 12 chunk-times in one process
+    serial = [*SWEEP[:6], "0.05:2.0:0.05", *SWEEP[7:-1], "1"]  # 4800 rows, about 12 chunk-times in one process
     proc = subprocess.Popen([sys.executable, "-m", "rcpstab", *serial], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(3.0)  # past start-up, inside the sweep
