@@ -127,9 +127,16 @@ class CosimResult:
                 f"RMS R/C difference {self.rms_R_over_C:.2g})")
 
     def plot(self, axes=None):
-        """Draw the packet/fluid overlay with :func:`~rcpstab.reference_impl.cosim_plot.cosim_plot`."""
+        """Draw the packet/fluid overlay with :func:`~rcpstab.reference_impl.cosim_plot.cosim_plot`.
+
+        Without ``axes`` the two panels go into a new pyplot figure, so that a notebook shows it.
+        """
         from .cosim_plot import cosim_plot
 
+        if axes is None:
+            import matplotlib.pyplot as plt
+
+            axes = plt.figure(figsize=(7.5, 6.0), layout="constrained").subplots(2, 1, sharex=True)
         return cosim_plot(self, axes=axes)
 
     @property

@@ -52,6 +52,14 @@ class Margins:
     delay_margin: float
     rightmost_root: tuple
 
+    def __repr__(self) -> str:
+        def num(x):
+            return "None" if x is None else f"{x:.4g}"
+        re, im = self.rightmost_root
+        return (f"Margins(alpha={self.alpha:g}, beta={self.beta:g}, stable={self.stable}, gain_margin={num(self.gain_margin)}, "
+                f"phase_margin_deg={num(self.phase_margin_deg)}, delay_margin={num(self.delay_margin)}, "
+                f"rightmost_root=({re:.4g}{im:+.4g}j))")
+
     def to_dict(self) -> dict:
         out = asdict(self)
         out["rightmost_root"] = list(self.rightmost_root)
