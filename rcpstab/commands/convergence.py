@@ -1,6 +1,6 @@
 """Map RCP's convergence time over (alpha, beta), as thesis Fig. 5.13.
 
-Integrates the model from App. E's six initial conditions at every grid point (default
+Integrates the model from the --start initial conditions at every grid point (default
 0.1..1.0 by 0.1, the range of Figs. 5.10-5.13) and reports the slowest time (RTTs) to bring
 R within 2% and q within 1% of C*d0 of equilibrium for good. Points that do not converge are
 left blank. --start half-load (default) starts at half the equilibrium rate with an empty
