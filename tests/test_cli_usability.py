@@ -43,7 +43,10 @@ def test_margins_runs_under_a_second_on_an_idle_machine():
     """Under 1 s where a bare ``import numpy`` takes 0.1 s; scaled by that import on a loaded machine."""
     margins_s = wall([*RCPSTAB, "margins", "--alpha", "0.4", "--beta", "0.2"])  # the first run fills the cache
     numpy_s = wall([sys.executable, "-c", "import numpy"])
+    sympy_s = wall([sys.executable, "-c", "import sympy"])
     assert margins_s < 1.0 * max(1.0, numpy_s / 0.1), f"margins {margins_s:.3f} s, import numpy {numpy_s:.3f} s"
+    # The models are SymPy expressions, so importing SymPy is the floor; the rest must stay small.
+    assert margins_s < 1.6 * sympy_s, f"margins {margins_s:.3f} s, import sympy {sympy_s:.3f} s"
 
 
 def test_import_and_help_load_no_heavy_library():

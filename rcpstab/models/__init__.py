@@ -2,12 +2,54 @@
 
 Use :func:`get_model` to look one up by the name the command line uses.
 """
+import importlib
+from collections.abc import Mapping
+
 from ..errors import InputError
-from . import linear, rcp, rcpac, switched, xcp
 from .spec import Clamp, DelayedTerm, ModelSpec, Saturation, t
 
-MODELS = {m.name: m for m in (rcp.MODEL, switched.MODEL, linear.MODEL, xcp.MODEL, rcpac.MODEL)}
-"""Every model by name."""
+MODULES = {
+    "rcp": "rcp",
+    "switched": "switched",
+    "linear": "linear",
+    "xcp": "xcp",
+    "rcpac": "rcpac",
+}
+"""Model name -> the module of this package that defines it as ``MODEL`` (one line per model)."""
+
+
+class _Registry(Mapping):
+    """Every model by name, each module imported on first use.
+
+    Building a model's SymPy expressions takes a good part of a second for some (rcpac's
+    nested Max, the switched family's aggregate), and a command needs one model: loading
+    them all would double ``rcpstab margins``' start-up.
+    """
+
+    def __init__(self, modules: dict):
+        self._modules = modules
+        self._loaded: dict = {}
+
+    def __getitem__(self, name: str) -> ModelSpec:
+        if name not in self._loaded:
+            model = importlib.import_module(f"{__name__}.{self._modules[name]}").MODEL
+            if model.name != name:
+                raise ValueError(f"module {self._modules[name]} defines model {model.name!r}, registered as {name!r}")
+            self._loaded[name] = model
+        return self._loaded[name]
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __repr__(self) -> str:
+        return f"<models: {', '.join(self._modules)}>"
+
+
+MODELS = _Registry(MODULES)
+"""Every model by name (a read-only mapping; a model's module is imported when it is first looked up)."""
 
 
 def get_model(name: str) -> ModelSpec:
