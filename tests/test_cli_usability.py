@@ -267,3 +267,24 @@ def test_cosim_csv_queue_is_bytes_and_respects_the_buffer(capsys, tmp_path):
     after = rows["t"] > 40
     assert 2e4 < rows["packet_queue_bytes"][after].max() <= 125_000
     assert 2e4 < rows["fluid_queue_bytes"][after].max() < 1e6
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["linearize", "--model", "tcp"], "unknown model 'tcp'"),
+    (["margins", "--alpha", "0.4", "--beta", "-1"], "beta"),
+    (["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "0"], "--rtts"),
+    (["convergence", "--alpha", "0.1:1:0.1", "--start", "sideways"], "invalid choice"),
+    (["cosim", "--alpha", "0.4", "--beta", "0.6", "--scenario", "nope"], "nope"),
+    (["network", "--alpha", "0", "--beta", "1"], "--alpha"),
+    (["check", "/nonexistent.toml"], "nonexistent"),
+    (["map", "--quiet", "--alpha", "x"], "not a number"),
+])
+def test_every_command_exits_2_with_one_line_on_bad_input(argv, needle, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own usage errors
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    (line,) = err.strip().splitlines()
+    assert needle in line and line.startswith(f"rcpstab {argv[0]}")
