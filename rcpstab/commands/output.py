@@ -1,4 +1,4 @@
-"""Helpers shared by the subcommands: checked output paths and figure formats."""
+"""Helpers shared by the subcommands: checked output paths, shared options, and the one-line summary."""
 from __future__ import annotations
 
 import os
