@@ -148,6 +148,10 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     Trajectory
         ``.gamma`` (R/C) and ``.queue`` (bits) per sample and start; ``.plot()`` draws the portrait.
 
+    See Also
+    --------
+    rcpstab.phaseplane.simulate : batches over any parameters, flow schedules, custom steps.
+
     Examples
     --------
     >>> traj = simulate("rcp", 0.4, 0.2, rtts=400)
