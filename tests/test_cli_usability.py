@@ -109,6 +109,14 @@ def test_phaseplane_summary_names_configurations_left_out(capsys, tmp_path):
     assert line.startswith("phaseplane region of rcp: 1 of 1 grid points stable (100.0%) in every one of the 3")
 
 
+def test_phaseplane_summary_of_a_single_unreachable_configuration(capsys):
+    code, out, _ = run(capsys, "map", "--method", "phaseplane", "--alpha", "0.4", "--beta", "0.2", "--C", "56e3",
+                       "--N", "1000")
+    assert code == 0
+    assert out.strip().endswith("this configuration cannot reach equilibrium (C/N < MIN_RATE), whatever the gains")
+    assert out.startswith("phaseplane region of rcp: 0 of 1 grid points stable")
+
+
 def test_margins_summary_and_quiet(capsys):
     code, out, _ = run(capsys, "margins", "--alpha", "0.4", "--beta", "0.2")
     assert code == 0

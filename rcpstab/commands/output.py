@@ -96,6 +96,8 @@ def region_summary(region) -> str:
     configs = region.meta.get("configurations") or []
     if len(configs) == 1:
         line += f" at {network_text(configs[0])}"
+        if region.meta.get("unreachable_configurations"):
+            line += "; this configuration cannot reach equilibrium (C/N < MIN_RATE), whatever the gains"
     elif configs:
         lost = region.meta.get("unreachable_configurations") or []
         line += f" in every one of the {len(configs) - len(lost)} configurations whose equilibrium is reachable"
