@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from .units import rate_text
+
 
 def new_figure(figsize=(6.4, 4.8)) -> Figure:
     """A figure detached from pyplot, with constrained layout."""
@@ -64,7 +66,9 @@ def network_caption(params: dict) -> str:
         lo, hi = (x / scale for x in pair)
         return f"{name} = {lo:.4g}{unit}" if lo == hi else f"{name} = {lo:.4g}-{hi:.4g}{unit}"
 
-    parts = [text("C", value("C", "capacity_bps"), 1e6, " Mb/s"), text("d0", value("d0", "d_0", "rtt_s"), 1e-3, " ms"),
+    capacity = value("C", "capacity_bps")
+    c_text = None if capacity is None else "C = " + "-".join(dict.fromkeys(rate_text(c) for c in capacity))
+    parts = [c_text, text("d0", value("d0", "d_0", "rtt_s"), 1e-3, " ms"),
              text("N", value("N"), 1, ""), text("T", value("T"), 1e-3, " ms")]
     if value("buffer_bdp") is not None:
         parts.append(text("buffer", value("buffer_bdp"), 1, " C·d0"))

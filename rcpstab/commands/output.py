@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError
+from ..units import rate_text
 
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
 
@@ -79,7 +80,7 @@ def network_text(config: dict) -> str:
     """``C = 150 Mb/s, d0 = 200 ms, N = 10, T = 10 ms`` from a configuration in SI units."""
     parts = []
     if "C" in config:
-        parts.append(f"C = {config['C'] / 1e6:.4g} Mb/s")
+        parts.append(f"C = {rate_text(config['C'])}")
     if "d0" in config:
         parts.append(f"d0 = {config['d0'] * 1e3:.4g} ms")
     if "N" in config:
