@@ -1,7 +1,7 @@
 """Time ``rcpstab check`` on every shipped example (run by hand, not a timed test).
 
 ``python benchmarks/bench_check.py [--workers 2] [--samples 4] [--packet]``: the full check of
-each ``examples/*.toml`` on its default envelope, suggestion search included (as the command
+each ``rcpstab/check/examples/*.toml`` on its default envelope, suggestion search included (as the command
 runs it), one JSON line per example: file, exit code (and with ``--criterion nonlinear``), failing
 findings, the flash crowd's recovery (RTTs), peak queue and drops (C*d0, with the envelope's
 buffer), suggestion (or why there is none), wall time; then the total and the slowest wall time.
@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "rcpstab" / "check" / "examples"
 
 
 def main() -> None:

@@ -4,9 +4,43 @@ Several independent lenses map the stable region of the router gains (alpha, bet
 the exact region of the delayed linear loop, the Bode and Nyquist criteria, margins,
 phase-plane integration of the nonlinear model, and a packet-level reference
 implementation. See :mod:`rcpstab.models` for the models they share.
+
+The main entry points are at the top level (:func:`region`, :func:`margins`,
+:func:`simulate`, :func:`cosim`, :func:`linearize`); they accept a model name or a
+:class:`~rcpstab.models.ModelSpec`. They are loaded on first use (PEP 562), so that
+``import rcpstab`` and the command line start without SymPy, SciPy or matplotlib; no
+import cycle hides behind this (the submodules import each other at module level).
 """
+from __future__ import annotations
+
+import importlib
+
 from .errors import InputError
-from .models import MODELS, get_model
 
 __version__ = "0.1.0"
-__all__ = ["InputError", "MODELS", "get_model", "__version__"]
+
+# Public name -> module that defines it, imported when the name is first used.
+_LAZY = {
+    "MODELS": "rcpstab.models",
+    "ModelSpec": "rcpstab.models",
+    "get_model": "rcpstab.models",
+    "region": "rcpstab.api",
+    "margins": "rcpstab.api",
+    "simulate": "rcpstab.api",
+    "cosim": "rcpstab.api",
+    "linearize": "rcpstab.api",
+}
+
+__all__ = ["InputError", "__version__", *_LAZY]
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'rcpstab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *_LAZY})

@@ -1,7 +1,10 @@
 """The ``rcpstab`` command line (its contract is in DESIGN.md).
 
 Each subcommand lives in :mod:`rcpstab.commands` as a module with ``add_arguments(parser)``
-and ``run(args) -> int``. Bad input anywhere becomes one line on stderr and exit code 2.
+and ``run(args) -> int``, and optionally ``EXAMPLES``: (command line, what it does) pairs shown
+in its ``--help`` (tests run them). Only the module of the command being run is imported, so
+that ``rcpstab --help`` starts as fast as Python does. Bad input anywhere becomes one line on
+stderr and exit code 2; Ctrl-C one line and exit code 130.
 """
 from __future__ import annotations
 
@@ -11,16 +14,18 @@ import sys
 import warnings
 
 from . import __version__
-from .commands import COMMANDS
-from .commands.edge import check_arguments
+from .commands import COMMANDS, load
 from .errors import InputError
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
 DEBUG_ENV = "RCPSTAB_DEBUG"  # set to 1 to see the traceback of an unexpected error
 DESCRIPTION = ("Stability analysis of explicit congestion control (RCP, XCP, RCP-AC): for which router "
                "gains (alpha, beta) is the protocol stable? Exit codes: 0 success, 1 a check that ran and "
-               "failed, 2 bad usage or input.")
+               "failed, 2 bad usage or input, 130 interrupted (a sweep's --checkpoint is kept). "
+               "Every command ends with a one-line summary on stdout unless --quiet or --json.")
+EPILOG = "Run 'rcpstab COMMAND --help' for a command's options, defaults, units and examples."
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -30,21 +35,71 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="rcpstab", description=DESCRIPTION)
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the docstring's line breaks and appends each option's default unless its help names it;
+    never breaks a line inside a hyphenated name (``rcp-router``)."""
+
+    def _split_lines(self, text, width):
+        import textwrap
+
+        return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width, break_on_hyphens=False)
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        default = action.default
+        if ("default" in text or default in (None, False, argparse.SUPPRESS) or action.option_strings == []
+                or isinstance(action, argparse._HelpAction)):
+            return text
+        shown = " ".join(map(str, default)) if isinstance(default, (list, tuple)) else default
+        return f"{text} (default: {shown})"
+
+
+def examples_epilog(examples) -> str | None:
+    """The ``Examples:`` block of a command's help, from its ``EXAMPLES`` pairs."""
+    if not examples:
+        return None
+    lines = ["examples:"]
+    for command, what in examples:
+        lines += [f"  # {what}", f"  {command}"]
+    return "\n".join(lines)
+
+
+def add_command(sub, name: str):
+    """Add subcommand ``name`` with all its options (this imports its module)."""
+    module = load(name)
+    doc = (module.__doc__ or "").strip()
+    cmd = sub.add_parser(name, help=COMMANDS[name][1], description=doc,
+                         epilog=examples_epilog(getattr(module, "EXAMPLES", ())), formatter_class=HelpFormatter)
+    module.add_arguments(cmd)
+    if "quiet" not in {a.dest for a in cmd._actions}:
+        cmd.add_argument("-q", "--quiet", action="store_true", help="print nothing on success (errors still go to stderr)")
+    cmd.set_defaults(run=module.run)
+    return cmd
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole ``rcpstab`` parser, or with ``only`` the options of that one command.
+
+    The other commands are then listed by name and summary without importing their modules.
+    """
+    parser = OneLineParser(prog="rcpstab", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"rcpstab {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
-    for name, module in COMMANDS.items():
-        doc = (module.__doc__ or "").strip()
-        cmd = sub.add_parser(name, help=doc.splitlines()[0] if doc else None, description=doc,
-                             formatter_class=argparse.RawDescriptionHelpFormatter)
-        module.add_arguments(cmd)
-        cmd.set_defaults(run=module.run)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser, metavar="COMMAND")
+    for name, (_, summary) in COMMANDS.items():
+        if only is None or name == only:
+            add_command(sub, name)
+        else:
+            sub.add_parser(name, help=summary)
     return parser
 
 
 def _one_line_warning(message, category, filename, lineno, line=None):
     return f"rcpstab: warning: {message}\n"
+
+
+def command_of(argv) -> str | None:
+    """The command named in ``argv``: its first word that is not an option (the top level has no valued options)."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def main(argv=None) -> int:
@@ -57,8 +112,12 @@ def main(argv=None) -> int:
 
 
 def _main(argv) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    name = command_of(argv)
+    args = build_parser(only=name if name in COMMANDS else "").parse_args(argv)
     try:
+        from .commands.edge import check_arguments  # here, not at the top: --help stays as fast as Python
+
         check_arguments(args)
         return args.run(args)
     except InputError as exc:
@@ -81,8 +140,8 @@ def _main(argv) -> int:
         print(f"rcpstab {args.command}: error: {what}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print(f"rcpstab {args.command}: interrupted", file=sys.stderr)
-        return 130
+        print(f"rcpstab {args.command}: interrupted{_kept(args)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as exc:  # a bug: still one line (the contract), the traceback on request
         if os.environ.get(DEBUG_ENV):
             raise
@@ -94,6 +153,16 @@ def _main(argv) -> int:
 def _first_line(exc) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _kept(args) -> str:
+    """What the interrupted run leaves behind to resume from."""
+    checkpoint = getattr(args, "checkpoint", None)
+    if checkpoint and os.path.exists(checkpoint) and os.path.getsize(checkpoint):
+        return f"; finished chunks kept in {checkpoint} (run the same command again to resume)"
+    if checkpoint:
+        return f"; no chunk had finished, {checkpoint} has nothing to resume from"
+    return ""
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from .units import rate_text
+
 
 def new_figure(figsize=(6.4, 4.8)) -> Figure:
     """A figure detached from pyplot, with constrained layout."""
@@ -42,3 +44,70 @@ def draw_and_save(draw, data, path: str, figsize=(6.4, 4.8), **kwargs) -> None:
     fig = new_figure(figsize)
     draw(data, ax=fig.subplots(), **kwargs)
     save(fig, path)
+
+
+def network_caption(params: dict) -> str:
+    """``C = 150 Mb/s, d0 = 200 ms, N = 10, T = 10 ms, buffer: none`` from SI-unit parameters.
+
+    Accepts the keys the lenses use: ``C`` (bit/s), ``d0`` or ``d_0`` (s), ``N``, ``T`` (s), and
+    ``buffer_bytes`` or ``buffer_bdp``; a missing buffer is stated as none (the fluid queue
+    only has its floor at 0). Array values (a batch) show their range.
+    """
+    def value(*keys):
+        for key in keys:
+            if key in params and params[key] is not None:
+                v = np.asarray(params[key], dtype=float)
+                return (float(v.min()), float(v.max()))
+        return None
+
+    def text(name, pair, scale, unit):
+        if pair is None:
+            return None
+        lo, hi = (x / scale for x in pair)
+        return f"{name} = {lo:.4g}{unit}" if lo == hi else f"{name} = {lo:.4g}-{hi:.4g}{unit}"
+
+    capacity = value("C", "capacity_bps")
+    c_text = None if capacity is None else "C = " + "-".join(dict.fromkeys(rate_text(c) for c in capacity))
+    parts = [c_text, text("d0", value("d0", "d_0", "rtt_s"), 1e-3, " ms"),
+             text("N", value("N"), 1, ""), text("T", value("T"), 1e-3, " ms")]
+    if value("buffer_bdp") is not None:
+        parts.append(text("buffer", value("buffer_bdp"), 1, " C·d0"))
+    elif value("buffer_bytes") is not None:
+        parts.append(text("buffer", value("buffer_bytes"), 1e3, " kB"))
+    else:
+        parts.append("buffer: none")
+    return ", ".join(p for p in parts if p)
+
+
+CHARS_PER_INCH = 14  # of a "small" title line: wrap captions to the figure's width
+
+
+def set_title(ax, headline: str, caption: str | None = None) -> None:
+    """Title ``headline`` followed by ``caption`` (the network and the method), wrapped to the axes' figure."""
+    import textwrap
+
+    width = int(ax.figure.get_figwidth() * CHARS_PER_INCH)
+    lines = textwrap.wrap(headline, width) + (textwrap.wrap(caption, width) if caption else [])
+    ax.set_title("\n".join(lines), fontsize="small")
+
+
+LINEAR_CAPTION = "linear loop in normalized time s·d0: the region holds for every C, d0, N"
+
+
+def region_caption(region) -> str:
+    """The networks a region map holds for: every one (linear methods), its configurations, or its scenario."""
+    meta = region.meta
+    if region.method in ("exact", "bode", "nyquist", "margins", "certified"):
+        return LINEAR_CAPTION
+    configs = meta.get("configurations") or []
+    if len(configs) == 1:
+        return network_caption(configs[0])
+    if configs:
+        keys = [k for k in ("C", "d0", "N", "T") if k in configs[0]]
+        ranges = network_caption({k: [c[k] for c in configs] for k in keys})
+        lost = len(meta.get("unreachable_configurations") or [])
+        left_out = f"; {lost} unreachable left out" if lost else ""
+        return f"common to {len(configs)} configurations ({ranges}){left_out}"
+    if "scenario" in meta:
+        return f"scenario {meta['scenario']} (packet simulator, reference router)"
+    return ""

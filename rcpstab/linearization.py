@@ -17,6 +17,8 @@ from functools import cached_property
 
 import sympy as sp
 
+from .core.derivation_cache import cached
+from .models import as_model, spec as spec_module
 from .models.spec import ModelSpec
 
 s = sp.Symbol("s")
@@ -43,6 +45,10 @@ class LinearDelaySystem:
     model: ModelSpec
     A0: sp.Matrix
     delayed: dict
+
+    def __repr__(self) -> str:
+        return (f"LinearDelaySystem(model={self.model.name!r}, {self.A0.shape[0]} states, "
+                f"delays {', '.join(map(str, self.delayed)) or 'none'}, G(s) = {self.open_loop})")
 
     @cached_property
     def characteristic(self) -> sp.Expr:
@@ -114,7 +120,27 @@ def linearize(model: ModelSpec) -> LinearDelaySystem:
     Returns
     -------
     LinearDelaySystem
+
+    Notes
+    -----
+    The derivation is cached on disk (:mod:`rcpstab.core.derivation_cache`), keyed by the
+    model and this module's source: SymPy's simplifications would otherwise dominate
+    ``rcpstab margins``' run time.
     """
+    model = as_model(model)  # a name works too; anything else is an InputError
+    A0, delayed, derived = cached("linearization", model, (__file__, spec_module.__file__),
+                                  lambda: _derive(model))
+    system = LinearDelaySystem(model=model, A0=A0, delayed=delayed)
+    system.__dict__.update(derived)  # the cached_property values, as if computed here
+    return system
+
+
+DERIVED = ("characteristic", "normalized_characteristic", "open_loop", "normalized_open_loop")
+"""The :class:`LinearDelaySystem` properties stored with the cached derivation."""
+
+
+def _derive(model: ModelSpec):
+    """The Jacobians (and :data:`DERIVED`) of :func:`linearize`, computed with SymPy."""
     # the overflow accumulators (dropped volume) are outputs, not part of the loop: left out
     loop = [i for i, x in enumerate(model.states) if x in model.loop_states]
     plain = model.plain_rhs()
@@ -137,4 +163,5 @@ def linearize(model: ModelSpec) -> LinearDelaySystem:
         if A != sp.zeros(*A.shape):
             key = sp.sympify(tau).subs(model.linearize_at)
             delayed[key] = delayed.get(key, sp.zeros(*A.shape)) + A
-    return LinearDelaySystem(model=model, A0=A0, delayed=delayed)
+    system = LinearDelaySystem(model=model, A0=A0, delayed=delayed)
+    return A0, delayed, {name: getattr(system, name) for name in DERIVED}

@@ -1,52 +1,14 @@
-"""Figures of the region maps: the stable set shaded, the exact boundary drawn as a curve.
+"""Figures of the region maps for the command line: the verdict map when a map has verdicts,
+else the shaded region (:func:`rcpstab.regions.region_plot.region_plot`).
 
 Computation lives in the engines; these functions only draw a
 :class:`~rcpstab.regions.result.RegionMap` they are given.
 """
 from __future__ import annotations
 
-import matplotlib
-import numpy as np
-
-from .figures import current_axes, draw_and_save, grid_extent
-from .models import get_model
+from .figures import draw_and_save
+from .regions.region_plot import METHOD_LABELS, region_plot  # noqa: F401  (the figure of a plain map)
 from .regions.result import RegionMap
-
-METHOD_LABELS = {
-    "exact": "exact (D-subdivision)",
-    "bode": "Bode criterion (eqs. 5.8-5.12)",
-    "nyquist": "Nyquist criterion",
-    "phaseplane": "phase plane (nonlinear model)",
-    "packet": "packet-level simulation",
-}
-
-
-def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:blue"):
-    """Shade the stable grid points of ``region`` on ``ax``; draw the exact linear boundary.
-
-    Returns the axes.
-    """
-    from .regions.exact import boundary_points
-
-    ax = ax or current_axes()
-    extent = grid_extent(region.alpha, region.beta)
-    ax.imshow(np.where(region.stable, 1.0, np.nan), origin="lower", extent=extent, aspect="auto",
-              cmap=matplotlib.colors.ListedColormap([color]), alpha=0.45, interpolation="nearest")
-    label = METHOD_LABELS.get(region.method, region.method)
-    if region.meta.get("pade"):
-        label += f", Pade order {region.meta['pade']}"
-    handles = [matplotlib.patches.Patch(color=color, alpha=0.45, label=f"stable: {label}")]
-    if boundary:
-        a, b = boundary_points(get_model(region.model), extent[1], extent[3])
-        (line,) = ax.plot(a, b, color="k", lw=1.5, label="exact linear boundary")
-        handles.append(line)
-    ax.set_xlim(extent[0], extent[1])
-    ax.set_ylim(extent[2], extent[3])
-    ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
-    ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
-    ax.set_title(f"Stable region of model '{region.model}' ({100 * region.stable_fraction:.1f}% of grid)")
-    ax.legend(handles=handles, loc="upper right", fontsize="small")
-    return ax
 
 
 def save_region_figure(region: RegionMap, path: str) -> None:

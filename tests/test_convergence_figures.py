@@ -82,7 +82,8 @@ def test_convergence_command_default_is_the_load_doubling(capsys):
     from rcpstab.cli import main
     assert main(["convergence", "--alpha", "0.5", "--beta", "0.5"]) == 0
     line = capsys.readouterr().out.strip()
-    assert line.startswith("convergence of rcp from load-doubling: 1 of 1 points converge") and "12.5 RTTs" in line
+    assert line.startswith("convergence of rcp at ") and "start load-doubling: 1 of 1 grid points converge" in line
+    assert "12.5 RTTs" in line
     assert main(["convergence", "--alpha", "0.5", "--beta", "0.5", "--start", "half-load", "--json"]) == 0
     text = capsys.readouterr().out
     assert "NaN" not in text and "Infinity" not in text  # strict JSON: null where nothing was measured

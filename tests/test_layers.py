@@ -1,6 +1,6 @@
 """The layers of DESIGN.md, read from the source: imports go down only, and no cycle between subpackages.
 
-core (errors, core, models, figures) -> lenses (linearization, regions, phaseplane, reference_impl)
+core (errors, core, models, figures, units) -> lenses (linearization, regions, phaseplane, reference_impl)
 -> applications (everything else: check, network, commands, cli, ...). Lazy imports count: the
 graph is read from every ``from ... import`` in the files, wherever it stands.
 """
@@ -10,7 +10,7 @@ import pathlib
 import rcpstab
 
 PACKAGE = pathlib.Path(rcpstab.__file__).parent
-CORE = {"errors", "core", "models", "figures"}
+CORE = {"errors", "core", "models", "figures", "units"}
 LENSES = {"linearization", "regions", "phaseplane", "reference_impl"}
 
 

@@ -81,6 +81,7 @@ def test_cli_exact_margins_phaseplane(tmp_path, capsys):
     assert main(["map", "--model", "xcp", "--method", "exact", "--alpha", "0.1:1.0:0.1",
                  "--beta", "0.1:1.0:0.1", "--csv", str(csv_path)]) == 0
     assert csv_path.read_text().splitlines()[0].startswith("alpha,beta,stable")
+    assert capsys.readouterr().out.startswith("exact region of xcp: ")  # the one-line summary (issue 15)
     assert main(["margins", "--model", "xcp", "--alpha", "0.4", "--beta", "0.226", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["stable"] is True and out["phase_margin_deg"] > 0

@@ -13,11 +13,17 @@ import math
 from ..errors import InputError
 from ..models import MODELS, get_model
 from ..regions.grid import parse_range
-from .output import check_outputs
+from .output import check_outputs, model_help
+
+
+EXAMPLES = (
+    ("rcpstab bifurcation --model rcp --beta 0.3 --alpha 1.2:1.6:0.1", "limit cycles past RCP's boundary at beta = 0.3"),
+    ("rcpstab bifurcation --model linear --beta 0.3 --alpha 1.3:1.5:0.1 --json", "the linear model, as JSON"),
+)
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
+    parser.add_argument("--model", default="rcp", help=model_help("rcp"))
     parser.add_argument("--alpha", required=True, help="START:STOP:STEP to sweep, or value(s) held (comma-separated)")
     parser.add_argument("--beta", required=True, help="START:STOP:STEP to sweep, or value(s) held (comma-separated)")
     parser.add_argument("--rtts", type=float, default=200.0, help="run per gain value, RTTs (default 200)")

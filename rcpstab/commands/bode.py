@@ -9,11 +9,17 @@ import json
 
 from ..models import get_model
 from .margins import single_gain, summary
-from .output import check_outputs
+from .output import check_outputs, model_help
+
+
+EXAMPLES = (
+    ("rcpstab bode --alpha 0.4 --beta 0.2", "verdict and margins of the thesis' gains in one line"),
+    ("rcpstab bode --model rcpac --alpha 0.4 --beta 0.1 --out bode.png", "RCP-AC's Bode diagram (phase starts at -270 deg)"),
+)
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
+    parser.add_argument("--model", default="rcp", help=model_help("rcp"))
     parser.add_argument("--alpha", required=True, help="rate gain alpha (> 0)")
     parser.add_argument("--beta", required=True, help="queue gain beta (> 0)")
     parser.add_argument("--pade", type=int, metavar="N", help="draw the Pade-N loop instead of the exact delay")

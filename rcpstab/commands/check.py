@@ -8,7 +8,8 @@ default 1; the queue held in [0, B], overflow dropped); with ``--packet`` the re
 implementation on the worst envelope corner and the flash crowd packet by packet on the slowest
 one, same buffer. Exit 0 if
 every finding of the chosen criterion passes, 1 if one fails (with a verified suggestion),
-2 for a bad file. The file format is documented in examples/README.md.
+2 for a bad file. ``--schema`` prints the file format (every key at its default, with units);
+``--example NAME`` prints one of the bundled example configurations (``--example`` alone lists them).
 """
 from __future__ import annotations
 
@@ -20,14 +21,27 @@ from ..check import CRITERIA, load_config, run_checks, suggest
 from ..errors import InputError
 from .output import add_worker_argument, check_workers
 
+EXAMPLES = (
+    ("rcpstab check --example thesis_box_a0.6_b0.2_T2ms > router.toml && rcpstab check router.toml --no-suggest",
+     "write a bundled example and check it (exit 0: every finding passes)"),
+    ("rcpstab check --schema", "the configuration format, every key at its default"),
+)
+
 GREEN, RED, RESET = "\033[32m", "\033[31m", "\033[0m"
 
 
+LIST_EXAMPLES = "*"  # --example without a NAME: list them (an empty string would read as an empty value)
+
+
 def add_arguments(parser):
-    parser.add_argument("config", metavar="CONFIG.toml", help="router constants, envelope and thresholds")
+    parser.add_argument("config", metavar="CONFIG.toml", nargs="?",
+                        help="router constants, envelope and thresholds (format: --schema)")
+    parser.add_argument("--example", metavar="NAME", nargs="?", const=LIST_EXAMPLES,
+                        help="print the bundled example configuration NAME and exit; without NAME list them")
+    parser.add_argument("--schema", action="store_true", help="print the configuration format (TOML, defaults and units) and exit")
     parser.add_argument("--json", action="store_true", help='print {"passed": ..., "findings": [...]} as JSON')
     parser.add_argument("--criterion", choices=CRITERIA, default="all",
-                        help="which verdicts must hold (default: all)")
+                        help="which verdicts must hold: %(choices)s (default: all)")
     parser.add_argument("--samples", type=int, default=4, help="envelope points inside the box, besides its corners (default: 4)")
     add_worker_argument(parser)
     parser.add_argument("--packet", action="store_true",
@@ -62,17 +76,28 @@ def _table(report, colour: bool, packet: bool = False) -> str:
 
 
 def run(args) -> int:
+    if args.schema or args.example is not None:
+        from ..check.bundled import example_names, example_text, schema_text
+        if args.schema:
+            print(schema_text(), end="")
+        elif args.example != LIST_EXAMPLES:
+            print(example_text(args.example), end="")
+        else:
+            print("\n".join(example_names()))
+        return 0
+    if args.config is None:
+        raise InputError("CONFIG.toml: required (or --schema, --example NAME)")
     check_workers(args)
     if args.samples < 0:
         raise InputError(f"--samples {args.samples}: must be >= 0")
     config = load_config(args.config)
-    report = run_checks(config, args.criterion, args.samples, args.workers, packet=args.packet, fct=args.fct)
-    if not report.passed and not args.no_suggest:
+    outcome = run_checks(config, args.criterion, args.samples, args.workers, packet=args.packet, fct=args.fct)
+    if not outcome.passed and not args.no_suggest:
         found = suggest(config, args.criterion, args.samples, args.workers)
         # the suggestion is verified by the fluid checks only (a packet run per candidate would take minutes)
-        report = replace(report, suggestion=dict(found, verified_with_packet=False) if args.packet else found)
+        outcome = replace(outcome, suggestion=dict(found, verified_with_packet=False) if args.packet else found)
     if args.json:
-        print(json.dumps(report.to_dict()))
-    else:
-        print(_table(report, sys.stdout.isatty(), args.packet))
-    return 0 if report.passed else 1
+        print(json.dumps(outcome.to_dict()))
+    elif not args.quiet:
+        print(_table(outcome, sys.stdout.isatty(), args.packet))
+    return 0 if outcome.passed else 1

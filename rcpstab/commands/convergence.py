@@ -20,7 +20,13 @@ import numpy as np
 from ..models import get_model
 from ..phaseplane.sweep import STARTS, phaseplane_region
 from ..regions.grid import parse_range
-from .output import add_sweep_arguments, check_outputs, check_workers
+from .output import add_sweep_arguments, check_outputs, check_workers, model_help, network_text, report
+
+EXAMPLES = (
+    ("rcpstab convergence --alpha 0.2:1.0:0.4 --beta 0.2:1.0:0.4", "convergence times on a 3 x 3 grid, summary only"),
+    ("rcpstab convergence --alpha 0.1:1.0:0.3 --beta 0.1:1.0:0.3 --out convergence.png --csv convergence.csv",
+     "a coarse Fig. 5.13 as a figure and a table"),
+)
 
 DEFAULT_RANGE = "0.1:1.0:0.1"
 DEFAULT_START = "load-doubling"
@@ -32,17 +38,17 @@ START_HELP = {
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
+    parser.add_argument("--model", default="rcp", help=model_help())
     for name in ("alpha", "beta"):
         parser.add_argument(f"--{name}", default=DEFAULT_RANGE,
-                            help=f"START:STOP:STEP, STOP inclusive (default {DEFAULT_RANGE})")
+                            help=f"{'rate' if name == 'alpha' else 'queue'} gain grid START:STOP:STEP, STOP inclusive "
+                                 f"(default {DEFAULT_RANGE})")
     parser.add_argument("--start", default=DEFAULT_START, choices=STARTS,
                         help="initial conditions: " + "; ".join(f"{k}: {v}" for k, v in START_HELP.items())
                         + f" (default: {DEFAULT_START})")
     parser.add_argument("--out", metavar="FIG", help="write the map (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per grid point and configuration")
     parser.add_argument("--json", action="store_true", help="print the times as JSON on stdout")
-    parser.add_argument("--quiet", action="store_true", help="no summary line")
     add_sweep_arguments(parser, what="")
 
 
@@ -71,10 +77,11 @@ def run(args) -> int:
         print(json.dumps({**region.to_dict(), "start": args.start, "convergence_rtt": _null(times),
                           "convergence_estimate_rtt": _null(table["convergence_estimate_rtt"]),
                           "verdict": [str(v) for v in table["verdict"]]}, allow_nan=False))
-    elif not args.quiet:
-        best = np.nanargmin(times) if np.isfinite(times).any() else None
-        where = "no point converged" if best is None else (
-            f"fastest {times[best]:.1f} RTTs at alpha={table['alpha'][best]:g}, beta={table['beta'][best]:g}")
-        print(f"convergence of {model.name} from {args.start}: {region.stable.sum()} of {region.stable.size} "
-              f"points converge; {where}")
+    best = np.nanargmin(times) if np.isfinite(times).any() else None
+    where = "no point converged" if best is None else (
+        f"fastest {times[best]:.1f} RTTs at alpha={table['alpha'][best]:g}, beta={table['beta'][best]:g}")
+    configs = region.meta.get("configurations") or []
+    at = f" at {network_text(configs[0])}" if len(configs) == 1 else f" over {len(configs)} configurations"
+    report(args, f"convergence of {model.name}{at}, start {args.start}: {region.stable.sum()} of {region.stable.size} "
+                 f"grid points converge (blank in the map otherwise); {where}")
     return 0

@@ -50,7 +50,13 @@ from ..reference_impl.cosim import TRANSIENT_RTT, cosimulate
 from ..reference_impl.run import PROTOCOLS
 from ..reference_impl.scenarios import FLASH_CROWD, SCENARIOS, flash_crowd, get_scenario
 from ..reference_impl.segments import flow_segments
-from .output import buffer_bdp, check_outputs
+from .output import buffer_bdp, check_outputs, off_target_links, report
+
+EXAMPLES = (
+    ("rcpstab cosim --alpha 0.4 --beta 0.6 --scenario fig5.3 --t-end 60", "thesis Fig. 5.3's first 60 s, packet and fluid"),
+    ("rcpstab cosim --alpha 0.4 --beta 0.6 --scenario fig5.3 --out fig5_3.png --csv fig5_3.csv",
+     "the whole scenario as an overlay figure and a time series"),
+)
 
 # Rough costs per simulated second (benchmark runs of fig5.3 and fig5.7), for refusing runs that
 # would not fit: the single-link trace keeps one sample per control interval min(RTT, 10 ms).
@@ -77,9 +83,9 @@ def add_arguments(parser):
                         help=f"RTTs after each flow-count change left out of the agreement figures (default {TRANSIENT_RTT:g})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the packet run (default 0)")
     parser.add_argument("--out", metavar="FIG", help="write the overlay figure (.png, .svg or .pdf)")
-    parser.add_argument("--csv", metavar="FILE", help="write both runs on a common time grid")
+    parser.add_argument("--csv", metavar="FILE", help="write both runs on a common time grid: t (s), packet_R_over_C, "
+                        "fluid_R_over_C (-), packet_queue_bytes, fluid_queue_bytes (bytes); fig5.7: see above")
     parser.add_argument("--json", action="store_true", help="print the agreement summary as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no one-line summary")
 
 
 def run(args) -> int:
@@ -110,10 +116,10 @@ def run(args) -> int:
         save_cosim_figure(result, args.out)
     if args.json:
         print(json.dumps(result.summary()))
-    elif not args.csv and not args.out:
-        plateaus = ", ".join(f"{s.packet_plateau:.4g}/{s.fluid_plateau:.4g}" for s in result.segments)
-        print(f"{scenario.name} {args.model} alpha={args.alpha:g} beta={args.beta:g}: R/C plateaus packet/fluid {plateaus}; "
-              f"RMS difference outside transients {result.rms_R_over_C:.3g} ({100 * result.rms_relative:.2g}% of eta/N)")
+    plateaus = ", ".join(f"{s.packet_plateau:.4g}/{s.fluid_plateau:.4g}" for s in result.segments)
+    report(args, f"{scenario.name} {args.model} alpha={args.alpha:g} beta={args.beta:g}: R/C plateaus packet/fluid {plateaus}; "
+                 f"RMS difference outside transients {result.rms_R_over_C:.3g} ({100 * result.rms_relative:.2g}% of eta/N; "
+                 f"the first {args.transient_rtt:g} RTTs after each flow-count change left out)")
     return 0
 
 
@@ -139,17 +145,18 @@ def run_flash_crowd(args) -> int:
         save_flash_crowd_figure(result, args.out)
     if args.json:
         print(json.dumps(result.summary()))
-    elif not args.quiet:
-        f, p = result.fluid, result.packet
+    f, p = result.fluid, result.packet
 
-        def rec(r):
-            return f"{r.recovery_rtt:.3g} RTTs" if r.reason is None else "not recovered"
-        print(f"flash crowd ({args.model}, alpha={args.alpha:g}, beta={args.beta:g}) at "
-              f"{scenario.capacity_bps / 1e6:.4g} Mb/s, {rtt * 1000:.4g} ms, N {flows} -> {scenario.n_flows(result.crowd_s)}, "
-              f"buffer {scenario.effective_buffer_bytes / scenario.bdp_bytes:.3g} C*d0: fluid/packet peak queue "
-              f"{f.peak_queue_bdp:.3g}/{p.peak_queue_bdp:.3g} C*d0, dropped {f.dropped_bdp:.3g}/{p.dropped_bdp:.3g} C*d0, "
-              f"recovery {rec(f)}/{rec(p)}")
+    def rec(r):
+        return f"{r.recovery_rtt:.3g} RTTs" if r.reason is None else "not recovered"
+    report(args, f"flash crowd ({args.model}, alpha={args.alpha:g}, beta={args.beta:g}) at "
+                 f"{scenario.capacity_bps / 1e6:.4g} Mb/s, {rtt * 1000:.4g} ms, N {flows} -> "
+                 f"{scenario.n_flows(result.crowd_s)}, buffer {scenario.effective_buffer_bytes / scenario.bdp_bytes:.3g} "
+                 f"C*d0: fluid/packet peak queue {f.peak_queue_bdp:.3g}/{p.peak_queue_bdp:.3g} C*d0, dropped "
+                 f"{f.dropped_bdp:.3g}/{p.dropped_bdp:.3g} C*d0, recovery {rec(f)}/{rec(p)}")
     return 0
+
+
 def _check_length(scenario, args) -> None:
     """Refuse a run too short to compare (every plateau would be NaN) or too long to hold in memory."""
     t_end = scenario.t_end_s if args.t_end is None else args.t_end
@@ -187,11 +194,12 @@ def run_network_scenario(args) -> int:
     summary = result.summary()
     if args.json:
         print(json.dumps(summary))
-    elif not args.csv and not args.out:
+    else:
         p, f = summary["packet"], summary["fluid"]
-        print(f"{args.scenario} alpha={args.alpha:g} beta={args.beta:g} after {t_end:g} s, packet/fluid: "
+        report(args, f"{args.scenario} alpha={args.alpha:g} beta={args.beta:g} after {t_end:g} s, packet/fluid: "
               f"L1 {p['L1_final_rate_bps'] / 1e6:.4g}/{f['L1_final_rate_bps'] / 1e6:.4g} Mb/s "
               f"(target {f['L1_target_rate_bps'] / 1e6:.4g}), L3 {p['L3_final_rate_bps'] / 1e6:.4g}/"
               f"{f['L3_final_rate_bps'] / 1e6:.4g} Mb/s (target {f['L3_target_rate_bps'] / 1e6:.4g}), "
-              f"RTT estimate at L1 {p['rtt_final_s']:.4g}/{f['rtt_final_s']:.4g} s (target {f['rtt_target_s']:.4g})")
+              f"RTT estimate at L1 {p['rtt_final_s']:.4g}/{f['rtt_final_s']:.4g} s (target {f['rtt_target_s']:.4g})"
+                     + off_target_links(p, "packet: ") + off_target_links(f, "fluid: "))
     return 0

@@ -34,6 +34,12 @@ from .output import add_worker_argument, check_outputs, check_workers
 SHORT_FLOW_PKTS = 255  # "flows up to a few hundred packets": the summary's headline range
 
 
+EXAMPLES = (
+    ("rcpstab fct --alpha 0.1 --beta 1.0 --C 10e6 --rtt 0.1 --load 0.5 --flows 2000", "AFCT against processor sharing"),
+    ("rcpstab fct --alpha 0.5 --beta 0.4 --C 10e6 --rtt 0.1 --load 0.9 --flows 2000 --json", "the same at load 0.9, as JSON"),
+)
+
+
 def add_arguments(parser):
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (>= 0)")

@@ -17,13 +17,21 @@ from ..core.validation import check_grid_size
 from ..errors import InputError
 from ..models import get_model
 from ..regions.grid import parse_range
-from .output import add_sweep_arguments, check_outputs, check_workers, parse_params, writable_path
+from .output import add_sweep_arguments, check_outputs, check_workers, model_help, parse_params, region_summary
+from .output import report, writable_path
 
 LINEAR_METHODS = ("exact", "bode", "nyquist", "margins")
 SIMULATED_METHODS = ("phaseplane", "packet")
 # Rough single-core seconds per grid point and configuration (bench runs, for the refusal message only).
 SECONDS_PER_POINT = {"exact": 3e-4, "bode": 3e-4, "nyquist": 0.08, "margins": 0.01, "phaseplane": 6e-3, "packet": 1.0,
                      "certified": 0.1}
+
+EXAMPLES = (
+    ("rcpstab map --method exact --alpha 0.05:2:0.05 --beta 0.05:1:0.05 --out exact.png --csv exact.csv",
+     "the exact linear region on a coarse grid, as a figure and a table"),
+    ("rcpstab map --method phaseplane --alpha 0.2:1.4:0.4 --beta 0.2:1.0:0.4 --C 0.15e9 10e9 --workers 2",
+     "the nonlinear model's region common to two link capacities"),
+)
 DEFAULT_RANGES = {
     "linear": ("0.02:2.0:0.02", "0.01:1.0:0.01"),      # Fig. 5.2's plane
     "margins": ("0.05:2.0:0.05", "0.025:1.0:0.025"),   # same plane, coarser (1600 root computations)
@@ -32,11 +40,13 @@ DEFAULT_RANGES = {
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
+    parser.add_argument("--model", default="rcp", help=model_help())
     parser.add_argument("--method", default="exact", choices=LINEAR_METHODS + SIMULATED_METHODS + ("certified",),
-                        help="which lens maps the region (default: exact)")
-    parser.add_argument("--alpha", help="START:STOP:STEP, STOP inclusive")
-    parser.add_argument("--beta", help="START:STOP:STEP, STOP inclusive")
+                        help="which lens maps the region: %(choices)s (default: exact)")
+    parser.add_argument("--alpha", help="rate gain grid START:STOP:STEP, STOP inclusive, dimensionless (default: "
+                        f"{DEFAULT_RANGES['linear'][0]} for linear methods, {DEFAULT_RANGES['simulated'][0]} otherwise)")
+    parser.add_argument("--beta", help="queue gain grid START:STOP:STEP, STOP inclusive, dimensionless (default: "
+                        f"{DEFAULT_RANGES['linear'][1]} for linear methods, {DEFAULT_RANGES['simulated'][1]} otherwise)")
     parser.add_argument("--pade", type=int, metavar="N", help="nyquist: Pade order for the delay (default: exact delay)")
     parser.add_argument("--scenario", help="packet: scenario name (default: fig5.3)")
     parser.add_argument("--out", metavar="FIG", help="write a figure (.png, .svg or .pdf)")
@@ -79,9 +89,8 @@ def run(args) -> int:
             save_region_figure(region, args.out)
     if args.json:
         print(region.to_json())
-    elif not args.quiet and not args.csv and not args.out and not args.boundary:
-        print(f"{region.method} region of {region.model}: {region.stable.sum()} of {region.stable.size} "
-              f"grid points stable ({100 * region.stable_fraction:.1f}%)")
+    else:
+        report(args, region_summary(region))
     return 0
 
 

@@ -14,14 +14,19 @@ from ..errors import InputError
 from ..models import get_model
 from ..regions.grid import parse_range
 from ..regions.margins import margins
+from .output import model_help, report
+
+EXAMPLES = (
+    ("rcpstab margins --alpha 0.4 --beta 0.2", "margins of the thesis' recommended gains, as a table"),
+    ("rcpstab margins --model xcp --alpha 0.4 --beta 0.226 --json", "XCP's published gains, as JSON"),
+)
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
-    parser.add_argument("--alpha", type=str, required=True, help="rate gain alpha (> 0)")
-    parser.add_argument("--beta", type=str, required=True, help="queue gain beta (> 0)")
-    parser.add_argument("--json", action="store_true", help="print a JSON object (strict: null, never NaN)")
-    parser.add_argument("--quiet", action="store_true", help="print only the one-line summary")
+    parser.add_argument("--model", default="rcp", help=model_help())
+    parser.add_argument("--alpha", type=str, required=True, help="rate gain alpha (> 0, dimensionless)")
+    parser.add_argument("--beta", type=str, required=True, help="queue gain beta (> 0, dimensionless)")
+    parser.add_argument("--json", action="store_true", help="print a JSON object (null with a reason where a margin does not exist)")
 
 
 def single_gain(text, name):
@@ -39,12 +44,13 @@ def _value(x, fmt, unit="", note=None):
 
 
 def summary(model_name: str, m) -> str:
-    """One line: the verdict and the margins that exist."""
+    """One line: the verdict, the rightmost root and the margins that exist."""
     gm = "none" if m.gain_margin is None else f"{m.gain_margin:.4g}"
     pm = "none" if m.phase_margin_deg is None else f"{m.phase_margin_deg:.4g} deg"
     dm = "none" if m.delay_margin is None else f"{m.delay_margin:.4g} d0"
-    return (f"{model_name} at alpha = {m.alpha:g}, beta = {m.beta:g}: {'STABLE' if m.stable else 'UNSTABLE'} "
-            f"(gain margin {gm}, phase margin {pm}, delay margin {dm})")
+    return (f"{model_name} at alpha = {m.alpha:g}, beta = {m.beta:g} is {'STABLE' if m.stable else 'UNSTABLE'} "
+            f"(linear loop): rightmost root Re(s*d0) = {m.rightmost_root[0]:.3g}, gain margin {gm}, "
+            f"phase margin {pm}, delay margin {dm}")
 
 
 def run(args) -> int:
@@ -53,15 +59,15 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(m.to_dict(), allow_nan=False))
         return 0
-    print(summary(model.name, m))
-    if args.quiet:
-        return 0
     notes = m.notes
     gm = m.gain_margin
     gm_text = _value(gm, ".6g", note=notes.get("gain_margin"))
     if gm is not None and gm > 0:
         gm_text += f" ({20 * math.log10(gm):.3g} dB)" + (f"; {notes['gain_margin']}" if "gain_margin" in notes else "")
     re, im = m.rightmost_root
+    if args.quiet:
+        return 0
+    print(f"margins of model {model.name} (normalized: w*d0, s*d0):")
     print(f"  gain margin          {gm_text}")
     if m.gain_margin_lower is not None:
         print(f"  lower gain margin    {m.gain_margin_lower:.6g} ({notes.get('gain_margin_lower', '')})")
@@ -74,4 +80,5 @@ def run(args) -> int:
     print(f"  delay margin         {dm_text}")
     print(f"  rightmost root       s*d0 = {re:.6g} {'+' if im >= 0 else '-'} {abs(im):.6g}j")
     print(f"  roots in RHP (Bode)  {m.unstable_roots}")
+    report(args, summary(model.name, m))
     return 0

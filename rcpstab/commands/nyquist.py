@@ -9,11 +9,17 @@ import json
 
 from ..models import get_model
 from .margins import single_gain
-from .output import check_outputs
+from .output import check_outputs, model_help
+
+
+EXAMPLES = (
+    ("rcpstab nyquist --alpha 0.4 --beta 0.2", "the encirclement count of the exact-delay loop"),
+    ("rcpstab nyquist --alpha 0.4 --beta 0.2 --pade 2 --out nyquist.png", "App. D's Pade-2 loop, drawn"),
+)
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
+    parser.add_argument("--model", default="rcp", help=model_help("rcp"))
     parser.add_argument("--alpha", required=True, help="rate gain alpha (> 0)")
     parser.add_argument("--beta", required=True, help="queue gain beta (> 0)")
     parser.add_argument("--pade", type=int, metavar="N", help="Pade order 1..20 for the delay (default: exact)")

@@ -1,4 +1,5 @@
-"""Helpers shared by the subcommands: checked output paths, figure formats, the buffer option."""
+"""Helpers shared by the subcommands: checked output paths, shared options (the buffer, any model
+parameter by name) and the one-line summary."""
 from __future__ import annotations
 
 import argparse
@@ -6,6 +7,7 @@ import math
 import os
 
 from ..errors import InputError
+from ..units import rate_text
 
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
 
@@ -42,18 +44,20 @@ def check_outputs(args) -> None:
 
 def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
     """Network configurations and execution options of a phase-plane sweep."""
-    parser.add_argument("--C", type=float, nargs="+", metavar="BPS", help=f"{what}link capacities, bit/s")
-    parser.add_argument("--d0", type=float, nargs="+", metavar="SECONDS", help=f"{what}propagation RTTs, s")
-    parser.add_argument("--N", type=float, nargs="+", metavar="FLOWS", help=f"{what}numbers of flows")
-    parser.add_argument("--T", type=float, metavar="SECONDS", help=f"{what}rate update interval, s")
+    parser.add_argument("--C", type=float, nargs="+", metavar="BPS",
+                        help=f"{what}link capacities, bit/s; every combination of C, d0, N is swept (default: 0.15e9, App. E)")
+    parser.add_argument("--d0", type=float, nargs="+", metavar="SECONDS", help=f"{what}propagation RTTs, s (default: 0.2)")
+    parser.add_argument("--N", type=float, nargs="+", metavar="FLOWS", help=f"{what}numbers of flows (default: 10)")
+    parser.add_argument("--T", type=float, metavar="SECONDS", help=f"{what}rate update interval, s (default: 0.01)")
     parser.add_argument("--param", action="append", metavar="NAME=VALUES",
                         help=f"{what}any other parameter of the model by name, one value or several "
                              "(V1,V2,... or START:STOP:STEP): several are swept like --C; repeatable. "
                              "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05,0.1 (a user protocol)")
     add_buffer_argument(parser, what)
     add_worker_argument(parser)
-    parser.add_argument("--scheduler", metavar="DASK_ADDRESS", help="run the sweep on a Dask cluster")
-    parser.add_argument("--checkpoint", metavar="FILE", help="save finished chunks; resume from them")
+    parser.add_argument("--scheduler", metavar="DASK_ADDRESS", help="run the sweep on a Dask cluster (default: local processes)")
+    parser.add_argument("--checkpoint", metavar="FILE",
+                        help="save finished chunks to FILE and resume from them; kept on Ctrl-C (default: none)")
 
 
 def parse_params(items) -> dict:
@@ -79,7 +83,7 @@ def parse_params(items) -> dict:
 
 
 def add_worker_argument(parser) -> None:
-    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
+    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1; this machine has %d cores)" % (os.cpu_count() or 1))
 
 
 def check_workers(args) -> None:
@@ -119,3 +123,78 @@ def add_buffer_argument(parser, what: str = "") -> None:
     parser.add_argument("--buffer", type=buffer_bdp, metavar="BDP",
                         help=f"{what}buffer in bandwidth-delay products C*d0: the queue is held in [0, BDP*C*d0] "
                              "and the overflow dropped (default: unbounded, as eqs. 5.1-5.4)")
+# --- the one-line human summary every command ends with -------------------------------------
+
+def report(args, line: str) -> None:
+    """Print a command's one-line human summary, unless ``--json`` (machine output only) or ``--quiet``."""
+    if getattr(args, "json", False) or getattr(args, "quiet", False):
+        return
+    print(line + files_written(args))
+
+
+def files_written(args) -> str:
+    """``"; figure in X, table in Y"`` for the output files the command was given ('' if none)."""
+    parts = [f"{what} in {getattr(args, option)}" for option, what in (("out", "figure"), ("csv", "table"))
+             if getattr(args, option, None)]
+    return "; " + ", ".join(parts) if parts else ""
+
+
+def network_text(config: dict) -> str:
+    """``C = 150 Mb/s, d0 = 200 ms, N = 10, T = 10 ms`` from a configuration in SI units."""
+    parts = []
+    if "C" in config:
+        parts.append(f"C = {rate_text(config['C'])}")
+    if "d0" in config:
+        parts.append(f"d0 = {config['d0'] * 1e3:.4g} ms")
+    if "N" in config:
+        parts.append(f"N = {config['N']:g}")
+    if "T" in config:
+        parts.append(f"T = {config['T'] * 1e3:.4g} ms")
+    return ", ".join(parts)
+
+
+def region_summary(region) -> str:
+    """What a region map decided, and which configurations it left out of the common region and why."""
+    n, total = int(region.stable.sum()), region.stable.size
+    line = f"{region.method} region of {region.model}: {n} of {total} grid points stable ({100 * region.stable_fraction:.1f}%)"
+    configs = region.meta.get("configurations") or []
+    if len(configs) == 1:
+        line += f" at {network_text(configs[0])}"
+        if region.meta.get("unreachable_configurations"):
+            line += "; this configuration cannot reach equilibrium (C/N < MIN_RATE), whatever the gains"
+    elif configs:
+        lost = region.meta.get("unreachable_configurations") or []
+        line += f" in every one of the {len(configs) - len(lost)} configurations whose equilibrium is reachable"
+        if lost:
+            everywhere = region.meta.get("stable_points_all_configurations", 0)
+            line += (f"; {len(lost)} of {len(configs)} configurations cannot reach equilibrium (C/N < MIN_RATE) "
+                     f"and are not in the common region; over all {len(configs)} the common region is "
+                     + ("empty" if everywhere == 0 else f"{everywhere} points"))
+    counts = region.meta.get("verdict_counts")
+    if counts:
+        line += " (" + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if v) + " point-configurations)"
+    return line
+
+
+def model_help(default: str = "rcp", names=None) -> str:
+    """Help text of ``--model`` listing the valid names (every registered model unless ``names``)."""
+    if names is None:
+        from ..models import MODELS
+        names = MODELS
+    return f"model: one of {', '.join(names)}, or a protocol file (FILE.py defining MODEL) (default: {default})"
+
+
+def off_target_links(summary: dict, label: str = "") -> str:
+    """``"; L1 ends 42% below its max-min target (not within the 2% band at the end of the run)"`` or ''.
+
+    ``summary`` has ``<L>_final_error`` (relative) per link, as the network summaries do.
+    """
+    from ..core.judgement import RATE_BAND
+
+    off = [(key[: -len("_final_error")], value) for key, value in summary.items()
+           if key.endswith("_final_error") and value is not None and abs(value) > RATE_BAND]
+    if not off:
+        return ""
+    words = ", ".join(f"{link} ends {100 * abs(err):.2g}% {'below' if err < 0 else 'above'}" for link, err in off)
+    return (f"; {label}{words} its max-min target (outside the {100 * RATE_BAND:g}% band at the end of the run: "
+            "not settled, or settled elsewhere; see --json)")

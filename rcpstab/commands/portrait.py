@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+import numpy as np
+
 from ..errors import InputError
 from ..models import get_model
 from ..phaseplane.compiled import compile_model
@@ -22,22 +24,28 @@ from ..phaseplane.decide import decide
 from ..phaseplane.setup import make_integrator, parameter_values
 from ..phaseplane.sweep import buffer_bits, configurations, equilibrium_starts
 from ..phaseplane.trajectory import simulate
-from .output import add_buffer_argument, check_outputs
+from .output import add_buffer_argument, check_outputs, model_help, network_text, report
+
+EXAMPLES = (
+    ("rcpstab portrait --alpha 0.4 --beta 0.2 --rtts 50", "App. E's six starts at the thesis' gains, summary only"),
+    ("rcpstab portrait --alpha 1.4 --beta 0.8 --out portrait.png --csv portrait.csv", "Fig. E.2's oscillating point, figure and table"),
+)
+SWING_RTT = 10.0  # the summary's swing is measured over the run's last this many round trips
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help="model name (default: rcp)")
-    parser.add_argument("--alpha", type=float, required=True, help="rate gain")
-    parser.add_argument("--beta", type=float, required=True, help="queue gain")
+    parser.add_argument("--model", default="rcp", help=model_help())
+    parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0, dimensionless)")
+    parser.add_argument("--beta", type=float, required=True, help="queue gain (> 0, dimensionless)")
     parser.add_argument("--C", type=float, metavar="BPS", help="link capacity, bit/s (default 0.15e9)")
     parser.add_argument("--d0", type=float, metavar="SECONDS", help="propagation RTT, s (default 0.2)")
     parser.add_argument("--N", type=float, metavar="FLOWS", help="number of flows (default 10)")
     parser.add_argument("--T", type=float, metavar="SECONDS", help="rate update interval, s (default 0.01)")
     add_buffer_argument(parser)
-    parser.add_argument("--rtts", type=float, default=100.0, help="duration in round trips (default 100)")
+    parser.add_argument("--rtts", type=float, default=100.0, help="duration in round trips d0 (default 100)")
     parser.add_argument("--out", metavar="FIG", help="write the portrait (.png, .svg or .pdf)")
-    parser.add_argument("--csv", metavar="FILE", help="write the trajectories")
-    parser.add_argument("--quiet", action="store_true", help="no summary line")
+    parser.add_argument("--csv", metavar="FILE", help="write the trajectories, one row per sample and start: "
+                        "ic (index), gamma0 (R/C at t = 0), q0_bits, t_s, R_over_C, queue_bits")
 
 
 def run(args) -> int:
@@ -62,11 +70,7 @@ def run(args) -> int:
         from ..phaseplane.plotting import portrait_plot
         draw_and_save(portrait_plot, traj, args.out, verdicts=judged, cycles=limit_cycles(model, params, start, judged),
                       title=f"Phase portrait, model '{model.name}', alpha = {args.alpha:g}, beta = {args.beta:g}")
-    if not args.quiet:
-        counts = ", ".join(f"{int((judged.names == v).sum())} {v}" for v in dict.fromkeys(judged.names))
-        end = ", ".join(f"({g:.3g}, {q:.3g})" for g, q in zip(traj.gamma[-1], traj.queue[-1]))
-        print(f"{model.name} at alpha={args.alpha:g}, beta={args.beta:g}: {counts} of App. E's six starts; "
-              f"(R/C, q bits) after {args.rtts:g} RTTs: {end}")
+    report(args, portrait_summary(traj, config, args.alpha, args.beta, args.rtts, judged))
     return 0
 
 
@@ -86,6 +90,22 @@ def limit_cycles(model, params, start, judged, periods: float = 3.0) -> dict:
         cycles[int(b)] = tuple(np.broadcast_to(f(*states, *values), states[0].shape)
                                for f in (integrator.model.gamma, integrator.model.queue))
     return cycles
+
+
+def portrait_summary(traj, config, alpha, beta, rtts, judged=None) -> str:
+    """Each start's verdict (with its adaptive horizon), how many end in the band, and how far R/C still swings."""
+    from ..core.judgement import band_distance
+
+    last = traj.rtt >= traj.rtt[-1] - min(SWING_RTT, rtts / 2)
+    inside = band_distance(traj.gamma[-1], traj.queue[-1], traj.gamma_eq, traj.queue_eq,
+                           traj.capacity * traj.d0) <= 1.0
+    swing = np.max(np.abs(traj.gamma[last] / traj.gamma_eq - 1.0))
+    verdicts = "" if judged is None else (
+        ", ".join(f"{int((judged.names == v).sum())} {v.replace('_', ' ')}" for v in dict.fromkeys(judged.names))
+        + " of App. E's six starts; ")
+    return (f"{traj.model} at alpha = {alpha:g}, beta = {beta:g} ({network_text(config)}): {verdicts}after {rtts:g} RTTs "
+            f"{int(inside.sum())} of {inside.size} starts end inside the convergence band (R within 2%, q within 1% of C*d0) "
+            f"and over the last {min(SWING_RTT, rtts / 2):g} RTTs R/C deviates up to {100 * swing:.1f}% from equilibrium")
 
 
 def _listed(value):

@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import json
 
+from .output import model_help
+
+EXAMPLES = (
+    ("rcpstab theorem1", "XCP's bound, where its curve leaves the exact region, and the tightness"),
+    ("rcpstab theorem1 --details --json", "the same as JSON"),
+)
+
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="xcp", help="model name (default: xcp)")
+    parser.add_argument("--model", default="xcp", help=model_help("xcp"))
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.add_argument("--details", action="store_true", help="also the exit point, root and tightness, one per line")
     parser.add_argument("--quiet", action="store_true", help="print nothing (exit code 0)")

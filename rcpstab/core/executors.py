@@ -66,18 +66,33 @@ def run_chunks(function, tasks: list, workers: int = 1, scheduler: str | None = 
     if scheduler:
         yield from _dask(function, tasks, scheduler)
     elif workers > 1:
-        with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=die_with_parent,
-                                 initargs=(os.getpid(),)) as pool:
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=die_with_parent,
+                                   initargs=(os.getpid(),))
+        try:
             futures = {pool.submit(function, *task): i for i, task in enumerate(tasks)}
-            try:
-                for future in as_completed(futures):
-                    yield futures[future], future.result()
-            except BrokenProcessPool:
-                raise InputError(f"--workers {workers}: a worker process died (killed, or out of memory); "
-                                 "finished chunks are checkpointed") from None
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+        except BrokenProcessPool:
+            _stop(pool)
+            raise InputError(f"--workers {workers}: a worker process died (killed, or out of memory); "
+                             "finished chunks are checkpointed") from None
+        except BaseException:
+            # Ctrl-C (or an error, or the caller stopping): a clean shutdown would wait for the running
+            # chunks, minutes on a large sweep; their results would be lost anyway. Finished chunks are
+            # already checkpointed by the caller, so end the workers now.
+            _stop(pool)
+            raise
+        pool.shutdown()
     else:
         for i, task in enumerate(tasks):
             yield i, function(*task)
+
+
+def _stop(pool) -> None:
+    """End a process pool's workers now, without waiting for their running tasks."""
+    for process in list((pool._processes or {}).values()):
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _dask(function, tasks, address):

@@ -30,8 +30,6 @@ import math
 import os
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..errors import InputError
 
 __all__ = ["Domain", "DOMAINS", "MAX_GRID_POINTS", "GRID_ENV", "MAX_CPU_HOURS", "HOURS_ENV", "check_value", "check_values",
@@ -96,6 +94,8 @@ class Domain:
 
     def violation(self, values, name: str = "") -> str | None:
         """One line naming the first of ``values`` (a number or an array) outside the domain, or None."""
+        import numpy as np  # here: the command line checks plain numbers before it imports numpy
+
         for value in np.atleast_1d(np.asarray(values, dtype=float)).ravel():
             if not self.contains(float(value)):
                 unit = f" {self.unit}" if self.unit else ""

@@ -2,14 +2,57 @@
 
 Use :func:`get_model` to look one up by the name the command line uses.
 """
+import importlib
+from collections.abc import Mapping
+
 from ..errors import InputError
-from . import linear, rcp, rcp_router, rcpac, switched, xcp, xcp_router
 from .plugins import is_model_path, load_entry_point, load_model_file, plugin_names
 from .spec import Clamp, DelayedTerm, ModelSpec, Saturation, t
 
-MODELS = {m.name: m for m in (rcp.MODEL, switched.MODEL, linear.MODEL, rcp_router.MODEL, xcp.MODEL, xcp_router.MODEL,
-                                    rcpac.MODEL)}
-"""Every model by name."""
+MODULES = {
+    "rcp": "rcp",
+    "switched": "switched",
+    "linear": "linear",
+    "rcp-router": "rcp_router",
+    "xcp": "xcp",
+    "xcp-router": "xcp_router",
+    "rcpac": "rcpac",
+}
+"""Model name -> the module of this package that defines it as ``MODEL`` (one line per model)."""
+
+
+class _Registry(Mapping):
+    """Every model by name, each module imported on first use.
+
+    Building a model's SymPy expressions takes a good part of a second for some (rcpac's
+    nested Max, the switched family's aggregate), and a command needs one model: loading
+    them all would double ``rcpstab margins``' start-up.
+    """
+
+    def __init__(self, modules: dict):
+        self._modules = modules
+        self._loaded: dict = {}
+
+    def __getitem__(self, name: str) -> ModelSpec:
+        if name not in self._loaded:
+            model = importlib.import_module(f"{__name__}.{self._modules[name]}").MODEL
+            if model.name != name:
+                raise ValueError(f"module {self._modules[name]} defines model {model.name!r}, registered as {name!r}")
+            self._loaded[name] = model
+        return self._loaded[name]
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __repr__(self) -> str:
+        return f"<models: {', '.join(self._modules)}>"
+
+
+MODELS = _Registry(MODULES)
+"""Every model by name (a read-only mapping; a model's module is imported when it is first looked up)."""
 
 
 def get_model(name) -> ModelSpec:
@@ -35,7 +78,7 @@ def get_model(name) -> ModelSpec:
     if isinstance(name, ModelSpec):
         return name
     if not isinstance(name, str):
-        raise InputError(f"model {name!r}: give a model name, a protocol file path or a ModelSpec")
+        raise InputError(f"model {name!r}: expected a model name ({', '.join(MODELS)}), a protocol file or a ModelSpec")
     if name in MODELS:
         return MODELS[name]
     if is_model_path(name):
@@ -49,4 +92,22 @@ def get_model(name) -> ModelSpec:
     return found
 
 
-__all__ = ["MODELS", "Clamp", "DelayedTerm", "ModelSpec", "Saturation", "get_model", "t"]
+def as_model(model) -> ModelSpec:
+    """``model`` if it is a :class:`ModelSpec`, else the registered model of that name.
+
+    Every public engine starts with this, so a name where a spec is expected works and
+    anything else is an :class:`~rcpstab.errors.InputError` naming the value, not an AttributeError.
+
+    Examples
+    --------
+    >>> as_model("rcp") is MODELS["rcp"]
+    True
+    >>> as_model(42)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rcpstab.errors.InputError: model 42: expected a model name (rcp, ...), a protocol file or a ModelSpec
+    """
+    return get_model(model)
+
+
+__all__ = ["MODELS", "Clamp", "DelayedTerm", "ModelSpec", "Saturation", "as_model", "get_model", "t"]

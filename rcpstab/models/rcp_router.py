@@ -137,7 +137,7 @@ def sampled_characteristic(alpha_value: float, beta_value: float, m: int, instan
     Examples
     --------
     >>> np.round(sampled_characteristic(0.4, 0.2, 1), 3).tolist()
-    [1.0, -2.0, 1.4, -0.4]
+    [1.0, -2.0, 1.6, -0.4]
     """
     if int(m) != m or m < 1:
         raise ValueError(f"m = d0/T = {m}: must be a whole number >= 1")

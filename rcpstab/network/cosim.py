@@ -64,6 +64,16 @@ class NetworkCosimResult:
     fluid_wall_time_s: float
     capacity_bps: np.ndarray
 
+    def __repr__(self) -> str:
+        return (f"NetworkCosimResult(scenario={self.scenario!r}, alpha={self.alpha:g}, beta={self.beta:g}, "
+                f"0..{self.fluid.t[-1]:.4g} s, links {', '.join(self.fluid.link_names)})")
+
+    def plot(self):
+        """Draw packet and fluid runs with :func:`~rcpstab.network.cosim_plot.network_cosim_plot`."""
+        from .cosim_plot import network_cosim_plot
+
+        return network_cosim_plot(self)
+
     def summary(self) -> dict:
         """The ``cosim --scenario fig5.7 --json`` object (keys in the command's help)."""
         packet, fluid = (_without_gains(summarize(run)[0]) for run in (self.packet, self.fluid))

@@ -15,7 +15,12 @@ def network_cosim_plot(result: NetworkCosimResult, rate_links=("L1", "L3"), rtt_
     -------
     matplotlib.figure.Figure
     """
-    fig = new_figure((9, 6))
+    fig = new_figure((9, 6.4))
+    fluid = result.fluid
+    targets = ", ".join(f"{name} {rate / MBPS:.4g}" for name, rate in zip(fluid.link_names, fluid.target_rate))
+    fig.suptitle(f"Network {result.scenario} ({len(fluid.link_names)} links), t = 0-{fluid.t[-1]:.4g} s: packet simulator "
+                 f"(App. F router at every link) vs fluid model\nmax-min target rates (Mb/s): {targets}; "
+                 "buffers: unbounded", fontsize="medium")
     grid = fig.add_gridspec(2, len(rate_links))
     runs = (("packet", result.packet), ("fluid", result.fluid))
     for col, name in enumerate(rate_links):

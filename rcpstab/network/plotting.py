@@ -14,7 +14,11 @@ def network_plot(run: NetworkRun, rate_links=("L1", "L3"), rtt_link: str = "L1",
     -------
     matplotlib.figure.Figure
     """
-    fig = fig or new_figure((9, 6))
+    fig = fig or new_figure((9, 6.4))
+    targets = ", ".join(f"{name} {rate / MBPS:.4g}" for name, rate in zip(run.link_names, run.target_rate))
+    fig.suptitle(f"Fluid model of a {len(run.link_names)}-link network (App. F control path at every link), "
+                 f"t = 0-{run.t[-1]:.4g} s\nmax-min target rates (Mb/s): {targets}; buffers: none (fluid queues)",
+                 fontsize="medium")
     grid = fig.add_gridspec(2, len(rate_links))
     for col, name in enumerate(rate_links):
         ax = fig.add_subplot(grid[0, col])

@@ -10,7 +10,7 @@ import matplotlib
 import numpy as np
 
 from ..core.judgement import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
-from ..figures import current_axes, grid_extent
+from ..figures import current_axes, grid_extent, network_caption, region_caption, set_title
 from ..regions.result import RegionMap
 from .trajectory import Trajectory
 
@@ -120,7 +120,10 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None, verdicts=
         _cycle_inset(ax, traj, cycles)
     ax.set_xlabel("normalized rate R/C (dimensionless)")
     ax.set_ylabel("queue q (Mbit)")
-    ax.set_title(title or f"Phase portrait, model '{traj.model}'")
+    alpha, beta = (np.atleast_1d(traj.params.get(k, np.nan)) for k in ("alpha", "beta"))
+    gains = f", alpha = {alpha[0]:g}, beta = {beta[0]:g}" if alpha.size == 1 and beta.size == 1 else ""
+    set_title(ax, title or f"Phase portrait, model '{traj.model}'{gains}",
+              f"{network_caption(traj.params)}; nonlinear fluid model, {traj.rtt[-1]:.4g} RTTs")
     ax.legend(fontsize="x-small", loc="upper right")
     return ax
 
@@ -167,5 +170,6 @@ def convergence_plot(region: RegionMap, ax=None):
         ax.legend(handles=handles, loc="upper right", fontsize="small")
     ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
     ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
-    ax.set_title(f"Convergence time of model '{region.model}' (R within 2%, q within 1% of C·d0)")
+    set_title(ax, f"Convergence time of model '{region.model}' (R within 2%, q within 1% of C·d0)",
+              f"{region_caption(region)}; blank: does not converge")
     return ax

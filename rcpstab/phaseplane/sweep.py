@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from ..core.validation import check_grid_size
 from ..errors import InputError
-from ..models import get_model
+from ..models import as_model, get_model
 from ..regions.result import RegionMap
 from ..core.checkpoint import Checkpoint, chunk_key
 from .compiled import compile_model
@@ -264,6 +264,7 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         initial conditions), convergence_estimate_rtt (labelled extrapolation, where one was needed),
         envelope_rate_per_rtt (slowest envelope trend).
     """
+    model = as_model(model)  # a name works too; anything else is an InputError
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
     configs = configurations(model, C, d0, N, T, params)

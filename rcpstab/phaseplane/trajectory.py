@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core.validation import check_run_cost
 from ..errors import InputError
+from ..models import as_model
 from ..models.spec import ModelSpec
 from .integrator import BatchIntegrator
 from .setup import make_integrator
@@ -61,6 +62,18 @@ class Trajectory:
         """Sample times in round trips (t / d0)."""
         return self.t / self.d0
 
+    def __repr__(self) -> str:
+        gains = "".join(f", {k}={np.ravel(self.params[k])[0]:g}" for k in ("alpha", "beta")
+                        if k in self.params and np.size(self.params[k]) == 1)
+        return (f"Trajectory(model={self.model!r}, {self.gamma.shape[1]} trajectories, "
+                f"0..{self.rtt[-1]:.4g} RTTs (d0 = {self.d0:g} s){gains})")
+
+    def plot(self, ax=None, **kwargs):
+        """Draw the phase portrait with :func:`~rcpstab.phaseplane.plotting.portrait_plot`."""
+        from .plotting import portrait_plot
+
+        return portrait_plot(self, ax=ax, **kwargs)
+
 
 def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: float | None = None,
              n_schedule=None, record_every: int | None = None) -> Trajectory:
@@ -89,6 +102,7 @@ def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: fl
     -------
     Trajectory
     """
+    model = as_model(model)  # a name works too; anything else is an InputError
     if not (math.isfinite(t_end) and t_end > 0):
         raise InputError(f"t_end = {t_end} s: must be > 0")
     integrator = make_integrator(model, params, initial, dt, n_schedule)

@@ -128,6 +128,24 @@ class CosimResult:
     model: str = "rcp"
     conservation: dict = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        return (f"CosimResult(scenario={self.scenario.name!r}, model={self.model!r}, alpha={self.alpha:g}, "
+                f"beta={self.beta:g}, 0..{self.t[-1]:.4g} s, {len(self.segments)} segment(s), "
+                f"RMS R/C difference {self.rms_R_over_C:.2g})")
+
+    def plot(self, axes=None):
+        """Draw the packet/fluid overlay with :func:`~rcpstab.reference_impl.cosim_plot.cosim_plot`.
+
+        Without ``axes`` the two panels go into a new pyplot figure, so that a notebook shows it.
+        """
+        from .cosim_plot import cosim_plot
+
+        if axes is None:
+            import matplotlib.pyplot as plt
+
+            axes = plt.figure(figsize=(7.5, 6.0), layout="constrained").subplots(2, 1, sharex=True)
+        return cosim_plot(self, axes=axes)
+
     @property
     def steady(self) -> np.ndarray:
         """Mask of grid points outside every transient."""

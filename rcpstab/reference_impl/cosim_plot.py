@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..figures import new_figure, save
+from ..figures import network_caption, new_figure, save, set_title
 from .cosim import CosimResult
 
 
@@ -33,7 +33,11 @@ def cosim_plot(result: CosimResult, axes=None):
         rate_ax.hlines(seg.equilibrium, seg.start_s, seg.stop_s, colors="k", linestyles="--", lw=0.7)
     rate_ax.plot([], [], "k--", lw=0.7, label="eta/N")
     rate_ax.set_ylabel("R/C (dimensionless)")
-    rate_ax.set_title(f"{result.scenario.name}: alpha = {result.alpha:g}, beta = {result.beta:g}")
+    sc = result.scenario
+    buffer = {"buffer_bdp": 1.0} if sc.buffer_bytes is None else {"buffer_bytes": sc.buffer_bytes}
+    set_title(rate_ax, f"Co-simulation {sc.name}, {result.model}: alpha = {result.alpha:g}, beta = {result.beta:g}",
+              f"{network_caption({'C': sc.capacity_bps, 'd0': sc.rtt_s, 'N': [int(result.n_flows.min()), int(result.n_flows.max())], **buffer})}"
+              f"; packet simulator (reference router) vs fluid model")
     rate_ax.legend(fontsize="small", loc="upper right")
     queue_ax.plot(result.t, result.packet_queue_bytes, lw=0.8, label="packet (reference router)")
     queue_ax.plot(result.t, result.fluid_queue_bytes, lw=1.0, label="fluid model rcp")

@@ -31,6 +31,7 @@ from tqdm import tqdm
 from ..errors import InputError
 from ..core.checkpoint import Checkpoint, chunk_key
 from ..core.executors import run_chunks
+from ..models import as_model
 from ..phaseplane.sweep import _SEVERITY, phaseplane_region
 from ..phaseplane.verdicts import CONVERGED, DIVERGED, UNDECIDED, VERDICTS
 from ..regions.result import RegionMap
@@ -190,6 +191,7 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
         ``fluid_model``, ``fluid_agreement`` (fraction of points with the same stable verdict)
         and ``fluid_disagreements``.
     """
+    model = as_model(model)  # a name works too; anything else is an InputError
     router = PACKET_ROUTER.get(model.name, model.name)
     if router not in PROTOCOLS:
         raise InputError(f"--model {model.name}: the packet method runs {', '.join(PROTOCOLS)} routers")

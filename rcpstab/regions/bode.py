@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..models import as_model
 from ..models.spec import ModelSpec
 from .bisection import bisect_brackets
 from .grid import check_gains
@@ -129,6 +130,7 @@ def bode_region(model: ModelSpec, alphas, betas) -> RegionMap:
     >>> bode_region(get_model("rcpac"), [0.4, 1.6], [0.1]).stable.astype(int).tolist()
     [[1, 0]]
     """
+    model = as_model(model)  # a name works too; anything else is an InputError
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
     A, B = np.meshgrid(alphas, betas)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..models import as_model
 from ..models.spec import ModelSpec
 from .dcurves import crossings_many, sample_curves
 from .grid import check_gains
@@ -232,6 +233,7 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True) -> Re
     >>> r.stable.astype(int).tolist()
     [[1, 1], [0, 0]]
     """
+    model = as_model(model)  # a name works too; anything else is an InputError
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
     structure = row_structure(model, betas, float(alphas.min()), float(alphas.max()))

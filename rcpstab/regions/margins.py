@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..errors import InputError
+from ..models import as_model
 from ..models.spec import ModelSpec
 from .grid import check_gains
 from .openloop import open_loop
@@ -81,6 +82,14 @@ class Margins:
     gain_margin_lower: float | None = None
     unstable_roots: int | None = 0
     notes: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        def num(x):
+            return "None" if x is None else f"{x:.4g}"
+        re, im = self.rightmost_root
+        return (f"Margins(alpha={self.alpha:g}, beta={self.beta:g}, stable={self.stable}, gain_margin={num(self.gain_margin)}, "
+                f"phase_margin_deg={num(self.phase_margin_deg)}, delay_margin={num(self.delay_margin)}, "
+                f"rightmost_root=({re:.4g}{im:+.4g}j))")
 
     def to_dict(self) -> dict:
         """Strict-JSON-ready: every non-finite number is None and ``notes`` says why."""
@@ -215,6 +224,7 @@ def margins(model: ModelSpec, alpha: float, beta: float) -> Margins:
     >>> m.stable, round(m.gain_margin, 4), round(m.phase_margin_deg, 2)
     (True, 2.6779, 16.25)
     """
+    model = as_model(model)  # a name works too; anything else is an InputError
     alpha = float(check_gains(alpha, "alpha")[0])
     beta = float(check_gains(beta, "beta")[0])
     ol = open_loop(model)

@@ -43,6 +43,7 @@ from numbers import Integral
 import numpy as np
 
 from ..errors import InputError
+from ..models import as_model
 from ..models.spec import ModelSpec
 from .bisection import bisect_brackets
 from .grid import check_gains
@@ -272,6 +273,7 @@ def nyquist_region(model: ModelSpec, alphas, betas, pade: int | None = None) -> 
     RegionMap
         ``method='nyquist'``, ``meta={'pade': pade}``.
     """
+    model = as_model(model)  # a name works too; anything else is an InputError
     pade = check_pade(pade)
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")

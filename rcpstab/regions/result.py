@@ -91,6 +91,24 @@ class RegionMap:
         """Strict JSON (``allow_nan=False``): NaN and infinities are written as null."""
         return json.dumps(self.to_dict(), allow_nan=False)
 
+    def __repr__(self) -> str:
+        # Short: the grids and the count, never the arrays (python-control's response objects do the same).
+        return (f"RegionMap(model={self.model!r}, method={self.method!r}, {_axis_text('alpha', self.alpha)}, "
+                f"{_axis_text('beta', self.beta)}, stable: {int(self.stable.sum())} of {self.stable.size} "
+                f"({100 * self.stable_fraction:.1f}%))")
+
+    def plot(self, ax=None, **kwargs):
+        """Draw the map with :func:`rcpstab.regions.region_plot.region_plot` (matplotlib is loaded only now)."""
+        from .region_plot import region_plot
+
+        return region_plot(self, ax=ax, **kwargs)
+
+
+def _axis_text(name: str, values: np.ndarray) -> str:
+    if values.size == 0:
+        return f"{name}: empty"
+    return f"{name}: {values.size} points {values[0]:g}..{values[-1]:g}"
+
 
 def _strict(value):
     """``value`` with every non-finite float replaced by None, recursively (strict JSON)."""

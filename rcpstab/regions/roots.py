@@ -53,7 +53,9 @@ def _normalized_matrices(model: ModelSpec):
     others = {k: v for k, v in model.parameters.items() if k not in (alpha, beta)}
 
     def compile_matrix(A):
-        return sp.lambdify((alpha, beta), (A * d0).subs(others), modules="numpy")
+        # modules=np (the module, not "numpy"): same NumPy printer and functions, without sympy's
+        # `from numpy import *`, which loads numpy.f2py, .testing, .ma... (a third of `rcpstab margins`)
+        return sp.lambdify((alpha, beta), (A * d0).subs(others), modules=np)
 
     delayed = {float((tau / d0).subs(others)): compile_matrix(A) for tau, A in system.delayed.items()}
     return compile_matrix(system.A0), delayed

@@ -1,0 +1,66 @@
+"""A disk cache for symbolic derivations (SymPy work that takes longer than the computation after it).
+
+Linearizing a model with SymPy (Jacobians, ``simplify``) takes about half a second, which
+would be most of ``rcpstab margins``' run time although its result depends only on the
+model and on the code that derives it. The result is pickled under a key that hashes the
+model (its full ``repr``), the SymPy version and the source of the deriving modules, so
+a changed model or a changed derivation is derived afresh, never read stale. Any problem
+with the cache (unwritable folder, corrupt or foreign file) just means deriving again.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+
+CACHE_ENV = "RCPSTAB_CACHE_DIR"
+
+
+def cache_dir() -> Path:
+    """``$RCPSTAB_CACHE_DIR/symbolic``, else ``$XDG_CACHE_HOME/rcpstab/symbolic`` (``~/.cache/...``)."""
+    root = os.environ.get(CACHE_ENV) or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rcpstab"
+    return Path(root) / "symbolic"
+
+
+def key(kind: str, model, sources) -> str:
+    """Hash of what the derivation depends on: the model, SymPy's version, the deriving code."""
+    import sympy
+
+    digest = hashlib.sha256()
+    for part in (kind, repr(model), sympy.__version__, *(Path(p).read_bytes().decode() for p in sources)):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return f"{kind}-{model.name}-{digest.hexdigest()[:24]}"
+
+
+def cached(kind: str, model, sources, derive):
+    """``derive()``, read from the cache when the same model and code derived it before.
+
+    Parameters
+    ----------
+    kind : str
+        What is derived (part of the file name).
+    model : ModelSpec
+    sources : sequence of path
+        The files whose code ``derive`` runs; a change to any of them invalidates the entry.
+    derive : callable
+        Returns a picklable value.
+    """
+    path = cache_dir() / f"{key(kind, model, sources)}.pkl"
+    try:
+        with open(path, "rb") as fh:
+            return pickle.load(fh)
+    except Exception:  # missing, truncated or from an incompatible library: derive again
+        pass
+    value = derive()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Write then rename: concurrent workers each install a complete file.
+        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False, suffix=".tmp") as fh:
+            pickle.dump(value, fh)
+        os.replace(fh.name, path)
+    except OSError:
+        pass
+    return value

@@ -1,0 +1,52 @@
+"""Figure of a region map: the stable set shaded, the exact linear boundary drawn as a curve.
+
+Lives beside the engines (the lens layer) so that :meth:`RegionMap.plot` can call it without
+reaching up into the applications; :mod:`rcpstab.plotting` adds the verdict maps.
+"""
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+
+from ..figures import current_axes, grid_extent, region_caption, set_title
+from ..models import get_model
+from .result import RegionMap
+
+__all__ = ["METHOD_LABELS", "region_plot"]
+
+METHOD_LABELS = {
+    "exact": "exact (D-subdivision)",
+    "bode": "Bode criterion (eqs. 5.8-5.12)",
+    "nyquist": "Nyquist criterion",
+    "phaseplane": "phase plane (nonlinear model)",
+    "packet": "packet-level simulation",
+}
+
+
+def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:blue"):
+    """Shade the stable grid points of ``region`` on ``ax``; draw the exact linear boundary.
+
+    Returns the axes.
+    """
+    from .exact import boundary_points
+
+    ax = ax or current_axes()
+    extent = grid_extent(region.alpha, region.beta)
+    ax.imshow(np.where(region.stable, 1.0, np.nan), origin="lower", extent=extent, aspect="auto",
+              cmap=matplotlib.colors.ListedColormap([color]), alpha=0.45, interpolation="nearest")
+    label = METHOD_LABELS.get(region.method, region.method)
+    if region.meta.get("pade"):
+        label += f", Pade order {region.meta['pade']}"
+    handles = [matplotlib.patches.Patch(color=color, alpha=0.45, label=f"stable: {label}")]
+    if boundary:
+        a, b = boundary_points(get_model(region.model), extent[1], extent[3])
+        (line,) = ax.plot(a, b, color="k", lw=1.5, label="exact linear boundary")
+        handles.append(line)
+    ax.set_xlim(extent[0], extent[1])
+    ax.set_ylim(extent[2], extent[3])
+    ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
+    ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
+    set_title(ax, f"Stable region of model '{region.model}', {label} ({100 * region.stable_fraction:.1f}% of grid)",
+              region_caption(region))
+    ax.legend(handles=handles, loc="upper right", fontsize="small")
+    return ax

@@ -1,0 +1,63 @@
+"""Ctrl-C on a sweep: ends within 2 s with exit code 130 and one line, keeps the checkpoint, resumes identically."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+SWEEP = ["map", "--method", "phaseplane", "--alpha", "0.05:2.0:0.05", "--beta", "0.05:1.0:0.05",
+         "--d0", "0.1", "0.2", "0.3", "--workers", "2"]  # 2400 rows: 6 chunks of at most 500
+
+
+def rcpstab(*argv, **kwargs):
+    return subprocess.run([sys.executable, "-m", "rcpstab", *argv], capture_output=True, text=True, timeout=600, **kwargs)
+
+
+@pytest.mark.slow
+def test_sigint_ends_a_sweep_fast_keeps_the_checkpoint_and_resumes_identically(tmp_path):
+    checkpoint = tmp_path / "sweep.jsonl"
+    # A terminal's Ctrl-C signals the whole foreground process group: the command and its workers.
+    proc = subprocess.Popen([sys.executable, "-m", "rcpstab", *SWEEP, "--checkpoint", str(checkpoint)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 300
+    while not (checkpoint.exists() and checkpoint.read_text().count("\n") >= 1):
+        assert proc.poll() is None and time.time() < deadline, "the sweep ended before the first chunk was saved"
+        time.sleep(0.05)
+    sent = time.perf_counter()
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    took = time.perf_counter() - sent
+    assert proc.returncode == 130, err
+    assert took < 2.0, f"took {took:.2f} s to stop"
+    assert out == ""
+    (line,) = err.strip().splitlines()
+    assert line.startswith("rcpstab map: interrupted; finished chunks kept in") and "Traceback" not in err
+
+    records = [json.loads(text) for text in checkpoint.read_text().splitlines()]  # every line complete
+    assert 1 <= len(records) < 6 and all({"key", "result"} <= set(r) for r in records)
+
+    resumed = rcpstab(*SWEEP, "--checkpoint", str(checkpoint), "--json")
+    fresh = rcpstab(*SWEEP, "--json")
+    assert resumed.returncode == fresh.returncode == 0
+    resumed, fresh = json.loads(resumed.stdout), json.loads(fresh.stdout)
+    assert resumed["meta"]["chunks_computed"] == 6 - len(records) and fresh["meta"]["chunks_computed"] == 6
+    for key in ("stable", "alpha", "beta"):
+        assert resumed[key] == fresh[key]
+    for key in ("verdict_counts", "stable_per_configuration", "unreachable_configurations"):
+        assert resumed["meta"][key] == fresh["meta"][key]
+
+
+def test_sigint_on_a_serial_sweep_without_checkpoint(tmp_path):
+    serial = [*SWEEP[:6], "0.05:2.0:0.05", *SWEEP[7:-1], "1"]  # 4800 rows, about 12 chunk-times in one process
+    proc = subprocess.Popen([sys.executable, "-m", "rcpstab", *serial], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(3.0)  # past start-up, inside the sweep
+    assert proc.poll() is None
+    sent = time.perf_counter()
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and time.perf_counter() - sent < 2.0
+    assert err.strip() == "rcpstab map: interrupted"
