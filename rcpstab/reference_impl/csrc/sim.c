@@ -139,12 +139,7 @@ static void link_start_tx(sim_t *s, int32_t li)
     sim_link *l = &s->links[li];
     int32_t pi = ring_pop(l);
     sim_packet *p = &s->pkts[pi];
-    if (l->proto == PROTO_RCP)
-        dp_depart(&l->port, p->hdr, hdr_len(s), p->size);
-    else if (l->proto == PROTO_PLAIN)
-        port_release(&l->port, p->size);
-    else
-        xcp_depart(l->proto, &l->port, &l->xcp, p->hdr, hdr_len(s), p->size);
+    l->ops->depart(&l->port, &l->xcp, p->hdr, hdr_len(s), p->size);
     l->busy = pi;
     schedule(s, s->now + (int64_t)p->size * 8 * NS_PER_S / l->capacity_bps, EV_TX_DONE, li);
 }
@@ -153,14 +148,7 @@ static void link_arrive(sim_t *s, int32_t li, int32_t pi)
 {
     sim_link *l = &s->links[li];
     sim_packet *p = &s->pkts[pi];
-    int accepted;
-    if (l->proto == PROTO_RCP)
-        accepted = dp_arrive(&l->port, p->hdr, hdr_len(s), p->size);
-    else if (l->proto == PROTO_PLAIN)
-        accepted = port_admit(&l->port, p->size);
-    else
-        accepted = xcp_arrive(l->proto, &l->port, &l->xcp, p->hdr, hdr_len(s), p->size);
-    if (!accepted) {
+    if (!l->ops->arrive(&l->port, &l->xcp, p->hdr, hdr_len(s), p->size)) {
         s->dropped++;
         pkt_free(s, pi);
         return;
