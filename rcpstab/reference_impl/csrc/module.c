@@ -581,7 +581,7 @@ static int parse_links(sim_t *s, PyObject *links)
         l->delay_ns = delay;
         port_init(&l->port);
         l->port.buffer_bytes = (uint64_t)buffer;
-        l->ops = &PORT_OPS[proto]; /* chosen once: the per-packet path never asks for the protocol */
+        l->ops = PORT_OPS[proto]; /* chosen once: the per-packet path never asks for the protocol */
     }
     return 0;
 }

@@ -35,7 +35,9 @@ typedef struct {
 typedef struct {
     int64_t capacity_bps;
     int64_t delay_ns;
-    const port_ops *ops; /* the port's data path, an entry of PORT_OPS (&PORT_OPS[PROTO_PLAIN]: drop-tail only) */
+    int64_t tx_data_ns, tx_ctrl_ns; /* serialization of a data and a control packet, set by sim_init */
+    port_ops ops; /* the port's data path, a copy of a PORT_OPS entry (PROTO_PLAIN: drop-tail only); a copy
+                   * saves the per-packet load of the table entry */
     rcp_port port;
     xcp_state xcp; /* real-valued registers of XCP and RCP-AC ports */
     int32_t *ring; /* FIFO of waiting packet indices */
