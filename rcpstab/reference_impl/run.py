@@ -166,7 +166,8 @@ def run_scenario(
     seed : int
         Seed of the Poisson arrivals; everything else is deterministic.
     backend : {"c", "python"}
-        The C event loop or its pure-Python twin (identical traces, ~tens of times slower).
+        The C event loop or its pure-Python twin (identical traces; their speeds are
+        ``benchmarks/bench_packet.py``'s output, recorded in the README).
     t_end : float, optional
         Simulated seconds; default ``scenario.t_end_s``.
     protocol : str
