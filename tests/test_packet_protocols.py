@@ -1,5 +1,6 @@
 """Packet protocols are plug-ins: a protocol registered from outside the package runs through
 run_scenario, and the C function table and its Python twin name the same data paths."""
+import ast
 import math
 from types import SimpleNamespace
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from rcpstab.errors import InputError
-from rcpstab.reference_impl import _datapath
+from rcpstab.reference_impl import _datapath, run
 from rcpstab.reference_impl.port_ops import DATAPATH_CODES, PORT_OPS
 from rcpstab.reference_impl.protocols import (PACKET_PROTOCOLS, PacketProtocol, PortService, get_protocol,
                                               register_protocol, unregister_protocol)
@@ -124,3 +125,13 @@ def test_c_function_table_and_python_twin_name_the_same_data_paths():
     # every bundled protocol's links run the data path its registry entry names
     for name in ("rcp", "xcp", "rcpac"):
         assert _datapath.DATAPATHS[get_protocol(name).datapath_code] == name
+
+
+def test_the_run_loop_names_no_protocol():
+    # what the registry replaced: isinstance chains on controllers and comparisons with protocol names
+    tree = ast.parse(open(run.__file__).read())
+    calls = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert "isinstance" not in calls
+    compared = {c.value for node in ast.walk(tree) if isinstance(node, ast.Compare)
+                for c in [node.left, *node.comparators] if isinstance(c, ast.Constant)}
+    assert not compared & {"rcp", "xcp", "rcpac"}
