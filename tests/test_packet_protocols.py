@@ -135,3 +135,35 @@ def test_the_run_loop_names_no_protocol():
     compared = {c.value for node in ast.walk(tree) if isinstance(node, ast.Compare)
                 for c in [node.left, *node.comparators] if isinstance(c, ast.Constant)}
     assert not compared & {"rcp", "xcp", "rcpac"}
+
+
+class Installed(IntegralRate):
+    name = "test-installed"
+
+
+def fake_entry_points(objects):
+    """``importlib.metadata.entry_points`` as an installed package announcing ``objects`` by name."""
+    def entry_points(group, name):
+        assert group == "rcpstab.packet_protocols"
+        if name not in objects:
+            return []
+        return [SimpleNamespace(value=f"fakepkg.packet:{name}", load=lambda: objects[name])]
+    return entry_points
+
+
+def test_an_installed_entry_point_is_registered_on_first_use(monkeypatch):
+    from rcpstab.reference_impl.protocols import registry
+
+    monkeypatch.setattr(registry, "entry_points", fake_entry_points({"test-installed": Installed(),
+                                                                     "test-misnamed": Installed()}))
+    try:
+        run = run_scenario(TWO_FLOWS, GAIN, 0.0, protocol="test-installed", t_end=3.0)
+        assert "test-installed" in PACKET_PROTOCOLS
+        late = run.throughput_t > 2.0
+        assert run.flow_throughput_bps[late].mean() / CAPACITY_BPS == pytest.approx(ETA / N_FLOWS, rel=0.03)
+    finally:
+        PACKET_PROTOCOLS.pop("test-installed", None)
+    with pytest.raises(InputError, match="not a PacketProtocol named 'test-misnamed'"):
+        get_protocol("test-misnamed")
+    with pytest.raises(InputError, match="the packet simulator runs rcp, xcp, rcpac"):
+        get_protocol("test-absent")

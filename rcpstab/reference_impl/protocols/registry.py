@@ -3,9 +3,15 @@
 ``run_scenario(protocol=NAME)``, ``cosim --model`` and ``map --method packet`` look protocols
 up here. A protocol from outside the package is one :func:`register_protocol` call: a
 :class:`~.base.PacketProtocol` subclass whose data path is an entry of the C table (reused by
-name) and whose controller is its own.
+name) and whose controller is its own. An installed package can instead announce it under the
+entry-point group :data:`ENTRY_POINT_GROUP`; :func:`get_protocol` registers it on first use::
+
+    [project.entry-points."rcpstab.packet_protocols"]
+    myproto = "mypackage.packet:PROTOCOL"
 """
 from __future__ import annotations
+
+from importlib.metadata import entry_points
 
 from ...errors import InputError
 from ..port_ops import DATAPATH_CODES
@@ -14,7 +20,10 @@ from .rcp import RCP
 from .rcpac import RCPAC
 from .xcp import XCP
 
-__all__ = ["PACKET_PROTOCOLS", "get_protocol", "port_code", "register_protocol", "unregister_protocol"]
+__all__ = ["ENTRY_POINT_GROUP", "PACKET_PROTOCOLS", "get_protocol", "port_code", "register_protocol",
+           "unregister_protocol"]
+
+ENTRY_POINT_GROUP = "rcpstab.packet_protocols"
 
 PLAIN = "plain"  # a link without a control path: drop-tail only (the ACK links)
 PACKET_PROTOCOLS: dict[str, PacketProtocol] = {p.name: p for p in (RCP, XCP, RCPAC)}
@@ -33,10 +42,28 @@ def get_protocol(name: str) -> PacketProtocol:
     >>> get_protocol("rcp")
     <RcpProtocol 'rcp': rtcp senders, 12-byte header, rcp data path>
     """
-    try:
+    if isinstance(name, str) and name in PACKET_PROTOCOLS:
         return PACKET_PROTOCOLS[name]
-    except (KeyError, TypeError):
-        raise InputError(f"model {name!r}: the packet simulator runs {', '.join(PACKET_PROTOCOLS)}") from None
+    installed = _installed(name) if isinstance(name, str) else None
+    if installed is None:
+        raise InputError(f"model {name!r}: the packet simulator runs {', '.join(PACKET_PROTOCOLS)}")
+    return installed
+
+
+def _installed(name: str) -> PacketProtocol | None:
+    """The protocol an installed package announces as ``name``, registered; None if none does."""
+    for ep in entry_points(group=ENTRY_POINT_GROUP, name=name):
+        try:
+            protocol = ep.load()
+        except Exception as exc:  # a broken plug-in package: one line naming it
+            raise InputError(f"model {name!r}: the entry point {ep.value} failed to load: {exc}") from None
+        if not isinstance(protocol, PacketProtocol) or protocol.name != name:
+            raise InputError(f"model {name!r}: the entry point {ep.value} is not a PacketProtocol named {name!r}")
+        try:
+            return register_protocol(protocol)
+        except ValueError as exc:
+            raise InputError(f"model {name!r}: the entry point {ep.value}: {exc}") from None
+    return None
 
 
 def register_protocol(protocol: PacketProtocol, *, replace: bool = False) -> PacketProtocol:
