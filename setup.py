@@ -7,8 +7,9 @@ setup(
     ext_modules=[
         Extension(
             "rcpstab.reference_impl._datapath",
-            sources=[CSRC + "module.c", CSRC + "sim.c"],
-            depends=[CSRC + h for h in ("rcp_header.h", "rcp_port.h", "sim.h", "xcp_header.h", "xcp_port.h")],
+            sources=[CSRC + "module.c", CSRC + "sim.c", CSRC + "port_ops.c"],
+            depends=[CSRC + h for h in ("rcp_header.h", "rcp_port.h", "sim.h", "xcp_header.h", "xcp_port.h", "rcpac_port.h",
+                                         "port_ops.h")],
             extra_compile_args=["-O2", "-std=c11"],
         ),
         Extension(

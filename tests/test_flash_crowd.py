@@ -126,8 +126,8 @@ def test_counterfactual_router_with_the_fluid_rtt_matches_the_fluid_trough():
 
     original = run_module.make_controller
 
-    def make(*args):
-        c = original(*args)
+    def make(*args, **options):
+        c = original(*args, **options)
         return FluidRtt(link_rate=c.link_rate, alpha=c.alpha, beta=c.beta, eta=c.eta, rate=c.rate,
                         avg_rtt=c.avg_rtt, mtu=c.mtu)
 

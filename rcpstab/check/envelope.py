@@ -5,6 +5,7 @@ import itertools
 import math
 
 import numpy as np
+from scipy.stats import qmc
 
 from .config import CheckConfig
 
@@ -12,14 +13,22 @@ MTU_BITS = 1500 * 8
 MODEL_MIN_RATE_FRACTION = 0.01  # the rcp model's MIN_RATE = 0.01 * MTU / d (models/rcp.py)
 
 
-def _halton(index: int, base: int) -> float:
-    """The ``index``-th term (from 1) of the van der Corput sequence in ``base``: evenly spread in (0, 1)."""
-    result, scale = 0.0, 1.0 / base
-    while index:
-        index, digit = divmod(index, base)
-        result += digit * scale
-        scale /= base
-    return result
+def halton_points(samples: int) -> np.ndarray:
+    """Points 1..``samples`` of the unscrambled Halton sequence in bases 2, 3 and 5, shape (samples, 3).
+
+    Point 0 of the sequence is the origin (an envelope corner, already checked), so the sample
+    starts at point 1: (1/2, 1/3, 1/5), (1/4, 2/3, 2/5), (3/4, 1/9, 3/5), ...
+
+    Examples
+    --------
+    >>> halton_points(3)
+    array([[0.5       , 0.33333333, 0.2       ],
+           [0.25      , 0.66666667, 0.4       ],
+           [0.75      , 0.11111111, 0.6       ]])
+    """
+    sampler = qmc.Halton(d=3, scramble=False)
+    sampler.fast_forward(1)
+    return sampler.random(samples)
 
 
 def _log_between(lo: float, hi: float, u: float) -> float:
@@ -63,10 +72,10 @@ def envelope_networks(config: CheckConfig, samples: int) -> list[dict]:
     env = config.envelope
     axes = (np.multiply(env.link_mbps, 1e6), np.divide(env.rtt_ms, 1000.0), env.flows)
     points = [tuple(p) for p in itertools.product(*axes)]
-    for i in range(1, samples + 1):
-        c = _log_between(*axes[0], _halton(i, 2))
-        d = round(_log_between(*axes[1], _halton(i, 3)) * 1000.0) / 1000.0
-        n = round(_log_between(*axes[2], _halton(i, 5)))
+    for u_c, u_d, u_n in halton_points(samples):
+        c = _log_between(*axes[0], u_c)
+        d = round(_log_between(*axes[1], u_d) * 1000.0) / 1000.0
+        n = round(_log_between(*axes[2], u_n))
         points.append((c, min(max(d, axes[1][0]), axes[1][1]), min(max(n, axes[2][0]), axes[2][1])))
     unique = list(dict.fromkeys((float(c), float(d), float(n)) for c, d, n in points))
     return [network(config, c, d, n) for c, d, n in unique]

@@ -26,8 +26,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..reference_impl.header import RTT_UNKNOWN
-from ..reference_impl.run import NS_PER_S, check_inputs, build_simulator, initial_interval_ns, initial_writes
-from ..reference_impl.run import make_controller, service
+from ..reference_impl.protocols import get_protocol
+from ..reference_impl.run import NS_PER_S, build_simulator, check_inputs, make_controller
 from ..reference_impl.topology import Link, Topology, request_field
 from .fluid import INITIAL_LOAD, NetworkRun
 from .topology import Network
@@ -145,12 +145,13 @@ def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: f
     sim = build_simulator(topology, flows, packet_bytes, backend, "rcp", rwnd_pkts=NETWORK_RWND_PACKETS)
     rate0 = INITIAL_LOAD * eta * np.array([link.capacity for link in net.links])
     rtt0 = net.packet_average_rtt(net.path_min(rate0))
+    rcp = get_protocol("rcp")
     controllers = {}
     for li in range(len(net.links)):
         controllers[li] = make_controller(topology.links[li], alpha, beta, eta, INITIAL_LOAD, rtt0[li], packet_bytes)
-        initial_writes(sim, li, controllers[li])
+        rcp.initial_writes(sim, li, controllers[li])
         sim.set_registers(li, max_rtt=max_rtt_ms)
-    interval_ns = {li: initial_interval_ns(c) for li, c in controllers.items()}
+    interval_ns = {li: rcp.initial_interval_ns(c) for li, c in controllers.items()}
     next_tick = dict(interval_ns)
     sample = dict(enumerate(rtt0))
     rows = {li: [] for li in controllers}
@@ -160,7 +161,7 @@ def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: f
         for li, ctrl in controllers.items():
             if next_tick[li] != t_next:
                 continue
-            next_ns, rate, _, registers = service(sim, li, ctrl, interval_ns[li])
+            next_ns, rate, _, registers = rcp.service(sim, li, ctrl, interval_ns[li])
             if registers["rtt_count"]:
                 sample[li] = registers["rtt_sum"] / registers["rtt_count"] / 1000
             rows[li].append((t_next / NS_PER_S, rate, registers["queue_bytes"], ctrl.avg_rtt / 1000, sample[li],

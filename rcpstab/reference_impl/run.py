@@ -1,9 +1,9 @@
 """Run a scenario through the packet simulator: C event loop, Python control path.
 
 The simulator (C, or its Python twin) runs uninterrupted until the next control-timer
-expiry; the control path (App. F for RCP, :mod:`.xcp_control` for XCP and RCP-AC) then
-reads and writes the port registers in Python and the simulator continues. Nothing calls
-back into Python per packet.
+expiry; the control path of the port's protocol (:mod:`.protocols`: App. F for RCP,
+:mod:`.xcp_control`, :mod:`.rcpac_control`) then reads and writes the port registers in
+Python and the simulator continues. Nothing calls back into Python per packet.
 """
 from __future__ import annotations
 
@@ -13,20 +13,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from .control import RcpController, rate_register
-from .xcp_control import RcpAcController, XcpController
+from .protocols import PACKET_PROTOCOLS, get_protocol
 from .scenarios import Scenario, get_scenario
-from .simulator_py import SENDER_RTCP, SENDER_XCP, PySimulator
-from .topology import CTRL_PACKET_BYTES, IP_HEADER_BYTES, RCP_HEADER_BYTES, RWND_PACKETS, TCP_HEADER_BYTES
+from .simulator_py import PySimulator
+from .topology import IP_HEADER_BYTES, RCP_HEADER_BYTES, RWND_PACKETS, TCP_HEADER_BYTES
 from .topology import Link, dumbbell, flow_table
-from .xcp_header import XCP_HEADER_LEN
 
 NS_PER_S = 1_000_000_000
 NS_PER_MS = 1_000_000
 BACKENDS = ("c", "python")
 THROUGHPUT_WINDOW_S = 1.0
-PROTOCOLS = ("rcp", "xcp", "rcpac")
-RCPAC_GAMMA = 0.2   # rcpstab.models.rcpac's default gamma_AC
+PROTOCOLS = PACKET_PROTOCOLS  # the registry itself: names registered later are accepted too
 
 
 @dataclass
@@ -65,12 +62,13 @@ class PacketRun:
     utilization : ndarray
         Input rate of the monitored port over each interval, as a fraction of its capacity.
     protocol : str
-        ``"rcp"``, ``"xcp"`` or ``"rcpac"``.
+        The registered packet protocol, e.g. ``"rcp"``, ``"xcp"`` or ``"rcpac"``.
     dropped_packets : ndarray
         Packets the monitored port's drop-tail buffer refused so far, at each expiry (its
         ``dropped`` register, cumulative).
     avg_rtt_s : ndarray
-        The control path's RTT estimate d after each expiry, seconds (RCP, RCP-AC; NaN for XCP).
+        The control path's RTT estimate d after each expiry, seconds (RCP, RCP-AC; NaN for a
+        protocol without one, XCP).
     """
 
     scenario: Scenario
@@ -107,18 +105,18 @@ def make_simulator(scenario: Scenario, seed: int, t_end_s: float, backend: str, 
 
 def build_simulator(topology, flows: list, packet_bytes: int, backend: str, protocol: str,
                     rwnd_pkts: int = RWND_PACKETS):
-    """The C ``Simulator`` or ``PySimulator`` on ``topology`` with R-TCP (``rcp``) or XCP senders."""
-    xcp = protocol != "rcp"
+    """The C ``Simulator`` or ``PySimulator`` on ``topology`` with ``protocol``'s senders."""
+    proto = get_protocol(protocol)
     args = dict(
         links=[link.as_sim_tuple() for link in topology.links],
         paths=list(topology.paths),
         flows=flows,
         data_size=packet_bytes,
-        # An XCP header replaces the RCP one in SYNs and ACKs; the window rule is R-TCP's only.
-        ctrl_size=CTRL_PACKET_BYTES + (XCP_HEADER_LEN - RCP_HEADER_BYTES if xcp else 0),
+        # The protocol's control header in SYNs and ACKs; the window rule is R-TCP's only.
+        ctrl_size=IP_HEADER_BYTES + TCP_HEADER_BYTES + proto.header_bytes,
         window_denominator=packet_bytes - TCP_HEADER_BYTES,  # MSS + RCP + IP headers
         rwnd_pkts=rwnd_pkts,
-        sender=SENDER_XCP if xcp else SENDER_RTCP,
+        sender=proto.sender_code,
     )
     assert packet_bytes - TCP_HEADER_BYTES > IP_HEADER_BYTES + RCP_HEADER_BYTES
     if backend == "c":
@@ -129,59 +127,17 @@ def build_simulator(topology, flows: list, packet_bytes: int, backend: str, prot
 
 
 def make_controller(link: Link, alpha: float, beta: float, eta: float, initial_R_over_C: float,
-                    avg_rtt_s: float, mtu: int, rtt_estimator: str = "appf"):
-    """The control path of ``link`` (by its protocol) in its initial state (RCP's RTT average: ``rtt_estimator``)."""
-    capacity = link.capacity_bps / 8000  # bytes/ms
-    if link.protocol == "xcp":
-        return XcpController(capacity=capacity * 1000, alpha=alpha, beta=beta, avg_rtt=avg_rtt_s)
-    rcp = RcpController(link_rate=capacity, alpha=alpha, beta=beta, eta=eta,
-                        rate=initial_R_over_C * eta * capacity, avg_rtt=avg_rtt_s * 1000, mtu=mtu,
-                        rtt_estimator=rtt_estimator)
-    if link.protocol == "rcpac":
-        return RcpAcController(rcp, gamma_ac=RCPAC_GAMMA, buffer_bytes=link.buffer_bytes)
-    return rcp
+                    avg_rtt_s: float, mtu: int, **options):
+    """The control path of ``link`` (by its protocol's registry entry) in its initial state.
 
-
-def initial_writes(sim, li: int, ctrl) -> None:
-    """Load a controller's initial state into its port."""
-    if isinstance(ctrl, RcpController):
-        sim.set_registers(li, rate=rate_register(ctrl.rate))
-        return
-    if isinstance(ctrl, RcpAcController):
-        sim.set_xcp_registers(li, rate=ctrl.rcp.rate * 1000.0, avg_rtt=ctrl.rcp.avg_rtt / 1000.0)
-    sim.set_xcp_registers(li, min_queue=float("inf"))
-
-
-def service(sim, li: int, ctrl, tr_ns: int) -> tuple[int, float, float, dict]:
-    """One timer expiry of port ``li``.
-
-    Returns
-    -------
-    next_ns : int
-        The next interval, ns.
-    rate_over_c : float
-        The router's rate over capacity (NaN for XCP, which has none).
-    utilization : float
-        Input rate over the interval, fraction of capacity.
-    registers : dict
-        The integer registers read at the expiry (before the writes).
+    ``options`` are the protocol's own control-path settings (:attr:`PacketProtocol.control_options`).
     """
-    registers = sim.registers(li)
-    if isinstance(ctrl, RcpController):
-        next_tr, writes = ctrl.service(registers, tr_ns / NS_PER_MS)
-        sim.set_registers(li, **writes)
-        utilization = registers["input_bytes"] * NS_PER_MS / tr_ns / ctrl.link_rate
-        return max(int(round(next_tr * NS_PER_MS)), 1), ctrl.rate / ctrl.link_rate, utilization, registers
-    next_s, writes, xwrites = ctrl.service(registers, sim.xcp_registers(li), tr_ns / NS_PER_S)
-    sim.set_registers(li, **writes)
-    sim.set_xcp_registers(li, **xwrites)
-    rate = ctrl.rcp.rate / ctrl.rcp.link_rate if isinstance(ctrl, RcpAcController) else float("nan")
-    return max(int(round(next_s * NS_PER_S)), 1), rate, ctrl.utilization, registers
+    return get_protocol(link.protocol).make_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu,
+                                                       **options)
 
 
 def check_inputs(alpha: float, beta: float, backend: str, t_end: float, protocol: str = "rcp") -> None:
-    if protocol not in PROTOCOLS:
-        raise InputError(f"model {protocol!r}: the packet simulator runs {', '.join(PROTOCOLS)}")
+    get_protocol(protocol)  # InputError naming the registered protocols
     if not alpha > 0:
         raise InputError(f"alpha={alpha} must be > 0")
     if not beta >= 0:
@@ -190,6 +146,15 @@ def check_inputs(alpha: float, beta: float, backend: str, t_end: float, protocol
         raise InputError(f"backend={backend!r} is not one of {', '.join(BACKENDS)}")
     if not t_end > 0:
         raise InputError(f"t_end={t_end} must be > 0")
+
+
+def _control_options(protocol, **given) -> dict:
+    """The control-path settings ``protocol`` takes; a non-default one it does not take is refused."""
+    defaults = {"rtt_estimator": "appf"}
+    unknown = [k for k, v in given.items() if k not in protocol.control_options and v != defaults.get(k)]
+    if unknown:
+        raise InputError(f"{unknown[0]}={given[unknown[0]]!r}: the {protocol.name} control path has no such setting")
+    return {k: v for k, v in given.items() if k in protocol.control_options}
 
 
 def run_scenario(
@@ -215,13 +180,15 @@ def run_scenario(
     seed : int
         Seed of the Poisson arrivals; everything else is deterministic.
     backend : {"c", "python"}
-        The C event loop or its pure-Python twin (identical traces, ~tens of times slower).
+        The C event loop or its pure-Python twin (identical traces; their speeds are
+        ``benchmarks/bench_packet.py``'s output, recorded in the README).
     t_end : float, optional
         Simulated seconds; default ``scenario.t_end_s``.
-    protocol : {"rcp", "xcp", "rcpac"}
-        Router and sender: RCP with R-TCP hosts, or XCP / RCP-AC routers with XCP senders.
+    protocol : str
+        A name of :data:`rcpstab.reference_impl.protocols.PACKET_PROTOCOLS`: router and senders,
+        ``"rcp"`` (R-TCP hosts), ``"xcp"`` or ``"rcpac"`` (XCP senders), or a registered plug-in.
     rtt_estimator : {"appf", "ns2"}
-        The RCP control path's RTT average (:mod:`.control`): App. F's or ns-2's.
+        The RCP control path's RTT average (:mod:`.control`): App. F's or ns-2's (RCP and RCP-AC).
 
     Returns
     -------
@@ -237,14 +204,15 @@ def run_scenario(
     check_inputs(alpha, beta, backend, t_end, protocol)
     wall_start = time.perf_counter()
     sim, topology = make_simulator(scenario, seed, t_end, backend, protocol)
-    controllers = {}
+    controllers, protocols = {}, {}
     for li, link in enumerate(topology.links):
         if link.controlled:
+            protocols[li] = get_protocol(link.protocol)
             controllers[li] = make_controller(link, alpha, beta, scenario.eta, scenario.initial_R_over_C,
                                               scenario.rtt_s if scenario.rtt_s > 0 else 1e-3, scenario.packet_bytes,
-                                              rtt_estimator)
-            initial_writes(sim, li, controllers[li])
-    interval_ns = {li: initial_interval_ns(c) for li, c in controllers.items()}
+                                              **_control_options(protocols[li], rtt_estimator=rtt_estimator))
+            protocols[li].initial_writes(sim, li, controllers[li])
+    interval_ns = {li: protocols[li].initial_interval_ns(c) for li, c in controllers.items()}
     next_tick = dict(interval_ns)
     t_end_ns = int(round(t_end * NS_PER_S))
     window_ns = int(THROUGHPUT_WINDOW_S * NS_PER_S)
@@ -261,14 +229,13 @@ def run_scenario(
         for li, ctrl in controllers.items():
             if next_tick[li] != t_next:
                 continue
-            next_ns, rate, utilization, registers = service(sim, li, ctrl, interval_ns[li])
+            next_ns, rate, utilization, registers = protocols[li].service(sim, li, ctrl, interval_ns[li])
             interval_ns[li] = next_ns
             next_tick[li] = t_next + next_ns
             if li == monitored:
-                if protocol == "xcp":
-                    rate = utilization / max(scenario.n_flows(t_next / NS_PER_S), 1)
+                rate = protocols[li].monitored_rate(rate, utilization, scenario.n_flows(t_next / NS_PER_S))
                 trace.append((t_next / NS_PER_S, rate, registers["queue_bytes"], sim.n_active(), utilization,
-                              registers["dropped"], _avg_rtt_s(ctrl)))
+                              registers["dropped"], protocols[li].avg_rtt_s(ctrl)))
         if next_window == t_next:
             windows.append((t_next / NS_PER_S, sim.flow_stats()[0][:n_long]))
             next_window += window_ns
@@ -278,19 +245,6 @@ def run_scenario(
     run = _package(scenario, alpha, beta, seed, backend, trace, windows, sim.flow_stats()[1][n_long:], counters, wall)
     run.protocol = protocol
     return run
-
-
-def _avg_rtt_s(ctrl) -> float:
-    """The controller's RTT estimate d, seconds (NaN for XCP, which keeps its own)."""
-    rcp = ctrl.rcp if isinstance(ctrl, RcpAcController) else ctrl
-    return rcp.avg_rtt / 1000.0 if isinstance(rcp, RcpController) else float("nan")
-
-
-def initial_interval_ns(ctrl) -> int:
-    """A controller's first timer interval, ns."""
-    if isinstance(ctrl, RcpController):
-        return int(round(ctrl.interval * NS_PER_MS))
-    return max(int(round(ctrl.interval * NS_PER_S)), 1)
 
 
 def _package(scenario, alpha, beta, seed, backend, trace, windows, fct_ns, counters, wall) -> PacketRun:

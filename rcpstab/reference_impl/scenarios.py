@@ -157,7 +157,7 @@ TESTBED = Scenario(
 )
 
 CROWD_FACTOR = 10          # a flash crowd: N flows become 10 N (rcp-ac.txt Fig. 1: 10 -> 100; check's envelope)
-CROWD_BEFORE_RTT = 40.0    # the N flows settle first (measured: within 15 RTTs, cosim.TRANSIENT_RTT)
+CROWD_BEFORE_RTT = 40.0    # the N flows settle first: twice the settling cosim allows (cosim.TRANSIENT_RTT)
 CROWD_AFTER_RTT = 80.0     # room to recover and to show it stays recovered
 
 
@@ -190,7 +190,7 @@ def crowd_time_s(scenario: Scenario) -> float:
 
 
 # 100 Mb/s, 50 ms, 2 -> 20 flows: 21 packets of C*d0 per flow after the crowd, so the window floor
-# of one packet does not bind; 120 RTTs are about 50 000 packets (well under a second of C loop).
+# of one packet does not bind; 120 RTTs are about 50 000 packets.
 FLASH_CROWD = flash_crowd(100e6, 0.05, 2)
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (FIG5_3, TESTBED, FLASH_CROWD)}

@@ -11,10 +11,10 @@ import operator
 from collections import deque
 from dataclasses import asdict
 
-from .datapath_py import PortRegisters, dp_arrive, dp_depart, port_admit, port_release
-from .datapath_py import receiver_echo, registers_dict, set_registers
+from .datapath_py import PortRegisters, receiver_echo, registers_dict, set_registers
 from .header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
-from .xcp_datapath_py import PROTO_PLAIN, PROTO_RCP, PROTO_RCPAC, XcpState, set_xcp_registers, xcp_arrive, xcp_depart
+from .port_ops import PORT_OPS
+from .xcp_frame_py import XcpState, set_xcp_registers
 from .xcp_header import FEEDBACK_MAX, XCP_HEADER_LEN, read_i32, xcp_receiver_echo
 from .xcp_header import fill as xcp_fill
 
@@ -60,14 +60,15 @@ def _in_range(value, what: str, high: int) -> int:
 
 
 class _Link:
-    __slots__ = ("capacity_bps", "delay_ns", "proto", "port", "xcp", "queue", "busy")
+    __slots__ = ("capacity_bps", "delay_ns", "ops", "port", "xcp", "queue", "busy")
 
     def __init__(self, capacity_bps: int, delay_ns: int, buffer_bytes: int, proto: int) -> None:
-        if not PROTO_PLAIN <= proto <= PROTO_RCPAC:
+        if not 0 <= proto < len(PORT_OPS):
             raise ValueError(f"protocol {proto} is not 0 (plain), 1 (rcp), 2 (xcp) or 3 (rcpac)")
         if capacity_bps <= 0 or delay_ns < 0:
             raise ValueError(f"capacity {capacity_bps} b/s and delay {delay_ns} ns must be > 0 and >= 0")
-        self.capacity_bps, self.delay_ns, self.proto = capacity_bps, delay_ns, int(proto)
+        self.capacity_bps, self.delay_ns = capacity_bps, delay_ns
+        self.ops = PORT_OPS[proto]  # chosen once: the per-packet path never asks for the protocol
         self.port = PortRegisters(buffer_bytes=buffer_bytes)
         self.xcp = XcpState()
         self.queue: deque[_Packet] = deque()
@@ -137,24 +138,13 @@ class PySimulator:
     def _link_start_tx(self, li: int) -> None:
         link = self.links[li]
         p = link.queue.popleft()
-        if link.proto == PROTO_RCP:
-            dp_depart(link.port, p.hdr, p.size)
-        elif link.proto == PROTO_PLAIN:
-            port_release(link.port, p.size)
-        else:
-            xcp_depart(link.proto, link.port, link.xcp, p.hdr, p.size)
+        link.ops.depart(link.port, link.xcp, p.hdr, p.size)
         link.busy = p
         self._schedule(self.now + p.size * 8 * NS_PER_S // link.capacity_bps, EV_TX_DONE, li)
 
     def _link_arrive(self, li: int, p: _Packet) -> None:
         link = self.links[li]
-        if link.proto == PROTO_RCP:
-            accepted = dp_arrive(link.port, p.hdr, p.size)
-        elif link.proto == PROTO_PLAIN:
-            accepted = port_admit(link.port, p.size)
-        else:
-            accepted = xcp_arrive(link.proto, link.port, link.xcp, p.hdr, p.size)
-        if not accepted:
+        if not link.ops.arrive(link.port, link.xcp, p.hdr, p.size):
             self.dropped += 1
             return
         link.queue.append(p)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .header import RATE_ALL_ONES
+from .protocols.registry import port_code
 from .scenarios import Scenario
 
 NS_PER_S = 1_000_000_000
@@ -21,7 +22,6 @@ TCP_HEADER_BYTES = 20
 RCP_HEADER_BYTES = 12
 CTRL_PACKET_BYTES = IP_HEADER_BYTES + RCP_HEADER_BYTES + TCP_HEADER_BYTES  # SYN, SYN-ACK, pure ACK
 RWND_PACKETS = 4096  # receiver's advertised window, packets (6 MB at 1500 bytes)
-PROTOCOL_CODES = {"plain": 0, "rcp": 1, "xcp": 2, "rcpac": 3}  # PROTO_* of csrc/xcp_port.h
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,8 @@ class Link:
     buffer_bytes : int
         Drop-tail buffer, bytes.
     protocol : str
-        Router on the port: ``"plain"`` (drop-tail only), ``"rcp"``, ``"xcp"`` or ``"rcpac"``.
+        Router on the port: ``"plain"`` (drop-tail only) or a registered packet protocol
+        (:data:`rcpstab.reference_impl.protocols.PACKET_PROTOCOLS`: ``"rcp"``, ``"xcp"``, ``"rcpac"``, ...).
     """
 
     name: str
@@ -56,7 +57,7 @@ class Link:
     def as_sim_tuple(self) -> tuple[int, int, int, int]:
         """(capacity b/s, delay ns, buffer bytes, protocol code) as the simulators take it."""
         return (int(round(self.capacity_bps)), int(round(self.delay_s * NS_PER_S)), self.buffer_bytes,
-                PROTOCOL_CODES[self.protocol])
+                port_code(self.protocol))
 
 
 @dataclass(frozen=True)

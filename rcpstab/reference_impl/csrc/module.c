@@ -1,6 +1,7 @@
 /* Python bindings: rcpstab.reference_impl._datapath.
  *   Datapath  - stand-alone output ports running App. F lines 18-23 on packet buffers
- *   XcpDatapath - stand-alone XCP or RCP-AC output ports (xcp_port.h)
+ *   XcpDatapath - stand-alone XCP or RCP-AC output ports (xcp_port.h, rcpac_port.h)
+ *   DATAPATHS - names of the PORT_OPS entries by protocol code (port_ops.h)
  *   Simulator - the packet simulator of sim.c, driven by the Python control path
  *   receiver_echo - the receiver's per-packet header rewrite */
 #define PY_SSIZE_T_CLEAN
@@ -385,7 +386,7 @@ typedef struct {
     rcp_port *ports;
     xcp_state *state;
     Py_ssize_t n_ports;
-    int proto;
+    const port_ops *ops; /* PORT_OPS entry of xcp or rcpac */
 } XcpDatapathObject;
 
 static int XcpDatapath_init(XcpDatapathObject *self, PyObject *args, PyObject *kwds)
@@ -414,7 +415,7 @@ static int XcpDatapath_init(XcpDatapathObject *self, PyObject *args, PyObject *k
     for (Py_ssize_t i = 0; i < n; i++)
         port_init(&self->ports[i]);
     self->n_ports = n;
-    self->proto = protocol[0] == 'x' ? PROTO_XCP : PROTO_RCPAC;
+    self->ops = port_ops_by_name(protocol);
     return 0;
 }
 
@@ -447,7 +448,7 @@ static PyObject *XcpDatapath_arrive(XcpDatapathObject *self, PyObject *args)
         return NULL;
     }
     int ok = xcp_datapath_index(self, i);
-    int accepted = ok ? xcp_arrive(self->proto, &self->ports[i], &self->state[i], buf.buf, (size_t)buf.len, size) : 0;
+    int accepted = ok ? self->ops->arrive(&self->ports[i], &self->state[i], buf.buf, (size_t)buf.len, size) : 0;
     PyBuffer_Release(&buf);
     return ok ? PyBool_FromLong(accepted) : NULL;
 }
@@ -468,8 +469,8 @@ static PyObject *XcpDatapath_depart(XcpDatapathObject *self, PyObject *args)
     PyBuffer_Release(&buf);
     if (!out)
         return NULL;
-    xcp_depart(self->proto, &self->ports[i], &self->state[i], (uint8_t *)PyBytes_AS_STRING(out),
-               (size_t)PyBytes_GET_SIZE(out), size);
+    self->ops->depart(&self->ports[i], &self->state[i], (uint8_t *)PyBytes_AS_STRING(out),
+                      (size_t)PyBytes_GET_SIZE(out), size);
     return out;
 }
 
@@ -566,7 +567,7 @@ static int parse_links(sim_t *s, PyObject *links)
         if (parse_item(PySequence_Fast_GET_ITEM(links, i), "link", i, "LLOi", &cap, &delay, &buffer_obj, &proto) < 0 ||
             int_in_range(buffer_obj, "buffer", 0, 1LL << 62, &buffer) < 0)
             return -1;
-        if (proto < PROTO_PLAIN || proto > PROTO_RCPAC) {
+        if (proto < 0 || proto >= N_PORT_OPS) {
             PyErr_Format(PyExc_ValueError, "link %zd: protocol %d is not 0 (plain), 1 (rcp), 2 (xcp) or 3 (rcpac)", i,
                          proto);
             return -1;
@@ -580,7 +581,7 @@ static int parse_links(sim_t *s, PyObject *links)
         l->delay_ns = delay;
         port_init(&l->port);
         l->port.buffer_bytes = (uint64_t)buffer;
-        l->proto = proto;
+        l->ops = PORT_OPS[proto]; /* chosen once: the per-packet path never asks for the protocol */
     }
     return 0;
 }
@@ -941,6 +942,22 @@ PyMODINIT_FUNC PyInit__datapath(void)
         PyModule_AddObjectRef(m, "XcpDatapath", (PyObject *)&XcpDatapathType) < 0 ||
         PyModule_AddObjectRef(m, "Simulator", (PyObject *)&SimulatorType) < 0 ||
         PyModule_AddIntConstant(m, "MAX_ALLOWABLE_RTT_MS", MAX_ALLOWABLE_RTT_MS) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    /* The data paths a link can run, by protocol code (the PORT_OPS table's names). */
+    PyObject *names = PyTuple_New(N_PORT_OPS);
+    for (int k = 0; names && k < N_PORT_OPS; k++) {
+        PyObject *name = PyUnicode_FromString(PORT_OPS[k].name);
+        if (!name) {
+            Py_CLEAR(names);
+            break;
+        }
+        PyTuple_SET_ITEM(names, k, name);
+    }
+    int rc = names ? PyModule_AddObjectRef(m, "DATAPATHS", names) : -1;
+    Py_XDECREF(names);
+    if (rc < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -47,24 +47,34 @@ static void schedule(sim_t *s, int64_t t, int32_t type, int32_t arg)
     s->heap[i] = e;
 }
 
+/* Floyd's bottom-up deletion: the hole left at the root moves down to a leaf along the smaller
+ * children (one comparison per level, not two), then the last element rises from there (it was
+ * a leaf, so it rarely rises far). (time, order) is a total order, so the events come out in the
+ * same order as from any other heap (the Python twin's heapq). */
 static sim_event pop_event(sim_t *s)
 {
     sim_event top = s->heap[0];
     sim_event last = s->heap[--s->heap_len];
     int64_t i = 0, n = s->heap_len;
+    if (n == 0)
+        return top;
     for (;;) {
         int64_t c = 2 * i + 1;
         if (c >= n)
             break;
         if (c + 1 < n && ev_less(&s->heap[c + 1], &s->heap[c]))
             c++;
-        if (!ev_less(&s->heap[c], &last))
-            break;
         s->heap[i] = s->heap[c];
         i = c;
     }
-    if (n > 0)
-        s->heap[i] = last;
+    while (i > 0) {
+        int64_t parent = (i - 1) / 2;
+        if (!ev_less(&last, &s->heap[parent]))
+            break;
+        s->heap[i] = s->heap[parent];
+        i = parent;
+    }
+    s->heap[i] = last;
     return top;
 }
 
@@ -134,33 +144,31 @@ static size_t hdr_len(const sim_t *s)
     return s->prm.sender == SENDER_XCP ? XCP_HEADER_LEN : RCP_HEADER_LEN;
 }
 
+static int64_t serialization_ns(const sim_link *l, uint32_t size)
+{
+    return (int64_t)size * 8 * NS_PER_S / l->capacity_bps;
+}
+
 static void link_start_tx(sim_t *s, int32_t li)
 {
     sim_link *l = &s->links[li];
     int32_t pi = ring_pop(l);
     sim_packet *p = &s->pkts[pi];
-    if (l->proto == PROTO_RCP)
-        dp_depart(&l->port, p->hdr, hdr_len(s), p->size);
-    else if (l->proto == PROTO_PLAIN)
-        port_release(&l->port, p->size);
-    else
-        xcp_depart(l->proto, &l->port, &l->xcp, p->hdr, hdr_len(s), p->size);
+    l->ops.depart(&l->port, &l->xcp, p->hdr, hdr_len(s), p->size);
     l->busy = pi;
-    schedule(s, s->now + (int64_t)p->size * 8 * NS_PER_S / l->capacity_bps, EV_TX_DONE, li);
+    /* Every packet is data_size or ctrl_size bytes: the two serialization times are computed once
+     * per link (the same integer division, so the same times), not once per packet. */
+    int64_t tx_ns = p->size == s->prm.data_size ? l->tx_data_ns
+                  : p->size == s->prm.ctrl_size ? l->tx_ctrl_ns
+                                                : serialization_ns(l, p->size);
+    schedule(s, s->now + tx_ns, EV_TX_DONE, li);
 }
 
 static void link_arrive(sim_t *s, int32_t li, int32_t pi)
 {
     sim_link *l = &s->links[li];
     sim_packet *p = &s->pkts[pi];
-    int accepted;
-    if (l->proto == PROTO_RCP)
-        accepted = dp_arrive(&l->port, p->hdr, hdr_len(s), p->size);
-    else if (l->proto == PROTO_PLAIN)
-        accepted = port_admit(&l->port, p->size);
-    else
-        accepted = xcp_arrive(l->proto, &l->port, &l->xcp, p->hdr, hdr_len(s), p->size);
-    if (!accepted) {
+    if (!l->ops.arrive(&l->port, &l->xcp, p->hdr, hdr_len(s), p->size)) {
         s->dropped++;
         pkt_free(s, pi);
         return;
@@ -518,8 +526,12 @@ int sim_init(sim_t *s)
     s->now = 0;
     s->next_seq = 0;
     s->free_head = -1;
-    for (int32_t li = 0; li < s->n_links; li++)
-        s->links[li].busy = -1;
+    for (int32_t li = 0; li < s->n_links; li++) {
+        sim_link *l = &s->links[li];
+        l->busy = -1;
+        l->tx_data_ns = serialization_ns(l, s->prm.data_size);
+        l->tx_ctrl_ns = serialization_ns(l, s->prm.ctrl_size);
+    }
     for (int32_t fi = 0; fi < s->n_flows; fi++) {
         schedule(s, s->flows[fi].start_ns, EV_FLOW_START, fi);
         if (s->flows[fi].stop_ns >= 0)

@@ -7,8 +7,7 @@
 
 #include <stdint.h>
 
-#include "rcp_port.h"
-#include "xcp_port.h"
+#include "port_ops.h"
 
 enum { EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER };
 enum { PK_SYN, PK_SYNACK, PK_DATA, PK_ACK };
@@ -36,9 +35,11 @@ typedef struct {
 typedef struct {
     int64_t capacity_bps;
     int64_t delay_ns;
-    int proto; /* PROTO_PLAIN: a drop-tail port that neither counts nor stamps */
+    int64_t tx_data_ns, tx_ctrl_ns; /* serialization of a data and a control packet, set by sim_init */
+    port_ops ops; /* the port's data path, a copy of a PORT_OPS entry (PROTO_PLAIN: drop-tail only); a copy
+                   * saves the per-packet load of the table entry */
     rcp_port port;
-    xcp_state xcp; /* PROTO_XCP and PROTO_RCPAC only */
+    xcp_state xcp; /* real-valued registers of XCP and RCP-AC ports */
     int32_t *ring; /* FIFO of waiting packet indices */
     int32_t ring_cap, ring_head, ring_count;
     int32_t busy; /* packet being serialized, -1 when idle */

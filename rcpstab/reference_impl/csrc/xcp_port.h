@@ -1,16 +1,15 @@
-/* Per-packet data paths of the XCP router (xcp-katabi.txt App. A, arrival and departure
- * blocks) and of the RCP-AC Feedback Controller (rcp-ac.txt eqs. 3-4, eq. 4 as derived in
- * rcpstab/models/rcpac.py). Queue, buffer and the byte/RTT counters live in the port's
- * rcp_port registers; the real-valued estimator and control state in xcp_state. The
- * control path (xcp_control.py) writes xi_p, xi_n, residues, rate, avg_rtt and xi_ac once
- * per control interval. xcp_datapath_py.py is the Python twin: change both together. */
+/* Per-packet data path of the XCP router (xcp-katabi.txt App. A, arrival and departure
+ * blocks), and the arrival/departure frame every port reading the XCP header shares
+ * (RCP-AC's feedback controller is in rcpac_port.h). Queue, buffer and the byte/RTT counters
+ * live in the port's rcp_port registers; the real-valued estimator and control state in
+ * xcp_state. The control paths (xcp_control.py, rcpac_control.py) write xi_p, xi_n, residues,
+ * rate, avg_rtt and xi_ac once per control interval. xcp_datapath_py.py is the Python twin:
+ * change both together. */
 #ifndef XCP_PORT_H
 #define XCP_PORT_H
 
 #include "rcp_port.h"
 #include "xcp_header.h"
-
-enum { PROTO_PLAIN, PROTO_RCP, PROTO_XCP, PROTO_RCPAC };
 
 typedef struct {
     /* estimators the data path accumulates over an interval */
@@ -28,9 +27,14 @@ static inline int xcp_is_malformed(size_t len, uint32_t size)
     return len < XCP_HEADER_LEN || size < XCP_HEADER_LEN;
 }
 
-/* Arrival: App. A's first block (XCP) or the RCP-AC deficit sum, App. F's input and RTT
- * counters (rtt_sum in microseconds), then drop-tail admission. Returns 1 if queued. */
-static inline int xcp_arrive(int proto, rcp_port *p, xcp_state *x, const uint8_t *pkt, size_t len, uint32_t size)
+/* Arrival at a port whose packets carry the XCP header (XCP, RCP-AC): App. F's input and RTT
+ * counters (rtt_sum in microseconds), the smallest queue seen, the protocol's estimator sums
+ * (``sums``, for packets with a window and an RTT), then drop-tail admission. Returns 1 if
+ * queued. ``sums`` is a constant at every call site, so the compiler inlines it. */
+typedef void (*xcp_sums_fn)(xcp_state *x, double rtt, uint32_t cwnd, uint32_t size);
+
+static inline int window_arrive(rcp_port *p, xcp_state *x, const uint8_t *pkt, size_t len, uint32_t size,
+                                xcp_sums_fn sums)
 {
     if (xcp_is_malformed(len, size)) {
         p->malformed++;
@@ -46,17 +50,36 @@ static inline int xcp_arrive(int proto, rcp_port *p, xcp_state *x, const uint8_t
             p->rtt_sum += rtt_us;
             p->rtt_count += 1;
         }
-        if (proto == PROTO_XCP) {
-            double w = rtt * size / cwnd;
-            x->sum_rtt_by_cwnd += w;
-            x->sum_rtt_square_by_cwnd += rtt * w;
-        } else {
-            double r = cwnd / rtt, per_interval = r * x->avg_rtt;
-            if (x->rate > r && per_interval > 0)
-                x->sum_deficit += (x->rate - r) * size / per_interval;
-        }
+        sums(x, rtt, cwnd, size);
     }
     return port_admit(p, size);
+}
+
+/* Departure: release the queue and let ``feedback`` write H_feedback. Without an RTT or a
+ * window the packet gets no positive feedback (paper Sec. 3.3: H_rtt = 0 marks "no estimate yet"). */
+typedef void (*xcp_feedback_fn)(xcp_state *x, uint8_t *pkt, double rtt, uint32_t cwnd, uint32_t size);
+
+static inline void window_depart(rcp_port *p, xcp_state *x, uint8_t *pkt, size_t len, uint32_t size,
+                                 xcp_feedback_fn feedback)
+{
+    port_release(p, size);
+    if (xcp_is_malformed(len, size))
+        return;
+    uint32_t cwnd = rcp_rd32(pkt + XCP_OFF_CWND), rtt_us = rcp_rd32(pkt + XCP_OFF_RTT);
+    if (cwnd == 0 || rtt_us == 0) {
+        if (xcp_rd_i32(pkt + XCP_OFF_FEEDBACK) > 0)
+            rcp_wr32(pkt + XCP_OFF_FEEDBACK, 0);
+        return;
+    }
+    feedback(x, pkt, rtt_us / 1e6, cwnd, size);
+}
+
+/* XCP arrival: App. A's first block, the cwnd-weighted RTT sums. */
+static inline void xcp_sums(xcp_state *x, double rtt, uint32_t cwnd, uint32_t size)
+{
+    double w = rtt * size / cwnd;
+    x->sum_rtt_by_cwnd += w;
+    x->sum_rtt_square_by_cwnd += rtt * w;
 }
 
 /* XCP departure: App. A's third block, literally, feedback in bytes. */
@@ -86,41 +109,14 @@ static inline void xcp_feedback(xcp_state *x, uint8_t *pkt, double rtt, uint32_t
         x->xi_n = 0;
 }
 
-/* RCP-AC departure: eq. 3 above R, derived eq. 4 below it (the budget share xi_ac replaces
- * rtt_i when it is smaller); a smaller feedback already in the header is kept. */
-static inline void rcpac_feedback(xcp_state *x, uint8_t *pkt, double rtt, uint32_t cwnd, uint32_t size)
+static inline int xcp_arrive(rcp_port *p, xcp_state *x, const uint8_t *pkt, size_t len, uint32_t size)
 {
-    double r = cwnd / rtt;
-    double packets = r * x->avg_rtt / size; /* packets of this flow in one interval d */
-    if (!(packets > 0))
-        return;
-    double fb;
-    if (x->rate > r)
-        fb = (x->rate - r) * (x->xi_ac < rtt ? x->xi_ac : rtt) / packets;
-    else
-        fb = -(r - x->rate) * rtt / packets;
-    int32_t field = xcp_feedback_field(fb);
-    if (field < xcp_rd_i32(pkt + XCP_OFF_FEEDBACK))
-        rcp_wr32(pkt + XCP_OFF_FEEDBACK, (uint32_t)field);
+    return window_arrive(p, x, pkt, len, size, xcp_sums);
 }
 
-/* Departure: release the queue and write the feedback. Without an RTT or a window the
- * packet gets no positive feedback (paper Sec. 3.3: H_rtt = 0 marks "no estimate yet"). */
-static inline void xcp_depart(int proto, rcp_port *p, xcp_state *x, uint8_t *pkt, size_t len, uint32_t size)
+static inline void xcp_depart(rcp_port *p, xcp_state *x, uint8_t *pkt, size_t len, uint32_t size)
 {
-    port_release(p, size);
-    if (xcp_is_malformed(len, size))
-        return;
-    uint32_t cwnd = rcp_rd32(pkt + XCP_OFF_CWND), rtt_us = rcp_rd32(pkt + XCP_OFF_RTT);
-    if (cwnd == 0 || rtt_us == 0) {
-        if (xcp_rd_i32(pkt + XCP_OFF_FEEDBACK) > 0)
-            rcp_wr32(pkt + XCP_OFF_FEEDBACK, 0);
-        return;
-    }
-    if (proto == PROTO_XCP)
-        xcp_feedback(x, pkt, rtt_us / 1e6, cwnd, size);
-    else
-        rcpac_feedback(x, pkt, rtt_us / 1e6, cwnd, size);
+    window_depart(p, x, pkt, len, size, xcp_feedback);
 }
 
 #endif

@@ -1,0 +1,43 @@
+"""RCP-AC (rcp-ac.txt): App. F's rate controller plus the acceleration controller, XCP window senders."""
+from __future__ import annotations
+
+from ..rcpac_control import RCPAC_GAMMA, RcpAcController
+from ..xcp_header import XCP_HEADER_LEN
+from .base import NS_PER_S, PacketProtocol, PortService, window_service
+from .rcp import RCP
+
+__all__ = ["RCPAC", "RcpAcProtocol"]
+
+
+class RcpAcProtocol(PacketProtocol):
+    """RCP-AC: the router keeps RCP's rate R and returns per-packet window feedback toward it.
+
+    Eq. 2's budget gamma*B takes B = the port's buffer and gamma = :data:`RCPAC_GAMMA`.
+    """
+
+    name = "rcpac"
+    sender = "xcp"
+    header_bytes = XCP_HEADER_LEN
+    datapath = "rcpac"
+    control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (reference_impl.control)
+
+    def make_controller(self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options) -> RcpAcController:
+        rcp = RCP.make_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options)
+        return RcpAcController(rcp, gamma_ac=RCPAC_GAMMA, buffer_bytes=link.buffer_bytes)
+
+    def initial_writes(self, sim, li, ctrl) -> None:
+        sim.set_xcp_registers(li, rate=ctrl.rcp.rate * 1000.0, avg_rtt=ctrl.rcp.avg_rtt / 1000.0)
+        sim.set_xcp_registers(li, min_queue=float("inf"))
+
+    def service(self, sim, li, ctrl, tr_ns) -> PortService:
+        next_ns, registers = window_service(sim, li, ctrl, tr_ns)
+        return PortService(next_ns, ctrl.rcp.rate / ctrl.rcp.link_rate, ctrl.utilization, registers)
+
+    def initial_interval_ns(self, ctrl) -> int:
+        return max(int(round(ctrl.interval * NS_PER_S)), 1)
+
+    def avg_rtt_s(self, ctrl) -> float:
+        return ctrl.rcp.avg_rtt / 1000.0
+
+
+RCPAC = RcpAcProtocol()

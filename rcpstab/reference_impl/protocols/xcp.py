@@ -1,0 +1,43 @@
+"""XCP (xcp-katabi.txt): App. A's data path and timeout block, XCP window senders."""
+from __future__ import annotations
+
+import math
+
+from ..xcp_control import XcpController
+from ..xcp_header import XCP_HEADER_LEN
+from .base import NS_PER_S, PacketProtocol, PortService, window_service
+
+__all__ = ["XCP", "XcpProtocol"]
+
+
+class XcpProtocol(PacketProtocol):
+    """XCP: per-packet window feedback; the router has no rate.
+
+    The rate a run records for XCP is the measured input rate per scripted flow, y/(N*C):
+    the fluid xcp model's gamma.
+    """
+
+    name = "xcp"
+    sender = "xcp"
+    header_bytes = XCP_HEADER_LEN
+    datapath = "xcp"
+
+    def make_controller(self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu) -> XcpController:
+        capacity = link.capacity_bps / 8000  # bytes/ms
+        return XcpController(capacity=capacity * 1000, alpha=alpha, beta=beta, avg_rtt=avg_rtt_s)
+
+    def initial_writes(self, sim, li, ctrl) -> None:
+        sim.set_xcp_registers(li, min_queue=float("inf"))
+
+    def service(self, sim, li, ctrl, tr_ns) -> PortService:
+        next_ns, registers = window_service(sim, li, ctrl, tr_ns)
+        return PortService(next_ns, math.nan, ctrl.utilization, registers)
+
+    def initial_interval_ns(self, ctrl) -> int:
+        return max(int(round(ctrl.interval * NS_PER_S)), 1)
+
+    def monitored_rate(self, rate_over_c, utilization, n_flows) -> float:
+        return utilization / max(n_flows, 1)
+
+
+XCP = XcpProtocol()
