@@ -1,19 +1,22 @@
-"""The on-disk cache of compiled loops: keyed by the model's definition, equal to a fresh compile."""
+"""The on-disk cache of compiled loops (rcpstab.core.derivation_cache): keyed by the model's definition
+and the deriving code, equal to a fresh compile."""
 import dataclasses
 
 import numpy as np
 
 from rcpstab.models import get_model
 from rcpstab.regions import openloop, quasipoly
-from rcpstab.regions.diskcache import model_key
+from rcpstab.core.derivation_cache import cache_dir, key
+
+SOURCES = (openloop.__file__, quasipoly.__file__)
 
 
 def test_key_follows_the_model_definition():
     rcp = get_model("rcp")
     changed = dataclasses.replace(rcp, rhs=(rcp.rhs[0] * 2, rcp.rhs[1]))
-    assert model_key(rcp, "quasipoly") != model_key(changed, "quasipoly")
-    assert model_key(rcp, "quasipoly") == model_key(get_model("rcp"), "quasipoly")
-    assert model_key(rcp, "quasipoly") != model_key(rcp, "openloop")
+    assert key("quasipoly", rcp, SOURCES) != key("quasipoly", changed, SOURCES)
+    assert key("quasipoly", rcp, SOURCES) == key("quasipoly", get_model("rcp"), SOURCES)
+    assert key("quasipoly", rcp, SOURCES) != key("openloop", rcp, SOURCES)
 
 
 def test_cached_equals_fresh(tmp_path, monkeypatch):
@@ -32,4 +35,5 @@ def test_cached_equals_fresh(tmp_path, monkeypatch):
         ol = openloop.open_loop(model)
         openloop.open_loop.cache_clear()
         assert np.array_equal(openloop.open_loop(model).num, openloop._compile(model).num) and ol.theta == 1.0
-    assert len(list((tmp_path / "linear").glob("*.npz"))) == 4
+    stored = {p.name.split("-")[0] for p in cache_dir().glob("*.pkl")}
+    assert {"quasipoly", "openloop"} <= stored

@@ -9,7 +9,7 @@ import json
 
 from ..models import get_model
 from .margins import single_gain, summary
-from .output import check_outputs, model_help
+from .output import add_point_arguments, check_outputs
 
 
 EXAMPLES = (
@@ -19,13 +19,7 @@ EXAMPLES = (
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help=model_help("rcp"))
-    parser.add_argument("--alpha", required=True, help="rate gain alpha (> 0)")
-    parser.add_argument("--beta", required=True, help="queue gain beta (> 0)")
-    parser.add_argument("--pade", type=int, metavar="N", help="draw the Pade-N loop instead of the exact delay")
-    parser.add_argument("--out", metavar="FIG", help="write the diagram (.png, .svg or .pdf)")
-    parser.add_argument("--json", action="store_true", help="print the margins as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no summary line")
+    add_point_arguments(parser, "diagram", "print the margins as JSON")
 
 
 def run(args) -> int:

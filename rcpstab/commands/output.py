@@ -82,6 +82,16 @@ def parse_params(items) -> dict:
     return params
 
 
+def add_point_arguments(parser, drawing: str, json_help: str) -> None:
+    """The options of a single-point loop plot (``bode``, ``nyquist``): model, gains, Pade order, figure, JSON."""
+    parser.add_argument("--model", default="rcp", help=model_help("rcp"))
+    parser.add_argument("--alpha", required=True, help="rate gain alpha (> 0, dimensionless)")
+    parser.add_argument("--beta", required=True, help="queue gain beta (> 0, dimensionless)")
+    parser.add_argument("--pade", type=int, metavar="N", help="Pade order 1..20 for the delay (default: exact)")
+    parser.add_argument("--out", metavar="FIG", help=f"write the {drawing} (.png, .svg or .pdf)")
+    parser.add_argument("--json", action="store_true", help=json_help)
+
+
 def add_worker_argument(parser) -> None:
     parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1; this machine has %d cores)" % (os.cpu_count() or 1))
 

@@ -1,6 +1,6 @@
 """RCP-AC: RCP's rate controller plus an acceleration controller (rcp-ac.txt lines 110-210).
 
-States: the router's rate R (bit/s, updated every T as in :mod:`.rcp`), the aggregate
+States: the router's rate R (bit/s, updated every T as in :mod:`rcpstab.models.rcp`), the aggregate
 input rate y (bit/s, now a state: flows no longer jump to R) and the queue q (bits).
 
     dR/dt = R(t-T) * (alpha*(eta*C - y) - beta*q/d) / (eta*C*d)        eq. 1 (rcp's rate law, y measured)

@@ -5,7 +5,7 @@
 
 The queue clamp is the switch: q' = max(0, y - C) when q = 0. The buffer (bits, unbounded by
 default as in the thesis' eqs.) holds q below B; the overflow is dropped and integrated in the
-state ``dropped``. On loss the senders change nothing: as in :mod:`.rcp`, the aggregate rate is
+state ``dropped``. On loss the senders change nothing: as in :mod:`rcpstab.models.rcp`, the aggregate rate is
 set by the router's feedback (eq. 5.14 has no loss term), so a drop only removes volume.
 """
 import sympy as sp

@@ -111,7 +111,7 @@ class FlowRun:
 
     @property
     def conservation(self) -> dict[str, int]:
-        """sent, delivered, dropped, in_flight: sent = delivered + dropped + in_flight."""
+        """The packet counts sent, delivered, dropped and in flight; sent = delivered + dropped + in flight."""
         return {k: self.counters[k] for k in ("sent", "delivered", "dropped", "in_flight")}
 
     def __repr__(self) -> str:

@@ -68,13 +68,15 @@ class OpenLoop:
 @lru_cache(maxsize=None)
 def open_loop(model: ModelSpec) -> OpenLoop:
     """Compile ``model``'s normalized open loop (cached on disk); InputError if it is not of the form above."""
-    from .diskcache import cached_arrays
+    from .. import linearization
+    from ..core.derivation_cache import cached
+    from ..models import spec
 
     def compute():
         ol = _compile(model)
         return {"theta": np.array(ol.theta), "num": ol.num, "den": ol.den, "integrators": np.array(ol.integrators)}
 
-    data = cached_arrays(model, "openloop", compute)
+    data = cached("openloop", model, (__file__, linearization.__file__, spec.__file__), compute)
     return OpenLoop(theta=float(data["theta"]), num=data["num"], den=data["den"],
                     integrators=int(data["integrators"]))
 

@@ -130,13 +130,15 @@ def quasi_polynomial(model: ModelSpec) -> QuasiPolynomial:
     Raises :class:`InputError` if parameters other than the two loop gains survive
     normalization, or if the gains do not enter affinely (D-subdivision needs both).
     """
-    from .diskcache import cached_arrays
+    from .. import linearization
+    from ..core.derivation_cache import cached
+    from ..models import spec
 
     def compute():
         qp = _compile(model)
         return {"thetas": qp.thetas, "coeffs": qp.coeffs, "degree": np.array(qp.degree)}
 
-    data = cached_arrays(model, "quasipoly", compute)
+    data = cached("quasipoly", model, (__file__, linearization.__file__, spec.__file__), compute)
     return QuasiPolynomial(thetas=data["thetas"], coeffs=data["coeffs"], degree=int(data["degree"]))
 
 
