@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
+@pytest.mark.slow  # about 30 s: .ci/run builds the site, the quick run (-m "not slow") does not
 def test_sphinx_builds_without_warnings(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",

@@ -25,6 +25,7 @@ def test_committed_without_outputs(path):
     assert not with_outputs, f"{path.name}: cells {with_outputs} carry outputs"
 
 
+@pytest.mark.slow  # 4-18 s each: the quick day-to-day run (-m "not slow") leaves them to .ci/run
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes(path, tmp_path):
     nb = nbformat.read(path, as_version=4)
