@@ -48,6 +48,7 @@ def bifurcation_plot(diagram: BifurcationDiagram, ax=None, title: str | None = N
         gain = np.linspace(point.critical - 0.05, point.critical + 0.05, 200)
         ax.plot(gain, 100 * point.predicted_amplitude(gain) / diagram.gamma_eq, color="k", lw=0.8)
     ax.set_yscale("symlog", linthresh=0.1)
+    ax.set_ylim(bottom=0.0)  # an amplitude: symlog would otherwise offer negative decades
     ax.set_xlabel(diagram.parameter)
     ax.set_ylabel("limit-cycle amplitude, % of equilibrium R/C")
     ax.set_title(title or f"Bifurcation diagram, model '{diagram.model}' (dotted: exact linear boundary; "

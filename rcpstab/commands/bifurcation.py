@@ -33,7 +33,6 @@ def add_arguments(parser):
     parser.add_argument("--T", type=float, metavar="SECONDS", help="rate update interval, s (default 0.01)")
     parser.add_argument("--out", metavar="FIG", help="write the bifurcation diagram (.png, .svg or .pdf)")
     parser.add_argument("--json", action="store_true", help="print the points as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no summary line")
 
 
 def _model(name):

@@ -60,7 +60,6 @@ def add_arguments(parser):
     parser.add_argument("--out", metavar="FIG", help="write Fig. 4.1 (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per size bin")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no summary line")
 
 
 def run(args) -> int:

@@ -53,7 +53,6 @@ def add_arguments(parser):
     parser.add_argument("--csv", metavar="FILE", help="write one row per grid point")
     parser.add_argument("--boundary", metavar="FILE", help="exact: write the stable boundary curve as CSV")
     parser.add_argument("--json", action="store_true", help="print the map as JSON on stdout")
-    parser.add_argument("--quiet", action="store_true", help="no summary line")
     add_sweep_arguments(parser)
 
 

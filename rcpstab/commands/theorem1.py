@@ -20,7 +20,6 @@ def add_arguments(parser):
     parser.add_argument("--model", default="xcp", help=model_help("xcp"))
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.add_argument("--details", action="store_true", help="also the exit point, root and tightness, one per line")
-    parser.add_argument("--quiet", action="store_true", help="print nothing (exit code 0)")
 
 
 def run(args) -> int:
