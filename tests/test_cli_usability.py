@@ -39,6 +39,7 @@ def test_help_starts_within_three_times_a_bare_numpy_import():
     assert help_s <= 3 * numpy_s, f"rcpstab --help {help_s:.3f} s, import numpy {numpy_s:.3f} s"
 
 
+@pytest.mark.slow  # times repeated subprocess runs: ~7 s
 def test_margins_runs_under_a_second_on_an_idle_machine():
     """Under 1 s where a bare ``import numpy`` takes 0.1 s; scaled by that import on a loaded machine."""
     margins_s = wall([*RCPSTAB, "margins", "--alpha", "0.4", "--beta", "0.2"])  # the first run fills the cache
@@ -220,17 +221,9 @@ def help_examples():
             yield name, command
 
 
-# Examples that take more than ~15 s on the shared 2-core machine.
-SLOW_EXAMPLES = {
-    "rcpstab cosim --alpha 0.4 --beta 0.6 --scenario fig5.3 --out fig5_3.png --csv fig5_3.csv",
-    "rcpstab network --alpha 0.1 --beta 1.0 --out fig5_8.png --csv fig5_8.csv",
-    "rcpstab map --method phaseplane --alpha 0.2:1.4:0.4 --beta 0.2:1.0:0.4 --C 0.15e9 10e9 --workers 2",
-    "rcpstab convergence --alpha 0.1:1.0:0.3 --beta 0.1:1.0:0.3 --out convergence.png --csv convergence.csv",
-}
-
-
 @pytest.mark.parametrize("name,command", [
-    pytest.param(name, command, marks=[pytest.mark.slow] if command in SLOW_EXAMPLES else [], id=command[8:60])
+    # every help example starts a process (1-4 s each): all are slow tests, run by .ci/run
+    pytest.param(name, command, marks=[pytest.mark.slow], id=command[8:60])
     for name, command in help_examples()])
 def test_help_example_runs(name, command, tmp_path):
     """Each example of a command's --help runs as printed (in an empty folder) and exits 0 with a summary."""

@@ -143,6 +143,7 @@ def test_full_size_network_is_the_thesis_one():
     assert fig57(L2_DELAY).max_min_rates()[1] == pytest.approx(net.max_min_rates()[1])
 
 
+@pytest.mark.slow  # the thesis-size packet run: ~25 s
 def test_full_size_packet_run_converges_at_slow_point():
     """The thesis' own network (L2 = 10 s, long RTT 20 s) at (0.1, 1.0), 2000 s: both links settle.
 

@@ -51,6 +51,7 @@ def test_progress_bar_only_when_asked(capsys):
     assert "chunk" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a killed and resumed worker sweep: ~7 s
 def test_checkpoint_survives_sigkill(tmp_path):
     checkpoint = tmp_path / "sweep.ckpt"
     # 39 x 19 points: enough chunks that the compiled integrator is still busy when the kill lands
@@ -79,7 +80,7 @@ def test_checkpoint_survives_sigkill(tmp_path):
     (["--T", "0"], "T = 0.0"),
     (["--d0", "-0.2"], "d0 = -0.2"),
     (["--N", "0"], "N = 0.0"),
-    (["--scheduler", "tcp://127.0.0.1:9"], "tcp://127.0.0.1:9"),
+    pytest.param(["--scheduler", "tcp://127.0.0.1:9"], "tcp://127.0.0.1:9", marks=pytest.mark.slow),  # 5 s timeout
 ])
 def test_bad_input_exits_2_with_one_line(args, names):
     started = time.time()

@@ -34,6 +34,7 @@ def test_step_choice(d0, step):
     assert abs(d0 / _step(d0) - round(d0 / _step(d0))) < 1e-9 or _step(d0) / 2 <= 1e-3 * d0
 
 
+@pytest.mark.slow  # fine-step reference integrations: ~5 s
 @pytest.mark.parametrize("d0", [13.136545, 1.00001])
 def test_incommensurate_delay_agrees_with_the_fine_step_reference(d0):
     params = {"d0": d0, "T": T, "alpha": np.array([0.4, 0.4, 1.2, 0.1]), "beta": np.array([0.2, 0.2, 0.6, 0.1]),
