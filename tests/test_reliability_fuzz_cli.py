@@ -135,7 +135,8 @@ SLOW = settings(max_examples=150, deadline=None,
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_any_command_line_exits_cleanly(command, capsys):
+def test_any_command_line_exits_cleanly(command, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # outputs named by the fuzzer (--out é, --checkpoint é) land here, not in the repo
     @FAST
     @given(COMMANDS[command])
     def check(argv):
@@ -145,7 +146,8 @@ def test_any_command_line_exits_cleanly(command, capsys):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_any_command_line_exits_cleanly_many_examples(command, capsys):
+def test_any_command_line_exits_cleanly_many_examples(command, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     @SLOW
     @given(COMMANDS[command])
     def check(argv):
