@@ -3,7 +3,6 @@ parameter by name) and the one-line summary."""
 from __future__ import annotations
 
 import argparse
-import math
 import os
 
 from ..errors import InputError
@@ -34,8 +33,7 @@ def writable_path(path: str, option: str, suffixes=None) -> str:
 
 
 def check_outputs(args) -> None:
-    """Check ``--out`` (a figure) and ``--csv`` early, if the command was given them (and ``--buffer``)."""
-    check_buffer(args)
+    """Check ``--out`` (a figure) and ``--csv`` early, if the command was given them."""
     if getattr(args, "out", None):
         writable_path(args.out, "--out", FIGURE_FORMATS)
     if getattr(args, "csv", None):
@@ -104,7 +102,8 @@ def check_workers(args) -> None:
 def buffer_bdp(text: str) -> float:
     """``--buffer BDP`` as a number (argparse type): a non-number ends the command with one line, exit 2.
 
-    The range is checked by :func:`check_buffer` when the command runs.
+    The range is checked with every other option against the one table of domains
+    (:func:`rcpstab.commands.edge.check_arguments`, ``buffer_bdp``) before the command runs.
     """
     try:
         return TypedNumber(text)
@@ -119,13 +118,6 @@ class TypedNumber(float):
         number = super().__new__(cls, text)
         number.text = text.strip()
         return number
-
-
-def check_buffer(args) -> None:
-    """``--buffer`` must be finite and > 0 (:class:`InputError` naming the value otherwise)."""
-    value = getattr(args, "buffer", None)
-    if value is not None and not (math.isfinite(value) and value > 0):
-        raise InputError(f"--buffer {value:g}: the buffer must be finite and > 0 (bandwidth-delay products C*d0)")
 
 
 def add_buffer_argument(parser, what: str = "") -> None:
