@@ -17,6 +17,7 @@ MODULES = {
     "xcp": "xcp",
     "xcp-router": "xcp_router",
     "rcpac": "rcpac",
+    "rcpac-router": "rcpac_router",
 }
 """Model name -> the module of this package that defines it as ``MODEL`` (one line per model)."""
 

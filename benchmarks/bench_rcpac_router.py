@@ -1,0 +1,67 @@
+"""Packet RCP-AC map vs the fluid models rcpac and rcpac-router (router-timed), fig5.3 set-up (run by hand).
+
+``python benchmarks/bench_rcpac_router.py [--workers 2] [--grid small|offset]``
+
+Runs the fig5.3 scenario with the RCP-AC router and XCP window senders at every grid point, judges
+each run (:func:`rcpstab.reference_impl.region.trace_verdict`, the shared judgement with the
+trace's measured noise floor) and each fluid run of the same scenario and initial conditions
+(``rcpac``: eqs. 1-2 and derived eq. 4; ``rcpac-router``: the same with the packet router's timing)
+with the same function, and prints the verdict counts, both agreements (stable vs not), each
+disagreement, then one JSON line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+from rcpstab.models import get_model
+from rcpstab.phaseplane.verdicts import CONVERGED, VERDICTS
+from rcpstab.reference_impl.region import fluid_verdicts, packet_region
+from rcpstab.reference_impl.scenarios import get_scenario
+
+GRIDS = {
+    "small": (np.round(np.arange(0.2, 2.01, 0.3), 10), np.round(np.arange(0.2, 1.01, 0.2), 10)),
+    "offset": (np.round(np.arange(0.35, 1.86, 0.3), 10), np.round(np.arange(0.3, 0.91, 0.2), 10)),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--grid", choices=GRIDS, default="small")
+    args = parser.parse_args()
+    alphas, betas = GRIDS[args.grid]
+    scenario = get_scenario("fig5.3")
+    start = time.perf_counter()
+    packet = packet_region(get_model("rcpac"), alphas, betas, scenario=scenario, workers=args.workers)
+    wall = time.perf_counter() - start
+    aa, bb = packet.table["alpha"], packet.table["beta"]
+    codes = {"packet": np.array([VERDICTS.index(v) for v in packet.table["verdict"]])}
+    for name in ("rcpac", "rcpac-router"):
+        codes[name] = fluid_verdicts(scenario, aa, bb, name)[0]
+    stable = {name: c == CONVERGED for name, c in codes.items()}
+    report = {"scenario": scenario.name, "grid": args.grid, "points": int(aa.size), "packet_wall_s": wall,
+              "verdict_counts": {name: {v: int((c == i).sum()) for i, v in enumerate(VERDICTS)}
+                                 for name, c in codes.items()}}
+    print(f"{scenario.name} {args.grid} grid {alphas.size} x {betas.size}: packet RCP-AC map {wall:.1f} s")
+    for name in ("rcpac", "rcpac-router"):
+        same = stable["packet"] == stable[name]
+        report[f"agreement_{name}"] = float(same.mean())
+        print(f"agreement with {name}: {100 * same.mean():.1f}%  verdicts {report['verdict_counts'][name]}")
+    print(f"packet verdicts {report['verdict_counts']['packet']}")
+    rows = []
+    for i in range(aa.size):
+        if stable["packet"][i] != stable["rcpac-router"][i] or stable["packet"][i] != stable["rcpac"][i]:
+            row = {"alpha": float(aa[i]), "beta": float(bb[i]),
+                   **{name: VERDICTS[c[i]] for name, c in codes.items()}}
+            rows.append(row)
+            print("  ", row)
+    report["disagreements"] = rows
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
