@@ -6,38 +6,44 @@ The packet RCP-AC router (``rcpac_control.py``, ``csrc/rcpac_port.h``) differs i
 RCP router differs from eqs. 5.1-5.4 (:mod:`rcpstab.models.rcp_router`), plus two of its own:
 
 - at the end of each interval T it reads the bytes that arrived *during* it, updates its RTT
-  average D and its rate R (App. F lines 1-12, exactly ``rcp-router``'s rate law), and computes
-  eq. 2's budget from the same measurements, ``phi = alpha (C - y_T) D' + gamma_AC B - beta q``
-  (B = C d0, ``rcpac``'s convention), held with R until the next expiry;
+  average D and its rate R (App. F lines 1-12, exactly ``rcp-router``'s rate law, held for T), and
+  computes eq. 2's budget from the same measurements, ``phi = alpha (C - y_T) D' + gamma_AC B - beta q``
+  (B = C d0, ``rcpac``'s convention);
 - the budget is shared out as ``xi = phi^+ / E`` seconds, E the sum of the flows' deficits
   ``(R - r_j)^+`` seen on arrival, averaged over one RTT average (``E <- (1 - T/D) E + (T/D) e^+``);
 - a packet's feedback moves its flow's rate by ``(R - r) min(xi, rtt) / (D rtt)`` per second,
   D the router's RTT average (the per-packet share of an interval of D), rtt the sender's (d0).
 
-As a fluid model, with e = N R - y and every sender-side term read one feedback delay d0 earlier
-(the router stamps at t - d0, the answers arrive at t)::
+As a fluid model, with e = N R - y and every term of the feedback read one feedback delay d0
+earlier (the router stamps at t - d0, the answers arrive at t)::
 
     dR/dt = rcp-router's rate law                              (sampled every T)
     dY/dt = y - eta C                                          counter of the arrivals
     dq/dt = y - C,   0 <= q <= buffer
     dD/dt = rcp-router's RTT average                           (sampled every T)
     dE/dt = (max(0, N R - y) - E) / D                          (sampled every T)
-    dP/dt = (alpha (C - y_T) D' + gamma_AC C d0 - beta q - P) / T   (sampled: P <- phi)
-    dy/dt = (e - max(0, e (1 - k))) / D   at t - d0,   k = P / max(E d0, P) if P > 0 else 0,   y >= 0
+    phi   = alpha (C - y_T) D' + gamma_AC C d0 - beta q        (y_T, D' as in rcp-router)
+    dy/dt = (e - max(0, e (1 - k))) / D   at t - d0,   k = phi / max(E d0, phi) if phi > 0 else 0,   y >= 0
 
 k is the budget's share of the demand, min(1, xi/rtt): 1 when the budget does not bind, 0 when
-there is none (the router stamps no positive feedback before it has seen a deficit: E = P = 0).
+there is none (no positive feedback before a deficit has been seen: E = 0 and phi <= 0 give 0).
 e - max(0, e (1 - k)) is e above R (eq. 3: no budget on a decrease) and e k below it.
+phi is measured like the router's (input over the last interval, the updated RTT average) but
+not held between expiries: a held copy is one more sampled state whose first-order stand-in
+(pole at lambda = -d0/T) pushes the exact lens' frequency bound past its cap, and the budget
+only acts where it binds, far from the equilibrium (an O(T) difference there).
 
-**The linear loop.** About the equilibrium (y = C, R = C/N, q = 0, D = d0, E = 0, P = gamma_AC C d0
-> 0, eta = 1) the budget does not bind (k = 1 in a neighbourhood), so E and P decouple; with R
-continuous (as :func:`rcpstab.linearization.linearize` treats every sampled state) and the input
-rate averaged over T, in lambda = s d0 and tau = T/d0::
+**The linear loop.** About the equilibrium (y = C, R = C/N, q = 0, D = d0, E = 0, eta = 1;
+phi = gamma_AC C d0 > 0) the budget does not bind (k = 1 in a neighbourhood), so E decouples;
+with R continuous (as :func:`rcpstab.linearization.linearize` treats every sampled state) and
+the input rate averaged over T, in lambda = s d0 and tau = T/d0::
 
     lambda**3 + exp(-lambda) (lambda**2 + alpha lambda (1 - exp(-lambda tau))/(lambda tau) + beta) = 0,
 
 ``rcpac``'s loop with rcp-router's averaging factor on the alpha term, times the decoupled modes
-of D and E (lambda + 1 each) and of P (lambda + 1/tau). As tau -> 0 it is ``rcpac``'s
+of D and E (lambda + 1 each; E's max(0, e) has a kink at the equilibrium, where the linearization
+takes the mean 1/2 of its one-sided slopes: E feeds nothing back there, so nothing depends on it).
+As tau -> 0 it is ``rcpac``'s
 lambda**3 + (lambda**2 + alpha lambda + beta) exp(-lambda). T is linearized at App. E's d0/20
 (:func:`at_interval_ratio` gives another ratio).
 """
@@ -55,7 +61,6 @@ from .symbols import BUFFERED, DOMAINS, C, N, T, alpha, beta, buffer, d0, droppe
 
 R, Y, q, D = rcp_router.R, rcp_router.Y, rcp_router.q, rcp_router.D
 E = sp.Function("E")   # the deficits sum_j (R - r_j)^+ averaged over one RTT average, bit/s
-P = sp.Function("P")   # eq. 2's budget phi as computed at the last expiry, bits
 
 y_T = eta * C + (Y(t) - Y(t - T)) / T            # input over the last interval (App. F line 1)
 D_new = rcp_router.D_new.subs(rcp_router.R(t), R(t))
@@ -64,43 +69,41 @@ phi_new = alpha * (C - y_T) * D_new + gamma_ac * C * d0 - beta * q(t)   # rcpac_
 
 
 
+
 def _delayed(expr):
-    """``expr`` of the states at t, read one feedback delay earlier."""
-    return expr.xreplace({f(t): f(t - d0) for f in (R, y, E, P, D)})
+    """``expr``, read one feedback delay earlier (the router stamps at t - d0, the answers arrive at t)."""
+    return expr.subs(t, t - d0)
 
 
 e_stamp = _delayed(N * R(t) - y(t))
+phi_stamp = _delayed(phi_new)
 # min(1, xi / rtt); no budget, no positive feedback (also with no deficit seen: 0/0)
-share = _delayed(sp.Piecewise((P(t) / sp.Max(E(t) * d0, P(t)), P(t) > 0), (0, True)))
+share = sp.Piecewise((phi_stamp / sp.Max(E(t - d0) * d0, phi_stamp), phi_stamp > 0), (0, True))
 APP_E_RATIO = rcp_router.APP_E_RATIO
 
 MODEL = ModelSpec(
     name="rcpac-router",
-    title="RCP-AC fluid model with its packet router's timing (input over the last interval T, rate and "
-          "budget held for T, the router's RTT average, deficits averaged over one RTT)",
-    states=(R, Y, q, D, E, P, y),
+    title="RCP-AC fluid model with its packet router's timing (input over the last interval T, rate "
+          "held for T, the router's RTT average, deficits averaged over one RTT)",
+    states=(R, Y, q, D, E, y),
     rhs=(
         rate_law,
         y(t) - eta * C,
         y(t) - C,
         (D_new - D(t)) / T,
         (sp.Max(0, N * R(t) - y(t)) - E(t)) / D(t),
-        (phi_new - P(t)) / T,
         (e_stamp - sp.Max(0, e_stamp * (1 - share))) / D(t - d0),
     ),
     parameters={**BUFFERED, gamma_ac: 0.2},
-    equilibrium={R: eta * C / N, Y: sp.Integer(0), q: sp.Integer(0), D: d0, E: sp.Integer(0),
-                 P: alpha * (1 - eta) * C * d0 + gamma_ac * C * d0, y: eta * C},
+    equilibrium={R: eta * C / N, Y: sp.Integer(0), q: sp.Integer(0), D: d0, E: sp.Integer(0), y: eta * C},
     loop_parameters=(alpha, beta),
     time_scale=d0,
     gamma=R(t) / C,
     queue=q(t),
-    # the router starts with no deficit seen and no budget (xi = 0 until its first expiry)
-    initial_state={R: gamma0 * C, Y: sp.Integer(0), q: q0, D: d0 + q0 / C, E: sp.Integer(0), P: sp.Integer(0),
-                   y: N * gamma0 * C},
+    initial_state={R: gamma0 * C, Y: sp.Integer(0), q: q0, D: d0 + q0 / C, E: sp.Integer(0), y: N * gamma0 * C},
     clamps=(Clamp(q, upper=buffer, overflow=dropped), Clamp(y)),
     saturations=rcp_router.MODEL.saturations,
-    sampled={R: T, D: T, E: T, P: T},
+    sampled={R: T, D: T, E: T},
     linearize_at={eta: 1, T: APP_E_RATIO * d0},
     counters=(Y,),
     domains={**DOMAINS, gamma_ac: Domain("acceleration gain gamma_AC", 0.0, 1e6)},

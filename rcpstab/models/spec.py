@@ -11,6 +11,7 @@ Units follow the thesis: time in seconds, rates in bit/s, queues in bits.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -231,6 +232,7 @@ class ModelSpec:
         for key in sorted(found):
             state, delay = found[key]
             label = str(delay).replace(" ", "").replace("*", "").replace("/", "_")
+            label = re.sub(r"\W", "_", label)  # a sum of delays (T + d_0) must still name a C variable
             terms.append(DelayedTerm(state, delay, sp.Symbol(f"{state.__name__}__{label}")))
         return tuple(terms)
 
