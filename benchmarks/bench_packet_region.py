@@ -3,11 +3,13 @@
 ``python benchmarks/bench_packet_region.py [--workers 2] [--grid thesis|offset] [--capacity BPS] [--explain]``
 
 Runs the fig5.3 scenario packet by packet on a grid (``thesis``: alpha 0.1..2.0 x beta 0.1..1.0
-by 0.1; ``offset``: alpha 0.15..1.95 x beta 0.15..0.95 by 0.1, no point in common), judges each
+by 0.1; ``offset``: alpha 0.15..1.95 x beta 0.15..0.95 by 0.1; ``calibration``: alpha 0.12..1.92 x
+beta 0.12..0.92 by 0.2, where rules are checked before a report; no two share a point), judges each
 run and the rcp-router fluid run of the same scenario with the same function
 (:func:`rcpstab.reference_impl.region.trace_verdict`, the shared judgement with a measured noise
 floor; no threshold of it was fitted to any map), and prints the wall time of the packet map, the
-agreement with rcp-router and with the phase-plane map of ``rcp`` (for reference), the
+agreement with rcp-router (stable or not, and verdict for verdict) and with the phase-plane map of
+``rcp`` (for reference), the
 beta = 0.6 rows (thesis Fig. 5.3), then one JSON line. ``--explain`` reruns every disagreement
 with ten times the link rate (ten times as many packets per control interval, towards the
 fluid limit) and as one 600 s segment of 10 flows (ten times the scenario's N = 10 segment: a
@@ -33,6 +35,8 @@ from rcpstab.reference_impl.scenarios import get_scenario
 GRIDS = {
     "thesis": (np.round(np.arange(0.1, 2.01, 0.1), 10), np.round(np.arange(0.1, 1.01, 0.1), 10)),
     "offset": (np.round(np.arange(0.15, 1.96, 0.1), 10), np.round(np.arange(0.15, 0.96, 0.1), 10)),
+    # where the judgement's rules are checked before any report (no point in common with the two above)
+    "calibration": (np.round(np.arange(0.12, 1.93, 0.2), 10), np.round(np.arange(0.12, 0.93, 0.2), 10)),
 }
 
 
@@ -71,6 +75,8 @@ def main() -> None:
           f"verdicts {packet.meta['verdict_counts']}")
     print(f"agreement with rcp-router: {100 * packet.meta['fluid_agreement']:.1f}%; "
           f"with the phase plane of rcp: {100 * versus_phase['agreement']:.1f}% ({phase_wall:.1f} s)")
+    verdict_same = packet.table["verdict"] == packet.table["fluid_verdict"]
+    print(f"same verdict as rcp-router (converged / limit_cycle / diverged / undecided): {100 * verdict_same.mean():.1f}%")
     explained = []
     for row in packet.meta["fluid_disagreements"]:
         line = f"  disagreement ({row['alpha']:g}, {row['beta']:g}): packet {row['packet']}, rcp-router {row['fluid']}"
@@ -93,6 +99,8 @@ def main() -> None:
                       "packet_wall_s": packet_wall, "points": int(packet.stable.size),
                       "agreement_rcp_router": packet.meta["fluid_agreement"],
                       "agreement_rcp_phaseplane": versus_phase["agreement"],
+                      "verdict_agreement_rcp_router": float(verdict_same.mean()),
+                      "verdict_counts": packet.meta["verdict_counts"],
                       "disagreements": explained or packet.meta["fluid_disagreements"]}))
 
 

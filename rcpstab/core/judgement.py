@@ -43,6 +43,16 @@ standard error ``s``):
    **converged** (within the band, off the equilibrium) if inside; both only once the envelope
    is stationary (varies by less than :data:`STATIONARY`), and a cycle once its peaks vary by
    less than :data:`CYCLE_VARIATION`: a flat fit over the slow top of an excursion is neither.
+5b. **Noisy cycle** (traces judged against a measured noise floor only): a flat envelope cannot be
+   resolved to FLAT_RATE in a few hundred noisy round trips, so a sustained oscillation is a
+   **limit_cycle** when, over the fitted stretch, (i) every block stays above the noise floor;
+   (ii) the trend is resolved as too slow to matter within the run: ``|r| + SIGNIFICANCE * s <
+   log(A) / H``, A the last block in floor units and H the observed length (RTTs), i.e. even the
+   fastest decay the data allow would not bring it into the floor in another run's length (nor
+   the fastest growth multiply it by A); (iii) it crosses the equilibrium in both halves; and
+   (iv) the rate repeats at its dominant period (:func:`dominant_oscillation`, second half of the
+   trace) with an autocorrelation above what noise gives (:func:`coherence_threshold`, false
+   alarm :data:`COHERENCE_FALSE_ALARM`). Its period is the autocorrelation's.
 6. Anything else (a trend not yet resolved) is **undecided** until the last horizon.
 
 Since a piecewise-linear, positively homogeneous system (eq. 5.14) decays at the same rate from
@@ -53,12 +63,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
+from statistics import NormalDist
 
 import numpy as np
 
 __all__ = ["BLOCK_WINDOWS", "CONVERGED", "DIVERGED", "DIVERGED_BAND", "Envelope", "FLAT_RATE", "Judgement",
-           "LIMIT_CYCLE", "NUMERICAL_FLOOR", "QUEUE_BAND", "RATE_BAND", "UNDECIDED", "VERDICTS", "WINDOW_RTT",
-           "band_distance", "judge_envelope", "judge_trace", "last_band_exit", "trace_envelope"]
+           "LIMIT_CYCLE", "MAX_PERIOD_RTT", "NUMERICAL_FLOOR", "QUEUE_BAND", "RATE_BAND", "UNDECIDED", "VERDICTS",
+           "WINDOW_RTT", "band_distance", "coherence_threshold", "dominant_oscillation", "judge_envelope", "judge_trace",
+           "last_band_exit", "trace_envelope"]
 
 RATE_BAND = 0.02       # R within 2% of equilibrium (thesis Sec. 5.4)
 QUEUE_BAND = 0.01      # q within 1% of C*d0
@@ -83,6 +95,8 @@ STATIONARY = 1e-3        # a state settled away from the equilibrium: block peak
 SETTLE_FRACTION = 0.25   # within a noise floor for a quarter of the time it took (and a block): settled
 STEADY = 0.5             # late log-rate >= half the early one: exponential (or faster) decay, not levelling off
 STEADY_GROWTH = 0.9      # late slope >= 90% of the early one: growth that is not slowing down
+MAX_PERIOD_RTT = 40.0    # longest period the autocorrelation searches (the loops' periods are 4-20 RTTs)
+COHERENCE_FALSE_ALARM = 0.01  # chance that noise alone passes the coherence test of a noisy cycle (rule 5b)
 
 
 def band_distance(gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=RATE_BAND, queue_band=QUEUE_BAND):
@@ -166,6 +180,11 @@ class Envelope:
     rate_peaks, queue_peaks : ndarray, shape (n_windows, B), optional
         Largest ``|R/Re - 1|`` and ``|q - qe| / (C*d0)`` in each window, when known (recorded
         traces): they give a limit cycle's amplitude in rate and in queue.
+    coherence, coherence_period_rtt : ndarray, shape (B,), optional
+        Autocorrelation of the rate's deviation at its dominant period, and that period (RTTs),
+        measured on the second half of a noisy trace (:func:`dominant_oscillation`): rule 5b.
+    coherence_span_rtt : float
+        Length of the stretch they were measured on (RTTs).
     """
 
     peaks: np.ndarray
@@ -176,6 +195,9 @@ class Envelope:
     floor_peaks: np.ndarray | None = None
     rate_peaks: np.ndarray | None = None
     queue_peaks: np.ndarray | None = None
+    coherence: np.ndarray | None = None
+    coherence_period_rtt: np.ndarray | None = None
+    coherence_span_rtt: float = 0.0
 
 
 @dataclass
@@ -265,6 +287,53 @@ class Judgement:
         keys = [f.name for f in fields(self) if f.name not in ("codes", "next_horizon_rtt")]
         return [{"verdict": str(self.names[i]), **{k: clean(getattr(self, k)[i]) for k in keys}}
                 for i in range(len(self))]
+
+
+def dominant_oscillation(deviation, samples_per_rtt: int) -> tuple[float, float]:
+    """Dominant period (RTTs) of a trace and its autocorrelation there (0, 0 if none is found).
+
+    The period is the lag of the autocorrelation's highest peak after its first zero crossing,
+    up to :data:`MAX_PERIOD_RTT`. A sustained cycle repeats at its period (the autocorrelation is
+    its share of the power); noise does not.
+
+    Examples
+    --------
+    >>> t = np.arange(0, 300, 0.1)
+    >>> period, rho = dominant_oscillation(np.sin(2 * np.pi * t / 5.0), 10)
+    >>> round(period, 1), rho > 0.95
+    (5.0, True)
+    """
+    x = np.asarray(deviation, dtype=float)
+    x = x - x.mean()
+    power = float(x @ x)
+    if not power > 0:
+        return 0.0, 0.0
+    lags = min(x.size - 1, int(MAX_PERIOD_RTT * samples_per_rtt))
+    acf = np.array([x[:x.size - k] @ x[k:] for k in range(lags + 1)]) / power
+    negative = np.flatnonzero(acf < 0)
+    if negative.size == 0:
+        return 0.0, 0.0
+    peak = int(negative[0] + np.argmax(acf[negative[0]:]))
+    return peak / samples_per_rtt, float(acf[peak])
+
+
+def coherence_threshold(span_rtt: float) -> float:
+    """Autocorrelation that noise alone exceeds with probability :data:`COHERENCE_FALSE_ALARM` (rule 5b).
+
+    The autocorrelation of n independent samples at a lag is about normal with standard deviation
+    1/sqrt(n); one-RTT means are independent one RTT apart, so n is the span in RTTs, and the
+    search takes the largest of about :data:`MAX_PERIOD_RTT` such lags: the two-sided Gaussian
+    level of that many, over sqrt(n).
+
+    Examples
+    --------
+    >>> round(coherence_threshold(300.0), 3)
+    0.211
+    """
+    if not span_rtt > 0:
+        return math.inf
+    z = NormalDist().inv_cdf(1.0 - COHERENCE_FALSE_ALARM / (2.0 * MAX_PERIOD_RTT))
+    return z / math.sqrt(span_rtt)
 
 
 def _blocks(values: np.ndarray, reduce=np.max) -> np.ndarray:
@@ -394,6 +463,24 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
         if source is not None:
             late_peak = np.asarray(source, dtype=float).reshape(-1, size)[-fit_blocks * BLOCK_WINDOWS:].max(axis=0)
             getattr(out, name)[cycle] = late_peak[cycle]
+    if noise_floor and env.coherence is not None:
+        # 5b: a noisy trace's envelope cannot be shown flat to FLAT_RATE in a few hundred RTTs, but a
+        # cycle is sustained when it stays above the noise floor, its trend is resolved as too slow
+        # to carry it into the floor (or double it past where it is) within a run's length, and it
+        # repeats at a period with more coherence than noise gives
+        floor_blocks = _blocks(floor)[-fit_blocks:]
+        reach = np.log(np.maximum(floor_blocks[-1], 1.0)) / horizon    # per RTT
+        bounded = np.abs(rate) + SIGNIFICANCE * stderr < reach
+        coherent = np.asarray(env.coherence) > coherence_threshold(env.coherence_span_rtt)
+        noisy = label(bounded & coherent & persistent & (floor_blocks.min(axis=0) > 1.0)
+                      & (span >= MIN_FLAT_SPAN_RTT), LIMIT_CYCLE,
+                      "sustained coherent oscillation above the noise floor (trend too slow to reach it in a run)")
+        out.amplitude_band[noisy] = np.median(blocks, axis=0)[noisy]
+        out.period_rtt[noisy] = np.asarray(env.coherence_period_rtt, dtype=float)[noisy]
+        for name, source in (("amplitude_rate", env.rate_peaks), ("amplitude_queue", env.queue_peaks)):
+            if source is not None:
+                late_peak = np.asarray(source, dtype=float).reshape(-1, size)[-fit_blocks * BLOCK_WINDOWS:].max(axis=0)
+                getattr(out, name)[noisy] = late_peak[noisy]
     stationary = variation < np.log1p(STATIONARY)
     label(flat & ~persistent & stationary & inside, CONVERGED,
            "settled inside the band, off the equilibrium (flat, not crossing it); time = last band exit",
@@ -448,7 +535,8 @@ def trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_ba
         Band half-widths (widened for noisy traces).
     rate_floor, queue_floor : float, optional
         Noise floor: relative rate deviation and queue (fraction of C*d0) below which a trace is
-        at the equilibrium. Default: :data:`NUMERICAL_FLOOR` of the thesis band.
+        at the equilibrium. Default: :data:`NUMERICAL_FLOOR` of the thesis band. Given, the trace
+        is noisy: its rate's autocorrelation on the second half is measured too (rule 5b).
     window_rtt : float
         Window length (RTTs).
     """
@@ -460,6 +548,7 @@ def trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_ba
     rate_dev = np.abs(gamma / geq - 1.0)
     queue_dev = np.abs(queue - qeq) / scale
     distance = np.maximum(rate_dev / rate_band, queue_dev / queue_band)
+    noisy = rate_floor is not None or queue_floor is not None
     rate_floor = NUMERICAL_FLOOR * RATE_BAND if rate_floor is None else rate_floor
     queue_floor = NUMERICAL_FLOOR * QUEUE_BAND if queue_floor is None else queue_floor
     floor_distance = np.maximum(rate_dev / rate_floor, queue_dev / queue_floor)
@@ -484,8 +573,18 @@ def trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_ba
     crossings[empty] = 0
     outside = ~(distance <= 1.0)
     last = np.where(outside.any(axis=0), rel[::-1][np.argmax(outside[::-1], axis=0)], 0.0)
+    coherence = period = None
+    span = 0.0
+    if noisy:  # rule 5b's autocorrelation, on the second half (the settled part) of the rate
+        late = rel >= rel[-1] / 2.0
+        per_rtt = max(int(round(1.0 / float(np.median(np.diff(rel))))), 1) if rel.size > 1 else 1
+        found = [dominant_oscillation(gamma[late, b] / geq[b] - 1.0, per_rtt) for b in range(size)]
+        period = np.array([f[0] for f in found])
+        coherence = np.array([f[1] for f in found])
+        span = float(rel[-1] - rel[late][0]) if late.any() else 0.0
     return Envelope(arrays["peaks"], crossings, last, float(rel[-1]), window_rtt, floor_peaks=arrays["floor"],
-                    rate_peaks=arrays["rate"], queue_peaks=arrays["queue"])
+                    rate_peaks=arrays["rate"], queue_peaks=arrays["queue"], coherence=coherence,
+                    coherence_period_rtt=period, coherence_span_rtt=span)
 
 
 def judge_trace(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=RATE_BAND, queue_band=QUEUE_BAND,

@@ -24,7 +24,8 @@ its own. Every constant is fixed from first principles, none fitted to a map:
    one-RTT means, independent): ``K = Phi^-1(1 - FALSE_ALARM / (2 n))``, 3.5 for n = 20. A
    trace whose last block stays within the floor is at the equilibrium; the convergence time
    is its last exit from that (widened) band. The shared judgement's other rules (steady
-   decay, flat cycle, growth) apply unchanged.
+   decay, flat cycle, growth) apply unchanged, and its rule 5b (a sustained coherent cycle
+   above that floor) applies to these traces only.
 """
 from __future__ import annotations
 
@@ -33,11 +34,11 @@ import math
 import numpy as np
 from scipy.stats import norm
 
-from ..core.judgement import BLOCK_WINDOWS, QUEUE_BAND, RATE_BAND, WINDOW_RTT, judge_trace
+from ..core.judgement import (BLOCK_WINDOWS, MAX_PERIOD_RTT, QUEUE_BAND, RATE_BAND, WINDOW_RTT,  # noqa: F401
+                              dominant_oscillation, judge_trace)
 from .segments import rtt_average
 
 FALSE_ALARM = 0.01     # chance that pure noise leaves the floor somewhere in the last block
-MAX_PERIOD_RTT = 40.0  # longest period searched (the loop's periods are 4-20 RTTs)
 
 
 def noise_multiple(n_independent: float, false_alarm: float = FALSE_ALARM) -> float:
@@ -65,25 +66,6 @@ def occupancy_floor(raw: np.ndarray, samples_per_rtt: int) -> float:
     smooth = rtt_average(raw, samples_per_rtt)[samples_per_rtt:]
     residual = raw[samples_per_rtt - half:raw.size - half] - smooth
     return float(np.std(residual)) if residual.size > 1 else 0.0
-
-
-def dominant_oscillation(deviation: np.ndarray, samples_per_rtt: int) -> tuple[float, float]:
-    """Dominant period (RTTs) of a trace and its autocorrelation there (0, 0 if none is found).
-
-    The period is the lag of the autocorrelation's highest peak after its first zero crossing,
-    up to :data:`MAX_PERIOD_RTT`.
-    """
-    x = deviation - deviation.mean()
-    power = float(x @ x)
-    if power <= 0:
-        return 0.0, 0.0
-    lags = min(x.size - 1, int(MAX_PERIOD_RTT * samples_per_rtt))
-    acf = np.array([x[:x.size - k] @ x[k:] for k in range(lags + 1)]) / power
-    negative = np.flatnonzero(acf < 0)
-    if negative.size == 0:
-        return 0.0, 0.0
-    peak = int(negative[0] + np.argmax(acf[negative[0]:]))
-    return peak / samples_per_rtt, float(acf[peak])
 
 
 def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray, gamma_eq: float,
@@ -135,4 +117,3 @@ def judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capa
     return judge_trace(t_s / d0, gamma_mean, rtt_average(queue_raw, samples_per_rtt), gamma_eq, queue_eq,
                        capacity * d0, rate_band=rate_floor, queue_band=queue_floor,
                        rate_floor=rate_floor, queue_floor=queue_floor, final=True)
-    return result
