@@ -1,6 +1,6 @@
 """Packet RCP-AC map vs the fluid models rcpac and rcpac-router (router-timed), fig5.3 set-up (run by hand).
 
-``python benchmarks/bench_rcpac_router.py [--workers 2] [--grid small|offset]``
+``python benchmarks/bench_rcpac_router.py [--workers 2] [--grid small|offset] [--capacity BPS]``
 
 Runs the fig5.3 scenario with the RCP-AC router and XCP window senders at every grid point, judges
 each run (:func:`rcpstab.reference_impl.region.trace_verdict`, the shared judgement with the
@@ -12,6 +12,7 @@ disagreement, then one JSON line.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 
@@ -32,9 +33,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--grid", choices=GRIDS, default="small")
+    parser.add_argument("--capacity", type=float, default=None, help="link rate, bit/s (default: fig5.3's 10 Mb/s)")
     args = parser.parse_args()
     alphas, betas = GRIDS[args.grid]
     scenario = get_scenario("fig5.3")
+    if args.capacity:
+        scenario = dataclasses.replace(scenario, name=f"fig5.3@{args.capacity:g}", capacity_bps=args.capacity)
     start = time.perf_counter()
     packet = packet_region(get_model("rcpac"), alphas, betas, scenario=scenario, workers=args.workers)
     wall = time.perf_counter() - start
