@@ -1,8 +1,8 @@
 """RCP (thesis Ch. 6, App. F): App. F's data path and control path, R-TCP senders."""
 from __future__ import annotations
 
-from ..control import RcpController, rate_register
-from ..header import HEADER_LEN
+from ..routers.rcp.control import RcpController, rate_register
+from ..wire.rcp_header import HEADER_LEN
 from .base import NS_PER_MS, PacketProtocol, PortService
 
 __all__ = ["RCP", "RcpProtocol"]

@@ -1,8 +1,8 @@
 """RCP-AC (rcp-ac.txt): App. F's rate controller plus the acceleration controller, XCP window senders."""
 from __future__ import annotations
 
-from ..rcpac_control import RCPAC_GAMMA, RcpAcController
-from ..xcp_header import XCP_HEADER_LEN
+from ..routers.rcpac.control import RCPAC_GAMMA, RcpAcController
+from ..wire.xcp_header import XCP_HEADER_LEN
 from .base import NS_PER_S, PacketProtocol, PortService, window_service
 from .rcp import RCP
 
