@@ -189,7 +189,7 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
         Protocol of the routers, senders and fluid model.
     **options
         ``t_end`` (s), ``seed``, ``transient_rtt`` (see
-        :func:`~rcpstab.reference_impl.cosim.packet_vs_fluid.packet_vs_fluid.cosimulate`).
+        :func:`~rcpstab.reference_impl.cosim.packet_vs_fluid.cosimulate`).
 
     Returns
     -------

@@ -15,7 +15,7 @@ class RcpProtocol(PacketProtocol):
     sender = "rtcp"
     header_bytes = HEADER_LEN
     datapath = "rcp"
-    control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (reference_impl.control)
+    control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (routers.rcp.control)
 
     def make_controller(self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu,
                         rtt_estimator: str = "appf") -> RcpController:

@@ -19,7 +19,7 @@ class RcpAcProtocol(PacketProtocol):
     sender = "xcp"
     header_bytes = XCP_HEADER_LEN
     datapath = "rcpac"
-    control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (reference_impl.control)
+    control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (routers.rcp.control)
 
     def make_controller(self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options) -> RcpAcController:
         rcp = RCP.make_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options)
