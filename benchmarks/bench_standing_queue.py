@@ -28,12 +28,12 @@ import json
 import numpy as np
 
 from rcpstab.core.judgement import dominant_oscillation
-from rcpstab.reference_impl.cosim import fluid_run
+from rcpstab.reference_impl.lens.fluid_twin import fluid_run
 from rcpstab.reference_impl.protocols import register_protocol
 from rcpstab.reference_impl.protocols.rcp import RcpProtocol
-from rcpstab.reference_impl.run import run_scenario
-from rcpstab.reference_impl.scenarios import get_scenario
-from rcpstab.reference_impl.segments import rtt_average
+from rcpstab.reference_impl.simulator.run import run_scenario
+from rcpstab.reference_impl.simulator.scenarios import get_scenario
+from rcpstab.reference_impl.simulator.segments import rtt_average
 
 ALPHA = BETA = 0.95
 WINDOW = (70.0, 100.0)   # s: the 10-flow segment after its transient

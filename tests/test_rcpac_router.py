@@ -89,7 +89,7 @@ def test_equilibrium_is_a_rest_point():
 def test_deficit_average_lets_a_flash_crowd_through():
     """10 -> 100 flows at gamma_AC = 0.01 (flash_crowd_peak_queue's set-up): rcpac's budget holds the
     queue spike under 1 C*d0. The router shares the budget by the deficits averaged over one RTT
-    (rcpac_control.py), which are near 0 when the crowd arrives: the whole demand passes for about
+    (routers/rcpac/control.py), which are near 0 when the crowd arrives: the whole demand passes for about
     an RTT and the spike is > 10 C*d0. With the deficit read instantly instead (everything else the
     router's) the spike is rcpac's again, within 5%: the average alone makes the difference."""
     params = {"alpha": 0.4, "beta": 0.2, "gamma_AC": np.array([0.01])}

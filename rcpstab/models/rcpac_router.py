@@ -1,8 +1,8 @@
-"""RCP-AC's fluid model with its packet router's timing (:mod:`rcpstab.reference_impl.rcpac_control`).
+"""RCP-AC's fluid model with its packet router's timing (:mod:`rcpstab.reference_impl.routers.rcpac.control`).
 
 The ``rcpac`` model (rcp-ac.txt eqs. 1-2, derived eq. 4) lets the rate law and the acceleration
 budget phi read the instantaneous input rate y(t), and feeds the budget back in one smooth step.
-The packet RCP-AC router (``rcpac_control.py``, ``csrc/rcpac_port.h``) differs in the ways App. F's
+The packet RCP-AC router (``routers/rcpac/control.py``, ``csrc/rcpac_port.h``) differs in the ways App. F's
 RCP router differs from eqs. 5.1-5.4 (:mod:`rcpstab.models.rcp_router`), plus two of its own:
 
 - at the end of each interval T it reads the bytes that arrived *during* it, updates its RTT
@@ -65,7 +65,7 @@ E = sp.Function("E")   # the deficits sum_j (R - r_j)^+ averaged over one RTT av
 y_T = eta * C + (Y(t) - Y(t - T)) / T            # input over the last interval (App. F line 1)
 D_new = rcp_router.D_new.subs(rcp_router.R(t), R(t))
 rate_law = rcp_router.rate_law
-phi_new = alpha * (C - y_T) * D_new + gamma_ac * C * d0 - beta * q(t)   # rcpac_control.service
+phi_new = alpha * (C - y_T) * D_new + gamma_ac * C * d0 - beta * q(t)   # as routers/rcpac/control.py computes it
 
 
 

@@ -34,9 +34,9 @@ import math
 import numpy as np
 from scipy.stats import norm
 
-from ..core.judgement import (BLOCK_WINDOWS, MAX_PERIOD_RTT, QUEUE_BAND, RATE_BAND, WINDOW_RTT,  # noqa: F401
-                              dominant_oscillation, judge_trace)
-from .segments import rtt_average
+from ...core.judgement import (BLOCK_WINDOWS, MAX_PERIOD_RTT, QUEUE_BAND, RATE_BAND, WINDOW_RTT,  # noqa: F401
+                               dominant_oscillation, judge_trace)
+from ..simulator.segments import rtt_average
 
 FALSE_ALARM = 0.01     # chance that pure noise leaves the floor somewhere in the last block
 
