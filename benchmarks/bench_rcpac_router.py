@@ -6,8 +6,15 @@ Runs the fig5.3 scenario with the RCP-AC router and XCP window senders at every 
 each run (:func:`rcpstab.reference_impl.lens.region.trace_verdict`, the shared judgement with the
 trace's measured noise floor) and each fluid run of the same scenario and initial conditions
 (``rcpac``: eqs. 1-2 and derived eq. 4; ``rcpac-router``: the same with the packet router's timing)
-with the same function, and prints the verdict counts, both agreements (stable vs not), each
+with the same function, and prints the verdict counts, the agreements (stable vs not), each
 disagreement, then one JSON line.
+
+A third fluid column is an experiment, not a registered model: ``rcpac-router`` whose senders are
+ack-clocked windows, as the packet run's XCP window senders are: the state is the aggregate window
+W (bits), changed by the same feedback (dW/dt = the rate model's dy/dt times the router's RTT
+average), and the arrival rate is y = W / (d0 + q/C), so a growing queue slows the senders at
+once. ``rcpac`` (derived eq. 4) and ``rcpac-router`` treat y itself as the state, which no window
+sender does.
 """
 from __future__ import annotations
 
@@ -17,8 +24,11 @@ import json
 import time
 
 import numpy as np
+import sympy as sp
 
-from rcpstab.models import get_model
+from rcpstab.models import get_model, rcpac_router as acr
+from rcpstab.models.spec import Clamp, ModelSpec, t
+from rcpstab.models.symbols import C, N, buffer, d0, dropped, eta, gamma0
 from rcpstab.phaseplane.verdicts import CONVERGED, VERDICTS
 from rcpstab.reference_impl.lens.region import fluid_verdicts, packet_region
 from rcpstab.reference_impl.simulator.scenarios import get_scenario
@@ -27,6 +37,28 @@ GRIDS = {
     "small": (np.round(np.arange(0.2, 2.01, 0.3), 10), np.round(np.arange(0.2, 1.01, 0.2), 10)),
     "offset": (np.round(np.arange(0.35, 1.86, 0.3), 10), np.round(np.arange(0.3, 0.91, 0.2), 10)),
 }
+
+
+def window_variant() -> ModelSpec:
+    """``rcpac-router`` with ack-clocked window senders: y(t') -> W(t') / (d0 + q(t')/C) everywhere."""
+    base = get_model("rcpac-router")
+    W = sp.Function("W")
+
+    def clocked(expr):
+        return expr.xreplace({app: W(app.args[0]) / (d0 + acr.q(app.args[0]) / C)
+                              for app in expr.atoms(sp.core.function.AppliedUndef) if app.func == acr.y})
+
+    keep = [x for x in base.states if x not in (acr.y, *base.overflow_states)]
+    rhs = [clocked(f) for x, f in zip(base.states, base.rhs) if x in keep]
+    rhs.append(clocked(base.rhs[base.states.index(acr.y)]) * acr.D(t - d0))
+    return ModelSpec(
+        name="rcpac-router-window", title="rcpac-router with ack-clocked window senders (experiment)",
+        states=(*keep, W), rhs=tuple(rhs), parameters=base.parameters,
+        equilibrium={**{x: v for x, v in base.equilibrium.items() if x in keep}, W: eta * C * d0},
+        loop_parameters=base.loop_parameters, time_scale=d0, gamma=base.gamma, queue=base.queue,
+        initial_state={**{x: v for x, v in base.initial_state.items() if x in keep}, W: N * gamma0 * C * d0},
+        clamps=(Clamp(acr.q, upper=buffer, overflow=dropped), Clamp(W)), saturations=base.saturations,
+        sampled=base.sampled, linearize_at=base.linearize_at, counters=base.counters, domains=base.domains)
 
 
 def main() -> None:
@@ -46,19 +78,20 @@ def main() -> None:
     codes = {"packet": np.array([VERDICTS.index(v) for v in packet.table["verdict"]])}
     for name in ("rcpac", "rcpac-router"):
         codes[name] = fluid_verdicts(scenario, aa, bb, name)[0]
+    codes["window"] = fluid_verdicts(scenario, aa, bb, window_variant())[0]
     stable = {name: c == CONVERGED for name, c in codes.items()}
     report = {"scenario": scenario.name, "grid": args.grid, "points": int(aa.size), "packet_wall_s": wall,
               "verdict_counts": {name: {v: int((c == i).sum()) for i, v in enumerate(VERDICTS)}
                                  for name, c in codes.items()}}
     print(f"{scenario.name} {args.grid} grid {alphas.size} x {betas.size}: packet RCP-AC map {wall:.1f} s")
-    for name in ("rcpac", "rcpac-router"):
+    for name in ("rcpac", "rcpac-router", "window"):
         same = stable["packet"] == stable[name]
         report[f"agreement_{name}"] = float(same.mean())
         print(f"agreement with {name}: {100 * same.mean():.1f}%  verdicts {report['verdict_counts'][name]}")
     print(f"packet verdicts {report['verdict_counts']['packet']}")
     rows = []
     for i in range(aa.size):
-        if stable["packet"][i] != stable["rcpac-router"][i] or stable["packet"][i] != stable["rcpac"][i]:
+        if len({stable[name][i] for name in stable}) > 1:
             row = {"alpha": float(aa[i]), "beta": float(bb[i]),
                    **{name: VERDICTS[c[i]] for name, c in codes.items()}}
             rows.append(row)
