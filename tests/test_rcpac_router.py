@@ -1,5 +1,6 @@
 """The rcpac-router model: RCP-AC's packet router timing in the fluid model, its limit T -> 0, its linear loop."""
 import dataclasses
+import json
 
 import numpy as np
 import sympy as sp
@@ -11,6 +12,7 @@ from rcpstab.models.spec import t
 from rcpstab.models.symbols import C, alpha, beta, d0
 from rcpstab.phaseplane import simulate
 from rcpstab.phaseplane.flash_crowd import flash_crowd_peak_queue
+from rcpstab.reference_impl.lens.region import packet_region
 from rcpstab.regions.exact import exact_region
 
 ROUTER = get_model("rcpac-router")
@@ -101,5 +103,14 @@ def test_deficit_average_lets_a_flash_crowd_through():
     assert abs(variant / base - 1.0) < 0.05
 
 
-def test_cli_linearize():
+def test_cli_linearize_cosim_and_packet_map(capsys):
+    """The linear lens, and the packet lenses pairing the RCP-AC router with this model."""
     assert main(["linearize", "--model", "rcpac-router"]) == 0
+    assert "parameters left after normalization: alpha, beta" in capsys.readouterr().out
+    assert main(["cosim", "--model", "rcpac-router", "--alpha", "0.4", "--beta", "0.2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["model"] == "rcpac-router"
+    late = report["segments"][1]                        # 10 flows: both settle near C/10
+    assert abs(late["fluid_plateau"] - 0.1) < 1e-3 and abs(late["packet_plateau"] - 0.1) < 0.01
+    region = packet_region(ROUTER, [0.4], [0.2])
+    assert region.meta["fluid_model"] == "rcpac-router"

@@ -46,7 +46,7 @@ import json
 from ..core.validation import check_integer, check_run_cost
 from ..errors import InputError
 from ..network.cosim import NETWORK_SCENARIOS, NETWORK_T_END_S
-from ..reference_impl.cosim.packet_vs_fluid import TRANSIENT_RTT, cosimulate
+from ..reference_impl.cosim.packet_vs_fluid import PACKET_PROTOCOL, TRANSIENT_RTT, cosimulate
 from ..reference_impl.simulator.run import PROTOCOLS
 from ..reference_impl.simulator.scenarios import FLASH_CROWD, SCENARIOS, flash_crowd, get_scenario
 from ..reference_impl.simulator.segments import flow_segments
@@ -69,8 +69,8 @@ def add_arguments(parser):
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (> 0)")
     parser.add_argument("--model", default="rcp", help=f"{', '.join(PROTOCOLS)}: router, senders and fluid model "
-                        "(default: rcp; xcp compares y/(N*C); rcp-router: the RCP router against the fluid "
-                        "model with its timing)")
+                        "(default: rcp; xcp compares y/(N*C); rcp-router, rcpac-router: the RCP, RCP-AC router "
+                        "against the fluid model with its timing)")
     parser.add_argument("--scenario", default="fig5.3", help=f"one of {', '.join([*SCENARIOS, *NETWORK_SCENARIOS])} (default: fig5.3)")
     parser.add_argument("--rtt", type=float, metavar="SECONDS", help="override the scenario's round-trip delay, s")
     parser.add_argument("--buffer", type=buffer_bdp, metavar="BDP",
@@ -90,7 +90,7 @@ def add_arguments(parser):
 
 def run(args) -> int:
     check_outputs(args)
-    if args.model not in (*PROTOCOLS, "rcp-router"):
+    if args.model not in (*PROTOCOLS, *PACKET_PROTOCOL):
         raise InputError(f"--model {args.model}: the packet simulator runs {', '.join(PROTOCOLS)}")
     if not args.transient_rtt >= 0:
         raise InputError(f"--transient-rtt {args.transient_rtt}: must be >= 0")

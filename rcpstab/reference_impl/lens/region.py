@@ -48,7 +48,7 @@ FIG53_BETA = 0.6           # thesis Fig. 5.3: at beta = 0.6 the system is stable
 FIG53_ALPHA_MAX = 1.2
 FLUID_MODEL = "rcp-router"  # the fluid model with the router's timing: what the packet map should match
 FLUID_MODELS = {"rcp": FLUID_MODEL, "xcp": "xcp", "rcpac": "rcpac"}  # packet protocol -> fluid model it should match
-PACKET_ROUTER = {"rcp-router": "rcp"}   # fluid models whose packet runs are another protocol's router
+PACKET_ROUTER = {"rcp-router": "rcp", "rcpac-router": "rcpac"} # fluid models whose packet runs are another protocol's router
 
 
 def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int) -> tuple[int, float]:
@@ -220,7 +220,7 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
             bar.update(1)
     codes = np.concatenate([store.get(key)["codes"] for key in keys]).astype(int)
     convergence = np.concatenate([store.get(key)["convergence_rtt"] for key in keys]).astype(float)
-    fluid_model = FLUID_MODELS[router]
+    fluid_model = model.name if model.name in PACKET_ROUTER else FLUID_MODELS[router]  # a router-timed model asked for
     fluid_codes, _ = fluid_verdicts(scenario, aa, bb, fluid_model)
     table = {
         "alpha": aa, "beta": bb, "stable": (codes == CONVERGED).astype(int),
