@@ -36,7 +36,8 @@ from ..simulator.segments import control_interval_s, flow_segments, rtt_average
 
 TRANSIENT_RTT = 20.0   # after each flow-count change: measured settling (5% band) is <= 15 RTTs at alpha <= 0.8
 SETTLE_BAND = 0.05     # settled: one-RTT mean of R/C within 5% of eta/N (the packet plateau sits up to ~3% low)
-PACKET_PROTOCOL = {"rcp-router": "rcp", "rcpac-router": "rcpac"}  # fluid models whose packet run is another protocol's router
+# fluid models whose packet run is another protocol's router
+PACKET_PROTOCOL = {"rcp-router": "rcp", "rcpac-router": "rcpac"}
 CONSERVED = ("sent", "delivered", "dropped", "in_flight")  # packets: sent = delivered + dropped + in_flight
 CSV_COLUMNS = ("t", "packet_R_over_C", "fluid_R_over_C", "packet_queue_bytes", "fluid_queue_bytes")
 FLUID_OMITS = (

@@ -48,7 +48,8 @@ FIG53_BETA = 0.6           # thesis Fig. 5.3: at beta = 0.6 the system is stable
 FIG53_ALPHA_MAX = 1.2
 FLUID_MODEL = "rcp-router"  # the fluid model with the router's timing: what the packet map should match
 FLUID_MODELS = {"rcp": FLUID_MODEL, "xcp": "xcp", "rcpac": "rcpac"}  # packet protocol -> fluid model it should match
-PACKET_ROUTER = {"rcp-router": "rcp", "rcpac-router": "rcpac"} # fluid models whose packet runs are another protocol's router
+# fluid models whose packet runs are another protocol's router
+PACKET_ROUTER = {"rcp-router": "rcp", "rcpac-router": "rcpac"}
 
 
 def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int) -> tuple[int, float]:
