@@ -63,11 +63,9 @@ R, Y, q, D = rcp_router.R, rcp_router.Y, rcp_router.q, rcp_router.D
 E = sp.Function("E")   # the deficits sum_j (R - r_j)^+ averaged over one RTT average, bit/s
 
 y_T = eta * C + (Y(t) - Y(t - T)) / T            # input over the last interval (App. F line 1)
-D_new = rcp_router.D_new.subs(rcp_router.R(t), R(t))
-rate_law = rcp_router.rate_law
+D_new = rcp_router.D_new                         # the updated RTT average (lines 2-7)
+rate_law = rcp_router.rate_law                   # line 8, read from the counter Y of this model
 phi_new = alpha * (C - y_T) * D_new + gamma_ac * C * d0 - beta * q(t)   # as routers/rcpac/control.py computes it
-
-
 
 
 def _delayed(expr):
