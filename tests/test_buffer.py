@@ -19,7 +19,7 @@ from rcpstab.phaseplane.reference import ReferenceIntegrator
 from rcpstab.phaseplane.setup import make_integrator
 from rcpstab.phaseplane.trajectory import simulate
 
-BUFFERED = ("rcp", "switched", "xcp", "rcpac")
+BUFFERED = ("rcp", "switched", "xcp", "rcpac", "rcp-router", "xcp-router", "rcpac-router")
 C, D0 = 10e6, 0.05
 BDP = C * D0
 

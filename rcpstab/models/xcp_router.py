@@ -12,7 +12,7 @@ the smallest queue of the interval)::
     y_d   = c + (Y(t) - Y(t - d0)) / d0              arrivals over the last interval
     F    <- (alpha d0 (c - y_d) - beta q) / d0**2    every d0: the feedback rate stamped next
     dy/dt = F(t - d0),   y >= 0
-    dq/dt = y - c,       q >= 0
+    dq/dt = y - c,       0 <= q <= buffer (the overflow dropped, as in ``xcp``)
 
 Linearized (:func:`rcpstab.linearization.linearize` treats F as continuous: its update becomes
 a first-order lag of time constant d0, a stand-in for the hold, whose delay is d0/2), with
@@ -27,7 +27,7 @@ import sympy as sp
 
 from .spec import Clamp, ModelSpec, t
 from .switched import q, y
-from .symbols import DEFAULTS, DOMAINS, C, N, alpha, beta, d0, gamma0, q0
+from .symbols import BUFFERED, DOMAINS, C, N, alpha, beta, buffer, d0, dropped, gamma0, q0
 
 Y = sp.Function("Y")
 F = sp.Function("F")
@@ -46,14 +46,14 @@ MODEL = ModelSpec(
         y(t) - C,
         (feedback - F(t)) / d0,       # sampled every d0: F <- feedback
     ),
-    parameters=dict(DEFAULTS),
+    parameters=dict(BUFFERED),
     equilibrium={y: C, Y: sp.Integer(0), q: sp.Integer(0), F: sp.Integer(0)},
     loop_parameters=(alpha, beta),
     time_scale=d0,
     gamma=y(t) / (N * C),
     queue=q(t),
     initial_state={y: N * gamma0 * C, Y: sp.Integer(0), q: q0, F: sp.Integer(0)},
-    clamps=(Clamp(q), Clamp(y)),
+    clamps=(Clamp(q, upper=buffer, overflow=dropped), Clamp(y)),  # the drop-tail buffer, as in xcp
     sampled={F: d0},
     counters=(Y,),
     domains=DOMAINS,
