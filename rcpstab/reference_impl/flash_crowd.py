@@ -296,7 +296,7 @@ def _packet_response(packet, scenario: Scenario, alpha: float, beta: float, crow
 
 
 def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, seed: int = 0,
-                      model: str = "rcp") -> FlashCrowdResult:
+                      model: str = "rcp", fluid_model: str | None = None) -> FlashCrowdResult:
     """Run a flash crowd packet by packet and as the fluid ``model`` with the same buffer.
 
     Parameters
@@ -309,6 +309,10 @@ def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, se
         Seed of the packet run.
     model : str
         ``rcp`` (R-TCP senders) is the one whose senders match the fluid model's (rate from the router).
+    fluid_model : str, optional
+        The fluid model run beside it (default ``model``). ``rcp-router`` is the one with the packet
+        router's timing: the rate law reads the input over the last interval T, updates every T and
+        uses App. F's RTT average of the header RTTs.
 
     Returns
     -------
@@ -319,7 +323,7 @@ def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, se
     crowd_s = crowd_time_s(scenario)
     arrival_s = crowd_s + arrival_delay_s(scenario)
     packet = run_scenario(scenario, alpha, beta, seed=seed, protocol=model)
-    fluid = fluid_run(scenario, alpha, beta, scenario.t_end_s, model, shift={crowd_s: arrival_s})
+    fluid = fluid_run(scenario, alpha, beta, scenario.t_end_s, fluid_model or model, shift={crowd_s: arrival_s})
     bdp_bits = scenario.capacity_bps * scenario.rtt_s
     counters = packet.counters
     return FlashCrowdResult(
