@@ -119,7 +119,8 @@ def packet_flash_crowd_finding(results: list[NetworkResult], alpha: float, beta:
     n, d0 = int(round(net["N"])), net["d0"]
     floor_bps = SIM_PACKETS_PER_FLOW * CROWD_FACTOR * n * PACKET_BYTES * 8 / d0
     capacity = max(min(net["C"], MAX_CAPACITY_BPS), floor_bps)
-    result = flash_crowd_cosim(flash_crowd(capacity, d0, n, buffer_bdp=buffer_bdp, eta=net["eta"]), alpha, beta)
+    result = flash_crowd_cosim(flash_crowd(capacity, d0, n, buffer_bdp=buffer_bdp, eta=net["eta"]), alpha, beta,
+                               model="rcp-router")  # the fluid model with the packet router's timing
     f, p = result.fluid, result.packet
     passed = math.isfinite(p.recovery_rtt) and p.recovery_rtt <= limit_rtt and p.peak_queue_bdp <= buffer_bdp
     where = (f"C = {net['C'] / 1e6:.4g} Mb/s, d0 = {d0 * 1000:.4g} ms, N = {n} -> {CROWD_FACTOR * n}"
