@@ -26,8 +26,10 @@ The band of each side:
   datagrams per interval, an absolute quantum, so it is expressed relative to the new
   equilibrium R_e. The queue's floor is :func:`~.packet_verdicts.occupancy_floor` per flow (paced
   flows' packets coincide at random phases: the jitter grows with the flows), times the flows
-  after the crowd. Both widened bands are capped as :func:`~.packet_verdicts.judge_segment` caps
-  the rate's (one datagram per RTT at the new equilibrium rate).
+  after the crowd. Both widened bands are capped: the rate's as :func:`~.packet_verdicts.judge_segment`
+  caps it (one datagram per RTT at the new equilibrium rate), the queue's at one packet per flow
+  (at most every flow's packet at once). With one flow before the crowd the queue's per-flow
+  jitter cannot be measured (a paced flow never queues behind itself), and its band is the cap.
 """
 from __future__ import annotations
 
@@ -169,13 +171,22 @@ class FlashCrowdResult:
                     f"{p.trough_R_over_C:.2g} against {f.trough_R_over_C:.2g}. R grows at most e^alpha per RTT, "
                     f"so climbing back alone takes the packet run >= {self.packet_recovery_bound():.3g} RTTs "
                     f"(the rcp-router fluid model has the router's RTT average)."))
-            else:
+            elif p.recovery_rtt < f.recovery_rtt:
                 out.append(head + (
                     f"R-TCP's window (rate x smoothed RTT, measured before the queue built) caps what a sender "
                     f"has in flight while the full queue delays its ACKs; the fluid senders are paced only. "
                     f"The packet overload is {p.overload_rtt:.2g} RTTs at {p.overload_input:.3g} C against "
                     f"{f.overload_rtt:.2g} RTTs at {f.overload_input:.3g} C, so the rate falls to R/C = "
                     f"{p.trough_R_over_C:.2g} against {f.trough_R_over_C:.2g} and climbs back sooner."))
+            else:
+                sc = self.scenario
+                n_after = sc.n_flows(self.crowd_s)
+                out.append(head + (
+                    f"The paced packet flows keep a standing queue the fluid has not, {p.queue_eq_bdp:.2g} C*d0 "
+                    f"({p.queue_eq_bdp * sc.bdp_bytes / sc.packet_bytes:.2g} packets) on average after the crowd; "
+                    f"the rate law turns it into an equilibrium R_e = {p.gamma_eq * n_after / sc.eta:.3g} eta C/N "
+                    f"(beta = {self.beta:g}), and the collisions of the flows' packets move the rate about it: "
+                    f"its last exit from the {100 * p.rate_band:.2g}% band comes later."))
         if p.stall_rtt > f.stall_rtt + 1.0:
             out.append(
                 f"stall: after the overload the packet input stays under {STALL:g} C for {p.stall_rtt:.3g} RTTs "
@@ -276,6 +287,10 @@ def _packet_response(packet, scenario: Scenario, alpha: float, beta: float, crow
     quiet = (t >= crowd_s - NOISE_WINDOW_RTT * scenario.rtt_s) & (t < crowd_s)
     rate_noise = float(np.std(rtt_average(gamma[quiet], per_rtt)[per_rtt:])) if quiet.sum() > 2 * per_rtt else 0.0
     queue_noise = occupancy_floor(queue[quiet], per_rtt) / n_before * n_after if quiet.sum() > 2 * per_rtt else 0.0
+    if n_before == 1:
+        # One paced flow never queues behind itself: the per-flow collision jitter cannot be measured
+        # before the crowd (it reads 0), so the queue band takes its cap, one packet per flow.
+        queue_noise = math.inf
     # the packet-level equilibrium after the crowd: the rate law's fixed point with the standing queue
     after = t >= arrival_s
     late = after & (t >= 0.5 * (arrival_s + t[-1]))
