@@ -199,7 +199,7 @@ class PySimulator:
 
     def _arm_refresh(self, fi: int) -> None:
         f = self.flows[fi]
-        if not self.rate_refresh or f.refresh_pending or self._pace_ns(f) <= f.min_rtt_ns:
+        if not self.rate_refresh or f.refresh_pending or f.next_send_ns - self.now <= f.min_rtt_ns:
             return
         f.refresh_pending = 1
         self._schedule(self.now + f.min_rtt_ns, EV_REFRESH, fi)
@@ -207,7 +207,7 @@ class PySimulator:
     def _on_refresh(self, fi: int) -> None:
         f = self.flows[fi]
         f.refresh_pending = 0
-        if f.state != FS_ESTAB or f.stopped or not f.rcp_mode or self.now >= f.next_send_ns:
+        if f.state != FS_ESTAB or f.stopped or not f.rcp_mode or f.next_send_ns - self.now <= f.min_rtt_ns:
             return
         self._send_refresh(fi)
         self._arm_refresh(fi)

@@ -279,13 +279,16 @@ static void send_refresh(sim_t *s, int32_t fi)
     host_send(s, pi);
 }
 
-/* A sender paced more than one (minimum) RTT apart would hear a new rate only with the ACK of
- * its next packet, up to 1/MIN_RATE = 100 RTTs away: it asks for the rate once per minimum RTT
- * instead, as ns-2's RCP host does while its interval exceeds min_rtt_ (RCP_RUNNING_WREF). */
+/* A sender whose next packet is more than one (minimum) RTT away would hear a new rate only with
+ * that packet's ACK, up to 1/MIN_RATE = 100 RTTs later: it asks for the rate once per minimum RTT
+ * instead, as ns-2's RCP host does (REF packets while its interval exceeds min_rtt_). Unlike
+ * ns-2 it probes only while the *remaining* wait exceeds a minimum RTT: a flow paced 1-2 RTTs
+ * apart hears its rate from its next ACK soon enough, and ns-2's rule would make it send a
+ * control packet every RTT (about 5% of its bytes at 0.7 packets per RTT). */
 static void arm_refresh(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
-    if (!s->prm.rate_refresh || f->refresh_pending || pace_ns(s, f) <= f->min_rtt_ns)
+    if (!s->prm.rate_refresh || f->refresh_pending || f->next_send_ns - s->now <= f->min_rtt_ns)
         return;
     f->refresh_pending = 1;
     schedule(s, s->now + f->min_rtt_ns, EV_REFRESH, fi);
@@ -295,7 +298,7 @@ static void on_refresh(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
     f->refresh_pending = 0;
-    if (f->state != FS_ESTAB || f->stopped || !f->rcp_mode || s->now >= f->next_send_ns)
+    if (f->state != FS_ESTAB || f->stopped || !f->rcp_mode || f->next_send_ns - s->now <= f->min_rtt_ns)
         return;
     send_refresh(s, fi);
     arm_refresh(s, fi);
