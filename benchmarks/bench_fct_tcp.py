@@ -98,8 +98,8 @@ def main() -> None:
         return
     from rcpstab.fct.ps import processor_sharing_fct
     from rcpstab.fct.study import combine_runs, size_bins
-    from rcpstab.reference_impl.flow_run import NS_PER_S, run_flows
-    from rcpstab.reference_impl.flow_traffic import parse_sizes
+    from rcpstab.reference_impl.simulator.flow_run import NS_PER_S, run_flows
+    from rcpstab.reference_impl.hosts.flow_traffic import parse_sizes
 
     rcp_run = run_flows(0.1, 1.0, capacity_bps=args.C, rtt_s=args.rtt, load=args.load, sizes=parse_sizes(SIZES),
                         n_flows=args.flows, seed=args.seed)

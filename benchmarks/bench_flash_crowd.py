@@ -14,10 +14,10 @@ import json
 import math
 from unittest import mock
 
-from rcpstab.reference_impl import run as run_module
-from rcpstab.reference_impl.control import RcpController
-from rcpstab.reference_impl.flash_crowd import flash_crowd_cosim
-from rcpstab.reference_impl.scenarios import flash_crowd
+from rcpstab.reference_impl.simulator import run as run_module
+from rcpstab.reference_impl.routers.rcp.control import RcpController
+from rcpstab.reference_impl.cosim.flash_crowd import flash_crowd_cosim
+from rcpstab.reference_impl.simulator.scenarios import flash_crowd
 
 NETWORKS = [(100e6, 0.05, 2), (40e6, 0.1, 3), (100e6, 0.015, 1)]
 GAINS = [(0.4, 0.2), (0.4, 0.226), (0.6, 0.2), (0.5, 0.5), (0.6, 0.6)]
@@ -34,7 +34,7 @@ class OracleRttController(RcpController):
 
 
 def oracle_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu):
-    """:func:`~rcpstab.reference_impl.run.make_controller` with :class:`OracleRttController` for RCP."""
+    """:func:`~rcpstab.reference_impl.simulator.run.make_controller` with :class:`OracleRttController` for RCP."""
     c = ORIGINAL(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu)
     oracle = OracleRttController(link_rate=c.link_rate, alpha=c.alpha, beta=c.beta, eta=c.eta, rate=c.rate,
                                  avg_rtt=c.avg_rtt, mtu=c.mtu)

@@ -5,7 +5,7 @@
 Runs the fig5.3 scenario packet by packet on a grid (``thesis``: alpha 0.1..2.0 x beta 0.1..1.0
 by 0.1; ``offset``: alpha 0.15..1.95 x beta 0.15..0.95 by 0.1, no point in common), judges each
 run and the rcp-router fluid run of the same scenario with the same function
-(:func:`rcpstab.reference_impl.region.trace_verdict`, the shared judgement with a measured noise
+(:func:`rcpstab.reference_impl.lens.region.trace_verdict`, the shared judgement with a measured noise
 floor; no threshold of it was fitted to any map), and prints the wall time of the packet map, the
 agreement with rcp-router and with the phase-plane map of ``rcp`` (for reference), the
 beta = 0.6 rows (thesis Fig. 5.3), then one JSON line. ``--explain`` reruns every disagreement
@@ -25,10 +25,10 @@ import numpy as np
 
 from rcpstab.models import get_model
 from rcpstab.phaseplane.verdicts import VERDICTS
-from rcpstab.reference_impl.region import (compare_maps, fig53_claim, fluid_verdicts, packet_region,
+from rcpstab.reference_impl.lens.region import (compare_maps, fig53_claim, fluid_verdicts, packet_region,
                                            phaseplane_counterpart, run_verdict)
-from rcpstab.reference_impl.run import run_scenario
-from rcpstab.reference_impl.scenarios import get_scenario
+from rcpstab.reference_impl.simulator.run import run_scenario
+from rcpstab.reference_impl.simulator.scenarios import get_scenario
 
 GRIDS = {
     "thesis": (np.round(np.arange(0.1, 2.01, 0.1), 10), np.round(np.arange(0.1, 1.01, 0.1), 10)),

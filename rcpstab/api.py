@@ -26,7 +26,7 @@ REGION_METHODS = {
     "bode": ("rcpstab.regions.bode", "bode_region"),
     "nyquist": ("rcpstab.regions.nyquist", "nyquist_region"),
     "phaseplane": ("rcpstab.phaseplane.sweep", "phaseplane_region"),
-    "packet": ("rcpstab.reference_impl.region", "packet_region"),
+    "packet": ("rcpstab.reference_impl.lens.region", "packet_region"),
 }
 """Region method -> (module, engine function); the engine is imported when the method is used."""
 
@@ -189,7 +189,7 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
         Protocol of the routers, senders and fluid model.
     **options
         ``t_end`` (s), ``seed``, ``transient_rtt`` (see
-        :func:`~rcpstab.reference_impl.cosim.cosimulate`).
+        :func:`~rcpstab.reference_impl.cosim.packet_vs_fluid.cosimulate`).
 
     Returns
     -------
@@ -212,6 +212,6 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
         if model != "rcp":
             raise InputError(f"model {model!r}: scenario {scenario} runs rcp only")
         return cosimulate_network(scenario, alpha, beta, **options)
-    from .reference_impl.cosim import cosimulate
+    from .reference_impl.cosim.packet_vs_fluid import cosimulate
 
     return cosimulate(scenario, alpha, beta, model=model, **options)

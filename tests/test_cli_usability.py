@@ -210,7 +210,7 @@ def test_every_command_help_shows_examples_defaults_and_model_names(capsys):
         assert len(examples) >= 2, name
         if "--model" in text:
             from rcpstab.models import MODELS
-            from rcpstab.reference_impl.run import PROTOCOLS
+            from rcpstab.reference_impl.simulator.run import PROTOCOLS
             valid = PROTOCOLS if name == "cosim" else MODELS  # cosim runs the packet routers only
             assert ", ".join(valid) in " ".join(text.split()), name
 

@@ -6,7 +6,7 @@ import pytest
 
 from rcpstab.cli import main
 from rcpstab.reference_impl import get_scenario
-from rcpstab.reference_impl.cosim import cosimulate
+from rcpstab.reference_impl.cosim.packet_vs_fluid import cosimulate
 
 
 @pytest.mark.parametrize("model, scenario, change", [

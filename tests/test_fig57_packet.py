@@ -18,8 +18,8 @@ from rcpstab.network.convergence import settling_time, window_swings
 from rcpstab.network.fig57 import THESIS_POINTS
 from rcpstab.network.topology import FlowGroup, Link
 from rcpstab.reference_impl._datapath import Datapath
-from rcpstab.reference_impl.datapath_py import PyDatapath
-from rcpstab.reference_impl.header import RcpHeader
+from rcpstab.reference_impl.routers.rcp.datapath_py import PyDatapath
+from rcpstab.reference_impl.wire.rcp_header import RcpHeader
 from rcpstab.network.cosim import cosimulate_network
 from rcpstab.network.packet_run import run_network
 

@@ -14,8 +14,8 @@ def exit_code(argv):
         return main(argv)
     except SystemExit as exc:
         return exc.code
-from rcpstab.reference_impl.flash_crowd import AGREEMENT, flash_crowd_cosim
-from rcpstab.reference_impl.scenarios import flash_crowd
+from rcpstab.reference_impl.cosim.flash_crowd import AGREEMENT, flash_crowd_cosim
+from rcpstab.reference_impl.simulator.scenarios import flash_crowd
 
 NETWORKS = [(100e6, 0.05, 2), (40e6, 0.1, 3)]     # 21 and 11 packets of C*d0 per flow after the crowd
 GAINS = [(0.4, 0.2), (0.4, 0.226)]                 # a thesis box corner and XCP's published gains
@@ -119,7 +119,7 @@ def test_remaining_difference_is_the_rtcp_window(router_runs):
     packet drops within 5% of the fluid's and its overload at least as long as the fluid's."""
     from unittest import mock
 
-    from rcpstab.reference_impl import run as run_module
+    from rcpstab.reference_impl.simulator import run as run_module
 
     for net in NETWORKS:
         with mock.patch.object(run_module, "build_simulator", no_window(run_module)):
@@ -181,8 +181,8 @@ def test_recovery_band_comes_from_before_the_crowd_only():
     crowd changes the recovery it judges, not the band (no tuning on the reported points)."""
     import dataclasses
 
-    from rcpstab.reference_impl.flash_crowd import _packet_response
-    from rcpstab.reference_impl.run import run_scenario
+    from rcpstab.reference_impl.cosim.flash_crowd import _packet_response
+    from rcpstab.reference_impl.simulator.run import run_scenario
 
     sc = flash_crowd(*NETWORKS[1])
     crowd = 40 * sc.rtt_s
@@ -200,8 +200,8 @@ def test_counterfactual_router_with_the_fluid_rtt_matches_the_fluid_trough():
     the senders no longer stall, and at (0.6, 0.2) the recovery agrees within 30%."""
     from unittest import mock
 
-    from rcpstab.reference_impl import run as run_module
-    from rcpstab.reference_impl.control import RcpController
+    from rcpstab.reference_impl.simulator import run as run_module
+    from rcpstab.reference_impl.routers.rcp.control import RcpController
 
     class FluidRtt(RcpController):
         def update(self, input_bytes, rtt_sum, rtt_count, queue_bytes, tr):

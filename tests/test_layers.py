@@ -14,14 +14,19 @@ CORE = {"errors", "core", "models", "figures", "units"}
 LENSES = {"linearization", "regions", "phaseplane", "reference_impl"}
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Top-level part of rcpstab -> the other top-level parts it imports from."""
+# reference_impl's own layers, lowest first: each may import only from the ones before it
+PACKET_LAYERS = ("wire", "routers", "hosts", "protocols", "simulator", "lens", "cosim")
+
+
+def import_graph(package: pathlib.Path = PACKAGE, depth: int = 1) -> dict[str, set[str]]:
+    """Subpackage of ``package`` -> the other subpackages (``depth`` parts below rcpstab) it imports from."""
     edges: dict[str, set[str]] = {}
-    for path in PACKAGE.rglob("*.py"):
+    prefix = package.relative_to(PACKAGE.parent).parts
+    for path in package.rglob("*.py"):
         parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-        if len(parts) < 2:
+        if len(parts) < depth + 1:
             continue
-        source = parts[1]
+        source = parts[depth]
         for node in ast.walk(ast.parse(path.read_text())):
             if not isinstance(node, ast.ImportFrom):
                 continue
@@ -32,8 +37,8 @@ def import_graph() -> dict[str, set[str]]:
                 target = node.module.split(".")
             else:
                 continue
-            if len(target) > 1 and target[1] != source:
-                edges.setdefault(source, set()).add(target[1])
+            if len(target) > depth and tuple(target[:depth]) == prefix and target[depth] != source:
+                edges.setdefault(source, set()).add(target[depth])
     return edges
 
 
@@ -78,3 +83,13 @@ def test_lenses_import_no_application():
     edges = import_graph()
     for part in LENSES:
         assert edges.get(part, set()) <= CORE | LENSES, (part, edges.get(part, set()) - CORE - LENSES)
+
+
+def test_packet_layers_import_downwards_only():
+    # wire <- routers <- hosts <- protocols <- simulator <- lens <- cosim; the C modules are the simulator's
+    edges = import_graph(PACKAGE / "reference_impl", depth=2)
+    assert set(edges) >= {"routers", "protocols", "simulator", "lens", "cosim"}  # the reader sees the subpackages
+    edges.pop("__init__", None)  # the package's front door re-exports from every layer
+    for source, targets in edges.items():
+        allowed = set(PACKET_LAYERS[: PACKET_LAYERS.index(source)]) | ({"_datapath", "_flows"} if source == "simulator" else set())
+        assert targets <= allowed, (source, targets - allowed)

@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 
 from rcpstab.errors import InputError
-from rcpstab.reference_impl import _datapath, run
-from rcpstab.reference_impl.port_ops import DATAPATH_CODES, PORT_OPS
+from rcpstab.reference_impl import _datapath
+from rcpstab.reference_impl.simulator import run
+from rcpstab.reference_impl.routers.port_ops import DATAPATH_CODES, PORT_OPS
 from rcpstab.reference_impl.protocols import (PACKET_PROTOCOLS, PacketProtocol, PortService, get_protocol,
                                               register_protocol, unregister_protocol)
-from rcpstab.reference_impl.run import run_scenario
-from rcpstab.reference_impl.scenarios import Scenario
+from rcpstab.reference_impl.simulator.run import run_scenario
+from rcpstab.reference_impl.simulator.scenarios import Scenario
 
 NS_PER_MS = 1_000_000
 N_FLOWS = 2

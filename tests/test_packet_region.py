@@ -10,10 +10,10 @@ from rcpstab.errors import InputError
 from rcpstab.models import get_model
 from rcpstab.phaseplane.verdicts import CONVERGED, LIMIT_CYCLE, QUEUE_BAND, UNDECIDED
 from rcpstab.reference_impl import get_scenario
-from rcpstab.reference_impl.region import (compare_maps, fig53_claim, fluid_verdicts, packet_region,
+from rcpstab.reference_impl.lens.region import (compare_maps, fig53_claim, fluid_verdicts, packet_region,
                                            phaseplane_counterpart, run_verdict, segment_verdict)
-from rcpstab.reference_impl.run import PacketRun, run_scenario
-from rcpstab.reference_impl.segments import rtt_average
+from rcpstab.reference_impl.simulator.run import PacketRun, run_scenario
+from rcpstab.reference_impl.simulator.segments import rtt_average
 
 ALPHAS = [0.4, 0.8, 1.2, 1.6]
 
@@ -164,7 +164,7 @@ def test_bad_scenario_values_are_input_errors(change, named):
 
 def test_ns2_rtt_estimator_is_the_per_packet_fixed_gain_average():
     """ns-2's average takes n per-packet steps of gain 0.02; with n equal samples that is one step."""
-    from rcpstab.reference_impl.control import NS2_RTT_GAIN, RcpController
+    from rcpstab.reference_impl.routers.rcp.control import NS2_RTT_GAIN, RcpController
 
     ctrl = RcpController(link_rate=1250.0, alpha=0.5, beta=0.5, eta=1.0, rate=125.0, avg_rtt=100.0,
                          rtt_estimator="ns2")
@@ -183,7 +183,7 @@ def test_ns2_rtt_estimator_is_the_per_packet_fixed_gain_average():
 def test_fluid_growth_inside_the_band_is_not_converged():
     """A noise-free trace whose oscillation grows (e-folding in 200 RTTs) but stays inside the 2%
     band: the packet rule (floor = band) cannot see it, the fluid rule (numerical floor) does."""
-    from rcpstab.reference_impl.packet_verdicts import judge_segment
+    from rcpstab.reference_impl.lens.verdicts import judge_segment
 
     t = 0.01 * np.arange(1, 60_001)                    # 600 s = 6000 RTTs of 0.1 s
     gamma = 0.1 * (1 + 0.015 * np.exp((t - 600) / 20.0) * np.sin(2 * np.pi * t / 0.5))

@@ -4,8 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rcpstab.reference_impl import _datapath
-from rcpstab.reference_impl.datapath_py import PyDatapath, receiver_echo
-from rcpstab.reference_impl.header import RcpHeader
+from rcpstab.reference_impl.routers.rcp.datapath_py import PyDatapath, receiver_echo
+from rcpstab.reference_impl.wire.rcp_header import RcpHeader
 
 N_PORTS = 3
 BACKENDS = [_datapath.Datapath, PyDatapath]

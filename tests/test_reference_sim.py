@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from rcpstab.errors import InputError
 from rcpstab.reference_impl import _datapath
-from rcpstab.reference_impl.run import run_scenario
-from rcpstab.reference_impl.scenarios import FIG5_3, PoissonArrivals, Scenario
-from rcpstab.reference_impl.simulator_py import PySimulator
+from rcpstab.reference_impl.simulator.run import run_scenario
+from rcpstab.reference_impl.simulator.scenarios import FIG5_3, PoissonArrivals, Scenario
+from rcpstab.reference_impl.simulator.sim_py import PySimulator
 
 GAINS = dict(alpha=0.4, beta=0.2)
 

@@ -8,11 +8,11 @@ from hypothesis import strategies as st
 
 from rcpstab.errors import InputError
 from rcpstab.reference_impl import _datapath
-from rcpstab.reference_impl.cosim import cosimulate
-from rcpstab.reference_impl.run import run_scenario
-from rcpstab.reference_impl.scenarios import Scenario
-from rcpstab.reference_impl.xcp_datapath_py import PyXcpDatapath
-from rcpstab.reference_impl.xcp_header import FEEDBACK_MAX, XcpHeader, xcp_receiver_echo
+from rcpstab.reference_impl.cosim.packet_vs_fluid import cosimulate
+from rcpstab.reference_impl.simulator.run import run_scenario
+from rcpstab.reference_impl.simulator.scenarios import Scenario
+from rcpstab.reference_impl.routers.xcp.datapath_py import PyXcpDatapath
+from rcpstab.reference_impl.wire.xcp_header import FEEDBACK_MAX, XcpHeader, xcp_receiver_echo
 
 N_PORTS = 2
 PROTOCOLS = ["xcp", "rcpac"]

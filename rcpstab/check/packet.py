@@ -14,7 +14,7 @@ is C-independent in normalized units (thesis Fig. 5.10). Each segment lasts
 share, R/C = 0.5*eta/N (the reference implementation's own start, R/C = 0.05, overloads 100
 flows fivefold: measured, 479 000 drops at 1.28 Gb/s, 15 ms), and N more join halfway: the
 load doubles.
-Each segment is judged by :func:`~rcpstab.reference_impl.region.run_verdict`; the run confirms
+Each segment is judged by :func:`~rcpstab.reference_impl.lens.region.run_verdict`; the run confirms
 stability only if every segment settles within the run. A decay whose settling is extrapolated
 past the end is no confirmation: measured at 100 ms, 10 -> 20 flows, beta = 0.6, alpha = 1.5
 and 2 (fluid: limit cycles) "converge" that way, extrapolated to 200-1600 RTTs, the packet
@@ -23,7 +23,7 @@ losses of the oscillation bounding it.
 The flash crowd is confirmed the same way (:func:`packet_flash_crowd_finding`): on the corner
 whose fluid recovery is slowest among those with :data:`MIN_PACKETS_PER_FLOW` packets per flow
 *after* the crowd (10 N flows), the same capacity cap and floor, and the envelope's buffer in
-both runs (:func:`~rcpstab.reference_impl.flash_crowd.flash_crowd_cosim`). Capping C is not
+both runs (:func:`~rcpstab.reference_impl.cosim.flash_crowd.flash_crowd_cosim`). Capping C is not
 neutral here: the rate floor MIN_RATE = 0.01 MTU/d is absolute, so at a lower C the rate law
 has less room to fall and the climb back is shorter; the finding says when C was capped.
 """
@@ -32,10 +32,10 @@ from __future__ import annotations
 import math
 
 from ..phaseplane.verdicts import CONVERGED, VERDICTS
-from ..reference_impl.region import run_verdict
-from ..reference_impl.run import run_scenario
-from ..reference_impl.flash_crowd import flash_crowd_cosim
-from ..reference_impl.scenarios import CROWD_FACTOR, Scenario, flash_crowd
+from ..reference_impl.lens.region import run_verdict
+from ..reference_impl.simulator.run import run_scenario
+from ..reference_impl.cosim.flash_crowd import flash_crowd_cosim
+from ..reference_impl.simulator.scenarios import CROWD_FACTOR, Scenario, flash_crowd
 from .finding import Finding
 from .nonlinear import WORST_FIRST, NetworkResult
 

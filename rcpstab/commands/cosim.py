@@ -46,10 +46,10 @@ import json
 from ..core.validation import check_integer, check_run_cost
 from ..errors import InputError
 from ..network.cosim import NETWORK_SCENARIOS, NETWORK_T_END_S
-from ..reference_impl.cosim import TRANSIENT_RTT, cosimulate
-from ..reference_impl.run import PROTOCOLS
-from ..reference_impl.scenarios import FLASH_CROWD, SCENARIOS, flash_crowd, get_scenario
-from ..reference_impl.segments import flow_segments
+from ..reference_impl.cosim.packet_vs_fluid import TRANSIENT_RTT, cosimulate
+from ..reference_impl.simulator.run import PROTOCOLS
+from ..reference_impl.simulator.scenarios import FLASH_CROWD, SCENARIOS, flash_crowd, get_scenario
+from ..reference_impl.simulator.segments import flow_segments
 from .output import buffer_bdp, check_outputs, off_target_links, report
 
 EXAMPLES = (
@@ -112,7 +112,7 @@ def run(args) -> int:
     if args.csv:
         result.to_csv(args.csv)
     if args.out:
-        from ..reference_impl.cosim_plot import save_cosim_figure
+        from ..reference_impl.cosim.plot import save_cosim_figure
         save_cosim_figure(result, args.out)
     if args.json:
         print(json.dumps(result.summary()))
@@ -125,7 +125,7 @@ def run(args) -> int:
 
 def run_flash_crowd(args) -> int:
     """``cosim --scenario flash-crowd``: the crowd packet by packet and in the fluid model, same buffer."""
-    from ..reference_impl.flash_crowd import flash_crowd_cosim
+    from ..reference_impl.cosim.flash_crowd import flash_crowd_cosim
 
     if args.csv:
         raise InputError("--csv: the flash-crowd scenario writes --json and --out (the runs have different grids)")
@@ -141,7 +141,7 @@ def run_flash_crowd(args) -> int:
     scenario = flash_crowd(capacity, rtt, flows, buffer_bdp=1.0 if args.buffer is None else args.buffer)
     result = flash_crowd_cosim(scenario, args.alpha, args.beta, seed=args.seed, model=args.model)
     if args.out:
-        from ..reference_impl.cosim_plot import save_flash_crowd_figure
+        from ..reference_impl.cosim.plot import save_flash_crowd_figure
         save_flash_crowd_figure(result, args.out)
     if args.json:
         print(json.dumps(result.summary()))

@@ -140,6 +140,6 @@ def compute_map(model, method, alphas, betas, args):
         return phaseplane_region(model, alphas, betas, C=args.C, d0=args.d0, N=args.N, T=args.T,
                                  params=parse_params(args.param), workers=args.workers, scheduler=args.scheduler,
                                  checkpoint=args.checkpoint, progress=progress, buffer_bdp=args.buffer)
-    from ..reference_impl.region import packet_region
+    from ..reference_impl.lens.region import packet_region
     return packet_region(model, alphas, betas, scenario=args.scenario, workers=args.workers,
                          checkpoint=args.checkpoint, progress=progress)

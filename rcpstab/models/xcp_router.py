@@ -1,4 +1,4 @@
-"""XCP's fluid model with its router's timing (xcp-katabi.txt App. A; :mod:`rcpstab.reference_impl.xcp_control`).
+"""XCP's fluid model with its router's timing (xcp-katabi.txt App. A; :mod:`rcpstab.reference_impl.routers.xcp.control`).
 
 The ``xcp`` model (eqs. 15-16) lets the aggregate feedback act on the instantaneous input rate
 and queue one delay earlier. The XCP router computes it once per control interval d (the

@@ -6,7 +6,7 @@ the whole batch, step after step, without returning to Python. It is built and c
 the phase plane's kernels (:func:`rcpstab.core.build.load_library`). The control-path
 update (App. F lines 1-13, bytes/ms and ms) is written out in C once more because it runs per
 link per interval inside the loop; the Python loop, which calls
-:class:`~rcpstab.reference_impl.control.RcpController` itself, is kept as the reference and the
+:class:`~rcpstab.reference_impl.routers.rcp.control.RcpController` itself, is kept as the reference and the
 tests hold the two to rounding.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import ctypes
 import numpy as np
 
 from ..core.build import load_library
-from ..reference_impl.control import MAX_RATE_ESTIMATION_INTERVAL_MS, MIN_RATE_MTU_FRACTION
+from ..reference_impl.routers.rcp.control import MAX_RATE_ESTIMATION_INTERVAL_MS, MIN_RATE_MTU_FRACTION
 
 __all__ = ["step_compiled"]
 

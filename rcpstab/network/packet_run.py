@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from ..reference_impl.header import RTT_UNKNOWN
+from ..reference_impl.wire.rcp_header import RTT_UNKNOWN
 from ..reference_impl.protocols import get_protocol
-from ..reference_impl.run import NS_PER_S, build_simulator, check_inputs, make_controller
-from ..reference_impl.topology import Link, Topology, request_field
+from ..reference_impl.simulator.run import NS_PER_S, build_simulator, check_inputs, make_controller
+from ..reference_impl.simulator.topology import Link, Topology, request_field
 from .fluid import INITIAL_LOAD, NetworkRun
 from .topology import Network
 

@@ -1,5 +1,16 @@
-"""Reference RCP implementation: router data path in C, App. F control path in Python,
-R-TCP end hosts, and a discrete-event packet simulator (thesis Ch. 6 and App. F).
+"""Reference implementation of the routers and hosts, and the packet lens (thesis Ch. 6 and App. F).
+
+Layers, each importing only the ones above it:
+
+``wire``        the congestion headers as bytes (RCP Fig. 6.2, XCP Sec. 3.2);
+``routers``     one subpackage per protocol: the per-packet data path (C, with a Python twin) and
+                the control path (Python), e.g. :class:`~.routers.rcp.control.RcpController`;
+``hosts``       what end hosts offer: flow sizes and arrival processes;
+``protocols``   the plug-ins binding a wire format, a router and a sender kind (a registry);
+``simulator``   the discrete-event packet and flow simulators (C event loops ``csrc/sim.c`` and
+                ``csrc/flows.c``, Python twins), scenarios and topologies;
+``lens``        verdicts on packet traces, the fluid twin of a scenario, the packet-level stable region;
+``cosim``       the packet run beside the fluid model on the same scenario, compared.
 
 Public API::
 
@@ -9,12 +20,12 @@ Public API::
     protocols.PACKET_PROTOCOLS, protocols.register_protocol: packet protocols as plug-ins
 
 The C module :mod:`rcpstab.reference_impl._datapath` holds ``Datapath`` (output ports on
-packet buffers) and ``Simulator``; :mod:`.datapath_py` and :mod:`.simulator_py` are their
-pure-Python twins.
+packet buffers) and ``Simulator``; :mod:`.routers.rcp.datapath_py` and :mod:`.simulator.sim_py`
+are their pure-Python twins.
 """
-from .control import RcpController
-from .header import RcpHeader
-from .run import PacketRun, run_scenario
-from .scenarios import SCENARIOS, PoissonArrivals, Scenario, get_scenario
+from .routers.rcp.control import RcpController
+from .wire.rcp_header import RcpHeader
+from .simulator.run import PacketRun, run_scenario
+from .simulator.scenarios import SCENARIOS, PoissonArrivals, Scenario, get_scenario
 
 __all__ = ["PacketRun", "PoissonArrivals", "RcpController", "RcpHeader", "SCENARIOS", "Scenario", "get_scenario", "run_scenario"]

@@ -1,4 +1,4 @@
-/* Flow-level traffic on one RCP bottleneck (see flows.h). flows_py.py is the line-by-line
+/* Flow-level traffic on one RCP bottleneck (see flows.h). simulator/flows_py.py is the line-by-line
  * Python twin of this file: change both together. */
 #include "flows.h"
 

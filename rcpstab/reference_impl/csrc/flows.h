@@ -6,7 +6,7 @@
  * Finished flows are written to a record buffer the caller drains.
  *
  * Time is integer nanoseconds and ties break by scheduling order, so the pure-Python twin
- * (flows_py.py) reproduces every event. flows.c and flows_py.py change together. */
+ * (simulator/flows_py.py) reproduces every event. flows.c and simulator/flows_py.py change together. */
 #ifndef RCP_FLOWS_H
 #define RCP_FLOWS_H
 

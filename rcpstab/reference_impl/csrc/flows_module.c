@@ -191,7 +191,7 @@ static PyMethodDef FlowSimulator_methods[] = {
 
 static PyTypeObject FlowSimulatorType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rcpstab.reference_impl._flows.FlowSimulator",
-    .tp_doc = "Flow-level traffic on one RCP bottleneck; see rcpstab.reference_impl.flows_py for its twin.",
+    .tp_doc = "Flow-level traffic on one RCP bottleneck; see rcpstab.reference_impl.simulator.flows_py for its twin.",
     .tp_basicsize = sizeof(FlowSimulatorObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,

@@ -875,7 +875,7 @@ static PyMethodDef Simulator_methods[] = {
 
 static PyTypeObject SimulatorType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rcpstab.reference_impl._datapath.Simulator",
-    .tp_doc = "Discrete-event packet simulator; see rcpstab.reference_impl.simulator_py for its twin.",
+    .tp_doc = "Discrete-event packet simulator; see rcpstab.reference_impl.simulator.sim_py for its twin.",
     .tp_basicsize = sizeof(SimulatorObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,

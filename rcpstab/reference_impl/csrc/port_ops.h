@@ -1,10 +1,10 @@
 /* The per-packet data paths a simulator port or a stand-alone port can run, as one table of
  * function pointers: the table entry is chosen once per port (from its protocol code), and the
- * per-packet path calls it without asking which protocol it serves. port_ops.py holds the
+ * per-packet path calls it without asking which protocol it serves. routers/port_ops.py holds the
  * Python twin's table (same codes, same names, same order).
  *
  * A new data path: its header (arrival counters and sums, departure stamping), one entry in
- * PORT_OPS (port_ops.c) and its code below; the Python twin's entry in port_ops.py. */
+ * PORT_OPS (port_ops.c) and its code below; the Python twin's entry in routers/port_ops.py. */
 #ifndef PORT_OPS_H
 #define PORT_OPS_H
 

@@ -1,8 +1,8 @@
 /* Per-packet data path of the RCP-AC router: the deficit sum on arrival and the Feedback
  * Controller on departure (rcp-ac.txt eqs. 3-4, eq. 4 as derived in rcpstab/models/rcpac.py).
  * Packets carry the XCP header; the arrival/departure frame is xcp_port.h's. The control
- * path (rcpac_control.py) writes rate, avg_rtt and xi_ac once per interval.
- * rcpac_datapath_py.py is the Python twin: change both together. */
+ * path (routers/rcpac/control.py) writes rate, avg_rtt and xi_ac once per interval.
+ * routers/rcpac/datapath_py.py is the Python twin: change both together. */
 #ifndef RCPAC_PORT_H
 #define RCPAC_PORT_H
 

@@ -1,4 +1,4 @@
-/* Event loop, links, R-TCP and XCP hosts of the packet simulator. simulator_py.py is the
+/* Event loop, links, R-TCP and XCP hosts of the packet simulator. simulator/sim_py.py is the
  * line-by-line Python twin of this file: change both together. */
 #include "sim.h"
 

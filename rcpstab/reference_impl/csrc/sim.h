@@ -1,6 +1,6 @@
 /* Discrete-event packet simulator: links with drop-tail RCP, XCP or RCP-AC ports, R-TCP or
  * XCP end hosts.
- * Time is integer nanoseconds so the pure-Python twin (simulator_py.py) reproduces every
+ * Time is integer nanoseconds so the pure-Python twin (simulator/sim_py.py) reproduces every
  * event bit for bit; ties are broken by scheduling order. */
 #ifndef RCP_SIM_H
 #define RCP_SIM_H

@@ -2,8 +2,8 @@
  * blocks), and the arrival/departure frame every port reading the XCP header shares
  * (RCP-AC's feedback controller is in rcpac_port.h). Queue, buffer and the byte/RTT counters
  * live in the port's rcp_port registers; the real-valued estimator and control state in
- * xcp_state. The control paths (xcp_control.py, rcpac_control.py) write xi_p, xi_n, residues,
- * rate, avg_rtt and xi_ac once per control interval. xcp_datapath_py.py is the Python twin:
+ * xcp_state. The control paths (routers/xcp/control.py, routers/rcpac/control.py) write xi_p, xi_n, residues,
+ * rate, avg_rtt and xi_ac once per control interval. routers/xcp/datapath_py.py is the Python twin:
  * change both together. */
 #ifndef XCP_PORT_H
 #define XCP_PORT_H

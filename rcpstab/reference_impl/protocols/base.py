@@ -13,18 +13,14 @@ import math
 from abc import ABC, abstractmethod
 from typing import Any, NamedTuple
 
-from ..header import HEADER_LEN
-from ..port_ops import DATAPATH_CODES
-from ..simulator_py import SENDER_RTCP, SENDER_XCP
-from ..xcp_header import XCP_HEADER_LEN
+from ..hosts.senders import SENDER_HEADER_BYTES, SENDERS
+from ..wire.rcp_header import HEADER_LEN
+from ..routers.port_ops import DATAPATH_CODES
 
 __all__ = ["NS_PER_MS", "NS_PER_S", "SENDERS", "PacketProtocol", "PortService", "window_service"]
 
 NS_PER_S = 1_000_000_000
 NS_PER_MS = 1_000_000
-# Sender kinds of the simulator's hosts, and the control header each writes into every packet.
-SENDERS = {"rtcp": SENDER_RTCP, "xcp": SENDER_XCP}
-SENDER_HEADER_BYTES = {"rtcp": HEADER_LEN, "xcp": XCP_HEADER_LEN}
 
 
 class PortService(NamedTuple):
@@ -55,11 +51,11 @@ class PacketProtocol(ABC):
         20 for XCP); SYNs and ACKs are IP + TCP + this many bytes.
     control_options : tuple of str
         Names of the control path's own settings that :meth:`make_controller` takes (RCP: its
-        RTT average, ``rtt_estimator``); :func:`~rcpstab.reference_impl.run.run_scenario` refuses
+        RTT average, ``rtt_estimator``); :func:`~rcpstab.reference_impl.simulator.run.run_scenario` refuses
         one a protocol does not list.
     datapath : str
         The per-packet data path of the protocol's ports: a name of
-        ``rcpstab.reference_impl.port_ops.DATAPATH_CODES`` (``"rcp"``, ``"xcp"``, ``"rcpac"``),
+        ``rcpstab.reference_impl.routers.port_ops.DATAPATH_CODES`` (``"rcp"``, ``"xcp"``, ``"rcpac"``),
         the same entry of the C table ``PORT_OPS``.
 
     Notes

@@ -1,8 +1,8 @@
 """RCP (thesis Ch. 6, App. F): App. F's data path and control path, R-TCP senders."""
 from __future__ import annotations
 
-from ..control import RcpController, rate_register
-from ..header import HEADER_LEN
+from ..routers.rcp.control import RcpController, rate_register
+from ..wire.rcp_header import HEADER_LEN
 from .base import NS_PER_MS, PacketProtocol, PortService
 
 __all__ = ["RCP", "RcpProtocol"]
@@ -15,7 +15,7 @@ class RcpProtocol(PacketProtocol):
     sender = "rtcp"
     header_bytes = HEADER_LEN
     datapath = "rcp"
-    control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (reference_impl.control)
+    control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (routers.rcp.control)
 
     def make_controller(self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu,
                         rtt_estimator: str = "appf") -> RcpController:

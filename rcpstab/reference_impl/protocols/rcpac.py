@@ -1,8 +1,8 @@
 """RCP-AC (rcp-ac.txt): App. F's rate controller plus the acceleration controller, XCP window senders."""
 from __future__ import annotations
 
-from ..rcpac_control import RCPAC_GAMMA, RcpAcController
-from ..xcp_header import XCP_HEADER_LEN
+from ..routers.rcpac.control import RCPAC_GAMMA, RcpAcController
+from ..wire.xcp_header import XCP_HEADER_LEN
 from .base import NS_PER_S, PacketProtocol, PortService, window_service
 from .rcp import RCP
 
@@ -19,7 +19,7 @@ class RcpAcProtocol(PacketProtocol):
     sender = "xcp"
     header_bytes = XCP_HEADER_LEN
     datapath = "rcpac"
-    control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (reference_impl.control)
+    control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (routers.rcp.control)
 
     def make_controller(self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options) -> RcpAcController:
         rcp = RCP.make_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options)

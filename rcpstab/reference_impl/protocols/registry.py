@@ -14,8 +14,9 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 
 from ...errors import InputError
-from ..port_ops import DATAPATH_CODES
-from .base import SENDER_HEADER_BYTES, SENDERS, PacketProtocol
+from ..routers.port_ops import DATAPATH_CODES
+from ..hosts.senders import SENDER_HEADER_BYTES, SENDERS
+from .base import PacketProtocol
 from .rcp import RCP
 from .rcpac import RCPAC
 from .xcp import XCP

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 
-from ..xcp_control import XcpController
-from ..xcp_header import XCP_HEADER_LEN
+from ..routers.xcp.control import XcpController
+from ..wire.xcp_header import XCP_HEADER_LEN
 from .base import NS_PER_S, PacketProtocol, PortService, window_service
 
 __all__ = ["XCP", "XcpProtocol"]

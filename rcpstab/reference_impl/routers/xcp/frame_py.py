@@ -1,7 +1,7 @@
 """Pure-Python twin of the frame half of ``csrc/xcp_port.h``: the real-valued port registers
 (``xcp_state``) and the arrival/departure steps every port reading the XCP header shares.
 
-XCP (:mod:`.xcp_datapath_py`) and RCP-AC (:mod:`.rcpac_datapath_py`) differ only in their
+XCP (:mod:`rcpstab.reference_impl.routers.xcp.datapath_py`) and RCP-AC (:mod:`rcpstab.reference_impl.routers.rcpac.datapath_py`) differ only in their
 estimator sums on arrival and their feedback on departure, which the frame calls. Floating
 point operations are written in the C order so both give bit-identical registers and headers.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .datapath_py import U64_MASK, PortRegisters, port_admit, port_release
-from .xcp_header import XCP_HEADER_LEN, read_i32
+from ..rcp.datapath_py import U64_MASK, PortRegisters, port_admit, port_release
+from ...wire.xcp_header import XCP_HEADER_LEN, read_i32
 
 __all__ = ["XcpState", "set_xcp_registers", "window_arrive", "window_depart", "write_feedback"]
 

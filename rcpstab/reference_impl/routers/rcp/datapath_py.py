@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 from dataclasses import asdict, dataclass
 
-from .header import HEADER_LEN, RATE_ALL_ONES
+from ...wire.rcp_header import HEADER_LEN, RATE_ALL_ONES
 
 MAX_ALLOWABLE_RTT_MS = 20_000  # App. F's recommendation: the default of each port's max_rtt register
 U64_MASK = (1 << 64) - 1

@@ -4,7 +4,7 @@ twin) between timer expiries, the App. F control path in Python at each expiry.
 The set-up is thesis Ch. 4's single bottleneck: capacity C, round-trip propagation delay
 RTPD split evenly between the data and the ACK direction, a drop-tail buffer of
 ``buffer_bdp`` bandwidth-delay products, flows arriving with sizes from a
-:class:`~.flow_traffic.SizeDistribution` at the rate that makes the offered load rho.
+:class:`~rcpstab.reference_impl.hosts.flow_traffic.SizeDistribution` at the rate that makes the offered load rho.
 Arrivals are drawn in chunks and handed to the simulator just ahead of its clock, and
 finished flows are drained from it at every expiry, so the simulator holds only the
 flows in progress and Python holds 40 bytes per finished flow.
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
-from .control import RcpController, rate_register
-from .flow_traffic import ArrivalProcess, SizeDistribution
+from ...errors import InputError
+from ..routers.rcp.control import RcpController, rate_register
+from ..hosts.flow_traffic import ArrivalProcess, SizeDistribution
 from .flows_py import RECORD_FIELDS, PyFlowSimulator
 from .topology import TCP_HEADER_BYTES
 
@@ -150,7 +150,7 @@ def make_flow_simulator(capacity_bps: float, rtt_s: float, buffer_bytes: int, pa
                 window_denominator=packet_bytes - TCP_HEADER_BYTES,  # MSS + RCP + IP headers
                 rwnd_pkts=RWND_PACKETS, request=0)
     if backend == "c":
-        from ._flows import FlowSimulator
+        from .._flows import FlowSimulator
 
         return FlowSimulator(**args)
     return PyFlowSimulator(**args)
@@ -255,7 +255,7 @@ def run_flows(
 
     Examples
     --------
-    >>> from rcpstab.reference_impl.flow_traffic import parse_sizes
+    >>> from rcpstab.reference_impl.hosts.flow_traffic import parse_sizes
     >>> run = run_flows(0.4, 0.2, capacity_bps=10e6, rtt_s=0.1, load=0.5,
     ...                 sizes=parse_sizes("fixed:size=10"), n_flows=50)
     >>> c = run.counters

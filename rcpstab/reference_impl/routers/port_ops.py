@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from .datapath_py import PortRegisters, dp_arrive, dp_depart, port_admit, port_release
-from .rcpac_datapath_py import rcpac_arrive, rcpac_depart
-from .xcp_datapath_py import xcp_arrive, xcp_depart
-from .xcp_frame_py import XcpState
+from .rcp.datapath_py import PortRegisters, dp_arrive, dp_depart, port_admit, port_release
+from .rcpac.datapath_py import rcpac_arrive, rcpac_depart
+from .xcp.datapath_py import xcp_arrive, xcp_depart
+from .xcp.frame_py import XcpState
 
 __all__ = ["DATAPATH_CODES", "PORT_OPS", "PortOps"]
 

@@ -15,9 +15,9 @@ from collections import deque
 
 import numpy as np
 
-from .datapath_py import PortRegisters, dp_arrive, dp_depart, port_admit, port_release, receiver_echo
-from .header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
-from .simulator_py import fill_header
+from ..routers.rcp.datapath_py import PortRegisters, dp_arrive, dp_depart, port_admit, port_release, receiver_echo
+from ..wire.rcp_header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
+from .sim_py import fill_header
 
 __all__ = ["PyFlowSimulator", "RECORD_FIELDS"]
 

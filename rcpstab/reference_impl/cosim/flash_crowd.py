@@ -1,14 +1,14 @@
 """The flash crowd, packet by packet and in the fluid model, with the same finite buffer.
 
 N long-lived flows sit at equilibrium; then (10 - 1) N more start at once
-(:func:`~.scenarios.flash_crowd`). Both runs have the scenario's drop-tail buffer (the fluid
+(:func:`~rcpstab.reference_impl.simulator.scenarios.flash_crowd`). Both runs have the scenario's drop-tail buffer (the fluid
 model's queue is held in [0, B] and its overflow counted, :mod:`rcpstab.models.rcp`). Each side
 reports the peak queue and the dropped volume after the crowd (in C*d0) and its recovery time:
 RTTs from the moment the crowd's traffic reaches the router until R/C and the queue re-enter the
 convergence band and stay (:func:`rcpstab.core.recovery.recovery_rtt`, the one judgement).
 
 Aligning the two: a new packet flow sends a SYN first; the router is at the head of the
-bottleneck link (:func:`~.topology.dumbbell`), so the SYN is stamped there at once, the SYN-ACK
+bottleneck link (:func:`~rcpstab.reference_impl.simulator.topology.dumbbell`), so the SYN is stamped there at once, the SYN-ACK
 is back one round trip d0 later and the flow's first data reaches the router then, at the rate
 stamped on the SYN: R(t - d0) in the fluid's terms. The fluid model's N therefore steps up d0
 after the crowd starts, and both recovery times are counted from that arrival.
@@ -17,19 +17,20 @@ The band of each side:
 
 - fluid: the thesis' band (R within 2% of eta/N, q within 1% of C*d0 of 0);
 - packet: the router's packet-level equilibrium, the fixed point of the rate law with the
-  standing queue that paced flows keep (as :func:`~.region.segment_verdict` does: q_e = mean
+  standing queue that paced flows keep (as :func:`~rcpstab.reference_impl.lens.region.segment_verdict` does: q_e = mean
   one-RTT-mean queue over the run's last half after the crowd, R_e from alpha*(eta*C - y) =
   beta*q_e/d); the traces are judged on one-RTT means, and each band is widened to
   ``max(thesis band, NOISE_K x noise floor)``, the noise floor measured on the trace **before the
   crowd** (its last :data:`NOISE_WINDOW_RTT` RTTs, N flows settled), never on what is reported.
   The rate's floor is the std of its one-RTT mean, in units of C: the router counts y in whole
   datagrams per interval, an absolute quantum, so it is expressed relative to the new
-  equilibrium R_e. The queue's floor is :func:`~.packet_verdicts.occupancy_floor` per flow (paced
+  equilibrium R_e. The queue's floor is :func:`~rcpstab.reference_impl.lens.verdicts.occupancy_floor` per flow (paced
   flows' packets coincide at random phases: the jitter grows with the flows), times the flows
-  after the crowd. Both widened bands are capped: the rate's as :func:`~.packet_verdicts.judge_segment`
-  caps it (one datagram per RTT at the new equilibrium rate), the queue's at one packet per flow
-  (at most every flow's packet at once). With one flow before the crowd the queue's per-flow
-  jitter cannot be measured (a paced flow never queues behind itself), and its band is the cap.
+  after the crowd. Both widened bands are capped: the rate's as
+  :func:`~rcpstab.reference_impl.lens.verdicts.judge_segment` caps it (one datagram per RTT at the
+  new equilibrium rate), the queue's at one packet per flow (at most every flow's packet at once).
+  With one flow before the crowd the queue's per-flow jitter cannot be measured (a paced flow
+  never queues behind itself), and its band is the cap.
 """
 from __future__ import annotations
 
@@ -39,13 +40,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.judgement import QUEUE_BAND, RATE_BAND
-from ..core.recovery import recovery_rtt
-from .cosim import PACKET_PROTOCOL, fluid_run
-from .packet_verdicts import NOISE_K, occupancy_floor
-from .run import run_scenario
-from .scenarios import Scenario, crowd_time_s, get_scenario
-from .segments import control_interval_s, rtt_average
+from ...core.judgement import QUEUE_BAND, RATE_BAND
+from ...core.recovery import recovery_rtt
+from ..lens.fluid_twin import fluid_run
+from ..lens.verdicts import NOISE_K, occupancy_floor
+from ..simulator.run import run_scenario
+from ..simulator.scenarios import Scenario, crowd_time_s, get_scenario
+from ..simulator.segments import control_interval_s, rtt_average
+from .packet_vs_fluid import PACKET_PROTOCOL
 
 OVERLOAD = 1.05          # input above 5% over C: overloaded (the packet count's noise is a few %)
 STALL = 0.05             # input below 5% of C: the senders are not sending
@@ -224,8 +226,8 @@ class FlashCrowdResult:
         }
 
     def plot(self, axes=None):
-        """Draw both runs (:func:`~.cosim_plot.flash_crowd_plot`)."""
-        from .cosim_plot import flash_crowd_plot
+        """Draw both runs (:func:`~rcpstab.reference_impl.cosim.plot.flash_crowd_plot`)."""
+        from .plot import flash_crowd_plot
         return flash_crowd_plot(self, axes)
 
 
@@ -324,7 +326,7 @@ def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, se
     Parameters
     ----------
     scenario : str or Scenario
-        ``"flash-crowd"`` or one built by :func:`~.scenarios.flash_crowd`.
+        ``"flash-crowd"`` or one built by :func:`~rcpstab.reference_impl.simulator.scenarios.flash_crowd`.
     alpha, beta : float
         Router gains.
     seed : int

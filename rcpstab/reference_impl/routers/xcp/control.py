@@ -2,15 +2,15 @@
 
 It reads the port's registers (integer: ``sim.registers``; real-valued:
 ``sim.xcp_registers``), computes the next interval's per-packet constants and writes them
-back with the interval's counters cleared, as :class:`~.control.RcpController` does for RCP.
-Units: bytes, seconds, bytes/s. RCP-AC's control path is :mod:`.rcpac_control`.
+back with the interval's counters cleared, as :class:`~rcpstab.reference_impl.routers.rcp.control.RcpController` does for RCP.
+Units: bytes, seconds, bytes/s. RCP-AC's control path is :mod:`rcpstab.reference_impl.routers.rcpac.control`.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-from ..errors import InputError
+from ....errors import InputError
 
 XCP_GAMMA = 0.1          # shuffled fraction of the traffic (xcp-katabi.txt eq. 2)
 MIN_INTERVAL_S = 1e-4    # the timer never re-arms sooner (a sane floor for a malformed RTT estimate)

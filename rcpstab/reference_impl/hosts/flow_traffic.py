@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import zeta
 
-from ..errors import InputError
+from ...errors import InputError
 
 __all__ = ["ArrivalProcess", "SizeDistribution", "parse_arrivals", "parse_sizes"]
 

@@ -1,14 +1,14 @@
 """Figure of a co-simulation: R/C and the queue of the packet and fluid runs overlaid.
 
-Draws a :class:`~rcpstab.reference_impl.cosim.CosimResult` computed elsewhere (data first,
+Draws a :class:`~rcpstab.reference_impl.cosim.packet_vs_fluid.CosimResult` computed elsewhere (data first,
 plotting separate, as in the rest of rcpstab).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..figures import network_caption, new_figure, save, set_title
-from .cosim import CosimResult
+from ...figures import network_caption, new_figure, save, set_title
+from .packet_vs_fluid import CosimResult
 
 
 def cosim_plot(result: CosimResult, axes=None):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from ..errors import InputError
+from ...errors import InputError
 
 HEADER_FORMAT = struct.Struct("!IIHBx")
 HEADER_LEN = HEADER_FORMAT.size

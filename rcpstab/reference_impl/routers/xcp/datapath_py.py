@@ -1,7 +1,7 @@
 """Pure-Python twin of ``csrc/xcp_port.h``: the XCP router's per-packet blocks
 (xcp-katabi.txt App. A), and :class:`PyXcpDatapath`, stand-alone XCP or RCP-AC ports (twin of
-the C ``XcpDatapath``). The shared arrival/departure frame is :mod:`.xcp_frame_py`; RCP-AC's
-own blocks are :mod:`.rcpac_datapath_py`. Floating-point operations are written in the C
+the C ``XcpDatapath``). The shared arrival/departure frame is :mod:`rcpstab.reference_impl.routers.xcp.frame_py`; RCP-AC's
+own blocks are :mod:`rcpstab.reference_impl.routers.rcpac.datapath_py`. Floating-point operations are written in the C
 order so both give bit-identical registers and headers.
 """
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 import operator
 from dataclasses import asdict
 
-from .datapath_py import PortRegisters, check_size, registers_dict, set_registers
-from .rcpac_datapath_py import rcpac_arrive, rcpac_depart
-from .xcp_frame_py import XcpState, set_xcp_registers, window_arrive, window_depart, write_feedback
-from .xcp_header import FEEDBACK_SCALE, feedback_field, read_i32
+from ..rcp.datapath_py import PortRegisters, check_size, registers_dict, set_registers
+from ..rcpac.datapath_py import rcpac_arrive, rcpac_depart
+from .frame_py import XcpState, set_xcp_registers, window_arrive, window_depart, write_feedback
+from ...wire.xcp_header import FEEDBACK_SCALE, feedback_field, read_i32
 
 __all__ = ["PyXcpDatapath", "XcpState", "set_xcp_registers", "xcp_arrive", "xcp_depart"]
 

@@ -11,12 +11,13 @@ import operator
 from collections import deque
 from dataclasses import asdict
 
-from .datapath_py import PortRegisters, receiver_echo, registers_dict, set_registers
-from .header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
-from .port_ops import PORT_OPS
-from .xcp_frame_py import XcpState, set_xcp_registers
-from .xcp_header import FEEDBACK_MAX, XCP_HEADER_LEN, read_i32, xcp_receiver_echo
-from .xcp_header import fill as xcp_fill
+from ..routers.rcp.datapath_py import PortRegisters, receiver_echo, registers_dict, set_registers
+from ..wire.rcp_header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
+from ..hosts.senders import SENDER_RTCP, SENDER_XCP
+from ..routers.port_ops import PORT_OPS
+from ..routers.xcp.frame_py import XcpState, set_xcp_registers
+from ..wire.xcp_header import FEEDBACK_MAX, XCP_HEADER_LEN, read_i32, xcp_receiver_echo
+from ..wire.xcp_header import fill as xcp_fill
 
 NS_PER_MS = 1_000_000
 NS_PER_S = 1_000_000_000
@@ -28,7 +29,6 @@ RTT_FIELD_MAX = 0xFFFE
 NS_PER_US = 1_000
 XCP_RTT_FIELD_MAX = 0xFFFFFFFE
 XCP_UNITS_PER_BYTE = 1000
-SENDER_RTCP, SENDER_XCP = range(2)
 
 EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER, EV_REFRESH = range(7)
 PK_SYN, PK_SYNACK, PK_DATA, PK_ACK, PK_REF, PK_REFACK = range(6)  # REF: ns-2 RCP host's rate-refresh probe

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import InputError
+from ....errors import InputError
 
 MAX_RATE_ESTIMATION_INTERVAL_MS = 10.0
 NS2_RTT_GAIN = 0.02     # ns-2 RCP: fixed per-packet gain of the RTT moving average

@@ -7,7 +7,7 @@ balances (alpha*(eta*C - y) = beta*q/d) by settling R/C 1-3% below eta/N: the se
 equilibrium is that fixed point (q_e = the mean one-RTT-mean queue over the segment's second
 half, R_e = (eta*C - beta*q_e/(alpha*d*C))/N; ``diverged`` if that is <= 0). Segments are judged
 by the shared judgement with the trace's measured noise floor
-(:func:`~rcpstab.reference_impl.packet_verdicts.judge_segment`; its constants come from first
+(:func:`~rcpstab.reference_impl.lens.verdicts.judge_segment`; its constants come from first
 principles, none was fitted to a map).
 
 Next to each packet verdict the map gives the verdict of the fluid model that should match
@@ -28,18 +28,18 @@ import math
 import numpy as np
 from tqdm import tqdm
 
-from ..errors import InputError
-from ..core.checkpoint import Checkpoint, chunk_key
-from ..core.executors import run_chunks
-from ..models import as_model
-from ..phaseplane.sweep import _SEVERITY, phaseplane_region
-from ..phaseplane.verdicts import CONVERGED, DIVERGED, UNDECIDED, VERDICTS
-from ..regions.result import RegionMap
-from .cosim import fluid_run
-from .packet_verdicts import judge_segment
-from .run import PROTOCOLS, PacketRun, run_scenario
-from .scenarios import Scenario, get_scenario
-from .segments import control_interval_s, flow_segments, rtt_average
+from ...errors import InputError
+from ...core.checkpoint import Checkpoint, chunk_key
+from ...core.executors import run_chunks
+from ...models import as_model
+from ...phaseplane.sweep import _SEVERITY, phaseplane_region
+from ...phaseplane.verdicts import CONVERGED, DIVERGED, UNDECIDED, VERDICTS
+from ...regions.result import RegionMap
+from .fluid_twin import fluid_run
+from .verdicts import judge_segment
+from ..simulator.run import PROTOCOLS, PacketRun, run_scenario
+from ..simulator.scenarios import Scenario, get_scenario
+from ..simulator.segments import control_interval_s, flow_segments, rtt_average
 
 DEFAULT_SCENARIO = "fig5.3"
 POINTS_PER_CHUNK = 10      # ~1 s of work per chunk at fig5.3: small enough to checkpoint often
@@ -75,7 +75,7 @@ def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np
         Sample times (s), R/C and the queue (bits), one sample per control interval.
     noisy : bool
         A packet trace (True) or a fluid one (False): see
-        :func:`~rcpstab.reference_impl.packet_verdicts.judge_segment`.
+        :func:`~rcpstab.reference_impl.lens.verdicts.judge_segment`.
     rate_offset : bool
         The standing queue lowers the equilibrium rate (RCP's rate law reads the queue). False for
         XCP, whose router feeds back the smallest queue of the interval, about 0 with a standing
@@ -122,7 +122,7 @@ def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) 
 
     Every (alpha, beta) is one trajectory of one batch: the scenario's C, d0, eta, MTU, its flow
     schedule as N(t), T = the router's interval min(d0, 10 ms), R(0)/C and q(0) = 0 as the
-    router starts (:func:`~rcpstab.reference_impl.cosim.fluid_run`). Each trajectory is sampled
+    router starts (:func:`~rcpstab.reference_impl.lens.fluid_twin.fluid_run`). Each trajectory is sampled
     once per control interval, as the router's trace is, and judged segment by segment like the
     packet trace (:func:`trace_verdict`), by the shared judgement down to its numerical floor: a
     fluid trace has no noise, so a slow growth inside the band is growth, not convergence.

@@ -2,7 +2,7 @@
 
 The simulator (C, or its Python twin) runs uninterrupted until the next control-timer
 expiry; the control path of the port's protocol (:mod:`.protocols`: App. F for RCP,
-:mod:`.xcp_control`, :mod:`.rcpac_control`) then reads and writes the port registers in
+:mod:`rcpstab.reference_impl.routers.xcp.control`, :mod:`rcpstab.reference_impl.routers.rcpac.control`) then reads and writes the port registers in
 Python and the simulator continues. Nothing calls back into Python per packet.
 """
 from __future__ import annotations
@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
-from .protocols import PACKET_PROTOCOLS, get_protocol
+from ...errors import InputError
+from ..protocols import PACKET_PROTOCOLS, get_protocol
 from .scenarios import Scenario, get_scenario
-from .simulator_py import PySimulator
+from .sim_py import PySimulator
 from .topology import IP_HEADER_BYTES, RCP_HEADER_BYTES, RWND_PACKETS, TCP_HEADER_BYTES
 from .topology import Link, dumbbell, flow_table
 
@@ -120,7 +120,7 @@ def build_simulator(topology, flows: list, packet_bytes: int, backend: str, prot
     )
     assert packet_bytes - TCP_HEADER_BYTES > IP_HEADER_BYTES + RCP_HEADER_BYTES
     if backend == "c":
-        from ._datapath import Simulator
+        from .._datapath import Simulator
 
         return Simulator(**args)
     return PySimulator(**args)
@@ -173,7 +173,7 @@ def run_scenario(
     Parameters
     ----------
     scenario : str or Scenario
-        A name from :data:`rcpstab.reference_impl.scenarios.SCENARIOS` or a scenario object.
+        A name from :data:`rcpstab.reference_impl.simulator.scenarios.SCENARIOS` or a scenario object.
     alpha, beta : float
         Router gains: App. F line 8 (RCP, RCP-AC's rate controller) or XCP's efficiency
         controller (alpha > 0, beta >= 0).
@@ -188,7 +188,7 @@ def run_scenario(
         A name of :data:`rcpstab.reference_impl.protocols.PACKET_PROTOCOLS`: router and senders,
         ``"rcp"`` (R-TCP hosts), ``"xcp"`` or ``"rcpac"`` (XCP senders), or a registered plug-in.
     rtt_estimator : {"appf", "ns2"}
-        The RCP control path's RTT average (:mod:`.control`): App. F's or ns-2's (RCP and RCP-AC).
+        The RCP control path's RTT average (:mod:`rcpstab.reference_impl.routers.rcp.control`): App. F's or ns-2's (RCP and RCP-AC).
 
     Returns
     -------

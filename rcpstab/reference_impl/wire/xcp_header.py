@@ -20,8 +20,8 @@ import math
 import struct
 from dataclasses import dataclass
 
-from ..errors import InputError
-from .header import PROTO_TCP
+from ...errors import InputError
+from .rcp_header import PROTO_TCP
 
 XCP_FORMAT = struct.Struct("!IIiiB3x")
 XCP_HEADER_LEN = XCP_FORMAT.size

@@ -1,6 +1,6 @@
 """Control path of the RCP-AC router: once per control interval, in Python.
 
-App. F's rate controller (:class:`~.control.RcpController`) plus RCP-AC's acceleration
+App. F's rate controller (:class:`~rcpstab.reference_impl.routers.rcp.control.RcpController`) plus RCP-AC's acceleration
 controller (rcp-ac.txt lines 110-210). It reads the port's registers (integer:
 ``sim.registers``; real-valued: ``sim.xcp_registers``) and writes the next interval's rate,
 RTT estimate and budget share with the interval's counters cleared. Units: bytes, seconds,
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import InputError
-from .control import RcpController
-from .xcp_control import clear_counters
+from ....errors import InputError
+from ..rcp.control import RcpController
+from ..xcp.control import clear_counters
 
 __all__ = ["RCPAC_GAMMA", "RcpAcController"]
 

@@ -1,7 +1,7 @@
 """Co-simulation: the packet-level run and the fluid model on the same scenario.
 
 The model is ``rcp`` (default), ``xcp`` or ``rcpac``: the packet run uses the matching
-router and senders (:func:`~.run.run_scenario`'s ``protocol``). For ``xcp`` the compared
+router and senders (:func:`~rcpstab.reference_impl.simulator.run.run_scenario`'s ``protocol``). For ``xcp`` the compared
 "R/C" is the aggregate input rate per flow, y/(N*C), on both sides (XCP routers hold no rate).
 
 "Same scenario" means: the fluid model's C is the bottleneck capacity, its d0 the scenario's
@@ -29,11 +29,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..models import get_model
-from ..phaseplane.trajectory import simulate
-from .run import run_scenario
-from .scenarios import Scenario, get_scenario
-from .segments import control_interval_s, flow_segments, rtt_average
+from ..lens.fluid_twin import fluid_run
+from ..simulator.run import run_scenario
+from ..simulator.scenarios import Scenario, get_scenario
+from ..simulator.segments import control_interval_s, flow_segments, rtt_average
 
 TRANSIENT_RTT = 20.0   # after each flow-count change: measured settling (5% band) is <= 15 RTTs at alpha <= 0.8
 SETTLE_BAND = 0.05     # settled: one-RTT mean of R/C within 5% of eta/N (the packet plateau sits up to ~3% low)
@@ -134,11 +133,11 @@ class CosimResult:
                 f"RMS R/C difference {self.rms_R_over_C:.2g})")
 
     def plot(self, axes=None):
-        """Draw the packet/fluid overlay with :func:`~rcpstab.reference_impl.cosim_plot.cosim_plot`.
+        """Draw the packet/fluid overlay with :func:`~rcpstab.reference_impl.cosim.plot.cosim_plot`.
 
         Without ``axes`` the two panels go into a new pyplot figure, so that a notebook shows it.
         """
-        from .cosim_plot import cosim_plot
+        from .plot import cosim_plot
 
         if axes is None:
             import matplotlib.pyplot as plt
@@ -202,29 +201,6 @@ def _fair_share(n_flows: int, eta: float) -> float:
 def _json_number(value):
     """NaN is not JSON: report it as null."""
     return None if isinstance(value, float) and math.isnan(value) else value
-
-
-def fluid_run(scenario: Scenario, alpha: float, beta: float, t_end: float, model: str = "rcp",
-              shift: dict | None = None):
-    """Integrate the fluid ``model`` on ``scenario`` (see the module docstring).
-
-    ``shift`` maps a flow-count change time (s) to the time the fluid N changes instead (the
-    flash crowd's new flows send data one handshake after they start).
-
-    Returns
-    -------
-    Trajectory
-        One trajectory, every integration step recorded.
-    """
-    segments = flow_segments(scenario, t_end)
-    schedule = [((shift or {}).get(seg.start_s, seg.start_s), max(seg.n_flows, 1)) for seg in segments]
-    params = {
-        "alpha": alpha, "beta": beta, "C": scenario.capacity_bps, "d0": scenario.rtt_s,
-        "T": control_interval_s(scenario), "eta": scenario.eta, "N": schedule[0][1],
-        "MTU": scenario.packet_bytes * 8, "buffer": scenario.effective_buffer_bytes * 8.0,
-    }
-    initial = {"gamma0": scenario.initial_R_over_C * scenario.eta, "q0": 0.0}
-    return simulate(get_model(model), params, initial, t_end, n_schedule=schedule[1:], record_every=1)
 
 
 def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int = 0,

@@ -33,8 +33,8 @@ import math
 import numpy as np
 from scipy.stats import norm
 
-from ..core.judgement import BLOCK_WINDOWS, QUEUE_BAND, RATE_BAND, WINDOW_RTT, judge_trace
-from .segments import rtt_average
+from ...core.judgement import BLOCK_WINDOWS, QUEUE_BAND, RATE_BAND, WINDOW_RTT, judge_trace
+from ..simulator.segments import rtt_average
 
 FALSE_ALARM = 0.01     # chance that pure noise leaves the floor somewhere in the last block
 MAX_PERIOD_RTT = 40.0  # longest period searched (the loop's periods are 4-20 RTTs)

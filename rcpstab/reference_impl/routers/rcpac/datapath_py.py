@@ -1,13 +1,13 @@
 """Pure-Python twin of ``csrc/rcpac_port.h``: RCP-AC's per-packet data path, the deficit sum on
 arrival and the Feedback Controller on departure (rcp-ac.txt eqs. 3-4, eq. 4 as derived in
 :mod:`rcpstab.models.rcpac`). Packets carry the XCP header; the arrival/departure frame is
-:mod:`.xcp_frame_py`'s. Floating-point operations are written in the C order.
+:mod:`rcpstab.reference_impl.routers.xcp.frame_py`'s. Floating-point operations are written in the C order.
 """
 from __future__ import annotations
 
-from .datapath_py import PortRegisters
-from .xcp_frame_py import XcpState, window_arrive, window_depart, write_feedback
-from .xcp_header import feedback_field, read_i32
+from ..rcp.datapath_py import PortRegisters
+from ..xcp.frame_py import XcpState, window_arrive, window_depart, write_feedback
+from ...wire.xcp_header import feedback_field, read_i32
 
 __all__ = ["rcpac_arrive", "rcpac_depart"]
 

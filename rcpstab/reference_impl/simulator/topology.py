@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .header import RATE_ALL_ONES
-from .protocols.registry import port_code
+from ..wire.rcp_header import RATE_ALL_ONES
+from ..protocols.registry import port_code
 from .scenarios import Scenario
 
 NS_PER_S = 1_000_000_000

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .control import MAX_RATE_ESTIMATION_INTERVAL_MS
+from ..routers.rcp.control import MAX_RATE_ESTIMATION_INTERVAL_MS
 from .scenarios import Scenario
 
 

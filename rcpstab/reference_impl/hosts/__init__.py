@@ -1,0 +1,1 @@
+"""End hosts: what the senders offer to the network (flow sizes and arrival processes, :mod:`.flow_traffic`)."""

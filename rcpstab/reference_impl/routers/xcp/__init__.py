@@ -1,0 +1,1 @@
+"""The XCP router: its per-packet blocks (:mod:`.datapath_py`, :mod:`.frame_py`) and its control-interval timeout block (:mod:`.control`)."""
