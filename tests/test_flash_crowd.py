@@ -133,6 +133,32 @@ def test_remaining_difference_is_the_rtcp_window(router_runs):
         assert paced.agreement()["recovery_rtt"] < min(windowed.agreement()["recovery_rtt"], AGREEMENT)
 
 
+def test_rtcp_window_damps_the_packet_loop_where_the_fluid_oscillates():
+    """(1.5, 0.6), linearly unstable, on check's slowest corner of the default envelope (10 Mb/s,
+    500 ms, 1 -> 10): the rcp-router fluid model keeps oscillating after the crowd, the packet run
+    settles. Cause, by changing only it: without R-TCP's window the packet run oscillates as the
+    fluid does (its late R/C swing within a factor 2 of the fluid's, over 5x the windowed run's: 9x)."""
+    from unittest import mock
+
+    from rcpstab.reference_impl.simulator import run as run_module
+
+    sc = flash_crowd(10e6, 0.5, 1)
+    windowed = flash_crowd_cosim(sc, 1.5, 0.6, model="rcp-router")
+    with mock.patch.object(run_module, "build_simulator", no_window(run_module)):
+        paced = flash_crowd_cosim(sc, 1.5, 0.6, model="rcp-router")
+
+    def late_swing(t, gamma, r):
+        return float(np.ptp(gamma[t > r.arrival_s + 50 * sc.rtt_s]))
+    fluid = late_swing(windowed.fluid_t, windowed.fluid_R_over_C, windowed)
+    assert math.isnan(windowed.fluid.recovery_rtt) and windowed.fluid.reason
+    assert windowed.packet.recovery_rtt < 50.0
+    assert "damping the fluid senders" in " ".join(windowed.differences())
+    assert math.isnan(paced.packet.recovery_rtt)
+    swing = late_swing(paced.packet_t, paced.packet_R_over_C, paced)
+    assert fluid / 2 < swing < 2 * fluid
+    assert swing > 5 * late_swing(windowed.packet_t, windowed.packet_R_over_C, windowed)
+
+
 def test_without_the_rate_refresh_the_senders_stall_at_the_rate_floor():
     """The old pacing (next packet one interval at the *old* rate after the last, a new rate heard
     only from an ACK), at (0.6, 0.2): the rate falls to App. F's MIN_RATE (one packet per 100 RTTs),

@@ -173,6 +173,11 @@ class FlashCrowdResult:
                     f"{p.trough_R_over_C:.2g} against {f.trough_R_over_C:.2g}. R grows at most e^alpha per RTT, "
                     f"so climbing back alone takes the packet run >= {self.packet_recovery_bound():.3g} RTTs "
                     f"(the rcp-router fluid model has the router's RTT average)."))
+            elif math.isfinite(p.recovery_rtt) and not math.isfinite(f.recovery_rtt):
+                out.append(head + (
+                    "The fluid model keeps oscillating after the crowd and the packet run settles: R-TCP's "
+                    "window (rate x smoothed RTT) lets a sender send less as the queue delays its ACKs, a "
+                    "damping the fluid senders (paced only) lack."))
             elif p.recovery_rtt < f.recovery_rtt:
                 out.append(head + (
                     f"R-TCP's window (rate x smoothed RTT, measured before the queue built) caps what a sender "
