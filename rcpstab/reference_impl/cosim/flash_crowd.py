@@ -173,6 +173,8 @@ class FlashCrowdResult:
                     f"{p.trough_R_over_C:.2g} against {f.trough_R_over_C:.2g}. R grows at most e^alpha per RTT, "
                     f"so climbing back alone takes the packet run >= {self.packet_recovery_bound():.3g} RTTs "
                     f"(the rcp-router fluid model has the router's RTT average)."))
+            elif not (math.isfinite(p.recovery_rtt) or math.isfinite(f.recovery_rtt)):
+                out.append(head + "Neither run recovers: they agree on that.")
             elif math.isfinite(p.recovery_rtt) and not math.isfinite(f.recovery_rtt):
                 out.append(head + (
                     "The fluid model keeps oscillating after the crowd and the packet run settles: R-TCP's "
