@@ -195,6 +195,15 @@ def test_cli_flash_crowd_json_and_figure(tmp_path, capsys):
     assert out.stat().st_size > 10_000
 
 
+def test_cli_flash_crowd_against_the_router_fluid_model(capsys):
+    assert main(["cosim", "--scenario", "flash-crowd", "--model", "rcp-router", "--alpha", "0.6", "--beta", "0.2",
+                 "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["model"] == "rcp-router" and summary["differences"] == []
+    assert summary["relative_difference"]["recovery_rtt"] < AGREEMENT
+    assert summary["relative_difference"]["dropped_bdp"] < AGREEMENT
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "x"])
 def test_cli_bad_buffer_exits_2(value, capsys):
     assert exit_code(["cosim", "--scenario", "flash-crowd", "--alpha", "0.4", "--beta", "0.2", "--buffer", value]) == 2
