@@ -1,16 +1,16 @@
 """Reference implementation of the routers and hosts, and the packet lens (thesis Ch. 6 and App. F).
 
-Layers, each importing only the ones above it:
+Layers, each importing only the ones before it:
 
-``wire``        the congestion headers as bytes (RCP Fig. 6.2, XCP Sec. 3.2);
-``routers``     one subpackage per protocol: the per-packet data path (C, with a Python twin) and
-                the control path (Python), e.g. :class:`~.routers.rcp.control.RcpController`;
-``hosts``       what end hosts offer: flow sizes and arrival processes;
-``protocols``   the plug-ins binding a wire format, a router and a sender kind (a registry);
-``simulator``   the discrete-event packet and flow simulators (C event loops ``csrc/sim.c`` and
-                ``csrc/flows.c``, Python twins), scenarios and topologies;
-``lens``        verdicts on packet traces, the fluid twin of a scenario, the packet-level stable region;
-``cosim``       the packet run beside the fluid model on the same scenario, compared.
+- ``wire``: the congestion headers as bytes (RCP Fig. 6.2, XCP Sec. 3.2);
+- ``routers``: one subpackage per protocol, the per-packet data path (C, with a Python twin) and
+  the control path (Python), e.g. :class:`~.routers.rcp.control.RcpController`;
+- ``hosts``: the sender kinds, and what end hosts offer (flow sizes and arrival processes);
+- ``protocols``: the plug-ins binding a wire format, a router and a sender kind (a registry);
+- ``simulator``: the discrete-event packet and flow simulators (C event loops ``csrc/sim.c`` and
+  ``csrc/flows.c``, Python twins), scenarios and topologies;
+- ``lens``: verdicts on packet traces, the fluid twin of a scenario, the packet-level stable region;
+- ``cosim``: the packet run beside the fluid model on the same scenario, compared.
 
 Public API::
 

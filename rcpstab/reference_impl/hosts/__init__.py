@@ -1,1 +1,4 @@
-"""End hosts: what the senders offer to the network (flow sizes and arrival processes, :mod:`.flow_traffic`)."""
+"""End hosts: the senders' kinds and what the senders offer to the network.
+
+:mod:`.senders` names the sender kinds; :mod:`.flow_traffic` gives flow sizes and arrival processes.
+"""

@@ -1,1 +1,5 @@
-"""The RCP router: App. F lines 18-23 per packet (:mod:`.datapath_py`) and lines 1-17 per interval (:mod:`.control`)."""
+"""The RCP router: App. F lines 18-23 per packet and lines 1-17 once per interval.
+
+:mod:`.datapath_py` is the per-packet data path (twin of ``csrc/rcp_port.h``), :mod:`.control` the
+control path.
+"""

@@ -1,1 +1,5 @@
-"""The RCP-AC router: App. F's rate controller plus the acceleration controller (:mod:`.control`), and its per-packet deficit sum (:mod:`.datapath_py`)."""
+"""The RCP-AC router: App. F's rate controller plus the acceleration controller (rcp-ac.txt).
+
+:mod:`.control` is the control path, :mod:`.datapath_py` the per-packet deficit sum (twin of
+``csrc/rcpac_port.h``).
+"""
