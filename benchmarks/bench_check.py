@@ -5,6 +5,7 @@ each ``rcpstab/check/examples/*.toml`` on its default envelope, suggestion searc
 runs it), one JSON line per example: file, exit code (and with ``--criterion nonlinear``), failing
 findings, the flash crowd's recovery (RTTs), peak queue and drops (C*d0, with the envelope's
 buffer), suggestion (or why there is none), wall time; then the total and the slowest wall time.
+With ``--packet`` also the packet flash crowd: passed, packet recovery and the rcp-router fluid's (RTTs).
 """
 from __future__ import annotations
 
@@ -36,8 +37,12 @@ def main() -> None:
         nonlinear = subprocess.run(command + ["--criterion", "nonlinear", "--no-suggest"],
                                    capture_output=True, text=True).returncode
         crowd = next(f for f in report["findings"] if f["name"] == "flash_crowd")
+        packet = next((f for f in report["findings"] if f["name"] == "packet_flash_crowd"), None)
         walls.append(wall)
-        print(json.dumps({
+        extra = {} if packet is None else {"packet_flash_crowd": {
+            "passed": packet["passed"], "packet_rtt": packet["details"].get("packet", {}).get("recovery_rtt"),
+            "fluid_rcp_router_rtt": packet["details"].get("fluid", {}).get("recovery_rtt")}}
+        print(json.dumps({**extra,
             "file": path.name, "exit": done.returncode, "exit_nonlinear": nonlinear, "wall_s": round(wall, 2),
             "failing": {f["name"]: f["figure"] for f in report["findings"] if f["gating"] and not f["passed"]},
             "flash_crowd_rtt": crowd["figure"], "flash_crowd": crowd["explanation"].split(" Threshold:")[0],

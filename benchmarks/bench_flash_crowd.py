@@ -2,14 +2,18 @@
 
 For each network and gains: both runs' peak queue, drops and recovery (C*d0, RTTs), and the
 measurements that explain a difference (the rate's trough, the rate law's d during the overload,
-the senders' stall). Then the same packet runs with a counterfactual router whose RTT estimate is
-the fluid model's d = d0 + q/C (instead of App. F's average of the RTTs in the headers): if the
-router's RTT estimate is what makes the packet rate fall deeper, its trough must then match the
-fluid's. One JSON line per run, ``router`` = ``appF`` or ``oracle_rtt``.
+the senders' stall). ``--model rcp-router`` (default) compares with the fluid model that has the
+packet router's timing and RTT average; ``--model rcp`` with eqs. 5.1-5.4. Counterfactual packet
+runs, each changing one thing: ``oracle_rtt``, a router whose RTT estimate is eqs. 5.1-5.4's
+d = d0 + q/C (instead of App. F's average of the RTTs in the headers); ``no_window``, R-TCP senders
+without the window rule (paced only, as the fluid senders are); ``old_pacing``, senders without
+the rate refresh (a new rate applied one old-rate interval late, no probes: they stall at
+MIN_RATE). One JSON line per run, ``router`` = ``appF`` or the counterfactual's name.
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 from unittest import mock
@@ -33,9 +37,9 @@ class OracleRttController(RcpController):
         return super().update(input_bytes, 0, 0, queue_bytes, tr)
 
 
-def oracle_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu):
+def oracle_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options):
     """:func:`~rcpstab.reference_impl.simulator.run.make_controller` with :class:`OracleRttController` for RCP."""
-    c = ORIGINAL(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu)
+    c = ORIGINAL(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options)
     oracle = OracleRttController(link_rate=c.link_rate, alpha=c.alpha, beta=c.beta, eta=c.eta, rate=c.rate,
                                  avg_rtt=c.avg_rtt, mtu=c.mtu)
     oracle.base_rtt_ms = avg_rtt_s * 1000.0
@@ -43,6 +47,17 @@ def oracle_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu):
 
 
 ORIGINAL = run_module.make_controller
+ORIGINAL_BUILD = run_module.build_simulator
+
+
+def windowless_simulator(topology, flows, packet_bytes, backend, protocol, rwnd_pkts=run_module.RWND_PACKETS):
+    """The C simulator with R-TCP's window rule off: window_denominator = 1 (rate x RTT / 1 byte)."""
+    from rcpstab.reference_impl._datapath import Simulator
+
+    sim = ORIGINAL_BUILD(topology, flows, packet_bytes, "python", protocol, rwnd_pkts)
+    return Simulator(links=[link.as_sim_tuple() for link in topology.links], paths=list(topology.paths), flows=flows,
+                     data_size=packet_bytes, ctrl_size=sim.ctrl_size, window_denominator=1, rwnd_pkts=1 << 20,
+                     sender=sim.sender)
 
 
 def row(result, router: str) -> dict:
@@ -63,13 +78,23 @@ def row(result, router: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--buffer", type=float, default=1.0, help="buffer, C*d0 (default 1)")
+    parser.add_argument("--model", default="rcp-router", help="fluid model: rcp-router (default) or rcp")
     args = parser.parse_args()
+    from rcpstab.reference_impl import _datapath
+
+    counterfactuals = {
+        "oracle_rtt": (run_module, "make_controller", oracle_controller),
+        "no_window": (run_module, "build_simulator", windowless_simulator),
+        "old_pacing": (_datapath, "Simulator", functools.partial(_datapath.Simulator, rate_refresh=False)),
+    }
     for net in NETWORKS:
         for gains in GAINS:
             scenario = flash_crowd(*net, buffer_bdp=args.buffer)
-            print(json.dumps(row(flash_crowd_cosim(scenario, *gains), "appF")), flush=True)
-            with mock.patch.object(run_module, "make_controller", oracle_controller):
-                print(json.dumps(row(flash_crowd_cosim(scenario, *gains), "oracle_rtt")), flush=True)
+            print(json.dumps(row(flash_crowd_cosim(scenario, *gains, model=args.model), "appF")), flush=True)
+            for name, (module, attribute, replacement) in counterfactuals.items():
+                with mock.patch.object(module, attribute, replacement):
+                    result = flash_crowd_cosim(scenario, *gains, model=args.model)
+                print(json.dumps(row(result, name)), flush=True)
 
 
 if __name__ == "__main__":

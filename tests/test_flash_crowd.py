@@ -60,17 +60,127 @@ def test_recovery_disagreement_is_the_routers_rtt_estimate(runs):
         assert any(text.startswith("recovery:") for text in r.differences())
 
 
-def test_larger_alpha_stalls_the_packet_senders_at_the_rate_floor():
-    """(0.6, 0.2): the packet rate falls to App. F's MIN_RATE (R/C ~ 2e-5 here), where R-TCP paces one
-    packet per 100 RTTs; the senders stall, the router raises R to C, they return together and the
-    buffer overflows again. The fluid model (rate followed with a pure delay) recovers in ~14 RTTs."""
-    r = flash_crowd_cosim(flash_crowd(*NETWORKS[0]), 0.6, 0.2)
-    floor = 0.01 * r.scenario.packet_bytes * 8 / r.scenario.rtt_s / r.scenario.capacity_bps
-    assert r.packet.trough_R_over_C < 1.5 * floor
-    assert r.packet.stall_rtt > 10.0 and r.fluid.stall_rtt == 0.0
-    assert r.packet.dropped_bdp > 2 * r.fluid.dropped_bdp
-    assert math.isnan(r.packet.recovery_rtt) and 10.0 < r.fluid.recovery_rtt < 20.0
-    assert any(text.startswith("stall:") for text in r.differences())
+ALL_GAINS = GAINS + [(0.6, 0.2)]                   # and the box corner with the larger alpha
+
+
+def no_window(module):
+    """``build_simulator`` with R-TCP's window rule switched off: the senders are paced only, as
+    the fluid model's are (window_denominator = 1 makes rate x RTT / 1 byte far above any need)."""
+    original = module.build_simulator
+
+    def build(topology, flows, packet_bytes, backend, protocol, rwnd_pkts=module.RWND_PACKETS):
+        sim = original(topology, flows, packet_bytes, "python", protocol, rwnd_pkts)
+        from rcpstab.reference_impl._datapath import Simulator
+        return Simulator(links=[link.as_sim_tuple() for link in topology.links], paths=list(topology.paths),
+                         flows=flows, data_size=packet_bytes, ctrl_size=sim.ctrl_size, window_denominator=1,
+                         rwnd_pkts=1 << 20, sender=sim.sender)
+    return build
+
+
+ROUTER_NETWORKS = NETWORKS + [(100e6, 0.015, 1)]   # and check's slowest corner (10 Gb/s, 15 ms, 1 -> 10, at 100 Mb/s)
+
+
+@pytest.fixture(scope="module")
+def router_runs():
+    return {(net, gains): flash_crowd_cosim(flash_crowd(*net), *gains, model="rcp-router")
+            for net in ROUTER_NETWORKS for gains in ALL_GAINS}
+
+
+def test_packet_and_router_fluid_agree_within_30_percent_on_three_networks(router_runs):
+    """Issue 11's acceptance, against the fluid model with the packet router's timing and RTT
+    average (rcp-router), same buffer: the dropped volume within 30% everywhere; the recovery (the
+    one judgement) within 30% for at least two gains on every network, the box corner (0.6, 0.2)
+    included; where it is not, the packet run recovers *faster* and the difference names R-TCP's
+    window (measured by switching the window off, next test). Peak queue at the buffer in both."""
+    for net in ROUTER_NETWORKS:
+        within = 0
+        for gains in ALL_GAINS:
+            r = router_runs[(net, gains)]
+            rel = r.agreement()
+            assert rel["dropped_bdp"] < AGREEMENT, (net, gains, rel)
+            assert r.fluid.peak_queue_bdp == 1.0 and 0.95 < r.packet.peak_queue_bdp <= 1.0
+            assert r.packet.reason is None and r.fluid.reason is None
+            # no sender stall beyond the fluid's own (the rate floor is the rate law's, not the senders')
+            assert r.packet.stall_rtt <= r.fluid.stall_rtt + 1.0, (net, gains)
+            assert not any(text.startswith("stall:") for text in r.differences())
+            if rel["recovery_rtt"] < AGREEMENT:
+                within += 1
+            else:
+                assert r.packet.recovery_rtt < r.fluid.recovery_rtt
+                assert "R-TCP's window" in " ".join(r.differences())
+        assert within >= 2, net
+        assert router_runs[(net, (0.6, 0.2))].agreement()["recovery_rtt"] < AGREEMENT
+
+
+def test_remaining_difference_is_the_rtcp_window(router_runs):
+    """What is left (packet recovery up to a third faster, 15-17% fewer drops): R-TCP's window caps
+    what a sender has in flight while the full queue delays its ACKs, so the packet overload is
+    shorter. Switching only the window off (senders paced only, as in the fluid model) brings the
+    packet drops within 5% of the fluid's and its overload at least as long as the fluid's."""
+    from unittest import mock
+
+    from rcpstab.reference_impl.simulator import run as run_module
+
+    for net in NETWORKS:
+        with mock.patch.object(run_module, "build_simulator", no_window(run_module)):
+            paced = flash_crowd_cosim(flash_crowd(*net), 0.4, 0.2, model="rcp-router")
+        windowed = router_runs[(net, (0.4, 0.2))]
+        f = windowed.fluid
+        assert windowed.packet.overload_rtt < f.overload_rtt       # one control interval (0.2 RTT) or more shorter
+        assert windowed.packet.dropped_bdp < 0.9 * f.dropped_bdp
+        assert paced.packet.overload_rtt >= f.overload_rtt
+        assert paced.agreement()["dropped_bdp"] < 0.05
+        assert paced.agreement()["recovery_rtt"] < min(windowed.agreement()["recovery_rtt"], AGREEMENT)
+
+
+def test_rtcp_window_damps_the_packet_loop_where_the_fluid_oscillates():
+    """(1.5, 0.6), linearly unstable, on check's slowest corner of the default envelope (10 Mb/s,
+    500 ms, 1 -> 10): the rcp-router fluid model keeps oscillating after the crowd, the packet run
+    settles. Cause, by changing only it: without R-TCP's window the packet run oscillates as the
+    fluid does (its late R/C swing within a factor 2 of the fluid's, over 5x the windowed run's: 9x)."""
+    from unittest import mock
+
+    from rcpstab.reference_impl.simulator import run as run_module
+
+    sc = flash_crowd(10e6, 0.5, 1)
+    windowed = flash_crowd_cosim(sc, 1.5, 0.6, model="rcp-router")
+    with mock.patch.object(run_module, "build_simulator", no_window(run_module)):
+        paced = flash_crowd_cosim(sc, 1.5, 0.6, model="rcp-router")
+
+    def late_swing(t, gamma, r):
+        return float(np.ptp(gamma[t > r.arrival_s + 50 * sc.rtt_s]))
+    fluid = late_swing(windowed.fluid_t, windowed.fluid_R_over_C, windowed)
+    assert math.isnan(windowed.fluid.recovery_rtt) and windowed.fluid.reason
+    assert windowed.packet.recovery_rtt < 50.0
+    assert "damping the fluid senders" in " ".join(windowed.differences())
+    assert math.isnan(paced.packet.recovery_rtt)
+    swing = late_swing(paced.packet_t, paced.packet_R_over_C, paced)
+    assert fluid / 2 < swing < 2 * fluid
+    assert swing > 5 * late_swing(windowed.packet_t, windowed.packet_R_over_C, windowed)
+
+
+def test_without_the_rate_refresh_the_senders_stall_at_the_rate_floor():
+    """The old pacing (next packet one interval at the *old* rate after the last, a new rate heard
+    only from an ACK), at (0.6, 0.2): the rate falls to App. F's MIN_RATE (one packet per 100 RTTs),
+    the senders stall, the router raises R towards C, they return together and the buffer overflows
+    again; no recovery. With ns-2's re-pacing and refresh probes the same run recovers as fast as
+    the rcp-router fluid model."""
+    import functools
+    from unittest import mock
+
+    from rcpstab.reference_impl import _datapath
+
+    sc = flash_crowd(*NETWORKS[0])
+    with mock.patch.object(_datapath, "Simulator", functools.partial(_datapath.Simulator, rate_refresh=False)):
+        old = flash_crowd_cosim(sc, 0.6, 0.2, model="rcp-router")
+    new = flash_crowd_cosim(sc, 0.6, 0.2, model="rcp-router")
+    floor = 0.01 * sc.packet_bytes * 8 / sc.rtt_s / sc.capacity_bps
+    assert old.packet.trough_R_over_C < 1.5 * floor and new.packet.trough_R_over_C < 1.5 * floor
+    assert old.packet.stall_rtt > 10.0 and old.packet.dropped_bdp > 2 * old.fluid.dropped_bdp
+    assert math.isnan(old.packet.recovery_rtt)
+    assert any(text.startswith("stall:") for text in old.differences())
+    assert new.packet.stall_rtt < old.packet.stall_rtt / 2
+    assert new.agreement()["recovery_rtt"] < AGREEMENT
 
 
 def test_cli_flash_crowd_json_and_figure(tmp_path, capsys):
@@ -83,6 +193,15 @@ def test_cli_flash_crowd_json_and_figure(tmp_path, capsys):
         assert summary[side]["peak_queue_bdp"] <= 1.0
     assert set(summary["conservation"]) == {"sent", "delivered", "dropped", "in_flight"}
     assert out.stat().st_size > 10_000
+
+
+def test_cli_flash_crowd_against_the_router_fluid_model(capsys):
+    assert main(["cosim", "--scenario", "flash-crowd", "--model", "rcp-router", "--alpha", "0.6", "--beta", "0.2",
+                 "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["model"] == "rcp-router" and summary["differences"] == []
+    assert summary["relative_difference"]["recovery_rtt"] < AGREEMENT
+    assert summary["relative_difference"]["dropped_bdp"] < AGREEMENT
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "x"])

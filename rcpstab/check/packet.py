@@ -23,7 +23,9 @@ losses of the oscillation bounding it.
 The flash crowd is confirmed the same way (:func:`packet_flash_crowd_finding`): on the corner
 whose fluid recovery is slowest among those with :data:`MIN_PACKETS_PER_FLOW` packets per flow
 *after* the crowd (10 N flows), the same capacity cap and floor, and the envelope's buffer in
-both runs (:func:`~rcpstab.reference_impl.cosim.flash_crowd.flash_crowd_cosim`). Capping C is not
+both runs (:func:`~rcpstab.reference_impl.cosim.flash_crowd.flash_crowd_cosim`, against the
+``rcp-router`` fluid model: the router's timing and RTT average, the fluid model the packet run
+should match; the finding's differences name the measured cause of any gap). Capping C is not
 neutral here: the rate floor MIN_RATE = 0.01 MTU/d is absolute, so at a lower C the rate law
 has less room to fall and the climb back is shorter; the finding says when C was capped.
 """
@@ -119,7 +121,8 @@ def packet_flash_crowd_finding(results: list[NetworkResult], alpha: float, beta:
     n, d0 = int(round(net["N"])), net["d0"]
     floor_bps = SIM_PACKETS_PER_FLOW * CROWD_FACTOR * n * PACKET_BYTES * 8 / d0
     capacity = max(min(net["C"], MAX_CAPACITY_BPS), floor_bps)
-    result = flash_crowd_cosim(flash_crowd(capacity, d0, n, buffer_bdp=buffer_bdp, eta=net["eta"]), alpha, beta)
+    result = flash_crowd_cosim(flash_crowd(capacity, d0, n, buffer_bdp=buffer_bdp, eta=net["eta"]), alpha, beta,
+                               model="rcp-router")  # the fluid model with the packet router's timing
     f, p = result.fluid, result.packet
     passed = math.isfinite(p.recovery_rtt) and p.recovery_rtt <= limit_rtt and p.peak_queue_bdp <= buffer_bdp
     where = (f"C = {net['C'] / 1e6:.4g} Mb/s, d0 = {d0 * 1000:.4g} ms, N = {n} -> {CROWD_FACTOR * n}"

@@ -20,7 +20,9 @@ bytes, bytes) on a common grid, --json prints the agreement summary::
 Scenario flash-crowd: N long-lived flows at equilibrium, then 9 N more at once, with a drop-tail
 buffer of --buffer bandwidth-delay products (default 1) in the packet run and the same buffer in
 the fluid model (queue held in [0, B], overflow dropped). Default network 100 Mb/s, 50 ms, N = 2
-(--C, --rtt, --N change it). --json prints, for each of "fluid" and "packet", peak_queue_bdp,
+(--C, --rtt, --N change it). --model rcp-router compares the RCP packet run with the fluid model
+that has the router's timing and RTT average (the one it should match; --model rcp: eqs. 5.1-5.4,
+whose d = d0 + q/C the router's average does not follow). --json prints, for each of "fluid" and "packet", peak_queue_bdp,
 dropped_bdp (C*d0, after the crowd), recovery_rtt (RTTs from the crowd's first data at the router
 until R/C and the queue re-enter the convergence band and stay; null with a reason when not
 measured), the band used and the measurements that explain a difference (trough_R_over_C,

@@ -26,8 +26,11 @@ The band of each side:
   datagrams per interval, an absolute quantum, so it is expressed relative to the new
   equilibrium R_e. The queue's floor is :func:`~rcpstab.reference_impl.lens.verdicts.occupancy_floor` per flow (paced
   flows' packets coincide at random phases: the jitter grows with the flows), times the flows
-  after the crowd. Both widened bands are capped as :func:`~rcpstab.reference_impl.lens.verdicts.judge_segment` caps
-  the rate's (one datagram per RTT at the new equilibrium rate).
+  after the crowd. Both widened bands are capped: the rate's as
+  :func:`~rcpstab.reference_impl.lens.verdicts.judge_segment` caps it (one datagram per RTT at the
+  new equilibrium rate), the queue's at one packet per flow (at most every flow's packet at once).
+  With one flow before the crowd the queue's per-flow jitter cannot be measured (a paced flow
+  never queues behind itself), and its band is the cap.
 """
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ from ..lens.verdicts import NOISE_K, occupancy_floor
 from ..simulator.run import run_scenario
 from ..simulator.scenarios import Scenario, crowd_time_s, get_scenario
 from ..simulator.segments import control_interval_s, rtt_average
+from .packet_vs_fluid import PACKET_PROTOCOL
 
 OVERLOAD = 1.05          # input above 5% over C: overloaded (the packet count's noise is a few %)
 STALL = 0.05             # input below 5% of C: the senders are not sending
@@ -123,6 +127,8 @@ class FlashCrowdResult:
     conservation : dict
         The packet run's counters: sent, delivered, dropped, in_flight (sent = delivered +
         dropped + in_flight).
+    model : str
+        The fluid model (``rcp``: eqs. 5.1-5.4; ``rcp-router``: App. F's timing and RTT average).
     """
 
     scenario: Scenario
@@ -142,6 +148,7 @@ class FlashCrowdResult:
     fluid: CrowdResponse
     conservation: dict = field(default_factory=dict)
     wall_time_s: float = 0.0
+    model: str = "rcp"
 
     def agreement(self) -> dict:
         """Relative differences ``abs(packet - fluid) / fluid`` of recovery and drops (None where not measured)."""
@@ -155,31 +162,49 @@ class FlashCrowdResult:
         out = []
         f, p, rel = self.fluid, self.packet, self.agreement()
         if rel["recovery_rtt"] is None or rel["recovery_rtt"] > AGREEMENT:
-            lower = self.packet_recovery_bound()
+            head = f"recovery: fluid {_num(f.recovery_rtt)}, packet {_num(p.recovery_rtt)}" + (
+                f" ({p.reason})" if p.reason else "") + ". "
+            if self.model == "rcp":
+                out.append(head + (
+                    f"During the overload the packet router's RTT estimate stays at {p.overload_d_over_d0:.3g} d0 "
+                    f"(it averages the RTTs the senders write in their headers, measured before the queue built) "
+                    f"where eqs. 5.1-5.4's d = d0 + q/C is {f.overload_d_over_d0:.3g} d0, so each update cuts R "
+                    f"about {f.overload_d_over_d0 / p.overload_d_over_d0:.2g}x harder: the rate bottoms at R/C = "
+                    f"{p.trough_R_over_C:.2g} against {f.trough_R_over_C:.2g}. R grows at most e^alpha per RTT, "
+                    f"so climbing back alone takes the packet run >= {self.packet_recovery_bound():.3g} RTTs "
+                    f"(the rcp-router fluid model has the router's RTT average)."))
+            elif not (math.isfinite(p.recovery_rtt) or math.isfinite(f.recovery_rtt)):
+                out.append(head + "Neither run recovers: they agree on that.")
+            elif math.isfinite(p.recovery_rtt) and not math.isfinite(f.recovery_rtt):
+                out.append(head + (
+                    "The fluid model keeps oscillating after the crowd and the packet run settles: R-TCP's "
+                    "window (rate x smoothed RTT) lets a sender send less as the queue delays its ACKs, a "
+                    "damping the fluid senders (paced only) lack."))
+            elif p.recovery_rtt < f.recovery_rtt:
+                out.append(head + (
+                    f"R-TCP's window (rate x smoothed RTT, measured before the queue built) caps what a sender "
+                    f"has in flight while the full queue delays its ACKs; the fluid senders are paced only. "
+                    f"The packet overload is {p.overload_rtt:.2g} RTTs at {p.overload_input:.3g} C against "
+                    f"{f.overload_rtt:.2g} RTTs at {f.overload_input:.3g} C, so the rate falls to R/C = "
+                    f"{p.trough_R_over_C:.2g} against {f.trough_R_over_C:.2g} and climbs back sooner."))
+            else:
+                sc = self.scenario
+                n_after = sc.n_flows(self.crowd_s)
+                out.append(head + (
+                    f"The paced packet flows keep a standing queue the fluid has not, {p.queue_eq_bdp:.2g} C*d0 "
+                    f"({p.queue_eq_bdp * sc.bdp_bytes / sc.packet_bytes:.2g} packets) on average after the crowd; "
+                    f"the rate law turns it into an equilibrium R_e = {p.gamma_eq * n_after / sc.eta:.3g} eta C/N "
+                    f"(beta = {self.beta:g}), and the collisions of the flows' packets move the rate about it: "
+                    f"its last exit from the {100 * p.rate_band:.2g}% band comes later."))
+        if p.stall_rtt > f.stall_rtt + 1.0:
             out.append(
-                f"recovery: fluid {_num(f.recovery_rtt)}, packet {_num(p.recovery_rtt)}"
-                + (f" ({p.reason})" if p.reason else "") + ". During the overload the packet router's RTT "
-                f"estimate stays at {p.overload_d_over_d0:.3g} d0 (it averages the RTTs the senders write in "
-                f"their headers, measured before the queue built) where the fluid's d = d0 + q/C is "
-                f"{f.overload_d_over_d0:.3g} d0, so each update cuts R about "
-                f"{f.overload_d_over_d0 / p.overload_d_over_d0:.2g}x "
-                f"harder: the rate bottoms at R/C = {p.trough_R_over_C:.2g} against {f.trough_R_over_C:.2g}. "
-                f"R grows at most e^alpha per RTT, so climbing back to equilibrium alone takes the packet "
-                f"run >= {lower:.3g} RTTs.")
-            if p.stall_rtt > 1.0:
-                out.append(
-                    f"stall: after the overload the packet senders send under {STALL:g} C for {p.stall_rtt:.3g} "
-                    f"RTTs: an R-TCP sender paces its next packet from the rate it last heard (App. F's "
-                    f"MIN_RATE = 0.01 MTU/d is one packet per 100 RTTs) and hears a new rate only with an ACK; "
-                    f"the router sees no input and raises R towards C, and the flows return together "
-                    f"(drops after the first overload: {p.dropped_bdp:.3g} C*d0 in all). The fluid senders "
-                    f"follow R with a pure delay: no stall ({f.stall_rtt:.3g} RTTs).")
+                f"stall: after the overload the packet input stays under {STALL:g} C for {p.stall_rtt:.3g} RTTs "
+                f"against the fluid's {f.stall_rtt:.3g}: at App. F's MIN_RATE = 0.01 MTU/d a sender sends one "
+                f"packet per 100 RTTs and hears a higher rate only from an ACK or a rate-refresh probe.")
         if rel["dropped_bdp"] is None or rel["dropped_bdp"] > AGREEMENT:
             out.append(f"drops: fluid {f.dropped_bdp:.3g} C*d0, packet {p.dropped_bdp:.3g} C*d0; first overload "
                        f"{f.overload_rtt:.2g} RTTs at {f.overload_input:.3g} C (fluid) against "
-                       f"{p.overload_rtt:.2g} RTTs at {p.overload_input:.3g} C (packet)"
-                       + (", and the stalled senders' return overloads the buffer again" if p.stall_rtt > 1.0 else "")
-                       + ".")
+                       f"{p.overload_rtt:.2g} RTTs at {p.overload_input:.3g} C (packet).")
         return out
 
     def packet_recovery_bound(self) -> float:
@@ -195,7 +220,7 @@ class FlashCrowdResult:
         sc = self.scenario
         n = sc.n_flows(0.0)
         return {
-            "scenario": sc.name, "alpha": self.alpha, "beta": self.beta,
+            "scenario": sc.name, "model": self.model, "alpha": self.alpha, "beta": self.beta,
             "network": {"C_bps": sc.capacity_bps, "d0_s": sc.rtt_s, "N_before": n,
                         "N_after": sc.n_flows(self.crowd_s), "buffer_bdp": sc.effective_buffer_bytes / sc.bdp_bytes,
                         "eta": sc.eta},
@@ -253,7 +278,9 @@ def _fluid_response(run, scenario: Scenario, arrival_s: float) -> CrowdResponse:
     before = dropped[np.searchsorted(t, arrival_s) - 1] if np.any(~after) else 0.0
     lag = int(round(scenario.rtt_s / run.dt))
     inflow = n_after * np.concatenate([np.full(lag, gamma[0]), gamma[:-lag]])  # N*R(t - d0)/C
-    episodes = input_episodes(t[after] / scenario.rtt_s, inflow[after], 1.0 + queue[after])
+    # the rate law's RTT: the router's average D where the model has one (rcp-router), else d0 + q/C
+    d_over_d0 = run.states["D"][:, 0] / scenario.rtt_s if "D" in run.states else 1.0 + queue
+    episodes = input_episodes(t[after] / scenario.rtt_s, inflow[after], d_over_d0[after])
     return CrowdResponse(float(queue[after].max()), float(dropped[-1] - before), recovery, reason,
                          gamma_eq, 0.0, RATE_BAND, QUEUE_BAND, float(gamma[after].min()), *episodes)
 
@@ -269,6 +296,10 @@ def _packet_response(packet, scenario: Scenario, alpha: float, beta: float, crow
     quiet = (t >= crowd_s - NOISE_WINDOW_RTT * scenario.rtt_s) & (t < crowd_s)
     rate_noise = float(np.std(rtt_average(gamma[quiet], per_rtt)[per_rtt:])) if quiet.sum() > 2 * per_rtt else 0.0
     queue_noise = occupancy_floor(queue[quiet], per_rtt) / n_before * n_after if quiet.sum() > 2 * per_rtt else 0.0
+    if n_before == 1:
+        # One paced flow never queues behind itself: the per-flow collision jitter cannot be measured
+        # before the crowd (it reads 0), so the queue band takes its cap, one packet per flow.
+        queue_noise = math.inf
     # the packet-level equilibrium after the crowd: the rate law's fixed point with the standing queue
     after = t >= arrival_s
     late = after & (t >= 0.5 * (arrival_s + t[-1]))
@@ -308,7 +339,10 @@ def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, se
     seed : int
         Seed of the packet run.
     model : str
-        ``rcp`` (R-TCP senders) is the one whose senders match the fluid model's (rate from the router).
+        The fluid model; the packet run is its protocol's (``rcp-router``: the RCP router). ``rcp``
+        is eqs. 5.1-5.4; ``rcp-router`` is the one with the packet router's timing (the rate law
+        reads the input over the last interval T, updates every T, uses App. F's RTT average of
+        the header RTTs): the fluid model the packet run should match.
 
     Returns
     -------
@@ -318,12 +352,12 @@ def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, se
     wall = time.perf_counter()
     crowd_s = crowd_time_s(scenario)
     arrival_s = crowd_s + arrival_delay_s(scenario)
-    packet = run_scenario(scenario, alpha, beta, seed=seed, protocol=model)
+    packet = run_scenario(scenario, alpha, beta, seed=seed, protocol=PACKET_PROTOCOL.get(model, model))
     fluid = fluid_run(scenario, alpha, beta, scenario.t_end_s, model, shift={crowd_s: arrival_s})
     bdp_bits = scenario.capacity_bps * scenario.rtt_s
     counters = packet.counters
     return FlashCrowdResult(
-        scenario=scenario, alpha=alpha, beta=beta, crowd_s=crowd_s, arrival_s=arrival_s,
+        scenario=scenario, alpha=alpha, beta=beta, crowd_s=crowd_s, arrival_s=arrival_s, model=model,
         packet_t=packet.t, packet_R_over_C=packet.R_over_C, packet_queue_bdp=packet.queue_bytes * 8.0 / bdp_bits,
         packet_dropped_bdp=packet.dropped_packets * scenario.packet_bytes * 8.0 / bdp_bits,
         fluid_t=fluid.t, fluid_R_over_C=fluid.gamma[:, 0], fluid_queue_bdp=fluid.queue[:, 0] / bdp_bits,

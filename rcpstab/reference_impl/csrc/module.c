@@ -674,11 +674,12 @@ static int parse_flows(sim_t *s, PyObject *flows)
 static int Simulator_init(SimulatorObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"links", "paths", "flows", "data_size", "ctrl_size", "window_denominator", "rwnd_pkts",
-                             "sender", NULL};
+                             "sender", "rate_refresh", NULL};
     PyObject *links, *paths, *flows, *data_obj, *ctrl_obj, *denominator_obj;
     sim_params prm;
     long long rwnd, data_size, ctrl_size, denominator;
     prm.sender = SENDER_RTCP;
+    prm.rate_refresh = 1;
     if (self->running) {
         PyErr_SetString(PyExc_RuntimeError, "Simulator: cannot re-initialise while run_until runs in another thread");
         return -1;
@@ -687,8 +688,8 @@ static int Simulator_init(SimulatorObject *self, PyObject *args, PyObject *kwds)
         sim_free(&self->sim);
     self->ready = 0;
     memset(&self->sim, 0, sizeof self->sim);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOL|i", kwlist, &links, &paths, &flows, &data_obj, &ctrl_obj,
-                                     &denominator_obj, &rwnd, &prm.sender))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOL|ip", kwlist, &links, &paths, &flows, &data_obj, &ctrl_obj,
+                                     &denominator_obj, &rwnd, &prm.sender, &prm.rate_refresh))
         return -1;
     if (int_in_range(data_obj, "data_size", 0, 1LL << 24, &data_size) < 0 ||
         int_in_range(ctrl_obj, "ctrl_size", 0, 1LL << 24, &ctrl_size) < 0 ||

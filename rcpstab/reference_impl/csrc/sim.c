@@ -182,7 +182,7 @@ static void link_arrive(sim_t *s, int32_t li, int32_t pi)
 static int32_t path_link(const sim_t *s, const sim_packet *p)
 {
     const sim_flow *f = &s->flows[p->flow];
-    int32_t path = (p->kind == PK_SYN || p->kind == PK_DATA) ? f->fwd_path : f->rev_path;
+    int32_t path = (p->kind == PK_SYN || p->kind == PK_DATA || p->kind == PK_REF) ? f->fwd_path : f->rev_path;
     return p->hop < s->path_len[path] ? s->path_links[s->path_off[path] + p->hop] : -1;
 }
 
@@ -259,6 +259,51 @@ static void send_data(sim_t *s, int32_t fi)
     host_send(s, pi);
 }
 
+/* One data packet per pacing interval at the flow's rate, ns. */
+static int64_t pace_ns(const sim_t *s, const sim_flow *f)
+{
+    return (int64_t)s->prm.data_size * NS_PER_MS / f->rate;
+}
+
+/* A rate-refresh probe (ns-2 RCP host's REF packet): a control-size packet with the data
+ * packet's header fields, so the routers stamp their rate on it and the receiver echoes it. */
+static void send_refresh(sim_t *s, int32_t fi)
+{
+    sim_flow *f = &s->flows[fi];
+    int32_t pi = new_packet(s, fi, PK_REF, s->prm.ctrl_size, f->snd_nxt, s->now);
+    if (pi < 0)
+        return;
+    int64_t rtt_ms = f->srtt_ns / NS_PER_MS;
+    rcp_fill(s->pkts[pi].hdr, f->request, 0, (uint16_t)(rtt_ms < RTT_FIELD_MAX ? rtt_ms : RTT_FIELD_MAX),
+             RCP_PROTO_TCP);
+    host_send(s, pi);
+}
+
+/* A sender whose next packet is more than one (minimum) RTT away would hear a new rate only with
+ * that packet's ACK, up to 1/MIN_RATE = 100 RTTs later: it asks for the rate once per minimum RTT
+ * instead, as ns-2's RCP host does (REF packets while its interval exceeds min_rtt_). Unlike
+ * ns-2 it probes only while the *remaining* wait exceeds a minimum RTT: a flow paced 1-2 RTTs
+ * apart hears its rate from its next ACK soon enough, and ns-2's rule would make it send a
+ * control packet every RTT (about 5% of its bytes at 0.7 packets per RTT). */
+static void arm_refresh(sim_t *s, int32_t fi)
+{
+    sim_flow *f = &s->flows[fi];
+    if (!s->prm.rate_refresh || f->refresh_pending || f->next_send_ns - s->now <= f->min_rtt_ns)
+        return;
+    f->refresh_pending = 1;
+    schedule(s, s->now + f->min_rtt_ns, EV_REFRESH, fi);
+}
+
+static void on_refresh(sim_t *s, int32_t fi)
+{
+    sim_flow *f = &s->flows[fi];
+    f->refresh_pending = 0;
+    if (f->state != FS_ESTAB || f->stopped || !f->rcp_mode || f->next_send_ns - s->now <= f->min_rtt_ns)
+        return;
+    send_refresh(s, fi);
+    arm_refresh(s, fi);
+}
+
 static void try_send(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
@@ -272,15 +317,20 @@ static void try_send(sim_t *s, int32_t fi)
             return;
         if (f->rcp_mode) {
             if (s->now < f->next_send_ns) {
-                if (!f->send_pending) {
+                /* A re-paced send earlier than the pending one gets its own event; the later
+                 * event then finds nothing to do (its time is no longer send_at_ns). */
+                if (!f->send_pending || (s->prm.rate_refresh && f->next_send_ns < f->send_at_ns)) {
                     f->send_pending = 1;
+                    f->send_at_ns = f->next_send_ns;
                     schedule(s, f->next_send_ns, EV_SEND, fi);
                 }
+                arm_refresh(s, fi);
                 return;
             }
             /* Paced at one datagram per data_size/rate: the router counts datagram bytes,
              * so this makes N flows at rate R load the link with exactly N*R. */
-            f->next_send_ns = s->now + (int64_t)s->prm.data_size * NS_PER_MS / f->rate;
+            f->next_send_ns = s->now + pace_ns(s, f);
+            f->last_send_ns = s->now;
         }
         send_data(s, fi);
         if (s->oom)
@@ -297,6 +347,10 @@ static void take_feedback(sim_t *s, sim_flow *f, uint32_t reverse)
     }
     f->rcp_mode = 1;
     f->rate = reverse;
+    /* ns-2's RCP host (rate_change): the next packet is due one interval *at the new rate*
+     * after the last one, at once if that is past; not one interval at the old rate. */
+    if (s->prm.rate_refresh && f->last_send_ns >= 0)
+        f->next_send_ns = f->last_send_ns + pace_ns(s, f);
     /* Rounded up: the window must not throttle a flow below its paced rate, and the
      * thesis' denominator (MSS + RCP + IP headers) is already below the datagram size. */
     int64_t denom = NS_PER_MS * (int64_t)s->prm.window_denominator;
@@ -352,6 +406,7 @@ static void sender_on_synack(sim_t *s, int32_t fi, const sim_packet *p)
     if (f->state != FS_SYN_SENT || f->stopped)
         return;
     f->srtt_ns = s->now - p->ts;
+    f->min_rtt_ns = f->srtt_ns;
     f->state = FS_ESTAB;
     f->last_progress_ns = s->now;
     if (s->prm.sender == SENDER_RTCP)
@@ -365,6 +420,8 @@ static void sender_on_ack(sim_t *s, int32_t fi, const sim_packet *p)
     if (f->state != FS_ESTAB || f->stopped)
         return;
     f->srtt_ns = (7 * f->srtt_ns + (s->now - p->ts)) / 8;
+    if (s->now - p->ts < f->min_rtt_ns)
+        f->min_rtt_ns = s->now - p->ts;
     if (s->prm.sender == SENDER_XCP)
         xcp_take_feedback(s, f, xcp_rd_i32(p->hdr + XCP_OFF_REVERSE));
     else
@@ -389,6 +446,16 @@ static void sender_on_ack(sim_t *s, int32_t fi, const sim_packet *p)
         if (++f->dupacks == DUPACK_THRESHOLD)
             go_back(s, f);
     }
+    try_send(s, fi);
+}
+
+/* The echo of a refresh probe carries the rate only: no sequence number to act on. */
+static void sender_on_refack(sim_t *s, int32_t fi, const sim_packet *p)
+{
+    sim_flow *f = &s->flows[fi];
+    if (f->state != FS_ESTAB || f->stopped)
+        return;
+    take_feedback(s, f, rcp_rd32(p->hdr + RCP_OFF_REVERSE));
     try_send(s, fi);
 }
 
@@ -428,6 +495,7 @@ static void flow_start(sim_t *s, int32_t fi)
     f->cwnd = INITIAL_CWND;
     f->ssthresh = s->prm.rwnd_pkts;
     f->xcp_cwnd = INITIAL_CWND * (int64_t)s->prm.data_size * XCP_UNITS_PER_BYTE;
+    f->last_send_ns = -1;
     send_syn(s, fi);
     schedule(s, s->now + RTO_INITIAL_NS, EV_RTO, fi);
 }
@@ -460,7 +528,7 @@ static void receiver_on_packet(sim_t *s, int32_t pi)
         xcp_receiver_echo(p->hdr, data_hdr);
     else
         rcp_receiver_echo(p->hdr, data_hdr);
-    p->kind = p->kind == PK_SYN ? PK_SYNACK : PK_ACK;
+    p->kind = p->kind == PK_SYN ? PK_SYNACK : p->kind == PK_REF ? PK_REFACK : PK_ACK;
     p->seq = f->rcv_next;
     p->size = s->prm.ctrl_size;
     host_send(s, pi);
@@ -470,12 +538,14 @@ static void host_receive(sim_t *s, int32_t pi)
 {
     sim_packet *p = &s->pkts[pi];
     s->delivered++;
-    if (p->kind == PK_SYN || p->kind == PK_DATA) {
+    if (p->kind == PK_SYN || p->kind == PK_DATA || p->kind == PK_REF) {
         receiver_on_packet(s, pi);
         return;
     }
     if (p->kind == PK_SYNACK)
         sender_on_synack(s, p->flow, p);
+    else if (p->kind == PK_REFACK)
+        sender_on_refack(s, p->flow, p);
     else
         sender_on_ack(s, p->flow, p);
     pkt_free(s, pi);
@@ -493,8 +563,12 @@ static void dispatch(sim_t *s, const sim_event *e)
         flow_stop(s, e->arg);
         break;
     case EV_SEND:
-        s->flows[e->arg].send_pending = 0;
+        if (!s->prm.rate_refresh || e->t == s->flows[e->arg].send_at_ns)
+            s->flows[e->arg].send_pending = 0;
         try_send(s, e->arg);
+        break;
+    case EV_REFRESH:
+        on_refresh(s, e->arg);
         break;
     case EV_RTO:
         on_rto(s, e->arg);

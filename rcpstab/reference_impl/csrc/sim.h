@@ -9,8 +9,9 @@
 
 #include "port_ops.h"
 
-enum { EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER };
-enum { PK_SYN, PK_SYNACK, PK_DATA, PK_ACK };
+enum { EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER, EV_REFRESH };
+/* PK_REF/PK_REFACK: a rate-refresh probe and its echo (ns-2 RCP host's REF/REFACK packets) */
+enum { PK_SYN, PK_SYNACK, PK_DATA, PK_ACK, PK_REF, PK_REFACK };
 enum { FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE };
 enum { SENDER_RTCP, SENDER_XCP }; /* XCP senders serve XCP and RCP-AC routers alike */
 
@@ -52,12 +53,15 @@ typedef struct {
     uint32_t request;          /* rate field the sender writes, bytes/ms (0 = as fast as possible) */
     int32_t fwd_path, rev_path;
     /* sender */
-    int state, stopped, rcp_mode, send_pending, in_recovery;
+    int state, stopped, rcp_mode, send_pending, in_recovery, refresh_pending;
     uint32_t rate;
     int64_t srtt_ns, wnd, cwnd, ssthresh, cwnd_acc;
     int64_t xcp_cwnd; /* XCP sender's window, 1/1000 byte (the feedback field's unit) */
     int64_t snd_una, snd_nxt, recover, dupacks;
     int64_t next_send_ns, last_progress_ns, syn_ns;
+    int64_t send_at_ns;   /* time of the pending EV_SEND (valid while send_pending) */
+    int64_t last_send_ns; /* time of the last paced data packet, -1 before the first */
+    int64_t min_rtt_ns;   /* smallest RTT sample: the refresh period (ns-2's min_rtt_) */
     /* receiver */
     int64_t rcv_next, delivered_bytes, fct_ns;
 } sim_flow;
@@ -68,6 +72,8 @@ typedef struct {
     uint32_t window_denominator; /* MSS + RCP + IP header bytes of the thesis' window rule */
     int64_t rwnd_pkts;   /* receiver's advertised window, packets */
     int sender;          /* SENDER_RTCP or SENDER_XCP, for every flow */
+    int rate_refresh;    /* R-TCP: 1 = re-pace on a new rate and probe for it (ns-2 RCP host), 0 = pace from
+                          * the send time only */
 } sim_params;
 
 typedef struct {

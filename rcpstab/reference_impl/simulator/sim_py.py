@@ -30,8 +30,8 @@ NS_PER_US = 1_000
 XCP_RTT_FIELD_MAX = 0xFFFFFFFE
 XCP_UNITS_PER_BYTE = 1000
 
-EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER = range(6)
-PK_SYN, PK_SYNACK, PK_DATA, PK_ACK = range(4)
+EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER, EV_REFRESH = range(7)
+PK_SYN, PK_SYNACK, PK_DATA, PK_ACK, PK_REF, PK_REFACK = range(6)  # REF: ns-2 RCP host's rate-refresh probe
 FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE = range(4)
 
 
@@ -78,19 +78,21 @@ class _Link:
 class _Flow:
     __slots__ = (
         "start_ns", "stop_ns", "size_pkts", "request", "fwd_path", "rev_path",
-        "state", "stopped", "rcp_mode", "send_pending", "in_recovery", "rate",
+        "state", "stopped", "rcp_mode", "send_pending", "in_recovery", "refresh_pending", "rate",
         "srtt_ns", "wnd", "cwnd", "ssthresh", "cwnd_acc", "xcp_cwnd", "snd_una", "snd_nxt", "recover", "dupacks",
-        "next_send_ns", "last_progress_ns", "syn_ns", "rcv_next", "delivered_bytes", "fct_ns",
+        "next_send_ns", "last_progress_ns", "syn_ns", "send_at_ns", "last_send_ns", "min_rtt_ns",
+        "rcv_next", "delivered_bytes", "fct_ns",
     )  # fmt: skip
 
     def __init__(self, start_ns: int, stop_ns: int, size_pkts: int, request: int, fwd: int, rev: int) -> None:
         self.start_ns, self.stop_ns, self.size_pkts, self.request = start_ns, stop_ns, size_pkts, request
         self.fwd_path, self.rev_path = fwd, rev
         self.state = FS_IDLE
-        self.stopped = self.rcp_mode = self.send_pending = self.in_recovery = 0
+        self.stopped = self.rcp_mode = self.send_pending = self.in_recovery = self.refresh_pending = 0
         self.rate = self.srtt_ns = self.wnd = self.cwnd = self.ssthresh = self.cwnd_acc = self.xcp_cwnd = 0
         self.snd_una = self.snd_nxt = self.recover = self.dupacks = 0
         self.next_send_ns = self.last_progress_ns = self.syn_ns = 0
+        self.send_at_ns = self.last_send_ns = self.min_rtt_ns = 0
         self.rcv_next = self.delivered_bytes = self.fct_ns = 0
 
 
@@ -98,7 +100,7 @@ class PySimulator:
     """Same constructor and methods as :class:`rcpstab.reference_impl._datapath.Simulator`."""
 
     def __init__(self, links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts,
-                 sender=SENDER_RTCP) -> None:
+                 sender=SENDER_RTCP, rate_refresh=True) -> None:
         # The C module's integer ranges (it refuses rather than wraps; the twin refuses the same)
         for name, value, high in (("data_size", data_size, 1 << 24), ("ctrl_size", ctrl_size, 1 << 24),
                                   ("window_denominator", window_denominator, 1 << 24)):
@@ -112,6 +114,7 @@ class PySimulator:
         if sender == SENDER_XCP and (rwnd_pkts > 1 << 24 or data_size > 1 << 16):
             raise ValueError("XCP senders need rwnd_pkts <= 2**24 and data_size <= 2**16")
         self.sender = sender
+        self.rate_refresh = bool(rate_refresh)
         self.hdr_len = XCP_HEADER_LEN if sender == SENDER_XCP else 12
         if min(data_size, ctrl_size) < self.hdr_len or window_denominator < 1 or rwnd_pkts < 1:
             raise ValueError("packet sizes must hold an RCP header; window terms must be >= 1")
@@ -153,7 +156,7 @@ class PySimulator:
 
     def _path_link(self, p: _Packet) -> int:
         f = self.flows[p.flow]
-        path = self.paths[f.fwd_path if p.kind in (PK_SYN, PK_DATA) else f.rev_path]
+        path = self.paths[f.fwd_path if p.kind in (PK_SYN, PK_DATA, PK_REF) else f.rev_path]
         return path[p.hop] if p.hop < len(path) else -1
 
     def _host_send(self, p: _Packet) -> None:
@@ -185,6 +188,30 @@ class PySimulator:
         f.snd_nxt += 1
         self._host_send(p)
 
+    def _pace_ns(self, f: _Flow) -> int:
+        return self.data_size * NS_PER_MS // f.rate
+
+    def _send_refresh(self, fi: int) -> None:
+        f = self.flows[fi]
+        p = _Packet(fi, PK_REF, self.ctrl_size, f.snd_nxt, self.now)
+        p.hdr = fill_header(f.request, 0, min(f.srtt_ns // NS_PER_MS, RTT_FIELD_MAX), PROTO_TCP)
+        self._host_send(p)
+
+    def _arm_refresh(self, fi: int) -> None:
+        f = self.flows[fi]
+        if not self.rate_refresh or f.refresh_pending or f.next_send_ns - self.now <= f.min_rtt_ns:
+            return
+        f.refresh_pending = 1
+        self._schedule(self.now + f.min_rtt_ns, EV_REFRESH, fi)
+
+    def _on_refresh(self, fi: int) -> None:
+        f = self.flows[fi]
+        f.refresh_pending = 0
+        if f.state != FS_ESTAB or f.stopped or not f.rcp_mode or f.next_send_ns - self.now <= f.min_rtt_ns:
+            return
+        self._send_refresh(fi)
+        self._arm_refresh(fi)
+
     def _try_send(self, fi: int) -> None:
         f = self.flows[fi]
         if f.state != FS_ESTAB or f.stopped:
@@ -197,11 +224,14 @@ class PySimulator:
                 return
             if f.rcp_mode:
                 if self.now < f.next_send_ns:
-                    if not f.send_pending:
+                    if not f.send_pending or (self.rate_refresh and f.next_send_ns < f.send_at_ns):
                         f.send_pending = 1
+                        f.send_at_ns = f.next_send_ns
                         self._schedule(f.next_send_ns, EV_SEND, fi)
+                    self._arm_refresh(fi)
                     return
-                f.next_send_ns = self.now + self.data_size * NS_PER_MS // f.rate
+                f.next_send_ns = self.now + self._pace_ns(f)
+                f.last_send_ns = self.now
             self._send_data(fi)
 
     def _take_feedback(self, f: _Flow, reverse: int) -> None:
@@ -210,6 +240,8 @@ class PySimulator:
             return
         f.rcp_mode = 1
         f.rate = reverse
+        if self.rate_refresh and f.last_send_ns >= 0:
+            f.next_send_ns = f.last_send_ns + self._pace_ns(f)
         denom = NS_PER_MS * self.window_denominator
         wnd = (reverse * f.srtt_ns + denom - 1) // denom
         f.wnd = 1 if wnd < 1 else min(wnd, self.rwnd_pkts)
@@ -253,6 +285,7 @@ class PySimulator:
         if f.state != FS_SYN_SENT or f.stopped:
             return
         f.srtt_ns = self.now - p.ts
+        f.min_rtt_ns = f.srtt_ns
         f.state = FS_ESTAB
         f.last_progress_ns = self.now
         if self.sender == SENDER_RTCP:
@@ -264,6 +297,8 @@ class PySimulator:
         if f.state != FS_ESTAB or f.stopped:
             return
         f.srtt_ns = (7 * f.srtt_ns + (self.now - p.ts)) // 8
+        if self.now - p.ts < f.min_rtt_ns:
+            f.min_rtt_ns = self.now - p.ts
         if self.sender == SENDER_XCP:
             self._xcp_take_feedback(f, read_i32(p.hdr, 12))
         else:
@@ -287,6 +322,13 @@ class PySimulator:
             f.dupacks += 1
             if f.dupacks == DUPACK_THRESHOLD:
                 self._go_back(f)
+        self._try_send(fi)
+
+    def _sender_on_refack(self, fi: int, p: _Packet) -> None:
+        f = self.flows[fi]
+        if f.state != FS_ESTAB or f.stopped:
+            return
+        self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
         self._try_send(fi)
 
     @staticmethod
@@ -320,6 +362,7 @@ class PySimulator:
         f.cwnd = INITIAL_CWND
         f.ssthresh = self.rwnd_pkts
         f.xcp_cwnd = INITIAL_CWND * self.data_size * XCP_UNITS_PER_BYTE
+        f.last_send_ns = -1
         self._send_syn(fi)
         self._schedule(self.now + RTO_INITIAL_NS, EV_RTO, fi)
 
@@ -340,17 +383,19 @@ class PySimulator:
             f.delivered_bytes += p.size
         echo = xcp_receiver_echo if self.sender == SENDER_XCP else receiver_echo
         p.hdr = bytearray(echo(p.hdr))
-        p.kind = PK_SYNACK if p.kind == PK_SYN else PK_ACK
+        p.kind = PK_SYNACK if p.kind == PK_SYN else PK_REFACK if p.kind == PK_REF else PK_ACK
         p.seq = f.rcv_next
         p.size = self.ctrl_size
         self._host_send(p)
 
     def _host_receive(self, p: _Packet) -> None:
         self.delivered += 1
-        if p.kind in (PK_SYN, PK_DATA):
+        if p.kind in (PK_SYN, PK_DATA, PK_REF):
             self._receiver_on_packet(p)
         elif p.kind == PK_SYNACK:
             self._sender_on_synack(p.flow, p)
+        elif p.kind == PK_REFACK:
+            self._sender_on_refack(p.flow, p)
         else:
             self._sender_on_ack(p.flow, p)
 
@@ -371,8 +416,11 @@ class PySimulator:
             if link.queue:
                 self._link_start_tx(arg)
         elif etype == EV_SEND:
-            self.flows[arg].send_pending = 0
+            if not self.rate_refresh or self.now == self.flows[arg].send_at_ns:
+                self.flows[arg].send_pending = 0
             self._try_send(arg)
+        elif etype == EV_REFRESH:
+            self._on_refresh(arg)
         elif etype == EV_RTO:
             self._on_rto(arg)
         elif etype == EV_FLOW_START:
