@@ -2,6 +2,7 @@
  *   Datapath  - stand-alone output ports running App. F lines 18-23 on packet buffers
  *   XcpDatapath - stand-alone XCP or RCP-AC output ports (xcp_port.h, rcpac_port.h)
  *   DATAPATHS - names of the PORT_OPS entries by protocol code (port_ops.h)
+ *   SENDERS - names of the SENDER_OPS entries by sender code (sim.h)
  *   Simulator - the packet simulator of sim.c, driven by the Python control path
  *   receiver_echo - the receiver's per-packet header rewrite */
 #define PY_SSIZE_T_CLEAN
@@ -697,21 +698,21 @@ static int Simulator_init(SimulatorObject *self, PyObject *args, PyObject *kwds)
     prm.data_size = (uint32_t)data_size;
     prm.ctrl_size = (uint32_t)ctrl_size;
     prm.window_denominator = (uint32_t)denominator;
-    if (prm.sender != SENDER_RTCP && prm.sender != SENDER_XCP) {
+    if (prm.sender < 0 || prm.sender >= N_SENDERS) {
         PyErr_Format(PyExc_ValueError, "sender=%d is not 0 (R-TCP) or 1 (XCP)", prm.sender);
         return -1;
     }
-    /* Keeps the XCP window arithmetic (1/1000 byte units) far from int64 overflow. */
-    if (prm.sender == SENDER_XCP && (rwnd > (1LL << 24) || prm.data_size > (1u << 16))) {
-        PyErr_SetString(PyExc_ValueError, "XCP senders need rwnd_pkts <= 2**24 and data_size <= 2**16");
+    prm.rwnd_pkts = rwnd;
+    const char *refused = SENDER_OPS[prm.sender].check(&prm);
+    if (refused) {
+        PyErr_SetString(PyExc_ValueError, refused);
         return -1;
     }
-    size_t need = prm.sender == SENDER_XCP ? XCP_HEADER_LEN : RCP_HEADER_LEN;
+    size_t need = SENDER_OPS[prm.sender].hdr_len;
     if (prm.data_size < need || prm.ctrl_size < need || prm.window_denominator < 1 || rwnd < 1) {
         PyErr_SetString(PyExc_ValueError, "packet sizes must hold an RCP header; window terms must be >= 1");
         return -1;
     }
-    prm.rwnd_pkts = rwnd;
     self->sim.prm = prm;
     PyObject *fl = PySequence_Fast(links, "links must be a sequence");
     PyObject *fp = fl ? PySequence_Fast(paths, "paths must be a sequence") : NULL;
@@ -957,6 +958,18 @@ PyMODINIT_FUNC PyInit__datapath(void)
     }
     int rc = names ? PyModule_AddObjectRef(m, "DATAPATHS", names) : -1;
     Py_XDECREF(names);
+    /* The sender kinds a simulator's hosts can run, by sender code (the SENDER_OPS table's names). */
+    PyObject *senders = rc < 0 ? NULL : PyTuple_New(N_SENDERS);
+    for (int k = 0; senders && k < N_SENDERS; k++) {
+        PyObject *name = PyUnicode_FromString(SENDER_OPS[k].name);
+        if (!name) {
+            Py_CLEAR(senders);
+            break;
+        }
+        PyTuple_SET_ITEM(senders, k, name);
+    }
+    rc = senders ? PyModule_AddObjectRef(m, "SENDERS", senders) : -1;
+    Py_XDECREF(senders);
     if (rc < 0) {
         Py_DECREF(m);
         return NULL;

@@ -11,13 +11,12 @@ import operator
 from collections import deque
 from dataclasses import asdict
 
-from ..routers.rcp.datapath_py import PortRegisters, receiver_echo, registers_dict, set_registers
-from ..wire.rcp_header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
-from ..hosts.senders import SENDER_RTCP, SENDER_XCP
+from ..routers.rcp.datapath_py import PortRegisters, registers_dict, set_registers
+from ..hosts.rtcp_sender_py import fill_header  # noqa: F401 (flows_py's import)
+from ..hosts.senders import SENDER_OPS, SENDER_RTCP
+from ..hosts.xcp_sender_py import XCP_UNITS_PER_BYTE, xcp_take_feedback
 from ..routers.port_ops import PORT_OPS
 from ..routers.xcp.frame_py import XcpState, set_xcp_registers
-from ..wire.xcp_header import FEEDBACK_MAX, XCP_HEADER_LEN, read_i32, xcp_receiver_echo
-from ..wire.xcp_header import fill as xcp_fill
 
 NS_PER_MS = 1_000_000
 NS_PER_S = 1_000_000_000
@@ -25,21 +24,10 @@ RTO_MIN_NS = 200 * NS_PER_MS
 RTO_INITIAL_NS = NS_PER_S
 DUPACK_THRESHOLD = 3
 INITIAL_CWND = 2
-RTT_FIELD_MAX = 0xFFFE
-NS_PER_US = 1_000
-XCP_RTT_FIELD_MAX = 0xFFFFFFFE
-XCP_UNITS_PER_BYTE = 1000
 
 EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER = range(6)
 PK_SYN, PK_SYNACK, PK_DATA, PK_ACK = range(4)
 FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE = range(4)
-
-
-def fill_header(rate: int, reverse: int, rtt: int, proto: int) -> bytearray:
-    """Sender side: the 12 header bytes with all four fields written."""
-    return bytearray(
-        rate.to_bytes(4, "big") + reverse.to_bytes(4, "big") + rtt.to_bytes(2, "big") + bytes([proto, 0])
-    )
 
 
 class _Packet:
@@ -107,12 +95,14 @@ class PySimulator:
             _in_range(link[2], "buffer", 1 << 62)
         for flow in flows:
             _in_range(flow[3], "request", 0xFFFFFFFF)
-        if sender not in (SENDER_RTCP, SENDER_XCP):
+        if sender not in range(len(SENDER_OPS)):
             raise ValueError(f"sender={sender} is not 0 (R-TCP) or 1 (XCP)")
-        if sender == SENDER_XCP and (rwnd_pkts > 1 << 24 or data_size > 1 << 16):
-            raise ValueError("XCP senders need rwnd_pkts <= 2**24 and data_size <= 2**16")
+        refused = SENDER_OPS[sender].check(data_size, rwnd_pkts)
+        if refused:
+            raise ValueError(refused)
         self.sender = sender
-        self.hdr_len = XCP_HEADER_LEN if sender == SENDER_XCP else 12
+        self.snd = SENDER_OPS[sender]  # chosen once: the hosts never ask which kind they run
+        self.hdr_len = self.snd.header_bytes
         if min(data_size, ctrl_size) < self.hdr_len or window_denominator < 1 or rwnd_pkts < 1:
             raise ValueError("packet sizes must hold an RCP header; window terms must be >= 1")
         self.data_size, self.ctrl_size = data_size, ctrl_size
@@ -165,21 +155,14 @@ class PySimulator:
     def _send_syn(self, fi: int) -> None:
         f = self.flows[fi]
         p = _Packet(fi, PK_SYN, self.ctrl_size, 0, self.now)
-        if self.sender == SENDER_XCP:
-            p.hdr = xcp_fill(self._xcp_cwnd_field(f), 0, FEEDBACK_MAX, 0, PROTO_TCP)
-        else:
-            p.hdr = fill_header(f.request, 0, RTT_UNKNOWN, PROTO_TCP)
+        p.hdr = self.snd.fill_syn(self, f)
         f.syn_ns = self.now
         self._host_send(p)
 
     def _send_data(self, fi: int) -> None:
         f = self.flows[fi]
         p = _Packet(fi, PK_DATA, self.data_size, f.snd_nxt, self.now)
-        if self.sender == SENDER_XCP:
-            rtt_us = min(f.srtt_ns // NS_PER_US, XCP_RTT_FIELD_MAX)
-            p.hdr = xcp_fill(self._xcp_cwnd_field(f), rtt_us, FEEDBACK_MAX, 0, PROTO_TCP)
-        else:
-            p.hdr = fill_header(f.request, 0, min(f.srtt_ns // NS_PER_MS, RTT_FIELD_MAX), PROTO_TCP)
+        p.hdr = self.snd.fill_data(self, f)
         if f.snd_una == f.snd_nxt:
             f.last_progress_ns = self.now
         f.snd_nxt += 1
@@ -192,7 +175,7 @@ class PySimulator:
         while True:
             if f.size_pkts and f.snd_nxt >= f.size_pkts:
                 return
-            window = self._xcp_window(f) if self.sender == SENDER_XCP else f.wnd if f.rcp_mode else f.cwnd
+            window = self.snd.window(self, f)
             if f.snd_nxt - f.snd_una >= window:
                 return
             if f.rcp_mode:
@@ -204,45 +187,15 @@ class PySimulator:
                 f.next_send_ns = self.now + self.data_size * NS_PER_MS // f.rate
             self._send_data(fi)
 
-    def _take_feedback(self, f: _Flow, reverse: int) -> None:
-        if rate_is_unspecified(reverse):
-            f.rcp_mode = 0
-            return
-        f.rcp_mode = 1
-        f.rate = reverse
-        denom = NS_PER_MS * self.window_denominator
-        wnd = (reverse * f.srtt_ns + denom - 1) // denom
-        f.wnd = 1 if wnd < 1 else min(wnd, self.rwnd_pkts)
-
-    @staticmethod
-    def _xcp_cwnd_field(f: _Flow) -> int:
-        return min(f.xcp_cwnd // XCP_UNITS_PER_BYTE, 0xFFFFFFFF)
-
-    def _xcp_window(self, f: _Flow) -> int:
-        return max(f.xcp_cwnd // (self.data_size * XCP_UNITS_PER_BYTE), 1)
-
-    def _xcp_take_feedback(self, f: _Flow, feedback: int) -> None:
-        floor_cwnd = self.data_size * XCP_UNITS_PER_BYTE
-        f.xcp_cwnd = min(max(f.xcp_cwnd + feedback, floor_cwnd), self.rwnd_pkts * floor_cwnd)
-
     def _go_back(self, f: _Flow) -> None:
-        self._xcp_take_feedback(f, -(f.xcp_cwnd // 2))
+        # XCP reacts to a loss "in a similar manner to TCP" (Sec. 3.3): halve the window.
+        xcp_take_feedback(self, f, -(f.xcp_cwnd // 2))
         f.recover = f.snd_nxt
         f.in_recovery = 1
         f.snd_nxt = f.snd_una
         f.dupacks = 0
         f.ssthresh = max(f.cwnd // 2, 2)
         f.cwnd = f.ssthresh
-
-    def _tcp_grow(self, f: _Flow, newly_acked: int) -> None:
-        if f.cwnd < f.ssthresh:
-            f.cwnd += newly_acked
-        else:
-            f.cwnd_acc += newly_acked
-            if f.cwnd_acc >= f.cwnd:
-                f.cwnd_acc -= f.cwnd
-                f.cwnd += 1
-        f.cwnd = min(f.cwnd, self.rwnd_pkts)
 
     def _flow_leaves(self, f: _Flow) -> None:
         self.n_active_flows -= 1
@@ -255,8 +208,7 @@ class PySimulator:
         f.srtt_ns = self.now - p.ts
         f.state = FS_ESTAB
         f.last_progress_ns = self.now
-        if self.sender == SENDER_RTCP:
-            self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
+        self.snd.on_synack(self, f, p.hdr)
         self._try_send(fi)
 
     def _sender_on_ack(self, fi: int, p: _Packet) -> None:
@@ -264,10 +216,7 @@ class PySimulator:
         if f.state != FS_ESTAB or f.stopped:
             return
         f.srtt_ns = (7 * f.srtt_ns + (self.now - p.ts)) // 8
-        if self.sender == SENDER_XCP:
-            self._xcp_take_feedback(f, read_i32(p.hdr, 12))
-        else:
-            self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
+        self.snd.on_ack(self, f, p.hdr)
         if p.seq > f.snd_una:
             newly = p.seq - f.snd_una
             f.snd_una = p.seq
@@ -275,8 +224,7 @@ class PySimulator:
             f.last_progress_ns = self.now
             if f.snd_una >= f.recover:
                 f.in_recovery = 0
-            if not f.rcp_mode and self.sender == SENDER_RTCP:
-                self._tcp_grow(f, newly)
+            self.snd.on_acked(self, f, newly)
             if f.size_pkts and f.snd_una >= f.size_pkts:
                 f.state = FS_DONE
                 f.fct_ns = self.now - f.start_ns
@@ -338,8 +286,7 @@ class PySimulator:
         if p.kind == PK_DATA and p.seq == f.rcv_next:
             f.rcv_next += 1
             f.delivered_bytes += p.size
-        echo = xcp_receiver_echo if self.sender == SENDER_XCP else receiver_echo
-        p.hdr = bytearray(echo(p.hdr))
+        p.hdr = bytearray(self.snd.echo(p.hdr))
         p.kind = PK_SYNACK if p.kind == PK_SYN else PK_ACK
         p.seq = f.rcv_next
         p.size = self.ctrl_size
