@@ -16,126 +16,28 @@
 #define XCP_RTT_FIELD_MAX 0xFFFFFFFELL
 #define XCP_UNITS_PER_BYTE 1000LL /* = XCP_FEEDBACK_SCALE */
 
-/* ---- event heap, ordered by (time, scheduling order) ---- */
+/* ---- event heap and packet pool (events.h, shared with flows.c) ---- */
 
-static int ev_less(const sim_event *a, const sim_event *b)
+static inline void schedule(sim_t *s, int64_t t, int32_t type, int32_t arg)
 {
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+    if (ev_push(&s->ev, t, type, arg, 0) < 0)
+        s->oom = 1;
 }
-
-static void schedule(sim_t *s, int64_t t, int32_t type, int32_t arg)
-{
-    if (s->heap_len == s->heap_cap) {
-        int64_t cap = s->heap_cap ? 2 * s->heap_cap : 1024;
-        sim_event *h = realloc(s->heap, (size_t)cap * sizeof *h);
-        if (!h) {
-            s->oom = 1;
-            return;
-        }
-        s->heap = h;
-        s->heap_cap = cap;
-    }
-    sim_event e = {t, s->next_seq++, type, arg};
-    int64_t i = s->heap_len++;
-    while (i > 0) {
-        int64_t parent = (i - 1) / 2;
-        if (!ev_less(&e, &s->heap[parent]))
-            break;
-        s->heap[i] = s->heap[parent];
-        i = parent;
-    }
-    s->heap[i] = e;
-}
-
-/* Floyd's bottom-up deletion: the hole left at the root moves down to a leaf along the smaller
- * children (one comparison per level, not two), then the last element rises from there (it was
- * a leaf, so it rarely rises far). (time, order) is a total order, so the events come out in the
- * same order as from any other heap (the Python twin's heapq). */
-static sim_event pop_event(sim_t *s)
-{
-    sim_event top = s->heap[0];
-    sim_event last = s->heap[--s->heap_len];
-    int64_t i = 0, n = s->heap_len;
-    if (n == 0)
-        return top;
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && ev_less(&s->heap[c + 1], &s->heap[c]))
-            c++;
-        s->heap[i] = s->heap[c];
-        i = c;
-    }
-    while (i > 0) {
-        int64_t parent = (i - 1) / 2;
-        if (!ev_less(&last, &s->heap[parent]))
-            break;
-        s->heap[i] = s->heap[parent];
-        i = parent;
-    }
-    s->heap[i] = last;
-    return top;
-}
-
-/* ---- packet pool ---- */
 
 static int32_t pkt_alloc(sim_t *s)
 {
-    if (s->free_head < 0) {
-        int32_t old = s->pkt_cap, cap = old ? 2 * old : 1024;
-        sim_packet *p = realloc(s->pkts, (size_t)cap * sizeof *p);
-        if (!p) {
-            s->oom = 1;
-            return -1;
-        }
-        s->pkts = p;
-        for (int32_t i = old; i < cap; i++)
-            p[i].next_free = i + 1 < cap ? i + 1 : -1;
-        s->free_head = old;
-        s->pkt_cap = cap;
-    }
-    int32_t i = s->free_head;
-    s->free_head = s->pkts[i].next_free;
+    int32_t i = ev_pool_alloc(&s->pkt_pool);
+    s->pkts = s->pkt_pool.items; /* moved if the pool grew */
+    s->oom |= i < 0;
     return i;
 }
 
 static void pkt_free(sim_t *s, int32_t i)
 {
-    s->pkts[i].next_free = s->free_head;
-    s->free_head = i;
+    ev_pool_release(&s->pkt_pool, i);
 }
 
 /* ---- links ---- */
-
-static int ring_push(sim_t *s, sim_link *l, int32_t pkt)
-{
-    if (l->ring_count == l->ring_cap) {
-        int32_t cap = l->ring_cap ? 2 * l->ring_cap : 64;
-        int32_t *r = malloc((size_t)cap * sizeof *r);
-        if (!r) {
-            s->oom = 1;
-            return 0;
-        }
-        for (int32_t k = 0; k < l->ring_count; k++)
-            r[k] = l->ring[(l->ring_head + k) % l->ring_cap];
-        free(l->ring);
-        l->ring = r;
-        l->ring_cap = cap;
-        l->ring_head = 0;
-    }
-    l->ring[(l->ring_head + l->ring_count) % l->ring_cap] = pkt;
-    l->ring_count++;
-    return 1;
-}
-
-static int32_t ring_pop(sim_link *l)
-{
-    int32_t pkt = l->ring[l->ring_head];
-    l->ring_head = (l->ring_head + 1) % l->ring_cap;
-    l->ring_count--;
-    return pkt;
-}
 
 static int64_t serialization_ns(const sim_link *l, uint32_t size)
 {
@@ -145,7 +47,7 @@ static int64_t serialization_ns(const sim_link *l, uint32_t size)
 static void link_start_tx(sim_t *s, int32_t li)
 {
     sim_link *l = &s->links[li];
-    int32_t pi = ring_pop(l);
+    int32_t pi = ev_ring_pop(&l->ring);
     sim_packet *p = &s->pkts[pi];
     l->ops.depart(&l->port, &l->xcp, p->hdr, s->snd.hdr_len, p->size);
     l->busy = pi;
@@ -166,8 +68,10 @@ static void link_arrive(sim_t *s, int32_t li, int32_t pi)
         pkt_free(s, pi);
         return;
     }
-    if (!ring_push(s, l, pi))
+    if (!ev_ring_push(&l->ring, pi)) {
+        s->oom = 1;
         return;
+    }
     if (l->busy < 0)
         link_start_tx(s, li);
 }
@@ -564,7 +468,7 @@ static void dispatch(sim_t *s, const sim_event *e)
         int32_t pi = l->busy;
         l->busy = -1;
         schedule(s, s->now + l->delay_ns, EV_DELIVER, pi);
-        if (l->ring_count > 0)
+        if (l->ring.count > 0)
             link_start_tx(s, e->arg);
         break;
     }
@@ -584,8 +488,8 @@ static void dispatch(sim_t *s, const sim_event *e)
 int sim_init(sim_t *s)
 {
     s->now = 0;
-    s->next_seq = 0;
-    s->free_head = -1;
+    s->ev.next_seq = 0;
+    ev_pool_init(&s->pkt_pool, sizeof *s->pkts, 1024);
     s->snd = SENDER_OPS[s->prm.sender];
     for (int32_t li = 0; li < s->n_links; li++) {
         sim_link *l = &s->links[li];
@@ -603,8 +507,8 @@ int sim_init(sim_t *s)
 
 int sim_run_until(sim_t *s, int64_t t_ns)
 {
-    while (s->heap_len > 0 && s->heap[0].t < t_ns && !s->oom) {
-        sim_event e = pop_event(s);
+    while (s->ev.len > 0 && s->ev.a[0].t < t_ns && !s->oom) {
+        sim_event e = ev_pop(&s->ev);
         s->now = e.t;
         s->events++;
         dispatch(s, &e);
@@ -620,18 +524,16 @@ int64_t sim_in_flight(const sim_t *s)
 {
     int64_t n = 0;
     for (int32_t li = 0; li < s->n_links; li++)
-        n += s->links[li].ring_count + (s->links[li].busy >= 0);
-    for (int64_t k = 0; k < s->heap_len; k++)
-        n += s->heap[k].type == EV_DELIVER;
-    return n;
+        n += s->links[li].ring.count + (s->links[li].busy >= 0);
+    return n + ev_count_type(&s->ev, EV_DELIVER);
 }
 
 void sim_free(sim_t *s)
 {
     for (int32_t li = 0; li < s->n_links; li++)
-        free(s->links[li].ring);
-    free(s->heap);
-    free(s->pkts);
+        ev_ring_free(&s->links[li].ring);
+    ev_heap_free(&s->ev);
+    ev_pool_free(&s->pkt_pool); /* and pkts, its items */
     free(s->links);
     free(s->flows);
     free(s->path_links);

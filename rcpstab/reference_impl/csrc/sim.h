@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "events.h"
 #include "port_ops.h"
 
 enum { EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER };
@@ -15,12 +16,7 @@ enum { FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE };
 enum { SENDER_RTCP, SENDER_XCP, N_SENDERS }; /* sender codes (SENDER_OPS index); XCP senders serve XCP and
                                                * RCP-AC routers alike */
 
-typedef struct {
-    int64_t t;
-    uint64_t seq;
-    int32_t type;
-    int32_t arg;
-} sim_event;
+typedef ev_event sim_event; /* events.h: (time, scheduling order), type, arg */
 
 typedef struct {
     uint8_t hdr[XCP_HEADER_LEN]; /* R-TCP packets use the first RCP_HEADER_LEN bytes */
@@ -30,7 +26,6 @@ typedef struct {
     int32_t flow;
     int64_t seq; /* data sequence number, or the cumulative ACK number */
     int64_t ts;  /* send time echoed back by the receiver (TCP timestamp option) */
-    int32_t next_free;
 } sim_packet;
 
 typedef struct {
@@ -41,8 +36,7 @@ typedef struct {
                    * saves the per-packet load of the table entry */
     rcp_port port;
     xcp_state xcp; /* real-valued registers of XCP and RCP-AC ports */
-    int32_t *ring; /* FIFO of waiting packet indices */
-    int32_t ring_cap, ring_head, ring_count;
+    ev_ring ring; /* FIFO of waiting packet indices */
     int32_t busy; /* packet being serialized, -1 when idle */
 } sim_link;
 
@@ -104,9 +98,7 @@ extern const sender_ops SENDER_OPS[N_SENDERS];
 
 typedef struct sim_t {
     int64_t now;
-    uint64_t next_seq;
-    sim_event *heap;
-    int64_t heap_len, heap_cap;
+    ev_heap ev;
     sim_link *links;
     int32_t n_links;
     sim_flow *flows;
@@ -114,7 +106,7 @@ typedef struct sim_t {
     int32_t *path_links, *path_off, *path_len;
     int32_t n_paths;
     sim_packet *pkts;
-    int32_t pkt_cap, free_head;
+    ev_pool pkt_pool; /* owns pkts[] (pkts: its items, typed) and their free list */
     sim_params prm;
     sender_ops snd; /* SENDER_OPS[prm.sender], set by sim_init; a copy saves the per-packet table load */
     int64_t events, sent, delivered, dropped, n_active, flows_done;

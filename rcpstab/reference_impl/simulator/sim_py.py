@@ -6,7 +6,6 @@ integer nanoseconds and ties are broken by scheduling order, exactly as in C.
 """
 from __future__ import annotations
 
-import heapq
 import operator
 from collections import deque
 from dataclasses import asdict
@@ -17,12 +16,8 @@ from ..hosts.senders import SENDER_OPS, SENDER_RTCP
 from ..hosts.xcp_sender_py import XCP_UNITS_PER_BYTE, xcp_take_feedback
 from ..routers.port_ops import PORT_OPS
 from ..routers.xcp.frame_py import XcpState, set_xcp_registers
+from .events_py import DUPACK_THRESHOLD, NS_PER_MS, NS_PER_S, RTO_INITIAL_NS, RTO_MIN_NS, EventLoop  # noqa: F401
 
-NS_PER_MS = 1_000_000
-NS_PER_S = 1_000_000_000
-RTO_MIN_NS = 200 * NS_PER_MS
-RTO_INITIAL_NS = NS_PER_S
-DUPACK_THRESHOLD = 3
 INITIAL_CWND = 2
 
 EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER = range(6)
@@ -82,7 +77,7 @@ class _Flow:
         self.rcv_next = self.delivered_bytes = self.fct_ns = 0
 
 
-class PySimulator:
+class PySimulator(EventLoop):
     """Same constructor and methods as :class:`rcpstab.reference_impl._datapath.Simulator`."""
 
     def __init__(self, links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts,
@@ -110,19 +105,12 @@ class PySimulator:
         self.links = [_Link(*link) for link in links]
         self.paths = [tuple(p) for p in paths]
         self.flows = [_Flow(*f) for f in flows]
-        self.now = 0
-        self._seq = 0
-        self.heap: list[tuple[int, int, int, object]] = []
-        self.events = self.sent = self.delivered = self.dropped = self.n_active_flows = self.flows_done = 0
+        super().__init__()
+        self.sent = self.delivered = self.dropped = self.n_active_flows = self.flows_done = 0
         for fi, f in enumerate(self.flows):
             self._schedule(f.start_ns, EV_FLOW_START, fi)
             if f.stop_ns >= 0:
                 self._schedule(f.stop_ns, EV_FLOW_STOP, fi)
-
-    # ---- event heap, ordered by (time, scheduling order)
-    def _schedule(self, t: int, etype: int, arg) -> None:
-        heapq.heappush(self.heap, (t, self._seq, etype, arg))
-        self._seq += 1
 
     # ---- links
     def _link_start_tx(self, li: int) -> None:
@@ -302,7 +290,7 @@ class PySimulator:
             self._sender_on_ack(p.flow, p)
 
     # ---- the loop
-    def _dispatch(self, etype: int, arg) -> None:
+    def _dispatch(self, etype: int, arg, gen: int) -> None:
         if etype == EV_DELIVER:
             arg.hop += 1
             nxt = self._path_link(arg)
@@ -326,16 +314,6 @@ class PySimulator:
             self._flow_start(arg)
         else:
             self._flow_stop(arg)
-
-    def run_until(self, t_ns: int) -> None:
-        """Process every event strictly before ``t_ns`` (ns), then set the clock to ``t_ns``."""
-        heap = self.heap
-        while heap and heap[0][0] < t_ns:
-            t, _, etype, arg = heapq.heappop(heap)
-            self.now = t
-            self.events += 1
-            self._dispatch(etype, arg)
-        self.now = max(self.now, t_ns)
 
     # ---- the control path's view
     def _port(self, li: int) -> PortRegisters:
@@ -364,7 +342,7 @@ class PySimulator:
     def in_flight(self) -> int:
         """Packets inside the network, counted from queues, links and pending deliveries."""
         on_links = sum(len(link.queue) + (link.busy is not None) for link in self.links)
-        return on_links + sum(1 for e in self.heap if e[2] == EV_DELIVER)
+        return on_links + self._pending(EV_DELIVER)
 
     def counters(self) -> dict[str, int]:
         """now_ns, events, sent, delivered, dropped, in_flight, n_active, flows_done."""
