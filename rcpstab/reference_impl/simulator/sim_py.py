@@ -11,12 +11,11 @@ from collections import deque
 from dataclasses import asdict
 
 from ..routers.rcp.datapath_py import PortRegisters, registers_dict, set_registers
-from ..hosts.rtcp_sender_py import fill_header  # noqa: F401 (flows_py's import)
 from ..hosts.senders import SENDER_OPS, SENDER_RTCP
 from ..hosts.xcp_sender_py import XCP_UNITS_PER_BYTE, xcp_take_feedback
 from ..routers.port_ops import PORT_OPS
 from ..routers.xcp.frame_py import XcpState, set_xcp_registers
-from .events_py import DUPACK_THRESHOLD, NS_PER_MS, NS_PER_S, RTO_INITIAL_NS, RTO_MIN_NS, EventLoop  # noqa: F401
+from .events_py import DUPACK_THRESHOLD, NS_PER_MS, NS_PER_S, RTO_INITIAL_NS, RTO_MIN_NS, EventLoop
 
 INITIAL_CWND = 2
 
