@@ -35,21 +35,26 @@ static inline int ev_less(const ev_event *a, const ev_event *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
+/* Puts e into the hole at i, moving it up past every larger parent. */
+static inline void ev_sift_up(ev_event *a, int64_t i, ev_event e)
+{
+    while (i > 0) {
+        int64_t parent = (i - 1) / 2;
+        if (!ev_less(&e, &a[parent]))
+            break;
+        a[i] = a[parent];
+        i = parent;
+    }
+    a[i] = e;
+}
+
 /* Schedules an event; 0 on success, -1 when out of memory (no event is scheduled). */
 static inline int ev_push(ev_heap *h, int64_t t, int32_t type, int32_t arg, uint32_t gen)
 {
     if (h->len == h->cap && ev_heap_grow(h) < 0)
         return -1;
     ev_event e = {t, h->next_seq++, type, arg, gen};
-    int64_t i = h->len++;
-    while (i > 0) {
-        int64_t parent = (i - 1) / 2;
-        if (!ev_less(&e, &h->a[parent]))
-            break;
-        h->a[i] = h->a[parent];
-        i = parent;
-    }
-    h->a[i] = e;
+    ev_sift_up(h->a, h->len++, e);
     return 0;
 }
 
@@ -73,14 +78,7 @@ static inline ev_event ev_pop(ev_heap *h)
         h->a[i] = h->a[c];
         i = c;
     }
-    while (i > 0) {
-        int64_t parent = (i - 1) / 2;
-        if (!ev_less(&last, &h->a[parent]))
-            break;
-        h->a[i] = h->a[parent];
-        i = parent;
-    }
-    h->a[i] = last;
+    ev_sift_up(h->a, i, last);
     return top;
 }
 

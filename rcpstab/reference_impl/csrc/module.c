@@ -932,6 +932,23 @@ static struct PyModuleDef datapath_module = {
     PyModuleDef_HEAD_INIT, "_datapath", "RCP router data path and packet simulator in C.", -1, module_methods,
 };
 
+/* Adds a tuple of the n strings ``names`` to module m as ``attr``; 0 on success, -1 with an exception set. */
+static int add_names(PyObject *m, const char *attr, const char *const *names, int n)
+{
+    PyObject *tuple = PyTuple_New(n);
+    for (int k = 0; tuple && k < n; k++) {
+        PyObject *name = PyUnicode_FromString(names[k]);
+        if (!name) {
+            Py_CLEAR(tuple);
+            break;
+        }
+        PyTuple_SET_ITEM(tuple, k, name);
+    }
+    int rc = tuple ? PyModule_AddObjectRef(m, attr, tuple) : -1;
+    Py_XDECREF(tuple);
+    return rc;
+}
+
 PyMODINIT_FUNC PyInit__datapath(void)
 {
     if (PyType_Ready(&DatapathType) < 0 || PyType_Ready(&XcpDatapathType) < 0 || PyType_Ready(&SimulatorType) < 0)
@@ -946,31 +963,14 @@ PyMODINIT_FUNC PyInit__datapath(void)
         Py_DECREF(m);
         return NULL;
     }
-    /* The data paths a link can run, by protocol code (the PORT_OPS table's names). */
-    PyObject *names = PyTuple_New(N_PORT_OPS);
-    for (int k = 0; names && k < N_PORT_OPS; k++) {
-        PyObject *name = PyUnicode_FromString(PORT_OPS[k].name);
-        if (!name) {
-            Py_CLEAR(names);
-            break;
-        }
-        PyTuple_SET_ITEM(names, k, name);
-    }
-    int rc = names ? PyModule_AddObjectRef(m, "DATAPATHS", names) : -1;
-    Py_XDECREF(names);
-    /* The sender kinds a simulator's hosts can run, by sender code (the SENDER_OPS table's names). */
-    PyObject *senders = rc < 0 ? NULL : PyTuple_New(N_SENDERS);
-    for (int k = 0; senders && k < N_SENDERS; k++) {
-        PyObject *name = PyUnicode_FromString(SENDER_OPS[k].name);
-        if (!name) {
-            Py_CLEAR(senders);
-            break;
-        }
-        PyTuple_SET_ITEM(senders, k, name);
-    }
-    rc = senders ? PyModule_AddObjectRef(m, "SENDERS", senders) : -1;
-    Py_XDECREF(senders);
-    if (rc < 0) {
+    /* The data paths a link can run by protocol code, and the sender kinds a simulator's hosts can
+     * run by sender code: the names of the PORT_OPS and SENDER_OPS tables. */
+    const char *datapaths[N_PORT_OPS], *senders[N_SENDERS];
+    for (int k = 0; k < N_PORT_OPS; k++)
+        datapaths[k] = PORT_OPS[k].name;
+    for (int k = 0; k < N_SENDERS; k++)
+        senders[k] = SENDER_OPS[k].name;
+    if (add_names(m, "DATAPATHS", datapaths, N_PORT_OPS) < 0 || add_names(m, "SENDERS", senders, N_SENDERS) < 0) {
         Py_DECREF(m);
         return NULL;
     }
