@@ -57,8 +57,9 @@ def test_a_user_packet_protocol_reaches_its_fixed_point_at_the_receivers(erpi):
 
 def test_packet_map_of_a_user_protocol_follows_its_bell_and_its_fluid_twin(erpi, capsys):
     # ER-PI linearizes to RCP's characteristic equation: (0.4, 0.2) is under the bell, (1.8, 0.2) is not
+    # in a worker process (it loads the file again and registers the packet protocol there)
     assert main(["map", "--method", "packet", "--model", EXAMPLE, "--alpha", "0.4:1.8:1.4", "--beta", "0.2:0.2:1",
-                 "--json"]) == 0
+                 "--workers", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     A, B = np.meshgrid(out["alpha"], out["beta"])
     assert np.array_equal(np.array(out["stable"], dtype=bool), rcp_inside(A, B))

@@ -64,6 +64,12 @@ def model_protocol(model) -> PacketProtocol | None:
     ------
     InputError
         The file's ``PACKET_PROTOCOL`` is not a PacketProtocol, or the registry refuses it.
+
+    Examples
+    --------
+    >>> from rcpstab.models import get_model
+    >>> model_protocol(get_model("rcp")) is None  # a bundled model: its protocol is registered already
+    True
     """
     protocol = model_file_attribute(model, MODEL_FILE_PROTOCOL)
     if protocol is None:
