@@ -7,15 +7,15 @@ setup(
     ext_modules=[
         Extension(
             "rcpstab.reference_impl._datapath",
-            sources=[CSRC + "module.c", CSRC + "sim.c", CSRC + "port_ops.c"],
+            sources=[CSRC + "module.c", CSRC + "sim.c", CSRC + "port_ops.c", CSRC + "events.c"],
             depends=[CSRC + h for h in ("rcp_header.h", "rcp_port.h", "sim.h", "xcp_header.h", "xcp_port.h", "rcpac_port.h",
-                                         "port_ops.h")],
+                                         "port_ops.h", "events.h")],
             extra_compile_args=["-O2", "-std=c11"],
         ),
         Extension(
             "rcpstab.reference_impl._flows",
-            sources=[CSRC + "flows_module.c", CSRC + "flows.c"],
-            depends=[CSRC + h for h in ("rcp_header.h", "rcp_port.h", "flows.h")],
+            sources=[CSRC + "flows_module.c", CSRC + "flows.c", CSRC + "events.c"],
+            depends=[CSRC + h for h in ("rcp_header.h", "rcp_port.h", "flows.h", "events.h")],
             extra_compile_args=["-O2", "-std=c11"],
         ),
     ]

@@ -128,6 +128,37 @@ def test_c_function_table_and_python_twin_name_the_same_data_paths():
         assert _datapath.DATAPATHS[get_protocol(name).datapath_code] == name
 
 
+def test_c_function_table_and_python_twin_name_the_same_sender_kinds():
+    from pathlib import Path
+
+    from rcpstab.reference_impl.hosts.senders import SENDER_HEADER_BYTES, SENDER_OPS, SENDERS
+    from rcpstab.reference_impl.simulator import sim_py
+
+    assert _datapath.SENDERS == tuple(ops.name for ops in SENDER_OPS) == tuple(SENDERS)
+    assert SENDER_HEADER_BYTES == {"rtcp": 12, "xcp": 20}
+    # the sender kind is chosen once from the table: neither simulator compares it with a kind again
+    csrc = Path(_datapath.__file__).parent / "csrc" / "sim.c"
+    for source in (csrc.read_text(), Path(sim_py.__file__).read_text()):
+        assert "== SENDER_" not in source and "sender ==" not in source
+
+
+@pytest.mark.parametrize("sender", [0, 1])
+def test_both_twins_refuse_the_same_sender_parameters(sender):
+    from rcpstab.reference_impl.simulator.sim_py import PySimulator
+
+    links, paths, flows = [(10**8, 10**6, 10**6, 1)], [(0,)], [(0, -1, 0, 0, 0, 0)]
+    too_big = dict(rwnd_pkts=(1 << 24) + 1)  # only the XCP sender's window arithmetic refuses it
+    messages = []
+    for simulator in (_datapath.Simulator, PySimulator):
+        try:
+            simulator(links, paths, flows, 1040, 60, 1040, too_big["rwnd_pkts"], sender)
+            messages.append(None)
+        except ValueError as exc:
+            messages.append(str(exc))
+    assert messages[0] == messages[1]
+    assert (messages[0] is None) == (sender == 0)
+
+
 def test_the_run_loop_names_no_protocol():
     # what the registry replaced: isinstance chains on controllers and comparisons with protocol names
     tree = ast.parse(open(run.__file__).read())

@@ -49,6 +49,8 @@ from ..core.validation import check_integer, check_run_cost
 from ..errors import InputError
 from ..network.cosim import NETWORK_SCENARIOS, NETWORK_T_END_S
 from ..reference_impl.cosim.packet_vs_fluid import PACKET_PROTOCOL, TRANSIENT_RTT, cosimulate
+from ..models import get_model, is_model_path
+from ..reference_impl.protocols.registry import model_protocol
 from ..reference_impl.simulator.run import PROTOCOLS
 from ..reference_impl.simulator.scenarios import FLASH_CROWD, SCENARIOS, flash_crowd, get_scenario
 from ..reference_impl.simulator.segments import flow_segments
@@ -70,7 +72,8 @@ NETWORK_BYTES_PER_S, NETWORK_CPU_PER_S = 130e3, 0.03
 def add_arguments(parser):
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (> 0)")
-    parser.add_argument("--model", default="rcp", help=f"{', '.join(PROTOCOLS)}: router, senders and fluid model "
+    parser.add_argument("--model", default="rcp", help=f"{', '.join(PROTOCOLS)} or a protocol file defining MODEL and "
+                        "PACKET_PROTOCOL: router, senders and fluid model "
                         "(default: rcp; xcp compares y/(N*C); rcp-router, rcpac-router: the RCP, RCP-AC router "
                         "against the fluid model with its timing)")
     parser.add_argument("--scenario", default="fig5.3", help=f"one of {', '.join([*SCENARIOS, *NETWORK_SCENARIOS])} (default: fig5.3)")
@@ -92,7 +95,8 @@ def add_arguments(parser):
 
 def run(args) -> int:
     check_outputs(args)
-    if args.model not in (*PROTOCOLS, *PACKET_PROTOCOL):
+    if args.model not in (*PROTOCOLS, *PACKET_PROTOCOL) and not (is_model_path(args.model)
+                                                                  and model_protocol(get_model(args.model))):
         raise InputError(f"--model {args.model}: the packet simulator runs {', '.join(PROTOCOLS)}")
     if not args.transient_rtt >= 0:
         raise InputError(f"--transient-rtt {args.transient_rtt}: must be >= 0")

@@ -1,7 +1,8 @@
 """Protocols from outside the package: a user's model file, or an installed package's entry point.
 
 A protocol file is a Python file that defines ``MODEL``, a :class:`~rcpstab.models.spec.ModelSpec`
-(``examples/protocols/`` ships one). An installed package announces its models under the
+(``examples/protocols/`` ships one). It may define more for other lenses (a packet protocol,
+``PACKET_PROTOCOL``, which the packet lens looks up with :func:`model_file_attribute`). An installed package announces its models under the
 entry-point group :data:`ENTRY_POINT_GROUP`, each entry point naming a ``ModelSpec`` object::
 
     [project.entry-points."rcpstab.protocols"]
@@ -20,10 +21,12 @@ from pathlib import Path
 from ..errors import InputError
 from .spec import ModelSpec
 
-__all__ = ["ENTRY_POINT_GROUP", "is_model_path", "load_entry_point", "load_model_file", "plugin_names"]
+__all__ = ["ENTRY_POINT_GROUP", "is_model_path", "load_entry_point", "load_model_file", "model_file_attribute",
+           "plugin_names"]
 
 ENTRY_POINT_GROUP = "rcpstab.protocols"
 _FILES: dict[Path, ModelSpec] = {}
+_MODULES: dict[Path, object] = {}  # the loaded files' modules, for what else a file defines
 
 
 def is_model_path(name: str) -> bool:
@@ -55,7 +58,22 @@ def load_model_file(path: str) -> ModelSpec:
         raise InputError(f"--model {path}: the file defines no MODEL (a rcpstab.models.ModelSpec)")
     # The origin lets worker processes load the same file again (they receive the model by reference).
     _FILES[file] = dataclasses.replace(model, origin=str(file))
+    _MODULES[file] = module
     return _FILES[file]
+
+
+def model_file_attribute(model: ModelSpec, name: str):
+    """What the protocol file ``model`` was loaded from defines as ``name``; None if nothing (or no file).
+
+    The file is loaded (once per process) if it was not yet, so a worker process that received
+    the model by reference finds the same objects.
+    """
+    if not getattr(model, "origin", ""):
+        return None
+    file = Path(model.origin)
+    if file not in _MODULES:
+        load_model_file(str(file))
+    return getattr(_MODULES[file], name, None)
 
 
 def plugin_names() -> list[str]:

@@ -1,12 +1,16 @@
-"""Packet runs on multi-link networks: every RCP port runs its own App. F control path (thesis Sec. 5.3).
+"""Packet runs on multi-link networks: every port runs its own control path (thesis Sec. 5.3).
 
 A :class:`rcpstab.network.Network` (the fluid side's description: links, groups of flows
-and their paths) becomes a packet topology: each link is an RCP output port, and each
-gets a plain mirror link for the ACKs, so a flow's round trip is twice its one-way
-delay as in the fluid model. Each RCP port has its own
-:class:`~.control.RcpController` on its own timer Tr = min(avg_rtt, 10 ms) (App. F
-line 13); its trace holds, at every expiry, R/C, the queue, the RTT estimate avg_rtt
-(eq. 5.17) and the interval's packet-average RTT d_T (eq. 5.16).
+and their paths) becomes a packet topology: each link is an output port of the run's protocol
+(RCP by default, or any registered :class:`~rcpstab.reference_impl.protocols.PacketProtocol`),
+and each gets a plain mirror link for the ACKs, so a flow's round trip is twice its one-way
+delay as in the fluid model. Each port has its own controller on its own timer (RCP:
+:class:`~rcpstab.reference_impl.routers.rcp.control.RcpController`, Tr = min(avg_rtt, 10 ms),
+App. F line 13), made, loaded, serviced and read by the protocol as in
+:func:`~rcpstab.reference_impl.simulator.run.run_scenario`; the trace holds, at every expiry,
+R/C (NaN for a router without a rate, XCP), the input rate over C, the queue, the RTT
+estimate (RCP: avg_rtt, eq. 5.17; NaN if the protocol keeps none) and the interval's
+packet-average RTT d_T (eq. 5.16).
 
 Set-up shared with the fluid model (:func:`rcpstab.network.simulate_network`): every
 router starts at R/C = :data:`~rcpstab.network.fluid.INITIAL_LOAD` * eta with avg_rtt the
@@ -40,7 +44,7 @@ NETWORK_RWND_PACKETS = 1 << 20
 UNBOUNDED_BUFFER_BYTES = 1 << 62
 """Drop-tail limit of every port: a queue this long is out of reach, as the fluid queue's."""
 BITS_PER_BYTE = 8
-TRACE_FIELDS = ("t", "R_over_C", "queue_bytes", "avg_rtt_s", "rtt_sample_s", "interval_s")
+TRACE_FIELDS = ("t", "R_over_C", "queue_bytes", "avg_rtt_s", "rtt_sample_s", "interval_s", "utilization")
 
 
 @dataclass
@@ -53,13 +57,18 @@ class PacketNetworkRun:
     alpha, beta, eta : float
     backend : str
     traces : dict of str to dict of str to ndarray
-        Per RCP link (by name), at every timer expiry: ``t`` (s), ``R_over_C``,
-        ``queue_bytes`` (at the expiry), ``avg_rtt_s`` (eq. 5.17 after the update),
+        Per controlled link (by name), at every timer expiry: ``t`` (s), ``R_over_C``,
+        ``queue_bytes`` (at the expiry), ``avg_rtt_s`` (RCP: eq. 5.17 after the update),
         ``rtt_sample_s`` (eq. 5.16's d_T of the interval; the previous one if no packet
-        carried an RTT), ``interval_s`` (the interval that ended).
+        carried an RTT), ``interval_s`` (the interval that ended), ``utilization`` (input
+        rate over C in the interval).
     counters : dict
         Final simulator counters (events, sent, delivered, dropped, ...).
     wall_time_s : float
+    protocol : str
+        The routers' and senders' protocol.
+    flow_bytes : ndarray
+        Bytes each flow's receiver got in order, flows in group order.
     """
 
     network: Network
@@ -70,6 +79,8 @@ class PacketNetworkRun:
     traces: dict
     counters: dict = field(default_factory=dict)
     wall_time_s: float = 0.0
+    protocol: str = "rcp"
+    flow_bytes: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     def as_network_run(self, grid) -> NetworkRun:
         """The traces held (sample and hold, as the registers hold) at ``grid`` (s), in the fluid's units."""
@@ -90,10 +101,10 @@ class PacketNetworkRun:
                           target_rtt=self.network.equilibrium_rtt(self.eta))
 
 
-def network_topology(net: Network) -> tuple[Topology, list[tuple[int, int]]]:
-    """RCP links of ``net`` (indices 0..L-1), plain ACK mirrors (L..2L-1), and each group's (forward, reverse) path."""
-    links = [Link(link.name + suffix, link.capacity, link.delay, UNBOUNDED_BUFFER_BYTES, protocol)
-             for protocol, suffix in (("rcp", ""), ("plain", "-ack")) for link in net.links]
+def network_topology(net: Network, protocol: str = "rcp") -> tuple[Topology, list[tuple[int, int]]]:
+    """``protocol``'s links of ``net`` (indices 0..L-1), plain ACK mirrors (L..2L-1), and each group's (forward, reverse) path."""
+    links = [Link(link.name + suffix, link.capacity, link.delay, UNBOUNDED_BUFFER_BYTES, kind)
+             for kind, suffix in ((protocol, ""), ("plain", "-ack")) for link in net.links]
     n = len(net.links)
     paths, group_paths = [], []
     for g in net.groups:
@@ -107,8 +118,8 @@ def network_topology(net: Network) -> tuple[Topology, list[tuple[int, int]]]:
 
 def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: float = 1.0,
                 backend: str = "c", packet_bytes: int = 1500,
-                max_rtt_ms: int = NETWORK_MAX_RTT_MS) -> PacketNetworkRun:
-    """Simulate ``net`` packet by packet: long-lived R-TCP flows from t = 0, App. F on every link.
+                max_rtt_ms: int = NETWORK_MAX_RTT_MS, protocol: str = "rcp") -> PacketNetworkRun:
+    """Simulate ``net`` packet by packet: long-lived flows from t = 0, ``protocol``'s control path on every link.
 
     Parameters
     ----------
@@ -125,6 +136,9 @@ def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: f
         Data datagram size, bytes.
     max_rtt_ms : int
         Every port's MAX_ALLOWABLE_RTT register, ms (App. F: 20000).
+    protocol : str
+        A name of :data:`rcpstab.reference_impl.protocols.PACKET_PROTOCOLS` (``"rcp"``: R-TCP
+        hosts and App. F routers; ``"xcp"``, ``"rcpac"``: XCP senders), or a registered plug-in.
 
     Returns
     -------
@@ -133,25 +147,25 @@ def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: f
     Raises
     ------
     InputError
-        alpha <= 0, beta < 0, t_end <= 0, an unknown backend, max_rtt_ms < 1.
+        alpha <= 0, beta < 0, t_end <= 0, an unknown backend or protocol, max_rtt_ms < 1.
     """
-    check_inputs(alpha, beta, backend, t_end)
+    check_inputs(alpha, beta, backend, t_end, protocol)
     if not (isinstance(max_rtt_ms, int) and max_rtt_ms >= 1):
         raise InputError(f"max_rtt_ms={max_rtt_ms!r} must be an integer >= 1")
     wall_start = time.perf_counter()
-    topology, group_paths = network_topology(net)
+    topology, group_paths = network_topology(net, protocol)
     request = request_field(0.0)  # "as fast as possible": the routers set every rate
     flows = [(0, -1, 0, request, fwd, rev) for g, (fwd, rev) in zip(net.groups, group_paths) for _ in range(g.count)]
-    sim = build_simulator(topology, flows, packet_bytes, backend, "rcp", rwnd_pkts=NETWORK_RWND_PACKETS)
+    sim = build_simulator(topology, flows, packet_bytes, backend, protocol, rwnd_pkts=NETWORK_RWND_PACKETS)
     rate0 = INITIAL_LOAD * eta * np.array([link.capacity for link in net.links])
     rtt0 = net.packet_average_rtt(net.path_min(rate0))
-    rcp = get_protocol("rcp")
+    proto = get_protocol(protocol)  # every link's: the loop asks it, it never asks which protocol it is
     controllers = {}
     for li in range(len(net.links)):
         controllers[li] = make_controller(topology.links[li], alpha, beta, eta, INITIAL_LOAD, rtt0[li], packet_bytes)
-        rcp.initial_writes(sim, li, controllers[li])
+        proto.initial_writes(sim, li, controllers[li])
         sim.set_registers(li, max_rtt=max_rtt_ms)
-    interval_ns = {li: rcp.initial_interval_ns(c) for li, c in controllers.items()}
+    interval_ns = {li: proto.initial_interval_ns(c) for li, c in controllers.items()}
     next_tick = dict(interval_ns)
     sample = dict(enumerate(rtt0))
     rows = {li: [] for li in controllers}
@@ -161,15 +175,16 @@ def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: f
         for li, ctrl in controllers.items():
             if next_tick[li] != t_next:
                 continue
-            next_ns, rate, _, registers = rcp.service(sim, li, ctrl, interval_ns[li])
+            next_ns, rate, utilization, registers = proto.service(sim, li, ctrl, interval_ns[li])
             if registers["rtt_count"]:
                 sample[li] = registers["rtt_sum"] / registers["rtt_count"] / 1000
-            rows[li].append((t_next / NS_PER_S, rate, registers["queue_bytes"], ctrl.avg_rtt / 1000, sample[li],
-                             interval_ns[li] / NS_PER_S))
+            rows[li].append((t_next / NS_PER_S, rate, registers["queue_bytes"], proto.avg_rtt_s(ctrl), sample[li],
+                             interval_ns[li] / NS_PER_S, utilization))
             interval_ns[li] = next_ns
             next_tick[li] = t_next + next_ns
     sim.run_until(t_end_ns)
     traces = {net.links[li].name: dict(zip(TRACE_FIELDS, np.array(r, float).reshape(-1, len(TRACE_FIELDS)).T))
               for li, r in rows.items()}
     return PacketNetworkRun(network=net, alpha=alpha, beta=beta, eta=eta, backend=backend, traces=traces,
-                            counters=sim.counters(), wall_time_s=time.perf_counter() - wall_start)
+                            counters=sim.counters(), wall_time_s=time.perf_counter() - wall_start, protocol=protocol,
+                            flow_bytes=np.array(sim.flow_stats()[0], dtype=float))

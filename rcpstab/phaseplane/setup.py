@@ -122,7 +122,7 @@ def default_step(model: CompiledModel, values: list) -> float:
 
 
 def make_integrator(model: ModelSpec, params: dict, initial: dict, dt: float | None = None,
-                    n_schedule=None, engine: type = BatchIntegrator) -> BatchIntegrator:
+                    n_schedule=None, engine: type = BatchIntegrator, n_param: str = "N") -> BatchIntegrator:
     """A checked, ready-to-run batch: see :func:`~rcpstab.phaseplane.trajectory.simulate` for the arguments.
 
     ``engine`` is the integrator class: the compiled one, or
@@ -134,7 +134,7 @@ def make_integrator(model: ModelSpec, params: dict, initial: dict, dt: float | N
     if dt is not None and not (math.isfinite(dt) and dt > 0):
         raise InputError(f"dt = {dt} s: must be > 0")
     for _, flows in n_schedule or []:
-        parameter_values(compiled, {"N": flows})
+        parameter_values(compiled, {n_param: flows})
     for name in compiled.delay_symbols:
         if np.ndim(values[compiled.param_names.index(name)]):
             raise InputError(f"{name} must be a single value per batch (it sets the delay line)")
@@ -145,4 +145,4 @@ def make_integrator(model: ModelSpec, params: dict, initial: dict, dt: float | N
     # the delay line holds every step of the longest delay, values and slopes: refuse what cannot fit
     check_run_cost(f"a batch of {size} trajectories with a delay of {delay_steps:.4g} steps of {step:.4g} s", 0.0,
                    (delay_steps + 3) * compiled.n_states * size * 16)
-    return engine(compiled, values, x0, step, n_schedule)
+    return engine(compiled, values, x0, step, n_schedule, n_param=n_param)

@@ -76,7 +76,7 @@ class Trajectory:
 
 
 def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: float | None = None,
-             n_schedule=None, record_every: int | None = None) -> Trajectory:
+             n_schedule=None, record_every: int | None = None, n_param: str = "N") -> Trajectory:
     """Integrate ``model`` for a batch of parameter sets and initial conditions.
 
     Parameters
@@ -95,6 +95,8 @@ def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: fl
         Step (s). Default: T for ``rcp`` (exact), d0/20 for the continuous models (RK4).
     n_schedule : list of (float, float), optional
         Piecewise-constant number of flows, ``[(time_s, N), ...]`` (e.g. the fig5.3 scenario).
+    n_param : str
+        The parameter ``n_schedule`` sets (default ``N``; a model with its own name for it).
     record_every : int, optional
         Keep every this many steps (default: at most 20 000 samples).
 
@@ -105,7 +107,7 @@ def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: fl
     model = as_model(model)  # a name works too; anything else is an InputError
     if not (math.isfinite(t_end) and t_end > 0):
         raise InputError(f"t_end = {t_end} s: must be > 0")
-    integrator = make_integrator(model, params, initial, dt, n_schedule)
+    integrator = make_integrator(model, params, initial, dt, n_schedule, n_param=n_param)
     n_steps = int(round(t_end / integrator.dt))
     check_run_cost(f"{t_end:g} s in {n_steps} steps of {integrator.dt:.4g} s", n_steps * integrator.size * CPU_S_PER_STEP)
     every = record_every or max(1, math.ceil(n_steps / MAX_SAMPLES))

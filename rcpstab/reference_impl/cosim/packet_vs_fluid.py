@@ -29,7 +29,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from ...models import get_model
 from ..lens.fluid_twin import fluid_run
+from ..protocols.registry import model_protocol
 from ..simulator.run import run_scenario
 from ..simulator.scenarios import Scenario, get_scenario
 from ..simulator.segments import control_interval_s, flow_segments, rtt_average
@@ -235,7 +237,9 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
     """
     scenario = get_scenario(scenario)
     t_end = scenario.t_end_s if t_end is None else t_end
-    packet = run_scenario(scenario, alpha, beta, seed=seed, t_end=t_end, protocol=PACKET_PROTOCOL.get(model, model))
+    user = model_protocol(get_model(model))  # a user's protocol file (--model file.py) with a PACKET_PROTOCOL
+    protocol = user.name if user else PACKET_PROTOCOL.get(model, model)
+    packet = run_scenario(scenario, alpha, beta, seed=seed, t_end=t_end, protocol=protocol)
     wall = time.perf_counter()
     fluid = fluid_run(scenario, alpha, beta, t_end, model)
     fluid_wall = time.perf_counter() - wall
@@ -263,8 +267,8 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
 
 def _fluid_share(fluid, scenario: Scenario, model: str) -> np.ndarray:
     """The fluid R/C; for xcp y/(N(t)*C): the model's gamma divides by the initial N only."""
-    if model != "xcp":
-        return fluid.gamma[:, 0]
+    if model != "xcp":  # R/C of the scenario's C (a user's model may scale its rate by another capacity)
+        return fluid.gamma[:, 0] * (fluid.capacity[0] / scenario.capacity_bps)
     flows = np.maximum([scenario.n_flows(x) for x in fluid.t], 1)
     return fluid.states["y"][:, 0] / (flows * scenario.capacity_bps)
 

@@ -12,105 +12,36 @@
 #define DUPACK_THRESHOLD 3
 #define RTT_FIELD_MAX 0xFFFE
 
-/* ---- event heap, ordered by (time, scheduling order) ---- */
+/* ---- event heap and pools of packets and flow slots (events.h, shared with sim.c) ---- */
 
-static int ev_less(const fl_event *a, const fl_event *b)
+static inline void schedule(fl_sim *s, int64_t t, int32_t type, int32_t arg, uint32_t gen)
 {
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+    if (ev_push(&s->ev, t, type, arg, gen) < 0)
+        s->oom = 1;
 }
-
-static void schedule(fl_sim *s, int64_t t, int32_t type, int32_t arg, uint32_t gen)
-{
-    if (s->heap_len == s->heap_cap) {
-        int64_t cap = s->heap_cap ? 2 * s->heap_cap : 1024;
-        fl_event *h = realloc(s->heap, (size_t)cap * sizeof *h);
-        if (!h) {
-            s->oom = 1;
-            return;
-        }
-        s->heap = h;
-        s->heap_cap = cap;
-    }
-    fl_event e = {t, s->next_seq++, type, arg, gen};
-    int64_t i = s->heap_len++;
-    while (i > 0) {
-        int64_t parent = (i - 1) / 2;
-        if (!ev_less(&e, &s->heap[parent]))
-            break;
-        s->heap[i] = s->heap[parent];
-        i = parent;
-    }
-    s->heap[i] = e;
-}
-
-static fl_event pop_event(fl_sim *s)
-{
-    fl_event top = s->heap[0];
-    fl_event last = s->heap[--s->heap_len];
-    int64_t i = 0, n = s->heap_len;
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && ev_less(&s->heap[c + 1], &s->heap[c]))
-            c++;
-        if (!ev_less(&s->heap[c], &last))
-            break;
-        s->heap[i] = s->heap[c];
-        i = c;
-    }
-    if (n > 0)
-        s->heap[i] = last;
-    return top;
-}
-
-/* ---- pools: packets and flow slots, each with a free list ---- */
 
 static int32_t pkt_alloc(fl_sim *s)
 {
-    if (s->pkt_free < 0) {
-        int32_t old = s->pkt_cap, cap = old ? 2 * old : 1024;
-        fl_packet *p = realloc(s->pkts, (size_t)cap * sizeof *p);
-        if (!p) {
-            s->oom = 1;
-            return -1;
-        }
-        s->pkts = p;
-        for (int32_t i = old; i < cap; i++)
-            p[i].next_free = i + 1 < cap ? i + 1 : -1;
-        s->pkt_free = old;
-        s->pkt_cap = cap;
-    }
-    int32_t i = s->pkt_free;
-    s->pkt_free = s->pkts[i].next_free;
+    int32_t i = ev_pool_alloc(&s->pkt_pool);
+    s->pkts = s->pkt_pool.items; /* moved if the pool grew */
+    s->oom |= i < 0;
     return i;
 }
 
 static void pkt_free(fl_sim *s, int32_t i)
 {
-    s->pkts[i].next_free = s->pkt_free;
-    s->pkt_free = i;
+    ev_pool_release(&s->pkt_pool, i);
 }
 
+/* New slots are zeroed (FF_FREE, generation 0). */
 static int32_t slot_alloc(fl_sim *s)
 {
-    if (s->flow_free < 0) {
-        int32_t old = s->flow_cap, cap = old ? 2 * old : 256;
-        fl_flow *f = realloc(s->flows, (size_t)cap * sizeof *f);
-        if (!f) {
-            s->oom = 1;
-            return -1;
-        }
-        s->flows = f;
-        for (int32_t i = old; i < cap; i++) {
-            memset(&f[i], 0, sizeof f[i]);
-            f[i].next_free = i + 1 < cap ? i + 1 : -1;
-        }
-        s->flow_free = old;
-        s->flow_cap = cap;
+    int32_t i = ev_pool_alloc(&s->flow_pool);
+    s->flows = s->flow_pool.items; /* moved if the pool grew */
+    if (i < 0) {
+        s->oom = 1;
+        return -1;
     }
-    int32_t i = s->flow_free;
-    s->flow_free = s->flows[i].next_free;
     s->slots_used++;
     return i;
 }
@@ -121,8 +52,7 @@ static void slot_release(fl_sim *s, int32_t i)
     fl_flow *f = &s->flows[i];
     f->state = FF_FREE;
     f->gen++;
-    f->next_free = s->flow_free;
-    s->flow_free = i;
+    ev_pool_release(&s->flow_pool, i);
     s->slots_used--;
 }
 
@@ -134,39 +64,10 @@ static fl_flow *live_flow(fl_sim *s, int32_t slot, uint32_t gen)
 
 /* ---- links ---- */
 
-static int ring_push(fl_sim *s, fl_link *l, int32_t pkt)
-{
-    if (l->ring_count == l->ring_cap) {
-        int32_t cap = l->ring_cap ? 2 * l->ring_cap : 64;
-        int32_t *r = malloc((size_t)cap * sizeof *r);
-        if (!r) {
-            s->oom = 1;
-            return 0;
-        }
-        for (int32_t k = 0; k < l->ring_count; k++)
-            r[k] = l->ring[(l->ring_head + k) % l->ring_cap];
-        free(l->ring);
-        l->ring = r;
-        l->ring_cap = cap;
-        l->ring_head = 0;
-    }
-    l->ring[(l->ring_head + l->ring_count) % l->ring_cap] = pkt;
-    l->ring_count++;
-    return 1;
-}
-
-static int32_t ring_pop(fl_link *l)
-{
-    int32_t pkt = l->ring[l->ring_head];
-    l->ring_head = (l->ring_head + 1) % l->ring_cap;
-    l->ring_count--;
-    return pkt;
-}
-
 static void link_start_tx(fl_sim *s, int32_t li)
 {
     fl_link *l = &s->links[li];
-    int32_t pi = ring_pop(l);
+    int32_t pi = ev_ring_pop(&l->ring);
     fl_packet *p = &s->pkts[pi];
     if (l->rcp)
         dp_depart(&l->port, p->hdr, RCP_HEADER_LEN, p->size);
@@ -190,8 +91,10 @@ static void link_arrive(fl_sim *s, int32_t li, int32_t pi)
         pkt_free(s, pi);
         return;
     }
-    if (!ring_push(s, l, pi))
+    if (!ev_ring_push(&l->ring, pi)) {
+        s->oom = 1;
         return;
+    }
     if (l->busy < 0)
         link_start_tx(s, li);
 }
@@ -420,10 +323,8 @@ static void flow_arrive(fl_sim *s)
         return;
     fl_flow *f = &s->flows[slot];
     uint32_t gen = f->gen;
-    int32_t next_free = f->next_free;
     memset(f, 0, sizeof *f);
     f->gen = gen;
-    f->next_free = next_free;
     f->state = FF_SYN_SENT;
     f->id = s->next_id++;
     f->size_pkts = size;
@@ -497,7 +398,7 @@ static void dispatch(fl_sim *s, const fl_event *e)
         l->busy = -1;
         l->tx_bytes += s->pkts[pi].size;
         schedule(s, s->now + l->delay_ns, FE_DELIVER, pi, 0);
-        if (l->ring_count > 0)
+        if (l->ring.count > 0)
             link_start_tx(s, e->arg);
         break;
     }
@@ -510,17 +411,17 @@ static void dispatch(fl_sim *s, const fl_event *e)
 void fl_init(fl_sim *s)
 {
     s->now = 0;
-    s->next_seq = 0;
-    s->pkt_free = -1;
-    s->flow_free = -1;
+    s->ev.next_seq = 0;
+    ev_pool_init(&s->pkt_pool, sizeof *s->pkts, 1024);
+    ev_pool_init(&s->flow_pool, sizeof *s->flows, 256);
     for (int li = 0; li < 2; li++)
         s->links[li].busy = -1;
 }
 
 int fl_run_until(fl_sim *s, int64_t t_ns)
 {
-    while (s->heap_len > 0 && s->heap[0].t < t_ns && !s->oom) {
-        fl_event e = pop_event(s);
+    while (s->ev.len > 0 && s->ev.a[0].t < t_ns && !s->oom) {
+        fl_event e = ev_pop(&s->ev);
         s->now = e.t;
         s->events++;
         dispatch(s, &e);
@@ -536,19 +437,17 @@ int64_t fl_in_flight(const fl_sim *s)
 {
     int64_t n = 0;
     for (int li = 0; li < 2; li++)
-        n += s->links[li].ring_count + (s->links[li].busy >= 0);
-    for (int64_t k = 0; k < s->heap_len; k++)
-        n += s->heap[k].type == FE_DELIVER;
-    return n;
+        n += s->links[li].ring.count + (s->links[li].busy >= 0);
+    return n + ev_count_type(&s->ev, FE_DELIVER);
 }
 
 void fl_free(fl_sim *s)
 {
     for (int li = 0; li < 2; li++)
-        free(s->links[li].ring);
-    free(s->heap);
-    free(s->pkts);
-    free(s->flows);
+        ev_ring_free(&s->links[li].ring);
+    ev_heap_free(&s->ev);
+    ev_pool_free(&s->pkt_pool); /* and pkts, its items */
+    ev_pool_free(&s->flow_pool); /* and flows */
     free(s->arr_t);
     free(s->arr_size);
     free(s->rec);

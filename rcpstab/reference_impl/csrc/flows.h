@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "events.h"
 #include "rcp_port.h"
 
 enum { FE_ARRIVAL, FE_SEND, FE_RTO, FE_TX_DONE, FE_DELIVER };
@@ -19,13 +20,7 @@ enum { FK_SYN, FK_SYNACK, FK_DATA, FK_ACK };
 enum { FF_FREE, FF_SYN_SENT, FF_ESTAB };
 enum { FL_FWD, FL_REV }; /* data direction (RCP port), ACK direction (plain drop-tail port) */
 
-typedef struct {
-    int64_t t;
-    uint64_t seq;
-    int32_t type;
-    int32_t arg; /* flow slot, link or packet index */
-    uint32_t gen; /* generation of the flow slot: events of a finished flow are ignored */
-} fl_event;
+typedef ev_event fl_event; /* events.h; arg: flow slot, link or packet index, gen: the slot's generation */
 
 typedef struct {
     uint8_t hdr[RCP_HEADER_LEN];
@@ -35,7 +30,6 @@ typedef struct {
     uint32_t gen;
     int64_t seq; /* data sequence number, or the cumulative ACK number */
     int64_t ts;  /* send time echoed by the receiver */
-    int32_t next_free;
 } fl_packet;
 
 typedef struct {
@@ -43,8 +37,7 @@ typedef struct {
     int64_t delay_ns;
     int rcp; /* 1: App. F data path (counts and stamps); 0: drop-tail only */
     rcp_port port;
-    int32_t *ring;
-    int32_t ring_cap, ring_head, ring_count;
+    ev_ring ring;
     int32_t busy;
     int64_t arrivals, tx_bytes; /* packets offered to the port; bytes serialised */
 } fl_link;
@@ -59,7 +52,6 @@ typedef struct {
     int in_recovery, send_pending, received;
     int64_t next_send_ns, last_progress_ns, syn_ns;
     int64_t rcv_next, drops;
-    int32_t next_free;
 } fl_flow;
 
 /* One finished flow: FCT = SYN sent to last data packet received (thesis Ch. 4). */
@@ -77,14 +69,13 @@ typedef struct {
 
 typedef struct {
     int64_t now;
-    uint64_t next_seq;
-    fl_event *heap;
-    int64_t heap_len, heap_cap;
+    ev_heap ev;
     fl_link links[2];
     fl_flow *flows;
-    int32_t flow_cap, flow_free, slots_used;
+    ev_pool flow_pool; /* owns flows[] (recycled slots) and their free list */
+    int32_t slots_used;
     fl_packet *pkts;
-    int32_t pkt_cap, pkt_free;
+    ev_pool pkt_pool; /* owns pkts[] (pkts: its items, typed) and their free list */
     int64_t *arr_t, *arr_size; /* arrivals handed in and not yet started, a FIFO */
     int64_t arr_head, arr_len, arr_cap, next_id;
     int arrival_pending;

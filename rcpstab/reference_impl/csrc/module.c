@@ -2,6 +2,7 @@
  *   Datapath  - stand-alone output ports running App. F lines 18-23 on packet buffers
  *   XcpDatapath - stand-alone XCP or RCP-AC output ports (xcp_port.h, rcpac_port.h)
  *   DATAPATHS - names of the PORT_OPS entries by protocol code (port_ops.h)
+ *   SENDERS - names of the SENDER_OPS entries by sender code (sim.h)
  *   Simulator - the packet simulator of sim.c, driven by the Python control path
  *   receiver_echo - the receiver's per-packet header rewrite */
 #define PY_SSIZE_T_CLEAN
@@ -698,21 +699,21 @@ static int Simulator_init(SimulatorObject *self, PyObject *args, PyObject *kwds)
     prm.data_size = (uint32_t)data_size;
     prm.ctrl_size = (uint32_t)ctrl_size;
     prm.window_denominator = (uint32_t)denominator;
-    if (prm.sender != SENDER_RTCP && prm.sender != SENDER_XCP) {
+    if (prm.sender < 0 || prm.sender >= N_SENDERS) {
         PyErr_Format(PyExc_ValueError, "sender=%d is not 0 (R-TCP) or 1 (XCP)", prm.sender);
         return -1;
     }
-    /* Keeps the XCP window arithmetic (1/1000 byte units) far from int64 overflow. */
-    if (prm.sender == SENDER_XCP && (rwnd > (1LL << 24) || prm.data_size > (1u << 16))) {
-        PyErr_SetString(PyExc_ValueError, "XCP senders need rwnd_pkts <= 2**24 and data_size <= 2**16");
+    prm.rwnd_pkts = rwnd;
+    const char *refused = SENDER_OPS[prm.sender].check(&prm);
+    if (refused) {
+        PyErr_SetString(PyExc_ValueError, refused);
         return -1;
     }
-    size_t need = prm.sender == SENDER_XCP ? XCP_HEADER_LEN : RCP_HEADER_LEN;
+    size_t need = SENDER_OPS[prm.sender].hdr_len;
     if (prm.data_size < need || prm.ctrl_size < need || prm.window_denominator < 1 || rwnd < 1) {
         PyErr_SetString(PyExc_ValueError, "packet sizes must hold an RCP header; window terms must be >= 1");
         return -1;
     }
-    prm.rwnd_pkts = rwnd;
     self->sim.prm = prm;
     PyObject *fl = PySequence_Fast(links, "links must be a sequence");
     PyObject *fp = fl ? PySequence_Fast(paths, "paths must be a sequence") : NULL;
@@ -932,6 +933,23 @@ static struct PyModuleDef datapath_module = {
     PyModuleDef_HEAD_INIT, "_datapath", "RCP router data path and packet simulator in C.", -1, module_methods,
 };
 
+/* Adds a tuple of the n strings ``names`` to module m as ``attr``; 0 on success, -1 with an exception set. */
+static int add_names(PyObject *m, const char *attr, const char *const *names, int n)
+{
+    PyObject *tuple = PyTuple_New(n);
+    for (int k = 0; tuple && k < n; k++) {
+        PyObject *name = PyUnicode_FromString(names[k]);
+        if (!name) {
+            Py_CLEAR(tuple);
+            break;
+        }
+        PyTuple_SET_ITEM(tuple, k, name);
+    }
+    int rc = tuple ? PyModule_AddObjectRef(m, attr, tuple) : -1;
+    Py_XDECREF(tuple);
+    return rc;
+}
+
 PyMODINIT_FUNC PyInit__datapath(void)
 {
     if (PyType_Ready(&DatapathType) < 0 || PyType_Ready(&XcpDatapathType) < 0 || PyType_Ready(&SimulatorType) < 0)
@@ -946,19 +964,14 @@ PyMODINIT_FUNC PyInit__datapath(void)
         Py_DECREF(m);
         return NULL;
     }
-    /* The data paths a link can run, by protocol code (the PORT_OPS table's names). */
-    PyObject *names = PyTuple_New(N_PORT_OPS);
-    for (int k = 0; names && k < N_PORT_OPS; k++) {
-        PyObject *name = PyUnicode_FromString(PORT_OPS[k].name);
-        if (!name) {
-            Py_CLEAR(names);
-            break;
-        }
-        PyTuple_SET_ITEM(names, k, name);
-    }
-    int rc = names ? PyModule_AddObjectRef(m, "DATAPATHS", names) : -1;
-    Py_XDECREF(names);
-    if (rc < 0) {
+    /* The data paths a link can run by protocol code, and the sender kinds a simulator's hosts can
+     * run by sender code: the names of the PORT_OPS and SENDER_OPS tables. */
+    const char *datapaths[N_PORT_OPS], *senders[N_SENDERS];
+    for (int k = 0; k < N_PORT_OPS; k++)
+        datapaths[k] = PORT_OPS[k].name;
+    for (int k = 0; k < N_SENDERS; k++)
+        senders[k] = SENDER_OPS[k].name;
+    if (add_names(m, "DATAPATHS", datapaths, N_PORT_OPS) < 0 || add_names(m, "SENDERS", senders, N_SENDERS) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -16,133 +16,28 @@
 #define XCP_RTT_FIELD_MAX 0xFFFFFFFELL
 #define XCP_UNITS_PER_BYTE 1000LL /* = XCP_FEEDBACK_SCALE */
 
-/* ---- event heap, ordered by (time, scheduling order) ---- */
+/* ---- event heap and packet pool (events.h, shared with flows.c) ---- */
 
-static int ev_less(const sim_event *a, const sim_event *b)
+static inline void schedule(sim_t *s, int64_t t, int32_t type, int32_t arg)
 {
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+    if (ev_push(&s->ev, t, type, arg, 0) < 0)
+        s->oom = 1;
 }
-
-static void schedule(sim_t *s, int64_t t, int32_t type, int32_t arg)
-{
-    if (s->heap_len == s->heap_cap) {
-        int64_t cap = s->heap_cap ? 2 * s->heap_cap : 1024;
-        sim_event *h = realloc(s->heap, (size_t)cap * sizeof *h);
-        if (!h) {
-            s->oom = 1;
-            return;
-        }
-        s->heap = h;
-        s->heap_cap = cap;
-    }
-    sim_event e = {t, s->next_seq++, type, arg};
-    int64_t i = s->heap_len++;
-    while (i > 0) {
-        int64_t parent = (i - 1) / 2;
-        if (!ev_less(&e, &s->heap[parent]))
-            break;
-        s->heap[i] = s->heap[parent];
-        i = parent;
-    }
-    s->heap[i] = e;
-}
-
-/* Floyd's bottom-up deletion: the hole left at the root moves down to a leaf along the smaller
- * children (one comparison per level, not two), then the last element rises from there (it was
- * a leaf, so it rarely rises far). (time, order) is a total order, so the events come out in the
- * same order as from any other heap (the Python twin's heapq). */
-static sim_event pop_event(sim_t *s)
-{
-    sim_event top = s->heap[0];
-    sim_event last = s->heap[--s->heap_len];
-    int64_t i = 0, n = s->heap_len;
-    if (n == 0)
-        return top;
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && ev_less(&s->heap[c + 1], &s->heap[c]))
-            c++;
-        s->heap[i] = s->heap[c];
-        i = c;
-    }
-    while (i > 0) {
-        int64_t parent = (i - 1) / 2;
-        if (!ev_less(&last, &s->heap[parent]))
-            break;
-        s->heap[i] = s->heap[parent];
-        i = parent;
-    }
-    s->heap[i] = last;
-    return top;
-}
-
-/* ---- packet pool ---- */
 
 static int32_t pkt_alloc(sim_t *s)
 {
-    if (s->free_head < 0) {
-        int32_t old = s->pkt_cap, cap = old ? 2 * old : 1024;
-        sim_packet *p = realloc(s->pkts, (size_t)cap * sizeof *p);
-        if (!p) {
-            s->oom = 1;
-            return -1;
-        }
-        s->pkts = p;
-        for (int32_t i = old; i < cap; i++)
-            p[i].next_free = i + 1 < cap ? i + 1 : -1;
-        s->free_head = old;
-        s->pkt_cap = cap;
-    }
-    int32_t i = s->free_head;
-    s->free_head = s->pkts[i].next_free;
+    int32_t i = ev_pool_alloc(&s->pkt_pool);
+    s->pkts = s->pkt_pool.items; /* moved if the pool grew */
+    s->oom |= i < 0;
     return i;
 }
 
 static void pkt_free(sim_t *s, int32_t i)
 {
-    s->pkts[i].next_free = s->free_head;
-    s->free_head = i;
+    ev_pool_release(&s->pkt_pool, i);
 }
 
 /* ---- links ---- */
-
-static int ring_push(sim_t *s, sim_link *l, int32_t pkt)
-{
-    if (l->ring_count == l->ring_cap) {
-        int32_t cap = l->ring_cap ? 2 * l->ring_cap : 64;
-        int32_t *r = malloc((size_t)cap * sizeof *r);
-        if (!r) {
-            s->oom = 1;
-            return 0;
-        }
-        for (int32_t k = 0; k < l->ring_count; k++)
-            r[k] = l->ring[(l->ring_head + k) % l->ring_cap];
-        free(l->ring);
-        l->ring = r;
-        l->ring_cap = cap;
-        l->ring_head = 0;
-    }
-    l->ring[(l->ring_head + l->ring_count) % l->ring_cap] = pkt;
-    l->ring_count++;
-    return 1;
-}
-
-static int32_t ring_pop(sim_link *l)
-{
-    int32_t pkt = l->ring[l->ring_head];
-    l->ring_head = (l->ring_head + 1) % l->ring_cap;
-    l->ring_count--;
-    return pkt;
-}
-
-/* Header bytes a packet carries: a port of the other protocol sees a short (malformed)
- * header or misreads a well-defined one, never uninitialised bytes. */
-static size_t hdr_len(const sim_t *s)
-{
-    return s->prm.sender == SENDER_XCP ? XCP_HEADER_LEN : RCP_HEADER_LEN;
-}
 
 static int64_t serialization_ns(const sim_link *l, uint32_t size)
 {
@@ -152,9 +47,9 @@ static int64_t serialization_ns(const sim_link *l, uint32_t size)
 static void link_start_tx(sim_t *s, int32_t li)
 {
     sim_link *l = &s->links[li];
-    int32_t pi = ring_pop(l);
+    int32_t pi = ev_ring_pop(&l->ring);
     sim_packet *p = &s->pkts[pi];
-    l->ops.depart(&l->port, &l->xcp, p->hdr, hdr_len(s), p->size);
+    l->ops.depart(&l->port, &l->xcp, p->hdr, s->snd.hdr_len, p->size);
     l->busy = pi;
     /* Every packet is data_size or ctrl_size bytes: the two serialization times are computed once
      * per link (the same integer division, so the same times), not once per packet. */
@@ -168,13 +63,15 @@ static void link_arrive(sim_t *s, int32_t li, int32_t pi)
 {
     sim_link *l = &s->links[li];
     sim_packet *p = &s->pkts[pi];
-    if (!l->ops.arrive(&l->port, &l->xcp, p->hdr, hdr_len(s), p->size)) {
+    if (!l->ops.arrive(&l->port, &l->xcp, p->hdr, s->snd.hdr_len, p->size)) {
         s->dropped++;
         pkt_free(s, pi);
         return;
     }
-    if (!ring_push(s, l, pi))
+    if (!ev_ring_push(&l->ring, pi)) {
+        s->oom = 1;
         return;
+    }
     if (l->busy < 0)
         link_start_tx(s, li);
 }
@@ -223,18 +120,44 @@ static int64_t xcp_window(const sim_t *s, const sim_flow *f)
     return w < 1 ? 1 : w;
 }
 
+/* The SYN carries the desired rate; its RTT is unknown (all ones), so routers do not
+ * average in a zero RTT. */
+static void rtcp_fill_syn(const sim_t *s, const sim_flow *f, uint8_t *hdr)
+{
+    (void)s;
+    rcp_fill(hdr, f->request, 0, RCP_RTT_UNKNOWN, RCP_PROTO_TCP);
+}
+
+/* An XCP SYN has H_rtt = 0: "no estimate yet". */
+static void xcp_fill_syn(const sim_t *s, const sim_flow *f, uint8_t *hdr)
+{
+    (void)s;
+    xcp_fill(hdr, xcp_cwnd_field(f), 0, XCP_FEEDBACK_MAX, 0, RCP_PROTO_TCP);
+}
+
+static void rtcp_fill_data(const sim_t *s, const sim_flow *f, uint8_t *hdr)
+{
+    (void)s;
+    int64_t rtt_ms = f->srtt_ns / NS_PER_MS;
+    rcp_fill(hdr, f->request, 0, (uint16_t)(rtt_ms < RTT_FIELD_MAX ? rtt_ms : RTT_FIELD_MAX), RCP_PROTO_TCP);
+}
+
+/* An unlimited sender asks for any increase (paper Sec. 3.3); routers lower it. */
+static void xcp_fill_data(const sim_t *s, const sim_flow *f, uint8_t *hdr)
+{
+    (void)s;
+    int64_t rtt_us = f->srtt_ns / NS_PER_US;
+    xcp_fill(hdr, xcp_cwnd_field(f), (uint32_t)(rtt_us < XCP_RTT_FIELD_MAX ? rtt_us : XCP_RTT_FIELD_MAX),
+             XCP_FEEDBACK_MAX, 0, RCP_PROTO_TCP);
+}
+
 static void send_syn(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
     int32_t pi = new_packet(s, fi, PK_SYN, s->prm.ctrl_size, 0, s->now);
     if (pi < 0)
         return;
-    /* The SYN carries the desired rate; its RTT is unknown (all ones), so routers do not
-     * average in a zero RTT. An XCP SYN has H_rtt = 0: "no estimate yet". */
-    if (s->prm.sender == SENDER_XCP)
-        xcp_fill(s->pkts[pi].hdr, xcp_cwnd_field(f), 0, XCP_FEEDBACK_MAX, 0, RCP_PROTO_TCP);
-    else
-        rcp_fill(s->pkts[pi].hdr, f->request, 0, RCP_RTT_UNKNOWN, RCP_PROTO_TCP);
+    s->snd.fill_syn(s, f, s->pkts[pi].hdr);
     f->syn_ns = s->now;
     host_send(s, pi);
 }
@@ -245,14 +168,7 @@ static void send_data(sim_t *s, int32_t fi)
     int32_t pi = new_packet(s, fi, PK_DATA, s->prm.data_size, f->snd_nxt, s->now);
     if (pi < 0)
         return;
-    int64_t rtt_ms = f->srtt_ns / NS_PER_MS, rtt_us = f->srtt_ns / NS_PER_US;
-    if (s->prm.sender == SENDER_XCP)
-        /* An unlimited sender asks for any increase (paper Sec. 3.3); routers lower it. */
-        xcp_fill(s->pkts[pi].hdr, xcp_cwnd_field(f), (uint32_t)(rtt_us < XCP_RTT_FIELD_MAX ? rtt_us : XCP_RTT_FIELD_MAX),
-                 XCP_FEEDBACK_MAX, 0, RCP_PROTO_TCP);
-    else
-        rcp_fill(s->pkts[pi].hdr, f->request, 0, (uint16_t)(rtt_ms < RTT_FIELD_MAX ? rtt_ms : RTT_FIELD_MAX),
-                 RCP_PROTO_TCP);
+    s->snd.fill_data(s, f, s->pkts[pi].hdr);
     if (f->snd_una == f->snd_nxt)
         f->last_progress_ns = s->now;
     f->snd_nxt++;
@@ -312,7 +228,7 @@ static void try_send(sim_t *s, int32_t fi)
     for (;;) {
         if (f->size_pkts && f->snd_nxt >= f->size_pkts)
             return;
-        int64_t window = s->prm.sender == SENDER_XCP ? xcp_window(s, f) : f->rcp_mode ? f->wnd : f->cwnd;
+        int64_t window = s->snd.window(s, f);
         if (f->snd_nxt - f->snd_una >= window)
             return;
         if (f->rcp_mode) {
@@ -367,6 +283,28 @@ static void xcp_take_feedback(sim_t *s, sim_flow *f, int64_t feedback)
     f->xcp_cwnd = f->xcp_cwnd < floor_cwnd ? floor_cwnd : (f->xcp_cwnd > top ? top : f->xcp_cwnd);
 }
 
+static int64_t rtcp_window(const sim_t *s, const sim_flow *f)
+{
+    (void)s;
+    return f->rcp_mode ? f->wnd : f->cwnd;
+}
+
+static void rtcp_on_ack(sim_t *s, sim_flow *f, const uint8_t *hdr)
+{
+    take_feedback(s, f, rcp_rd32(hdr + RCP_OFF_REVERSE));
+}
+
+static void xcp_on_ack(sim_t *s, sim_flow *f, const uint8_t *hdr)
+{
+    xcp_take_feedback(s, f, xcp_rd_i32(hdr + XCP_OFF_REVERSE));
+}
+
+/* The SYN-ACK's feedback: an XCP sender's first window is its initial one. */
+static void xcp_on_synack(sim_t *s, sim_flow *f, const uint8_t *hdr)
+{
+    (void)s, (void)f, (void)hdr;
+}
+
 static void go_back(sim_t *s, sim_flow *f)
 {
     /* XCP reacts to a loss "in a similar manner to TCP" (Sec. 3.3): halve the window. */
@@ -394,6 +332,40 @@ static void tcp_grow(sim_t *s, sim_flow *f, int64_t newly_acked)
         f->cwnd = s->prm.rwnd_pkts;
 }
 
+/* R-TCP without a rate from the routers grows its window as TCP does (thesis 6.1.1); an XCP
+ * sender's window is the routers' business. */
+static void rtcp_on_acked(sim_t *s, sim_flow *f, int64_t newly)
+{
+    if (!f->rcp_mode)
+        tcp_grow(s, f, newly);
+}
+
+static void xcp_on_acked(sim_t *s, sim_flow *f, int64_t newly)
+{
+    (void)s, (void)f, (void)newly;
+}
+
+/* Keeps the XCP window arithmetic (1/1000 byte units) far from int64 overflow. */
+static const char *xcp_check(const sim_params *prm)
+{
+    return prm->rwnd_pkts > (1LL << 24) || prm->data_size > (1u << 16)
+               ? "XCP senders need rwnd_pkts <= 2**24 and data_size <= 2**16"
+               : NULL;
+}
+
+static const char *rtcp_check(const sim_params *prm)
+{
+    (void)prm;
+    return NULL;
+}
+
+const sender_ops SENDER_OPS[N_SENDERS] = {
+    [SENDER_RTCP] = {"rtcp", RCP_HEADER_LEN, rtcp_check, rtcp_fill_syn, rtcp_fill_data, rtcp_window, rtcp_on_ack,
+                     rtcp_on_ack, rtcp_on_acked, rcp_receiver_echo},
+    [SENDER_XCP] = {"xcp", XCP_HEADER_LEN, xcp_check, xcp_fill_syn, xcp_fill_data, xcp_window, xcp_on_synack,
+                    xcp_on_ack, xcp_on_acked, xcp_receiver_echo},
+};
+
 static void flow_leaves(sim_t *s, sim_flow *f)
 {
     s->n_active--;
@@ -409,8 +381,7 @@ static void sender_on_synack(sim_t *s, int32_t fi, const sim_packet *p)
     f->min_rtt_ns = f->srtt_ns;
     f->state = FS_ESTAB;
     f->last_progress_ns = s->now;
-    if (s->prm.sender == SENDER_RTCP)
-        take_feedback(s, f, rcp_rd32(p->hdr + RCP_OFF_REVERSE));
+    s->snd.on_synack(s, f, p->hdr);
     try_send(s, fi);
 }
 
@@ -422,10 +393,7 @@ static void sender_on_ack(sim_t *s, int32_t fi, const sim_packet *p)
     f->srtt_ns = (7 * f->srtt_ns + (s->now - p->ts)) / 8;
     if (s->now - p->ts < f->min_rtt_ns)
         f->min_rtt_ns = s->now - p->ts;
-    if (s->prm.sender == SENDER_XCP)
-        xcp_take_feedback(s, f, xcp_rd_i32(p->hdr + XCP_OFF_REVERSE));
-    else
-        take_feedback(s, f, rcp_rd32(p->hdr + RCP_OFF_REVERSE));
+    s->snd.on_ack(s, f, p->hdr);
     if (p->seq > f->snd_una) {
         int64_t newly = p->seq - f->snd_una;
         f->snd_una = p->seq;
@@ -433,8 +401,7 @@ static void sender_on_ack(sim_t *s, int32_t fi, const sim_packet *p)
         f->last_progress_ns = s->now;
         if (f->snd_una >= f->recover)
             f->in_recovery = 0;
-        if (!f->rcp_mode && s->prm.sender == SENDER_RTCP)
-            tcp_grow(s, f, newly);
+        s->snd.on_acked(s, f, newly);
         if (f->size_pkts && f->snd_una >= f->size_pkts) {
             f->state = FS_DONE;
             f->fct_ns = s->now - f->start_ns;
@@ -523,11 +490,8 @@ static void receiver_on_packet(sim_t *s, int32_t pi)
     }
     /* The same buffer turns into the reply: echo the rate, zero rate and RTT fields. */
     uint8_t data_hdr[XCP_HEADER_LEN];
-    memcpy(data_hdr, p->hdr, hdr_len(s));
-    if (s->prm.sender == SENDER_XCP)
-        xcp_receiver_echo(p->hdr, data_hdr);
-    else
-        rcp_receiver_echo(p->hdr, data_hdr);
+    memcpy(data_hdr, p->hdr, sizeof data_hdr); /* a constant length: no library call; echo reads its own bytes */
+    s->snd.echo(p->hdr, data_hdr);
     p->kind = p->kind == PK_SYN ? PK_SYNACK : p->kind == PK_REF ? PK_REFACK : PK_ACK;
     p->seq = f->rcv_next;
     p->size = s->prm.ctrl_size;
@@ -578,7 +542,7 @@ static void dispatch(sim_t *s, const sim_event *e)
         int32_t pi = l->busy;
         l->busy = -1;
         schedule(s, s->now + l->delay_ns, EV_DELIVER, pi);
-        if (l->ring_count > 0)
+        if (l->ring.count > 0)
             link_start_tx(s, e->arg);
         break;
     }
@@ -598,8 +562,9 @@ static void dispatch(sim_t *s, const sim_event *e)
 int sim_init(sim_t *s)
 {
     s->now = 0;
-    s->next_seq = 0;
-    s->free_head = -1;
+    s->ev.next_seq = 0;
+    ev_pool_init(&s->pkt_pool, sizeof *s->pkts, 1024);
+    s->snd = SENDER_OPS[s->prm.sender];
     for (int32_t li = 0; li < s->n_links; li++) {
         sim_link *l = &s->links[li];
         l->busy = -1;
@@ -616,8 +581,8 @@ int sim_init(sim_t *s)
 
 int sim_run_until(sim_t *s, int64_t t_ns)
 {
-    while (s->heap_len > 0 && s->heap[0].t < t_ns && !s->oom) {
-        sim_event e = pop_event(s);
+    while (s->ev.len > 0 && s->ev.a[0].t < t_ns && !s->oom) {
+        sim_event e = ev_pop(&s->ev);
         s->now = e.t;
         s->events++;
         dispatch(s, &e);
@@ -633,18 +598,16 @@ int64_t sim_in_flight(const sim_t *s)
 {
     int64_t n = 0;
     for (int32_t li = 0; li < s->n_links; li++)
-        n += s->links[li].ring_count + (s->links[li].busy >= 0);
-    for (int64_t k = 0; k < s->heap_len; k++)
-        n += s->heap[k].type == EV_DELIVER;
-    return n;
+        n += s->links[li].ring.count + (s->links[li].busy >= 0);
+    return n + ev_count_type(&s->ev, EV_DELIVER);
 }
 
 void sim_free(sim_t *s)
 {
     for (int32_t li = 0; li < s->n_links; li++)
-        free(s->links[li].ring);
-    free(s->heap);
-    free(s->pkts);
+        ev_ring_free(&s->links[li].ring);
+    ev_heap_free(&s->ev);
+    ev_pool_free(&s->pkt_pool); /* and pkts, its items */
     free(s->links);
     free(s->flows);
     free(s->path_links);

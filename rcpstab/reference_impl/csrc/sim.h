@@ -7,20 +7,17 @@
 
 #include <stdint.h>
 
+#include "events.h"
 #include "port_ops.h"
 
 enum { EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER, EV_REFRESH };
 /* PK_REF/PK_REFACK: a rate-refresh probe and its echo (ns-2 RCP host's REF/REFACK packets) */
 enum { PK_SYN, PK_SYNACK, PK_DATA, PK_ACK, PK_REF, PK_REFACK };
 enum { FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE };
-enum { SENDER_RTCP, SENDER_XCP }; /* XCP senders serve XCP and RCP-AC routers alike */
+enum { SENDER_RTCP, SENDER_XCP, N_SENDERS }; /* sender codes (SENDER_OPS index); XCP senders serve XCP and
+                                               * RCP-AC routers alike */
 
-typedef struct {
-    int64_t t;
-    uint64_t seq;
-    int32_t type;
-    int32_t arg;
-} sim_event;
+typedef ev_event sim_event; /* events.h: (time, scheduling order), type, arg */
 
 typedef struct {
     uint8_t hdr[XCP_HEADER_LEN]; /* R-TCP packets use the first RCP_HEADER_LEN bytes */
@@ -30,7 +27,6 @@ typedef struct {
     int32_t flow;
     int64_t seq; /* data sequence number, or the cumulative ACK number */
     int64_t ts;  /* send time echoed back by the receiver (TCP timestamp option) */
-    int32_t next_free;
 } sim_packet;
 
 typedef struct {
@@ -41,8 +37,7 @@ typedef struct {
                    * saves the per-packet load of the table entry */
     rcp_port port;
     xcp_state xcp; /* real-valued registers of XCP and RCP-AC ports */
-    int32_t *ring; /* FIFO of waiting packet indices */
-    int32_t ring_cap, ring_head, ring_count;
+    ev_ring ring; /* FIFO of waiting packet indices */
     int32_t busy; /* packet being serialized, -1 when idle */
 } sim_link;
 
@@ -76,11 +71,40 @@ typedef struct {
                           * the send time only */
 } sim_params;
 
+struct sim_t;
+
+/* What an end host of one sender kind does, as one table of function pointers (like port_ops.h for
+ * the routers' data paths): the entry is chosen once per simulator (sim_init copies it into
+ * sim_t.snd), and the hosts call it without asking which kind they run. hosts/senders.py holds
+ * the Python twin's table (same codes, same names, same order).
+ *
+ * A new sender kind: its code in the enum above, one entry in SENDER_OPS (sim.c) with its
+ * functions beside it, and the Python twin's entry in hosts/senders.py. */
 typedef struct {
+    const char *name;
+    size_t hdr_len; /* header bytes in every packet: a port of another protocol sees a short
+                     * (malformed) header or misreads a well-defined one, never uninitialised bytes */
+    /* Limits the kind's arithmetic needs of the parameters: NULL, or why they are refused. */
+    const char *(*check)(const sim_params *prm);
+    /* The header of a SYN and of a data packet the sender writes. */
+    void (*fill_syn)(const struct sim_t *s, const sim_flow *f, uint8_t *hdr);
+    void (*fill_data)(const struct sim_t *s, const sim_flow *f, uint8_t *hdr);
+    /* Packets the sender may have outstanding. */
+    int64_t (*window)(const struct sim_t *s, const sim_flow *f);
+    /* The feedback of a SYN-ACK's and of an ACK's header. */
+    void (*on_synack)(struct sim_t *s, sim_flow *f, const uint8_t *hdr);
+    void (*on_ack)(struct sim_t *s, sim_flow *f, const uint8_t *hdr);
+    /* An ACK acknowledged ``newly`` more packets. */
+    void (*on_acked)(struct sim_t *s, sim_flow *f, int64_t newly);
+    /* The receiver turns the data header into the reply's header. */
+    void (*echo)(uint8_t *reply, const uint8_t *data);
+} sender_ops;
+
+extern const sender_ops SENDER_OPS[N_SENDERS];
+
+typedef struct sim_t {
     int64_t now;
-    uint64_t next_seq;
-    sim_event *heap;
-    int64_t heap_len, heap_cap;
+    ev_heap ev;
     sim_link *links;
     int32_t n_links;
     sim_flow *flows;
@@ -88,8 +112,9 @@ typedef struct {
     int32_t *path_links, *path_off, *path_len;
     int32_t n_paths;
     sim_packet *pkts;
-    int32_t pkt_cap, free_head;
+    ev_pool pkt_pool; /* owns pkts[] (pkts: its items, typed) and their free list */
     sim_params prm;
+    sender_ops snd; /* SENDER_OPS[prm.sender], set by sim_init; a copy saves the per-packet table load */
     int64_t events, sent, delivered, dropped, n_active, flows_done;
     int oom; /* set when an allocation failed; the run stops */
 } sim_t;

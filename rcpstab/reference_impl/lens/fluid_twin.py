@@ -11,6 +11,7 @@ where the router starts: R(0)/C = initial_R_over_C * eta, q(0) = 0. The packet m
 from __future__ import annotations
 
 from ...models import get_model
+from ..protocols.registry import model_protocol
 from ...phaseplane.trajectory import simulate
 from ..simulator.scenarios import Scenario
 from ..simulator.segments import control_interval_s, flow_segments
@@ -32,10 +33,16 @@ def fluid_run(scenario: Scenario, alpha: float, beta: float, t_end: float, model
     """
     segments = flow_segments(scenario, t_end)
     schedule = [((shift or {}).get(seg.start_s, seg.start_s), max(seg.n_flows, 1)) for seg in segments]
-    params = {
+    facts = {
         "alpha": alpha, "beta": beta, "C": scenario.capacity_bps, "d0": scenario.rtt_s,
         "T": control_interval_s(scenario), "eta": scenario.eta, "N": schedule[0][1],
         "MTU": scenario.packet_bytes * 8, "buffer": scenario.effective_buffer_bytes * 8.0,
+        "gamma0": scenario.initial_R_over_C * scenario.eta, "q0": 0.0,
     }
-    initial = {"gamma0": scenario.initial_R_over_C * scenario.eta, "q0": 0.0}
-    return simulate(get_model(model), params, initial, t_end, n_schedule=schedule[1:], record_every=1)
+    model = get_model(model)
+    # A user's protocol file maps these facts onto its fluid model's own names (PacketProtocol.fluid_parameters).
+    protocol = model_protocol(model)
+    params = dict(protocol.fluid_parameters(facts) if protocol else facts)
+    initial = {key: params.pop(key) for key in ("gamma0", "q0") if key in params}
+    return simulate(model, params, initial, t_end, n_schedule=schedule[1:], record_every=1,
+                    n_param=protocol.fluid_flows if protocol else "N")

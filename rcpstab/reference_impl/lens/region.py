@@ -36,6 +36,7 @@ from ...phaseplane.sweep import _SEVERITY, phaseplane_region
 from ...phaseplane.verdicts import CONVERGED, DIVERGED, UNDECIDED, VERDICTS
 from ...regions.result import RegionMap
 from .fluid_twin import fluid_run
+from ..protocols.registry import model_protocol
 from .verdicts import judge_segment
 from ..simulator.run import PROTOCOLS, PacketRun, run_scenario
 from ..simulator.scenarios import Scenario, get_scenario
@@ -139,7 +140,8 @@ def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) 
     interval = control_interval_s(scenario)
     every = max(int(round(interval / traj.dt)), 1)
     t_s = traj.t[every::every]
-    gamma = traj.gamma[every::every]
+    # R/C of the scenario's C: a user's fluid model may scale its rate by another capacity (traj.capacity)
+    gamma = traj.gamma[every::every] * (traj.capacity / scenario.capacity_bps)
     if model in ("xcp", "xcp-router"):  # XCP has no router rate: y/(N(t) C), as the packet map judges it
         flows = np.maximum([scenario.n_flows(x) for x in t_s], 1)
         gamma = traj.states["y"][every::every] / (flows[:, None] * scenario.capacity_bps)
@@ -148,14 +150,19 @@ def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) 
     return np.array([c for c, _ in judged], dtype=int), np.array([t for _, t in judged], dtype=float)
 
 
-def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int, protocol: str = "rcp") -> dict:
+def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int, protocol="rcp") -> dict:
     """Run and judge each (alpha, beta) point of a chunk (runs in a worker).
+
+    ``protocol``: a registered name, or the ModelSpec of a user's protocol file (a worker process
+    loads the file and registers its packet protocol).
 
     Returns
     -------
     dict
         ``codes`` (verdict codes) and ``convergence_rtt`` (RTTs, NaN unless converged).
     """
+    if not isinstance(protocol, str):
+        protocol = model_protocol(protocol).name
     judged = [run_verdict(run_scenario(scenario, a, b, seed=seed, protocol=protocol)) for a, b in zip(alphas, betas)]
     return {"codes": [c for c, _ in judged], "convergence_rtt": [t for _, t in judged]}
 
@@ -193,7 +200,8 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
         and ``fluid_disagreements``.
     """
     model = as_model(model)  # a name works too; anything else is an InputError
-    router = PACKET_ROUTER.get(model.name, model.name)
+    user = model_protocol(model)  # a user's protocol file may define its packet protocol beside its model
+    router = user.name if user else PACKET_ROUTER.get(model.name, model.name)
     if router not in PROTOCOLS:
         raise InputError(f"--model {model.name}: the packet method runs {', '.join(PROTOCOLS)} routers")
     scenario = get_scenario(scenario or DEFAULT_SCENARIO)
@@ -213,7 +221,7 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
                        "seed": seed, "version": RESULT_VERSION, **protocol}) for p in parts]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed, router) for i in todo]
+    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed, model if user else router) for i in todo]
     with tqdm(total=len(parts), initial=len(parts) - len(todo), disable=not progress,
               desc=f"packet {scenario.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_points, tasks, workers):
@@ -221,7 +229,8 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
             bar.update(1)
     codes = np.concatenate([store.get(key)["codes"] for key in keys]).astype(int)
     convergence = np.concatenate([store.get(key)["convergence_rtt"] for key in keys]).astype(float)
-    fluid_model = model.name if model.name in PACKET_ROUTER else FLUID_MODELS[router]  # a router-timed model asked for
+    # a user's packet protocol matches its own fluid model; a router-timed model asked for is its own column
+    fluid_model = model if user else model.name if model.name in PACKET_ROUTER else FLUID_MODELS[router]
     fluid_codes, _ = fluid_verdicts(scenario, aa, bb, fluid_model)
     table = {
         "alpha": aa, "beta": bb, "stable": (codes == CONVERGED).astype(int),
@@ -234,7 +243,7 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
         "scenario": scenario.name, "seed": seed,
         "verdict_counts": {name: int((codes == i).sum()) for i, name in enumerate(VERDICTS)},
         "chunks_total": len(parts), "chunks_computed": len(todo),
-        "fluid_model": fluid_model,
+        "fluid_model": getattr(fluid_model, "name", fluid_model),
         "fluid_agreement": float(same.mean()),
         "fluid_disagreements": [{"alpha": float(a), "beta": float(b), "packet": VERDICTS[c], "fluid": VERDICTS[f]}
                                 for a, b, c, f, ok in zip(aa, bb, codes, fluid_codes, same) if not ok],

@@ -104,6 +104,19 @@ class PacketProtocol(ABC):
         """The control path's RTT estimate d, s (default NaN: the protocol keeps none)."""
         return math.nan
 
+    fluid_flows: str = "N"
+    """The fluid model's parameter that the scenario's flow schedule sets."""
+
+    def fluid_parameters(self, facts: dict) -> dict:
+        """The fluid model's parameters on a packet scenario, from its facts in RCP's names.
+
+        ``facts``: ``alpha``, ``beta`` (the gains), ``C`` (bit/s), ``d0`` (s), ``T`` (the router's
+        interval, s), ``eta``, ``N`` (the first segment's flows), ``MTU`` (bits), ``buffer`` (bits).
+        The default passes them on: the bundled fluid models take these names. A protocol whose
+        fluid model has its own names maps them here (and names its flow count in :attr:`fluid_flows`).
+        """
+        return facts
+
     @property
     def sender_code(self) -> int:
         """The sender kind as the simulators take it (``sender=``)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 
 from ...errors import InputError
+from ...models.plugins import model_file_attribute
 from ..routers.port_ops import DATAPATH_CODES
 from ..hosts.senders import SENDER_HEADER_BYTES, SENDERS
 from .base import PacketProtocol
@@ -21,12 +22,13 @@ from .rcp import RCP
 from .rcpac import RCPAC
 from .xcp import XCP
 
-__all__ = ["ENTRY_POINT_GROUP", "PACKET_PROTOCOLS", "get_protocol", "port_code", "register_protocol",
-           "unregister_protocol"]
+__all__ = ["ENTRY_POINT_GROUP", "MODEL_FILE_PROTOCOL", "PACKET_PROTOCOLS", "get_protocol", "model_protocol",
+           "port_code", "register_protocol", "unregister_protocol"]
 
 ENTRY_POINT_GROUP = "rcpstab.packet_protocols"
 
 PLAIN = "plain"  # a link without a control path: drop-tail only (the ACK links)
+MODEL_FILE_PROTOCOL = "PACKET_PROTOCOL"  # what a user's protocol file (--model file.py) may define beside MODEL
 PACKET_PROTOCOLS: dict[str, PacketProtocol] = {p.name: p for p in (RCP, XCP, RCPAC)}
 
 
@@ -49,6 +51,41 @@ def get_protocol(name: str) -> PacketProtocol:
     if installed is None:
         raise InputError(f"model {name!r}: the packet simulator runs {', '.join(PACKET_PROTOCOLS)}")
     return installed
+
+
+def model_protocol(model) -> PacketProtocol | None:
+    """The packet protocol a user's protocol file defines beside its fluid model, registered; None if none.
+
+    ``model`` is a :class:`~rcpstab.models.spec.ModelSpec` loaded from a file (``--model file.py``);
+    the file's :data:`MODEL_FILE_PROTOCOL` (a :class:`PacketProtocol` instance) is registered under
+    the model's name on first use, so ``run_scenario(protocol=model.name)`` runs it.
+
+    Raises
+    ------
+    InputError
+        The file's ``PACKET_PROTOCOL`` is not a PacketProtocol, or the registry refuses it.
+
+    Examples
+    --------
+    >>> from rcpstab.models import get_model
+    >>> model_protocol(get_model("rcp")) is None  # a bundled model: its protocol is registered already
+    True
+    """
+    protocol = model_file_attribute(model, MODEL_FILE_PROTOCOL)
+    if protocol is None:
+        return None
+    where = f"--model {model.origin}: {MODEL_FILE_PROTOCOL}"
+    if not isinstance(protocol, PacketProtocol):
+        raise InputError(f"{where} is not a PacketProtocol instance")
+    if PACKET_PROTOCOLS.get(model.name) is protocol:
+        return protocol
+    if protocol.name not in ("", model.name):
+        raise InputError(f"{where} is named {protocol.name!r}, not the model's name {model.name!r}")
+    protocol.name = model.name
+    try:
+        return register_protocol(protocol)
+    except ValueError as exc:
+        raise InputError(f"{where}: {exc}") from None
 
 
 def _installed(name: str) -> PacketProtocol | None:

@@ -10,23 +10,17 @@ nanoseconds and ties are broken by scheduling order, exactly as in C.
 """
 from __future__ import annotations
 
-import heapq
 from collections import deque
 
 import numpy as np
 
 from ..routers.rcp.datapath_py import PortRegisters, dp_arrive, dp_depart, port_admit, port_release, receiver_echo
 from ..wire.rcp_header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
-from .sim_py import fill_header
+from ..hosts.rtcp_sender_py import RTT_FIELD_MAX, fill_header
+from .events_py import DUPACK_THRESHOLD, NS_PER_MS, NS_PER_S, RTO_INITIAL_NS, RTO_MIN_NS, EventLoop
 
 __all__ = ["PyFlowSimulator", "RECORD_FIELDS"]
 
-NS_PER_MS = 1_000_000
-NS_PER_S = 1_000_000_000
-RTO_MIN_NS = 200 * NS_PER_MS
-RTO_INITIAL_NS = NS_PER_S
-DUPACK_THRESHOLD = 3
-RTT_FIELD_MAX = 0xFFFE
 FE_ARRIVAL, FE_SEND, FE_RTO, FE_TX_DONE, FE_DELIVER = range(5)
 FK_SYN, FK_SYNACK, FK_DATA, FK_ACK = range(4)
 FF_FREE, FF_SYN_SENT, FF_ESTAB = range(3)
@@ -69,7 +63,7 @@ class _Flow:
         self.rcv_next = self.drops = 0
 
 
-class PyFlowSimulator:
+class PyFlowSimulator(EventLoop):
     """Flow-level simulator in Python; same constructor and methods as the C ``FlowSimulator``."""
 
     def __init__(self, forward, reverse, data_size, ctrl_size, window_denominator, rwnd_pkts, request) -> None:
@@ -78,8 +72,7 @@ class PyFlowSimulator:
         self.links = (_Link(forward, True, "forward"), _Link(reverse, False, "reverse"))
         self.data_size, self.ctrl_size, self.window_denominator = data_size, ctrl_size, window_denominator
         self.rwnd_pkts, self.request = rwnd_pkts, request
-        self.now = self.next_seq = 0
-        self.heap: list = []
+        super().__init__()
         self.flows: list[_Flow] = []
         self.free: list[int] = []  # a stack: the last entry is C's free-list head
         self.slots_used = 0
@@ -87,13 +80,8 @@ class PyFlowSimulator:
         self.next_id = 0
         self.arrival_pending = False
         self.records: list[tuple[int, ...]] = []
-        self.events = self.sent = self.delivered = self.dropped = 0
+        self.sent = self.delivered = self.dropped = 0
         self.n_active_flows = self.started = self.completed = 0
-
-    # ---- event heap
-    def _schedule(self, t: int, etype: int, arg, gen: int = 0) -> None:
-        heapq.heappush(self.heap, (t, self.next_seq, etype, arg, gen))
-        self.next_seq += 1
 
     # ---- flow slots
     def _slot_alloc(self) -> int:
@@ -321,16 +309,6 @@ class PyFlowSimulator:
         else:
             self._flow_arrive()
 
-    def run_until(self, t_ns: int) -> None:
-        """Process every event strictly before ``t_ns`` (ns), then set the clock to ``t_ns``."""
-        heap = self.heap
-        while heap and heap[0][0] < t_ns:
-            t, _, etype, arg, gen = heapq.heappop(heap)
-            self.now = t
-            self.events += 1
-            self._dispatch(etype, arg, gen)
-        self.now = max(self.now, t_ns)
-
     # ---- the control path's and the caller's view
     def registers(self) -> dict[str, int]:
         """The bottleneck port's registers by name."""
@@ -359,7 +337,7 @@ class PyFlowSimulator:
     def in_flight(self) -> int:
         """Packets inside the network: queues, links and pending deliveries."""
         on_links = sum(len(link.queue) + (link.busy is not None) for link in self.links)
-        return on_links + sum(1 for e in self.heap if e[2] == FE_DELIVER)
+        return on_links + self._pending(FE_DELIVER)
 
     def counters(self) -> dict[str, int]:
         """Run counters, the same keys as the C simulator's."""

@@ -6,40 +6,24 @@ integer nanoseconds and ties are broken by scheduling order, exactly as in C.
 """
 from __future__ import annotations
 
-import heapq
 import operator
 from collections import deque
 from dataclasses import asdict
 
-from ..routers.rcp.datapath_py import PortRegisters, receiver_echo, registers_dict, set_registers
-from ..wire.rcp_header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
-from ..hosts.senders import SENDER_RTCP, SENDER_XCP
+from ..routers.rcp.datapath_py import PortRegisters, registers_dict, set_registers
+from ..hosts.rtcp_sender_py import RTT_FIELD_MAX, fill_header, take_feedback as rtcp_take_feedback
+from ..wire.rcp_header import PROTO_TCP
+from ..hosts.senders import SENDER_OPS, SENDER_RTCP
+from ..hosts.xcp_sender_py import XCP_UNITS_PER_BYTE, xcp_take_feedback
 from ..routers.port_ops import PORT_OPS
 from ..routers.xcp.frame_py import XcpState, set_xcp_registers
-from ..wire.xcp_header import FEEDBACK_MAX, XCP_HEADER_LEN, read_i32, xcp_receiver_echo
-from ..wire.xcp_header import fill as xcp_fill
+from .events_py import DUPACK_THRESHOLD, NS_PER_MS, NS_PER_S, RTO_INITIAL_NS, RTO_MIN_NS, EventLoop
 
-NS_PER_MS = 1_000_000
-NS_PER_S = 1_000_000_000
-RTO_MIN_NS = 200 * NS_PER_MS
-RTO_INITIAL_NS = NS_PER_S
-DUPACK_THRESHOLD = 3
 INITIAL_CWND = 2
-RTT_FIELD_MAX = 0xFFFE
-NS_PER_US = 1_000
-XCP_RTT_FIELD_MAX = 0xFFFFFFFE
-XCP_UNITS_PER_BYTE = 1000
 
 EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER, EV_REFRESH = range(7)
 PK_SYN, PK_SYNACK, PK_DATA, PK_ACK, PK_REF, PK_REFACK = range(6)  # REF: ns-2 RCP host's rate-refresh probe
 FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE = range(4)
-
-
-def fill_header(rate: int, reverse: int, rtt: int, proto: int) -> bytearray:
-    """Sender side: the 12 header bytes with all four fields written."""
-    return bytearray(
-        rate.to_bytes(4, "big") + reverse.to_bytes(4, "big") + rtt.to_bytes(2, "big") + bytes([proto, 0])
-    )
 
 
 class _Packet:
@@ -96,7 +80,7 @@ class _Flow:
         self.rcv_next = self.delivered_bytes = self.fct_ns = 0
 
 
-class PySimulator:
+class PySimulator(EventLoop):
     """Same constructor and methods as :class:`rcpstab.reference_impl._datapath.Simulator`."""
 
     def __init__(self, links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts,
@@ -109,13 +93,15 @@ class PySimulator:
             _in_range(link[2], "buffer", 1 << 62)
         for flow in flows:
             _in_range(flow[3], "request", 0xFFFFFFFF)
-        if sender not in (SENDER_RTCP, SENDER_XCP):
+        if sender not in range(len(SENDER_OPS)):
             raise ValueError(f"sender={sender} is not 0 (R-TCP) or 1 (XCP)")
-        if sender == SENDER_XCP and (rwnd_pkts > 1 << 24 or data_size > 1 << 16):
-            raise ValueError("XCP senders need rwnd_pkts <= 2**24 and data_size <= 2**16")
+        refused = SENDER_OPS[sender].check(data_size, rwnd_pkts)
+        if refused:
+            raise ValueError(refused)
         self.sender = sender
         self.rate_refresh = bool(rate_refresh)
-        self.hdr_len = XCP_HEADER_LEN if sender == SENDER_XCP else 12
+        self.snd = SENDER_OPS[sender]  # chosen once: the hosts never ask which kind they run
+        self.hdr_len = self.snd.header_bytes
         if min(data_size, ctrl_size) < self.hdr_len or window_denominator < 1 or rwnd_pkts < 1:
             raise ValueError("packet sizes must hold an RCP header; window terms must be >= 1")
         self.data_size, self.ctrl_size = data_size, ctrl_size
@@ -123,19 +109,12 @@ class PySimulator:
         self.links = [_Link(*link) for link in links]
         self.paths = [tuple(p) for p in paths]
         self.flows = [_Flow(*f) for f in flows]
-        self.now = 0
-        self._seq = 0
-        self.heap: list[tuple[int, int, int, object]] = []
-        self.events = self.sent = self.delivered = self.dropped = self.n_active_flows = self.flows_done = 0
+        super().__init__()
+        self.sent = self.delivered = self.dropped = self.n_active_flows = self.flows_done = 0
         for fi, f in enumerate(self.flows):
             self._schedule(f.start_ns, EV_FLOW_START, fi)
             if f.stop_ns >= 0:
                 self._schedule(f.stop_ns, EV_FLOW_STOP, fi)
-
-    # ---- event heap, ordered by (time, scheduling order)
-    def _schedule(self, t: int, etype: int, arg) -> None:
-        heapq.heappush(self.heap, (t, self._seq, etype, arg))
-        self._seq += 1
 
     # ---- links
     def _link_start_tx(self, li: int) -> None:
@@ -168,21 +147,14 @@ class PySimulator:
     def _send_syn(self, fi: int) -> None:
         f = self.flows[fi]
         p = _Packet(fi, PK_SYN, self.ctrl_size, 0, self.now)
-        if self.sender == SENDER_XCP:
-            p.hdr = xcp_fill(self._xcp_cwnd_field(f), 0, FEEDBACK_MAX, 0, PROTO_TCP)
-        else:
-            p.hdr = fill_header(f.request, 0, RTT_UNKNOWN, PROTO_TCP)
+        p.hdr = self.snd.fill_syn(self, f)
         f.syn_ns = self.now
         self._host_send(p)
 
     def _send_data(self, fi: int) -> None:
         f = self.flows[fi]
         p = _Packet(fi, PK_DATA, self.data_size, f.snd_nxt, self.now)
-        if self.sender == SENDER_XCP:
-            rtt_us = min(f.srtt_ns // NS_PER_US, XCP_RTT_FIELD_MAX)
-            p.hdr = xcp_fill(self._xcp_cwnd_field(f), rtt_us, FEEDBACK_MAX, 0, PROTO_TCP)
-        else:
-            p.hdr = fill_header(f.request, 0, min(f.srtt_ns // NS_PER_MS, RTT_FIELD_MAX), PROTO_TCP)
+        p.hdr = self.snd.fill_data(self, f)
         if f.snd_una == f.snd_nxt:
             f.last_progress_ns = self.now
         f.snd_nxt += 1
@@ -219,7 +191,7 @@ class PySimulator:
         while True:
             if f.size_pkts and f.snd_nxt >= f.size_pkts:
                 return
-            window = self._xcp_window(f) if self.sender == SENDER_XCP else f.wnd if f.rcp_mode else f.cwnd
+            window = self.snd.window(self, f)
             if f.snd_nxt - f.snd_una >= window:
                 return
             if f.rcp_mode:
@@ -234,47 +206,15 @@ class PySimulator:
                 f.last_send_ns = self.now
             self._send_data(fi)
 
-    def _take_feedback(self, f: _Flow, reverse: int) -> None:
-        if rate_is_unspecified(reverse):
-            f.rcp_mode = 0
-            return
-        f.rcp_mode = 1
-        f.rate = reverse
-        if self.rate_refresh and f.last_send_ns >= 0:
-            f.next_send_ns = f.last_send_ns + self._pace_ns(f)
-        denom = NS_PER_MS * self.window_denominator
-        wnd = (reverse * f.srtt_ns + denom - 1) // denom
-        f.wnd = 1 if wnd < 1 else min(wnd, self.rwnd_pkts)
-
-    @staticmethod
-    def _xcp_cwnd_field(f: _Flow) -> int:
-        return min(f.xcp_cwnd // XCP_UNITS_PER_BYTE, 0xFFFFFFFF)
-
-    def _xcp_window(self, f: _Flow) -> int:
-        return max(f.xcp_cwnd // (self.data_size * XCP_UNITS_PER_BYTE), 1)
-
-    def _xcp_take_feedback(self, f: _Flow, feedback: int) -> None:
-        floor_cwnd = self.data_size * XCP_UNITS_PER_BYTE
-        f.xcp_cwnd = min(max(f.xcp_cwnd + feedback, floor_cwnd), self.rwnd_pkts * floor_cwnd)
-
     def _go_back(self, f: _Flow) -> None:
-        self._xcp_take_feedback(f, -(f.xcp_cwnd // 2))
+        # XCP reacts to a loss "in a similar manner to TCP" (Sec. 3.3): halve the window.
+        xcp_take_feedback(self, f, -(f.xcp_cwnd // 2))
         f.recover = f.snd_nxt
         f.in_recovery = 1
         f.snd_nxt = f.snd_una
         f.dupacks = 0
         f.ssthresh = max(f.cwnd // 2, 2)
         f.cwnd = f.ssthresh
-
-    def _tcp_grow(self, f: _Flow, newly_acked: int) -> None:
-        if f.cwnd < f.ssthresh:
-            f.cwnd += newly_acked
-        else:
-            f.cwnd_acc += newly_acked
-            if f.cwnd_acc >= f.cwnd:
-                f.cwnd_acc -= f.cwnd
-                f.cwnd += 1
-        f.cwnd = min(f.cwnd, self.rwnd_pkts)
 
     def _flow_leaves(self, f: _Flow) -> None:
         self.n_active_flows -= 1
@@ -288,8 +228,7 @@ class PySimulator:
         f.min_rtt_ns = f.srtt_ns
         f.state = FS_ESTAB
         f.last_progress_ns = self.now
-        if self.sender == SENDER_RTCP:
-            self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
+        self.snd.on_synack(self, f, p.hdr)
         self._try_send(fi)
 
     def _sender_on_ack(self, fi: int, p: _Packet) -> None:
@@ -299,10 +238,7 @@ class PySimulator:
         f.srtt_ns = (7 * f.srtt_ns + (self.now - p.ts)) // 8
         if self.now - p.ts < f.min_rtt_ns:
             f.min_rtt_ns = self.now - p.ts
-        if self.sender == SENDER_XCP:
-            self._xcp_take_feedback(f, read_i32(p.hdr, 12))
-        else:
-            self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
+        self.snd.on_ack(self, f, p.hdr)
         if p.seq > f.snd_una:
             newly = p.seq - f.snd_una
             f.snd_una = p.seq
@@ -310,8 +246,7 @@ class PySimulator:
             f.last_progress_ns = self.now
             if f.snd_una >= f.recover:
                 f.in_recovery = 0
-            if not f.rcp_mode and self.sender == SENDER_RTCP:
-                self._tcp_grow(f, newly)
+            self.snd.on_acked(self, f, newly)
             if f.size_pkts and f.snd_una >= f.size_pkts:
                 f.state = FS_DONE
                 f.fct_ns = self.now - f.start_ns
@@ -328,7 +263,7 @@ class PySimulator:
         f = self.flows[fi]
         if f.state != FS_ESTAB or f.stopped:
             return
-        self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
+        rtcp_take_feedback(self, f, int.from_bytes(p.hdr[4:8], "big"))
         self._try_send(fi)
 
     @staticmethod
@@ -381,8 +316,7 @@ class PySimulator:
         if p.kind == PK_DATA and p.seq == f.rcv_next:
             f.rcv_next += 1
             f.delivered_bytes += p.size
-        echo = xcp_receiver_echo if self.sender == SENDER_XCP else receiver_echo
-        p.hdr = bytearray(echo(p.hdr))
+        p.hdr = bytearray(self.snd.echo(p.hdr))
         p.kind = PK_SYNACK if p.kind == PK_SYN else PK_REFACK if p.kind == PK_REF else PK_ACK
         p.seq = f.rcv_next
         p.size = self.ctrl_size
@@ -400,7 +334,7 @@ class PySimulator:
             self._sender_on_ack(p.flow, p)
 
     # ---- the loop
-    def _dispatch(self, etype: int, arg) -> None:
+    def _dispatch(self, etype: int, arg, gen: int) -> None:
         if etype == EV_DELIVER:
             arg.hop += 1
             nxt = self._path_link(arg)
@@ -427,16 +361,6 @@ class PySimulator:
             self._flow_start(arg)
         else:
             self._flow_stop(arg)
-
-    def run_until(self, t_ns: int) -> None:
-        """Process every event strictly before ``t_ns`` (ns), then set the clock to ``t_ns``."""
-        heap = self.heap
-        while heap and heap[0][0] < t_ns:
-            t, _, etype, arg = heapq.heappop(heap)
-            self.now = t
-            self.events += 1
-            self._dispatch(etype, arg)
-        self.now = max(self.now, t_ns)
 
     # ---- the control path's view
     def _port(self, li: int) -> PortRegisters:
@@ -465,7 +389,7 @@ class PySimulator:
     def in_flight(self) -> int:
         """Packets inside the network, counted from queues, links and pending deliveries."""
         on_links = sum(len(link.queue) + (link.busy is not None) for link in self.links)
-        return on_links + sum(1 for e in self.heap if e[2] == EV_DELIVER)
+        return on_links + self._pending(EV_DELIVER)
 
     def counters(self) -> dict[str, int]:
         """now_ns, events, sent, delivered, dropped, in_flight, n_active, flows_done."""
