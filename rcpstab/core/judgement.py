@@ -43,7 +43,8 @@ standard error ``s``):
    **converged** (within the band, off the equilibrium) if inside; both only once the envelope
    is stationary (varies by less than :data:`STATIONARY`), and a cycle once its peaks vary by
    less than :data:`CYCLE_VARIATION`: a flat fit over the slow top of an excursion is neither.
-5b. **Noisy cycle** (traces judged against a measured noise floor only): a flat envelope cannot be
+
+   (5b) **Noisy cycle** (traces judged against a measured noise floor only): a flat envelope cannot be
    resolved to FLAT_RATE in a few hundred noisy round trips, so a sustained oscillation is a
    **limit_cycle** when, over the fitted stretch, (i) every block stays above the noise floor;
    (ii) the trend is resolved as too slow to matter within the run: ``|r| + SIGNIFICANCE * s <
@@ -53,6 +54,7 @@ standard error ``s``):
    (iv) the rate repeats at its dominant period (:func:`dominant_oscillation`, second half of the
    trace) with an autocorrelation above what noise gives (:func:`coherence_threshold`, false
    alarm :data:`COHERENCE_FALSE_ALARM`). Its period is the autocorrelation's.
+
 6. Anything else (a trend not yet resolved) is **undecided** until the last horizon.
 
 Since a piecewise-linear, positively homogeneous system (eq. 5.14) decays at the same rate from
