@@ -19,50 +19,101 @@ LOOP = r"""
 #define GRID_TOL 1e-9
 
 typedef struct {
-    const double *hv, *hs, *x0, *delay;
-    long L, k, slot;  /* step k is stored at ring position slot (= k mod L, kept without dividing) */
+    const double *hv, *hs, *x0;  /* one trajectory's history: values and slopes [S][L], initial state */
 } hist_t;
+
+/* How one delayed input is read at one stage of a step. Delays are uniform over a batch, so this is
+   the same for every trajectory: it is worked out once per step (plan_reads), not per trajectory. */
+typedef struct {
+    int mode;      /* 0: the initial state (before time 0), 1: one stored step, 2: cubic Hermite, 3: wide Hermite */
+    long j[4];     /* ring slots of steps jl-1, jl, jl+1, jl+2 (one stored step: j[1]) */
+    double w[8];   /* weights of the values, then of the slopes (cubic: w[0..3] for x0, s0, x1, s1) */
+} read_t;
 
 /* floor without a libm call (exact for |v| < 2^63) */
 static_inline long ifloor(double v) { long i = (long) v; return i - (v < (double) i); }
 
-static_inline long ring(const hist_t *h, long index) {  /* index mod L, for index within L of k */
-    long r = h->slot + (index - h->k);
-    return r < 0 ? r + h->L : (r >= h->L ? r - h->L : r);
+static_inline long ring(long k, long slot, long L, long index) {  /* index mod L, for index within L of k */
+    long r = slot + (index - k);
+    return r < 0 ? r + L : (r >= L ? r - L : r);
 }
 
-static_inline double smooth(const hist_t *h, int s, double pos) {
-    if (pos < 0) return h->x0[s];
+/* The wide stencil (steps jl-1..jl+2, degree 7) is used where those steps are stored (up to `latest`),
+   after time 0 and with no delay's breakpoint (a jump of the history's second derivative) strictly
+   inside it; elsewhere the cubic on [jl, jl+1] (history.wide_stencil is the same rule). */
+static_inline int wide_stencil(long jl, long latest, const double *delay) {
+    if (!WIDE || jl < 1 || jl + 2 > latest) return 0;
+    for (int d = 0; d < ND; d++)
+        if ((double) (jl - 1) < delay[d] && delay[d] < (double) (jl + 2)) return 0;
+    return 1;
+}
+
+static_inline void plan_smooth(read_t *r, long k, long slot, long L, double pos, long latest, const double *delay) {
+    if (pos < 0) { r->mode = 0; return; }
     long jl = ifloor(pos);
     double th = pos - (double) jl;
-    long j = ring(h, jl);
-    const double *v = h->hv + s * h->L, *sl = h->hs + s * h->L;
-    double x0 = v[j];
-    if (th == 0.0) return x0;
-    long j1 = j + 1 == h->L ? 0 : j + 1;
-    double x1 = v[j1], s0 = sl[j], s1 = sl[j1];
+    r->j[1] = ring(k, slot, L, jl);
+    if (th == 0.0) { r->mode = 1; return; }
+    r->j[2] = r->j[1] + 1 == L ? 0 : r->j[1] + 1;
     double t2 = th * th, t3 = th * th * th;
-    return (2 * t3 - 3 * t2 + 1) * x0 + (t3 - 2 * t2 + th) * s0 + (3 * t2 - 2 * t3) * x1 + (t3 - t2) * s1;
+    if (wide_stencil(jl, latest, delay)) {
+        double u = th - 1, v = th - 2, p = th + 1;
+        r->mode = 3;
+        r->j[0] = r->j[1] == 0 ? L - 1 : r->j[1] - 1;
+        r->j[3] = r->j[2] + 1 == L ? 0 : r->j[2] + 1;
+        r->w[0] = th * th * v * v * u * u * (11 * th + 14) / 108;
+        r->w[1] = v * v * u * u * p * p * p / 4;
+        r->w[2] = -th * th * v * v * v * p * p / 4;
+        r->w[3] = -th * th * u * u * p * p * (11 * th - 25) / 108;
+        r->w[4] = th * th * v * v * u * u * p / 36;
+        r->w[5] = th * v * v * u * u * p * p / 4;
+        r->w[6] = th * th * v * v * u * p * p / 4;
+        r->w[7] = th * th * v * u * u * p * p / 36;
+        return;
+    }
+    r->mode = 2;
+    r->w[0] = 2 * t3 - 3 * t2 + 1;
+    r->w[1] = t3 - 2 * t2 + th;
+    r->w[2] = 3 * t2 - 2 * t3;
+    r->w[3] = t3 - t2;
 }
 
-static_inline double held(const hist_t *h, int s, double index_pos) {
+static_inline void plan_held(read_t *r, long k, long slot, long L, double index_pos) {
     long index = ifloor(index_pos + GRID_TOL);
-    if (index < 0) return h->x0[s];
-    return h->hv[s * h->L + ring(h, index)];
+    if (index < 0) { r->mode = 0; return; }
+    r->mode = 1;
+    r->j[1] = ring(k, slot, L, index);
 }
 
-static_inline void read_delayed(double *dl, const hist_t *h, double pos, double held_pos) {
-    for (int d = 0; d < ND; d++)
-        dl[d] = DSAMPLED[d] ? held(h, DSTATE[d], held_pos - h->delay[d]) : smooth(h, DSTATE[d], pos - h->delay[d]);
+/* the reads of every delayed input at stage position pos (held states at held_pos), history stored up to latest */
+static_inline void plan_reads(read_t *r, long k, long slot, long L, const double *delay, double pos, double held_pos,
+                              long latest) {
+    for (int d = 0; d < ND; d++) {
+        if (DSAMPLED[d]) plan_held(&r[d], k, slot, L, held_pos - delay[d]);
+        else plan_smooth(&r[d], k, slot, L, pos - delay[d], latest, delay);
+    }
 }
 
-/* dt times the derivative of every continuous state, the clamps applied at the bounds. At a full
-   buffer (X[i] >= upper) the inflow is cut and becomes the slope of its overflow state SPILL[i];
-   an overflow state has no right-hand side of its own (its source sets it). */
-static_inline void slopes(double *K, const double *X, const hist_t *h, double pos, double held_pos,
-                          const double *P, double dt) {
-    double dl[ND > 0 ? ND : 1];
-    read_delayed(dl, h, pos, held_pos);
+static_inline double read_one(const hist_t *h, int s, long L, const read_t *r) {
+    const double *v = h->hv + s * L, *sl = h->hs + s * L;
+    switch (r->mode) {
+    case 0: return h->x0[s];
+    case 1: return v[r->j[1]];
+    case 2: return r->w[0] * v[r->j[1]] + r->w[1] * sl[r->j[1]] + r->w[2] * v[r->j[2]] + r->w[3] * sl[r->j[2]];
+    default:
+        return r->w[0] * v[r->j[0]] + r->w[1] * v[r->j[1]] + r->w[2] * v[r->j[2]] + r->w[3] * v[r->j[3]]
+               + r->w[4] * sl[r->j[0]] + r->w[5] * sl[r->j[1]] + r->w[6] * sl[r->j[2]] + r->w[7] * sl[r->j[3]];
+    }
+}
+
+static_inline void read_delayed(double *dl, const hist_t *h, long L, const read_t *r) {
+    for (int d = 0; d < ND; d++) dl[d] = read_one(h, DSTATE[d], L, &r[d]);
+}
+
+/* dt times the derivative of every continuous state from the delayed inputs dl, the clamps applied at the
+   bounds. At a full buffer (X[i] >= upper) the inflow is cut and becomes the slope of its overflow state
+   SPILL[i]; an overflow state has no right-hand side of its own (its source sets it). */
+static_inline void slopes(double *K, const double *X, const double *dl, const double *P, double dt) {
     for (int c = 0; c < NC; c++) {
         int i = CONT[c];
         if (IS_SPILL[i]) continue;
@@ -94,23 +145,40 @@ static_inline void advance(double *out, const double *X, const double *K, double
     }
 }
 
-/* One step of one trajectory (step k -> k + 1); now[s]: sampled state s is updated at k + 1. */
-static_inline void step(double *X, hist_t *h, const double *P, double dt, long k, const int *now, int due) {
-    double N1[NS], T[NS], K1[NS], K2[NS], K3[NS], K4[NS], F[NS];
+/* The reads of one step, the same for every trajectory of a batch (see read_t). */
+typedef struct { read_t first[ND > 0 ? ND : 1], mid[ND > 0 ? ND : 1], last[ND > 0 ? ND : 1], due[ND > 0 ? ND : 1]; } plan_t;
+
+/* Where step k (k -> k + 1) reads the history: RK4's stages at k, k + 1/2 (twice: both read the same
+   values), k + 1 (the first before step k is stored), and the sampled update at k + 1 */
+static_inline void plan_step(plan_t *p, long k, long slot, long L, const double *delay) {
+    plan_reads(p->first, k, slot, L, delay, (double) k, k + 0.5, k - 1);
+    plan_reads(p->mid, k, slot, L, delay, k + 0.5, k + 0.5, k);
+    plan_reads(p->last, k, slot, L, delay, (double) (k + 1), k + 0.5, k);
+    plan_reads(p->due, k, slot, L, delay, (double) (k + 1), (double) (k + 1), k);
+}
+
+/* One step of one trajectory (step k -> k + 1, stored at ring position slot); now[s]: sampled state s is
+   updated at k + 1. */
+static_inline void step(double *X, const hist_t *h, long L, long slot, const plan_t *plan, const double *P,
+                        double dt, const int *now, int due) {
+    double N1[NS], T[NS], K1[NS], K2[NS], K3[NS], K4[NS], F[NS], dl[ND > 0 ? ND : 1];
     double *HV = (double *) h->hv, *HS = (double *) h->hs;
     for (int s = 0; s < NS; s++) K1[s] = K2[s] = K3[s] = K4[s] = F[s] = 0.0;
-    slopes(K1, X, h, (double) k, k + 0.5, P, dt);
-    for (int s = 0; s < NS; s++) HV[s * h->L + h->slot] = X[s];
-    for (int c = 0; c < NC; c++) HS[CONT[c] * h->L + h->slot] = K1[CONT[c]];
+    read_delayed(dl, h, L, plan->first);
+    slopes(K1, X, dl, P, dt);
+    for (int s = 0; s < NS; s++) HV[s * L + slot] = X[s];
+    for (int c = 0; c < NC; c++) HS[CONT[c] * L + slot] = K1[CONT[c]];
     if (PIECEWISE_CONSTANT) {
         advance(N1, X, K1, 1.0, P);
     } else {
+        read_delayed(dl, h, L, plan->mid);
         advance(T, X, K1, 0.5, P);
-        slopes(K2, T, h, k + 0.5, k + 0.5, P, dt);
+        slopes(K2, T, dl, P, dt);
         advance(T, X, K2, 0.5, P);
-        slopes(K3, T, h, k + 0.5, k + 0.5, P, dt);
+        slopes(K3, T, dl, P, dt);
+        read_delayed(dl, h, L, plan->last);
         advance(T, X, K3, 1.0, P);
-        slopes(K4, T, h, (double) (k + 1), k + 0.5, P, dt);
+        slopes(K4, T, dl, P, dt);
         for (int c = 0; c < NC; c++) {
             int i = CONT[c];
             F[i] = (K1[i] + 2 * K2[i] + 2 * K3[i] + K4[i]) / 6;
@@ -119,8 +187,7 @@ static_inline void step(double *X, hist_t *h, const double *P, double dt, long k
     }
     for (int c = 0; c < NC; c++) saturate(CONT[c], N1, P);
     if (due) {  /* the router's periodic update: x <- x + interval * rhs */
-        double dl[ND > 0 ? ND : 1];
-        read_delayed(dl, h, (double) (k + 1), (double) (k + 1));
+        read_delayed(dl, h, L, plan->due);
         for (int s = 0; s < NS; s++)
             if (now[s]) F[s] = rhs(s, N1, dl, P);
         for (int s = 0; s < NS; s++)
@@ -169,7 +236,7 @@ int rcpstab_run(long B, long n_steps, long k0, double dt, long L, const double *
         hist_t h[LANES];
         for (int v = 0; v < lanes; v++) {
             long b = b0 + v;
-            h[v] = (hist_t) {hv + b * NS * L, hs + b * NS * L, x0 + b * NS, delay, L, k0, k0 % L};
+            h[v] = (hist_t) {hv + b * NS * L, hs + b * NS * L, x0 + b * NS};
             for (int s = 0; s < NS; s++) X[v][s] = x[b * NS + s];
             for (int m = 0; m < NP; m++) P[v][m] = par[b * NP + m];
             inv_geq[v] = window > 0 ? 1.0 / geq[b] : 0.0;
@@ -188,11 +255,9 @@ int rcpstab_run(long B, long n_steps, long k0, double dt, long L, const double *
                 due |= now[s] != 0;
             }
             int window_end = window > 0 && --window_in == 0, record = record_every > 0 && --record_in == 0;
-            for (int v = 0; v < lanes; v++) {
-                h[v].k = k;
-                h[v].slot = slot;
-                step(X[v], &h[v], P[v], dt, k, now, due);
-            }
+            plan_t plan;
+            plan_step(&plan, k, slot, L, delay);
+            for (int v = 0; v < lanes; v++) step(X[v], &h[v], L, slot, &plan, P[v], dt, now, due);
             if (window > 0)
                 for (int v = 0; v < lanes; v++) {
                     long b = b0 + v;
@@ -247,8 +312,12 @@ def _block(exprs: list, result: str, printer: C99CodePrinter, names: dict, cse: 
     return "".join(lines) + f"      {result}\n"
 
 
-def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool) -> str:
-    """The complete C translation unit of ``spec``'s stepping loop (see :data:`LOOP` for the entry point)."""
+def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool, wide: bool = False) -> str:
+    """The complete C translation unit of ``spec``'s stepping loop (see :data:`LOOP` for the entry point).
+
+    ``wide``: read smooth delayed states with the wide (degree-7) Hermite stencil where it applies
+    (:func:`~rcpstab.phaseplane.history.wide_stencil`), else always with the cubic.
+    """
     printer = C99CodePrinter()
     names = {sym: f"X[{i}]" for i, sym in enumerate(spec.current_symbols)}
     names.update({term.symbol: f"dl[{j}]" for j, term in enumerate(spec.delayed_terms)})
@@ -282,7 +351,7 @@ def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool) -> st
     header = (
         "#include <math.h>\n#define static_inline static inline __attribute__((always_inline))\n"
         f"#define NS {n}\n#define ND {nd}\n#define NP {len(spec.parameters)}\n#define NC {len(continuous)}\n"
-        f"#define PIECEWISE_CONSTANT {int(piecewise_constant)}\n"
+        f"#define PIECEWISE_CONSTANT {int(piecewise_constant)}\n#define WIDE {int(wide)}\n"
         f"#define RATE_BAND {RATE_BAND!r}\n#define QUEUE_BAND {QUEUE_BAND!r}\n"
         + array("int", "CONT", continuous)
         + array("int", "DSTATE", [spec.states.index(term.state) for term in spec.delayed_terms])
