@@ -27,6 +27,8 @@ typedef struct {
     int mode;      /* 0: the initial state (before time 0), 1: one stored step, 2: cubic Hermite, 3: wide Hermite */
     long j[4];     /* ring slots of steps jl-1, jl, jl+1, jl+2 (one stored step: j[1]) */
     double w[8];   /* weights of the values, then of the slopes (cubic: w[0..3] for x0, s0, x1, s1) */
+    double th;     /* the fraction of a step the weights are for (kept across steps: with a delay of a whole
+                      number of steps it is always 1/2, so the weights are computed once per run) */
 } read_t;
 
 /* floor without a libm call (exact for |v| < 2^63) */
@@ -55,12 +57,14 @@ static_inline void plan_smooth(read_t *r, long k, long slot, long L, double pos,
     r->j[1] = ring(k, slot, L, jl);
     if (th == 0.0) { r->mode = 1; return; }
     r->j[2] = r->j[1] + 1 == L ? 0 : r->j[1] + 1;
-    double t2 = th * th, t3 = th * th * th;
-    if (wide_stencil(jl, latest, delay)) {
-        double u = th - 1, v = th - 2, p = th + 1;
-        r->mode = 3;
+    int mode = wide_stencil(jl, latest, delay) ? 3 : 2, same = r->mode == mode && r->th == th;
+    r->mode = mode;
+    r->th = th;
+    if (mode == 3) {
         r->j[0] = r->j[1] == 0 ? L - 1 : r->j[1] - 1;
         r->j[3] = r->j[2] + 1 == L ? 0 : r->j[2] + 1;
+        if (same) return;
+        double u = th - 1, v = th - 2, p = th + 1;
         r->w[0] = th * th * v * v * u * u * (11 * th + 14) / 108;
         r->w[1] = v * v * u * u * p * p * p / 4;
         r->w[2] = -th * th * v * v * v * p * p / 4;
@@ -71,7 +75,8 @@ static_inline void plan_smooth(read_t *r, long k, long slot, long L, double pos,
         r->w[7] = th * th * v * u * u * p * p / 36;
         return;
     }
-    r->mode = 2;
+    if (same) return;
+    double t2 = th * th, t3 = th * th * th;
     r->w[0] = 2 * t3 - 3 * t2 + 1;
     r->w[1] = t3 - 2 * t2 + th;
     r->w[2] = 3 * t2 - 2 * t3;
@@ -291,6 +296,8 @@ static_inline void run_block(const int NL, long B, long b0, int lanes, long n_st
     long record_in = record_every > 0 ? record_every - k0 % record_every : 0;
     for (int s = 0; s < NS; s++) due_in[s] = every[s] > 0 ? every[s] - k0 % every[s] : 0;
     long w = 0, r = 0, slot = k0 % L;
+    plan_t plan = {0};  /* kept from step to step: the weights are recomputed only when they change */
+    for (int d = 0; d < (ND > 0 ? ND : 1); d++) plan.first[d].mode = plan.mid[d].mode = plan.last[d].mode = plan.due[d].mode = -1;
     for (long k = k0; k < k0 + n_steps; k++) {
         int due = 0, now[NS];  /* now[s]: the update interval of s in steps if s is updated at k + 1, else 0 */
         for (int s = 0; s < NS; s++) {
@@ -299,7 +306,6 @@ static_inline void run_block(const int NL, long B, long b0, int lanes, long n_st
             due |= now[s] != 0;
         }
         int window_end = window > 0 && --window_in == 0, record = record_every > 0 && --record_in == 0;
-        plan_t plan;
         plan_step(&plan, k, slot, L, delay);
         step(X, hv, hs, x0, L, slot, &plan, P, dt, now, due, NL);
         if (window > 0) {
