@@ -323,7 +323,7 @@ static_inline void run_block(const int NL, long B, long b0, int lanes, long n_st
         }
         if (record)
             for (int ln = 0; ln < lanes; ln++)
-                for (int s = 0; s < NS; s++) rec[(r * NS + s) * B + b0 + ln] = AT(X, s);
+                for (int s = 0; s < NS; s++) rec[(r * B + b0 + ln) * NS + s] = AT(X, s);  /* [record][B][S] */
         slot = slot + 1 == L ? 0 : slot + 1;
         if (window_end) { w++; window_in = window; }
         if (record) { r++; record_in = record_every; }
@@ -351,8 +351,8 @@ static_inline void run_block(const int NL, long B, long b0, int lanes, long n_st
 /* The divisions of a step bound its cost: with AVX2 four lanes divide at once, with AVX-512 (and its
    32 vector registers) eight. One library serves every x86-64 machine (glibc's loader picks the clone
    the CPU runs), so the disk cache stays machine-independent; without FMA contraction
-   (-ffp-contract=off) every clone gives the same bits. */
-#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute)
+   (-ffp-contract=off) every clone gives the same bits. GCC only (other compilers: the portable loop). */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #endif

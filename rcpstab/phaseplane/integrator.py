@@ -123,6 +123,8 @@ class BatchIntegrator:
             n = min(n_steps, self._apply_schedule()) if self.n_index is not None else n_steps
             records.append(self._advance(n, monitor, record_every))
             n_steps -= n
+        if len(records) == 1:
+            return records[0]  # no copy: a large batch records megabytes
         return np.concatenate(records) if records else np.empty((0, self.size, self.model.n_states))
 
     def _advance(self, n: int, monitor, record_every: int) -> np.ndarray:
@@ -132,7 +134,7 @@ class BatchIntegrator:
         delay = np.array(self.delay_steps or [0.0])
         every = np.array([self.update_every.get(i, 0) for i in range(n_states)], dtype=np.int64)
         n_records = (self.k + n) // record_every - self.k // record_every if record_every else 0
-        recorded = np.empty((n_records, n_states, size))
+        recorded = np.empty((n_records, size, n_states))
         window = monitor.window_steps if monitor is not None else 0
         n_windows = (self.k + n) // window - self.k // window if window else 0
         peaks = np.empty((n_windows, size))
@@ -152,7 +154,7 @@ class BatchIntegrator:
         self.k += n
         if monitor is not None:
             monitor.add_windows(peaks, crossings, rate_peaks, queue_peaks)
-        return recorded.transpose(0, 2, 1)
+        return recorded
 
     def keep(self, mask: np.ndarray) -> None:
         """Continue only the trajectories where ``mask`` is true."""
