@@ -4,7 +4,7 @@ The model-specific pieces (right-hand sides, saturation bounds, R/C and queue fo
 envelope) are printed from SymPy with its C99 printer; the loop around them (ring-buffer
 delays, clamps (and a buffer's overflow), RK4 or exact Euler steps, the sampled update, the envelope monitor and
 recording) is :data:`LOOP`, specialised by compile-time constants so the compiler can unroll
-it. It performs, operation for operation, what :mod:`.reference` does in NumPy.
+it, and written over blocks of trajectories side by side so that it vectorizes. It performs, operation for operation, what :mod:`.reference` does in NumPy.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ LOOP = r"""
 #define UNROLL _Pragma("GCC unroll 64")
 
 /* How one delayed input is read at one stage of a step. Delays are uniform over a batch, so this is
-   the same for every trajectory: it is worked out once per step (plan_reads), not per trajectory. */
+   the same for every trajectory: it is worked out once per step of a block (plan_reads), not per trajectory. */
 typedef struct {
     int mode;      /* 0: the initial state (before time 0), 1: one stored step, 2: cubic Hermite, 3: wide Hermite */
     long j[4];     /* ring slots of steps jl-1, jl, jl+1, jl+2 (one stored step: j[1]) */
