@@ -368,9 +368,13 @@ int rcpstab_run(long B, long n_steps, long k0, double dt, long L, const double *
     if (!lhv || !lhs) { free(lhv); free(lhs); return 1; }
     for (long b0 = 0; b0 < B; b0 += LANES) {
         int lanes = B - b0 < LANES ? (int) (B - b0) : LANES;
-        run_block(LANES, B, b0, lanes, n_steps, k0, dt, L, delay, every, x, hv, hs, x0, par, window, geq, qeq, qscale,
-                  peak, crossing, above, last_out, peaks_out, cross_out, record_every, rec, rpeak, qpeak, rpeaks_out,
-                  qpeaks_out, lhv, lhs);
+#define RUN_BLOCK(nl) run_block(nl, B, b0, lanes, n_steps, k0, dt, L, delay, every, x, hv, hs, x0, par, window, geq, \
+                                qeq, qscale, peak, crossing, above, last_out, peaks_out, cross_out, record_every, rec, \
+                                rpeak, qpeak, rpeaks_out, qpeaks_out, lhv, lhs)
+        /* a lone trajectory (the last undecided of a sweep, run to 1e5 RTTs) is latency-bound: eight lanes
+           would only add work. A one-lane copy of the cheap Euler loop costs little to compile. */
+        if (PIECEWISE_CONSTANT && lanes == 1) RUN_BLOCK(1);
+        else RUN_BLOCK(LANES);
     }
     free(lhv);
     free(lhs);
