@@ -4,7 +4,8 @@
    of :func:`phaseplane_region` for ``rcp`` and per-trajectory cost, with the verdict counts and
    the largest horizon a trajectory needed. ``--before GIT_REV`` times the same sweep with the
    code of that revision (checked out into a temporary folder) to give the cost of the longer,
-   adaptive horizons.
+   adaptive horizons, and runs part 2's batch at that revision's default step: its cost, its
+   error against this run's reference and its speed ratio at equal error (``*_before``).
 2. Against jitcdde **at matched accuracy**, trajectory by trajectory: the same App. E
    trajectories of the ``linear`` model (jitcdde has neither an exact clamp nor a sampled
    update, so the smooth model is the one both integrate exactly) over 100 RTTs, batched here,
@@ -92,13 +93,18 @@ def _ours(alphas, betas, y0, q0, dt=None):
     return traj, np.stack([traj.states["y"][1:].T, traj.states["q"][1:].T], axis=-1)
 
 
-def bench_against_jitcdde(sample: int, seed: int = 1) -> dict:
+def sample_indices(size: int, sample: int = 48, seed: int = 1) -> np.ndarray:
+    """The trajectories jitcdde integrates (and whose errors are compared)."""
+    return np.random.default_rng(seed).choice(size, sample, replace=False)
+
+
+def bench_against_jitcdde(sample: int, seed: int = 1, before: np.ndarray | None = None) -> dict:
     (alphas, betas), initial = app_e_batch()
     y0, q0 = initial["gamma0"] * APP_E["N"], initial["q0"] / (APP_E["C"] * APP_E["d0"])
     start = time.perf_counter()
     traj, _ = _ours(alphas, betas, y0, q0)
     ours_per_trajectory = (time.perf_counter() - start) / alphas.size
-    pick = np.random.default_rng(seed).choice(alphas.size, sample, replace=False)
+    pick = sample_indices(alphas.size, sample, seed)
     times = traj.t[1:]
     _, mine = _ours(alphas[pick], betas[pick], y0[pick], q0[pick])
     _, reference = _ours(alphas[pick], betas[pick], y0[pick], q0[pick], dt=1.0 / 640)
@@ -132,7 +138,12 @@ def bench_against_jitcdde(sample: int, seed: int = 1) -> dict:
         error = _worst(run, reference)
         curve[f"d0/{k}"] = {"error": error, "ours_s_per_trajectory": cost,
                             "speed_ratio_at_equal_error": jit_cost_at(error) / cost}
-    return {"trajectories": int(alphas.size), "jitcdde_sample": sample,
+    earlier = {}
+    if before is not None:  # the --before revision's default step, against the same reference and jitcdde scan
+        error = _worst(before, reference)
+        earlier = {"ours_error_vs_reference_before": error,
+                   "jitcdde_s_per_trajectory_interpolated_to_error_before": jit_cost_at(error)}
+    return {**earlier, "trajectories": int(alphas.size), "jitcdde_sample": sample,
             "reference_vs_jitcdde_tight": _worst(jit_tight, reference), "jitcdde_tight_tolerance": TIGHT,
             "ours_error_vs_reference": ours_error, "jitcdde_matched_tolerance": matched,
             "jitcdde_error_vs_reference": jit_error,
@@ -154,34 +165,61 @@ def bench_app_e_sweep() -> tuple[dict, object]:
 
 
 BEFORE_SCRIPT = """
-import json, time, numpy as np
+import json, sys, time, numpy as np
 from rcpstab.models import get_model
 from rcpstab.phaseplane import phaseplane_region, simulate
 simulate(get_model("rcp"), {}, {}, 1.0)
+simulate(get_model("linear"), {}, {}, 1.0)
 grid = np.round(np.arange(0.1, 2.01, 0.1), 10)
 start = time.perf_counter()
 region = phaseplane_region(get_model("rcp"), grid, grid)
-print(json.dumps({"wall_s": time.perf_counter() - start, "stable": int(region.stable.sum()),
-                  "verdicts": region.meta["verdict_counts"]}))
+wall = time.perf_counter() - start
+# part 2's linear batch at that revision's default step: its cost, and the sample's trajectories for the error
+batch = np.load(sys.argv[1])
+unit = {"C": 1.0, "d0": 1.0, "N": float(batch["N"])}
+probe = simulate(get_model("linear"), unit, {}, 1.0)  # its default step
+def ours(a, b, y0, q0):
+    return simulate(get_model("linear"), dict(unit, alpha=a, beta=b), {"gamma0": y0 / unit["N"], "q0": q0},
+                    float(batch["horizon"]), record_every=int(round(1.0 / probe.dt)))
+a, b, y0, q0, pick = (batch[k] for k in ("alpha", "beta", "y0", "q0", "pick"))
+start = time.perf_counter()
+ours(a, b, y0, q0)
+per = (time.perf_counter() - start) / a.size
+sample = ours(a[pick], b[pick], y0[pick], q0[pick])
+np.save(sys.argv[2], np.stack([sample.states["y"][1:].T, sample.states["q"][1:].T], axis=-1))
+print(json.dumps({"wall_s": wall, "stable": int(region.stable.sum()), "verdicts": region.meta["verdict_counts"],
+                  "linear_s_per_trajectory": per, "linear_dt": probe.dt}))
 """
 
 
-def bench_app_e_before(revision: str) -> dict:
-    """The App. E sweep timed with the code of ``revision`` (a temporary checkout, its own process)."""
+def bench_app_e_before(revision: str) -> tuple[dict, np.ndarray]:
+    """The App. E sweep timed with the code of ``revision`` (a temporary checkout, its own process),
+    and part 2's linear batch at that revision's default step: its cost per trajectory and the
+    sample's trajectories (returned, for their error against this revision's reference)."""
+    import os
     import subprocess
     import sys
     import tempfile
 
-    with tempfile.TemporaryDirectory() as folder:
+    (alphas, betas), initial = app_e_batch()
+    y0, q0 = initial["gamma0"] * APP_E["N"], initial["q0"] / (APP_E["C"] * APP_E["d0"])
+    with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryDirectory() as scratch:
+        inputs, outputs = os.path.join(scratch, "batch.npz"), os.path.join(scratch, "sample.npy")
+        np.savez(inputs, alpha=alphas, beta=betas, y0=y0, q0=q0, pick=sample_indices(alphas.size),
+                 N=APP_E["N"], horizon=HORIZON_RTT)
         subprocess.run(["git", "worktree", "add", "--detach", folder, revision], check=True, capture_output=True)
         try:
-            out = subprocess.run([sys.executable, "-c", BEFORE_SCRIPT], check=True, capture_output=True, text=True,
-                                 env={**__import__("os").environ, "PYTHONPATH": folder}, cwd=folder).stdout
+            out = subprocess.run([sys.executable, "-c", BEFORE_SCRIPT, inputs, outputs], check=True,
+                                 capture_output=True, text=True, env={**os.environ, "PYTHONPATH": folder},
+                                 cwd=folder).stdout
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", folder], check=True, capture_output=True)
+        sample = np.load(outputs)
     before = json.loads(out.strip().splitlines()[-1])
     return {"before_revision": revision, "app_e_wall_s_before": before["wall_s"],
-            "app_e_stable_points_before": before["stable"], "app_e_verdicts_before": before["verdicts"]}
+            "app_e_stable_points_before": before["stable"], "app_e_verdicts_before": before["verdicts"],
+            "ours_s_per_trajectory_before": before["linear_s_per_trajectory"],
+            "ours_default_step_before": before["linear_dt"]}, sample
 
 
 def bench_configurations(workers: int, app_e_region) -> dict:
@@ -213,9 +251,16 @@ def main():
     for name in ("rcp", "linear"):  # build (or load) the compiled kernels before timing
         simulate(get_model(name), {}, {}, 1.0)
     results, app_e_region = bench_app_e_sweep()
+    before = None
     if args.before:
-        results.update(bench_app_e_before(args.before))
-    results.update(bench_against_jitcdde(args.jitcdde_sample))
+        earlier, before = bench_app_e_before(args.before)
+        results.update(earlier)
+        if args.jitcdde_sample != 48:
+            before = None  # the earlier revision integrated the default sample only
+    results.update(bench_against_jitcdde(args.jitcdde_sample, before=before))
+    if "jitcdde_s_per_trajectory_interpolated_to_error_before" in results:
+        results["speed_ratio_interpolated_to_equal_error_before"] = (
+            results.pop("jitcdde_s_per_trajectory_interpolated_to_error_before") / results["ours_s_per_trajectory_before"])
     if not args.skip_configurations:
         results.update(bench_configurations(args.workers, app_e_region))
     for key, value in results.items():

@@ -33,6 +33,20 @@ def test_compiled_kernel_matches_the_numpy_reference(name):
     assert np.allclose(compiled, reference, rtol=1e-12, atol=1e-12 * np.abs(reference).max())
 
 
+@pytest.mark.parametrize("name", ["rcp", "linear"])
+@pytest.mark.parametrize("size", [1, 9])
+def test_blocks_of_lanes_match_the_numpy_reference(name, size):
+    """The kernel runs blocks of 8 trajectories (a lone one, for rcp, on a one-lane loop): a batch of 1
+    and one of 9 (a full block and a block of one) give the NumPy reference's trajectories bit for bit."""
+    rng = np.random.default_rng(size)
+    params = {"alpha": rng.uniform(0.1, 2.0, size), "beta": rng.uniform(0.1, 2.0, size)}
+    initial = {"gamma0": rng.uniform(0.01, 1.0, size), "q0": rng.uniform(0.0, 6e7, size)}
+    compiled, reference = (make_integrator(get_model(name), params, initial, engine=engine).run(300, record_every=1)
+                           for engine in (BatchIntegrator, ReferenceIntegrator))
+    assert compiled.shape == reference.shape == (300, size, len(get_model(name).states))
+    assert np.array_equal(compiled, reference)
+
+
 def test_online_envelope_matches_the_recorded_trajectory():
     params, initial = CASES["rcp"]
     integrator = make_integrator(get_model("rcp"), params, initial)

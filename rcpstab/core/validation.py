@@ -96,7 +96,9 @@ class Domain:
         """One line naming the first of ``values`` (a number or an array) outside the domain, or None."""
         import numpy as np  # here: the command line checks plain numbers before it imports numpy
 
-        for value in np.atleast_1d(np.asarray(values, dtype=float)).ravel():
+        flat = np.atleast_1d(np.asarray(values, dtype=float)).ravel()
+        _, first = np.unique(flat, return_index=True)  # a sweep repeats few values: each checked once, in order
+        for value in flat[np.sort(first)]:
             if not self.contains(float(value)):
                 unit = f" {self.unit}" if self.unit else ""
                 return f"{self.label or name} = {_fmt(value)}{unit}: must be {self.describe()}"

@@ -67,6 +67,9 @@ class CompiledModel:
         # A continuous state whose rhs reads only held (sampled) values and parameters has a
         # piecewise-constant derivative: one Euler step per step is then exact, clamp included.
         self.piecewise_constant = all(not (plain[i].free_symbols & moving) for i in self.continuous)
+        # Without sampled states the history is smooth between the delays' breakpoints, so delayed
+        # values may be read with the wide stencil (.history); a sampled state makes every update a kink.
+        self.wide_history = not self.sampled_interval
         self.equilibrium = tuple(spec.lambdify_expr(spec.equilibrium[s]) for s in spec.states)
         self.gamma = spec.lambdify_expr(spec.gamma)
         self.queue = spec.lambdify_expr(spec.queue)
@@ -92,7 +95,7 @@ class CompiledModel:
     @cached_property
     def kernel(self) -> ctypes.CDLL:
         """The model's stepping loop in C (:mod:`.codegen`): compiled on first use, then loaded from the disk cache."""
-        library = load_library(self.spec.name, c_source(self.spec, self.continuous, self.piecewise_constant))
+        library = load_library(self.spec.name, c_source(self.spec, self.continuous, self.piecewise_constant, self.wide_history))
         library.rcpstab_run.restype = ctypes.c_int
         return library
 

@@ -1,15 +1,15 @@
 """Fixed-step batched integration of a delay-differential model, in compiled C.
 
 Every trajectory of a batch takes the same fixed steps. Continuous states take a classical
-RK4 step, their delayed values read from a ring buffer by cubic Hermite interpolation (4th
-order overall on smooth problems). Where every continuous right-hand side reads only held
+RK4 step, their delayed values read from a ring buffer by Hermite interpolation
+(:mod:`.history`: 4th order overall on smooth problems). Where every continuous right-hand side reads only held
 values (rcp: dq/dt = N*R(t-d0) - C with R updated every T) one Euler step is exact.
 Sampled states are updated every ``interval`` from their right-hand side, then saturated.
 Clamps are applied exactly, without smoothing: at the bound the derivative is max(0, rhs)
 and the state never goes below it.
 
-The stepping loop is C generated from the model (:mod:`.codegen`), one trajectory at a time
-with its ring buffer in cache; the envelope monitor (:mod:`.monitor`) and recording run
+The stepping loop is C generated from the model (:mod:`.codegen`), blocks of trajectories
+side by side (vectorized) with their ring buffers in cache; the envelope monitor (:mod:`.monitor`) and recording run
 inside it, so no Python runs per step. :mod:`.reference` is the same method in NumPy, the
 executable specification the tests hold the C kernel to.
 """
@@ -126,6 +126,8 @@ class BatchIntegrator:
             n = min(n_steps, self._apply_schedule()) if self.n_index is not None else n_steps
             records.append(self._advance(n, monitor, record_every))
             n_steps -= n
+        if len(records) == 1:
+            return records[0]  # no copy: a large batch records megabytes
         return np.concatenate(records) if records else np.empty((0, self.size, self.model.n_states))
 
     def _advance(self, n: int, monitor, record_every: int) -> np.ndarray:
@@ -135,14 +137,14 @@ class BatchIntegrator:
         delay = np.array(self.delay_steps or [0.0])
         every = np.array([self.update_every.get(i, 0) for i in range(n_states)], dtype=np.int64)
         n_records = (self.k + n) // record_every - self.k // record_every if record_every else 0
-        recorded = np.empty((n_records, n_states, size))
+        recorded = np.empty((n_records, size, n_states))
         window = monitor.window_steps if monitor is not None else 0
         n_windows = (self.k + n) // window - self.k // window if window else 0
         peaks = np.empty((n_windows, size))
         crossings = np.empty((n_windows, size), dtype=np.int64)
         rate_peaks, queue_peaks = np.empty((n_windows, size)), np.empty((n_windows, size))
         m = monitor or _NO_MONITOR
-        self.model.kernel.rcpstab_run(
+        failed = self.model.kernel.rcpstab_run(
             ctypes.c_long(size), ctypes.c_long(n), ctypes.c_long(self.k), ctypes.c_double(self.dt),
             ctypes.c_long(self.length), _pointer(delay), _pointer(every),
             _pointer(self._x), _pointer(self._ring_values), _pointer(self._ring_slopes), _pointer(self._x0), _pointer(params),
@@ -150,10 +152,12 @@ class BatchIntegrator:
                                                             m.crossing, m.above, m.last_out)),
             _pointer(peaks), _pointer(crossings), ctypes.c_long(record_every), _pointer(recorded),
             _pointer(m.rate_peak), _pointer(m.queue_peak), _pointer(rate_peaks), _pointer(queue_peaks))
+        if failed:  # the kernel's block buffer (history of 8 trajectories) could not be allocated
+            raise MemoryError(f"the {self.model.spec.name} kernel could not allocate its delay line ({self.length} steps)")
         self.k += n
         if monitor is not None:
             monitor.add_windows(peaks, crossings, rate_peaks, queue_peaks)
-        return recorded.transpose(0, 2, 1)
+        return recorded
 
     def keep(self, mask: np.ndarray) -> None:
         """Continue only the trajectories where ``mask`` is true."""

@@ -23,7 +23,7 @@ class ReferenceIntegrator(BatchIntegrator):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.history = History(self.states, self.length)
+        self.history = History(self.states, self.length, self.delay_steps if self.model.wide_history else None)
 
     def _delayed(self, position: float, held_index: int) -> list:
         """Every delayed input at fractional step ``position`` (held states: at step ``held_index``)."""
