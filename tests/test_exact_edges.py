@@ -135,7 +135,9 @@ def test_crossing_direction_is_the_root_velocity():
         assert np.all(np.isfinite(dalpha + dbeta + det))
 
 
-@pytest.mark.parametrize("name", LINEAR_MODELS)
+# the router-timed models' loops have two delays: 5-12 s each, so they run with the slow tests
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n.endswith("-router") else n
+                                  for n in LINEAR_MODELS])
 def test_crosscheck_and_nyquist_agree_on_a_grid(name):
     model = get_model(name)
     alphas, betas = np.linspace(0.02, 2, 60), np.linspace(0.01, 1, 60)

@@ -44,6 +44,7 @@ def test_damaged_entry_is_rebuilt(tmp_path, monkeypatch, damage):
     assert load_library("probe", SOURCE).probe() == 42 and entry.read_bytes() == good
 
 
+@pytest.mark.slow  # compiles a kernel from scratch in a private cache (~10 s)
 def test_truncated_kernel_does_not_crash_the_command_line(tmp_path):
     env = {"RCPSTAB_CACHE_DIR": str(tmp_path)}
     first = run_cli(PORTRAIT, env)
