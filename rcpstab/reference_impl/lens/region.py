@@ -36,7 +36,7 @@ from ...phaseplane.sweep import _SEVERITY, phaseplane_region
 from ...phaseplane.verdicts import CONVERGED, DIVERGED, UNDECIDED, VERDICTS
 from ...regions.result import RegionMap
 from .fluid_twin import fluid_run
-from ..protocols.registry import model_protocol
+from ..protocols.registry import get_protocol, model_protocol
 from .verdicts import judge_segment
 from ..simulator.run import PROTOCOLS, PacketRun, run_scenario
 from ..simulator.scenarios import Scenario, get_scenario
@@ -53,6 +53,11 @@ FLUID_MODELS = {"rcp": FLUID_MODEL, "xcp": "xcp", "rcpac": "rcpac"}  # packet pr
 PACKET_ROUTER = {"rcp-router": "rcp", "rcpac-router": "rcpac"}
 
 
+def _window_senders(protocol: str) -> bool:
+    """Whether the protocol's hosts are window senders (XCP's), whose traces have a window quantum."""
+    return get_protocol(protocol).sender == "xcp"
+
+
 def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int) -> tuple[int, float]:
     """Verdict code and convergence time (RTTs from ``start_s``) of one segment of a packet run.
 
@@ -64,7 +69,7 @@ def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int)
     """
     return trace_segment_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
                                  start_s, stop_s, n_flows, rate_offset=run.protocol != "xcp",
-                                 window_input=run.protocol == "xcp")
+                                 window_input=_window_senders(run.protocol))
 
 
 def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
@@ -85,8 +90,9 @@ def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np
         XCP, whose router feeds back the smallest queue of the interval, about 0 with a standing
         queue of a packet or two: its equilibrium stays eta/N.
     window_input : bool
-        The trace is the aggregate input of the ``n_flows`` window senders (XCP's y/(N C)): its
-        floor is at least their window quantum (:func:`~rcpstab.reference_impl.lens.verdicts.judge_segment`).
+        The ``n_flows`` senders are windows (XCP's and RCP-AC's hosts): the trace (XCP's y/(N C),
+        RCP-AC's R/C, which they turn into whole packets per RTT) has their window quantum as a
+        floor (:func:`~rcpstab.reference_impl.lens.verdicts.judge_segment`).
     """
     sc = scenario
     inside = (t_s >= start_s) & (t_s < stop_s)
@@ -127,7 +133,7 @@ def trace_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray
 def run_verdict(run: PacketRun) -> tuple[int, float]:
     """Worst verdict over the run's segments with flows, and the slowest convergence (NaN unless all converged)."""
     return trace_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
-                         rate_offset=run.protocol != "xcp", window_input=run.protocol == "xcp")
+                         rate_offset=run.protocol != "xcp", window_input=_window_senders(run.protocol))
 
 
 def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) -> tuple[np.ndarray, np.ndarray]:

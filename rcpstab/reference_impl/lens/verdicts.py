@@ -31,12 +31,14 @@ its own. Every constant is fixed from first principles, none fitted to a map:
    number of packets in flight, between its real-valued window minus one packet and the
    window, so N of them put up to N packets per RTT less on the link than the fluid aggregate
    W/d: y is resolved to ``N * packet / d0``, relative to its equilibrium ``N gamma_e C`` one
-   packet per flow per RTT (``packet / (gamma_e C d0)``), and the queue to N packets. Below
-   that the fluid model says nothing, and the closed loop keeps a deterministic, coherent
-   cycle of that size that shrinks as the windows hold more packets (a coherent cycle that
-   the noise estimate of 1 discounts), so for these traces the floor is at least one
-   quantum. It is a bound from the sender, not a fitted level (measured cycle sizes:
-   ``benchmarks/bench_xcp_region.py``).
+   packet per flow per RTT (``packet / (gamma_e C d0)``), and the queue to N packets. A rate
+   R stamped for window senders (RCP-AC) becomes a window R*d, a whole number of packets: R is
+   resolved to the same relative quantum. Below that the fluid model says nothing, and the
+   closed loop keeps a deterministic, coherent cycle (and an offset) of that size that shrinks
+   as the windows hold more packets (a coherent cycle that the noise estimate of 1 discounts),
+   so for these traces the floor is at least one quantum. It is a bound from the sender, not a
+   fitted level (measured cycle sizes: ``benchmarks/bench_xcp_region.py``,
+   ``benchmarks/bench_rcpac_router.py``).
 """
 from __future__ import annotations
 
@@ -103,7 +105,7 @@ def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray,
         trace sampled like one, which has no noise to hide behind: it is judged down to the shared
         judgement's numerical floor, so that a slow growth inside the band is seen as growth.
     window_flows : int
-        The number N of window senders whose aggregate input the trace is (XCP's y/(N C)); 0 for
+        The number N of window senders behind the trace (XCP's y/(N C), RCP-AC's R/C); 0 for
         rate-paced senders. Given, the floor is at least the window quantum (point 3 above).
     """
     judged = judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capacity, samples_per_rtt,
