@@ -14,7 +14,9 @@ packet verdict with the reason of the shared judgement for every flow-count segm
   :func:`rcpstab.reference_impl.lens.verdicts.judge_segment`): what the packet map does now.
 
 and the fluid verdicts of ``xcp`` and ``xcp-router`` on the same scenario and initial state
-(:func:`rcpstab.reference_impl.lens.region.fluid_verdicts`). Then the cycle size of the N = 10
+(:func:`rcpstab.reference_impl.lens.region.fluid_verdicts`), and an experiment column that is not a
+registered model: ``xcp-router`` with ack-clocked window senders (y = W / (d0 + q/C), W driven by
+the same feedback, dW/dt = d0 dy/dt), as ``bench_rcpac_router.py`` does for RCP-AC. Then the cycle size of the N = 10
 segment against the packets a window holds (the targeted experiment: 10 Mb/s with 1500 and 500
 byte packets, 100 Mb/s), and one JSON line.
 
@@ -29,7 +31,13 @@ import time
 from collections import Counter
 
 import numpy as np
+import sympy as sp
 
+from rcpstab.models import get_model, xcp_router as xr
+from rcpstab.models.spec import Clamp, ModelSpec, t
+from rcpstab.models.symbols import C, N, buffer, d0, dropped, gamma0
+from rcpstab.reference_impl.lens.fluid_twin import fluid_run
+from rcpstab.reference_impl.lens.region import trace_verdict
 from rcpstab.phaseplane.verdicts import CONVERGED, VERDICTS
 from rcpstab.reference_impl.lens.region import fluid_verdicts
 from rcpstab.reference_impl.lens.verdicts import judgement_of_segment
@@ -59,6 +67,42 @@ def judge_run(run, how: str):
                                  8.0 * sc.packet_bytes, True, seg.n_flows if how == "window" else 0)
         segs.append((seg.n_flows, int(j.codes[0]), str(j.reason[0])))
     return max((c for _, c, _ in segs), key=SEVERITY.get), segs
+
+
+def window_variant() -> ModelSpec:
+    """``xcp-router`` with ack-clocked window senders: y(t') -> W(t') / (d0 + q(t')/C) everywhere."""
+    base = get_model("xcp-router")
+    W = sp.Function("W")
+
+    def clocked(expr):
+        return expr.xreplace({a: W(a.args[0]) / (d0 + xr.q(a.args[0]) / C)
+                              for a in expr.atoms(sp.core.function.AppliedUndef) if a.func == xr.y})
+
+    keep = [x for x in base.states if x not in (xr.y, *base.overflow_states)]
+    rhs = [clocked(f) for x, f in zip(base.states, base.rhs) if x in keep]
+    rhs.append(clocked(base.rhs[base.states.index(xr.y)]) * d0)
+    return ModelSpec(
+        name="xcp-router-window", title="xcp-router with ack-clocked window senders (experiment)",
+        states=(*keep, W), rhs=tuple(rhs), parameters=base.parameters,
+        equilibrium={**{x: v for x, v in base.equilibrium.items() if x in keep}, W: C * d0},
+        loop_parameters=base.loop_parameters, time_scale=d0, gamma=W(t) / (d0 + xr.q(t) / C) / (N * C),
+        queue=xr.q(t), initial_state={**{x: v for x, v in base.initial_state.items() if x in keep},
+                                      W: N * gamma0 * C * d0},
+        clamps=(Clamp(xr.q, upper=buffer, overflow=dropped), Clamp(W)), saturations=base.saturations,
+        sampled=base.sampled, linearize_at=base.linearize_at, counters=base.counters, domains=base.domains)
+
+
+def window_verdicts(scenario, aa, bb):
+    """Verdicts of :func:`window_variant` judged like ``fluid_verdicts`` judges xcp (y/(N(t) C), no noise)."""
+    traj = fluid_run(scenario, aa, bb, scenario.t_end_s, window_variant())
+    every = max(int(round(control_interval_s(scenario) / traj.dt)), 1)
+    ts = traj.t[every::every]
+    flows = np.maximum([scenario.n_flows(x) for x in ts], 1)
+    q = traj.queue[every::every]
+    gamma = traj.states["W"][every::every] / (scenario.rtt_s + q / scenario.capacity_bps) \
+        / (flows[:, None] * scenario.capacity_bps)
+    return np.array([trace_verdict(scenario, a, b, ts, gamma[:, i], q[:, i], noisy=False)[0]
+                     for i, (a, b) in enumerate(zip(aa, bb))])
 
 
 def cycle_size(scenario, alpha, beta):
@@ -104,6 +148,7 @@ def main() -> None:
     codes = {how: np.array(c) for how, c in codes.items()}
     for name in ("xcp", "xcp-router"):
         codes[name] = fluid_verdicts(scenario, aa, bb, name)[0]
+    codes["xcp-router-window"] = window_verdicts(scenario, aa, bb)
     report = {"scenario": scenario.name, "capacity_bps": scenario.capacity_bps, "packet_bytes": scenario.packet_bytes,
               "grid": args.grid, "points": int(aa.size), "packet_wall_s": wall,
               "verdict_counts": {k: {v: int((c == i).sum()) for i, v in enumerate(VERDICTS)} for k, c in codes.items()}}
@@ -113,7 +158,7 @@ def main() -> None:
     for key, count in sorted(reasons.items()):
         print(f"  {count:3d} {key}")
     for how in JUDGES:
-        for name in ("xcp", "xcp-router"):
+        for name in ("xcp", "xcp-router", "xcp-router-window"):
             same = (codes[how] == CONVERGED) == (codes[name] == CONVERGED)
             report[f"agreement_{how}_{name}"] = float(same.mean())
             print(f"agreement packet[{how}] vs {name}: {100 * same.mean():.1f}%")
@@ -123,6 +168,7 @@ def main() -> None:
         if len({stab["window"], stab["xcp"], stab["xcp-router"]}) > 1:
             row = {"alpha": float(a), "beta": float(b), "packet": VERDICTS[codes["window"][i]],
                    "xcp": VERDICTS[codes["xcp"][i]], "xcp-router": VERDICTS[codes["xcp-router"][i]],
+                   "xcp-router-window": VERDICTS[codes["xcp-router-window"][i]],
                    "segments": [f"N={n}: {VERDICTS[c]} ({why})" for n, c, why in segs if c != CONVERGED]}
             rows.append(row)
             print("  disagreement", row)
