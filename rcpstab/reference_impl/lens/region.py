@@ -36,7 +36,7 @@ from ...phaseplane.sweep import _SEVERITY, phaseplane_region
 from ...phaseplane.verdicts import CONVERGED, DIVERGED, UNDECIDED, VERDICTS
 from ...regions.result import RegionMap
 from .fluid_twin import fluid_run
-from ..protocols.registry import model_protocol
+from ..protocols.registry import get_protocol, model_protocol
 from .verdicts import judge_segment
 from ..simulator.run import PROTOCOLS, PacketRun, run_scenario
 from ..simulator.scenarios import Scenario, get_scenario
@@ -44,13 +44,18 @@ from ..simulator.segments import control_interval_s, flow_segments, rtt_average
 
 DEFAULT_SCENARIO = "fig5.3"
 POINTS_PER_CHUNK = 10      # ~1 s of work per chunk at fig5.3: small enough to checkpoint often
-RESULT_VERSION = 5         # bump when a change alters chunk results, so old checkpoints are not reused
+RESULT_VERSION = 6         # bump when a change alters chunk results, so old checkpoints are not reused
 FIG53_BETA = 0.6           # thesis Fig. 5.3: at beta = 0.6 the system is stable so long as alpha <= 1.2
 FIG53_ALPHA_MAX = 1.2
 FLUID_MODEL = "rcp-router"  # the fluid model with the router's timing: what the packet map should match
 FLUID_MODELS = {"rcp": FLUID_MODEL, "xcp": "xcp", "rcpac": "rcpac"}  # packet protocol -> fluid model it should match
 # fluid models whose packet runs are another protocol's router
 PACKET_ROUTER = {"rcp-router": "rcp", "rcpac-router": "rcpac"}
+
+
+def _window_senders(protocol: str) -> bool:
+    """Whether the protocol's hosts are window senders (XCP's), whose traces have a window quantum."""
+    return get_protocol(protocol).sender == "xcp"
 
 
 def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int) -> tuple[int, float]:
@@ -63,12 +68,14 @@ def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int)
         The segment, seconds; ``n_flows`` (>= 1) long-lived flows are active throughout.
     """
     return trace_segment_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
-                                 start_s, stop_s, n_flows, rate_offset=run.protocol != "xcp")
+                                 start_s, stop_s, n_flows, rate_offset=run.protocol != "xcp",
+                                 window_input=_window_senders(run.protocol))
 
 
 def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
                           queue_bits: np.ndarray, start_s: float, stop_s: float, n_flows: int,
-                          noisy: bool = True, rate_offset: bool = True) -> tuple[int, float]:
+                          noisy: bool = True, rate_offset: bool = True,
+                          window_input: bool = False) -> tuple[int, float]:
     """:func:`segment_verdict` on any trace sampled once per control interval (packet or fluid).
 
     Parameters
@@ -82,10 +89,18 @@ def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np
         The standing queue lowers the equilibrium rate (RCP's rate law reads the queue). False for
         XCP, whose router feeds back the smallest queue of the interval, about 0 with a standing
         queue of a packet or two: its equilibrium stays eta/N.
+    window_input : bool
+        The ``n_flows`` senders are windows (XCP's and RCP-AC's hosts): the trace (XCP's y/(N C),
+        RCP-AC's R/C, which they turn into whole packets per RTT) has their window quantum as a
+        floor (:func:`~rcpstab.reference_impl.lens.verdicts.judge_segment`).
     """
     sc = scenario
     inside = (t_s >= start_s) & (t_s < stop_s)
-    per_rtt = max(int(round(sc.rtt_s / control_interval_s(sc))), 1)
+    # samples per RTT from the trace itself: RCP's router samples every min(d0, 10 ms), XCP's once
+    # per control interval, its average RTT (one sample per RTT, not 10 at fig5.3)
+    steps = np.diff(np.asarray(t_s, dtype=float)[inside])
+    step = float(np.median(steps)) if steps.size else control_interval_s(sc)
+    per_rtt = max(int(round(sc.rtt_s / step)), 1)
     queue = np.asarray(queue_bits, dtype=float)[inside]
     # A paced packet equilibrium keeps a standing queue (measured); the fluid model's is q = 0 exactly.
     queue_eq = float(rtt_average(queue, per_rtt)[queue.size // 2:].mean()) if noisy else 0.0
@@ -95,17 +110,19 @@ def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np
     if gamma_eq <= 0:  # the standing queue alone drives the rate law to zero: no equilibrium to settle at
         return DIVERGED, math.nan
     return judge_segment(t_s[inside] - start_s, np.asarray(gamma)[inside], queue, gamma_eq, queue_eq,
-                         sc.rtt_s, sc.capacity_bps, per_rtt, 8.0 * sc.packet_bytes, noisy)
+                         sc.rtt_s, sc.capacity_bps, per_rtt, 8.0 * sc.packet_bytes, noisy,
+                         n_flows if window_input else 0)
 
 
 def trace_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
-                  queue_bits: np.ndarray, noisy: bool = True, rate_offset: bool = True) -> tuple[int, float]:
+                  queue_bits: np.ndarray, noisy: bool = True, rate_offset: bool = True,
+                  window_input: bool = False) -> tuple[int, float]:
     """Worst verdict over a trace's segments with flows, and the slowest convergence (NaN unless all converged).
 
-    ``noisy``, ``rate_offset``: see :func:`trace_segment_verdict`.
+    ``noisy``, ``rate_offset``, ``window_input``: see :func:`trace_segment_verdict`.
     """
     judged = [trace_segment_verdict(scenario, alpha, beta, t_s, gamma, queue_bits, seg.start_s, seg.stop_s,
-                                    seg.n_flows, noisy, rate_offset)
+                                    seg.n_flows, noisy, rate_offset, window_input)
               for seg in flow_segments(scenario, float(t_s[-1]) + 1e-9) if seg.n_flows >= 1]
     codes = [code for code, _ in judged]
     worst = max(codes, key=lambda c: _SEVERITY[c]) if codes else UNDECIDED
@@ -116,7 +133,7 @@ def trace_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray
 def run_verdict(run: PacketRun) -> tuple[int, float]:
     """Worst verdict over the run's segments with flows, and the slowest convergence (NaN unless all converged)."""
     return trace_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
-                         rate_offset=run.protocol != "xcp")
+                         rate_offset=run.protocol != "xcp", window_input=_window_senders(run.protocol))
 
 
 def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) -> tuple[np.ndarray, np.ndarray]:

@@ -26,6 +26,19 @@ its own. Every constant is fixed from first principles, none fitted to a map:
    is its last exit from that (widened) band. The shared judgement's other rules (steady
    decay, flat cycle, growth) apply unchanged, and its rule 5b (a sustained coherent cycle
    above that floor) applies to these traces only.
+
+3. **Window quantum** (window senders, XCP's aggregate input y): a window sender has a whole
+   number of packets in flight, between its real-valued window minus one packet and the
+   window, so N of them put up to N packets per RTT less on the link than the fluid aggregate
+   W/d: y is resolved to ``N * packet / d0``, relative to its equilibrium ``N gamma_e C`` one
+   packet per flow per RTT (``packet / (gamma_e C d0)``), and the queue to N packets. A rate
+   R stamped for window senders (RCP-AC) becomes a window R*d, a whole number of packets: R is
+   resolved to the same relative quantum. Below that the fluid model says nothing, and the
+   closed loop keeps a deterministic, coherent cycle (and an offset) of that size that shrinks
+   as the windows hold more packets (a coherent cycle that the noise estimate of 1 discounts),
+   so for these traces the floor is at least one quantum. It is a bound from the sender, not a
+   fitted level (measured cycle sizes: ``benchmarks/bench_xcp_region.py``,
+   ``benchmarks/bench_rcpac_router.py``).
 """
 from __future__ import annotations
 
@@ -70,7 +83,7 @@ def occupancy_floor(raw: np.ndarray, samples_per_rtt: int) -> float:
 
 def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray, gamma_eq: float,
                   queue_eq: float, d0: float, capacity: float, samples_per_rtt: int,
-                  packet_bits: float, noisy: bool = True) -> tuple[int, float]:
+                  packet_bits: float, noisy: bool = True, window_flows: int = 0) -> tuple[int, float]:
     """Verdict code and convergence time (RTTs from the first sample) of one packet segment.
 
     Parameters
@@ -91,14 +104,17 @@ def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray,
         True for a packet trace (floor: the band widened by the measured noise); False for a fluid
         trace sampled like one, which has no noise to hide behind: it is judged down to the shared
         judgement's numerical floor, so that a slow growth inside the band is seen as growth.
+    window_flows : int
+        The number N of window senders behind the trace (XCP's y/(N C), RCP-AC's R/C); 0 for
+        rate-paced senders. Given, the floor is at least the window quantum (point 3 above).
     """
     judged = judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capacity, samples_per_rtt,
-                                  packet_bits, noisy)
+                                  packet_bits, noisy, window_flows)
     return int(judged.codes[0]), float(judged.convergence_rtt[0])
 
 
 def judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capacity, samples_per_rtt,
-                         packet_bits, noisy=True):
+                         packet_bits, noisy=True, window_flows=0):
     """The full :class:`~rcpstab.core.judgement.Judgement` of one segment (see :func:`judge_segment`)."""
     if not noisy:
         return judge_trace(t_s / d0, gamma_raw, queue_raw, gamma_eq, queue_eq, capacity * d0, final=True)
@@ -114,6 +130,9 @@ def judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capa
     # noise would carry a converged trace out of it.
     rate_floor = max(NOISE_K * rate_noise, RATE_BAND)
     queue_floor = max(NOISE_K * queue_noise, QUEUE_BAND)
+    if window_flows:  # window senders: y and q are resolved to one packet per flow per RTT (point 3)
+        rate_floor = max(rate_floor, quantum)
+        queue_floor = max(queue_floor, window_flows * packet_bits / (capacity * d0))
     return judge_trace(t_s / d0, gamma_mean, rtt_average(queue_raw, samples_per_rtt), gamma_eq, queue_eq,
                        capacity * d0, rate_band=rate_floor, queue_band=queue_floor,
                        rate_floor=rate_floor, queue_floor=queue_floor, final=True)

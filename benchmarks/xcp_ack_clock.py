@@ -1,0 +1,102 @@
+"""Experiment (not a registered model): XCP's router loop closed by the exact fluid ack clock.
+
+``python benchmarks/xcp_ack_clock.py [--grid calibration|report] [--capacity BPS]``
+
+The router is ``xcp-router``'s: every interval d0 it reads the input averaged over the interval and
+the queue, sets phi = alpha d0 (C - y_d) - beta q and spreads it over the next interval. The hosts
+differ. ``xcp-router`` (and eq. 16) make the aggregate rate a state, dy/dt = phi/d0**2 one round trip
+later. Window senders instead are clocked by their ACKs: what arrives at the router is what left
+it one propagation round trip earlier plus the window change, ``y(t) = out(t - d0) + phi/d0``
+(stamped one round trip earlier), with ``out = C`` while the queue is not empty and ``out = y`` when
+it is. That is a neutral delay equation (y repeats itself one round trip later), which the
+ModelSpec machinery (states with right-hand sides) cannot hold; it is integrated here directly
+(fixed step d0/100, every grid point at once) from y = 0.8 C, q = 0, and judged by the shared
+judgement (:func:`rcpstab.core.judgement.judge_trace`) on the per-interval mean of y, as the router
+sees it. The same loop with the rate state is integrated alongside as a check: it reproduces
+``xcp-router``'s map. Then the packet XCP map of fig5.3 (at ``--capacity``) is judged as the packet
+map judges it, and the stable-vs-not agreement of each with it is printed, with ``xcp``'s.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+import dataclasses
+
+import numpy as np
+
+from rcpstab.core.judgement import CONVERGED, VERDICTS, judge_trace
+from rcpstab.reference_impl.lens.region import fluid_verdicts, run_verdict
+from rcpstab.reference_impl.simulator.run import run_scenario
+from rcpstab.reference_impl.simulator.scenarios import get_scenario
+
+GRIDS = {
+    "calibration": (np.round(np.arange(0.1, 1.31, 0.2), 10), np.round(np.arange(0.1, 1.01, 0.15), 10)),
+    "report": (np.round(np.arange(0.2, 1.41, 0.2), 10), np.round(np.arange(0.175, 0.93, 0.125), 10)),
+}
+
+
+def xcp_loop(alpha, beta, ack_clock: bool, rtts: int = 400, per_rtt: int = 100, y0: float = 0.8):
+    """Per-interval mean of y/C and the queue (C*d0) at each interval's end, shape (rtts, B); C = d0 = 1."""
+    alpha, beta = np.atleast_1d(np.asarray(alpha, float)), np.atleast_1d(np.asarray(beta, float))
+    size, dt = alpha.size, 1.0 / per_rtt
+    out_hist = np.full((per_rtt, size), min(y0, 1.0))   # departures over the last round trip (ring)
+    fb_hist = np.zeros((per_rtt, size))                  # window-change rate stamped over the last round trip
+    y = np.full(size, y0)
+    q = np.zeros(size)
+    phi = np.zeros(size)
+    acc = np.zeros(size)
+    means, queues = np.empty((rtts, size)), np.empty((rtts, size))
+    for k in range(rtts * per_rtt):
+        slot = k % per_rtt
+        f = fb_hist[slot]                                # stamped one round trip ago
+        y = np.maximum(out_hist[slot] + f, 0.0) if ack_clock else np.maximum(y + f * dt, 0.0)
+        out = np.where(q > 0, 1.0, np.minimum(y, 1.0))
+        q = np.maximum(q + (y - out) * dt, 0.0)
+        out_hist[slot] = out
+        acc += y * dt
+        fb_hist[slot] = phi
+        if slot == per_rtt - 1:                          # the router's timeout
+            means[k // per_rtt], queues[k // per_rtt] = acc, q
+            phi = alpha * (1.0 - acc) - beta * q         # phi/d0 with d0 = 1: the window change rate
+            acc = np.zeros(size)
+    return means, queues
+
+
+def verdicts(alpha, beta, ack_clock: bool):
+    means, queues = xcp_loop(alpha, beta, ack_clock)
+    t = np.arange(1, means.shape[0] + 1, dtype=float)
+    return judge_trace(t, means, queues, 1.0, 0.0, 1.0).codes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--grid", choices=GRIDS, default="report")
+    parser.add_argument("--capacity", type=float, default=10e6, help="packet runs' link rate, bit/s")
+    args = parser.parse_args()
+    alphas, betas = GRIDS[args.grid]
+    aa, bb = (m.ravel() for m in np.meshgrid(alphas, betas))
+    scenario = dataclasses.replace(get_scenario("fig5.3"), capacity_bps=args.capacity)
+    packet = np.array([run_verdict(run_scenario(scenario, a, b, protocol="xcp"))[0] for a, b in zip(aa, bb)])
+    report = {"grid": args.grid, "capacity_bps": args.capacity}
+    print(f"{args.grid} grid, packet runs at {args.capacity / 1e6:g} Mb/s; packet map (S: converged):")
+    for b in betas:
+        print(f"  beta {b:5.3f}: " + " ".join("S" if c == CONVERGED else "." for c in packet[bb == b]))
+    for name, codes in (("rate state", verdicts(aa, bb, False)), ("ack clock", verdicts(aa, bb, True)),
+                        ("xcp", fluid_verdicts(scenario, aa, bb, "xcp")[0])):
+        same = (packet == CONVERGED) == (codes == CONVERGED)
+        report[f"agreement {name}"] = float(same.mean())
+        print(f"{name}: packet agreement {100 * same.mean():.1f}%; disagreements (alpha, beta, packet, model):",
+              [(float(a), float(b), VERDICTS[p], VERDICTS[c]) for a, b, p, c, ok in zip(aa, bb, packet, codes, same)
+               if not ok])
+        report[name] = {f"{a:g},{b:g}": VERDICTS[c] for a, b, c in zip(aa, bb, codes)}
+        print(f"{name}: {({v: int((codes == i).sum()) for i, v in enumerate(VERDICTS)})}")
+        for b in betas:
+            row = codes[bb == b]
+            print(f"  beta {b:5.3f}: " + " ".join("S" if c == CONVERGED else "." for c in row)
+                  + f"   (alpha {alphas[0]:g}..{alphas[-1]:g})")
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
