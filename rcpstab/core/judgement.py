@@ -33,8 +33,11 @@ standard error ``s``):
    is inside the band, else with an extrapolated ``convergence_estimate_rtt`` (model named in
    ``estimate_model``). A decay that fades (levels off towards a cycle) stays **undecided**.
 4. **Growing** (``r > FLAT_RATE`` and ``r - SIGNIFICANCE * s > 0``): integrate longer; at the
-   last horizon an envelope that keeps growing at least linearly (:data:`STEADY_GROWTH`) is
-   **diverged**, one whose growth slows down (a queue near its peak) **undecided**.
+   last horizon an envelope still inside the band is **undecided** (the equilibrium is unstable,
+   but a growth that has not left the band does not show divergence: the cycle it grows into
+   may be smaller than the band; the growth is in ``rate_per_rtt``); outside the band, one that
+   keeps growing at least linearly (:data:`STEADY_GROWTH`) is **diverged**, one whose growth
+   slows down (a queue near its peak) **undecided**.
 5. **Flat** (``|r| + SIGNIFICANCE * s <= FLAT_RATE``: e-folding slower than 1/FLAT_RATE RTTs)
    over at least :data:`MIN_FLAT_SPAN_RTT`: crossing the equilibrium rate in both halves of the
    stretch is a **limit_cycle**, whatever its amplitude above the floor (also inside the band);
@@ -510,8 +513,15 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
         label(at_floor & ~growing, CONVERGED, "within the floor at the last horizon; time = last band exit",
                measured=True)
         label(decaying & ~steady, UNDECIDED, "decay slowing down at the last horizon (may level off at a cycle)")
+        # A growth that has not carried the state out of the band has shown that the equilibrium is
+        # unstable, not that the state leaves every bound: near a Hopf point the cycle it grows
+        # into can be smaller than the band (rcp-router at (1.1, 0.6) grows at 0.0025/RTT through
+        # a 600-RTT segment into a cycle of +/-0.6% of R). Undecided, with the measured rate.
+        label(growing & inside, UNDECIDED,
+              "growing inside the band at the last horizon (unstable equilibrium; cycle or divergence "
+              "not resolved; growth = rate_per_rtt)")
         label(growing & (grew_late >= STEADY_GROWTH * grew_early), DIVERGED,
-               "envelope still growing without slowing down at the last horizon")
+               "envelope still growing without slowing down, outside the band, at the last horizon")
         label(growing, UNDECIDED, "growth slowing down at the last horizon (a slow excursion near its peak?)")
         out.reason[open_] = "envelope trend not resolved at the last horizon"
     else:
