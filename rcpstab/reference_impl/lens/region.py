@@ -44,7 +44,7 @@ from ..simulator.segments import control_interval_s, flow_segments, rtt_average
 
 DEFAULT_SCENARIO = "fig5.3"
 POINTS_PER_CHUNK = 10      # ~1 s of work per chunk at fig5.3: small enough to checkpoint often
-RESULT_VERSION = 6         # bump when a change alters chunk results, so old checkpoints are not reused
+RESULT_VERSION = 7         # bump when a change alters chunk results, so old checkpoints are not reused
 FIG53_BETA = 0.6           # thesis Fig. 5.3: at beta = 0.6 the system is stable so long as alpha <= 1.2
 FIG53_ALPHA_MAX = 1.2
 FLUID_MODEL = "rcp-router"  # the fluid model with the router's timing: what the packet map should match
