@@ -16,6 +16,13 @@ benchmarks/bench_flash_crowd.py, same switches):
 ``600s``        one 600 s segment of 10 flows (ten times the N = 10 segment), packet and fluid.
 
 One JSON line per run.
+
+``--switching``: instead, the standing-queue experiment of benchmarks/bench_standing_queue.py at
+the scenario's own 10 Mb/s, moving only the target utilization eta on each side: rcp-router at
+eta = 1, 0.999, 0.998 (just under the link rate, where a packet router's jitter queue holds it)
+and the packet router at eta = 1, 1.005, 1.01 (the equilibrium then needs a standing queue of a
+packet or more, off the queue's clamp). Measured over the 10-flow segment's 70-100 s: half
+peak-to-peak of the one-RTT-mean R/C, its period and autocorrelation, the queue.
 """
 from __future__ import annotations
 
@@ -32,6 +39,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_flash_crowd import windowless_simulator  # noqa: E402  (the same no_window switch)
+from bench_standing_queue import TARGET, measure  # noqa: E402  (the same eta switch and measurement)
+from rcpstab.reference_impl.protocols import register_protocol  # noqa: E402
 
 from rcpstab.phaseplane.verdicts import VERDICTS  # noqa: E402
 from rcpstab.reference_impl import _datapath  # noqa: E402
@@ -92,8 +101,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("points", nargs="+", help="alpha,beta")
     parser.add_argument("--only", nargs="*", default=None, help="runs to do (default all)")
+    parser.add_argument("--switching", action="store_true", help="the eta experiment (standing queue) instead")
     args = parser.parse_args()
     base = get_scenario("fig5.3")
+    if args.switching:
+        switching(base, [tuple(float(x) for x in text.split(",")) for text in args.points])
+        return
     long = dataclasses.replace(base, name="fig5.3-long", long_flows=((0.0, math.inf),) * 10, t_end_s=LONG_RUN_S)
     fast = dataclasses.replace(base, name="fig5.3@100M", capacity_bps=10 * base.capacity_bps)
     runs = {
@@ -113,6 +126,23 @@ def main() -> None:
                 continue
             for side, result in run(a, b):
                 report((a, b), name, side, result)
+
+
+def switching(base, points) -> None:
+    register_protocol(TARGET)
+    scenario = dataclasses.replace(base, t_end_s=100.0)
+    for a, b in points:
+        for eta in (1.0, 0.999, 0.998):
+            traj = fluid_run(dataclasses.replace(scenario, eta=eta), a, b, scenario.t_end_s, region.FLUID_MODEL)
+            every = max(int(round(control_interval_s(scenario) / traj.dt)), 1)
+            row = measure(traj.t[every::every], traj.gamma[every::every, 0], traj.queue[every::every, 0] / 8,
+                          scenario.packet_bytes)
+            print(json.dumps({"alpha": a, "beta": b, "side": "rcp-router", "eta": eta, **row}), flush=True)
+        for eta in (1.0, 1.005, 1.01):
+            TARGET.target = eta
+            run = run_scenario(scenario, a, b, protocol="rcp-target")
+            row = measure(run.t, run.R_over_C, run.queue_bytes.astype(float), scenario.packet_bytes)
+            print(json.dumps({"alpha": a, "beta": b, "side": "packet", "eta": eta, **row}), flush=True)
 
 
 def _patched(module, attribute, replacement, call):

@@ -56,3 +56,31 @@ def test_growth_inside_band_not_final_keeps_integrating():
     j = judge_trace(t, rate_trace(t, amp), 0 * t, GAMMA_EQ, 0.0, 1.0, final=False)
     assert j.names[0] == "undecided" and j.reason[0] == "growing"
     assert j.next_horizon_rtt == pytest.approx(2 * j.horizon_rtt)
+
+
+def _noisy_envelope(blocks_floor_units):
+    """An envelope whose 4-window blocks have the given peaks, in floor units (floor = band)."""
+    from rcpstab.core.judgement import BLOCK_WINDOWS, Envelope
+    peaks = np.repeat(np.asarray(blocks_floor_units, dtype=float), BLOCK_WINDOWS)[:, None]
+    n = peaks.shape[0]
+    cross = np.full((n, 1), 2)
+    return Envelope(peaks, cross, np.array([5.0 * n]), 5.0 * n, floor_peaks=peaks.copy())
+
+
+def test_noisy_growth_from_within_the_floor_is_undecided():
+    from rcpstab.core.judgement import judge_envelope
+    # the packet segment (1.05, 0.65), 5 flows, of the offset grid: blocks (floor units) wander
+    # between 0.4 and 1.2 and the fitted half ends on a rise to 1.14
+    blocks = [1.17, 0.57, 0.49, 0.79, 0.95, 1.11, 1.05, 0.65, 0.58, 0.57, 0.44, 0.43, 0.39, 0.42,
+              0.53, 0.54, 0.73, 1.14, 1.14, 1.14]
+    j = judge_envelope(_noisy_envelope(blocks), final=True, noise_floor=True)
+    assert j.rate_per_rtt[0] > 0 and j.names[0] == "undecided"
+    assert "noise floor" in j.reason[0]
+
+
+def test_noisy_steady_growth_above_the_floor_is_diverged():
+    from rcpstab.core.judgement import judge_envelope
+    blocks = 2.0 * np.exp(0.1 * np.arange(24))   # 2 -> 20 floors, every block above the floor
+    j = judge_envelope(_noisy_envelope(blocks), final=True, noise_floor=True)
+    assert j.names[0] == "diverged"
+    assert j.rate_per_rtt[0] == pytest.approx(0.1 / 20.0, rel=1e-6)   # per RTT: 0.1 per 20-RTT block

@@ -35,7 +35,9 @@ standard error ``s``):
 4. **Growing** (``r > FLAT_RATE`` and ``r - SIGNIFICANCE * s > 0``): integrate longer; at the
    last horizon an envelope still inside the band is **undecided** (the equilibrium is unstable,
    but a growth that has not left the band does not show divergence: the cycle it grows into
-   may be smaller than the band; the growth is in ``rate_per_rtt``); outside the band, one that
+   may be smaller than the band; the growth is in ``rate_per_rtt``), and so is a noisy trace's
+   growth from within its noise floor (some block of the fitted stretch within the floor, where no
+   trend is measurable); outside the band and above the floor, one that
    keeps growing at least linearly (:data:`STEADY_GROWTH`) is **diverged**, one whose growth
    slows down (a queue near its peak) **undecided**.
 5. **Flat** (``|r| + SIGNIFICANCE * s <= FLAT_RATE``: e-folding slower than 1/FLAT_RATE RTTs)
@@ -520,6 +522,12 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
         label(growing & inside, UNDECIDED,
               "growing inside the band at the last horizon (unstable equilibrium; cycle or divergence "
               "not resolved; growth = rate_per_rtt)")
+        # a noisy trace's growth from within its noise floor is not a measured trend (no trend is
+        # measurable below the floor): e.g. a packet segment whose envelope wanders between 0.4 and
+        # 1.1 floors and ends on a rise to 1.14
+        from_floor = noise_floor & (_blocks(floor)[-fit_blocks:].min(axis=0) <= 1.0)
+        label(growing & from_floor, UNDECIDED,
+              "growing from within the noise floor at the last horizon (growth not resolved above the noise)")
         label(growing & (grew_late >= STEADY_GROWTH * grew_early), DIVERGED,
                "envelope still growing without slowing down, outside the band, at the last horizon")
         label(growing, UNDECIDED, "growth slowing down at the last horizon (a slow excursion near its peak?)")
