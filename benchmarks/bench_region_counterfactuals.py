@@ -20,7 +20,7 @@ One JSON line per run.
 ``--switching``: instead, the standing-queue experiment of benchmarks/bench_standing_queue.py at
 the scenario's own 10 Mb/s, moving only the target utilization eta on each side: rcp-router at
 eta = 1, 0.999, 0.998 (just under the link rate, where a packet router's jitter queue holds it)
-and the packet router at eta = 1, 1.005, 1.01 (the equilibrium then needs a standing queue of a
+and the packet router at eta = 1, 1.005, 1.01, 1.02 (the equilibrium then needs a standing queue of a
 packet or more, off the queue's clamp). Measured over the 10-flow segment's 70-100 s: half
 peak-to-peak of the one-RTT-mean R/C, its period and autocorrelation, the queue.
 """
@@ -138,7 +138,7 @@ def switching(base, points) -> None:
             row = measure(traj.t[every::every], traj.gamma[every::every, 0], traj.queue[every::every, 0] / 8,
                           scenario.packet_bytes)
             print(json.dumps({"alpha": a, "beta": b, "side": "rcp-router", "eta": eta, **row}), flush=True)
-        for eta in (1.0, 1.005, 1.01):
+        for eta in (1.0, 1.005, 1.01, 1.02):
             TARGET.target = eta
             run = run_scenario(scenario, a, b, protocol="rcp-target")
             row = measure(run.t, run.R_over_C, run.queue_bytes.astype(float), scenario.packet_bytes)
