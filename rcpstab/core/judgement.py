@@ -37,9 +37,9 @@ standard error ``s``):
    but a growth that has not left the band does not show divergence: the cycle it grows into
    may be smaller than the band; the growth is in ``rate_per_rtt``), and so is a noisy trace's
    growth from within its noise floor (some block of the fitted stretch within the floor, where no
-   trend is measurable); outside the band and above the floor, one that
-   keeps growing at least linearly (:data:`STEADY_GROWTH`) is **diverged**, one whose growth
-   slows down (a queue near its peak) **undecided**.
+   trend is measurable); outside the band and above the floor, one that keeps growing at least
+   linearly (:data:`STEADY_GROWTH`) is **diverged**, one whose growth slows down (a queue near
+   its peak) **undecided**.
 5. **Flat** (``|r| + SIGNIFICANCE * s <= FLAT_RATE``: e-folding slower than 1/FLAT_RATE RTTs)
    over at least :data:`MIN_FLAT_SPAN_RTT`: crossing the equilibrium rate in both halves of the
    stretch is a **limit_cycle**, whatever its amplitude above the floor (also inside the band);
@@ -517,14 +517,13 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
         label(decaying & ~steady, UNDECIDED, "decay slowing down at the last horizon (may level off at a cycle)")
         # A growth that has not carried the state out of the band has shown that the equilibrium is
         # unstable, not that the state leaves every bound: near a Hopf point the cycle it grows
-        # into can be smaller than the band (rcp-router at (1.1, 0.6) grows at 0.0025/RTT through
-        # a 600-RTT segment into a cycle of +/-0.6% of R). Undecided, with the measured rate.
+        # into can be smaller than the band, and a finite segment's horizon cannot be extended to
+        # see it (docs notebook 05, rule 4). Undecided, with the measured rate.
         label(growing & inside, UNDECIDED,
               "growing inside the band at the last horizon (unstable equilibrium; cycle or divergence "
               "not resolved; growth = rate_per_rtt)")
         # a noisy trace's growth from within its noise floor is not a measured trend (no trend is
-        # measurable below the floor): e.g. a packet segment whose envelope wanders between 0.4 and
-        # 1.1 floors and ends on a rise to 1.14
+        # measurable below the floor): an envelope wandering within the floor that ends on a rise
         from_floor = noise_floor & (_blocks(floor)[-fit_blocks:].min(axis=0) <= 1.0)
         label(growing & from_floor, UNDECIDED,
               "growing from within the noise floor at the last horizon (growth not resolved above the noise)")
