@@ -100,7 +100,7 @@ static void host_send(fl_sim *s, int32_t pi)
 {
     s->sent++;
     uint8_t kind = s->pkts[pi].kind;
-    link_arrive(s, kind == FK_SYN || kind == FK_DATA || kind == FK_REF ? FL_FWD : FL_REV, pi);
+    link_arrive(s, rtcp_to_receiver(kind) ? FL_FWD : FL_REV, pi);
 }
 
 static int32_t new_packet(fl_sim *s, int32_t slot, uint8_t kind, uint32_t size, int64_t seq)
@@ -122,7 +122,7 @@ static int32_t new_packet(fl_sim *s, int32_t slot, uint8_t kind, uint32_t size, 
 
 static void send_syn(fl_sim *s, int32_t slot)
 {
-    int32_t pi = new_packet(s, slot, FK_SYN, s->prm.ctrl_size, 0);
+    int32_t pi = new_packet(s, slot, RTCP_SYN, s->prm.ctrl_size, 0);
     if (pi < 0)
         return;
     rtcp_fill_syn_hdr(s->pkts[pi].hdr, s->prm.request);
@@ -130,25 +130,17 @@ static void send_syn(fl_sim *s, int32_t slot)
     host_send(s, pi);
 }
 
-static void send_data(fl_sim *s, int32_t slot)
+/* Data packet snd_nxt (RTCP_DATA), or a rate-refresh probe (RTCP_REF: control size, the data
+ * header, so the router stamps its rate and the receiver echoes it). */
+static void send_segment(fl_sim *s, int32_t slot, uint8_t kind)
 {
     fl_flow *f = &s->flows[slot];
-    int32_t pi = new_packet(s, slot, FK_DATA, s->prm.data_size, f->snd_nxt);
+    int32_t pi = new_packet(s, slot, kind, kind == RTCP_DATA ? s->prm.data_size : s->prm.ctrl_size, f->snd_nxt);
     if (pi < 0)
         return;
     rtcp_fill_data_hdr(s->pkts[pi].hdr, s->prm.request, &f->h);
-    rtcp_data_sent(&f->h, s->now);
-    host_send(s, pi);
-}
-
-/* A rate-refresh probe: a control-size packet with the data header, stamped and echoed. */
-static void send_refresh(fl_sim *s, int32_t slot)
-{
-    fl_flow *f = &s->flows[slot];
-    int32_t pi = new_packet(s, slot, FK_REF, s->prm.ctrl_size, f->snd_nxt);
-    if (pi < 0)
-        return;
-    rtcp_fill_data_hdr(s->pkts[pi].hdr, s->prm.request, &f->h);
+    if (kind == RTCP_DATA)
+        rtcp_data_sent(&f->h, s->now);
     host_send(s, pi);
 }
 
@@ -164,7 +156,7 @@ static void on_refresh(fl_sim *s, int32_t slot)
     fl_flow *f = &s->flows[slot];
     if (!rtcp_refresh_due(&f->h, s->now) || f->state != FF_ESTAB)
         return;
-    send_refresh(s, slot);
+    send_segment(s, slot, RTCP_REF);
     arm_refresh(s, slot);
 }
 
@@ -183,7 +175,7 @@ static void try_send(fl_sim *s, int32_t slot)
             arm_refresh(s, slot);
             return;
         }
-        send_data(s, slot);
+        send_segment(s, slot, RTCP_DATA);
         if (s->oom)
             return;
     }
@@ -274,7 +266,7 @@ static void receiver_on_packet(fl_sim *s, int32_t pi)
 {
     fl_packet *p = &s->pkts[pi];
     fl_flow *f = &s->flows[p->slot];
-    if (p->kind == FK_DATA && p->seq == f->rcv_next) {
+    if (p->kind == RTCP_DATA && p->seq == f->rcv_next) {
         f->rcv_next++;
         if (f->rcv_next == f->size_pkts && !f->received) {
             f->received = 1;
@@ -287,7 +279,7 @@ static void receiver_on_packet(fl_sim *s, int32_t pi)
     uint8_t data_hdr[RCP_HEADER_LEN];
     memcpy(data_hdr, p->hdr, RCP_HEADER_LEN);
     rcp_receiver_echo(p->hdr, data_hdr);
-    p->kind = p->kind == FK_SYN ? FK_SYNACK : p->kind == FK_REF ? FK_REFACK : FK_ACK;
+    p->kind = rtcp_reply_kind(p->kind);
     p->seq = f->rcv_next;
     p->size = s->prm.ctrl_size;
     host_send(s, pi);
@@ -301,13 +293,13 @@ static void host_receive(fl_sim *s, int32_t pi)
         pkt_free(s, pi);
         return;
     }
-    if (p->kind == FK_SYN || p->kind == FK_DATA || p->kind == FK_REF) {
+    if (rtcp_to_receiver(p->kind)) {
         receiver_on_packet(s, pi);
         return;
     }
-    if (p->kind == FK_SYNACK)
+    if (p->kind == RTCP_SYNACK)
         sender_on_synack(s, p->slot, p);
-    else if (p->kind == FK_REFACK)
+    else if (p->kind == RTCP_REFACK)
         sender_on_refack(s, p->slot, p);
     else
         sender_on_ack(s, p->slot, p);

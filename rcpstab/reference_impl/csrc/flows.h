@@ -17,8 +17,7 @@
 #include "rtcp_host.h"
 
 enum { FE_ARRIVAL, FE_SEND, FE_RTO, FE_TX_DONE, FE_DELIVER, FE_REFRESH };
-/* FK_REF/FK_REFACK: a rate-refresh probe and its echo (ns-2 RCP host's REF/REFACK packets) */
-enum { FK_SYN, FK_SYNACK, FK_DATA, FK_ACK, FK_REF, FK_REFACK };
+/* packet kinds: RTCP_SYN ... RTCP_REFACK (rtcp_host.h) */
 enum { FF_FREE, FF_SYN_SENT, FF_ESTAB };
 enum { FL_FWD, FL_REV }; /* data direction (RCP port), ACK direction (plain drop-tail port) */
 

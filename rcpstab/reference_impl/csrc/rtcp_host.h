@@ -43,6 +43,22 @@ typedef struct {
         };                                                                                                   \
     }
 
+/* The packets of an R-TCP connection, the same codes in both simulators. REF/REFACK: a rate-refresh
+ * probe and its echo (ns-2 RCP host's REF/REFACK packets). */
+enum { RTCP_SYN, RTCP_SYNACK, RTCP_DATA, RTCP_ACK, RTCP_REF, RTCP_REFACK };
+
+/* SYN, data and probes travel to the receiver (the forward path), the rest back to the sender. */
+static inline int rtcp_to_receiver(uint8_t kind)
+{
+    return kind == RTCP_SYN || kind == RTCP_DATA || kind == RTCP_REF;
+}
+
+/* The receiver's reply to a packet of that kind. */
+static inline uint8_t rtcp_reply_kind(uint8_t kind)
+{
+    return kind == RTCP_SYN ? RTCP_SYNACK : kind == RTCP_REF ? RTCP_REFACK : RTCP_ACK;
+}
+
 /* What the pacer tells the sender to do. */
 enum { RTCP_SEND_NOW, RTCP_WAIT, RTCP_WAIT_SCHEDULE };
 

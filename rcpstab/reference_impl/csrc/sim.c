@@ -75,7 +75,7 @@ static void link_arrive(sim_t *s, int32_t li, int32_t pi)
 static int32_t path_link(const sim_t *s, const sim_packet *p)
 {
     const sim_flow *f = &s->flows[p->flow];
-    int32_t path = (p->kind == PK_SYN || p->kind == PK_DATA || p->kind == PK_REF) ? f->fwd_path : f->rev_path;
+    int32_t path = rtcp_to_receiver(p->kind) ? f->fwd_path : f->rev_path;
     return p->hop < s->path_len[path] ? s->path_links[s->path_off[path] + p->hop] : -1;
 }
 
@@ -147,7 +147,7 @@ static void xcp_fill_data(const sim_t *s, const sim_flow *f, uint8_t *hdr)
 static void send_syn(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
-    int32_t pi = new_packet(s, fi, PK_SYN, s->prm.ctrl_size, 0, s->now);
+    int32_t pi = new_packet(s, fi, RTCP_SYN, s->prm.ctrl_size, 0, s->now);
     if (pi < 0)
         return;
     s->snd.fill_syn(s, f, s->pkts[pi].hdr);
@@ -158,7 +158,7 @@ static void send_syn(sim_t *s, int32_t fi)
 static void send_data(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
-    int32_t pi = new_packet(s, fi, PK_DATA, s->prm.data_size, f->snd_nxt, s->now);
+    int32_t pi = new_packet(s, fi, RTCP_DATA, s->prm.data_size, f->snd_nxt, s->now);
     if (pi < 0)
         return;
     s->snd.fill_data(s, f, s->pkts[pi].hdr);
@@ -171,7 +171,7 @@ static void send_data(sim_t *s, int32_t fi)
 static void send_refresh(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
-    int32_t pi = new_packet(s, fi, PK_REF, s->prm.ctrl_size, f->snd_nxt, s->now);
+    int32_t pi = new_packet(s, fi, RTCP_REF, s->prm.ctrl_size, f->snd_nxt, s->now);
     if (pi < 0)
         return;
     rtcp_fill_data_hdr(s->pkts[pi].hdr, f->request, &f->h);
@@ -419,7 +419,7 @@ static void receiver_on_packet(sim_t *s, int32_t pi)
 {
     sim_packet *p = &s->pkts[pi];
     sim_flow *f = &s->flows[p->flow];
-    if (p->kind == PK_DATA && p->seq == f->rcv_next) {
+    if (p->kind == RTCP_DATA && p->seq == f->rcv_next) {
         f->rcv_next++;
         f->delivered_bytes += p->size;
     }
@@ -427,7 +427,7 @@ static void receiver_on_packet(sim_t *s, int32_t pi)
     uint8_t data_hdr[XCP_HEADER_LEN];
     memcpy(data_hdr, p->hdr, sizeof data_hdr); /* a constant length: no library call; echo reads its own bytes */
     s->snd.echo(p->hdr, data_hdr);
-    p->kind = p->kind == PK_SYN ? PK_SYNACK : p->kind == PK_REF ? PK_REFACK : PK_ACK;
+    p->kind = rtcp_reply_kind(p->kind);
     p->seq = f->rcv_next;
     p->size = s->prm.ctrl_size;
     host_send(s, pi);
@@ -437,13 +437,13 @@ static void host_receive(sim_t *s, int32_t pi)
 {
     sim_packet *p = &s->pkts[pi];
     s->delivered++;
-    if (p->kind == PK_SYN || p->kind == PK_DATA || p->kind == PK_REF) {
+    if (rtcp_to_receiver(p->kind)) {
         receiver_on_packet(s, pi);
         return;
     }
-    if (p->kind == PK_SYNACK)
+    if (p->kind == RTCP_SYNACK)
         sender_on_synack(s, p->flow, p);
-    else if (p->kind == PK_REFACK)
+    else if (p->kind == RTCP_REFACK)
         sender_on_refack(s, p->flow, p);
     else
         sender_on_ack(s, p->flow, p);

@@ -12,8 +12,7 @@
 #include "rtcp_host.h"
 
 enum { EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER, EV_REFRESH };
-/* PK_REF/PK_REFACK: a rate-refresh probe and its echo (ns-2 RCP host's REF/REFACK packets) */
-enum { PK_SYN, PK_SYNACK, PK_DATA, PK_ACK, PK_REF, PK_REFACK };
+/* packet kinds: RTCP_SYN ... RTCP_REFACK (rtcp_host.h), for XCP senders too */
 enum { FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE };
 enum { SENDER_RTCP, SENDER_XCP, N_SENDERS }; /* sender codes (SENDER_OPS index); XCP senders serve XCP and
                                                * RCP-AC routers alike */

@@ -22,7 +22,6 @@ from .events_py import NS_PER_S, RTO_INITIAL_NS, EventLoop
 __all__ = ["PyFlowSimulator", "RECORD_FIELDS"]
 
 FE_ARRIVAL, FE_SEND, FE_RTO, FE_TX_DONE, FE_DELIVER, FE_REFRESH = range(6)
-FK_SYN, FK_SYNACK, FK_DATA, FK_ACK, FK_REF, FK_REFACK = range(6)  # REF: ns-2 RCP host's rate-refresh probe
 FF_FREE, FF_SYN_SENT, FF_ESTAB = range(3)
 FL_FWD, FL_REV = range(2)
 RECORD_FIELDS = ("id", "size_pkts", "start_ns", "fct_ns", "drops")  # int64 each, as take_records packs them
@@ -134,7 +133,7 @@ class PyFlowSimulator(EventLoop):
 
     def _host_send(self, p: _Packet) -> None:
         self.sent += 1
-        self._link_arrive(FL_FWD if p.kind in (FK_SYN, FK_DATA, FK_REF) else FL_REV, p)
+        self._link_arrive(FL_FWD if host.to_receiver(p.kind) else FL_REV, p)
 
     def _new_packet(self, slot: int, kind: int, size: int, seq: int) -> _Packet:
         p = _Packet()
@@ -143,22 +142,18 @@ class PyFlowSimulator(EventLoop):
 
     # ---- sender (R-TCP: hosts/rtcp_host_py.py, shared with sim_py)
     def _send_syn(self, slot: int) -> None:
-        p = self._new_packet(slot, FK_SYN, self.ctrl_size, 0)
+        p = self._new_packet(slot, host.RTCP_SYN, self.ctrl_size, 0)
         p.hdr = host.fill_syn_header(self.request)
         self.flows[slot].syn_ns = self.now
         self._host_send(p)
 
-    def _send_data(self, slot: int) -> None:
+    def _send_segment(self, slot: int, kind: int) -> None:
+        """Data packet snd_nxt (RTCP_DATA), or a rate-refresh probe (RTCP_REF: control size, the data header)."""
         f = self.flows[slot]
-        p = self._new_packet(slot, FK_DATA, self.data_size, f.snd_nxt)
+        p = self._new_packet(slot, kind, self.data_size if kind == host.RTCP_DATA else self.ctrl_size, f.snd_nxt)
         p.hdr = host.fill_data_header(self.request, f)
-        host.data_sent(f, self.now)
-        self._host_send(p)
-
-    def _send_refresh(self, slot: int) -> None:
-        f = self.flows[slot]
-        p = self._new_packet(slot, FK_REF, self.ctrl_size, f.snd_nxt)
-        p.hdr = host.fill_data_header(self.request, f)
+        if kind == host.RTCP_DATA:
+            host.data_sent(f, self.now)
         self._host_send(p)
 
     def _arm_refresh(self, slot: int) -> None:
@@ -170,7 +165,7 @@ class PyFlowSimulator(EventLoop):
         f = self.flows[slot]
         if not host.refresh_due(f, self.now) or f.state != FF_ESTAB:
             return
-        self._send_refresh(slot)
+        self._send_segment(slot, host.RTCP_REF)
         self._arm_refresh(slot)
 
     def _try_send(self, slot: int) -> None:
@@ -186,7 +181,7 @@ class PyFlowSimulator(EventLoop):
                     self._schedule(f.next_send_ns, FE_SEND, slot, f.gen)
                 self._arm_refresh(slot)
                 return
-            self._send_data(slot)
+            self._send_segment(slot, host.RTCP_DATA)
 
     def _take_feedback(self, f: _Flow, reverse: int) -> None:
         host.take_rate(f, reverse, self.data_size, self.window_denominator, self.rwnd_pkts, self.rate_refresh)
@@ -237,7 +232,7 @@ class PyFlowSimulator(EventLoop):
     # ---- receiver
     def _receiver_on_packet(self, p: _Packet) -> None:
         f = self.flows[p.slot]
-        if p.kind == FK_DATA and p.seq == f.rcv_next:
+        if p.kind == host.RTCP_DATA and p.seq == f.rcv_next:
             f.rcv_next += 1
             if f.rcv_next == f.size_pkts and not f.received:
                 f.received = 1
@@ -245,7 +240,7 @@ class PyFlowSimulator(EventLoop):
                 self.completed += 1
                 self.records.append((f.id, f.size_pkts, f.start_ns, self.now - f.start_ns, f.drops))
         p.hdr = bytearray(receiver_echo(p.hdr))
-        p.kind = FK_SYNACK if p.kind == FK_SYN else FK_REFACK if p.kind == FK_REF else FK_ACK
+        p.kind = host.reply_kind(p.kind)
         p.seq = f.rcv_next
         p.size = self.ctrl_size
         self._host_send(p)
@@ -254,11 +249,11 @@ class PyFlowSimulator(EventLoop):
         self.delivered += 1
         if self._live_flow(p.slot, p.gen) is None:
             return
-        if p.kind in (FK_SYN, FK_DATA, FK_REF):
+        if host.to_receiver(p.kind):
             self._receiver_on_packet(p)
-        elif p.kind == FK_SYNACK:
+        elif p.kind == host.RTCP_SYNACK:
             self._sender_on_synack(p.slot, p)
-        elif p.kind == FK_REFACK:
+        elif p.kind == host.RTCP_REFACK:
             self._sender_on_refack(p.slot, p)
         else:
             self._sender_on_ack(p.slot, p)

@@ -22,7 +22,6 @@ from .events_py import NS_PER_S, RTO_INITIAL_NS, EventLoop
 INITIAL_CWND = 2
 
 EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER, EV_REFRESH = range(7)
-PK_SYN, PK_SYNACK, PK_DATA, PK_ACK, PK_REF, PK_REFACK = range(6)  # REF: ns-2 RCP host's rate-refresh probe
 FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE = range(4)
 
 
@@ -135,7 +134,7 @@ class PySimulator(EventLoop):
 
     def _path_link(self, p: _Packet) -> int:
         f = self.flows[p.flow]
-        path = self.paths[f.fwd_path if p.kind in (PK_SYN, PK_DATA, PK_REF) else f.rev_path]
+        path = self.paths[f.fwd_path if host.to_receiver(p.kind) else f.rev_path]
         return path[p.hop] if p.hop < len(path) else -1
 
     def _host_send(self, p: _Packet) -> None:
@@ -146,21 +145,21 @@ class PySimulator(EventLoop):
     # ---- R-TCP sender
     def _send_syn(self, fi: int) -> None:
         f = self.flows[fi]
-        p = _Packet(fi, PK_SYN, self.ctrl_size, 0, self.now)
+        p = _Packet(fi, host.RTCP_SYN, self.ctrl_size, 0, self.now)
         p.hdr = self.snd.fill_syn(self, f)
         f.syn_ns = self.now
         self._host_send(p)
 
     def _send_data(self, fi: int) -> None:
         f = self.flows[fi]
-        p = _Packet(fi, PK_DATA, self.data_size, f.snd_nxt, self.now)
+        p = _Packet(fi, host.RTCP_DATA, self.data_size, f.snd_nxt, self.now)
         p.hdr = self.snd.fill_data(self, f)
         host.data_sent(f, self.now)
         self._host_send(p)
 
     def _send_refresh(self, fi: int) -> None:
         f = self.flows[fi]
-        p = _Packet(fi, PK_REF, self.ctrl_size, f.snd_nxt, self.now)
+        p = _Packet(fi, host.RTCP_REF, self.ctrl_size, f.snd_nxt, self.now)
         p.hdr = host.fill_data_header(f.request, f)
         self._host_send(p)
 
@@ -282,22 +281,22 @@ class PySimulator(EventLoop):
     # ---- R-TCP receiver
     def _receiver_on_packet(self, p: _Packet) -> None:
         f = self.flows[p.flow]
-        if p.kind == PK_DATA and p.seq == f.rcv_next:
+        if p.kind == host.RTCP_DATA and p.seq == f.rcv_next:
             f.rcv_next += 1
             f.delivered_bytes += p.size
         p.hdr = bytearray(self.snd.echo(p.hdr))
-        p.kind = PK_SYNACK if p.kind == PK_SYN else PK_REFACK if p.kind == PK_REF else PK_ACK
+        p.kind = host.reply_kind(p.kind)
         p.seq = f.rcv_next
         p.size = self.ctrl_size
         self._host_send(p)
 
     def _host_receive(self, p: _Packet) -> None:
         self.delivered += 1
-        if p.kind in (PK_SYN, PK_DATA, PK_REF):
+        if host.to_receiver(p.kind):
             self._receiver_on_packet(p)
-        elif p.kind == PK_SYNACK:
+        elif p.kind == host.RTCP_SYNACK:
             self._sender_on_synack(p.flow, p)
-        elif p.kind == PK_REFACK:
+        elif p.kind == host.RTCP_REFACK:
             self._sender_on_refack(p.flow, p)
         else:
             self._sender_on_ack(p.flow, p)
