@@ -377,8 +377,9 @@ int fl_add_arrivals(fl_sim *s, const int64_t *t_ns, const int64_t *size, int64_t
 
 /* ---- the loop ---- */
 
-static void dispatch(fl_sim *s, const fl_event *e)
+static void dispatch(void *sim, const fl_event *e)
 {
+    fl_sim *s = sim;
     switch (e->type) {
     case FE_ARRIVAL:
         flow_arrive(s);
@@ -425,17 +426,7 @@ void fl_init(fl_sim *s)
 
 int fl_run_until(fl_sim *s, int64_t t_ns)
 {
-    while (s->ev.len > 0 && s->ev.a[0].t < t_ns && !s->oom) {
-        fl_event e = ev_pop(&s->ev);
-        s->now = e.t;
-        s->events++;
-        dispatch(s, &e);
-    }
-    if (s->oom)
-        return -1;
-    if (t_ns > s->now)
-        s->now = t_ns;
-    return 0;
+    return ev_run_until(&s->ev, &s->now, &s->events, &s->oom, t_ns, dispatch, s);
 }
 
 int64_t fl_in_flight(const fl_sim *s)

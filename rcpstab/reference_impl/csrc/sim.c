@@ -452,8 +452,9 @@ static void host_receive(sim_t *s, int32_t pi)
 
 /* ---- the loop ---- */
 
-static void dispatch(sim_t *s, const sim_event *e)
+static void dispatch(void *sim, const sim_event *e)
 {
+    sim_t *s = sim;
     switch (e->type) {
     case EV_FLOW_START:
         flow_start(s, e->arg);
@@ -515,17 +516,7 @@ int sim_init(sim_t *s)
 
 int sim_run_until(sim_t *s, int64_t t_ns)
 {
-    while (s->ev.len > 0 && s->ev.a[0].t < t_ns && !s->oom) {
-        sim_event e = ev_pop(&s->ev);
-        s->now = e.t;
-        s->events++;
-        dispatch(s, &e);
-    }
-    if (s->oom)
-        return -1;
-    if (t_ns > s->now)
-        s->now = t_ns;
-    return 0;
+    return ev_run_until(&s->ev, &s->now, &s->events, &s->oom, t_ns, dispatch, s);
 }
 
 int64_t sim_in_flight(const sim_t *s)
