@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..wire.rcp_header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
 
-__all__ = ["DUPACK_THRESHOLD", "RTCP_ACK", "RTCP_DATA", "RTCP_REF", "RTCP_REFACK", "RTCP_SEND_NOW", "RTCP_SYN",
+__all__ = ["DUPACK_THRESHOLD", "RTO_INITIAL_NS", "RTO_MIN_NS", "RTCP_ACK", "RTCP_DATA", "RTCP_REF", "RTCP_REFACK", "RTCP_SEND_NOW", "RTCP_SYN",
            "RTCP_SYNACK", "RTCP_WAIT", "RTCP_WAIT_SCHEDULE", "RTT_FIELD_MAX", "ack_seq",
            "arm_refresh", "data_sent", "fill_data_header", "fill_header", "fill_syn_header", "go_back", "on_synack",
            "pace", "pace_ns", "refresh_due", "reply_kind", "rto_ns", "rtt_sample", "send_event", "take_rate", "timed_out",

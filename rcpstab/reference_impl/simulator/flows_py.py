@@ -17,7 +17,7 @@ import numpy as np
 
 from ..routers.rcp.datapath_py import PortRegisters, dp_arrive, dp_depart, port_admit, port_release, receiver_echo
 from ..hosts import rtcp_host_py as host
-from .events_py import NS_PER_S, RTO_INITIAL_NS, EventLoop
+from .events_py import NS_PER_S, EventLoop
 
 __all__ = ["PyFlowSimulator", "RECORD_FIELDS"]
 
@@ -273,7 +273,7 @@ class PyFlowSimulator(EventLoop):
         self.n_active_flows += 1
         self.started += 1
         self._send_syn(slot)
-        self._schedule(self.now + RTO_INITIAL_NS, FE_RTO, slot, f.gen)
+        self._schedule(self.now + host.RTO_INITIAL_NS, FE_RTO, slot, f.gen)
         self._schedule_next_arrival()
 
     def add_arrivals(self, start_ns, size_pkts) -> None:

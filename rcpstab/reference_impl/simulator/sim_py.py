@@ -17,7 +17,7 @@ from ..hosts.senders import SENDER_OPS, SENDER_RTCP
 from ..hosts.xcp_sender_py import XCP_UNITS_PER_BYTE, xcp_take_feedback
 from ..routers.port_ops import PORT_OPS
 from ..routers.xcp.frame_py import XcpState, set_xcp_registers
-from .events_py import NS_PER_S, RTO_INITIAL_NS, EventLoop
+from .events_py import NS_PER_S, EventLoop
 
 INITIAL_CWND = 2
 
@@ -267,7 +267,7 @@ class PySimulator(EventLoop):
         f.xcp_cwnd = INITIAL_CWND * self.data_size * XCP_UNITS_PER_BYTE
         f.last_send_ns = -1
         self._send_syn(fi)
-        self._schedule(self.now + RTO_INITIAL_NS, EV_RTO, fi)
+        self._schedule(self.now + host.RTO_INITIAL_NS, EV_RTO, fi)
 
     def _flow_stop(self, fi: int) -> None:
         f = self.flows[fi]
