@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from ..wire.rcp_header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
 
-__all__ = ["DUPACK_THRESHOLD", "RTO_INITIAL_NS", "RTO_MIN_NS", "RTCP_ACK", "RTCP_DATA", "RTCP_REF", "RTCP_REFACK", "RTCP_SEND_NOW", "RTCP_SYN",
-           "RTCP_SYNACK", "RTCP_WAIT", "RTCP_WAIT_SCHEDULE", "RTT_FIELD_MAX", "ack_seq",
-           "arm_refresh", "data_sent", "fill_data_header", "fill_header", "fill_syn_header", "go_back", "on_synack",
-           "pace", "pace_ns", "refresh_due", "reply_kind", "rto_ns", "rtt_sample", "send_event", "take_rate", "timed_out",
-           "to_receiver"]
+__all__ = ["DUPACK_THRESHOLD", "REPLY_KIND", "RTCP_ACK", "RTCP_DATA", "RTCP_REF", "RTCP_REFACK", "RTCP_SEND_NOW",
+           "RTCP_SYN", "RTCP_SYNACK", "RTCP_WAIT", "RTCP_WAIT_SCHEDULE", "RTO_INITIAL_NS", "RTO_MIN_NS",
+           "RTT_FIELD_MAX", "TO_RECEIVER", "ack_seq", "arm_refresh", "data_sent", "fill_data_header", "fill_header",
+           "fill_syn_header", "go_back", "on_synack", "pace", "pace_ns", "refresh_due", "rto_ns", "rtt_sample",
+           "send_event", "take_rate", "timed_out"]
 
 NS_PER_MS = 1_000_000
 RTO_MIN_NS = 200 * NS_PER_MS
@@ -26,18 +26,11 @@ RTT_FIELD_MAX = 0xFFFE
 RTCP_SEND_NOW, RTCP_WAIT, RTCP_WAIT_SCHEDULE = range(3)
 # The packets of an R-TCP connection, the same codes in both simulators; REF/REFACK: ns-2's rate-refresh probe
 RTCP_SYN, RTCP_SYNACK, RTCP_DATA, RTCP_ACK, RTCP_REF, RTCP_REFACK = range(6)
-_TO_RECEIVER = (True, False, True, False, True, False)
-_REPLY = (RTCP_SYNACK, RTCP_ACK, RTCP_ACK, RTCP_ACK, RTCP_REFACK, RTCP_ACK)
-
-
-def to_receiver(kind: int) -> bool:
-    """SYN, data and probes travel to the receiver (the forward path), the rest back to the sender."""
-    return _TO_RECEIVER[kind]
-
-
-def reply_kind(kind: int) -> int:
-    """The receiver's reply to a packet of that kind."""
-    return _REPLY[kind]
+# Tables by kind (C: rtcp_to_receiver, rtcp_reply_kind; a lookup, not a call, on the per-hop path):
+# SYN, data and probes travel to the receiver (the forward path), the rest back to the sender;
+# the receiver's reply to each kind.
+TO_RECEIVER = (True, False, True, False, True, False)
+REPLY_KIND = (RTCP_SYNACK, RTCP_ACK, RTCP_ACK, RTCP_ACK, RTCP_REFACK, RTCP_ACK)
 
 
 def fill_header(rate: int, reverse: int, rtt: int, proto: int) -> bytearray:

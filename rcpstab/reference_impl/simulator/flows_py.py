@@ -133,7 +133,7 @@ class PyFlowSimulator(EventLoop):
 
     def _host_send(self, p: _Packet) -> None:
         self.sent += 1
-        self._link_arrive(FL_FWD if host.to_receiver(p.kind) else FL_REV, p)
+        self._link_arrive(FL_FWD if host.TO_RECEIVER[p.kind] else FL_REV, p)
 
     def _new_packet(self, slot: int, kind: int, size: int, seq: int) -> _Packet:
         p = _Packet()
@@ -240,7 +240,7 @@ class PyFlowSimulator(EventLoop):
                 self.completed += 1
                 self.records.append((f.id, f.size_pkts, f.start_ns, self.now - f.start_ns, f.drops))
         p.hdr = bytearray(receiver_echo(p.hdr))
-        p.kind = host.reply_kind(p.kind)
+        p.kind = host.REPLY_KIND[p.kind]
         p.seq = f.rcv_next
         p.size = self.ctrl_size
         self._host_send(p)
@@ -249,7 +249,7 @@ class PyFlowSimulator(EventLoop):
         self.delivered += 1
         if self._live_flow(p.slot, p.gen) is None:
             return
-        if host.to_receiver(p.kind):
+        if host.TO_RECEIVER[p.kind]:
             self._receiver_on_packet(p)
         elif p.kind == host.RTCP_SYNACK:
             self._sender_on_synack(p.slot, p)

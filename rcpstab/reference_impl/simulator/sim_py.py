@@ -134,7 +134,7 @@ class PySimulator(EventLoop):
 
     def _path_link(self, p: _Packet) -> int:
         f = self.flows[p.flow]
-        path = self.paths[f.fwd_path if host.to_receiver(p.kind) else f.rev_path]
+        path = self.paths[f.fwd_path if host.TO_RECEIVER[p.kind] else f.rev_path]
         return path[p.hop] if p.hop < len(path) else -1
 
     def _host_send(self, p: _Packet) -> None:
@@ -285,14 +285,14 @@ class PySimulator(EventLoop):
             f.rcv_next += 1
             f.delivered_bytes += p.size
         p.hdr = bytearray(self.snd.echo(p.hdr))
-        p.kind = host.reply_kind(p.kind)
+        p.kind = host.REPLY_KIND[p.kind]
         p.seq = f.rcv_next
         p.size = self.ctrl_size
         self._host_send(p)
 
     def _host_receive(self, p: _Packet) -> None:
         self.delivered += 1
-        if host.to_receiver(p.kind):
+        if host.TO_RECEIVER[p.kind]:
             self._receiver_on_packet(p)
         elif p.kind == host.RTCP_SYNACK:
             self._sender_on_synack(p.flow, p)
