@@ -82,6 +82,26 @@ static inline ev_event ev_pop(ev_heap *h)
     return top;
 }
 
+/* The loop both simulators run (the twin of events_py.EventLoop.run_until): pops and dispatches
+ * every event strictly before t_ns, stopping when an allocation has failed (*oom), then sets the
+ * clock *now to t_ns. 0 on success, -1 after a failure. dispatch is the simulator's own static
+ * function: once this is inlined the call is direct (and inlined in turn, -O2's indirect inlining). */
+static inline int ev_run_until(ev_heap *h, int64_t *now, int64_t *events, const int *oom, int64_t t_ns,
+                               void (*dispatch)(void *sim, const ev_event *e), void *sim)
+{
+    while (h->len > 0 && h->a[0].t < t_ns && !*oom) {
+        ev_event e = ev_pop(h);
+        *now = e.t;
+        (*events)++;
+        dispatch(sim, &e);
+    }
+    if (*oom)
+        return -1;
+    if (t_ns > *now)
+        *now = t_ns;
+    return 0;
+}
+
 /* Pending events of one type (packets in flight on a wire, for one). */
 int64_t ev_count_type(const ev_heap *h, int32_t type);
 

@@ -5,12 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
-#define RTO_MIN_NS (200 * NS_PER_MS)
-#define RTO_INITIAL_NS NS_PER_S
-#define DUPACK_THRESHOLD 3
-#define RTT_FIELD_MAX 0xFFFE
+#define RTO_INITIAL_NS RTCP_RTO_INITIAL_NS
 
 /* ---- event heap and pools of packets and flow slots (events.h, shared with sim.c) ---- */
 
@@ -99,12 +95,12 @@ static void link_arrive(fl_sim *s, int32_t li, int32_t pi)
         link_start_tx(s, li);
 }
 
-/* SYN and data go over the RCP port, SYN-ACK and ACK come back over the plain one. */
+/* SYN, data and probes go over the RCP port, their replies come back over the plain one. */
 static void host_send(fl_sim *s, int32_t pi)
 {
     s->sent++;
     uint8_t kind = s->pkts[pi].kind;
-    link_arrive(s, kind == FK_SYN || kind == FK_DATA ? FL_FWD : FL_REV, pi);
+    link_arrive(s, rtcp_to_receiver(kind) ? FL_FWD : FL_REV, pi);
 }
 
 static int32_t new_packet(fl_sim *s, int32_t slot, uint8_t kind, uint32_t size, int64_t seq)
@@ -122,33 +118,46 @@ static int32_t new_packet(fl_sim *s, int32_t slot, uint8_t kind, uint32_t size, 
     return pi;
 }
 
-/* ---- sender: R-TCP (thesis 6.1.1) on a flow of size_pkts data packets ---- */
+/* ---- sender: R-TCP (rtcp_host.h, shared with sim.c) on a flow of size_pkts data packets ---- */
 
 static void send_syn(fl_sim *s, int32_t slot)
 {
-    int32_t pi = new_packet(s, slot, FK_SYN, s->prm.ctrl_size, 0);
+    int32_t pi = new_packet(s, slot, RTCP_SYN, s->prm.ctrl_size, 0);
     if (pi < 0)
         return;
-    /* The SYN carries the desired rate; its RTT is unknown (all ones), so the router does
-     * not average in a zero RTT (same choice as sim.c). */
-    rcp_fill(s->pkts[pi].hdr, s->prm.request, 0, RCP_RTT_UNKNOWN, RCP_PROTO_TCP);
+    rtcp_fill_syn_hdr(s->pkts[pi].hdr, s->prm.request);
     s->flows[slot].syn_ns = s->now;
     host_send(s, pi);
 }
 
-static void send_data(fl_sim *s, int32_t slot)
+/* Data packet snd_nxt (RTCP_DATA), or a rate-refresh probe (RTCP_REF: control size, the data
+ * header, so the router stamps its rate and the receiver echoes it). */
+static void send_segment(fl_sim *s, int32_t slot, uint8_t kind)
 {
     fl_flow *f = &s->flows[slot];
-    int32_t pi = new_packet(s, slot, FK_DATA, s->prm.data_size, f->snd_nxt);
+    int32_t pi = new_packet(s, slot, kind, kind == RTCP_DATA ? s->prm.data_size : s->prm.ctrl_size, f->snd_nxt);
     if (pi < 0)
         return;
-    int64_t rtt_ms = f->srtt_ns / NS_PER_MS;
-    rcp_fill(s->pkts[pi].hdr, s->prm.request, 0, (uint16_t)(rtt_ms < RTT_FIELD_MAX ? rtt_ms : RTT_FIELD_MAX),
-             RCP_PROTO_TCP);
-    if (f->snd_una == f->snd_nxt)
-        f->last_progress_ns = s->now;
-    f->snd_nxt++;
+    rtcp_fill_data_hdr(s->pkts[pi].hdr, s->prm.request, &f->h);
+    if (kind == RTCP_DATA)
+        rtcp_data_sent(&f->h, s->now);
     host_send(s, pi);
+}
+
+static void arm_refresh(fl_sim *s, int32_t slot)
+{
+    fl_flow *f = &s->flows[slot];
+    if (rtcp_arm_refresh(&f->h, s->now, s->prm.rate_refresh))
+        schedule(s, s->now + f->min_rtt_ns, FE_REFRESH, slot, f->gen);
+}
+
+static void on_refresh(fl_sim *s, int32_t slot)
+{
+    fl_flow *f = &s->flows[slot];
+    if (!rtcp_refresh_due(&f->h, s->now) || f->state != FF_ESTAB)
+        return;
+    send_segment(s, slot, RTCP_REF);
+    arm_refresh(s, slot);
 }
 
 static void try_send(fl_sim *s, int32_t slot)
@@ -159,40 +168,25 @@ static void try_send(fl_sim *s, int32_t slot)
     for (;;) {
         if (f->snd_nxt >= f->size_pkts || f->snd_nxt - f->snd_una >= f->wnd)
             return;
-        if (s->now < f->next_send_ns) {
-            if (!f->send_pending) {
-                f->send_pending = 1;
+        int act = rtcp_pace(&f->h, s->now, s->prm.data_size, s->prm.rate_refresh);
+        if (act != RTCP_SEND_NOW) {
+            if (act == RTCP_WAIT_SCHEDULE)
                 schedule(s, f->next_send_ns, FE_SEND, slot, f->gen);
-            }
+            arm_refresh(s, slot);
             return;
         }
-        /* One datagram per data_size/rate: the router counts datagram bytes. */
-        f->next_send_ns = s->now + (int64_t)s->prm.data_size * NS_PER_MS / f->rate;
-        send_data(s, slot);
+        send_segment(s, slot, RTCP_DATA);
         if (s->oom)
             return;
     }
 }
 
-/* A valid reverse field sets the rate and the window rate * srtt / (MSS + headers), rounded
- * up so the window never holds a flow below its paced rate. An unspecified field (the
- * router always stamps, so only a corrupted one) leaves both unchanged. */
+/* An unspecified reverse field (the router always stamps, so only a corrupted one) leaves the
+ * rate and window unchanged; the flow has no TCP-like fallback (sim.c's rcp_mode). */
 static void take_feedback(fl_sim *s, fl_flow *f, uint32_t reverse)
 {
-    if (rcp_rate_unspecified(reverse))
-        return;
-    f->rate = reverse;
-    int64_t denom = NS_PER_MS * (int64_t)s->prm.window_denominator;
-    int64_t wnd = ((int64_t)reverse * f->srtt_ns + denom - 1) / denom;
-    f->wnd = wnd < 1 ? 1 : (wnd > s->prm.rwnd_pkts ? s->prm.rwnd_pkts : wnd);
-}
-
-static void go_back(fl_flow *f)
-{
-    f->recover = f->snd_nxt;
-    f->in_recovery = 1;
-    f->snd_nxt = f->snd_una;
-    f->dupacks = 0;
+    rtcp_take_rate(&f->h, reverse, s->prm.data_size, s->prm.window_denominator, s->prm.rwnd_pkts,
+                   s->prm.rate_refresh);
 }
 
 static void sender_on_synack(fl_sim *s, int32_t slot, const fl_packet *p)
@@ -200,9 +194,8 @@ static void sender_on_synack(fl_sim *s, int32_t slot, const fl_packet *p)
     fl_flow *f = &s->flows[slot];
     if (f->state != FF_SYN_SENT)
         return;
-    f->srtt_ns = s->now - p->ts;
+    rtcp_on_synack(&f->h, s->now, p->ts);
     f->state = FF_ESTAB;
-    f->last_progress_ns = s->now;
     take_feedback(s, f, rcp_rd32(p->hdr + RCP_OFF_REVERSE));
     try_send(s, slot);
 }
@@ -212,34 +205,39 @@ static void sender_on_ack(fl_sim *s, int32_t slot, const fl_packet *p)
     fl_flow *f = &s->flows[slot];
     if (f->state != FF_ESTAB)
         return;
-    f->srtt_ns = (7 * f->srtt_ns + (s->now - p->ts)) / 8;
+    rtcp_rtt_sample(&f->h, s->now, p->ts);
     take_feedback(s, f, rcp_rd32(p->hdr + RCP_OFF_REVERSE));
-    if (p->seq > f->snd_una) {
-        f->snd_una = p->seq;
-        f->dupacks = 0;
-        f->last_progress_ns = s->now;
-        if (f->snd_una >= f->recover)
-            f->in_recovery = 0;
+    int loss;
+    if (rtcp_ack_seq(&f->h, p->seq, s->now, &loss) > 0) {
         if (f->snd_una >= f->size_pkts) {
             slot_release(s, slot); /* the receiver has already written the record */
             return;
         }
-    } else if (p->seq == f->snd_una && f->snd_nxt > f->snd_una && !f->in_recovery) {
-        if (++f->dupacks == DUPACK_THRESHOLD)
-            go_back(f);
+    } else if (loss) {
+        rtcp_go_back(&f->h);
     }
+    try_send(s, slot);
+}
+
+/* The echo of a refresh probe carries the rate only: no sequence number to act on. */
+static void sender_on_refack(fl_sim *s, int32_t slot, const fl_packet *p)
+{
+    fl_flow *f = &s->flows[slot];
+    if (f->state != FF_ESTAB)
+        return;
+    take_feedback(s, f, rcp_rd32(p->hdr + RCP_OFF_REVERSE));
     try_send(s, slot);
 }
 
 static void on_rto(fl_sim *s, int32_t slot)
 {
     fl_flow *f = &s->flows[slot];
-    int64_t rto = f->state != FF_ESTAB ? RTO_INITIAL_NS : (2 * f->srtt_ns > RTO_MIN_NS ? 2 * f->srtt_ns : RTO_MIN_NS);
+    int64_t rto = rtcp_rto_ns(&f->h, f->state == FF_ESTAB);
     if (f->state == FF_SYN_SENT) {
         if (s->now - f->syn_ns >= rto)
             send_syn(s, slot);
-    } else if (f->snd_nxt > f->snd_una && s->now - f->last_progress_ns >= rto) {
-        go_back(f);
+    } else if (rtcp_timed_out(&f->h, s->now, rto)) {
+        rtcp_go_back(&f->h);
         f->last_progress_ns = s->now;
         try_send(s, slot);
     }
@@ -268,7 +266,7 @@ static void receiver_on_packet(fl_sim *s, int32_t pi)
 {
     fl_packet *p = &s->pkts[pi];
     fl_flow *f = &s->flows[p->slot];
-    if (p->kind == FK_DATA && p->seq == f->rcv_next) {
+    if (p->kind == RTCP_DATA && p->seq == f->rcv_next) {
         f->rcv_next++;
         if (f->rcv_next == f->size_pkts && !f->received) {
             f->received = 1;
@@ -281,7 +279,7 @@ static void receiver_on_packet(fl_sim *s, int32_t pi)
     uint8_t data_hdr[RCP_HEADER_LEN];
     memcpy(data_hdr, p->hdr, RCP_HEADER_LEN);
     rcp_receiver_echo(p->hdr, data_hdr);
-    p->kind = p->kind == FK_SYN ? FK_SYNACK : FK_ACK;
+    p->kind = rtcp_reply_kind(p->kind);
     p->seq = f->rcv_next;
     p->size = s->prm.ctrl_size;
     host_send(s, pi);
@@ -295,12 +293,14 @@ static void host_receive(fl_sim *s, int32_t pi)
         pkt_free(s, pi);
         return;
     }
-    if (p->kind == FK_SYN || p->kind == FK_DATA) {
+    if (rtcp_to_receiver(p->kind)) {
         receiver_on_packet(s, pi);
         return;
     }
-    if (p->kind == FK_SYNACK)
+    if (p->kind == RTCP_SYNACK)
         sender_on_synack(s, p->slot, p);
+    else if (p->kind == RTCP_REFACK)
+        sender_on_refack(s, p->slot, p);
     else
         sender_on_ack(s, p->slot, p);
     pkt_free(s, pi);
@@ -331,6 +331,7 @@ static void flow_arrive(fl_sim *s)
     f->start_ns = s->now;
     f->rate = 1;
     f->wnd = 1;
+    f->last_send_ns = -1;
     s->n_active++;
     s->started++;
     send_syn(s, slot);
@@ -376,17 +377,22 @@ int fl_add_arrivals(fl_sim *s, const int64_t *t_ns, const int64_t *size, int64_t
 
 /* ---- the loop ---- */
 
-static void dispatch(fl_sim *s, const fl_event *e)
+static void dispatch(void *sim, const fl_event *e)
 {
+    fl_sim *s = sim;
     switch (e->type) {
     case FE_ARRIVAL:
         flow_arrive(s);
         break;
     case FE_SEND:
         if (live_flow(s, e->arg, e->gen)) {
-            s->flows[e->arg].send_pending = 0;
+            rtcp_send_event(&s->flows[e->arg].h, e->t, s->prm.rate_refresh);
             try_send(s, e->arg);
         }
+        break;
+    case FE_REFRESH:
+        if (live_flow(s, e->arg, e->gen))
+            on_refresh(s, e->arg);
         break;
     case FE_RTO:
         if (live_flow(s, e->arg, e->gen))
@@ -420,17 +426,7 @@ void fl_init(fl_sim *s)
 
 int fl_run_until(fl_sim *s, int64_t t_ns)
 {
-    while (s->ev.len > 0 && s->ev.a[0].t < t_ns && !s->oom) {
-        fl_event e = ev_pop(&s->ev);
-        s->now = e.t;
-        s->events++;
-        dispatch(s, &e);
-    }
-    if (s->oom)
-        return -1;
-    if (t_ns > s->now)
-        s->now = t_ns;
-    return 0;
+    return ev_run_until(&s->ev, &s->now, &s->events, &s->oom, t_ns, dispatch, s);
 }
 
 int64_t fl_in_flight(const fl_sim *s)

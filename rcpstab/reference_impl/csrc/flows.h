@@ -14,9 +14,10 @@
 
 #include "events.h"
 #include "rcp_port.h"
+#include "rtcp_host.h"
 
-enum { FE_ARRIVAL, FE_SEND, FE_RTO, FE_TX_DONE, FE_DELIVER };
-enum { FK_SYN, FK_SYNACK, FK_DATA, FK_ACK };
+enum { FE_ARRIVAL, FE_SEND, FE_RTO, FE_TX_DONE, FE_DELIVER, FE_REFRESH };
+/* packet kinds: RTCP_SYN ... RTCP_REFACK (rtcp_host.h) */
 enum { FF_FREE, FF_SYN_SENT, FF_ESTAB };
 enum { FL_FWD, FL_REV }; /* data direction (RCP port), ACK direction (plain drop-tail port) */
 
@@ -46,11 +47,8 @@ typedef struct {
     int state;
     uint32_t gen;
     int64_t id, size_pkts, start_ns; /* start = arrival = first SYN sent */
-    uint32_t rate;                   /* bytes/ms, from the reverse field */
-    int64_t srtt_ns, wnd;
-    int64_t snd_una, snd_nxt, recover, dupacks;
-    int in_recovery, send_pending, received;
-    int64_t next_send_ns, last_progress_ns, syn_ns;
+    RTCP_HOST_STATE;                 /* rtcp_host.h: the R-TCP sender, shared with sim.c */
+    int received;
     int64_t rcv_next, drops;
 } fl_flow;
 
@@ -65,6 +63,8 @@ typedef struct {
     uint32_t window_denominator; /* MSS + RCP + IP headers of the thesis' window rule */
     int64_t rwnd_pkts;           /* receiver window, packets */
     uint32_t request;            /* rate field senders write, bytes/ms (0 = as fast as possible) */
+    int rate_refresh;            /* 1 = re-pace on a new rate and probe for it (ns-2 RCP host, as sim.c), 0 = pace
+                                  * from the send time only */
 } fl_params;
 
 typedef struct {

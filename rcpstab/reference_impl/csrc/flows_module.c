@@ -34,16 +34,16 @@ static int parse_link(PyObject *t, fl_link *l, int rcp, const char *name)
 static int FlowSimulator_init(FlowSimulatorObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"forward", "reverse", "data_size", "ctrl_size", "window_denominator", "rwnd_pkts",
-                             "request", NULL};
+                             "request", "rate_refresh", NULL};
     PyObject *fwd, *rev;
-    fl_params prm;
+    fl_params prm = {.rate_refresh = 1};
     long long rwnd;
     if (self->ready)
         fl_free(&self->sim);
     self->ready = 0;
     memset(&self->sim, 0, sizeof self->sim);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOIIILI", kwlist, &fwd, &rev, &prm.data_size, &prm.ctrl_size,
-                                     &prm.window_denominator, &rwnd, &prm.request))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOIIILI|p", kwlist, &fwd, &rev, &prm.data_size, &prm.ctrl_size,
+                                     &prm.window_denominator, &rwnd, &prm.request, &prm.rate_refresh))
         return -1;
     if (prm.data_size < RCP_HEADER_LEN || prm.ctrl_size < RCP_HEADER_LEN || prm.window_denominator < 1 || rwnd < 1) {
         PyErr_SetString(PyExc_ValueError, "packet sizes must hold an RCP header; window terms must be >= 1");

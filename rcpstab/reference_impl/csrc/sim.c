@@ -5,13 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
-#define RTO_MIN_NS (200 * NS_PER_MS)
-#define RTO_INITIAL_NS NS_PER_S
-#define DUPACK_THRESHOLD 3
+#define RTO_INITIAL_NS RTCP_RTO_INITIAL_NS
 #define INITIAL_CWND 2
-#define RTT_FIELD_MAX 0xFFFE
 #define NS_PER_US 1000LL
 #define XCP_RTT_FIELD_MAX 0xFFFFFFFELL
 #define XCP_UNITS_PER_BYTE 1000LL /* = XCP_FEEDBACK_SCALE */
@@ -79,7 +75,7 @@ static void link_arrive(sim_t *s, int32_t li, int32_t pi)
 static int32_t path_link(const sim_t *s, const sim_packet *p)
 {
     const sim_flow *f = &s->flows[p->flow];
-    int32_t path = (p->kind == PK_SYN || p->kind == PK_DATA || p->kind == PK_REF) ? f->fwd_path : f->rev_path;
+    int32_t path = rtcp_to_receiver(p->kind) ? f->fwd_path : f->rev_path;
     return p->hop < s->path_len[path] ? s->path_links[s->path_off[path] + p->hop] : -1;
 }
 
@@ -120,12 +116,10 @@ static int64_t xcp_window(const sim_t *s, const sim_flow *f)
     return w < 1 ? 1 : w;
 }
 
-/* The SYN carries the desired rate; its RTT is unknown (all ones), so routers do not
- * average in a zero RTT. */
 static void rtcp_fill_syn(const sim_t *s, const sim_flow *f, uint8_t *hdr)
 {
     (void)s;
-    rcp_fill(hdr, f->request, 0, RCP_RTT_UNKNOWN, RCP_PROTO_TCP);
+    rtcp_fill_syn_hdr(hdr, f->request);
 }
 
 /* An XCP SYN has H_rtt = 0: "no estimate yet". */
@@ -138,8 +132,7 @@ static void xcp_fill_syn(const sim_t *s, const sim_flow *f, uint8_t *hdr)
 static void rtcp_fill_data(const sim_t *s, const sim_flow *f, uint8_t *hdr)
 {
     (void)s;
-    int64_t rtt_ms = f->srtt_ns / NS_PER_MS;
-    rcp_fill(hdr, f->request, 0, (uint16_t)(rtt_ms < RTT_FIELD_MAX ? rtt_ms : RTT_FIELD_MAX), RCP_PROTO_TCP);
+    rtcp_fill_data_hdr(hdr, f->request, &f->h);
 }
 
 /* An unlimited sender asks for any increase (paper Sec. 3.3); routers lower it. */
@@ -154,7 +147,7 @@ static void xcp_fill_data(const sim_t *s, const sim_flow *f, uint8_t *hdr)
 static void send_syn(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
-    int32_t pi = new_packet(s, fi, PK_SYN, s->prm.ctrl_size, 0, s->now);
+    int32_t pi = new_packet(s, fi, RTCP_SYN, s->prm.ctrl_size, 0, s->now);
     if (pi < 0)
         return;
     s->snd.fill_syn(s, f, s->pkts[pi].hdr);
@@ -165,20 +158,12 @@ static void send_syn(sim_t *s, int32_t fi)
 static void send_data(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
-    int32_t pi = new_packet(s, fi, PK_DATA, s->prm.data_size, f->snd_nxt, s->now);
+    int32_t pi = new_packet(s, fi, RTCP_DATA, s->prm.data_size, f->snd_nxt, s->now);
     if (pi < 0)
         return;
     s->snd.fill_data(s, f, s->pkts[pi].hdr);
-    if (f->snd_una == f->snd_nxt)
-        f->last_progress_ns = s->now;
-    f->snd_nxt++;
+    rtcp_data_sent(&f->h, s->now);
     host_send(s, pi);
-}
-
-/* One data packet per pacing interval at the flow's rate, ns. */
-static int64_t pace_ns(const sim_t *s, const sim_flow *f)
-{
-    return (int64_t)s->prm.data_size * NS_PER_MS / f->rate;
 }
 
 /* A rate-refresh probe (ns-2 RCP host's REF packet): a control-size packet with the data
@@ -186,35 +171,25 @@ static int64_t pace_ns(const sim_t *s, const sim_flow *f)
 static void send_refresh(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
-    int32_t pi = new_packet(s, fi, PK_REF, s->prm.ctrl_size, f->snd_nxt, s->now);
+    int32_t pi = new_packet(s, fi, RTCP_REF, s->prm.ctrl_size, f->snd_nxt, s->now);
     if (pi < 0)
         return;
-    int64_t rtt_ms = f->srtt_ns / NS_PER_MS;
-    rcp_fill(s->pkts[pi].hdr, f->request, 0, (uint16_t)(rtt_ms < RTT_FIELD_MAX ? rtt_ms : RTT_FIELD_MAX),
-             RCP_PROTO_TCP);
+    rtcp_fill_data_hdr(s->pkts[pi].hdr, f->request, &f->h);
     host_send(s, pi);
 }
 
-/* A sender whose next packet is more than one (minimum) RTT away would hear a new rate only with
- * that packet's ACK, up to 1/MIN_RATE = 100 RTTs later: it asks for the rate once per minimum RTT
- * instead, as ns-2's RCP host does (REF packets while its interval exceeds min_rtt_). Unlike
- * ns-2 it probes only while the *remaining* wait exceeds a minimum RTT: a flow paced 1-2 RTTs
- * apart hears its rate from its next ACK soon enough, and ns-2's rule would make it send a
- * control packet every RTT (about 5% of its bytes at 0.7 packets per RTT). */
+/* A probe once per minimum RTT while the next packet is further away (rtcp_arm_refresh). */
 static void arm_refresh(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
-    if (!s->prm.rate_refresh || f->refresh_pending || f->next_send_ns - s->now <= f->min_rtt_ns)
-        return;
-    f->refresh_pending = 1;
-    schedule(s, s->now + f->min_rtt_ns, EV_REFRESH, fi);
+    if (rtcp_arm_refresh(&f->h, s->now, s->prm.rate_refresh))
+        schedule(s, s->now + f->min_rtt_ns, EV_REFRESH, fi);
 }
 
 static void on_refresh(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
-    f->refresh_pending = 0;
-    if (f->state != FS_ESTAB || f->stopped || !f->rcp_mode || f->next_send_ns - s->now <= f->min_rtt_ns)
+    if (!rtcp_refresh_due(&f->h, s->now) || f->state != FS_ESTAB || f->stopped || !f->rcp_mode)
         return;
     send_refresh(s, fi);
     arm_refresh(s, fi);
@@ -232,21 +207,13 @@ static void try_send(sim_t *s, int32_t fi)
         if (f->snd_nxt - f->snd_una >= window)
             return;
         if (f->rcp_mode) {
-            if (s->now < f->next_send_ns) {
-                /* A re-paced send earlier than the pending one gets its own event; the later
-                 * event then finds nothing to do (its time is no longer send_at_ns). */
-                if (!f->send_pending || (s->prm.rate_refresh && f->next_send_ns < f->send_at_ns)) {
-                    f->send_pending = 1;
-                    f->send_at_ns = f->next_send_ns;
+            int act = rtcp_pace(&f->h, s->now, s->prm.data_size, s->prm.rate_refresh);
+            if (act != RTCP_SEND_NOW) {
+                if (act == RTCP_WAIT_SCHEDULE)
                     schedule(s, f->next_send_ns, EV_SEND, fi);
-                }
                 arm_refresh(s, fi);
                 return;
             }
-            /* Paced at one datagram per data_size/rate: the router counts datagram bytes,
-             * so this makes N flows at rate R load the link with exactly N*R. */
-            f->next_send_ns = s->now + pace_ns(s, f);
-            f->last_send_ns = s->now;
         }
         send_data(s, fi);
         if (s->oom)
@@ -257,21 +224,8 @@ static void try_send(sim_t *s, int32_t fi)
 /* Rate feedback from the reverse field: valid -> R-TCP window, otherwise TCP-like mode. */
 static void take_feedback(sim_t *s, sim_flow *f, uint32_t reverse)
 {
-    if (rcp_rate_unspecified(reverse)) {
-        f->rcp_mode = 0;
-        return;
-    }
-    f->rcp_mode = 1;
-    f->rate = reverse;
-    /* ns-2's RCP host (rate_change): the next packet is due one interval *at the new rate*
-     * after the last one, at once if that is past; not one interval at the old rate. */
-    if (s->prm.rate_refresh && f->last_send_ns >= 0)
-        f->next_send_ns = f->last_send_ns + pace_ns(s, f);
-    /* Rounded up: the window must not throttle a flow below its paced rate, and the
-     * thesis' denominator (MSS + RCP + IP headers) is already below the datagram size. */
-    int64_t denom = NS_PER_MS * (int64_t)s->prm.window_denominator;
-    int64_t wnd = ((int64_t)reverse * f->srtt_ns + denom - 1) / denom;
-    f->wnd = wnd < 1 ? 1 : (wnd > s->prm.rwnd_pkts ? s->prm.rwnd_pkts : wnd);
+    f->rcp_mode = rtcp_take_rate(&f->h, reverse, s->prm.data_size, s->prm.window_denominator, s->prm.rwnd_pkts,
+                                 s->prm.rate_refresh);
 }
 
 /* XCP sender (paper Sec. 3.3): cwnd = max(cwnd + H_feedback, s) on every ACK. */
@@ -309,10 +263,7 @@ static void go_back(sim_t *s, sim_flow *f)
 {
     /* XCP reacts to a loss "in a similar manner to TCP" (Sec. 3.3): halve the window. */
     xcp_take_feedback(s, f, -(f->xcp_cwnd / 2));
-    f->recover = f->snd_nxt;
-    f->in_recovery = 1;
-    f->snd_nxt = f->snd_una;
-    f->dupacks = 0;
+    rtcp_go_back(&f->h);
     f->ssthresh = f->cwnd / 2 > 2 ? f->cwnd / 2 : 2;
     f->cwnd = f->ssthresh;
 }
@@ -377,10 +328,8 @@ static void sender_on_synack(sim_t *s, int32_t fi, const sim_packet *p)
     sim_flow *f = &s->flows[fi];
     if (f->state != FS_SYN_SENT || f->stopped)
         return;
-    f->srtt_ns = s->now - p->ts;
-    f->min_rtt_ns = f->srtt_ns;
+    rtcp_on_synack(&f->h, s->now, p->ts);
     f->state = FS_ESTAB;
-    f->last_progress_ns = s->now;
     s->snd.on_synack(s, f, p->hdr);
     try_send(s, fi);
 }
@@ -390,17 +339,11 @@ static void sender_on_ack(sim_t *s, int32_t fi, const sim_packet *p)
     sim_flow *f = &s->flows[fi];
     if (f->state != FS_ESTAB || f->stopped)
         return;
-    f->srtt_ns = (7 * f->srtt_ns + (s->now - p->ts)) / 8;
-    if (s->now - p->ts < f->min_rtt_ns)
-        f->min_rtt_ns = s->now - p->ts;
+    rtcp_rtt_sample(&f->h, s->now, p->ts);
     s->snd.on_ack(s, f, p->hdr);
-    if (p->seq > f->snd_una) {
-        int64_t newly = p->seq - f->snd_una;
-        f->snd_una = p->seq;
-        f->dupacks = 0;
-        f->last_progress_ns = s->now;
-        if (f->snd_una >= f->recover)
-            f->in_recovery = 0;
+    int loss;
+    int64_t newly = rtcp_ack_seq(&f->h, p->seq, s->now, &loss);
+    if (newly > 0) {
         s->snd.on_acked(s, f, newly);
         if (f->size_pkts && f->snd_una >= f->size_pkts) {
             f->state = FS_DONE;
@@ -409,9 +352,8 @@ static void sender_on_ack(sim_t *s, int32_t fi, const sim_packet *p)
             flow_leaves(s, f);
             return;
         }
-    } else if (p->seq == f->snd_una && f->snd_nxt > f->snd_una && !f->in_recovery) {
-        if (++f->dupacks == DUPACK_THRESHOLD)
-            go_back(s, f);
+    } else if (loss) {
+        go_back(s, f);
     }
     try_send(s, fi);
 }
@@ -426,23 +368,16 @@ static void sender_on_refack(sim_t *s, int32_t fi, const sim_packet *p)
     try_send(s, fi);
 }
 
-static int64_t rto_ns(const sim_flow *f)
-{
-    if (f->state != FS_ESTAB)
-        return RTO_INITIAL_NS;
-    return 2 * f->srtt_ns > RTO_MIN_NS ? 2 * f->srtt_ns : RTO_MIN_NS;
-}
-
 static void on_rto(sim_t *s, int32_t fi)
 {
     sim_flow *f = &s->flows[fi];
     if (f->state == FS_DONE || f->stopped)
         return;
-    int64_t rto = rto_ns(f);
+    int64_t rto = rtcp_rto_ns(&f->h, f->state == FS_ESTAB);
     if (f->state == FS_SYN_SENT) {
         if (s->now - f->syn_ns >= rto)
             send_syn(s, fi);
-    } else if (f->snd_nxt > f->snd_una && s->now - f->last_progress_ns >= rto) {
+    } else if (rtcp_timed_out(&f->h, s->now, rto)) {
         go_back(s, f);
         f->cwnd = 1;
         f->xcp_cwnd = (int64_t)s->prm.data_size * XCP_UNITS_PER_BYTE;
@@ -484,7 +419,7 @@ static void receiver_on_packet(sim_t *s, int32_t pi)
 {
     sim_packet *p = &s->pkts[pi];
     sim_flow *f = &s->flows[p->flow];
-    if (p->kind == PK_DATA && p->seq == f->rcv_next) {
+    if (p->kind == RTCP_DATA && p->seq == f->rcv_next) {
         f->rcv_next++;
         f->delivered_bytes += p->size;
     }
@@ -492,7 +427,7 @@ static void receiver_on_packet(sim_t *s, int32_t pi)
     uint8_t data_hdr[XCP_HEADER_LEN];
     memcpy(data_hdr, p->hdr, sizeof data_hdr); /* a constant length: no library call; echo reads its own bytes */
     s->snd.echo(p->hdr, data_hdr);
-    p->kind = p->kind == PK_SYN ? PK_SYNACK : p->kind == PK_REF ? PK_REFACK : PK_ACK;
+    p->kind = rtcp_reply_kind(p->kind);
     p->seq = f->rcv_next;
     p->size = s->prm.ctrl_size;
     host_send(s, pi);
@@ -502,13 +437,13 @@ static void host_receive(sim_t *s, int32_t pi)
 {
     sim_packet *p = &s->pkts[pi];
     s->delivered++;
-    if (p->kind == PK_SYN || p->kind == PK_DATA || p->kind == PK_REF) {
+    if (rtcp_to_receiver(p->kind)) {
         receiver_on_packet(s, pi);
         return;
     }
-    if (p->kind == PK_SYNACK)
+    if (p->kind == RTCP_SYNACK)
         sender_on_synack(s, p->flow, p);
-    else if (p->kind == PK_REFACK)
+    else if (p->kind == RTCP_REFACK)
         sender_on_refack(s, p->flow, p);
     else
         sender_on_ack(s, p->flow, p);
@@ -517,8 +452,9 @@ static void host_receive(sim_t *s, int32_t pi)
 
 /* ---- the loop ---- */
 
-static void dispatch(sim_t *s, const sim_event *e)
+static void dispatch(void *sim, const sim_event *e)
 {
+    sim_t *s = sim;
     switch (e->type) {
     case EV_FLOW_START:
         flow_start(s, e->arg);
@@ -527,8 +463,7 @@ static void dispatch(sim_t *s, const sim_event *e)
         flow_stop(s, e->arg);
         break;
     case EV_SEND:
-        if (!s->prm.rate_refresh || e->t == s->flows[e->arg].send_at_ns)
-            s->flows[e->arg].send_pending = 0;
+        rtcp_send_event(&s->flows[e->arg].h, e->t, s->prm.rate_refresh);
         try_send(s, e->arg);
         break;
     case EV_REFRESH:
@@ -581,17 +516,7 @@ int sim_init(sim_t *s)
 
 int sim_run_until(sim_t *s, int64_t t_ns)
 {
-    while (s->ev.len > 0 && s->ev.a[0].t < t_ns && !s->oom) {
-        sim_event e = ev_pop(&s->ev);
-        s->now = e.t;
-        s->events++;
-        dispatch(s, &e);
-    }
-    if (s->oom)
-        return -1;
-    if (t_ns > s->now)
-        s->now = t_ns;
-    return 0;
+    return ev_run_until(&s->ev, &s->now, &s->events, &s->oom, t_ns, dispatch, s);
 }
 
 int64_t sim_in_flight(const sim_t *s)

@@ -9,10 +9,10 @@
 
 #include "events.h"
 #include "port_ops.h"
+#include "rtcp_host.h"
 
 enum { EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER, EV_REFRESH };
-/* PK_REF/PK_REFACK: a rate-refresh probe and its echo (ns-2 RCP host's REF/REFACK packets) */
-enum { PK_SYN, PK_SYNACK, PK_DATA, PK_ACK, PK_REF, PK_REFACK };
+/* packet kinds: RTCP_SYN ... RTCP_REFACK (rtcp_host.h), for XCP senders too */
 enum { FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE };
 enum { SENDER_RTCP, SENDER_XCP, N_SENDERS }; /* sender codes (SENDER_OPS index); XCP senders serve XCP and
                                                * RCP-AC routers alike */
@@ -48,15 +48,11 @@ typedef struct {
     uint32_t request;          /* rate field the sender writes, bytes/ms (0 = as fast as possible) */
     int32_t fwd_path, rev_path;
     /* sender */
-    int state, stopped, rcp_mode, send_pending, in_recovery, refresh_pending;
-    uint32_t rate;
-    int64_t srtt_ns, wnd, cwnd, ssthresh, cwnd_acc;
+    int state, stopped, rcp_mode;
+    RTCP_HOST_STATE; /* rtcp_host.h: rate, window, sequence numbers, RTTs, pacing (the XCP sender's
+                      * sequence numbers and RTTs too); shared with flows.c */
+    int64_t cwnd, ssthresh, cwnd_acc;
     int64_t xcp_cwnd; /* XCP sender's window, 1/1000 byte (the feedback field's unit) */
-    int64_t snd_una, snd_nxt, recover, dupacks;
-    int64_t next_send_ns, last_progress_ns, syn_ns;
-    int64_t send_at_ns;   /* time of the pending EV_SEND (valid while send_pending) */
-    int64_t last_send_ns; /* time of the last paced data packet, -1 before the first */
-    int64_t min_rtt_ns;   /* smallest RTT sample: the refresh period (ns-2's min_rtt_) */
     /* receiver */
     int64_t rcv_next, delivered_bytes, fct_ns;
 } sim_flow;

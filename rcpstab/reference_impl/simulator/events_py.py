@@ -3,19 +3,16 @@
 An event heap ordered by (time, scheduling order) and the loop that pops it, as a base class:
 a simulator subclasses :class:`EventLoop` and defines ``_dispatch(etype, arg, gen)``. Time is
 integer nanoseconds and ties break by scheduling order, so the events come out in the C heap's
-order. The host timer constants both simulators use are here too.
+order. The host timer constants are the host's (:mod:`..hosts.rtcp_host_py`, as ``csrc/rtcp_host.h``).
 """
 from __future__ import annotations
 
 import heapq
 
-__all__ = ["DUPACK_THRESHOLD", "EventLoop", "NS_PER_MS", "NS_PER_S", "RTO_INITIAL_NS", "RTO_MIN_NS"]
+__all__ = ["EventLoop", "NS_PER_MS", "NS_PER_S"]
 
 NS_PER_MS = 1_000_000
 NS_PER_S = 1_000_000_000
-RTO_MIN_NS = 200 * NS_PER_MS
-RTO_INITIAL_NS = NS_PER_S
-DUPACK_THRESHOLD = 3
 
 
 class EventLoop:

@@ -139,7 +139,8 @@ def _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, pac
             raise InputError(message)
 
 
-def make_flow_simulator(capacity_bps: float, rtt_s: float, buffer_bytes: int, packet_bytes: int, backend: str):
+def make_flow_simulator(capacity_bps: float, rtt_s: float, buffer_bytes: int, packet_bytes: int, backend: str,
+                        rate_refresh: bool = True):
     """The C ``FlowSimulator`` or ``PyFlowSimulator`` on the thesis' single bottleneck."""
     delay_ns = int(round(rtt_s * NS_PER_S / 2))
     cap = int(round(capacity_bps))
@@ -148,7 +149,7 @@ def make_flow_simulator(capacity_bps: float, rtt_s: float, buffer_bytes: int, pa
     args = dict(forward=(cap, delay_ns, buffer_bytes), reverse=(cap, delay_ns, reverse_buffer),
                 data_size=packet_bytes, ctrl_size=CTRL_PACKET_BYTES,
                 window_denominator=packet_bytes - TCP_HEADER_BYTES,  # MSS + RCP + IP headers
-                rwnd_pkts=RWND_PACKETS, request=0)
+                rwnd_pkts=RWND_PACKETS, request=0, rate_refresh=rate_refresh)
     if backend == "c":
         from .._flows import FlowSimulator
 
@@ -215,6 +216,7 @@ def run_flows(
     packet_bytes: int = DATA_PACKET_BYTES,
     backend: str = "c",
     drain_s: float | None = None,
+    rate_refresh: bool = True,
 ) -> FlowRun:
     """Simulate ``n_flows`` flows arriving at offered load ``load`` on one RCP bottleneck.
 
@@ -248,6 +250,11 @@ def run_flows(
         Simulated seconds allowed after the last arrival for flows to finish; by default
         100 RTPD plus the largest flow drawn at C/100. Flows unfinished then are missing
         from ``records`` (``len(records) < n_flows``).
+    rate_refresh : bool
+        Senders re-pace their next packet when an ACK brings a new rate and probe for the rate
+        while their next packet is over a minimum RTT away (ns-2's RCP host, as the packet
+        simulator's R-TCP sender); False: the old pacing (next packet one old-rate interval
+        after the last, a new rate heard from ACKs only), kept for comparison.
 
     Returns
     -------
@@ -266,7 +273,7 @@ def run_flows(
     _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed)
     wall_start = time.perf_counter()
     buffer_bytes = max(int(buffer_bdp * capacity_bps * rtt_s / 8), packet_bytes)
-    sim = make_flow_simulator(capacity_bps, rtt_s, buffer_bytes, packet_bytes, backend)
+    sim = make_flow_simulator(capacity_bps, rtt_s, buffer_bytes, packet_bytes, backend, rate_refresh)
     link_rate = capacity_bps / 8000  # bytes/ms
     # An empty link: the router starts where an idle App. F router settles, at eta * C.
     ctrl = RcpController(link_rate=link_rate, alpha=alpha, beta=beta, eta=eta, rate=eta * link_rate,

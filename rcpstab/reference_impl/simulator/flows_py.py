@@ -3,7 +3,8 @@
 One RCP bottleneck (the forward port runs App. F lines 18-23, the ACK direction is a plain
 drop-tail port); flows arrive at times and with sizes handed in by the caller, open a
 connection (SYN with the rate request, SYN-ACK with the router's stamped rate), send
-their data paced at the stamped rate and leave. Flow slots are recycled with a
+their data paced at the stamped rate (the R-TCP host of :mod:`..hosts.rtcp_host_py`, shared
+with the packet simulator's twin) and leave. Flow slots are recycled with a
 generation number, so timers and late packets of a finished flow are ignored. The
 agreement tests require identical records and counters from both. Time is integer
 nanoseconds and ties are broken by scheduling order, exactly as in C.
@@ -15,14 +16,12 @@ from collections import deque
 import numpy as np
 
 from ..routers.rcp.datapath_py import PortRegisters, dp_arrive, dp_depart, port_admit, port_release, receiver_echo
-from ..wire.rcp_header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
-from ..hosts.rtcp_sender_py import RTT_FIELD_MAX, fill_header
-from .events_py import DUPACK_THRESHOLD, NS_PER_MS, NS_PER_S, RTO_INITIAL_NS, RTO_MIN_NS, EventLoop
+from ..hosts import rtcp_host_py as host
+from .events_py import NS_PER_S, EventLoop
 
 __all__ = ["PyFlowSimulator", "RECORD_FIELDS"]
 
-FE_ARRIVAL, FE_SEND, FE_RTO, FE_TX_DONE, FE_DELIVER = range(5)
-FK_SYN, FK_SYNACK, FK_DATA, FK_ACK = range(4)
+FE_ARRIVAL, FE_SEND, FE_RTO, FE_TX_DONE, FE_DELIVER, FE_REFRESH = range(6)
 FF_FREE, FF_SYN_SENT, FF_ESTAB = range(3)
 FL_FWD, FL_REV = range(2)
 RECORD_FIELDS = ("id", "size_pkts", "start_ns", "fct_ns", "drops")  # int64 each, as take_records packs them
@@ -48,8 +47,8 @@ class _Link:
 
 class _Flow:
     __slots__ = ("state", "gen", "id", "size_pkts", "start_ns", "rate", "srtt_ns", "wnd", "snd_una", "snd_nxt",
-                 "recover", "dupacks", "in_recovery", "send_pending", "received", "next_send_ns",
-                 "last_progress_ns", "syn_ns", "rcv_next", "drops")
+                 "recover", "dupacks", "in_recovery", "send_pending", "refresh_pending", "received", "next_send_ns",
+                 "last_progress_ns", "syn_ns", "send_at_ns", "last_send_ns", "min_rtt_ns", "rcv_next", "drops")
 
     def __init__(self) -> None:
         self.state, self.gen = FF_FREE, 0
@@ -58,20 +57,23 @@ class _Flow:
         self.state, self.id, self.size_pkts, self.start_ns = FF_SYN_SENT, flow_id, size, now
         self.rate, self.wnd, self.srtt_ns = 1, 1, 0
         self.snd_una = self.snd_nxt = self.recover = self.dupacks = 0
-        self.in_recovery = self.send_pending = self.received = 0
-        self.next_send_ns = self.last_progress_ns = self.syn_ns = 0
+        self.in_recovery = self.send_pending = self.refresh_pending = self.received = 0
+        self.next_send_ns = self.last_progress_ns = self.syn_ns = self.send_at_ns = self.min_rtt_ns = 0
+        self.last_send_ns = -1
         self.rcv_next = self.drops = 0
 
 
 class PyFlowSimulator(EventLoop):
     """Flow-level simulator in Python; same constructor and methods as the C ``FlowSimulator``."""
 
-    def __init__(self, forward, reverse, data_size, ctrl_size, window_denominator, rwnd_pkts, request) -> None:
+    def __init__(self, forward, reverse, data_size, ctrl_size, window_denominator, rwnd_pkts, request,
+                 rate_refresh=True) -> None:
         if data_size < 12 or ctrl_size < 12 or window_denominator < 1 or rwnd_pkts < 1:
             raise ValueError("packet sizes must hold an RCP header; window terms must be >= 1")
         self.links = (_Link(forward, True, "forward"), _Link(reverse, False, "reverse"))
         self.data_size, self.ctrl_size, self.window_denominator = data_size, ctrl_size, window_denominator
         self.rwnd_pkts, self.request = rwnd_pkts, request
+        self.rate_refresh = bool(rate_refresh)
         super().__init__()
         self.flows: list[_Flow] = []
         self.free: list[int] = []  # a stack: the last entry is C's free-list head
@@ -131,29 +133,40 @@ class PyFlowSimulator(EventLoop):
 
     def _host_send(self, p: _Packet) -> None:
         self.sent += 1
-        self._link_arrive(FL_FWD if p.kind in (FK_SYN, FK_DATA) else FL_REV, p)
+        self._link_arrive(FL_FWD if host.TO_RECEIVER[p.kind] else FL_REV, p)
 
     def _new_packet(self, slot: int, kind: int, size: int, seq: int) -> _Packet:
         p = _Packet()
         p.hdr, p.slot, p.gen, p.kind, p.size, p.seq, p.ts = bytearray(12), slot, self.flows[slot].gen, kind, size, seq, self.now
         return p
 
-    # ---- sender
+    # ---- sender (R-TCP: hosts/rtcp_host_py.py, shared with sim_py)
     def _send_syn(self, slot: int) -> None:
-        p = self._new_packet(slot, FK_SYN, self.ctrl_size, 0)
-        p.hdr = fill_header(self.request, 0, RTT_UNKNOWN, PROTO_TCP)
+        p = self._new_packet(slot, host.RTCP_SYN, self.ctrl_size, 0)
+        p.hdr = host.fill_syn_header(self.request)
         self.flows[slot].syn_ns = self.now
         self._host_send(p)
 
-    def _send_data(self, slot: int) -> None:
+    def _send_segment(self, slot: int, kind: int) -> None:
+        """Data packet snd_nxt (RTCP_DATA), or a rate-refresh probe (RTCP_REF: control size, the data header)."""
         f = self.flows[slot]
-        p = self._new_packet(slot, FK_DATA, self.data_size, f.snd_nxt)
-        rtt_ms = f.srtt_ns // NS_PER_MS
-        p.hdr = fill_header(self.request, 0, min(rtt_ms, RTT_FIELD_MAX), PROTO_TCP)
-        if f.snd_una == f.snd_nxt:
-            f.last_progress_ns = self.now
-        f.snd_nxt += 1
+        p = self._new_packet(slot, kind, self.data_size if kind == host.RTCP_DATA else self.ctrl_size, f.snd_nxt)
+        p.hdr = host.fill_data_header(self.request, f)
+        if kind == host.RTCP_DATA:
+            host.data_sent(f, self.now)
         self._host_send(p)
+
+    def _arm_refresh(self, slot: int) -> None:
+        f = self.flows[slot]
+        if host.arm_refresh(f, self.now, self.rate_refresh):
+            self._schedule(self.now + f.min_rtt_ns, FE_REFRESH, slot, f.gen)
+
+    def _on_refresh(self, slot: int) -> None:
+        f = self.flows[slot]
+        if not host.refresh_due(f, self.now) or f.state != FF_ESTAB:
+            return
+        self._send_segment(slot, host.RTCP_REF)
+        self._arm_refresh(slot)
 
     def _try_send(self, slot: int) -> None:
         f = self.flows[slot]
@@ -162,36 +175,23 @@ class PyFlowSimulator(EventLoop):
         while True:
             if f.snd_nxt >= f.size_pkts or f.snd_nxt - f.snd_una >= f.wnd:
                 return
-            if self.now < f.next_send_ns:
-                if not f.send_pending:
-                    f.send_pending = 1
+            act = host.pace(f, self.now, self.data_size, self.rate_refresh)
+            if act != host.RTCP_SEND_NOW:
+                if act == host.RTCP_WAIT_SCHEDULE:
                     self._schedule(f.next_send_ns, FE_SEND, slot, f.gen)
+                self._arm_refresh(slot)
                 return
-            f.next_send_ns = self.now + self.data_size * NS_PER_MS // f.rate
-            self._send_data(slot)
+            self._send_segment(slot, host.RTCP_DATA)
 
     def _take_feedback(self, f: _Flow, reverse: int) -> None:
-        if rate_is_unspecified(reverse):
-            return
-        f.rate = reverse
-        denom = NS_PER_MS * self.window_denominator
-        wnd = (reverse * f.srtt_ns + denom - 1) // denom
-        f.wnd = 1 if wnd < 1 else min(wnd, self.rwnd_pkts)
-
-    @staticmethod
-    def _go_back(f: _Flow) -> None:
-        f.recover = f.snd_nxt
-        f.in_recovery = 1
-        f.snd_nxt = f.snd_una
-        f.dupacks = 0
+        host.take_rate(f, reverse, self.data_size, self.window_denominator, self.rwnd_pkts, self.rate_refresh)
 
     def _sender_on_synack(self, slot: int, p: _Packet) -> None:
         f = self.flows[slot]
         if f.state != FF_SYN_SENT:
             return
-        f.srtt_ns = self.now - p.ts
+        host.on_synack(f, self.now, p.ts)
         f.state = FF_ESTAB
-        f.last_progress_ns = self.now
         self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
         self._try_send(slot)
 
@@ -199,31 +199,32 @@ class PyFlowSimulator(EventLoop):
         f = self.flows[slot]
         if f.state != FF_ESTAB:
             return
-        f.srtt_ns = (7 * f.srtt_ns + (self.now - p.ts)) // 8
+        host.rtt_sample(f, self.now, p.ts)
         self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
-        if p.seq > f.snd_una:
-            f.snd_una = p.seq
-            f.dupacks = 0
-            f.last_progress_ns = self.now
-            if f.snd_una >= f.recover:
-                f.in_recovery = 0
+        newly, loss = host.ack_seq(f, p.seq, self.now)
+        if newly > 0:
             if f.snd_una >= f.size_pkts:
                 self._slot_release(slot)
                 return
-        elif p.seq == f.snd_una and f.snd_nxt > f.snd_una and not f.in_recovery:
-            f.dupacks += 1
-            if f.dupacks == DUPACK_THRESHOLD:
-                self._go_back(f)
+        elif loss:
+            host.go_back(f)
+        self._try_send(slot)
+
+    def _sender_on_refack(self, slot: int, p: _Packet) -> None:
+        f = self.flows[slot]
+        if f.state != FF_ESTAB:
+            return
+        self._take_feedback(f, int.from_bytes(p.hdr[4:8], "big"))
         self._try_send(slot)
 
     def _on_rto(self, slot: int) -> None:
         f = self.flows[slot]
-        rto = RTO_INITIAL_NS if f.state != FF_ESTAB else max(2 * f.srtt_ns, RTO_MIN_NS)
+        rto = host.rto_ns(f, f.state == FF_ESTAB)
         if f.state == FF_SYN_SENT:
             if self.now - f.syn_ns >= rto:
                 self._send_syn(slot)
-        elif f.snd_nxt > f.snd_una and self.now - f.last_progress_ns >= rto:
-            self._go_back(f)
+        elif host.timed_out(f, self.now, rto):
+            host.go_back(f)
             f.last_progress_ns = self.now
             self._try_send(slot)
         self._schedule(self.now + rto, FE_RTO, slot, f.gen)
@@ -231,7 +232,7 @@ class PyFlowSimulator(EventLoop):
     # ---- receiver
     def _receiver_on_packet(self, p: _Packet) -> None:
         f = self.flows[p.slot]
-        if p.kind == FK_DATA and p.seq == f.rcv_next:
+        if p.kind == host.RTCP_DATA and p.seq == f.rcv_next:
             f.rcv_next += 1
             if f.rcv_next == f.size_pkts and not f.received:
                 f.received = 1
@@ -239,7 +240,7 @@ class PyFlowSimulator(EventLoop):
                 self.completed += 1
                 self.records.append((f.id, f.size_pkts, f.start_ns, self.now - f.start_ns, f.drops))
         p.hdr = bytearray(receiver_echo(p.hdr))
-        p.kind = FK_SYNACK if p.kind == FK_SYN else FK_ACK
+        p.kind = host.REPLY_KIND[p.kind]
         p.seq = f.rcv_next
         p.size = self.ctrl_size
         self._host_send(p)
@@ -248,10 +249,12 @@ class PyFlowSimulator(EventLoop):
         self.delivered += 1
         if self._live_flow(p.slot, p.gen) is None:
             return
-        if p.kind in (FK_SYN, FK_DATA):
+        if host.TO_RECEIVER[p.kind]:
             self._receiver_on_packet(p)
-        elif p.kind == FK_SYNACK:
+        elif p.kind == host.RTCP_SYNACK:
             self._sender_on_synack(p.slot, p)
+        elif p.kind == host.RTCP_REFACK:
+            self._sender_on_refack(p.slot, p)
         else:
             self._sender_on_ack(p.slot, p)
 
@@ -270,7 +273,7 @@ class PyFlowSimulator(EventLoop):
         self.n_active_flows += 1
         self.started += 1
         self._send_syn(slot)
-        self._schedule(self.now + RTO_INITIAL_NS, FE_RTO, slot, f.gen)
+        self._schedule(self.now + host.RTO_INITIAL_NS, FE_RTO, slot, f.gen)
         self._schedule_next_arrival()
 
     def add_arrivals(self, start_ns, size_pkts) -> None:
@@ -301,8 +304,11 @@ class PyFlowSimulator(EventLoop):
                 self._link_start_tx(arg)
         elif etype == FE_SEND:
             if self._live_flow(arg, gen) is not None:
-                self.flows[arg].send_pending = 0
+                host.send_event(self.flows[arg], self.now, self.rate_refresh)
                 self._try_send(arg)
+        elif etype == FE_REFRESH:
+            if self._live_flow(arg, gen) is not None:
+                self._on_refresh(arg)
         elif etype == FE_RTO:
             if self._live_flow(arg, gen) is not None:
                 self._on_rto(arg)

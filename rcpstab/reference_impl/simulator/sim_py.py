@@ -11,18 +11,17 @@ from collections import deque
 from dataclasses import asdict
 
 from ..routers.rcp.datapath_py import PortRegisters, registers_dict, set_registers
-from ..hosts.rtcp_sender_py import RTT_FIELD_MAX, fill_header, take_feedback as rtcp_take_feedback
-from ..wire.rcp_header import PROTO_TCP
+from ..hosts import rtcp_host_py as host
+from ..hosts.rtcp_sender_py import take_feedback as rtcp_take_feedback
 from ..hosts.senders import SENDER_OPS, SENDER_RTCP
 from ..hosts.xcp_sender_py import XCP_UNITS_PER_BYTE, xcp_take_feedback
 from ..routers.port_ops import PORT_OPS
 from ..routers.xcp.frame_py import XcpState, set_xcp_registers
-from .events_py import DUPACK_THRESHOLD, NS_PER_MS, NS_PER_S, RTO_INITIAL_NS, RTO_MIN_NS, EventLoop
+from .events_py import NS_PER_S, EventLoop
 
 INITIAL_CWND = 2
 
 EV_FLOW_START, EV_FLOW_STOP, EV_SEND, EV_RTO, EV_TX_DONE, EV_DELIVER, EV_REFRESH = range(7)
-PK_SYN, PK_SYNACK, PK_DATA, PK_ACK, PK_REF, PK_REFACK = range(6)  # REF: ns-2 RCP host's rate-refresh probe
 FS_IDLE, FS_SYN_SENT, FS_ESTAB, FS_DONE = range(4)
 
 
@@ -135,7 +134,7 @@ class PySimulator(EventLoop):
 
     def _path_link(self, p: _Packet) -> int:
         f = self.flows[p.flow]
-        path = self.paths[f.fwd_path if p.kind in (PK_SYN, PK_DATA, PK_REF) else f.rev_path]
+        path = self.paths[f.fwd_path if host.TO_RECEIVER[p.kind] else f.rev_path]
         return path[p.hop] if p.hop < len(path) else -1
 
     def _host_send(self, p: _Packet) -> None:
@@ -146,40 +145,32 @@ class PySimulator(EventLoop):
     # ---- R-TCP sender
     def _send_syn(self, fi: int) -> None:
         f = self.flows[fi]
-        p = _Packet(fi, PK_SYN, self.ctrl_size, 0, self.now)
+        p = _Packet(fi, host.RTCP_SYN, self.ctrl_size, 0, self.now)
         p.hdr = self.snd.fill_syn(self, f)
         f.syn_ns = self.now
         self._host_send(p)
 
     def _send_data(self, fi: int) -> None:
         f = self.flows[fi]
-        p = _Packet(fi, PK_DATA, self.data_size, f.snd_nxt, self.now)
+        p = _Packet(fi, host.RTCP_DATA, self.data_size, f.snd_nxt, self.now)
         p.hdr = self.snd.fill_data(self, f)
-        if f.snd_una == f.snd_nxt:
-            f.last_progress_ns = self.now
-        f.snd_nxt += 1
+        host.data_sent(f, self.now)
         self._host_send(p)
-
-    def _pace_ns(self, f: _Flow) -> int:
-        return self.data_size * NS_PER_MS // f.rate
 
     def _send_refresh(self, fi: int) -> None:
         f = self.flows[fi]
-        p = _Packet(fi, PK_REF, self.ctrl_size, f.snd_nxt, self.now)
-        p.hdr = fill_header(f.request, 0, min(f.srtt_ns // NS_PER_MS, RTT_FIELD_MAX), PROTO_TCP)
+        p = _Packet(fi, host.RTCP_REF, self.ctrl_size, f.snd_nxt, self.now)
+        p.hdr = host.fill_data_header(f.request, f)
         self._host_send(p)
 
     def _arm_refresh(self, fi: int) -> None:
         f = self.flows[fi]
-        if not self.rate_refresh or f.refresh_pending or f.next_send_ns - self.now <= f.min_rtt_ns:
-            return
-        f.refresh_pending = 1
-        self._schedule(self.now + f.min_rtt_ns, EV_REFRESH, fi)
+        if host.arm_refresh(f, self.now, self.rate_refresh):
+            self._schedule(self.now + f.min_rtt_ns, EV_REFRESH, fi)
 
     def _on_refresh(self, fi: int) -> None:
         f = self.flows[fi]
-        f.refresh_pending = 0
-        if f.state != FS_ESTAB or f.stopped or not f.rcp_mode or f.next_send_ns - self.now <= f.min_rtt_ns:
+        if not host.refresh_due(f, self.now) or f.state != FS_ESTAB or f.stopped or not f.rcp_mode:
             return
         self._send_refresh(fi)
         self._arm_refresh(fi)
@@ -195,24 +186,18 @@ class PySimulator(EventLoop):
             if f.snd_nxt - f.snd_una >= window:
                 return
             if f.rcp_mode:
-                if self.now < f.next_send_ns:
-                    if not f.send_pending or (self.rate_refresh and f.next_send_ns < f.send_at_ns):
-                        f.send_pending = 1
-                        f.send_at_ns = f.next_send_ns
+                act = host.pace(f, self.now, self.data_size, self.rate_refresh)
+                if act != host.RTCP_SEND_NOW:
+                    if act == host.RTCP_WAIT_SCHEDULE:
                         self._schedule(f.next_send_ns, EV_SEND, fi)
                     self._arm_refresh(fi)
                     return
-                f.next_send_ns = self.now + self._pace_ns(f)
-                f.last_send_ns = self.now
             self._send_data(fi)
 
     def _go_back(self, f: _Flow) -> None:
         # XCP reacts to a loss "in a similar manner to TCP" (Sec. 3.3): halve the window.
         xcp_take_feedback(self, f, -(f.xcp_cwnd // 2))
-        f.recover = f.snd_nxt
-        f.in_recovery = 1
-        f.snd_nxt = f.snd_una
-        f.dupacks = 0
+        host.go_back(f)
         f.ssthresh = max(f.cwnd // 2, 2)
         f.cwnd = f.ssthresh
 
@@ -224,10 +209,8 @@ class PySimulator(EventLoop):
         f = self.flows[fi]
         if f.state != FS_SYN_SENT or f.stopped:
             return
-        f.srtt_ns = self.now - p.ts
-        f.min_rtt_ns = f.srtt_ns
+        host.on_synack(f, self.now, p.ts)
         f.state = FS_ESTAB
-        f.last_progress_ns = self.now
         self.snd.on_synack(self, f, p.hdr)
         self._try_send(fi)
 
@@ -235,17 +218,10 @@ class PySimulator(EventLoop):
         f = self.flows[fi]
         if f.state != FS_ESTAB or f.stopped:
             return
-        f.srtt_ns = (7 * f.srtt_ns + (self.now - p.ts)) // 8
-        if self.now - p.ts < f.min_rtt_ns:
-            f.min_rtt_ns = self.now - p.ts
+        host.rtt_sample(f, self.now, p.ts)
         self.snd.on_ack(self, f, p.hdr)
-        if p.seq > f.snd_una:
-            newly = p.seq - f.snd_una
-            f.snd_una = p.seq
-            f.dupacks = 0
-            f.last_progress_ns = self.now
-            if f.snd_una >= f.recover:
-                f.in_recovery = 0
+        newly, loss = host.ack_seq(f, p.seq, self.now)
+        if newly > 0:
             self.snd.on_acked(self, f, newly)
             if f.size_pkts and f.snd_una >= f.size_pkts:
                 f.state = FS_DONE
@@ -253,10 +229,8 @@ class PySimulator(EventLoop):
                 self.flows_done += 1
                 self._flow_leaves(f)
                 return
-        elif p.seq == f.snd_una and f.snd_nxt > f.snd_una and not f.in_recovery:
-            f.dupacks += 1
-            if f.dupacks == DUPACK_THRESHOLD:
-                self._go_back(f)
+        elif loss:
+            self._go_back(f)
         self._try_send(fi)
 
     def _sender_on_refack(self, fi: int, p: _Packet) -> None:
@@ -266,21 +240,15 @@ class PySimulator(EventLoop):
         rtcp_take_feedback(self, f, int.from_bytes(p.hdr[4:8], "big"))
         self._try_send(fi)
 
-    @staticmethod
-    def _rto_ns(f: _Flow) -> int:
-        if f.state != FS_ESTAB:
-            return RTO_INITIAL_NS
-        return max(2 * f.srtt_ns, RTO_MIN_NS)
-
     def _on_rto(self, fi: int) -> None:
         f = self.flows[fi]
         if f.state == FS_DONE or f.stopped:
             return
-        rto = self._rto_ns(f)
+        rto = host.rto_ns(f, f.state == FS_ESTAB)
         if f.state == FS_SYN_SENT:
             if self.now - f.syn_ns >= rto:
                 self._send_syn(fi)
-        elif f.snd_nxt > f.snd_una and self.now - f.last_progress_ns >= rto:
+        elif host.timed_out(f, self.now, rto):
             self._go_back(f)
             f.cwnd = 1
             f.xcp_cwnd = self.data_size * XCP_UNITS_PER_BYTE
@@ -299,7 +267,7 @@ class PySimulator(EventLoop):
         f.xcp_cwnd = INITIAL_CWND * self.data_size * XCP_UNITS_PER_BYTE
         f.last_send_ns = -1
         self._send_syn(fi)
-        self._schedule(self.now + RTO_INITIAL_NS, EV_RTO, fi)
+        self._schedule(self.now + host.RTO_INITIAL_NS, EV_RTO, fi)
 
     def _flow_stop(self, fi: int) -> None:
         f = self.flows[fi]
@@ -313,22 +281,22 @@ class PySimulator(EventLoop):
     # ---- R-TCP receiver
     def _receiver_on_packet(self, p: _Packet) -> None:
         f = self.flows[p.flow]
-        if p.kind == PK_DATA and p.seq == f.rcv_next:
+        if p.kind == host.RTCP_DATA and p.seq == f.rcv_next:
             f.rcv_next += 1
             f.delivered_bytes += p.size
         p.hdr = bytearray(self.snd.echo(p.hdr))
-        p.kind = PK_SYNACK if p.kind == PK_SYN else PK_REFACK if p.kind == PK_REF else PK_ACK
+        p.kind = host.REPLY_KIND[p.kind]
         p.seq = f.rcv_next
         p.size = self.ctrl_size
         self._host_send(p)
 
     def _host_receive(self, p: _Packet) -> None:
         self.delivered += 1
-        if p.kind in (PK_SYN, PK_DATA, PK_REF):
+        if host.TO_RECEIVER[p.kind]:
             self._receiver_on_packet(p)
-        elif p.kind == PK_SYNACK:
+        elif p.kind == host.RTCP_SYNACK:
             self._sender_on_synack(p.flow, p)
-        elif p.kind == PK_REFACK:
+        elif p.kind == host.RTCP_REFACK:
             self._sender_on_refack(p.flow, p)
         else:
             self._sender_on_ack(p.flow, p)
@@ -350,8 +318,7 @@ class PySimulator(EventLoop):
             if link.queue:
                 self._link_start_tx(arg)
         elif etype == EV_SEND:
-            if not self.rate_refresh or self.now == self.flows[arg].send_at_ns:
-                self.flows[arg].send_pending = 0
+            host.send_event(self.flows[arg], self.now, self.rate_refresh)
             self._try_send(arg)
         elif etype == EV_REFRESH:
             self._on_refresh(arg)
