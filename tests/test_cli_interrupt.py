@@ -54,6 +54,7 @@ def test_sigint_ends_a_sweep_fast_keeps_the_checkpoint_and_resumes_identically(t
         assert resumed["meta"][key] == fresh["meta"][key]
 
 
+@pytest.mark.slow  # waits for a sweep to be interrupted: ~3 s
 def test_sigint_on_a_serial_sweep_without_checkpoint(tmp_path):
     serial = [*SWEEP[:6], "0.05:2.0:0.05", *SWEEP[7:-1], "1"]  # 4800 rows, about 12 chunk-times in one process
     proc = subprocess.Popen([sys.executable, "-m", "rcpstab", *serial], stdout=subprocess.PIPE,

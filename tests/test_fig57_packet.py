@@ -48,6 +48,7 @@ def late_errors(run, name):
     return run.rate[run.t >= LATE, run.link(name), 0] / run.target_rate[run.link(name)] - 1
 
 
+@pytest.mark.slow  # fluid runs of fig5.7's network at four gain pairs: ~5 s
 @pytest.mark.parametrize("point", THESIS_POINTS)
 def test_fluid_converges_and_its_rtt_estimate_is_stable(runs, point):
     summary = runs[point].summary()["fluid"]

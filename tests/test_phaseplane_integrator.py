@@ -37,6 +37,7 @@ def test_delay_between_steps_is_interpolated_at_second_order():
     assert errors[1] < 2e-6
 
 
+@pytest.mark.slow  # compiles jitcdde's C code: ~2 s
 def test_agrees_with_jitcdde_at_tight_tolerance():
     import jitcdde  # in the test extra: this test must run
     alpha, beta = 1.0, 0.3

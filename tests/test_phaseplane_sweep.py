@@ -32,6 +32,7 @@ def test_configurations_table_and_common_region():
     assert set(table["verdict"]) <= {"converged", "limit_cycle", "diverged", "undecided"}
 
 
+@pytest.mark.slow  # starts worker processes and a Dask cluster: ~2 s
 def test_workers_and_dask_give_the_serial_result():
     distributed = pytest.importorskip("distributed")
     serial = phaseplane_region(get_model("switched"), *SMALL, N=[10, 20])
@@ -90,6 +91,7 @@ def test_bad_input_exits_2_with_one_line(args, names):
     assert time.time() - started < 30
 
 
+@pytest.mark.slow  # three commands end to end with figures: ~3 s
 def test_portrait_and_convergence_commands(tmp_path):
     out, csv = tmp_path / "portrait.png", tmp_path / "portrait.csv"
     result = run_cli("portrait", "--model", "rcp", "--alpha", "1.4", "--beta", "0.8", "--rtts", "50",

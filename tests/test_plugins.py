@@ -71,6 +71,7 @@ def test_bad_protocol_files_exit_2_with_one_line(tmp_path, capsys, content, mess
     assert message in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.slow  # builds and installs a distribution's metadata: ~2 s
 def test_entry_point_protocol(tmp_path):
     # A real installed distribution (a dist-info folder on sys.path) announcing the example model.
     (tmp_path / "userproto.py").write_text(pathlib.Path(EXAMPLE).read_text())

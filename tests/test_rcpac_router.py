@@ -14,6 +14,7 @@ from rcpstab.phaseplane import simulate
 from rcpstab.phaseplane.flash_crowd import flash_crowd_peak_queue
 from rcpstab.reference_impl.lens.region import packet_region
 from rcpstab.regions.exact import exact_region
+import pytest
 
 ROUTER = get_model("rcpac-router")
 RCPAC = get_model("rcpac")
@@ -39,6 +40,7 @@ def _max_gap(model, T, gamma0, q0, t_end=20.0):
     return float(np.max(np.abs(a - b)) / 0.1)
 
 
+@pytest.mark.slow  # four interval sizes, compiled each: ~2 s
 def test_reduces_to_rcpac_as_the_interval_shrinks():
     """With the true RTT in place of the router's average the averaged, held measurements differ
     from rcpac's instantaneous ones by O(T): first order, from a light start and from App. E's

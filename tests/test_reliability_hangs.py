@@ -73,6 +73,7 @@ def test_huge_grids_are_refused_at_once_with_the_estimate(args):
     assert time.time() - started < 30
 
 
+@pytest.mark.slow  # a sweep over the default grid limit: ~1.5 s
 def test_the_grid_limit_can_be_raised(monkeypatch):
     import os
     env = dict(os.environ, RCPSTAB_MAX_GRID_POINTS="10")

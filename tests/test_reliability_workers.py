@@ -30,6 +30,7 @@ def _alive(pid):
         return False
 
 
+@pytest.mark.slow  # kills a sweep and polls for survivors: ~1 s
 def test_kill_9_of_a_worker_sweep_leaves_no_process_behind():
     args = [sys.executable, "-m", "rcpstab", "map", "--method", "phaseplane", "--alpha", "0.1:2.0:0.05",
             "--beta", "0.1:1.0:0.05", "--N", "10", "20", "30", "40", "--workers", "2", "--json"]
@@ -61,6 +62,7 @@ def test_die_with_parent_exits_when_the_parent_is_already_gone():
     assert result.returncode == 1 and "survived" not in result.stdout
 
 
+@pytest.mark.slow  # waits out a Dask timeout: ~3 s
 def test_dask_sweep_without_workers_fails_in_bounded_time(monkeypatch):
     distributed = pytest.importorskip("distributed")
     monkeypatch.setattr(executors, "NO_WORKER_TIMEOUT_S", 2)
