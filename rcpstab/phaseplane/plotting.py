@@ -78,8 +78,10 @@ def verdict_plot(region: RegionMap, ax=None, boundary: bool = True):
     ax.set_ylim(extent[2], extent[3])
     ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
     ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
+    # what a point's verdict is the worst of: the phase plane's starts, or the packet scenario's flow-count segments
+    over = "flow-count segments of the scenario" if region.method == "packet" else "initial conditions"
     set_title(ax, f"Verdicts of model '{region.model}' ({region.method}; a point's verdict is its worst over the "
-                  "initial conditions)", region_caption(region))
+                  f"{over})", region_caption(region))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     return ax
 
