@@ -7,18 +7,16 @@ flow overload the link and flows stall in timeouts: the packet run then measures
 not RCP's control loop, and says nothing about the gains.
 
 The run is bounded: C is capped at :data:`MAX_CAPACITY_BPS`, and raised if needed so that each
-flow keeps :data:`SIM_PACKETS_PER_FLOW` packets after the doubling (measured: with 4 the
-standing queue's packet noise leaves the verdict undecided); both are sound because the loop
+flow keeps :data:`SIM_PACKETS_PER_FLOW` packets after the doubling (with fewer, the standing
+queue's packet noise leaves the verdict undecided); both are sound because the loop
 is C-independent in normalized units (thesis Fig. 5.10). Each segment lasts
 :data:`SEGMENT_RTT` round trips. N flows start at t = 0 against a router at half their fair
 share, R/C = 0.5*eta/N (the reference implementation's own start, R/C = 0.05, overloads 100
-flows fivefold: measured, 479 000 drops at 1.28 Gb/s, 15 ms), and N more join halfway: the
-load doubles.
+flows fivefold), and N more join halfway: the load doubles.
 Each segment is judged by :func:`~rcpstab.reference_impl.lens.region.run_verdict`; the run confirms
 stability only if every segment settles within the run. A decay whose settling is extrapolated
-past the end is no confirmation: measured at 100 ms, 10 -> 20 flows, beta = 0.6, alpha = 1.5
-and 2 (fluid: limit cycles) "converge" that way, extrapolated to 200-1600 RTTs, the packet
-losses of the oscillation bounding it.
+past the end is no confirmation: an oscillation bounded by its own packet losses can look
+like a slow decay (the measurements behind these choices are in ``examples/README.md``).
 
 The flash crowd is confirmed the same way (:func:`packet_flash_crowd_finding`): on the corner
 whose fluid recovery is slowest among those with :data:`MIN_PACKETS_PER_FLOW` packets per flow
