@@ -149,14 +149,15 @@ def run_flash_crowd(args) -> int:
     if args.out:
         from ..reference_impl.cosim.plot import save_flash_crowd_figure
         save_flash_crowd_figure(result, args.out)
+    summary = result.summary()
     if args.json:
-        print(json.dumps(result.summary()))
+        print(json.dumps(summary))
     f, p = result.fluid, result.packet
 
     def rec(r):
         return f"{r.recovery_rtt:.3g} RTTs" if r.reason is None else "not recovered"
     # the one line says whether the two agree; each disagreement's measured cause is printed above it
-    differences = result.summary()["differences"]
+    differences = summary["differences"]
     if not (args.json or args.quiet):
         for text in differences:
             print(f"  differs, {text}")
