@@ -1,21 +1,24 @@
-"""C extension of the reference router; all package metadata lives in pyproject.toml."""
+"""C extensions (the packet simulator and the flow simulator); all package metadata lives in pyproject.toml."""
 from setuptools import Extension, setup
 
-CSRC = "rcpstab/reference_impl/csrc/"
+PACKET = "rcpstab/packet/csrc/"
+FLOWS = "rcpstab/fct/csrc/"
 
 setup(
     ext_modules=[
         Extension(
-            "rcpstab.reference_impl._datapath",
-            sources=[CSRC + "module.c", CSRC + "sim.c", CSRC + "port_ops.c", CSRC + "events.c"],
-            depends=[CSRC + h for h in ("rcp_header.h", "rcp_port.h", "sim.h", "xcp_header.h", "xcp_port.h", "rcpac_port.h",
-                                         "port_ops.h", "events.h", "rtcp_host.h")],
+            "rcpstab.packet._datapath",
+            sources=[PACKET + "module.c", PACKET + "sim.c", PACKET + "port_ops.c", PACKET + "events.c"],
+            depends=[PACKET + h for h in ("rcp_header.h", "rcp_port.h", "sim.h", "xcp_header.h", "xcp_port.h", "rcpac_port.h",
+                                          "port_ops.h", "events.h", "rtcp_host.h")],
             extra_compile_args=["-O2", "-std=c11"],
         ),
         Extension(
-            "rcpstab.reference_impl._flows",
-            sources=[CSRC + "flows_module.c", CSRC + "flows.c", CSRC + "events.c"],
-            depends=[CSRC + h for h in ("rcp_header.h", "rcp_port.h", "flows.h", "events.h", "rtcp_host.h")],
+            "rcpstab.fct._flows",
+            # the flow simulator shares the event queue and the R-TCP host with the packet simulator
+            sources=[FLOWS + "flows_module.c", FLOWS + "flows.c", PACKET + "events.c"],
+            depends=[FLOWS + "flows.h"] + [PACKET + h for h in ("rcp_header.h", "rcp_port.h", "events.h", "rtcp_host.h")],
+            include_dirs=[PACKET],
             extra_compile_args=["-O2", "-std=c11"],
         ),
     ]

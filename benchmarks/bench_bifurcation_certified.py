@@ -29,9 +29,9 @@ import numpy as np
 from rcpstab.bifurcation import bifurcation_sweep, hopf_point
 from rcpstab.bifurcation.criticality import boundary_criticality, criticality_switch
 from rcpstab.bifurcation.smooth import RCP_RATE, RCP_UNCLAMPED
+from rcpstab.linear.certified import certified_region
 from rcpstab.models import get_model
 from rcpstab.phaseplane import phaseplane_region
-from rcpstab.regions.certified import certified_region
 
 BETAS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 GRID = np.round(np.arange(0.1, 2.01, 0.1), 2)

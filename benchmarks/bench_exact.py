@@ -20,10 +20,10 @@ import warnings
 
 import numpy as np
 
+from rcpstab.linear.dcurves import clear_cache
+from rcpstab.linear.exact import exact_region
+from rcpstab.linear.quasipoly import quasi_polynomial
 from rcpstab.models import get_model
-from rcpstab.regions.dcurves import clear_cache
-from rcpstab.regions.exact import exact_region
-from rcpstab.regions.quasipoly import quasi_polynomial
 
 QPMR_REGION = [-3.0, 1.0, 0.0, 10.0]     # holds the rightmost roots for alpha <= 2, beta <= 1
 QPMR_ACCURACY = 1e-6

@@ -22,8 +22,8 @@ import time
 import numpy as np
 
 from rcpstab.fct import fct_study
-from rcpstab.reference_impl.simulator.flow_run import run_flows
-from rcpstab.reference_impl.hosts.flow_traffic import parse_sizes
+from rcpstab.fct.flow_run import run_flows
+from rcpstab.packet.hosts.flow_traffic import parse_sizes
 
 NETWORK = dict(capacity_bps=2.4e9, rtt_s=0.1, buffer_bdp=1.0)
 SIZES = "pareto:mean=25,shape=1.2"

@@ -96,10 +96,10 @@ def main() -> None:
     if args.ns3_worker:
         ns3_worker(args.ns3_worker)
         return
+    from rcpstab.fct.flow_run import NS_PER_S, run_flows
     from rcpstab.fct.ps import processor_sharing_fct
     from rcpstab.fct.study import combine_runs, size_bins
-    from rcpstab.reference_impl.simulator.flow_run import NS_PER_S, run_flows
-    from rcpstab.reference_impl.hosts.flow_traffic import parse_sizes
+    from rcpstab.packet.hosts.flow_traffic import parse_sizes
 
     rcp_run = run_flows(0.1, 1.0, capacity_bps=args.C, rtt_s=args.rtt, load=args.load, sizes=parse_sizes(SIZES),
                         n_flows=args.flows, seed=args.seed)

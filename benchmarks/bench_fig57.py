@@ -13,9 +13,9 @@ import json
 
 import numpy as np
 
+from rcpstab.cosim.network import cosimulate_network
 from rcpstab.network.convergence import settling_time
 from rcpstab.network.fig57 import THESIS_POINTS
-from rcpstab.network.cosim import cosimulate_network
 
 MEAN_WINDOW_S = 1.0
 

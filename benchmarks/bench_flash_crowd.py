@@ -18,10 +18,10 @@ import json
 import math
 from unittest import mock
 
-from rcpstab.reference_impl.simulator import run as run_module
-from rcpstab.reference_impl.routers.rcp.control import RcpController
-from rcpstab.reference_impl.cosim.flash_crowd import flash_crowd_cosim
-from rcpstab.reference_impl.simulator.scenarios import flash_crowd
+from rcpstab.cosim.flash_crowd import flash_crowd_cosim
+from rcpstab.packet.routers.rcp.control import RcpController
+from rcpstab.packet.simulator import run as run_module
+from rcpstab.packet.simulator.scenarios import flash_crowd
 
 NETWORKS = [(100e6, 0.05, 2), (40e6, 0.1, 3), (100e6, 0.015, 1)]
 GAINS = [(0.4, 0.2), (0.4, 0.226), (0.6, 0.2), (0.5, 0.5), (0.6, 0.6)]
@@ -38,7 +38,7 @@ class OracleRttController(RcpController):
 
 
 def oracle_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options):
-    """:func:`~rcpstab.reference_impl.simulator.run.make_controller` with :class:`OracleRttController` for RCP."""
+    """:func:`~rcpstab.packet.simulator.run.make_controller` with :class:`OracleRttController` for RCP."""
     c = ORIGINAL(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options)
     oracle = OracleRttController(link_rate=c.link_rate, alpha=c.alpha, beta=c.beta, eta=c.eta, rate=c.rate,
                                  avg_rtt=c.avg_rtt, mtu=c.mtu)
@@ -52,7 +52,7 @@ ORIGINAL_BUILD = run_module.build_simulator
 
 def windowless_simulator(topology, flows, packet_bytes, backend, protocol, rwnd_pkts=run_module.RWND_PACKETS):
     """The C simulator with R-TCP's window rule off: window_denominator = 1 (rate x RTT / 1 byte)."""
-    from rcpstab.reference_impl._datapath import Simulator
+    from rcpstab.packet._datapath import Simulator
 
     sim = ORIGINAL_BUILD(topology, flows, packet_bytes, "python", protocol, rwnd_pkts)
     return Simulator(links=[link.as_sim_tuple() for link in topology.links], paths=list(topology.paths), flows=flows,
@@ -80,7 +80,7 @@ def main() -> None:
     parser.add_argument("--buffer", type=float, default=1.0, help="buffer, C*d0 (default 1)")
     parser.add_argument("--model", default="rcp-router", help="fluid model: rcp-router (default) or rcp")
     args = parser.parse_args()
-    from rcpstab.reference_impl import _datapath
+    from rcpstab.packet import _datapath
 
     counterfactuals = {
         "oracle_rtt": (run_module, "make_controller", oracle_controller),

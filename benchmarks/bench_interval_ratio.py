@@ -29,11 +29,11 @@ import numpy as np
 
 from rcpstab.models import get_model
 from rcpstab.models.rcp_router import sampled_spectral_radius
+from rcpstab.packet.lens.region import run_verdict
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import get_scenario
 from rcpstab.phaseplane import phaseplane_region
 from rcpstab.phaseplane.verdicts import VERDICTS
-from rcpstab.reference_impl.lens.region import run_verdict
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import get_scenario
 
 T = 0.01
 D0S = (0.2, 0.1, 0.05, 0.02, 0.0101, 0.01)

@@ -20,8 +20,8 @@ import subprocess
 import sys
 import time
 
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import FIG5_3
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import FIG5_3
 
 N_FLOWS = 10
 CAPACITY_BPS = 100e6

@@ -6,7 +6,7 @@ Runs the fig5.3 scenario packet by packet on a grid (``thesis``: alpha 0.1..2.0 
 by 0.1; ``offset``: alpha 0.15..1.95 x beta 0.15..0.95 by 0.1; ``calibration``: alpha 0.12..1.92 x
 beta 0.12..0.92 by 0.2, where rules are checked before a report; no two share a point), judges each
 run and the rcp-router fluid run of the same scenario with the same function
-(:func:`rcpstab.reference_impl.lens.region.trace_verdict`, the shared judgement with a measured noise
+(:func:`rcpstab.packet.lens.region.trace_verdict`, the shared judgement with a measured noise
 floor; no threshold of it was fitted to any map), and prints the wall time of the packet map, the
 agreement with rcp-router (stable or not, and verdict for verdict) and with the phase-plane map of
 ``rcp`` (for reference), the
@@ -26,11 +26,17 @@ import time
 import numpy as np
 
 from rcpstab.models import get_model
+from rcpstab.packet.lens.region import (
+    compare_maps,
+    fig53_claim,
+    fluid_verdicts,
+    packet_region,
+    phaseplane_counterpart,
+    run_verdict,
+)
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import get_scenario
 from rcpstab.phaseplane.verdicts import VERDICTS
-from rcpstab.reference_impl.lens.region import (compare_maps, fig53_claim, fluid_verdicts, packet_region,
-                                           phaseplane_counterpart, run_verdict)
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import get_scenario
 
 GRIDS = {
     "thesis": (np.round(np.arange(0.1, 2.01, 0.1), 10), np.round(np.arange(0.1, 1.01, 0.1), 10)),

@@ -17,10 +17,10 @@ import math
 import numpy as np
 
 from rcpstab.models import rcpac
+from rcpstab.packet.routers.rcpac.control import RCPAC_GAMMA
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import Scenario
 from rcpstab.phaseplane.flash_crowd import flash_crowd_peak_queue
-from rcpstab.reference_impl.routers.rcpac.control import RCPAC_GAMMA
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import Scenario
 
 CAPACITY, RTT, ALPHA, BETA, BUFFER = 150e6, 0.2, 0.4, 0.2, 10**9
 

@@ -3,7 +3,7 @@
 ``python benchmarks/bench_rcpac_router.py [--workers 2] [--grid small|offset] [--capacity BPS]``
 
 Runs the fig5.3 scenario with the RCP-AC router and XCP window senders at every grid point, judges
-each run (:func:`rcpstab.reference_impl.lens.region.trace_verdict`, the shared judgement with the
+each run (:func:`rcpstab.packet.lens.region.trace_verdict`, the shared judgement with the
 trace's measured noise floor) and each fluid run of the same scenario and initial conditions
 (``rcpac``: eqs. 1-2 and derived eq. 4; ``rcpac-router``: the same with the packet router's timing)
 with the same function, and prints the verdict counts, the agreements (stable vs not), each
@@ -26,12 +26,13 @@ import time
 import numpy as np
 import sympy as sp
 
-from rcpstab.models import get_model, rcpac_router as acr
+from rcpstab.models import get_model
+from rcpstab.models import rcpac_router as acr
 from rcpstab.models.spec import Clamp, ModelSpec, t
 from rcpstab.models.symbols import C, N, buffer, d0, dropped, eta, gamma0
+from rcpstab.packet.lens.region import fluid_verdicts, packet_region
+from rcpstab.packet.simulator.scenarios import get_scenario
 from rcpstab.phaseplane.verdicts import CONVERGED, VERDICTS
-from rcpstab.reference_impl.lens.region import fluid_verdicts, packet_region
-from rcpstab.reference_impl.simulator.scenarios import get_scenario
 
 GRIDS = {
     "small": (np.round(np.arange(0.2, 2.01, 0.3), 10), np.round(np.arange(0.2, 1.01, 0.2), 10)),

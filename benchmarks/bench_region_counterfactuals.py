@@ -4,7 +4,7 @@
 
 For each (alpha, beta) of the fig5.3 scenario, the packet run and the rcp-router fluid run are
 judged segment by segment (the scenario's 5 / 10 / 5 flow segments) with the map's own judgement
-(:func:`rcpstab.reference_impl.lens.region.trace_verdict`), printing each segment's verdict, the
+(:func:`rcpstab.packet.lens.region.trace_verdict`), printing each segment's verdict, the
 judgement's reason, the envelope's fitted growth rate (per RTT) and the last block's peak (band
 units). Then the packet run again with ONE change each (the counterfactuals of
 benchmarks/bench_flash_crowd.py, same switches):
@@ -40,17 +40,17 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_flash_crowd import windowless_simulator  # noqa: E402  (the same no_window switch)
 from bench_standing_queue import TARGET, measure  # noqa: E402  (the same eta switch and measurement)
-from rcpstab.reference_impl.protocols import register_protocol  # noqa: E402
 
+from rcpstab.packet import _datapath  # noqa: E402
+from rcpstab.packet.lens import region  # noqa: E402
+from rcpstab.packet.lens import verdicts as lens_verdicts  # noqa: E402
+from rcpstab.packet.lens.fluid_twin import fluid_run  # noqa: E402
+from rcpstab.packet.protocols import register_protocol  # noqa: E402
+from rcpstab.packet.simulator import run as run_module  # noqa: E402
+from rcpstab.packet.simulator.run import run_scenario  # noqa: E402
+from rcpstab.packet.simulator.scenarios import get_scenario  # noqa: E402
+from rcpstab.packet.simulator.segments import control_interval_s  # noqa: E402
 from rcpstab.phaseplane.verdicts import VERDICTS  # noqa: E402
-from rcpstab.reference_impl import _datapath  # noqa: E402
-from rcpstab.reference_impl.lens import region  # noqa: E402
-from rcpstab.reference_impl.lens import verdicts as lens_verdicts  # noqa: E402
-from rcpstab.reference_impl.lens.fluid_twin import fluid_run  # noqa: E402
-from rcpstab.reference_impl.simulator import run as run_module  # noqa: E402
-from rcpstab.reference_impl.simulator.run import run_scenario  # noqa: E402
-from rcpstab.reference_impl.simulator.scenarios import get_scenario  # noqa: E402
-from rcpstab.reference_impl.simulator.segments import control_interval_s  # noqa: E402
 
 LONG_RUN_S = 600.0
 

@@ -25,15 +25,13 @@ from __future__ import annotations
 import dataclasses
 import json
 
-import numpy as np
-
-from rcpstab.core.judgement import dominant_oscillation
-from rcpstab.reference_impl.lens.fluid_twin import fluid_run
-from rcpstab.reference_impl.protocols import register_protocol
-from rcpstab.reference_impl.protocols.rcp import RcpProtocol
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import get_scenario
-from rcpstab.reference_impl.simulator.segments import rtt_average
+from rcpstab.packet.lens.fluid_twin import fluid_run
+from rcpstab.packet.protocols import register_protocol
+from rcpstab.packet.protocols.rcp import RcpProtocol
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import get_scenario
+from rcpstab.packet.simulator.segments import rtt_average
+from rcpstab.verdicts.judgement import dominant_oscillation
 
 ALPHA = BETA = 0.95
 WINDOW = (70.0, 100.0)   # s: the 10-flow segment after its transient

@@ -11,10 +11,10 @@ packet verdict with the reason of the shared judgement for every flow-count segm
   means, and the floor from the band and the measured noise only;
 - ``rtt``: one-RTT means from the trace's own sampling interval;
 - ``window``: that, and the window quantum as a floor (one packet per flow per RTT,
-  :func:`rcpstab.reference_impl.lens.verdicts.judge_segment`): what the packet map does now.
+  :func:`rcpstab.packet.lens.verdicts.judge_segment`): what the packet map does now.
 
 and the fluid verdicts of ``xcp`` and ``xcp-router`` on the same scenario and initial state
-(:func:`rcpstab.reference_impl.lens.region.fluid_verdicts`), and an experiment column that is not a
+(:func:`rcpstab.packet.lens.region.fluid_verdicts`), and an experiment column that is not a
 registered model: ``xcp-router`` with ack-clocked window senders (y = W / (d0 + q/C), W driven by
 the same feedback, dW/dt = d0 dy/dt), as ``bench_rcpac_router.py`` does for RCP-AC. Then the cycle size of the N = 10
 segment against the packets a window holds (the targeted experiment: 10 Mb/s with 1500 and 500
@@ -33,17 +33,17 @@ from collections import Counter
 import numpy as np
 import sympy as sp
 
-from rcpstab.models import get_model, xcp_router as xr
+from rcpstab.models import get_model
+from rcpstab.models import xcp_router as xr
 from rcpstab.models.spec import Clamp, ModelSpec, t
 from rcpstab.models.symbols import C, N, buffer, d0, dropped, gamma0
-from rcpstab.reference_impl.lens.fluid_twin import fluid_run
-from rcpstab.reference_impl.lens.region import trace_verdict
+from rcpstab.packet.lens.fluid_twin import fluid_run
+from rcpstab.packet.lens.region import fluid_verdicts, trace_verdict
+from rcpstab.packet.lens.verdicts import judgement_of_segment
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import get_scenario
+from rcpstab.packet.simulator.segments import control_interval_s, flow_segments, rtt_average
 from rcpstab.phaseplane.verdicts import CONVERGED, VERDICTS
-from rcpstab.reference_impl.lens.region import fluid_verdicts
-from rcpstab.reference_impl.lens.verdicts import judgement_of_segment
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import get_scenario
-from rcpstab.reference_impl.simulator.segments import control_interval_s, flow_segments, rtt_average
 
 GRIDS = {
     "calibration": (np.round(np.arange(0.1, 1.31, 0.2), 10), np.round(np.arange(0.1, 1.01, 0.15), 10)),
@@ -163,7 +163,7 @@ def main() -> None:
             report[f"agreement_{how}_{name}"] = float(same.mean())
             print(f"agreement packet[{how}] vs {name}: {100 * same.mean():.1f}%")
     rows = []
-    for i, (a, b, line, segs) in enumerate(per_point):
+    for i, (a, b, _line, segs) in enumerate(per_point):
         stab = {k: bool(c[i] == CONVERGED) for k, c in codes.items()}
         if len({stab["window"], stab["xcp"], stab["xcp-router"]}) > 1:
             row = {"alpha": float(a), "beta": float(b), "packet": VERDICTS[codes["window"][i]],

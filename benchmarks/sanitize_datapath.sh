@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build rcpstab.reference_impl._datapath with AddressSanitizer + UndefinedBehaviorSanitizer in
+# Build rcpstab.packet._datapath with AddressSanitizer + UndefinedBehaviorSanitizer in
 # a temporary copy of the repository and run the data-path and simulator tests (including the
 # fuzz tests) against that build. The normal build in the working tree is not touched.
 # tests/test_reliability_cext.py walks every C entry point (all methods of Datapath, XcpDatapath
@@ -16,7 +16,7 @@ find "$work/rcpstab" -name '*.so' -delete
 cd "$work"
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
 CFLAGS="$san" LDFLAGS="$san" python setup.py -q build_ext --inplace 2>/dev/null
-so=$(ls rcpstab/reference_impl/_datapath*.so)
+so=$(ls rcpstab/packet/_datapath*.so)
 # Refuse to report success for a build that is not instrumented.
 nm -D "$so" | grep -q __asan_report_load && nm -D "$so" | grep -q __ubsan_handle || { echo "not instrumented: $so"; exit 1; }
 # The interpreter is not built with ASan, so the runtime must be loaded first.
@@ -26,7 +26,7 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export PYTHONPATH="$work"
 python - <<PY
-import rcpstab.reference_impl._datapath as d
+import rcpstab.packet._datapath as d
 assert d.__file__.startswith("$work"), d.__file__
 print("sanitized build:", d.__file__)
 PY

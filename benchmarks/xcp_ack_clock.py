@@ -11,7 +11,7 @@ it one propagation round trip earlier plus the window change, ``y(t) = out(t - d
 it is. That is a neutral delay equation (y repeats itself one round trip later), which the
 ModelSpec machinery (states with right-hand sides) cannot hold; it is integrated here directly
 (fixed step d0/100, every grid point at once) from y = 0.8 C, q = 0, and judged by the shared
-judgement (:func:`rcpstab.core.judgement.judge_trace`) on the per-interval mean of y, as the router
+judgement (:func:`rcpstab.verdicts.judgement.judge_trace`) on the per-interval mean of y, as the router
 sees it. The same loop with the rate state is integrated alongside as a check: it reproduces
 ``xcp-router``'s map. Then the packet XCP map of fig5.3 (at ``--capacity``) is judged as the packet
 map judges it, and the stable-vs-not agreement of each with it is printed, with ``xcp``'s.
@@ -19,16 +19,15 @@ map judges it, and the stable-vs-not agreement of each with it is printed, with 
 from __future__ import annotations
 
 import argparse
-import json
-
 import dataclasses
+import json
 
 import numpy as np
 
-from rcpstab.core.judgement import CONVERGED, VERDICTS, judge_trace
-from rcpstab.reference_impl.lens.region import fluid_verdicts, run_verdict
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import get_scenario
+from rcpstab.packet.lens.region import fluid_verdicts, run_verdict
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import get_scenario
+from rcpstab.verdicts.judgement import CONVERGED, VERDICTS, judge_trace
 
 GRIDS = {
     "calibration": (np.round(np.arange(0.1, 1.31, 0.2), 10), np.round(np.arange(0.1, 1.01, 0.15), 10)),

@@ -22,11 +22,11 @@ from .models import as_model
 __all__ = ["REGION_METHODS", "cosim", "linearize", "margins", "region", "simulate"]
 
 REGION_METHODS = {
-    "exact": ("rcpstab.regions.exact", "exact_region"),
-    "bode": ("rcpstab.regions.bode", "bode_region"),
-    "nyquist": ("rcpstab.regions.nyquist", "nyquist_region"),
+    "exact": ("rcpstab.linear.exact", "exact_region"),
+    "bode": ("rcpstab.linear.bode", "bode_region"),
+    "nyquist": ("rcpstab.linear.nyquist", "nyquist_region"),
     "phaseplane": ("rcpstab.phaseplane.sweep", "phaseplane_region"),
-    "packet": ("rcpstab.reference_impl.lens.region", "packet_region"),
+    "packet": ("rcpstab.packet.lens.region", "packet_region"),
 }
 """Region method -> (module, engine function); the engine is imported when the method is used."""
 
@@ -38,7 +38,7 @@ DEFAULT_GRID = {
 
 def _axis(values, name: str, default: str) -> np.ndarray:
     """A gain axis from ``START:STOP:STEP`` text, a number or an array (None: ``default``)."""
-    from .regions.grid import check_gains, parse_range
+    from .linear.grid import check_gains, parse_range
 
     if values is None:
         values = default
@@ -107,7 +107,7 @@ def margins(model, alpha: float, beta: float):
     >>> m.stable, round(m.phase_margin_deg, 2), round(m.rightmost_root[0], 4)
     (True, 16.25, -0.1092)
     """
-    from .regions.margins import margins as compute
+    from .linear.margins import margins as compute
 
     return compute(as_model(model), alpha, beta)
 
@@ -120,7 +120,7 @@ def linearize(model="rcp"):
     >>> linearize("rcp").open_loop
     (alpha*d_0*s + beta)*exp(-d_0*s)/(d_0**2*s**2)
     """
-    from .linearization import linearize as derive
+    from .linear.linearization import linearize as derive
 
     return derive(as_model(model))
 
@@ -189,7 +189,7 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
         Protocol of the routers, senders and fluid model.
     **options
         ``t_end`` (s), ``seed``, ``transient_rtt`` (see
-        :func:`~rcpstab.reference_impl.cosim.packet_vs_fluid.cosimulate`).
+        :func:`~rcpstab.cosim.packet_vs_fluid.cosimulate`).
 
     Returns
     -------
@@ -204,14 +204,14 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
     >>> round(result.segments[0].packet_plateau, 2), round(result.segments[0].fluid_plateau, 2)   # eta/N = 0.2
     (0.2, 0.2)
     """
-    from .network.cosim import NETWORK_SCENARIOS
+    from .cosim.network import NETWORK_SCENARIOS
 
     if isinstance(scenario, str) and scenario in NETWORK_SCENARIOS:
-        from .network.cosim import cosimulate_network
+        from .cosim.network import cosimulate_network
 
         if model != "rcp":
             raise InputError(f"model {model!r}: scenario {scenario} runs rcp only")
         return cosimulate_network(scenario, alpha, beta, **options)
-    from .reference_impl.cosim.packet_vs_fluid import cosimulate
+    from .cosim.packet_vs_fluid import cosimulate
 
     return cosimulate(scenario, alpha, beta, model=model, **options)

@@ -1,14 +1,14 @@
 """Figures of the region maps for the command line: the verdict map when a map has verdicts,
-else the shaded region (:func:`rcpstab.regions.region_plot.region_plot`).
+else the shaded region (:func:`rcpstab.linear.region_plot.region_plot`).
 
 Computation lives in the engines; these functions only draw a
-:class:`~rcpstab.regions.result.RegionMap` they are given.
+:class:`~rcpstab.linear.result.RegionMap` they are given.
 """
 from __future__ import annotations
 
 from .figures import draw_and_save
-from .regions.region_plot import METHOD_LABELS, region_plot  # noqa: F401  (the figure of a plain map)
-from .regions.result import RegionMap
+from .linear.region_plot import METHOD_LABELS, region_plot  # noqa: F401  (the figure of a plain map)
+from .linear.result import RegionMap
 
 
 def save_region_figure(region: RegionMap, path: str) -> None:

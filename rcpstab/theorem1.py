@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .linear.roots import rightmost_root
 from .models.spec import ModelSpec
 from .models.xcp import ALPHA_MAX, theorem1_beta, theorem1_curve
-from .regions.roots import rightmost_root
 
 SCAN_POINTS = 200     # coarse scan of the curve before bisection
 BISECTIONS = 60       # halvings of the bracket: below double precision for alpha < 4

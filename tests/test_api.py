@@ -2,12 +2,11 @@
 import matplotlib
 import numpy as np
 import pytest
+from conftest import rcp_inside
 
 import rcpstab
 from rcpstab.errors import InputError
 from rcpstab.figures import new_figure
-
-from conftest import rcp_inside
 
 
 def test_region_agrees_with_the_closed_form_and_accepts_a_spec():
@@ -44,6 +43,7 @@ def test_simulate_defaults_are_app_e_and_end_at_equilibrium():
 
 def test_margins_and_linearize_match_the_command_line(capsys):
     import json
+
     from rcpstab.cli import main
 
     main(["margins", "--alpha", "0.4", "--beta", "0.2", "--json"])
@@ -74,9 +74,9 @@ def test_a_wrong_model_is_an_input_error(call):
 
 
 def test_lens_functions_take_a_name_too():
+    from rcpstab.linear.exact import exact_region
+    from rcpstab.linear.margins import margins
     from rcpstab.phaseplane import phaseplane_region
-    from rcpstab.regions.exact import exact_region
-    from rcpstab.regions.margins import margins
 
     assert margins("rcp", 0.4, 0.2) == margins(rcpstab.get_model("rcp"), 0.4, 0.2)
     assert exact_region("xcp", [0.4], [0.226]).stable.all()

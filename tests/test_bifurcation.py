@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import rcp_boundary_curve
 
 from rcpstab.bifurcation import bifurcation_sweep, first_lyapunov, hopf_point
 from rcpstab.bifurcation.measure import measure_cycles
@@ -13,8 +14,6 @@ from rcpstab.cli import main
 from rcpstab.models import get_model
 from rcpstab.phaseplane import simulate
 from rcpstab.phaseplane.setup import make_integrator
-
-from conftest import rcp_boundary_curve
 
 
 def closed_form_alpha(beta):

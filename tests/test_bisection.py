@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from rcpstab.regions import bisection
-from rcpstab.regions.bisection import FEW_BRACKETS, bisect_brackets
+from rcpstab.linear import bisection
+from rcpstab.linear.bisection import FEW_BRACKETS, bisect_brackets
 
 
 def cubic(x, k):

@@ -1,11 +1,11 @@
 """Bode criterion: crossovers equal eqs. 5.10-5.11, App. C's condition, agreement with exact."""
 import numpy as np
 import pytest
+from conftest import near_rcp_boundary
 from scipy.optimize import brentq
 
-from conftest import near_rcp_boundary
-from rcpstab.regions.bode import bode_region, crossovers
-from rcpstab.regions.exact import exact_region
+from rcpstab.linear.bode import bode_region, crossovers
+from rcpstab.linear.exact import exact_region
 
 
 def test_crossovers_equal_closed_forms(rcp):

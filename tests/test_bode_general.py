@@ -6,21 +6,20 @@ import numpy as np
 import pytest
 
 from rcpstab.cli import main
+from rcpstab.linear.bode import bode_region
+from rcpstab.linear.exact import exact_region, row_structure
+from rcpstab.linear.margins import margins
+from rcpstab.linear.nyquist import nyquist_region
+from rcpstab.linear.roots import rightmost_root
 from rcpstab.models import MODELS, get_model
-from rcpstab.regions.bode import bode_region
-from rcpstab.regions.exact import exact_region, row_structure
-from rcpstab.regions.margins import margins
-from rcpstab.regions.nyquist import nyquist_region
-from rcpstab.regions.roots import rightmost_root
-
 
 
 def _has_gain_loop(name):
     """Models whose normalized loop depends on (alpha, beta) only and has one delay: every linear lens
     applies (rcp-router's averaged loop has two delays, and only exact reads it)."""
     from rcpstab.errors import InputError
-    from rcpstab.regions.openloop import open_loop
-    from rcpstab.regions.quasipoly import quasi_polynomial
+    from rcpstab.linear.openloop import open_loop
+    from rcpstab.linear.quasipoly import quasi_polynomial
     try:
         quasi_polynomial(get_model(name))
         open_loop(get_model(name))
@@ -109,7 +108,7 @@ def test_margins_agree_with_python_control_on_rcpac_pade_loop():
     assert m.crossover_w == pytest.approx(wgc, rel=1e-5)
 
 
-# gains above 1000 are outside the one table of domains (rcpstab.core.validation): exit 2 before any work
+# gains above 1000 are outside the one table of domains (rcpstab.runtime.validation): exit 2 before any work
 EXTREMES = [("1e-6", "1e-9"), ("1e-12", "1e-12"), ("1e3", "1e-9"), ("1e-9", "1e3"), ("1e3", "1e3"),
             ("0.948", "0.5497740256"), ("2", "1e-300")]
 

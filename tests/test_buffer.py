@@ -13,11 +13,11 @@ def exit_code(argv):
         return main(argv)
     except SystemExit as exc:
         return exc.code
-from rcpstab.core.judgement import band_distance, last_band_exit
 from rcpstab.models import Clamp, get_model
 from rcpstab.phaseplane.reference import ReferenceIntegrator
 from rcpstab.phaseplane.setup import make_integrator
 from rcpstab.phaseplane.trajectory import simulate
+from rcpstab.verdicts.judgement import band_distance, last_band_exit
 
 BUFFERED = ("rcp", "switched", "xcp", "rcpac", "rcp-router", "xcp-router", "rcpac-router")
 C, D0 = 10e6, 0.05
@@ -148,7 +148,7 @@ def test_independent_euler_of_eqs_5_1_to_5_4_with_a_buffer_agrees():
 
 
 def test_linear_model_has_no_buffer_and_linearization_is_unchanged():
-    from rcpstab.linearization import linearize
+    from rcpstab.linear.linearization import linearize
     assert "buffer" not in {s.name for s in get_model("linear").parameters}
     for name in BUFFERED:
         model = get_model(name)

@@ -5,14 +5,14 @@ import numpy as np
 import pytest
 
 from rcpstab.cli import main
-from rcpstab.core.judgement import band_distance
+from rcpstab.linear.exact import exact_region
 from rcpstab.models import get_model
 from rcpstab.phaseplane import simulate
 from rcpstab.phaseplane.sweep import phaseplane_region
-from rcpstab.regions.exact import exact_region
+from rcpstab.verdicts.judgement import band_distance
 
 pytest.importorskip("cvxpy")
-from rcpstab.regions.certified import certified_region  # noqa: E402
+from rcpstab.linear.certified import certified_region  # noqa: E402
 
 ALPHAS = np.round(np.arange(0.1, 1.91, 0.2), 2)
 BETAS = np.round(np.arange(0.1, 0.91, 0.2), 2)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from rcpstab.core.checkpoint import _decode_record
+from rcpstab.runtime.checkpoint import _decode_record
 
 SWEEP = ["map", "--method", "phaseplane", "--alpha", "0.05:2.0:0.05", "--beta", "0.05:1.0:0.05",
          "--d0", "0.1", "0.2", "0.3", "--workers", "2"]  # 2400 rows: 6 chunks of at most 500
@@ -38,7 +38,7 @@ def test_sigint_ends_a_sweep_fast_keeps_the_checkpoint_and_resumes_identically(t
     (line,) = err.strip().splitlines()
     assert line.startswith("rcpstab map: interrupted; finished chunks kept in") and "Traceback" not in err
 
-    # every line a complete record that verifies against its checksum (rcpstab.core.checkpoint's format)
+    # every line a complete record that verifies against its checksum (rcpstab.runtime.checkpoint's format)
     lines = checkpoint.read_bytes().splitlines(keepends=True)
     records = [_decode_record(line) for line in lines]
     assert 1 <= len(records) < 6 and all(r is not None for r in records) and lines[-1].endswith(b"\n")

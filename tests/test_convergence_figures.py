@@ -6,11 +6,11 @@ band exit of an independently recorded trajectory.
 import numpy as np
 import pytest
 
-from rcpstab.core.judgement import band_distance, last_band_exit
 from rcpstab.models import get_model
 from rcpstab.phaseplane import phaseplane_region, simulate
 from rcpstab.phaseplane.plotting import VERDICT_STYLE, point_verdicts, verdict_plot
 from rcpstab.phaseplane.sweep import initial_conditions
+from rcpstab.verdicts.judgement import band_distance, last_band_exit
 
 APP_E = {"C": 0.15e9, "d0": 0.2, "N": 10.0, "T": 0.01}
 
@@ -79,6 +79,7 @@ def test_check_load_doubling_starts_at_the_old_equilibrium():
 
 def test_convergence_command_default_is_the_load_doubling(capsys):
     import json
+
     from rcpstab.cli import main
     assert main(["convergence", "--alpha", "0.5", "--beta", "0.5"]) == 0
     line = capsys.readouterr().out.strip()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rcpstab.cli import main
-from rcpstab.reference_impl.cosim.packet_vs_fluid import CSV_COLUMNS, cosimulate
+from rcpstab.cosim.packet_vs_fluid import CSV_COLUMNS, cosimulate
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from rcpstab.cli import main
-from rcpstab.reference_impl import get_scenario
-from rcpstab.reference_impl.cosim.packet_vs_fluid import cosimulate
+from rcpstab.cosim.packet_vs_fluid import cosimulate
+from rcpstab.packet import get_scenario
 
 
 @pytest.mark.parametrize("model, scenario, change", [

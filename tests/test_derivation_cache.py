@@ -3,9 +3,9 @@ import pickle
 
 import sympy as sp
 
-from rcpstab.core import derivation_cache
-from rcpstab.linearization import DERIVED, _derive, linearize
+from rcpstab.linear.linearization import DERIVED, _derive, linearize
 from rcpstab.models import get_model
+from rcpstab.runtime import derivation_cache
 
 
 def test_cached_linearization_equals_a_fresh_derivation(tmp_path, monkeypatch):

@@ -1,12 +1,12 @@
-"""The on-disk cache of compiled loops (rcpstab.core.derivation_cache): keyed by the model's definition
+"""The on-disk cache of compiled loops (rcpstab.runtime.derivation_cache): keyed by the model's definition
 and the deriving code, equal to a fresh compile."""
 import dataclasses
 
 import numpy as np
 
+from rcpstab.linear import openloop, quasipoly
 from rcpstab.models import get_model
-from rcpstab.regions import openloop, quasipoly
-from rcpstab.core.derivation_cache import cache_dir, key
+from rcpstab.runtime.derivation_cache import cache_dir, key
 
 SOURCES = (openloop.__file__, quasipoly.__file__)
 

@@ -26,4 +26,4 @@ def test_doctests(name):
 
 
 def test_the_api_modules_have_examples():
-    assert {"rcpstab.api", "rcpstab.core.judgement"} <= set(modules_with_examples())
+    assert {"rcpstab.api", "rcpstab.verdicts.judgement"} <= set(modules_with_examples())

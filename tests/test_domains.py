@@ -5,9 +5,9 @@ import pytest
 
 from rcpstab.errors import InputError
 from rcpstab.models import MODELS
-from rcpstab.core.validation import Domain
 from rcpstab.phaseplane.compiled import compile_model
 from rcpstab.phaseplane.setup import parameter_values
+from rcpstab.runtime.validation import Domain
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

@@ -1,12 +1,12 @@
 """The exact region: boundary at known values, agreement with rightmost roots and closed form."""
 import numpy as np
 import pytest
+from conftest import near_rcp_boundary, rcp_inside
 from scipy.optimize import brentq
 
-from conftest import near_rcp_boundary, rcp_inside
 from rcpstab.errors import InputError
-from rcpstab.regions.exact import exact_region, row_crossings
-from rcpstab.regions.roots import rightmost_root, rightmost_roots
+from rcpstab.linear.exact import exact_region, row_crossings
+from rcpstab.linear.roots import rightmost_root, rightmost_roots
 
 
 def test_boundary_crosses_beta_zero_at_half_pi(rcp):

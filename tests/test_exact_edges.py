@@ -2,20 +2,20 @@
 
 Truth comes from outside the D-subdivision: closed-form crossing curves (solved by hand
 from Delta(j w) = 0), the rightmost characteristic root (Chebyshev collocation polished by
-Newton, rcpstab.regions.roots) and the Nyquist count.
+Newton, rcpstab.linear.roots) and the Nyquist count.
 """
 import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from rcpstab.models import MODELS, get_model
-from rcpstab.regions.dcurves import crossings, curve_values, sample_curves
-from rcpstab.regions.exact import boundary_table, exact_region
 from rcpstab.errors import InputError
-from rcpstab.regions.nyquist import nyquist_region
-from rcpstab.regions.openloop import open_loop
-from rcpstab.regions.quasipoly import quasi_polynomial
-from rcpstab.regions.roots import rightmost_root
+from rcpstab.linear.dcurves import crossings, curve_values, sample_curves
+from rcpstab.linear.exact import boundary_table, exact_region
+from rcpstab.linear.nyquist import nyquist_region
+from rcpstab.linear.openloop import open_loop
+from rcpstab.linear.quasipoly import quasi_polynomial
+from rcpstab.linear.roots import rightmost_root
+from rcpstab.models import MODELS, get_model
 
 OFFSET = 1e-9
 
@@ -41,7 +41,7 @@ CURVES = {"rcp": (rcp_curve, RCP_TIP_W, np.pi / 2), "rcpac": (rcpac_curve, RCPAC
 def _has_gain_loop(name):
     """Models whose normalized loop depends on (alpha, beta) only: every linear lens applies."""
     from rcpstab.errors import InputError
-    from rcpstab.regions.quasipoly import quasi_polynomial
+    from rcpstab.linear.quasipoly import quasi_polynomial
     try:
         quasi_polynomial(get_model(name))
     except InputError:

@@ -9,10 +9,10 @@ import pytest
 
 from rcpstab.errors import InputError
 from rcpstab.fct import fct_study, lower_bound_fct, processor_sharing_fct
+from rcpstab.fct.flow_run import CTRL_PACKET_BYTES, run_flows
 from rcpstab.fct.ps import processor_sharing_sojourn
 from rcpstab.fct.study import combine_runs
-from rcpstab.reference_impl.simulator.flow_run import CTRL_PACKET_BYTES, run_flows
-from rcpstab.reference_impl.hosts.flow_traffic import parse_arrivals, parse_sizes
+from rcpstab.packet.hosts.flow_traffic import parse_arrivals, parse_sizes
 
 PKT = 1000  # bytes, thesis Ch. 4
 

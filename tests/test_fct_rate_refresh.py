@@ -4,10 +4,10 @@ through the one host implementation both share (csrc/rtcp_host.h, hosts/rtcp_hos
 import numpy as np
 import pytest
 
-from rcpstab.reference_impl._flows import FlowSimulator
-from rcpstab.reference_impl.hosts.flow_traffic import parse_sizes
-from rcpstab.reference_impl.simulator.flow_run import run_flows
-from rcpstab.reference_impl.simulator.flows_py import RECORD_FIELDS, PyFlowSimulator
+from rcpstab.fct._flows import FlowSimulator
+from rcpstab.fct.flow_run import run_flows
+from rcpstab.fct.flows_py import RECORD_FIELDS, PyFlowSimulator
+from rcpstab.packet.hosts.flow_traffic import parse_sizes
 
 RTT_NS = 20_000_000    # 10 ms each way
 PKT = 1000             # data packet bytes

@@ -13,15 +13,15 @@ import numpy as np
 import pytest
 
 from rcpstab.cli import main
+from rcpstab.cosim.network import cosimulate_network
+from rcpstab.cosim.network_packet_run import run_network
 from rcpstab.network import Network, fig57
 from rcpstab.network.convergence import settling_time, window_swings
 from rcpstab.network.fig57 import THESIS_POINTS
 from rcpstab.network.topology import FlowGroup, Link
-from rcpstab.reference_impl._datapath import Datapath
-from rcpstab.reference_impl.routers.rcp.datapath_py import PyDatapath
-from rcpstab.reference_impl.wire.rcp_header import RcpHeader
-from rcpstab.network.cosim import cosimulate_network
-from rcpstab.network.packet_run import run_network
+from rcpstab.packet._datapath import Datapath
+from rcpstab.packet.routers.rcp.datapath_py import PyDatapath
+from rcpstab.packet.wire.rcp_header import RcpHeader
 
 L2_DELAY = 1.0
 T_END = 200.0

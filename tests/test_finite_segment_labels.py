@@ -8,12 +8,12 @@ import dataclasses
 import math
 from unittest import mock
 
+from rcpstab.packet.lens import region
+from rcpstab.packet.lens import verdicts as lens_verdicts
+from rcpstab.packet.lens.region import fluid_verdicts, run_verdict
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import get_scenario
 from rcpstab.phaseplane.verdicts import CONVERGED, LIMIT_CYCLE, UNDECIDED
-from rcpstab.reference_impl.lens import region
-from rcpstab.reference_impl.lens import verdicts as lens_verdicts
-from rcpstab.reference_impl.lens.region import fluid_verdicts, run_verdict
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import get_scenario
 
 FIG53 = get_scenario("fig5.3")
 LONG = dataclasses.replace(FIG53, name="fig5.3-long", long_flows=((0.0, math.inf),) * 10, t_end_s=600.0)

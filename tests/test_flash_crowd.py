@@ -14,8 +14,8 @@ def exit_code(argv):
         return main(argv)
     except SystemExit as exc:
         return exc.code
-from rcpstab.reference_impl.cosim.flash_crowd import AGREEMENT, flash_crowd_cosim
-from rcpstab.reference_impl.simulator.scenarios import flash_crowd
+from rcpstab.cosim.flash_crowd import AGREEMENT, flash_crowd_cosim
+from rcpstab.packet.simulator.scenarios import flash_crowd
 
 NETWORKS = [(100e6, 0.05, 2), (40e6, 0.1, 3)]     # 21 and 11 packets of C*d0 per flow after the crowd
 GAINS = [(0.4, 0.2), (0.4, 0.226)]                 # a thesis box corner and XCP's published gains
@@ -70,7 +70,7 @@ def no_window(module):
 
     def build(topology, flows, packet_bytes, backend, protocol, rwnd_pkts=module.RWND_PACKETS):
         sim = original(topology, flows, packet_bytes, "python", protocol, rwnd_pkts)
-        from rcpstab.reference_impl._datapath import Simulator
+        from rcpstab.packet._datapath import Simulator
         return Simulator(links=[link.as_sim_tuple() for link in topology.links], paths=list(topology.paths),
                          flows=flows, data_size=packet_bytes, ctrl_size=sim.ctrl_size, window_denominator=1,
                          rwnd_pkts=1 << 20, sender=sim.sender)
@@ -119,7 +119,7 @@ def test_remaining_difference_is_the_rtcp_window(router_runs):
     packet drops within 5% of the fluid's and its overload at least as long as the fluid's."""
     from unittest import mock
 
-    from rcpstab.reference_impl.simulator import run as run_module
+    from rcpstab.packet.simulator import run as run_module
 
     for net in NETWORKS:
         with mock.patch.object(run_module, "build_simulator", no_window(run_module)):
@@ -140,7 +140,7 @@ def test_rtcp_window_damps_the_packet_loop_where_the_fluid_oscillates():
     fluid does (its late R/C swing within a factor 2 of the fluid's, over 5x the windowed run's: 9x)."""
     from unittest import mock
 
-    from rcpstab.reference_impl.simulator import run as run_module
+    from rcpstab.packet.simulator import run as run_module
 
     sc = flash_crowd(10e6, 0.5, 1)
     windowed = flash_crowd_cosim(sc, 1.5, 0.6, model="rcp-router")
@@ -168,7 +168,7 @@ def test_without_the_rate_refresh_the_senders_stall_at_the_rate_floor():
     import functools
     from unittest import mock
 
-    from rcpstab.reference_impl import _datapath
+    from rcpstab.packet import _datapath
 
     sc = flash_crowd(*NETWORKS[0])
     with mock.patch.object(_datapath, "Simulator", functools.partial(_datapath.Simulator, rate_refresh=False)):
@@ -216,8 +216,8 @@ def test_recovery_band_comes_from_before_the_crowd_only():
     crowd changes the recovery it judges, not the band (no tuning on the reported points)."""
     import dataclasses
 
-    from rcpstab.reference_impl.cosim.flash_crowd import _packet_response
-    from rcpstab.reference_impl.simulator.run import run_scenario
+    from rcpstab.cosim.flash_crowd import _packet_response
+    from rcpstab.packet.simulator.run import run_scenario
 
     sc = flash_crowd(*NETWORKS[1])
     crowd = 40 * sc.rtt_s
@@ -235,8 +235,8 @@ def test_counterfactual_router_with_the_fluid_rtt_matches_the_fluid_trough():
     the senders no longer stall, and at (0.6, 0.2) the recovery agrees within 30%."""
     from unittest import mock
 
-    from rcpstab.reference_impl.simulator import run as run_module
-    from rcpstab.reference_impl.routers.rcp.control import RcpController
+    from rcpstab.packet.routers.rcp.control import RcpController
+    from rcpstab.packet.simulator import run as run_module
 
     class FluidRtt(RcpController):
         def update(self, input_bytes, rtt_sum, rtt_count, queue_bytes, tr):

@@ -8,7 +8,7 @@ shows it is a cycle); cut after it has left the band while growing without slowi
 import numpy as np
 import pytest
 
-from rcpstab.core.judgement import judge_trace
+from rcpstab.verdicts.judgement import judge_trace
 
 GAMMA_EQ = 0.1
 PERIOD = 5.0  # RTTs
@@ -60,7 +60,7 @@ def test_growth_inside_band_not_final_keeps_integrating():
 
 def _noisy_envelope(blocks_floor_units):
     """An envelope whose 4-window blocks have the given peaks, in floor units (floor = band)."""
-    from rcpstab.core.judgement import BLOCK_WINDOWS, Envelope
+    from rcpstab.verdicts.judgement import BLOCK_WINDOWS, Envelope
     peaks = np.repeat(np.asarray(blocks_floor_units, dtype=float), BLOCK_WINDOWS)[:, None]
     n = peaks.shape[0]
     cross = np.full((n, 1), 2)
@@ -68,7 +68,7 @@ def _noisy_envelope(blocks_floor_units):
 
 
 def test_noisy_growth_from_within_the_floor_is_undecided():
-    from rcpstab.core.judgement import judge_envelope
+    from rcpstab.verdicts.judgement import judge_envelope
     # the packet segment (1.05, 0.65), 5 flows, of the offset grid: blocks (floor units) wander
     # between 0.4 and 1.2 and the fitted half ends on a rise to 1.14
     blocks = [1.17, 0.57, 0.49, 0.79, 0.95, 1.11, 1.05, 0.65, 0.58, 0.57, 0.44, 0.43, 0.39, 0.42,
@@ -79,7 +79,7 @@ def test_noisy_growth_from_within_the_floor_is_undecided():
 
 
 def test_noisy_steady_growth_above_the_floor_is_diverged():
-    from rcpstab.core.judgement import judge_envelope
+    from rcpstab.verdicts.judgement import judge_envelope
     blocks = 2.0 * np.exp(0.1 * np.arange(24))   # 2 -> 20 floors, every block above the floor
     j = judge_envelope(_noisy_envelope(blocks), final=True, noise_floor=True)
     assert j.names[0] == "diverged"

@@ -3,7 +3,7 @@ import dataclasses
 
 import sympy as sp
 
-from rcpstab.linearization import lam, linearize, s
+from rcpstab.linear.linearization import lam, linearize, s
 from rcpstab.models import get_model
 from rcpstab.models.symbols import C, N, T, alpha, beta, d0
 

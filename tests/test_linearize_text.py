@@ -7,8 +7,8 @@ import pytest
 import sympy as sp
 
 from rcpstab.cli import main
-from rcpstab.linearization import linearize
-from rcpstab.linearization_text import latex, latex_document, text
+from rcpstab.linear.linearization import linearize
+from rcpstab.linear.linearization_text import latex, latex_document, text
 from rcpstab.models import MODELS, get_model
 from rcpstab.models.spec import t
 from rcpstab.models.symbols import d0

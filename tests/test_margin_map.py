@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from rcpstab.cli import main
+from rcpstab.linear.marginmap import FIELDS, margin_map
+from rcpstab.linear.margins import margins
 from rcpstab.models import get_model
-from rcpstab.regions.marginmap import FIELDS, margin_map
-from rcpstab.regions.margins import margins
 
 
 @pytest.mark.parametrize("name", ["rcp", "rcpac"])

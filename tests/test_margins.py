@@ -5,8 +5,8 @@ import pytest
 from scipy.optimize import brentq
 
 from rcpstab.errors import InputError
-from rcpstab.regions.exact import exact_region
-from rcpstab.regions.margins import margins
+from rcpstab.linear.exact import exact_region
+from rcpstab.linear.margins import margins
 
 POINTS = [(0.4, 0.2), (1.0, 0.2), (0.6, 0.45), (1.4, 0.3), (1.4, 0.8), (0.8, 0.55), (1.2, 0.05)]
 

@@ -1,4 +1,4 @@
-"""The multi-link packet network runs any registered protocol (rcpstab.network.packet_run).
+"""The multi-link packet network runs any registered protocol (rcpstab.cosim.network_packet_run).
 
 A parking lot of three links: three flows cross A (100 Mb/s) then C (50 Mb/s, their bottleneck),
 one long flow crosses A then B (200 Mb/s); its max-min share is A's rest, 50 Mb/s.
@@ -6,8 +6,8 @@ one long flow crosses A then B (200 Mb/s); its max-min share is A's rest, 50 Mb/
 import numpy as np
 import pytest
 
+from rcpstab.cosim.network_packet_run import run_network
 from rcpstab.errors import InputError
-from rcpstab.network.packet_run import run_network
 from rcpstab.network.topology import FlowGroup, Link, Network
 
 NET = Network(links=(Link("A", 100e6, 0.01), Link("B", 200e6, 0.05), Link("C", 50e6, 0.01)),

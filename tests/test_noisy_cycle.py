@@ -1,7 +1,7 @@
 """Rule 5b of the shared judgement: a sustained coherent cycle in a noisy (packet) trace is a limit cycle.
 
 Synthetic one-RTT-sampled traces of known cycle, decay and noise go through the packet path
-(:func:`rcpstab.reference_impl.lens.verdicts.judgement_of_segment`: measured noise floor, then
+(:func:`rcpstab.packet.lens.verdicts.judgement_of_segment`: measured noise floor, then
 the shared judgement), and so do two stored packet runs (fig5.3, the 10-flow segment, 60 s).
 """
 from pathlib import Path
@@ -9,10 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rcpstab.core.judgement import (CONVERGED, LIMIT_CYCLE, coherence_threshold, dominant_oscillation,
-                                    judge_trace)
-from rcpstab.reference_impl.lens.verdicts import judgement_of_segment
-from rcpstab.reference_impl.simulator.segments import rtt_average
+from rcpstab.packet.lens.verdicts import judgement_of_segment
+from rcpstab.packet.simulator.segments import rtt_average
+from rcpstab.verdicts.judgement import CONVERGED, LIMIT_CYCLE, coherence_threshold, dominant_oscillation, judge_trace
 
 PER_RTT = 10             # samples per RTT (fig5.3: T = 10 ms, d0 = 100 ms)
 D0, CAPACITY = 0.1, 10e6

@@ -1,6 +1,6 @@
 """The Nyquist engine: exact delay against the exact region, Pade convergence, python-control.
 
-Findings asserted here (also in the docstring of rcpstab.regions.nyquist):
+Findings asserted here (also in the docstring of rcpstab.linear.nyquist):
 - python-control's ``nyquist_response`` on the rational Pade loops, indented to the right,
   gives the same N as our counter and N + P equals the closed-loop RHP pole count.
 - On frequency-response data (``frd``) of the exact-delay loop it cannot indent around the
@@ -15,16 +15,14 @@ import control
 import matplotlib
 import numpy as np
 import pytest
-
-
 from conftest import near_rcp_boundary, rcp_inside
+
 from rcpstab.errors import InputError
+from rcpstab.linear.exact import exact_region, row_crossings
+from rcpstab.linear.nyquist import INDENT, alpha_bounds, loop_count, loop_value, nyquist_count, nyquist_curve, nyquist_region
+from rcpstab.linear.openloop import OpenLoop
+from rcpstab.linear.quasipoly import QuasiPolynomial
 from rcpstab.models import get_model
-from rcpstab.regions.exact import exact_region, row_crossings
-from rcpstab.regions.nyquist import (INDENT, alpha_bounds, loop_count, loop_value, nyquist_count,
-                                     nyquist_curve, nyquist_region)
-from rcpstab.regions.openloop import OpenLoop
-from rcpstab.regions.quasipoly import QuasiPolynomial
 
 matplotlib.use("Agg")
 
@@ -196,7 +194,7 @@ def test_curve_data_and_plot():
     np.testing.assert_allclose(pade.G, expected, rtol=1e-12)
     assert int(pade.count.unstable) == 0
 
-    from rcpstab.regions.nyquist_plot import nyquist_plot
+    from rcpstab.linear.nyquist_plot import nyquist_plot
     ax = nyquist_plot(curve)
     assert ax.get_xlabel() == "Re G" and ax.get_ylabel() == "Im G"
     marks = [line for line in ax.get_lines() if list(line.get_xdata()) == [-1.0]]

@@ -8,13 +8,19 @@ import numpy as np
 import pytest
 
 from rcpstab.errors import InputError
-from rcpstab.reference_impl import _datapath
-from rcpstab.reference_impl.simulator import run
-from rcpstab.reference_impl.routers.port_ops import DATAPATH_CODES, PORT_OPS
-from rcpstab.reference_impl.protocols import (PACKET_PROTOCOLS, PacketProtocol, PortService, get_protocol,
-                                              register_protocol, unregister_protocol)
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import Scenario
+from rcpstab.packet import _datapath
+from rcpstab.packet.protocols import (
+    PACKET_PROTOCOLS,
+    PacketProtocol,
+    PortService,
+    get_protocol,
+    register_protocol,
+    unregister_protocol,
+)
+from rcpstab.packet.routers.port_ops import DATAPATH_CODES, PORT_OPS
+from rcpstab.packet.simulator import run
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import Scenario
 
 NS_PER_MS = 1_000_000
 N_FLOWS = 2
@@ -131,8 +137,8 @@ def test_c_function_table_and_python_twin_name_the_same_data_paths():
 def test_c_function_table_and_python_twin_name_the_same_sender_kinds():
     from pathlib import Path
 
-    from rcpstab.reference_impl.hosts.senders import SENDER_HEADER_BYTES, SENDER_OPS, SENDERS
-    from rcpstab.reference_impl.simulator import sim_py
+    from rcpstab.packet.hosts.senders import SENDER_HEADER_BYTES, SENDER_OPS, SENDERS
+    from rcpstab.packet.simulator import sim_py
 
     assert _datapath.SENDERS == tuple(ops.name for ops in SENDER_OPS) == tuple(SENDERS)
     assert SENDER_HEADER_BYTES == {"rtcp": 12, "xcp": 20}
@@ -144,7 +150,7 @@ def test_c_function_table_and_python_twin_name_the_same_sender_kinds():
 
 @pytest.mark.parametrize("sender", [0, 1])
 def test_both_twins_refuse_the_same_sender_parameters(sender):
-    from rcpstab.reference_impl.simulator.sim_py import PySimulator
+    from rcpstab.packet.simulator.sim_py import PySimulator
 
     links, paths, flows = [(10**8, 10**6, 10**6, 1)], [(0,)], [(0, -1, 0, 0, 0, 0)]
     too_big = dict(rwnd_pkts=(1 << 24) + 1)  # only the XCP sender's window arithmetic refuses it
@@ -184,7 +190,7 @@ def fake_entry_points(objects):
 
 
 def test_an_installed_entry_point_is_registered_on_first_use(monkeypatch):
-    from rcpstab.reference_impl.protocols import registry
+    from rcpstab.packet.protocols import registry
 
     monkeypatch.setattr(registry, "entry_points", fake_entry_points({"test-installed": Installed(),
                                                                      "test-misnamed": Installed()}))

@@ -8,12 +8,19 @@ import pytest
 from rcpstab.cli import main
 from rcpstab.errors import InputError
 from rcpstab.models import get_model
+from rcpstab.packet import get_scenario
+from rcpstab.packet.lens.region import (
+    compare_maps,
+    fig53_claim,
+    fluid_verdicts,
+    packet_region,
+    phaseplane_counterpart,
+    run_verdict,
+    segment_verdict,
+)
+from rcpstab.packet.simulator.run import PacketRun, run_scenario
+from rcpstab.packet.simulator.segments import rtt_average
 from rcpstab.phaseplane.verdicts import CONVERGED, LIMIT_CYCLE, QUEUE_BAND, UNDECIDED
-from rcpstab.reference_impl import get_scenario
-from rcpstab.reference_impl.lens.region import (compare_maps, fig53_claim, fluid_verdicts, packet_region,
-                                           phaseplane_counterpart, run_verdict, segment_verdict)
-from rcpstab.reference_impl.simulator.run import PacketRun, run_scenario
-from rcpstab.reference_impl.simulator.segments import rtt_average
 
 ALPHAS = [0.4, 0.8, 1.2, 1.6]
 
@@ -96,11 +103,11 @@ def test_real_packet_oscillation_is_not_converged():
     import functools
     from unittest import mock
 
-    from rcpstab.reference_impl import _datapath
+    from rcpstab.packet import _datapath
 
     def spans(run):
         out = []
-        for start, stop, flows in ((20.0, 40.0, 5), (70.0, 100.0, 10), (120.0, 150.0, 5)):
+        for _start, stop, flows in ((20.0, 40.0, 5), (70.0, 100.0, 10), (120.0, 150.0, 5)):
             late = (run.t >= stop - 5.0) & (run.t < stop)        # the last 5 s of the segment
             mean = rtt_average(run.R_over_C, 10)[late] * flows
             out.append(mean.max() - mean.min())
@@ -164,7 +171,7 @@ def test_bad_scenario_values_are_input_errors(change, named):
 
 def test_ns2_rtt_estimator_is_the_per_packet_fixed_gain_average():
     """ns-2's average takes n per-packet steps of gain 0.02; with n equal samples that is one step."""
-    from rcpstab.reference_impl.routers.rcp.control import NS2_RTT_GAIN, RcpController
+    from rcpstab.packet.routers.rcp.control import NS2_RTT_GAIN, RcpController
 
     ctrl = RcpController(link_rate=1250.0, alpha=0.5, beta=0.5, eta=1.0, rate=125.0, avg_rtt=100.0,
                          rtt_estimator="ns2")
@@ -183,7 +190,7 @@ def test_ns2_rtt_estimator_is_the_per_packet_fixed_gain_average():
 def test_fluid_growth_inside_the_band_is_not_converged():
     """A noise-free trace whose oscillation grows (e-folding in 200 RTTs) but stays inside the 2%
     band: the packet rule (floor = band) cannot see it, the fluid rule (numerical floor) does."""
-    from rcpstab.reference_impl.lens.verdicts import judge_segment
+    from rcpstab.packet.lens.verdicts import judge_segment
 
     t = 0.01 * np.arange(1, 60_001)                    # 600 s = 6000 RTTs of 0.1 s
     gamma = 0.1 * (1 + 0.015 * np.exp((t - 600) / 20.0) * np.sin(2 * np.pi * t / 0.5))
@@ -200,7 +207,7 @@ def test_boundary_disagreement_vanishes_towards_the_fluid_limit():
     import functools
     from unittest import mock
 
-    from rcpstab.reference_impl import _datapath
+    from rcpstab.packet import _datapath
 
     slow = get_scenario("fig5.3")
     fast = dataclasses.replace(slow, capacity_bps=100e6)

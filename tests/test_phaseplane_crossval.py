@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 from conftest import near_rcp_boundary
 
+from rcpstab.linear.exact import exact_region
+from rcpstab.linear.roots import rightmost_root
 from rcpstab.models import get_model
 from rcpstab.phaseplane import phaseplane_region, simulate
-from rcpstab.regions.exact import exact_region
-from rcpstab.regions.roots import rightmost_root
 
 
 def peak_rate(t, x, start):

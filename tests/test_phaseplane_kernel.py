@@ -6,11 +6,11 @@ import pytest
 
 from rcpstab.models import get_model
 from rcpstab.phaseplane import simulate, trajectory_envelope
-from rcpstab.core.build import load_library
 from rcpstab.phaseplane.integrator import BatchIntegrator
 from rcpstab.phaseplane.monitor import EnvelopeMonitor
 from rcpstab.phaseplane.reference import ReferenceIntegrator
 from rcpstab.phaseplane.setup import make_integrator
+from rcpstab.runtime.build import load_library
 
 # Inside and outside the region, from a full queue and from an empty one, for every model.
 CASES = {

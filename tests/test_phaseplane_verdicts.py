@@ -1,20 +1,27 @@
 """Verdicts: the judgement against independent references, and the thesis' claims re-derived.
 
-References: the rightmost root of the linear loop (rcpstab.regions), the positive homogeneity of
+References: the rightmost root of the linear loop (rcpstab.linear), the positive homogeneity of
 eq. 5.14, synthetic traces of known decay, cycle amplitude and drain, and the recorded trace's
 own last band exit (the online kernel monitor must agree with it).
 """
 import numpy as np
 import pytest
 
-from rcpstab.core.judgement import (NUMERICAL_FLOOR, RATE_BAND, Envelope, band_distance, judge_envelope,
-                                    judge_trace, last_band_exit)
+from rcpstab.linear.roots import rightmost_root
 from rcpstab.models import get_model
 from rcpstab.phaseplane import decide, phaseplane_region, simulate
 from rcpstab.phaseplane.monitor import trajectory_envelope
 from rcpstab.phaseplane.sweep import initial_conditions
 from rcpstab.phaseplane.verdicts import classify
-from rcpstab.regions.roots import rightmost_root
+from rcpstab.verdicts.judgement import (
+    NUMERICAL_FLOOR,
+    RATE_BAND,
+    Envelope,
+    band_distance,
+    judge_envelope,
+    judge_trace,
+    last_band_exit,
+)
 
 APP_E = {"C": 0.15e9, "d0": 0.2, "N": 10.0, "T": 0.01}
 CD0 = APP_E["C"] * APP_E["d0"]

@@ -8,12 +8,11 @@ import textwrap
 import numpy as np
 import pytest
 import sympy as sp
+from conftest import near_rcp_boundary, rcp_inside
 
 from rcpstab.cli import main
-from rcpstab.linearization import lam, linearize
+from rcpstab.linear.linearization import lam, linearize
 from rcpstab.models import get_model
-
-from conftest import near_rcp_boundary, rcp_inside
 
 EXAMPLE = str(pathlib.Path(__file__).parent.parent / "examples" / "protocols" / "erpi.py")
 

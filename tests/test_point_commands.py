@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from rcpstab.cli import main
+from rcpstab.linear.bode_plot import bode_response
+from rcpstab.linear.margins import margins
 from rcpstab.models import get_model
-from rcpstab.regions.bode_plot import bode_response
-from rcpstab.regions.margins import margins
 
 
 def run(capsys, *argv):

@@ -6,10 +6,10 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from rcpstab.reference_impl import _datapath
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import flash_crowd
-from rcpstab.reference_impl.simulator.sim_py import PySimulator
+from rcpstab.packet import _datapath
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import flash_crowd
+from rcpstab.packet.simulator.sim_py import PySimulator
 
 RTT_NS = 20_000_000            # 10 ms each way
 FLOOR = 1                      # bytes/ms: one 1500-byte packet per 1.5 s = 75 RTTs (App. F's floor is 0.01 MTU/d)

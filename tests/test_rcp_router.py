@@ -6,13 +6,13 @@ import pytest
 import sympy as sp
 
 from rcpstab.cli import main
-from rcpstab.linearization import lam, linearize
+from rcpstab.linear.exact import exact_region
+from rcpstab.linear.linearization import lam, linearize
+from rcpstab.linear.roots import rightmost_root
 from rcpstab.models import get_model, rcp_router
-from rcpstab.models.symbols import C, alpha, beta, d0
 from rcpstab.models.spec import t
+from rcpstab.models.symbols import C, alpha, beta, d0
 from rcpstab.phaseplane import simulate
-from rcpstab.regions.exact import exact_region
-from rcpstab.regions.roots import rightmost_root
 
 ROUTER = get_model("rcp-router")
 
@@ -143,8 +143,8 @@ def test_the_jump_at_d0_equal_T_is_rcp_reading_y_at_the_update_instant():
     assert late_swing("rcp", 0.01) < 1e-6
     assert late_swing("rcp", 0.0099) < 1e-6
     assert late_swing("rcp", 0.0101) > 1.0
-    for d0 in (0.0099, 0.01, 0.0101):
-        assert late_swing("rcp-router", d0) > 1.0
+    for d0_s in (0.0099, 0.01, 0.0101):
+        assert late_swing("rcp-router", d0_s) > 1.0
 
 
 def test_xcp_router_linearization_matches_the_hand_derivation():

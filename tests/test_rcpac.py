@@ -2,14 +2,14 @@
 import numpy as np
 import sympy as sp
 
-from rcpstab.linearization import lam, linearize
+from rcpstab.linear.exact import exact_region
+from rcpstab.linear.linearization import lam, linearize
+from rcpstab.linear.margins import margins
 from rcpstab.models import get_model, rcp, rcpac
 from rcpstab.models.spec import t
 from rcpstab.models.symbols import C, N, alpha, beta, d0
 from rcpstab.phaseplane import phaseplane_region, simulate
 from rcpstab.phaseplane.flash_crowd import flash_crowd_peak_queue
-from rcpstab.regions.exact import exact_region
-from rcpstab.regions.margins import margins
 
 
 def test_rate_controller_is_rcps():

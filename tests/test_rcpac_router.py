@@ -3,18 +3,18 @@ import dataclasses
 import json
 
 import numpy as np
+import pytest
 import sympy as sp
 
 from rcpstab.cli import main
-from rcpstab.linearization import lam, linearize
+from rcpstab.linear.exact import exact_region
+from rcpstab.linear.linearization import lam, linearize
 from rcpstab.models import get_model, rcpac_router
 from rcpstab.models.spec import t
 from rcpstab.models.symbols import C, alpha, beta, d0
+from rcpstab.packet.lens.region import packet_region
 from rcpstab.phaseplane import simulate
 from rcpstab.phaseplane.flash_crowd import flash_crowd_peak_queue
-from rcpstab.reference_impl.lens.region import packet_region
-from rcpstab.regions.exact import exact_region
-import pytest
 
 ROUTER = get_model("rcpac-router")
 RCPAC = get_model("rcpac")

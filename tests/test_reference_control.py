@@ -2,7 +2,7 @@
 import pytest
 
 from rcpstab.errors import InputError
-from rcpstab.reference_impl.routers.rcp.control import RcpController, rate_register
+from rcpstab.packet.routers.rcp.control import RcpController, rate_register
 
 
 def controller(**overrides):

@@ -3,9 +3,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rcpstab.reference_impl import _datapath
-from rcpstab.reference_impl.routers.rcp.datapath_py import PyDatapath, receiver_echo
-from rcpstab.reference_impl.wire.rcp_header import RcpHeader
+from rcpstab.packet import _datapath
+from rcpstab.packet.routers.rcp.datapath_py import PyDatapath, receiver_echo
+from rcpstab.packet.wire.rcp_header import RcpHeader
 
 N_PORTS = 3
 BACKENDS = [_datapath.Datapath, PyDatapath]

@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rcpstab.errors import InputError
-from rcpstab.reference_impl.wire.rcp_header import HEADER_LEN, RTT_UNKNOWN, RcpHeader, rate_is_unspecified
+from rcpstab.packet.wire.rcp_header import HEADER_LEN, RTT_UNKNOWN, RcpHeader, rate_is_unspecified
 
 headers = st.builds(
     RcpHeader,

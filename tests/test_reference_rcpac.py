@@ -4,7 +4,7 @@ The C/Python twin and fuzz tests of its data path are parametrized in test_refer
 """
 import pytest
 
-from rcpstab.reference_impl.cosim.packet_vs_fluid import cosimulate
+from rcpstab.cosim.packet_vs_fluid import cosimulate
 
 
 @pytest.fixture(scope="module")

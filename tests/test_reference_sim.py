@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rcpstab.errors import InputError
-from rcpstab.reference_impl import _datapath
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import FIG5_3, PoissonArrivals, Scenario
-from rcpstab.reference_impl.simulator.sim_py import PySimulator
+from rcpstab.packet import _datapath
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import FIG5_3, PoissonArrivals, Scenario
+from rcpstab.packet.simulator.sim_py import PySimulator
 
 GAINS = dict(alpha=0.4, beta=0.2)
 

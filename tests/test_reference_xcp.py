@@ -6,13 +6,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rcpstab.cosim.packet_vs_fluid import cosimulate
 from rcpstab.errors import InputError
-from rcpstab.reference_impl import _datapath
-from rcpstab.reference_impl.cosim.packet_vs_fluid import cosimulate
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import Scenario
-from rcpstab.reference_impl.routers.xcp.datapath_py import PyXcpDatapath
-from rcpstab.reference_impl.wire.xcp_header import FEEDBACK_MAX, XcpHeader, xcp_receiver_echo
+from rcpstab.packet import _datapath
+from rcpstab.packet.routers.xcp.datapath_py import PyXcpDatapath
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import Scenario
+from rcpstab.packet.wire.xcp_header import FEEDBACK_MAX, XcpHeader, xcp_receiver_echo
 
 N_PORTS = 2
 PROTOCOLS = ["xcp", "rcpac"]

@@ -5,10 +5,10 @@ import sys
 
 import pytest
 
-from rcpstab.core.build import load_library
+from rcpstab.runtime.build import load_library
 
 SOURCE = "int probe(void) { return 42; }\n"
-BUILD = f"from rcpstab.core.build import load_library; assert load_library('probe', {SOURCE!r}).probe() == 42"
+BUILD = f"from rcpstab.runtime.build import load_library; assert load_library('probe', {SOURCE!r}).probe() == 42"
 PORTRAIT = ["portrait", "--model", "switched", "--alpha", "0.5", "--beta", "0.5", "--rtts", "5"]
 
 

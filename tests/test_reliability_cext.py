@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rcpstab.reference_impl import _datapath
-from rcpstab.reference_impl.routers.rcp.datapath_py import PyDatapath
-from rcpstab.reference_impl.wire.rcp_header import RcpHeader
-from rcpstab.reference_impl.routers.xcp.datapath_py import PyXcpDatapath
+from rcpstab.packet import _datapath
+from rcpstab.packet.routers.rcp.datapath_py import PyDatapath
+from rcpstab.packet.routers.xcp.datapath_py import PyXcpDatapath
+from rcpstab.packet.wire.rcp_header import RcpHeader
 
 PACKET = RcpHeader(rate=1000, rtt=100).pack() + bytes(8)
 any_size = st.integers() | st.sampled_from([2**32 + 12, -1, 2**64, 2**32 - 1, 0]) | st.floats(allow_nan=False)
@@ -170,7 +170,7 @@ def test_every_entry_point_survives_hostile_arguments():
     {"ctrl_size": -1}, {"window_denominator": 2**32 + 1}, {"links": [(10_000_000, 1_000_000, 1.5, 1)]},
 ])
 def test_the_simulator_twin_refuses_the_same_integers(change):
-    from rcpstab.reference_impl.simulator.sim_py import PySimulator
+    from rcpstab.packet.simulator.sim_py import PySimulator
     args = {**ARGS, "links": LINKS, "flows": FLOWS, **change}
     assert outcome(lambda: _datapath.Simulator(**args)) == outcome(lambda: PySimulator(**args))
     assert outcome(lambda: PySimulator(**args))[0] == "error"

@@ -11,7 +11,7 @@ import pytest
 from rcpstab.errors import InputError
 from rcpstab.models import get_model
 from rcpstab.phaseplane import sweep
-from rcpstab.core.checkpoint import Checkpoint, CheckpointWarning, encode_record
+from rcpstab.runtime.checkpoint import Checkpoint, CheckpointWarning, encode_record
 
 GRID = (np.array([0.6, 1.4]), np.array([0.2, 0.8]))
 

@@ -88,8 +88,8 @@ def test_workers_are_capped_at_the_usable_cores(monkeypatch):
 
 def test_dask_scheduler_killed_mid_sweep_is_one_error(monkeypatch):
     distributed = pytest.importorskip("distributed")
-    from rcpstab.core import checkpoint, executors
     from rcpstab.phaseplane import sweep
+    from rcpstab.runtime import checkpoint, executors
     monkeypatch.setattr(sweep, "POINTS_PER_CHUNK", 1)
     monkeypatch.setattr(executors, "NO_WORKER_TIMEOUT_S", 3)
     cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None)
@@ -111,6 +111,7 @@ def test_dask_scheduler_killed_mid_sweep_is_one_error(monkeypatch):
 
 def _document():
     from hypothesis import strategies as st
+
     from rcpstab.check.config import ROUTER_KEYS
     scalar = (st.floats(allow_nan=True, allow_infinity=True) | st.integers(-2**70, 2**70) | st.booleans()
               | st.text(max_size=3) | st.sampled_from([0.4, 0.2, 15, 500, 1e300, -1, 0]))
@@ -125,6 +126,7 @@ def _document():
 
 def test_any_parsed_config_is_a_config_or_one_input_error():
     from hypothesis import given, settings
+
     from rcpstab.check.config import CheckConfig, parse_config
 
     @settings(max_examples=200, deadline=None, derandomize=True)

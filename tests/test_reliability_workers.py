@@ -10,8 +10,8 @@ import pytest
 
 from rcpstab.errors import InputError
 from rcpstab.models import get_model
-from rcpstab.core import executors
 from rcpstab.phaseplane.sweep import phaseplane_region
+from rcpstab.runtime import executors
 
 
 def _children(pid):
@@ -56,7 +56,7 @@ def test_kill_9_of_a_worker_sweep_leaves_no_process_behind():
 
 
 def test_die_with_parent_exits_when_the_parent_is_already_gone():
-    code = ("import os, sys; from rcpstab.core.executors import die_with_parent; "
+    code = ("import os, sys; from rcpstab.runtime.executors import die_with_parent; "
             "die_with_parent(os.getppid() + 1 if os.getppid() != 1 else 2); print('survived')")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "survived" not in result.stdout

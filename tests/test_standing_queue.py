@@ -7,10 +7,10 @@ R/C = 0.09994), on the clamped side; at that offset the fluid model's cycle is g
 import numpy as np
 import sympy as sp
 
-from rcpstab.core.judgement import judge_trace
+from rcpstab.linear.roots import rightmost_root
 from rcpstab.models import get_model, rcp_router
 from rcpstab.phaseplane import simulate
-from rcpstab.regions.roots import rightmost_root
+from rcpstab.verdicts.judgement import judge_trace
 
 
 def test_cycle_needs_the_equilibrium_on_the_switching_surface():

@@ -10,16 +10,15 @@ target utilization eta switches the cycle on and off on each side (measured over
 """
 import dataclasses
 
-import numpy as np
 import pytest
 
-from rcpstab.core.judgement import dominant_oscillation
-from rcpstab.reference_impl.lens.fluid_twin import fluid_run
-from rcpstab.reference_impl.protocols import register_protocol
-from rcpstab.reference_impl.protocols.rcp import RcpProtocol
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import get_scenario
-from rcpstab.reference_impl.simulator.segments import rtt_average
+from rcpstab.packet.lens.fluid_twin import fluid_run
+from rcpstab.packet.protocols import register_protocol
+from rcpstab.packet.protocols.rcp import RcpProtocol
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import get_scenario
+from rcpstab.packet.simulator.segments import rtt_average
+from rcpstab.verdicts.judgement import dominant_oscillation
 
 WINDOW = (70.0, 100.0)   # s: the 10-flow segment after its transient
 SCENARIO = dataclasses.replace(get_scenario("fig5.3"), t_end_s=100.0)

@@ -10,16 +10,15 @@ import textwrap
 
 import numpy as np
 import pytest
+from conftest import rcp_inside
 
 from rcpstab.cli import main
 from rcpstab.errors import InputError
 from rcpstab.models import get_model
-from rcpstab.reference_impl.protocols import PACKET_PROTOCOLS
-from rcpstab.reference_impl.protocols.registry import model_protocol
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import Scenario
-
-from conftest import rcp_inside
+from rcpstab.packet.protocols import PACKET_PROTOCOLS
+from rcpstab.packet.protocols.registry import model_protocol
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import Scenario
 
 EXAMPLE = str(pathlib.Path(__file__).parent.parent / "examples" / "protocols" / "erpi.py")
 ETA, N_FLOWS, CAPACITY_BPS = 0.9, 2, 10e6

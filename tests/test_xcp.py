@@ -6,13 +6,13 @@ import numpy as np
 import sympy as sp
 
 from rcpstab.cli import main
-from rcpstab.linearization import lam, linearize, s
+from rcpstab.linear.exact import exact_region
+from rcpstab.linear.linearization import lam, linearize, s
+from rcpstab.linear.margins import margins
+from rcpstab.linear.quasipoly import quasi_polynomial
+from rcpstab.linear.roots import rightmost_root
 from rcpstab.models import get_model, xcp
 from rcpstab.models.symbols import alpha, beta, d0
-from rcpstab.regions.exact import exact_region
-from rcpstab.regions.margins import margins
-from rcpstab.regions.quasipoly import quasi_polynomial
-from rcpstab.regions.roots import rightmost_root
 from rcpstab.theorem1 import theorem1_exit, theorem1_plot
 
 matplotlib.use("Agg")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rcpstab.core.judgement import CONVERGED, LIMIT_CYCLE
+from rcpstab.verdicts.judgement import CONVERGED, LIMIT_CYCLE
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "xcp_ack_clock.py"
 _spec = importlib.util.spec_from_file_location("xcp_ack_clock", _PATH)

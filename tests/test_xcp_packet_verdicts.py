@@ -2,7 +2,7 @@
 
 XCP's router samples once per control interval (its average RTT), so a one-RTT mean is one
 sample; its senders are windows holding whole packets, so the aggregate input y is resolved to
-one packet per flow per RTT (:func:`rcpstab.reference_impl.lens.verdicts.judge_segment`). The
+one packet per flow per RTT (:func:`rcpstab.packet.lens.verdicts.judge_segment`). The
 packet runs check the physics behind that floor: the cycle XCP keeps at fluid-stable gains
 shrinks with the packets a window holds, staying within one quantum, while a cycle of the loop
 itself (alpha = 1.3) keeps its size at 10x the link rate.
@@ -12,11 +12,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from rcpstab.core.judgement import CONVERGED, LIMIT_CYCLE
-from rcpstab.reference_impl.lens.region import run_verdict, trace_segment_verdict
-from rcpstab.reference_impl.lens.verdicts import judgement_of_segment
-from rcpstab.reference_impl.simulator.run import run_scenario
-from rcpstab.reference_impl.simulator.scenarios import get_scenario
+from rcpstab.packet.lens.region import run_verdict, trace_segment_verdict
+from rcpstab.packet.lens.verdicts import judgement_of_segment
+from rcpstab.packet.simulator.run import run_scenario
+from rcpstab.packet.simulator.scenarios import get_scenario
+from rcpstab.verdicts.judgement import CONVERGED, LIMIT_CYCLE
 
 D0, CAPACITY, PACKET = 0.1, 10e6, 12000.0
 N = 10

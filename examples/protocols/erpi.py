@@ -23,11 +23,10 @@ from types import SimpleNamespace
 
 import sympy as sp
 
-from rcpstab.reference_impl.protocols.base import NS_PER_MS, NS_PER_S, PacketProtocol, PortService
-
-from rcpstab.core.validation import Domain
 from rcpstab.models.spec import Clamp, ModelSpec, t
 from rcpstab.models.symbols import gamma0, q0
+from rcpstab.packet.protocols.base import NS_PER_MS, NS_PER_S, PacketProtocol, PortService
+from rcpstab.runtime.validation import Domain
 
 kappa_r, kappa_q = sp.symbols("kappa_r kappa_q", positive=True)
 mu = sp.Symbol("mu", positive=True)        # link capacity, bit/s

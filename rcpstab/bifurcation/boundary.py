@@ -5,8 +5,8 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..errors import InputError
+from ..linear.roots import rightmost_root
 from ..models.spec import ModelSpec
-from ..regions.roots import rightmost_root
 from .lyapunov import _rightmost, _time_scale
 
 __all__ = ["linear_boundary", "rightmost_real"]

@@ -36,14 +36,14 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import sympy as sp
 from scipy.optimize import brentq
 
+from ..linear.roots import generator_eigenvalues
 from ..models.spec import ModelSpec, t
-from ..regions.roots import generator_eigenvalues
 
 __all__ = ["HopfPoint", "hopf_point", "first_lyapunov", "characteristic_matrix"]
 
@@ -63,7 +63,7 @@ class _Expansion:
     equilibrium: callable          # f(*params) -> (n,)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _expansion(model: ModelSpec) -> _Expansion:
     """Differentiate the model symbolically (up to third order) at its equilibrium, once per model."""
     # the feedback loop only: a buffer's overflow accumulator (rhs 0, read by nothing) is no state of it

@@ -2,7 +2,7 @@
 
 These are the measurements a bifurcation diagram needs on each continuation run. They are
 local to this package while the phase plane's shared judgement of traces is being rewritten;
-they should later move onto :mod:`rcpstab.core.judgement` (one judgement of traces).
+they should later move onto :mod:`rcpstab.verdicts.judgement` (one judgement of traces).
 """
 from __future__ import annotations
 

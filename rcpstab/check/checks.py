@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..linear.margins import Margins, margins
 from ..models import get_model
-from ..regions.margins import Margins, margins
 from .config import CheckConfig
 from .envelope import envelope_networks, network
 from .fct import fct_finding

@@ -32,8 +32,8 @@ import math
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 
-from ..core.validation import DOMAINS
 from ..errors import InputError
+from ..runtime.validation import DOMAINS
 
 ROUTER_KEYS = ("ALPHA", "BETA", "ETA", "MAX_RATE_ESTIMATION_INTERVAL_MS", "MAX_ALLOWABLE_RTT_MS",
                "MIN_RATE_MTU_FRACTION")
@@ -150,7 +150,7 @@ class CheckConfig:
     envelope: Envelope = field(default_factory=Envelope)
     thresholds: Thresholds = field(default_factory=Thresholds)
 
-    def with_gains(self, alpha: float, beta: float) -> "CheckConfig":
+    def with_gains(self, alpha: float, beta: float) -> CheckConfig:
         """The same configuration with other gains (to try a suggestion)."""
         return replace(self, router=replace(self.router, alpha=float(alpha), beta=float(beta)))
 
@@ -264,7 +264,7 @@ _DOMAIN_KEYS = {
 
 
 def _check_domains(router: Router, envelope: Envelope) -> None:
-    """The shared parameter domains (rcpstab.core.validation), in the file's units."""
+    """The shared parameter domains (rcpstab.runtime.validation), in the file's units."""
     given = {"ALPHA": [router.alpha], "BETA": [router.beta], "MAX_RATE_ESTIMATION_INTERVAL_MS": [router.max_interval_ms],
              "rtt_ms": envelope.rtt_ms, "link_mbps": envelope.link_mbps, "flows": envelope.flows,
              "buffer_bdp": [envelope.buffer_bdp]}

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 from ..fct import fct_study
-from ..reference_impl.hosts.flow_traffic import parse_sizes
+from ..packet.hosts.flow_traffic import parse_sizes
 from .config import CheckConfig
 from .finding import Finding
 

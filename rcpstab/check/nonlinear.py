@@ -1,11 +1,11 @@
 """Nonlinear work of a check: phase-plane verdicts and step responses of the ``rcp`` fluid model.
 
 Each task is one network of the envelope, so the tasks run in parallel on
-:func:`~rcpstab.core.executors.run_chunks`. The step responses start at the old
+:func:`~rcpstab.runtime.executors.run_chunks`. The step responses start at the old
 equilibrium (the history before t = 0 is constant), which is what a load step looks like to
 a router that had settled: the load doubles (N -> 2 N from R = eta*C/N, so R(0) = 2 Re and
 q(0) = 0, the start of thesis Figs. 5.10-5.13 and 7.1) and a flash crowd (N -> 10 N). Every
-verdict is the one judgement (:mod:`rcpstab.core.judgement`, through
+verdict is the one judgement (:mod:`rcpstab.verdicts.judgement`, through
 :func:`~rcpstab.phaseplane.decide`), whose horizon grows until the trajectory is decided: a
 flash crowd that drains slowly gets its measured convergence time, not "not converged"; a
 time past the last horizon is only ever a labelled estimate.
@@ -18,8 +18,8 @@ import numpy as np
 
 from ..models import get_model
 from ..phaseplane import decide, simulate
-from ..core.executors import run_chunks
 from ..phaseplane.sweep import initial_conditions
+from ..runtime.executors import run_chunks
 
 FLASH_CROWD = 10.0       # N -> 10 N
 LOAD_DOUBLING = 2.0      # N -> 2 N (thesis Figs. 5.10-5.13, 7.1)

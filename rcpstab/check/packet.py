@@ -13,7 +13,7 @@ is C-independent in normalized units (thesis Fig. 5.10). Each segment lasts
 :data:`SEGMENT_RTT` round trips. N flows start at t = 0 against a router at half their fair
 share, R/C = 0.5*eta/N (the reference implementation's own start, R/C = 0.05, overloads 100
 flows fivefold), and N more join halfway: the load doubles.
-Each segment is judged by :func:`~rcpstab.reference_impl.lens.region.run_verdict`; the run confirms
+Each segment is judged by :func:`~rcpstab.packet.lens.region.run_verdict`; the run confirms
 stability only if every segment settles within the run. A decay whose settling is extrapolated
 past the end is no confirmation: an oscillation bounded by its own packet losses can look
 like a slow decay (the measurements behind these choices are in ``examples/README.md``).
@@ -21,7 +21,7 @@ like a slow decay (the measurements behind these choices are in ``examples/READM
 The flash crowd is confirmed the same way (:func:`packet_flash_crowd_finding`): on the corner
 whose fluid recovery is slowest among those with :data:`MIN_PACKETS_PER_FLOW` packets per flow
 *after* the crowd (10 N flows), the same capacity cap and floor, and the envelope's buffer in
-both runs (:func:`~rcpstab.reference_impl.cosim.flash_crowd.flash_crowd_cosim`, against the
+both runs (:func:`~rcpstab.cosim.flash_crowd.flash_crowd_cosim`, against the
 ``rcp-router`` fluid model: the router's timing and RTT average, the fluid model the packet run
 should match; the finding's differences name the measured cause of any gap). Capping C is not
 neutral here: the rate floor MIN_RATE = 0.01 MTU/d is absolute, so at a lower C the rate law
@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import math
 
+from ..cosim.flash_crowd import flash_crowd_cosim
+from ..packet.lens.region import run_verdict
+from ..packet.simulator.run import run_scenario
+from ..packet.simulator.scenarios import CROWD_FACTOR, Scenario, flash_crowd
 from ..phaseplane.verdicts import CONVERGED, VERDICTS
-from ..reference_impl.lens.region import run_verdict
-from ..reference_impl.simulator.run import run_scenario
-from ..reference_impl.cosim.flash_crowd import flash_crowd_cosim
-from ..reference_impl.simulator.scenarios import CROWD_FACTOR, Scenario, flash_crowd
 from .finding import Finding
 from .nonlinear import WORST_FIRST, NetworkResult
 

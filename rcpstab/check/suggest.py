@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 
+from ..linear.margins import Margins, margins
 from ..models import get_model
 from ..phaseplane import decide
-from ..regions.margins import Margins, margins
 from .checks import CheckReport, linear_findings, run_checks
 from .config import CheckConfig, Thresholds
 from .envelope import envelope_networks

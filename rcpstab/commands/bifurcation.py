@@ -11,10 +11,9 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
+from ..linear.grid import parse_range
 from ..models import MODELS, get_model
-from ..regions.grid import parse_range
 from .output import check_outputs, model_help
-
 
 EXAMPLES = (
     ("rcpstab bifurcation --model rcp --beta 0.3 --alpha 1.2:1.6:0.1", "limit cycles past RCP's boundary at beta = 0.3"),
@@ -69,8 +68,8 @@ def run(args) -> int:
     network = {"C": args.C, "d0": args.d0, "N": args.N, "T": args.T}
     diagram = bifurcation_sweep(model, values, fixed, parameter=parameter, rtts=args.rtts, network=network)
     if args.out:
-        from ..figures import draw_and_save
         from ..bifurcation.plotting import bifurcation_plot
+        from ..figures import draw_and_save
         draw_and_save(bifurcation_plot, diagram, args.out)
     if args.json:
         print(diagram.to_json())

@@ -11,7 +11,6 @@ from ..models import get_model
 from .margins import single_gain, summary
 from .output import add_point_arguments, check_outputs
 
-
 EXAMPLES = (
     ("rcpstab bode --alpha 0.4 --beta 0.2", "verdict and margins of the thesis' gains in one line"),
     ("rcpstab bode --model rcpac --alpha 0.4 --beta 0.1 --out bode.png", "RCP-AC's Bode diagram (phase starts at -270 deg)"),
@@ -23,8 +22,8 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    from ..regions.bode_plot import bode_response, save_bode_figure
-    from ..regions.nyquist import check_pade
+    from ..linear.bode_plot import bode_response, save_bode_figure
+    from ..linear.nyquist import check_pade
 
     model = get_model(args.model)
     alpha, beta = single_gain(args.alpha, "alpha"), single_gain(args.beta, "beta")

@@ -17,9 +17,9 @@ import sys
 
 import numpy as np
 
+from ..linear.grid import parse_range
 from ..models import get_model
 from ..phaseplane.sweep import STARTS, phaseplane_region
-from ..regions.grid import parse_range
 from .output import add_sweep_arguments, check_outputs, check_workers, model_help, network_text, report
 
 EXAMPLES = (

@@ -45,15 +45,15 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from ..core.validation import check_integer, check_run_cost
+from ..cosim.network import NETWORK_SCENARIOS, NETWORK_T_END_S
+from ..cosim.packet_vs_fluid import PACKET_PROTOCOL, TRANSIENT_RTT, cosimulate
 from ..errors import InputError
-from ..network.cosim import NETWORK_SCENARIOS, NETWORK_T_END_S
-from ..reference_impl.cosim.packet_vs_fluid import PACKET_PROTOCOL, TRANSIENT_RTT, cosimulate
 from ..models import get_model, is_model_path
-from ..reference_impl.protocols.registry import model_protocol
-from ..reference_impl.simulator.run import PROTOCOLS
-from ..reference_impl.simulator.scenarios import FLASH_CROWD, SCENARIOS, flash_crowd, get_scenario
-from ..reference_impl.simulator.segments import flow_segments
+from ..packet.protocols.registry import model_protocol
+from ..packet.simulator.run import PROTOCOLS
+from ..packet.simulator.scenarios import FLASH_CROWD, SCENARIOS, flash_crowd, get_scenario
+from ..packet.simulator.segments import flow_segments
+from ..runtime.validation import check_integer, check_run_cost
 from .output import buffer_bdp, check_outputs, off_target_links, report
 
 EXAMPLES = (
@@ -118,7 +118,7 @@ def run(args) -> int:
     if args.csv:
         result.to_csv(args.csv)
     if args.out:
-        from ..reference_impl.cosim.plot import save_cosim_figure
+        from ..cosim.plot import save_cosim_figure
         save_cosim_figure(result, args.out)
     if args.json:
         print(json.dumps(result.summary()))
@@ -131,7 +131,7 @@ def run(args) -> int:
 
 def run_flash_crowd(args) -> int:
     """``cosim --scenario flash-crowd``: the crowd packet by packet and in the fluid model, same buffer."""
-    from ..reference_impl.cosim.flash_crowd import AGREEMENT, flash_crowd_cosim
+    from ..cosim.flash_crowd import AGREEMENT, flash_crowd_cosim
 
     if args.csv:
         raise InputError("--csv: the flash-crowd scenario writes --json and --out (the runs have different grids)")
@@ -147,7 +147,7 @@ def run_flash_crowd(args) -> int:
     scenario = flash_crowd(capacity, rtt, flows, buffer_bdp=1.0 if args.buffer is None else args.buffer)
     result = flash_crowd_cosim(scenario, args.alpha, args.beta, seed=args.seed, model=args.model)
     if args.out:
-        from ..reference_impl.cosim.plot import save_flash_crowd_figure
+        from ..cosim.plot import save_flash_crowd_figure
         save_flash_crowd_figure(result, args.out)
     summary = result.summary()
     if args.json:
@@ -189,7 +189,7 @@ def _check_length(scenario, args) -> None:
 
 def run_network_scenario(args) -> int:
     """``cosim --scenario fig5.7``: packet and fluid runs of a multi-link network."""
-    from ..network.cosim import cosimulate_network
+    from ..cosim.network import cosimulate_network
 
     if args.model != "rcp":
         raise InputError(f"--model {args.model}: scenario {args.scenario} runs rcp only")
@@ -203,7 +203,7 @@ def run_network_scenario(args) -> int:
     if args.csv:
         result.to_csv(args.csv)
     if args.out:
-        from ..network.cosim_plot import save_network_cosim_figure
+        from ..cosim.network_plot import save_network_cosim_figure
         save_network_cosim_figure(result, args.out)
     summary = result.summary()
     if args.json:

@@ -3,7 +3,7 @@
 argparse only checks types: ``--T inf``, ``--rtt nan``, ``--alpha 1e6`` or ``--buffer 2**64 + 1500``
 parse fine and used to fail deep inside a lens (a traceback, a hang, 4.7 GB allocated, a wrapped
 integer). Here each option, by its destination name, is checked against
-:data:`rcpstab.core.validation.DOMAINS`; an empty string (``--out ''``) is refused rather than
+:data:`rcpstab.runtime.validation.DOMAINS`; an empty string (``--out ''``) is refused rather than
 silently treated as "not given"; ``--workers`` is capped at the usable cores unless the work
 goes to a Dask cluster.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import warnings
 
-from ..core.validation import DOMAINS, check_integer, check_value
 from ..errors import InputError
+from ..runtime.validation import DOMAINS, check_integer, check_value
 
 __all__ = ["check_arguments", "usable_cores"]
 

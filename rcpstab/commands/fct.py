@@ -28,7 +28,7 @@ import json
 
 from ..errors import InputError
 from ..fct import fct_study, save_fct_figure
-from ..reference_impl.hosts.flow_traffic import parse_arrivals, parse_sizes
+from ..packet.hosts.flow_traffic import parse_arrivals, parse_sizes
 from .output import add_worker_argument, check_outputs, check_workers
 
 SHORT_FLOW_PKTS = 255  # "flows up to a few hundred packets": the summary's headline range

@@ -8,8 +8,8 @@ survive (for RCP only alpha and beta: N and C cancel). --latex prints one compil
 """
 from __future__ import annotations
 
-from ..linearization import linearize
-from ..linearization_text import describe, latex_document
+from ..linear.linearization import linearize
+from ..linear.linearization_text import describe, latex_document
 from ..models import get_model
 from .output import model_help, report
 

@@ -13,12 +13,20 @@ from __future__ import annotations
 
 import sys
 
-from ..core.validation import check_grid_size
 from ..errors import InputError
+from ..linear.grid import parse_range
 from ..models import get_model
-from ..regions.grid import parse_range
-from .output import add_sweep_arguments, check_outputs, check_workers, model_help, parse_params, region_summary
-from .output import report, writable_path
+from ..runtime.validation import check_grid_size
+from .output import (
+    add_sweep_arguments,
+    check_outputs,
+    check_workers,
+    model_help,
+    parse_params,
+    region_summary,
+    report,
+    writable_path,
+)
 
 LINEAR_METHODS = ("exact", "bode", "nyquist", "margins")
 SIMULATED_METHODS = ("phaseplane", "packet")
@@ -77,11 +85,11 @@ def run(args) -> int:
     if args.csv:
         region.to_csv(args.csv)
     if args.boundary:
-        from ..regions.exact import write_boundary_csv
+        from ..linear.exact import write_boundary_csv
         write_boundary_csv(model, float(alphas.max()), float(betas.max()), args.boundary)
     if args.out:
         if args.method == "margins":
-            from ..regions.marginmap_plot import save_margin_figure
+            from ..linear.marginmap_plot import save_margin_figure
             save_margin_figure(region, args.out)
         else:
             from ..plotting import save_region_figure
@@ -120,19 +128,19 @@ def _reject_unused_options(args):
 def compute_map(model, method, alphas, betas, args):
     """Dispatch to the engine of ``method``; engines are imported only when used."""
     if method == "exact":
-        from ..regions.exact import exact_region
+        from ..linear.exact import exact_region
         return exact_region(model, alphas, betas)
     if method == "bode":
-        from ..regions.bode import bode_region
+        from ..linear.bode import bode_region
         return bode_region(model, alphas, betas)
     if method == "nyquist":
-        from ..regions.nyquist import nyquist_region
+        from ..linear.nyquist import nyquist_region
         return nyquist_region(model, alphas, betas, pade=args.pade)
     if method == "certified":   # Lyapunov-Krasovskii SDP (optional extra rcpstab[sdp]); App. E's grid by default
-        from ..regions.certified import certified_region
+        from ..linear.certified import certified_region
         return certified_region(model, alphas, betas)
     if method == "margins":
-        from ..regions.marginmap import margin_map
+        from ..linear.marginmap import margin_map
         return margin_map(model, alphas, betas)
     progress = sys.stderr.isatty()
     if method == "phaseplane":
@@ -140,6 +148,6 @@ def compute_map(model, method, alphas, betas, args):
         return phaseplane_region(model, alphas, betas, C=args.C, d0=args.d0, N=args.N, T=args.T,
                                  params=parse_params(args.param), workers=args.workers, scheduler=args.scheduler,
                                  checkpoint=args.checkpoint, progress=progress, buffer_bdp=args.buffer)
-    from ..reference_impl.lens.region import packet_region
+    from ..packet.lens.region import packet_region
     return packet_region(model, alphas, betas, scenario=args.scenario, workers=args.workers,
                          checkpoint=args.checkpoint, progress=progress)

@@ -11,9 +11,9 @@ import json
 import math
 
 from ..errors import InputError
+from ..linear.grid import parse_range
+from ..linear.margins import margins
 from ..models import get_model
-from ..regions.grid import parse_range
-from ..regions.margins import margins
 from .output import model_help, report
 
 EXAMPLES = (

@@ -13,10 +13,10 @@ import csv
 import json
 import math
 
-from ..core.validation import check_run_cost
 from ..errors import InputError
 from ..network.convergence import summarize
 from ..network.fig57 import simulate_fig57
+from ..runtime.validation import check_run_cost
 from .output import check_outputs, off_target_links, report
 
 EXAMPLES = (

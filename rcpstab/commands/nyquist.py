@@ -11,7 +11,6 @@ from ..models import get_model
 from .margins import single_gain
 from .output import add_point_arguments, check_outputs
 
-
 EXAMPLES = (
     ("rcpstab nyquist --alpha 0.4 --beta 0.2", "the encirclement count of the exact-delay loop"),
     ("rcpstab nyquist --alpha 0.4 --beta 0.2 --pade 2 --out nyquist.png", "App. D's Pade-2 loop, drawn"),
@@ -23,8 +22,8 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    from ..regions.margins import margins
-    from ..regions.nyquist import check_pade, nyquist_curve
+    from ..linear.margins import margins
+    from ..linear.nyquist import check_pade, nyquist_curve
 
     model = get_model(args.model)
     alpha, beta = single_gain(args.alpha, "alpha"), single_gain(args.beta, "beta")
@@ -35,7 +34,7 @@ def run(args) -> int:
     N, P, Z = int(curve.count.clockwise), curve.count.rhp_poles, int(curve.count.unstable)
     if args.out:
         from ..figures import new_figure, save
-        from ..regions.nyquist_plot import nyquist_plot
+        from ..linear.nyquist_plot import nyquist_plot
         fig = new_figure((6.4, 6.4))
         nyquist_plot(curve, ax=fig.subplots(), margins=m)
         save(fig, args.out)

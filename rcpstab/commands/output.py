@@ -60,7 +60,7 @@ def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
 
 def parse_params(items) -> dict:
     """``--param NAME=VALUES`` options as ``{name: [values]}`` (one line naming a malformed one)."""
-    from ..regions.grid import parse_range
+    from ..linear.grid import parse_range
 
     params: dict = {}
     for item in items or ():
@@ -91,7 +91,7 @@ def add_point_arguments(parser, drawing: str, json_help: str) -> None:
 
 
 def add_worker_argument(parser) -> None:
-    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1; this machine has %d cores)" % (os.cpu_count() or 1))
+    parser.add_argument("--workers", type=int, default=1, help=f"local worker processes (default: 1; this machine has {os.cpu_count() or 1} cores)")
 
 
 def check_workers(args) -> None:
@@ -191,7 +191,7 @@ def off_target_links(summary: dict, label: str = "") -> str:
 
     ``summary`` has ``<L>_final_error`` (relative) per link, as the network summaries do.
     """
-    from ..core.judgement import RATE_BAND
+    from ..verdicts.judgement import RATE_BAND
 
     off = [(key[: -len("_final_error")], value) for key, value in summary.items()
            if key.endswith("_final_error") and value is not None and abs(value) > RATE_BAND]

@@ -15,8 +15,6 @@ import math
 
 import numpy as np
 
-import numpy as np
-
 from ..errors import InputError
 from ..models import get_model
 from ..phaseplane.compiled import compile_model
@@ -94,7 +92,7 @@ def limit_cycles(model, params, start, judged, periods: float = 3.0) -> dict:
 
 def portrait_summary(traj, config, alpha, beta, rtts, judged=None) -> str:
     """Each start's verdict (with its adaptive horizon), how many end in the band, and how far R/C still swings."""
-    from ..core.judgement import band_distance
+    from ..verdicts.judgement import band_distance
 
     last = traj.rtt >= traj.rtt[-1] - min(SWING_RTT, rtts / 2)
     inside = band_distance(traj.gamma[-1], traj.queue[-1], traj.gamma_eq, traj.queue_eq,

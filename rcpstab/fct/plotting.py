@@ -43,7 +43,7 @@ def fct_plot(result, ax=None, show_max: bool = True, label: str = "RCP (referenc
                       label=rf"PS at the load this run drew, $\hat\rho$ = {drawn:.3f}")
     ax.loglog(grid, lower_bound_fct(bits, s.capacity_bps, s.rtt_s), "k--", lw=0.8,
               label=r"lower bound $1.5\,RTPD + L/C$")
-    ax.set_xlabel("flow size L (data packets of %d bytes)" % s.packet_bytes)
+    ax.set_xlabel(f"flow size L (data packets of {s.packet_bytes:d} bytes)")
     ax.set_ylabel("flow completion time (s)")
     ax.set_title(network_title(result), fontsize="small")
     ax.legend(fontsize="small", loc="upper left")

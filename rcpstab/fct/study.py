@@ -1,7 +1,7 @@
 """Flow completion times of RCP against processor sharing (thesis Ch. 4, Fig. 4.1).
 
 :func:`fct_study` runs flow-level traffic through the reference router and packet
-simulator (:func:`rcpstab.reference_impl.simulator.flow_run.run_flows`) and bins the finished flows
+simulator (:func:`rcpstab.fct.flow_run.run_flows`) and bins the finished flows
 by size: per bin the AFCT and the largest FCT beside the PS AFCT of the same flows (eq. 4.1
 at their mean size, :mod:`.ps`) and the lower bound 1.5 RTPD + L/C. It also reports the
 link utilization, the loss probability at the bottleneck and the mean number of flows in
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from ..reference_impl.simulator.flow_run import DATA_PACKET_BYTES, NS_PER_S, FlowRun, run_flows
-from ..reference_impl.hosts.flow_traffic import ArrivalProcess, SizeDistribution
+from ..packet.hosts.flow_traffic import ArrivalProcess, SizeDistribution
+from .flow_run import DATA_PACKET_BYTES, NS_PER_S, FlowRun, run_flows
 from .ps import lower_bound_fct, processor_sharing_fct, processor_sharing_sojourn
 
 __all__ = ["FctBin", "FctResult", "fct_study", "size_bins"]
@@ -255,7 +255,7 @@ def fct_study(
     workers : int
         Local processes running the replications (the result does not depend on it).
     packet_bytes, eta, backend
-        See :func:`~rcpstab.reference_impl.simulator.flow_run.run_flows`.
+        See :func:`~rcpstab.fct.flow_run.run_flows`.
 
     Returns
     -------
@@ -263,13 +263,13 @@ def fct_study(
 
     Examples
     --------
-    >>> from rcpstab.reference_impl.hosts.flow_traffic import parse_sizes
+    >>> from rcpstab.packet.hosts.flow_traffic import parse_sizes
     >>> r = fct_study(0.4, 0.2, capacity_bps=10e6, rtt_s=0.1, load=0.5,
     ...               sizes=parse_sizes("fixed:size=4"), n_flows=40)
     >>> [(b.size_lo_pkts, b.size_hi_pkts, b.flows) for b in r.bins]
     [(4, 7, 40)]
     """
-    from ..core.executors import run_chunks
+    from ..runtime.executors import run_chunks
 
     arrivals = arrivals or ArrivalProcess()
     if not (isinstance(seed, (int, np.integer)) and seed >= 0):

@@ -23,7 +23,7 @@ the packet map set it.
 
 **The linear loop of the sampled, averaged controller.**
 About the equilibrium (R = eta C/N, q = 0, D = d0, eta = 1), with the sampling ignored (R
-continuous, as :func:`rcpstab.linearization.linearize` treats every model), the average
+continuous, as :func:`rcpstab.linear.linearization.linearize` treats every model), the average
 enters as ``(1 - exp(-sT)) / (sT)`` on the alpha term only (the queue is read at the
 instant), and the RTT average decouples (the rate law's bracket vanishes at equilibrium)::
 
@@ -110,7 +110,7 @@ def at_interval_ratio(ratio) -> ModelSpec:
 
     Examples
     --------
-    >>> from rcpstab.linearization import linearize
+    >>> from rcpstab.linear.linearization import linearize
     >>> str(linearize(at_interval_ratio(sp.Rational(1, 10))).free_parameters() - {alpha, beta})
     'set()'
     """

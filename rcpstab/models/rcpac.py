@@ -53,9 +53,9 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..runtime.validation import Domain
 from . import rcp
 from .spec import Clamp, ModelSpec, t
-from ..core.validation import Domain
 from .symbols import BUFFERED, DOMAINS, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, q0
 
 gamma_ac = sp.Symbol("gamma_AC", positive=True)

@@ -1,4 +1,4 @@
-"""RCP-AC's fluid model with its packet router's timing (:mod:`rcpstab.reference_impl.routers.rcpac.control`).
+"""RCP-AC's fluid model with its packet router's timing (:mod:`rcpstab.packet.routers.rcpac.control`).
 
 The ``rcpac`` model (rcp-ac.txt eqs. 1-2, derived eq. 4) lets the rate law and the acceleration
 budget phi read the instantaneous input rate y(t), and feeds the budget back in one smooth step.
@@ -35,7 +35,7 @@ only acts where it binds, far from the equilibrium (an O(T) difference there).
 
 **The linear loop.** About the equilibrium (y = C, R = C/N, q = 0, D = d0, E = 0, eta = 1;
 phi = gamma_AC C d0 > 0) the budget does not bind (k = 1 in a neighbourhood), so E decouples;
-with R continuous (as :func:`rcpstab.linearization.linearize` treats every sampled state) and
+with R continuous (as :func:`rcpstab.linear.linearization.linearize` treats every sampled state) and
 the input rate averaged over T, in lambda = s d0 and tau = T/d0::
 
     lambda**3 + exp(-lambda) (lambda**2 + alpha lambda (1 - exp(-lambda tau))/(lambda tau) + beta) = 0,
@@ -53,10 +53,10 @@ import dataclasses
 
 import sympy as sp
 
+from ..runtime.validation import Domain
 from . import rcp_router
 from .rcpac import gamma_ac, y
 from .spec import Clamp, ModelSpec, t
-from ..core.validation import Domain
 from .symbols import BUFFERED, DOMAINS, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, q0
 
 R, Y, q, D = rcp_router.R, rcp_router.Y, rcp_router.q, rcp_router.D
@@ -113,7 +113,7 @@ def at_interval_ratio(ratio) -> ModelSpec:
 
     Examples
     --------
-    >>> from rcpstab.linearization import linearize
+    >>> from rcpstab.linear.linearization import linearize
     >>> sorted(map(str, linearize(at_interval_ratio(sp.Rational(1, 10))).free_parameters()))
     ['alpha', 'beta']
     """

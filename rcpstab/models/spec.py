@@ -3,7 +3,7 @@
 A :class:`ModelSpec` holds the right-hand sides of a delay-differential system as
 SymPy expressions in the states (undefined functions of time ``t``) evaluated at
 ``t`` or at ``t - tau``. Everything else is derived from it: the delayed terms
-(:attr:`ModelSpec.delayed_terms`), the linearization (:mod:`rcpstab.linearization`),
+(:attr:`ModelSpec.delayed_terms`), the linearization (:mod:`rcpstab.linear.linearization`),
 the numeric right-hand side for the integrator (:meth:`ModelSpec.lambdify_rhs`)
 and the LaTeX shown in the documentation (:meth:`ModelSpec.latex`).
 
@@ -18,7 +18,7 @@ from functools import cached_property
 import sympy as sp
 
 from ..errors import InputError
-from ..core.validation import Domain
+from ..runtime.validation import Domain
 
 t = sp.Symbol("t", real=True)
 """Time (s), the independent variable of every model."""

@@ -5,7 +5,7 @@ N = 10) with eta = 1 as in the analysis (thesis Sec. 5.1, footnote 1).
 """
 import sympy as sp
 
-from ..core.validation import DOMAINS as _TABLE
+from ..runtime.validation import DOMAINS as _TABLE
 
 alpha, beta = sp.symbols("alpha beta", positive=True)
 C = sp.Symbol("C", positive=True)          # link capacity, bit/s
@@ -29,4 +29,4 @@ limit; every experiment of the thesis has one, usually one bandwidth-delay produ
 DOMAINS = {alpha: _TABLE["alpha"], beta: _TABLE["beta"], C: _TABLE["C"], N: _TABLE["N"], d0: _TABLE["d0"],
            T: _TABLE["T"], eta: _TABLE["eta"], mtu: _TABLE["MTU"], buffer: _TABLE["buffer_bits"]}
 """What each parameter of the RCP family may be: its entry in the one table of domains
-(:data:`rcpstab.core.validation.DOMAINS`), checked before any integration."""
+(:data:`rcpstab.runtime.validation.DOMAINS`), checked before any integration."""

@@ -26,8 +26,8 @@ import numpy as np
 import sympy as sp
 
 from .spec import Clamp
-from .symbols import buffer, dropped
 from .switched import aggregate_rate_model, q, y
+from .symbols import buffer, dropped
 
 ALPHA_MAX = sp.pi / (4 * sp.sqrt(2))
 """Theorem 1's upper bound on alpha, pi/(4 sqrt 2) ~ 0.5554."""

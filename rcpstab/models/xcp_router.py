@@ -1,4 +1,4 @@
-"""XCP's fluid model with its router's timing (xcp-katabi.txt App. A; :mod:`rcpstab.reference_impl.routers.xcp.control`).
+"""XCP's fluid model with its router's timing (xcp-katabi.txt App. A; :mod:`rcpstab.packet.routers.xcp.control`).
 
 The ``xcp`` model (eqs. 15-16) lets the aggregate feedback act on the instantaneous input rate
 and queue one delay earlier. The XCP router computes it once per control interval d (the
@@ -14,7 +14,7 @@ the smallest queue of the interval)::
     dy/dt = F(t - d0),   y >= 0
     dq/dt = y - c,       0 <= q <= buffer (the overflow dropped, as in ``xcp``)
 
-Linearized (:func:`rcpstab.linearization.linearize` treats F as continuous: its update becomes
+Linearized (:func:`rcpstab.linear.linearization.linearize` treats F as continuous: its update becomes
 a first-order lag of time constant d0, a stand-in for the hold, whose delay is d0/2), with
 lambda = s d0: ``lambda**2 (lambda + 1) + exp(-lambda) (alpha (1 - exp(-lambda)) + beta) = 0``.
 The average puts ``(1 - exp(-lambda)) / lambda`` on the alpha term of eq. 16's loop. The packet

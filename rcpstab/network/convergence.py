@@ -1,6 +1,6 @@
 """Did a network run converge? Each link's rate judged by the one judgement, and RTT-estimate swings.
 
-Every verdict and convergence time comes from :mod:`rcpstab.core.judgement` (the thesis' band,
+Every verdict and convergence time comes from :mod:`rcpstab.verdicts.judgement` (the thesis' band,
 Sec. 5.4: a rate has converged when it stays within :data:`RATE_BAND` of its max-min target;
 its convergence time is its last band exit). The queue of a multi-link network is not part of
 the per-link verdict (its target is not zero at links that are not bottlenecks). The RTT
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.judgement import RATE_BAND, band_distance, judge_trace, last_band_exit
+from ..verdicts.judgement import RATE_BAND, band_distance, judge_trace, last_band_exit
 from .fluid import NetworkRun
 
 LATE_WINDOWS = 4      # windows the late part of a run is split into
@@ -20,7 +20,7 @@ LATE_WINDOWS = 4      # windows the late part of a run is split into
 def settling_time(t, x, target, band: float = RATE_BAND):
     """Last exit (s) of ``x`` (shape (n, B)) from ``band`` around ``target``; NaN if it ends outside.
 
-    This is :func:`~rcpstab.core.judgement.last_band_exit` on the rate's band distance (the
+    This is :func:`~rcpstab.verdicts.judgement.last_band_exit` on the rate's band distance (the
     queue is not judged here).
 
     Returns

@@ -4,7 +4,7 @@ Each flow sends at the smallest rate stamped along its path (App. F lines 22-23)
 when the stamp was made: router k's rate reaches link l of a flow's path after
 rtt - offset_k + offset_l (back to the sender, then forward to l). Each link's queue is
 the fluid dq/dt = y - C clamped at 0 (thesis eq. 5.4). Every link runs App. F's control
-path, :class:`~rcpstab.reference_impl.routers.rcp.control.RcpController`, on its own timer
+path, :class:`~rcpstab.packet.routers.rcp.control.RcpController`, on its own timer
 Tr = min(avg_rtt, 10 ms) (line 13), fed with what its data path would have counted over
 the interval: input bytes (line 18) and the RTTs carried by the packets (lines 19-21),
 every packet carrying its flow's current RTT (propagation plus queueing delays). This is
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..packet.routers.rcp.control import RcpController
 from ..phaseplane.history import History
-from ..reference_impl.routers.rcp.control import RcpController
 from .kernel import step_compiled
 from .topology import Network
 

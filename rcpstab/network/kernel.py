@@ -3,10 +3,10 @@
 The loop of :func:`~rcpstab.network.fluid.simulate_network` (delayed path-minimum rates,
 per-link queues clamped at 0, App. F's control path on its own timer per link) runs here for
 the whole batch, step after step, without returning to Python. It is built and cached like
-the phase plane's kernels (:func:`rcpstab.core.build.load_library`). The control-path
+the phase plane's kernels (:func:`rcpstab.runtime.build.load_library`). The control-path
 update (App. F lines 1-13, bytes/ms and ms) is written out in C once more because it runs per
 link per interval inside the loop; the Python loop, which calls
-:class:`~rcpstab.reference_impl.routers.rcp.control.RcpController` itself, is kept as the reference and the
+:class:`~rcpstab.packet.routers.rcp.control.RcpController` itself, is kept as the reference and the
 tests hold the two to rounding.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ import ctypes
 
 import numpy as np
 
-from ..core.build import load_library
-from ..reference_impl.routers.rcp.control import MAX_RATE_ESTIMATION_INTERVAL_MS, MIN_RATE_MTU_FRACTION
+from ..packet.routers.rcp.control import MAX_RATE_ESTIMATION_INTERVAL_MS, MIN_RATE_MTU_FRACTION
+from ..runtime.build import load_library
 
 __all__ = ["step_compiled"]
 

@@ -16,7 +16,7 @@ from functools import cached_property
 import sympy as sp
 
 from ..models.spec import ModelSpec, t
-from ..core.build import load_library
+from ..runtime.build import load_library
 from .codegen import c_source
 
 

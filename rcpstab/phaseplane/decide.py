@@ -3,7 +3,7 @@
 Slow convergence is not instability (in the low-gain corner a queue built from App. E's start
 drains for thousands of round trips, notebook 3), and a slow decay is not a limit cycle, so
 instead of one fixed horizon the batch is integrated to :data:`FIRST_HORIZON_RTT`,
-judged (:func:`~rcpstab.core.judgement.judge_envelope`), and only the undecided trajectories
+judged (:func:`~rcpstab.verdicts.judgement.judge_envelope`), and only the undecided trajectories
 continue, their horizon doubling at every look, up to :data:`MAX_HORIZON_RTT`. A trajectory is
 decided when it reaches the numerical floor (converged), its envelope is resolved flat (limit
 cycle or settled away) or it left every bound (diverged); at the last horizon what remains is
@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-from ..core.judgement import DIVERGED, UNDECIDED, Judgement, judge_envelope
 from ..models.spec import ModelSpec
+from ..verdicts.judgement import DIVERGED, UNDECIDED, Judgement, judge_envelope
 from .monitor import EnvelopeMonitor
 from .setup import make_integrator, unreachable
 

@@ -2,7 +2,7 @@
 
 A sweep cannot keep every sample of thousands of trajectories over up to 1e5 round trips, so
 :class:`EnvelopeMonitor` (updated inside the compiled kernel) keeps only what the judgement
-(:func:`~rcpstab.core.judgement.judge_envelope`) needs: per-window peaks of the band distance,
+(:func:`~rcpstab.verdicts.judgement.judge_envelope`) needs: per-window peaks of the band distance,
 equilibrium crossings and the last step out of the band. Past :data:`MAX_WINDOWS` windows,
 pairs of windows are merged (peaks by max, crossings by sum) and the window doubles, so the
 memory of a long run stays bounded.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.judgement import QUEUE_BAND, RATE_BAND, WINDOW_RTT, Envelope, trace_envelope
+from ..verdicts.judgement import QUEUE_BAND, RATE_BAND, WINDOW_RTT, Envelope, trace_envelope
 from .integrator import BatchIntegrator
 from .trajectory import Trajectory
 
@@ -101,7 +101,7 @@ class EnvelopeMonitor:
 def trajectory_envelope(traj: Trajectory, **floors) -> Envelope:
     """The :class:`Envelope` of a recorded trajectory (same windows as the online monitor).
 
-    ``floors`` (``rate_floor``, ``queue_floor``) are passed to :func:`~rcpstab.core.judgement.trace_envelope`.
+    ``floors`` (``rate_floor``, ``queue_floor``) are passed to :func:`~rcpstab.verdicts.judgement.trace_envelope`.
     """
     return trace_envelope(traj.rtt, traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq,
                           traj.capacity * traj.d0, **floors)

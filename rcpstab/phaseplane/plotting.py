@@ -9,9 +9,9 @@ from __future__ import annotations
 import matplotlib
 import numpy as np
 
-from ..core.judgement import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 from ..figures import current_axes, grid_extent, network_caption, region_caption, set_title
-from ..regions.result import RegionMap
+from ..linear.result import RegionMap
+from ..verdicts.judgement import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 from .trajectory import Trajectory
 
 MBIT = 1e6
@@ -49,8 +49,8 @@ def verdict_plot(region: RegionMap, ax=None, boundary: bool = True):
     -------
     matplotlib.axes.Axes
     """
+    from ..linear.exact import boundary_points
     from ..models import get_model
-    from ..regions.exact import boundary_points
 
     ax = ax or current_axes()
     codes = point_verdicts(region)

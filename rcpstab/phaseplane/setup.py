@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 
-from ..core.validation import check_run_cost
 from ..errors import InputError
 from ..models.spec import ModelSpec
+from ..runtime.validation import check_run_cost
 from .compiled import CompiledModel, compile_model
 from .integrator import BatchIntegrator
 

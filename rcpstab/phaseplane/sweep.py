@@ -24,14 +24,14 @@ import itertools
 import numpy as np
 from tqdm import tqdm
 
-from ..core.validation import check_grid_size
 from ..errors import InputError
+from ..linear.result import RegionMap
 from ..models import as_model, get_model
-from ..regions.result import RegionMap
-from ..core.checkpoint import Checkpoint, chunk_key
+from ..runtime.checkpoint import Checkpoint, chunk_key
+from ..runtime.executors import run_chunks
+from ..runtime.validation import check_grid_size
 from .compiled import compile_model
 from .decide import FIRST_HORIZON_RTT, MAX_HORIZON_RTT, decide
-from ..core.executors import run_chunks
 from .setup import ALIASES, default_step, parameter_values, unreachable
 from .verdicts import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 

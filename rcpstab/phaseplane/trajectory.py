@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.validation import check_run_cost
 from ..errors import InputError
 from ..models import as_model
 from ..models.spec import ModelSpec
+from ..runtime.validation import check_run_cost
 from .integrator import BatchIntegrator
 from .setup import make_integrator
 

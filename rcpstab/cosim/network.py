@@ -1,0 +1,168 @@
+"""Co-simulation on a multi-link network: packet run (:mod:`.packet_run`) and fluid run (:mod:`rcpstab.network`).
+
+Scenario ``fig5.7`` (thesis Fig. 5.7, Figs. 5.8-5.9): both runs use the same network,
+gains, eta, initial router state (R/C = 0.1 eta everywhere, avg_rtt the rate-weighted
+propagation RTT) and every flow's RTT in the estimator. The packet run is sampled and
+held on the fluid's record grid, so both are :class:`~rcpstab.network.fluid.NetworkRun`
+objects and share the convergence summary of :mod:`rcpstab.network.convergence`.
+
+CSV (:data:`NETWORK_CSV_QUANTITIES`): ``t`` (s), then for every link L of the network
+(fig5.7: L1, L2, L3), for each quantity, ``packet_<L>_<quantity>`` and
+``fluid_<L>_<quantity>``; quantities ``R_over_C`` (router rate over link capacity),
+``queue_bytes``, ``avg_rtt_s`` (the router's RTT estimate d, eq. 5.17) and
+``rtt_sample_s`` (the interval's packet-average RTT d_T, eq. 5.16).
+"""
+from __future__ import annotations
+
+import csv
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..network.convergence import summarize
+from ..network.fluid import NetworkRun, simulate_network
+from ..network.topology import fig57
+from .network_packet_run import NETWORK_MAX_RTT_MS, run_network
+
+NETWORK_SCENARIOS = {"fig5.7": fig57}
+NETWORK_T_END_S = 400.0   # 20 round trips of Fig. 5.7's long flow, as `rcpstab network`
+NETWORK_CSV_QUANTITIES = ("R_over_C", "queue_bytes", "avg_rtt_s", "rtt_sample_s")
+NETWORK_FLUID_OMITS = (
+    "connection set-up: packet flows send one handshake after t = 0 (the 20 s flow after 20 s), so L1's rate "
+    "climbs to its cap meanwhile and the long flow's first full round trip builds a queue the fluid run never has",
+    "packets: whole-datagram counting and the queue of paced packets",
+    "RTT measurement: a packet carries its sender's smoothed RTT (srtt), the fluid flow its current RTT",
+)
+
+
+@dataclass
+class NetworkCosimResult:
+    """Packet and fluid runs of a network scenario on the fluid's record grid.
+
+    Attributes
+    ----------
+    scenario : str
+    alpha, beta : float
+    packet, fluid : NetworkRun
+        One run each (batch size 1); rates bit/s, queues bits, RTTs s.
+    packet_counters : dict
+        Final simulator counters of the packet run (``dropped`` is 0: buffers are unbounded).
+    packet_wall_time_s, fluid_wall_time_s : float
+    capacity_bps : ndarray, shape (links,)
+    """
+
+    scenario: str
+    alpha: float
+    beta: float
+    packet: NetworkRun
+    fluid: NetworkRun
+    packet_counters: dict
+    packet_wall_time_s: float
+    fluid_wall_time_s: float
+    capacity_bps: np.ndarray
+
+    def __repr__(self) -> str:
+        return (f"NetworkCosimResult(scenario={self.scenario!r}, alpha={self.alpha:g}, beta={self.beta:g}, "
+                f"0..{self.fluid.t[-1]:.4g} s, links {', '.join(self.fluid.link_names)})")
+
+    def plot(self):
+        """Draw packet and fluid runs with :func:`~rcpstab.cosim.network_plot.network_cosim_plot`."""
+        from .network_plot import network_cosim_plot
+
+        return network_cosim_plot(self)
+
+    def summary(self) -> dict:
+        """The ``cosim --scenario fig5.7 --json`` object (keys in the command's help)."""
+        packet, fluid = (_without_gains(summarize(run)[0]) for run in (self.packet, self.fluid))
+        return _json_safe({
+            "scenario": self.scenario, "alpha": self.alpha, "beta": self.beta, "t_end_s": float(self.fluid.t[-1]),
+            "packet": packet, "fluid": fluid,
+            "packet_over_fluid": {key: packet[key] / fluid[key] for key in packet if key.endswith(("final_rate_bps", "final_s"))},
+            "max_allowable_rtt_ms": NETWORK_MAX_RTT_MS,
+            "packet_events": self.packet_counters["events"], "packet_dropped": self.packet_counters["dropped"],
+            "packet_wall_time_s": self.packet_wall_time_s, "fluid_wall_time_s": self.fluid_wall_time_s,
+            "fluid_omits": list(NETWORK_FLUID_OMITS),
+        })
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """The CSV's columns by name, in order (see the module docstring)."""
+        out = {"t": self.fluid.t}
+        for i, name in enumerate(self.fluid.link_names):
+            for quantity in NETWORK_CSV_QUANTITIES:
+                for side, run in (("packet", self.packet), ("fluid", self.fluid)):
+                    out[f"{side}_{name}_{quantity}"] = _quantity(run, i, quantity, self.capacity_bps[i])
+        return out
+
+    def to_csv(self, path: str) -> None:
+        """Write :meth:`columns`, one row per grid time."""
+        columns = self.columns()
+        with open(path, "w", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(columns)
+            for row in zip(*columns.values()):
+                writer.writerow([repr(float(v)) for v in row])
+
+
+def _quantity(run: NetworkRun, i: int, quantity: str, capacity_bps: float) -> np.ndarray:
+    if quantity == "R_over_C":
+        return run.rate[:, i, 0] / capacity_bps
+    if quantity == "queue_bytes":
+        return run.queue[:, i, 0] / 8
+    return (run.avg_rtt if quantity == "avg_rtt_s" else run.rtt_sample)[:, i, 0]
+
+
+def _without_gains(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k not in ("alpha", "beta")}
+
+
+def _json_safe(value):
+    """NaN is not JSON: report it as null, recursively."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def cosimulate_network(scenario: str, alpha: float, beta: float, *, t_end: float = NETWORK_T_END_S,
+                       backend: str = "c", **network_options) -> NetworkCosimResult:
+    """Run a network scenario packet by packet and as the fluid model.
+
+    Parameters
+    ----------
+    scenario : str
+        A key of :data:`NETWORK_SCENARIOS` (``"fig5.7"``).
+    alpha, beta : float
+        Router gains (both > 0).
+    t_end : float
+        Simulated seconds.
+    backend : {"c", "python"}
+        Packet simulator.
+    **network_options
+        Passed to the scenario's network builder, e.g. ``l2_delay`` for fig5.7.
+
+    Returns
+    -------
+    NetworkCosimResult
+
+    Raises
+    ------
+    InputError
+        Unknown scenario, a gain <= 0, t_end <= 0.
+    """
+    if scenario not in NETWORK_SCENARIOS:
+        raise InputError(f"unknown network scenario {scenario!r} (known: {', '.join(NETWORK_SCENARIOS)})")
+    if not (alpha > 0 and beta > 0):
+        raise InputError(f"alpha={alpha} and beta={beta} must be > 0")
+    net = NETWORK_SCENARIOS[scenario](**network_options)
+    packet = run_network(net, alpha, beta, t_end, backend=backend)
+    wall = time.perf_counter()
+    fluid = simulate_network(net, alpha, beta, t_end)
+    fluid_wall = time.perf_counter() - wall
+    return NetworkCosimResult(scenario=scenario, alpha=alpha, beta=beta, packet=packet.as_network_run(fluid.t),
+                              fluid=fluid, packet_counters=packet.counters, packet_wall_time_s=packet.wall_time_s,
+                              fluid_wall_time_s=fluid_wall,
+                              capacity_bps=np.array([link.capacity for link in net.links]))

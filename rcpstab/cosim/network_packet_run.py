@@ -1,0 +1,190 @@
+"""Packet runs on multi-link networks: every port runs its own control path (thesis Sec. 5.3).
+
+A :class:`rcpstab.network.Network` (the fluid side's description: links, groups of flows
+and their paths) becomes a packet topology: each link is an output port of the run's protocol
+(RCP by default, or any registered :class:`~rcpstab.packet.protocols.PacketProtocol`),
+and each gets a plain mirror link for the ACKs, so a flow's round trip is twice its one-way
+delay as in the fluid model. Each port has its own controller on its own timer (RCP:
+:class:`~rcpstab.packet.routers.rcp.control.RcpController`, Tr = min(avg_rtt, 10 ms),
+App. F line 13), made, loaded, serviced and read by the protocol as in
+:func:`~rcpstab.packet.simulator.run.run_scenario`; the trace holds, at every expiry,
+R/C (NaN for a router without a rate, XCP), the input rate over C, the queue, the RTT
+estimate (RCP: avg_rtt, eq. 5.17; NaN if the protocol keeps none) and the interval's
+packet-average RTT d_T (eq. 5.16).
+
+Set-up shared with the fluid model (:func:`rcpstab.network.simulate_network`): every
+router starts at R/C = :data:`~rcpstab.network.fluid.INITIAL_LOAD` * eta with avg_rtt the
+rate-weighted propagation RTT of its flows; the fluid queue is unbounded, so are the
+ports' buffers (:data:`UNBOUNDED_BUFFER_BYTES`: memory grows with what is queued, never
+with the limit); the fluid model counts every flow's RTT, so each
+port's MAX_ALLOWABLE_RTT register is raised to :data:`NETWORK_MAX_RTT_MS` (App. F's 20 s
+would drop every sample of Fig. 5.7's 20.002 s flow and leave L1 blind to the one flow
+it controls).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..network.fluid import INITIAL_LOAD, NetworkRun
+from ..network.topology import Network
+from ..packet.protocols import get_protocol
+from ..packet.simulator.run import NS_PER_S, build_simulator, check_inputs, make_controller
+from ..packet.simulator.topology import Link, Topology, request_field
+from ..packet.wire.rcp_header import RTT_UNKNOWN
+
+NETWORK_MAX_RTT_MS = RTT_UNKNOWN
+"""MAX_ALLOWABLE_RTT of the network's ports, ms: every RTT a sender can write (up to 65.534 s;
+transient queues add tens of seconds to Fig. 5.7's 20 s) counts, only all ones ("unknown") does not."""
+NETWORK_RWND_PACKETS = 1 << 20
+"""Receiver window, packets: the default 4096 would cap a 20 s flow at 2.5 Mb/s."""
+UNBOUNDED_BUFFER_BYTES = 1 << 62
+"""Drop-tail limit of every port: a queue this long is out of reach, as the fluid queue's."""
+BITS_PER_BYTE = 8
+TRACE_FIELDS = ("t", "R_over_C", "queue_bytes", "avg_rtt_s", "rtt_sample_s", "interval_s", "utilization")
+
+
+@dataclass
+class PacketNetworkRun:
+    """One packet-level run on a network.
+
+    Attributes
+    ----------
+    network : Network
+    alpha, beta, eta : float
+    backend : str
+    traces : dict of str to dict of str to ndarray
+        Per controlled link (by name), at every timer expiry: ``t`` (s), ``R_over_C``,
+        ``queue_bytes`` (at the expiry), ``avg_rtt_s`` (RCP: eq. 5.17 after the update),
+        ``rtt_sample_s`` (eq. 5.16's d_T of the interval; the previous one if no packet
+        carried an RTT), ``interval_s`` (the interval that ended), ``utilization`` (input
+        rate over C in the interval).
+    counters : dict
+        Final simulator counters (events, sent, delivered, dropped, ...).
+    wall_time_s : float
+    protocol : str
+        The routers' and senders' protocol.
+    flow_bytes : ndarray
+        Bytes each flow's receiver got in order, flows in group order.
+    """
+
+    network: Network
+    alpha: float
+    beta: float
+    eta: float
+    backend: str
+    traces: dict
+    counters: dict = field(default_factory=dict)
+    wall_time_s: float = 0.0
+    protocol: str = "rcp"
+    flow_bytes: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+    def as_network_run(self, grid) -> NetworkRun:
+        """The traces held (sample and hold, as the registers hold) at ``grid`` (s), in the fluid's units."""
+        names = tuple(link.name for link in self.network.links)
+        capacity = np.array([link.capacity for link in self.network.links])
+        grid = np.asarray(grid, float)
+        series = {key: np.empty((grid.size, len(names), 1)) for key in ("rate", "queue", "avg_rtt", "sample")}
+        for i, name in enumerate(names):
+            tr = self.traces[name]
+            held = np.clip(np.searchsorted(tr["t"], grid, side="right") - 1, 0, None)
+            series["rate"][:, i, 0] = tr["R_over_C"][held] * capacity[i]
+            series["queue"][:, i, 0] = tr["queue_bytes"][held] * BITS_PER_BYTE
+            series["avg_rtt"][:, i, 0] = tr["avg_rtt_s"][held]
+            series["sample"][:, i, 0] = tr["rtt_sample_s"][held]
+        return NetworkRun(t=grid, rate=series["rate"], avg_rtt=series["avg_rtt"], rtt_sample=series["sample"],
+                          queue=series["queue"], link_names=names, alpha=np.array([self.alpha]),
+                          beta=np.array([self.beta]), target_rate=self.network.max_min_rates(self.eta)[1],
+                          target_rtt=self.network.equilibrium_rtt(self.eta))
+
+
+def network_topology(net: Network, protocol: str = "rcp") -> tuple[Topology, list[tuple[int, int]]]:
+    """``protocol``'s links of ``net`` (indices 0..L-1), plain ACK mirrors (L..2L-1), and each group's (forward, reverse) path."""
+    links = [Link(link.name + suffix, link.capacity, link.delay, UNBOUNDED_BUFFER_BYTES, kind)
+             for kind, suffix in ((protocol, ""), ("plain", "-ack")) for link in net.links]
+    n = len(net.links)
+    paths, group_paths = [], []
+    for g in net.groups:
+        forward = tuple(net.link_index(name) for name in g.path)
+        paths += [forward, tuple(n + li for li in reversed(forward))]
+        group_paths.append((len(paths) - 2, len(paths) - 1))
+    topology = Topology(links=tuple(links), forward_path=group_paths[0][0], reverse_path=group_paths[0][1],
+                        paths=tuple(paths), monitored_link=0)
+    return topology, group_paths
+
+
+def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: float = 1.0,
+                backend: str = "c", packet_bytes: int = 1500,
+                max_rtt_ms: int = NETWORK_MAX_RTT_MS, protocol: str = "rcp") -> PacketNetworkRun:
+    """Simulate ``net`` packet by packet: long-lived flows from t = 0, ``protocol``'s control path on every link.
+
+    Parameters
+    ----------
+    net : Network
+        E.g. :func:`rcpstab.network.fig57`.
+    alpha, beta : float
+        Router gains (alpha > 0, beta >= 0).
+    t_end : float
+        Simulated seconds.
+    eta : float
+        Target utilization of every router.
+    backend : {"c", "python"}
+    packet_bytes : int
+        Data datagram size, bytes.
+    max_rtt_ms : int
+        Every port's MAX_ALLOWABLE_RTT register, ms (App. F: 20000).
+    protocol : str
+        A name of :data:`rcpstab.packet.protocols.PACKET_PROTOCOLS` (``"rcp"``: R-TCP
+        hosts and App. F routers; ``"xcp"``, ``"rcpac"``: XCP senders), or a registered plug-in.
+
+    Returns
+    -------
+    PacketNetworkRun
+
+    Raises
+    ------
+    InputError
+        alpha <= 0, beta < 0, t_end <= 0, an unknown backend or protocol, max_rtt_ms < 1.
+    """
+    check_inputs(alpha, beta, backend, t_end, protocol)
+    if not (isinstance(max_rtt_ms, int) and max_rtt_ms >= 1):
+        raise InputError(f"max_rtt_ms={max_rtt_ms!r} must be an integer >= 1")
+    wall_start = time.perf_counter()
+    topology, group_paths = network_topology(net, protocol)
+    request = request_field(0.0)  # "as fast as possible": the routers set every rate
+    flows = [(0, -1, 0, request, fwd, rev) for g, (fwd, rev) in zip(net.groups, group_paths) for _ in range(g.count)]
+    sim = build_simulator(topology, flows, packet_bytes, backend, protocol, rwnd_pkts=NETWORK_RWND_PACKETS)
+    rate0 = INITIAL_LOAD * eta * np.array([link.capacity for link in net.links])
+    rtt0 = net.packet_average_rtt(net.path_min(rate0))
+    proto = get_protocol(protocol)  # every link's: the loop asks it, it never asks which protocol it is
+    controllers = {}
+    for li in range(len(net.links)):
+        controllers[li] = make_controller(topology.links[li], alpha, beta, eta, INITIAL_LOAD, rtt0[li], packet_bytes)
+        proto.initial_writes(sim, li, controllers[li])
+        sim.set_registers(li, max_rtt=max_rtt_ms)
+    interval_ns = {li: proto.initial_interval_ns(c) for li, c in controllers.items()}
+    next_tick = dict(interval_ns)
+    sample = dict(enumerate(rtt0))
+    rows = {li: [] for li in controllers}
+    t_end_ns = int(round(t_end * NS_PER_S))
+    while (t_next := min(next_tick.values())) <= t_end_ns:
+        sim.run_until(t_next)
+        for li, ctrl in controllers.items():
+            if next_tick[li] != t_next:
+                continue
+            next_ns, rate, utilization, registers = proto.service(sim, li, ctrl, interval_ns[li])
+            if registers["rtt_count"]:
+                sample[li] = registers["rtt_sum"] / registers["rtt_count"] / 1000
+            rows[li].append((t_next / NS_PER_S, rate, registers["queue_bytes"], proto.avg_rtt_s(ctrl), sample[li],
+                             interval_ns[li] / NS_PER_S, utilization))
+            interval_ns[li] = next_ns
+            next_tick[li] = t_next + next_ns
+    sim.run_until(t_end_ns)
+    traces = {net.links[li].name: dict(zip(TRACE_FIELDS, np.array(r, float).reshape(-1, len(TRACE_FIELDS)).T))
+              for li, r in rows.items()}
+    return PacketNetworkRun(network=net, alpha=alpha, beta=beta, eta=eta, backend=backend, traces=traces,
+                            counters=sim.counters(), wall_time_s=time.perf_counter() - wall_start, protocol=protocol,
+                            flow_bytes=np.array(sim.flow_stats()[0], dtype=float))

@@ -1,0 +1,348 @@
+"""Run flow-level traffic through one RCP bottleneck: the C flow simulator (or its Python
+twin) between timer expiries, the App. F control path in Python at each expiry.
+
+The set-up is thesis Ch. 4's single bottleneck: capacity C, round-trip propagation delay
+RTPD split evenly between the data and the ACK direction, a drop-tail buffer of
+``buffer_bdp`` bandwidth-delay products, flows arriving with sizes from a
+:class:`~rcpstab.packet.hosts.flow_traffic.SizeDistribution` at the rate that makes the offered load rho.
+Arrivals are drawn in chunks and handed to the simulator just ahead of its clock, and
+finished flows are drained from it at every expiry, so the simulator holds only the
+flows in progress and Python holds 40 bytes per finished flow.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..packet.hosts.flow_traffic import ArrivalProcess, SizeDistribution
+from ..packet.routers.rcp.control import RcpController, rate_register
+from ..packet.simulator.topology import TCP_HEADER_BYTES
+from .flows_py import RECORD_FIELDS, PyFlowSimulator
+
+__all__ = ["FlowRun", "run_flows", "DATA_PACKET_BYTES", "CTRL_PACKET_BYTES"]
+
+NS_PER_S = 1_000_000_000
+NS_PER_MS = 1_000_000
+DATA_PACKET_BYTES = 1000  # thesis Ch. 4: "All data packets are 1000 bytes
+CTRL_PACKET_BYTES = 40    # and the control packets (SYN, SYN-ACK, FIN) are 40 bytes"
+RWND_PACKETS = 1 << 20    # the receiver window never binds; the rate does
+CHUNK_FLOWS = 4096        # arrivals drawn per chunk
+WARMUP_FRACTION = 0.1     # first arrivals left out of the time averages (empty start)
+LITTLE_BATCHES = 20       # batch means for the standard error of the mean number of flows
+RECORD_DTYPE = np.dtype([(name, np.int64) for name in RECORD_FIELDS])
+
+
+@dataclass
+class FlowRun:
+    """One flow-level run.
+
+    Attributes
+    ----------
+    records : ndarray
+        One row per finished flow, in completion order, fields ``id`` (arrival order),
+        ``size_pkts``, ``start_ns`` (SYN sent), ``fct_ns`` (SYN sent to last data packet
+        received), ``drops`` (packets of the flow dropped).
+    n_flows : int
+        Flows that arrived; ``len(records)`` finished.
+    arrival_rate_per_s : float
+        lambda of the arrival process, flows/s.
+    window_s : (float, float)
+        Measurement window of the time averages: from the arrival of flow
+        ``WARMUP_FRACTION * n_flows`` to the last arrival, seconds.
+    mean_active, mean_active_stderr : float
+        Time-average number of flows in progress (SYN sent, last packet not received) over
+        the window, sampled at every timer expiry, and its batch-means standard error.
+    window_arrivals : int
+        Flows that arrived in the window.
+    utilization : float
+        Bytes serialised on the bottleneck over C times the window.
+    loss_probability : float
+        Packets dropped at the bottleneck over packets offered to it, in the window.
+    mean_queue_bytes, mean_R_over_C : float
+        Time averages over the window of the bottleneck queue and of the router's rate.
+    measured_load : float
+        Data bytes of the flows that arrived in the window over C times the window: the
+        offered load the run actually drew. With heavy-tailed sizes (Pareto shape 1.2 has
+        infinite variance) it converges to ``load`` very slowly.
+    counters : dict
+        Final simulator counters (sent, delivered, dropped, in_flight, ...).
+    wall_time_s : float
+    """
+
+    records: np.ndarray
+    n_flows: int
+    capacity_bps: float
+    rtt_s: float
+    load: float
+    sizes: SizeDistribution
+    arrivals: ArrivalProcess
+    packet_bytes: int
+    buffer_bytes: int
+    alpha: float
+    beta: float
+    seed: int
+    arrival_rate_per_s: float
+    window_s: tuple[float, float]
+    mean_active: float
+    mean_active_stderr: float
+    window_arrivals: int
+    utilization: float
+    loss_probability: float
+    mean_queue_bytes: float
+    mean_R_over_C: float
+    measured_load: float = float("nan")
+    counters: dict = field(default_factory=dict)
+    wall_time_s: float = 0.0
+    backend: str = "c"
+
+    @property
+    def fct_s(self) -> np.ndarray:
+        """Flow completion times of the finished flows, seconds."""
+        return self.records["fct_ns"] / NS_PER_S
+
+    @property
+    def flows_per_wall_s(self) -> float:
+        """Finished flows per wall-clock second."""
+        return len(self.records) / self.wall_time_s if self.wall_time_s > 0 else float("nan")
+
+    @property
+    def conservation(self) -> dict[str, int]:
+        """The packet counts sent, delivered, dropped and in flight; sent = delivered + dropped + in flight."""
+        return {k: self.counters[k] for k in ("sent", "delivered", "dropped", "in_flight")}
+
+    def __repr__(self) -> str:
+        return (f"FlowRun(C={self.capacity_bps:g} b/s, rtt={self.rtt_s:g} s, load={self.load:g}, sizes={self.sizes}, "
+                f"flows={len(self.records)}/{self.n_flows}, utilization={self.utilization:.3f}, "
+                f"loss={self.loss_probability:.2e})")
+
+
+def _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed) -> None:
+    checks = (
+        (isinstance(seed, (int, np.integer)) and seed >= 0, f"seed={seed} must be a non-negative integer"),
+        (alpha > 0, f"alpha={alpha} must be > 0"),
+        (beta >= 0, f"beta={beta} must be >= 0"),
+        (capacity_bps > 0 and math.isfinite(capacity_bps), f"C={capacity_bps} must be a positive capacity, b/s"),
+        (rtt_s > 0 and math.isfinite(rtt_s), f"rtt={rtt_s} must be a positive delay, s"),
+        (0 < load < 1, f"load={load} must be in (0, 1): PS has no steady state at or above 1"),
+        (n_flows >= 1, f"flows={n_flows} must be >= 1"),
+        (buffer_bdp > 0 and math.isfinite(buffer_bdp), f"buffer={buffer_bdp} BDP must be > 0"),
+        (0 < eta <= 1, f"eta={eta} must be in (0, 1]"),
+        (packet_bytes > TCP_HEADER_BYTES + 32, f"packet_bytes={packet_bytes} too small for the headers"),
+        (backend in ("c", "python"), f"backend={backend!r} is not c or python"),
+    )
+    for ok, message in checks:
+        if not ok:
+            raise InputError(message)
+
+
+def make_flow_simulator(capacity_bps: float, rtt_s: float, buffer_bytes: int, packet_bytes: int, backend: str,
+                        rate_refresh: bool = True):
+    """The C ``FlowSimulator`` or ``PyFlowSimulator`` on the thesis' single bottleneck."""
+    delay_ns = int(round(rtt_s * NS_PER_S / 2))
+    cap = int(round(capacity_bps))
+    # The ACK direction carries 40-byte packets only; its buffer never overflows in practice.
+    reverse_buffer = max(int(capacity_bps * rtt_s / 8), 64 * CTRL_PACKET_BYTES)
+    args = dict(forward=(cap, delay_ns, buffer_bytes), reverse=(cap, delay_ns, reverse_buffer),
+                data_size=packet_bytes, ctrl_size=CTRL_PACKET_BYTES,
+                window_denominator=packet_bytes - TCP_HEADER_BYTES,  # MSS + RCP + IP headers
+                rwnd_pkts=RWND_PACKETS, request=0, rate_refresh=rate_refresh)
+    if backend == "c":
+        from ._flows import FlowSimulator
+
+        return FlowSimulator(**args)
+    return PyFlowSimulator(**args)
+
+
+class _ArrivalFeed:
+    """Draws arrivals chunk by chunk and hands them to the simulator ahead of its clock."""
+
+    def __init__(self, sim, sizes, arrivals, rate_per_s, n_flows, seed) -> None:
+        self.sim, self.sizes, self.arrivals, self.rate = sim, sizes, arrivals, rate_per_s
+        self.rng = np.random.default_rng(seed)
+        self.remaining, self.t_s, self.index = n_flows, 0.0, 0
+        self.last_ns = -1
+        self.warm_index = int(WARMUP_FRACTION * n_flows)
+        self.warm_ns: int | None = None
+        self.largest = 0
+        self.window_pkts = 0  # data packets of the arrivals from warm_index on
+
+    def cover(self, t_ns: int) -> None:
+        """Hand over arrivals until one lies at or beyond ``t_ns`` (or none are left)."""
+        while self.remaining > 0 and self.last_ns < t_ns:
+            n = min(CHUNK_FLOWS, self.remaining)
+            gaps = self.arrivals.gaps(self.rng, n, self.rate)
+            size = self.sizes.sample(self.rng, n)
+            start_ns = np.round((self.t_s + np.cumsum(gaps)) * NS_PER_S).astype(np.int64)
+            self.t_s += float(np.sum(gaps))
+            if self.warm_ns is None and self.index + n > self.warm_index:
+                self.warm_ns = int(start_ns[self.warm_index - self.index])
+            self.largest = max(self.largest, int(size.max()))
+            self.window_pkts += int(size[max(self.warm_index - self.index, 0):].sum())
+            self.sim.add_arrivals(start_ns.tobytes(), size.tobytes())
+            self.index += n
+            self.remaining -= n
+            self.last_ns = int(start_ns[-1])
+
+    @property
+    def done(self) -> bool:
+        return self.remaining == 0
+
+
+def _batch_stderr(values: np.ndarray, weights: np.ndarray) -> float:
+    if len(values) < 2 * LITTLE_BATCHES:
+        return float("nan")
+    edges = np.linspace(0, len(values), LITTLE_BATCHES + 1).astype(int)
+    means = [np.average(values[a:b], weights=weights[a:b]) for a, b in zip(edges[:-1], edges[1:])]
+    return float(np.std(means, ddof=1) / math.sqrt(LITTLE_BATCHES))
+
+
+def run_flows(
+    alpha: float,
+    beta: float,
+    *,
+    capacity_bps: float,
+    rtt_s: float,
+    load: float,
+    sizes: SizeDistribution,
+    n_flows: int,
+    buffer_bdp: float = 1.0,
+    arrivals: ArrivalProcess | None = None,
+    seed: int = 0,
+    eta: float = 1.0,
+    packet_bytes: int = DATA_PACKET_BYTES,
+    backend: str = "c",
+    drain_s: float | None = None,
+    rate_refresh: bool = True,
+) -> FlowRun:
+    """Simulate ``n_flows`` flows arriving at offered load ``load`` on one RCP bottleneck.
+
+    Parameters
+    ----------
+    alpha, beta : float
+        Router gains (App. F line 8).
+    capacity_bps : float
+        Bottleneck capacity C, bit/s.
+    rtt_s : float
+        Round-trip propagation delay RTPD, seconds.
+    load : float
+        Offered load rho = lambda E[L] / C, in (0, 1).
+    sizes : SizeDistribution
+        Flow sizes (whole data packets of ``packet_bytes``).
+    n_flows : int
+        Flows to simulate.
+    buffer_bdp : float
+        Drop-tail buffer in bandwidth-delay products C * RTPD (thesis Ch. 4: 1).
+    arrivals : ArrivalProcess, optional
+        Poisson (default) or Pareto gaps.
+    seed : int
+        Seed of arrival times and sizes; everything else is deterministic.
+    eta : float
+        Target utilisation of the router (App. F; 1 in the analysis).
+    packet_bytes : int
+        IP datagram bytes of a data packet (thesis Ch. 4: 1000).
+    backend : {"c", "python"}
+        The C simulator or its Python twin (identical runs, far slower).
+    drain_s : float, optional
+        Simulated seconds allowed after the last arrival for flows to finish; by default
+        100 RTPD plus the largest flow drawn at C/100. Flows unfinished then are missing
+        from ``records`` (``len(records) < n_flows``).
+    rate_refresh : bool
+        Senders re-pace their next packet when an ACK brings a new rate and probe for the rate
+        while their next packet is over a minimum RTT away (ns-2's RCP host, as the packet
+        simulator's R-TCP sender); False: the old pacing (next packet one old-rate interval
+        after the last, a new rate heard from ACKs only), kept for comparison.
+
+    Returns
+    -------
+    FlowRun
+
+    Examples
+    --------
+    >>> from rcpstab.packet.hosts.flow_traffic import parse_sizes
+    >>> run = run_flows(0.4, 0.2, capacity_bps=10e6, rtt_s=0.1, load=0.5,
+    ...                 sizes=parse_sizes("fixed:size=10"), n_flows=50)
+    >>> c = run.counters
+    >>> len(run.records), c["sent"] == c["delivered"] + c["dropped"] + c["in_flight"]
+    (50, True)
+    """
+    arrivals = arrivals or ArrivalProcess()
+    _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed)
+    wall_start = time.perf_counter()
+    buffer_bytes = max(int(buffer_bdp * capacity_bps * rtt_s / 8), packet_bytes)
+    sim = make_flow_simulator(capacity_bps, rtt_s, buffer_bytes, packet_bytes, backend, rate_refresh)
+    link_rate = capacity_bps / 8000  # bytes/ms
+    # An empty link: the router starts where an idle App. F router settles, at eta * C.
+    ctrl = RcpController(link_rate=link_rate, alpha=alpha, beta=beta, eta=eta, rate=eta * link_rate,
+                         avg_rtt=rtt_s * 1000, mtu=packet_bytes)
+    sim.set_registers(rate=rate_register(ctrl.rate))
+    rate_per_s = load * capacity_bps / (sizes.mean_packets * packet_bytes * 8)
+    feed = _ArrivalFeed(sim, sizes, arrivals, rate_per_s, n_flows, seed)
+    chunks: list[np.ndarray] = []
+    samples: list[tuple[float, int, int, int, int, int, float]] = []  # dt, n, tx, drops, offered, queue, R/C
+    interval_ns = int(round(ctrl.interval * NS_PER_MS))
+    t_ns, t_cap_ns = 0, None
+    while True:
+        t_next = t_ns + interval_ns
+        feed.cover(t_next)
+        sim.run_until(t_next)
+        registers = sim.registers()
+        next_tr, writes = ctrl.service(registers, interval_ns / NS_PER_MS)
+        sim.set_registers(**writes)
+        c = sim.counters()
+        samples.append((interval_ns, c["n_active"], c["fwd_tx_bytes"], c["fwd_dropped"], c["fwd_arrivals"],
+                        registers["queue_bytes"], ctrl.rate / link_rate))
+        records = sim.take_records()
+        if records:
+            chunks.append(np.frombuffer(records, dtype=RECORD_DTYPE))
+        t_ns, interval_ns = t_next, max(int(round(next_tr * NS_PER_MS)), 1)
+        if feed.done and t_cap_ns is None:
+            t_cap_ns = feed.last_ns + int(NS_PER_S * (drain_s if drain_s is not None else
+                                                    _default_drain_s(feed.largest, packet_bytes, capacity_bps, rtt_s)))
+        if feed.done and (c["completed"] == n_flows or t_ns >= t_cap_ns):
+            break
+    records = np.concatenate(chunks) if chunks else np.empty(0, dtype=RECORD_DTYPE)
+    window = _window_stats(samples, feed.warm_ns, feed.last_ns, capacity_bps)
+    span_s = (feed.last_ns - feed.warm_ns) / NS_PER_S
+    measured_load = feed.window_pkts * packet_bytes * 8 / (capacity_bps * span_s) if span_s > 0 else float("nan")
+    return FlowRun(
+        records=records, n_flows=n_flows, capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
+        arrivals=arrivals, packet_bytes=packet_bytes, buffer_bytes=buffer_bytes, alpha=alpha, beta=beta, seed=seed,
+        arrival_rate_per_s=rate_per_s, window_s=(feed.warm_ns / NS_PER_S, feed.last_ns / NS_PER_S),
+        window_arrivals=n_flows - feed.warm_index,  # ids follow arrival order
+        measured_load=measured_load, counters=sim.counters(), wall_time_s=time.perf_counter() - wall_start, backend=backend, **window,
+    )
+
+
+def _default_drain_s(largest_pkts, packet_bytes, capacity_bps, rtt_s) -> float:
+    # A safety net against a flow that never finishes, not a measurement horizon: the
+    # largest flow drawn at a hundredth of C (heavy loss, timeouts) plus 100 RTPDs. After
+    # the last arrival the load decays, so this time is cheap to simulate.
+    return 100 * rtt_s + largest_pkts * packet_bytes * 8 / (0.01 * capacity_bps)
+
+
+def _window_stats(samples, warm_ns, last_ns, capacity_bps) -> dict:
+    a = np.array(samples, dtype=float)
+    ends = np.cumsum(a[:, 0])
+    inside = (ends > warm_ns) & (ends <= last_ns)
+    idx = np.flatnonzero(inside)
+    if len(idx) < 2:
+        nan = float("nan")
+        return dict(mean_active=nan, mean_active_stderr=nan, utilization=nan, loss_probability=nan,
+                    mean_queue_bytes=nan, mean_R_over_C=nan)
+    first, last = idx[0], idx[-1]
+    dt = a[first + 1:last + 1, 0]
+    span_s = (ends[last] - ends[first]) / NS_PER_S
+    n = a[first + 1:last + 1, 1]
+    offered = a[last, 4] - a[first, 4]
+    return dict(
+        mean_active=float(np.average(n, weights=dt)),
+        mean_active_stderr=_batch_stderr(n, dt),
+        utilization=float((a[last, 2] - a[first, 2]) * 8 / (capacity_bps * span_s)),
+        loss_probability=float((a[last, 3] - a[first, 3]) / offered) if offered > 0 else 0.0,
+        mean_queue_bytes=float(np.average(a[first + 1:last + 1, 5], weights=dt)),
+        mean_R_over_C=float(np.average(a[first + 1:last + 1, 6], weights=dt)),
+    )

@@ -1,0 +1,270 @@
+"""Gain, phase and delay margins of a model's loop at one (alpha, beta), for any loop.
+
+All frequencies are normalized (w*d0, rad per round trip) and the delay margin is in
+units of d0: multiply by d0 for seconds. Stability itself comes from the rightmost
+characteristic root (:mod:`.roots`); the Bode count of :mod:`.phasecross` is reported beside
+it (``unstable_roots``) so the two can be compared.
+
+Definitions, valid whatever the phase at low frequency (RCP starts at -180 deg, RCP-AC at -270):
+
+- gain margin: the loop K*G is stable for K in a set of intervals, whose ends are
+  1/``|G|`` at the crossings of -180 + k*360 deg (:meth:`PhaseCrossings.unstable` gives Z for
+  every K). For a stable loop, ``gain_margin`` is the upper end of the interval holding
+  K = 1 and ``gain_margin_lower`` its lower end (RCP-AC is conditionally stable: too little
+  gain destabilizes it too). For an unstable loop, ``gain_margin`` is the end of the nearest
+  stable interval: the factor (< 1: shrink) that brings the loop to the edge of stability;
+  null when no K stabilizes it. For RCP, K*G is G with both router gains scaled by K.
+- phase margin: 180 deg + the phase at the gain crossover (``|G|`` = 1), wrapped to
+  (-180, 180] deg; with several crossovers, the smallest (python-control's convention).
+- delay margin: the extra loop delay that first rotates a gain crossover onto -180 deg,
+  min over crossovers of ((phase + 180 deg) mod 360 deg)/w. For an unstable loop with a
+  negative phase margin it is that negative margin over w (the delay to remove); otherwise null.
+
+Every null comes with a reason in ``notes``.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..models import as_model
+from ..models.spec import ModelSpec
+from .grid import check_gains
+from .openloop import open_loop
+from .phasecross import PhaseCrossings, gain_crossovers, phase_crossings
+from .roots import rightmost_root
+
+__all__ = ["Margins", "margins", "stable_gain_intervals"]
+
+
+@dataclass(frozen=True)
+class Margins:
+    """Stability margins of the loop G at one (alpha, beta).
+
+    Attributes
+    ----------
+    alpha, beta : float
+        The router gains (dimensionless).
+    stable : bool
+        Every characteristic root has a negative real part (from the rightmost root).
+    gain_margin : float or None
+        See the module docstring: > 1 for a stable loop; for an unstable one the factor to the
+        nearest stable loop gain. None (with a note) when there is no such end.
+    phase_margin_deg : float or None
+        180 + phase of G at the gain crossover, wrapped to (-180, 180], degrees.
+    crossover_w : float or None
+        Gain crossover w_z*d0 (``|G|`` = 1) of the phase margin.
+    phase_crossover_w : float or None
+        w*d0 of the -180 + k*360 deg crossing that sets ``gain_margin``.
+    delay_margin : float or None
+        Extra delay, in units of d0, before a root reaches the axis (negative: to remove).
+    rightmost_root : tuple of float
+        (Re, Im) of the rightmost characteristic root, normalized (s*d0).
+    gain_margin_lower : float or None
+        For a stable loop, the smallest loop-gain factor that keeps it stable (None: any).
+    unstable_roots : int or None
+        Right-half-plane roots by the Bode count (crossings of -180 + k*360 deg).
+    notes : dict
+        Why a field is None, or how to read it.
+    """
+
+    alpha: float
+    beta: float
+    stable: bool
+    gain_margin: float | None
+    phase_margin_deg: float | None
+    crossover_w: float | None
+    phase_crossover_w: float | None
+    delay_margin: float | None
+    rightmost_root: tuple
+    gain_margin_lower: float | None = None
+    unstable_roots: int | None = 0
+    notes: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """Strict-JSON-ready: every non-finite number is None and ``notes`` says why."""
+        out = asdict(self)
+        out["rightmost_root"] = [_finite(x) for x in self.rightmost_root]
+        notes = dict(self.notes)
+        for key, value in out.items():
+            if isinstance(value, float) and not np.isfinite(value):
+                out[key] = None
+                notes.setdefault(key, f"not finite ({value})")
+        out["notes"] = notes
+        return out
+
+    def __repr__(self):
+        gm = "None" if self.gain_margin is None else f"{self.gain_margin:.4g}"
+        pm = "None" if self.phase_margin_deg is None else f"{self.phase_margin_deg:.4g}"
+        return (f"Margins(alpha={self.alpha:g}, beta={self.beta:g}, stable={self.stable}, gain_margin={gm}, "
+                f"phase_margin_deg={pm})")
+
+
+def _finite(x):
+    x = float(x)
+    return x if np.isfinite(x) else None
+
+
+def stable_gain_intervals(pc, index: int = 0):
+    """The loop-gain factors K for which K*G is stable, as sorted (lo, hi) pairs (hi may be inf).
+
+    ``pc`` is a :class:`~rcpstab.linear.phasecross.PhaseCrossings`; ``index`` picks the loop.
+    Also returns, per pair, the frequencies w*d0 of the crossings that set lo and hi (NaN: none).
+    """
+    sub = _single(pc, index)
+    mags, ws = sub.magnitude, sub.w
+    ok = mags > 0
+    ends, order = np.unique(1.0 / mags[ok], return_index=True)
+    end_w = ws[ok][order]
+    edges = np.concatenate(([0.0], ends, [np.inf]))
+    lo, hi = edges[:-1], edges[1:]
+    with np.errstate(invalid="ignore"):
+        reps = np.where(np.isinf(hi), 2.0 * lo + 1.0, np.where(lo == 0, 0.5 * hi, np.sqrt(lo * hi)))
+    stable = np.array([sub.unstable(k)[0] == 0 for k in reps])
+    edge_w = np.concatenate(([np.nan], end_w, [np.nan]))
+    out = []
+    i = 0
+    while i < stable.size:
+        if stable[i]:
+            j = i
+            while j + 1 < stable.size and stable[j + 1]:
+                j += 1
+            out.append((edges[i], edges[j + 1], edge_w[i], edge_w[j + 1]))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def _single(pc, index):
+    """The crossings of loop ``index`` alone (``pc.point`` is sorted)."""
+    lo, hi = np.searchsorted(pc.point, [index, index + 1])
+    mine = slice(int(lo), int(hi))
+    return PhaseCrossings(point=np.zeros(hi - lo, int), w=pc.w[mine], level=pc.level[mine],
+                          direction=pc.direction[mine], magnitude=pc.magnitude[mine],
+                          low=pc.low[index:index + 1], gain_count=pc.gain_count[index:index + 1],
+                          rhp_poles=pc.rhp_poles, gain_limit=pc.gain_limit)
+
+
+GAIN_LIMITS = (16.0, 256.0, 4096.0, 65536.0, 1e6)   # searched in turn until the margin is inside
+
+
+def _gain_margin(ol, alpha, beta, stable: bool, notes: dict, first=None):
+    """(gain_margin, gain_margin_lower, w of the crossing setting gain_margin) with notes.
+
+    Crossings are first searched as far as they matter for K <= 16, further only if the
+    stable interval reaches past that: a crossing beyond never changes Z for smaller K.
+    """
+    previous = GAIN_LIMITS[0]
+    for limit in GAIN_LIMITS:
+        try:
+            pc = first if (first is not None and limit == GAIN_LIMITS[0]) else \
+                phase_crossings(ol, [alpha], [beta], gain_limit=limit)
+        except InputError as exc:
+            if limit == GAIN_LIMITS[0]:
+                notes["gain_margin"] = f"not computed: {exc}"
+                return None, None, None
+            limit = previous
+            break
+        previous = limit
+        intervals = [(lo, hi, wl, wh) for lo, hi, wl, wh in stable_gain_intervals(pc) if lo < limit]
+        intervals = [(lo, hi if hi <= limit else np.inf, wl, wh if hi <= limit else np.nan)
+                     for lo, hi, wl, wh in intervals]
+        reaches = any(np.isinf(hi) for _, hi, _, _ in intervals)
+        if not reaches or limit == GAIN_LIMITS[-1]:
+            break
+    if reaches:
+        notes["gain_margin_limit"] = f"loop gains searched up to {limit:g}"
+    if not intervals:
+        notes["gain_margin"] = ("no loop gain K makes K*G stable (for RCP: alpha/beta <= 1, the phase "
+                                "falls through -180 deg at w -> 0 with |G| infinite; App. C)")
+        return None, None, None
+    if stable:
+        for lo, hi, _w_lo, w_hi in intervals:
+            if lo < 1.0 < hi:
+                if not np.isfinite(hi):
+                    notes["gain_margin"] = (f"no -180 deg crossing limits the gain: K*G is stable for every "
+                                            f"K from 1 to {limit:g} (searched)")
+                lower = float(lo) if lo > 0 else None
+                if lower is None:
+                    notes["gain_margin_lower"] = "stable for every smaller loop gain"
+                else:
+                    notes["gain_margin_lower"] = "conditionally stable: below this factor the loop is unstable"
+                return (float(hi) if np.isfinite(hi) else None), lower, (float(w_hi) if np.isfinite(hi) else None)
+        notes["gain_margin"] = "the Bode count disagrees with the rightmost root at K = 1 (point on the boundary?)"
+        return None, None, None
+    # Unstable: the end of the nearest stable interval (in log scale).
+    best = min(((abs(np.log(e)), e, w) for lo, hi, w_lo, w_hi in intervals
+                for e, w in ((lo, w_lo), (hi, w_hi)) if 0 < e < np.inf), default=None)
+    if best is None:
+        notes["gain_margin"] = "unstable; stable only for loop gains without a finite end"
+        return None, None, None
+    _, end, w = best
+    notes["gain_margin"] = (f"the loop is unstable: multiplying the loop gain by this factor "
+                            f"({'shrinking' if end < 1 else 'raising'} it) reaches the edge of the stable range")
+    return float(end), None, float(w)
+
+
+def margins(model: ModelSpec, alpha: float, beta: float) -> Margins:
+    """Compute :class:`Margins` for ``model`` at (``alpha``, ``beta``).
+
+    Examples
+    --------
+    >>> from rcpstab.models import get_model
+    >>> m = margins(get_model("rcp"), 0.4, 0.2)
+    >>> m.stable, round(m.gain_margin, 4), round(m.phase_margin_deg, 2)
+    (True, 2.6779, 16.25)
+    """
+    model = as_model(model)  # a name works too; anything else is an InputError
+    alpha = float(check_gains(alpha, "alpha")[0])
+    beta = float(check_gains(beta, "beta")[0])
+    ol = open_loop(model)
+    root = rightmost_root(model, alpha, beta)
+    stable = bool(root.real < 0)
+    notes: dict = {}
+    try:
+        z = int(phase_crossings(ol, [alpha], [beta]).unstable()[0])
+    except InputError as exc:
+        # Gains in the thousands: the verdict (rightmost root) stands, the frequency reading does not.
+        why = f"not computed: {exc}"
+        notes.update({k: why for k in ("gain_margin", "gain_margin_lower", "phase_margin_deg", "crossover_w",
+                                       "phase_crossover_w", "delay_margin", "unstable_roots")})
+        return Margins(alpha=alpha, beta=beta, stable=stable, gain_margin=None, phase_margin_deg=None,
+                       crossover_w=None, phase_crossover_w=None, delay_margin=None,
+                       rightmost_root=(float(root.real), float(root.imag)), unstable_roots=None, notes=notes)
+    gm, gm_lower, w_pc = _gain_margin(ol, alpha, beta, stable, notes)
+
+    wz, phase = gain_crossovers(ol, alpha, beta)
+    return _assemble(alpha, beta, stable, root, z, (gm, gm_lower, w_pc), wz, phase, notes)
+
+
+def _assemble(alpha, beta, stable, root, z, gain, wz, phase, notes) -> Margins:
+    """Margins from the pieces: gain margin triple, gain crossovers (w, phase) and the verdict."""
+    gm, gm_lower, w_pc = gain
+    pm = dm = w_z = None
+    if wz.size == 0:
+        notes["phase_margin_deg"] = "|G| never crosses 1"
+        notes["delay_margin"] = "no gain crossover: no extra delay can put a root on the axis"
+    else:
+        wrapped = (phase + np.pi) % (2 * np.pi)
+        signed = np.where(wrapped > np.pi, wrapped - 2 * np.pi, wrapped)
+        i = int(np.argmin(signed))
+        pm, w_z = float(np.degrees(signed[i])), float(wz[i])
+        if stable:
+            dm = float(np.min(wrapped / wz))
+        elif signed[i] < 0:
+            dm = float(signed[i] / wz[i])
+            notes["delay_margin"] = "negative: the loop is unstable; removing this much delay puts a root on the axis"
+        else:
+            notes["delay_margin"] = "the loop is unstable with a positive phase margin: no delay margin"
+    if w_pc is None:
+        notes.setdefault("phase_crossover_w", "no -180 + k*360 deg crossing sets the gain margin")
+    if w_z is None:
+        notes.setdefault("crossover_w", "|G| never crosses 1")
+    if gm_lower is None:
+        notes.setdefault("gain_margin_lower", "defined for a stable loop only")
+    return Margins(alpha=alpha, beta=beta, stable=stable, gain_margin=gm, phase_margin_deg=pm, crossover_w=w_z,
+                   phase_crossover_w=w_pc, delay_margin=dm, rightmost_root=(float(root.real), float(root.imag)),
+                   gain_margin_lower=gm_lower, unstable_roots=z, notes=notes)

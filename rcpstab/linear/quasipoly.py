@@ -1,0 +1,175 @@
+"""The normalized characteristic quasi-polynomial of a model, compiled for NumPy.
+
+A model's linearization (:mod:`rcpstab.linear.linearization`) gives, in lambda = s*d0,
+
+    Delta(lambda) = sum_k p_k(lambda; alpha, beta) * exp(-theta_k * lambda),
+
+monic in its delay-free principal term. The region engines need it evaluated on whole
+grids of (alpha, beta) at once, and D-subdivision needs it split as
+``D0(lambda) + alpha*D1(lambda) + beta*D2(lambda)``; :class:`QuasiPolynomial` gives both.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache, cached_property
+
+import numpy as np
+import sympy as sp
+
+from ..errors import InputError
+from ..models.spec import ModelSpec
+from .linearization import lam, linearize
+
+
+@dataclass(frozen=True)
+class QuasiPolynomial:
+    """Delta(lambda; alpha, beta), affine in the loop gains.
+
+    Attributes
+    ----------
+    thetas : ndarray, shape (K,)
+        Normalized delays theta_k = tau_k / d0 (0 for the delay-free part).
+    coeffs : ndarray, shape (K, P, 3)
+        ``coeffs[k, p] = (c0, c_alpha, c_beta)``: the coefficient of lambda**p in p_k is
+        ``c0 + c_alpha*alpha + c_beta*beta``.
+    degree : int
+        Degree n of the principal (delay-free, monic) term; retarded type means every
+        delayed term has a lower degree.
+    """
+
+    thetas: np.ndarray
+    coeffs: np.ndarray
+    degree: int
+
+    def parts(self, lam_values):
+        """(D0, D1, D2) at ``lam_values``: Delta = D0 + alpha*D1 + beta*D2."""
+        lam_values = np.asarray(lam_values, dtype=complex)
+        polyval = np.polynomial.polynomial.polyval   # Horner: complex powers are slow
+        delays = [np.exp(-lam_values * theta) if theta else 1.0 for theta in self.thetas]
+        return tuple(sum(polyval(lam_values, self.coeffs[k, :, j]) * delays[k] for k in range(self.thetas.size))
+                     for j in range(3))
+
+    @cached_property
+    def _derivative_coeffs(self):
+        """Coefficients of d/dlambda [p_k(lambda) e^{-theta_k lambda}] / e^{-theta_k lambda}: p_k' - theta_k p_k."""
+        P = self.coeffs.shape[1]
+        der = np.zeros_like(self.coeffs)
+        der[:, :P - 1, :] = self.coeffs[:, 1:, :] * np.arange(1, P)[None, :, None]
+        return der - self.thetas[:, None, None] * self.coeffs
+
+    def parts_derivative(self, lam_values):
+        """(D0', D1', D2'): the derivatives of :meth:`parts` with respect to lambda."""
+        lam_values = np.asarray(lam_values, dtype=complex)
+        polyval = np.polynomial.polynomial.polyval
+        der = self._derivative_coeffs
+        delays = [np.exp(-lam_values * theta) if theta else 1.0 for theta in self.thetas]
+        return tuple(sum(polyval(lam_values, der[k, :, j]) * delays[k] for k in range(self.thetas.size))
+                     for j in range(3))
+
+    def __call__(self, lam_values, alpha, beta):
+        """Delta(lambda; alpha, beta), broadcasting over all three arguments."""
+        d0, d1, d2 = self.parts(lam_values)
+        return d0 + np.asarray(alpha) * d1 + np.asarray(beta) * d2
+
+    def derivative(self, lam_values, alpha, beta):
+        """d Delta / d lambda, broadcasting like :meth:`__call__`."""
+        lam_values = np.asarray(lam_values, dtype=complex)
+        P = self.coeffs.shape[1]
+        c = (self.coeffs[..., 0] + np.asarray(alpha)[..., None, None] * self.coeffs[..., 1]
+             + np.asarray(beta)[..., None, None] * self.coeffs[..., 2])            # (..., K, P)
+        lp = lam_values[..., None, None]
+        p = np.arange(P)
+        poly = np.sum(c * lp ** p, axis=-1)
+        dpoly = np.sum(c[..., 1:] * p[1:] * lp ** (p[1:] - 1), axis=-1)
+        e = np.exp(-lam_values[..., None] * self.thetas)
+        return np.sum((dpoly - self.thetas * poly) * e, axis=-1)
+
+    def lower_order_bound(self, alpha, beta):
+        """Sum of ``|coefficients|`` of every term but the principal lambda**n (for the tail bound)."""
+        c = np.abs(self.coeffs[..., 0] + np.asarray(alpha)[..., None, None] * self.coeffs[..., 1]
+                   + np.asarray(beta)[..., None, None] * self.coeffs[..., 2])
+        return c.sum(axis=(-1, -2)) - 1.0
+
+    def count_unstable(self, alpha, beta, step=0.01):
+        """Number of roots with Re(lambda) > 0, by the argument principle on the imaginary axis.
+
+        For a retarded quasi-polynomial with monic principal term lambda**n and no root on
+        the imaginary axis, the phase of Delta(j w) changes by (n - 2 Z) pi / 2 as w goes
+        from 0 to infinity, Z being the number of roots in the right half-plane. Past
+        ``W = 2 + 4 * (sum of the other coefficients' moduli)`` the principal term dominates
+        four to one, so the rest of the phase change is the wrap of the phase at W to n*pi/2.
+
+        Returns
+        -------
+        ndarray of float
+            Z for each (alpha, beta); NaN where the count is not near an integer
+            (a root on or very near the imaginary axis).
+        """
+        alpha, beta = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(beta, float))
+        W = 2.0 + 4.0 * np.max(self.lower_order_bound(alpha, beta))
+        # The phase of exp(-j w theta) turns at rate theta, the polynomial part slower:
+        # 0.01 rad steps keep consecutive phase differences far below pi.
+        w = np.arange(0.0, W + step, step)
+        value = self(1j * w, alpha.reshape(-1, 1), beta.reshape(-1, 1))
+        phase = np.unwrap(np.angle(value), axis=-1)
+        tail = _wrap(self.degree * np.pi / 2 - phase[:, -1])
+        change = phase[:, -1] - phase[:, 0] + tail
+        z = (self.degree - 2 * change / np.pi) / 2
+        z[np.abs(z - np.round(z)) > 0.05] = np.nan
+        return np.round(z).reshape(alpha.shape)
+
+
+def _wrap(angle):
+    return (angle + np.pi) % (2 * np.pi) - np.pi
+
+
+@cache
+def quasi_polynomial(model: ModelSpec) -> QuasiPolynomial:
+    """Compile ``model``'s normalized characteristic quasi-polynomial (cached on disk, :mod:`.diskcache`).
+
+    Raises :class:`InputError` if parameters other than the two loop gains survive
+    normalization, or if the gains do not enter affinely (D-subdivision needs both).
+    """
+    from ..models import spec
+    from ..runtime.derivation_cache import cached
+    from . import linearization
+
+    def compute():
+        qp = _compile(model)
+        return {"thetas": qp.thetas, "coeffs": qp.coeffs, "degree": np.array(qp.degree)}
+
+    data = cached("quasipoly", model, (__file__, linearization.__file__, spec.__file__), compute)
+    return QuasiPolynomial(thetas=data["thetas"], coeffs=data["coeffs"], degree=int(data["degree"]))
+
+
+def _compile(model: ModelSpec) -> QuasiPolynomial:
+    system = linearize(model)
+    expr = system.normalized_characteristic
+    alpha, beta = model.loop_parameters
+    extra = system.free_parameters() - {alpha, beta}
+    if extra:
+        raise InputError(f"model {model.name!r}: the normalized loop still depends on "
+                         f"{', '.join(sorted(map(str, extra)))}")
+    groups: dict = {}
+    for term in sp.Add.make_args(expr):
+        exps = [e for e in term.atoms(sp.exp)]
+        theta = sp.Integer(0)
+        rest = term
+        for e in exps:
+            theta += -e.args[0] / lam
+            rest = rest / e
+        groups.setdefault(sp.nsimplify(sp.simplify(theta)), []).append(rest)
+    thetas = sorted(groups, key=float)
+    polys = {th: sp.Poly(sp.Add(*groups[th]), lam) for th in thetas}
+    P = max(p.degree() for p in polys.values()) + 1
+    coeffs = np.zeros((len(thetas), P, 3))
+    for k, th in enumerate(thetas):
+        for (power,), c in polys[th].terms():
+            if sp.diff(c, alpha, 2) != 0 or sp.diff(c, beta, 2) != 0 or sp.diff(c, alpha, beta) != 0:
+                raise InputError(f"model {model.name!r}: gains enter the loop nonlinearly ({c})")
+            ca, cb = sp.diff(c, alpha), sp.diff(c, beta)
+            coeffs[k, power] = [float(c.subs({alpha: 0, beta: 0})), float(ca), float(cb)]
+    degree = polys[thetas[0]].degree() if float(thetas[0]) == 0 else -1
+    if degree < 1 or any(polys[th].degree() >= degree for th in thetas[1:]):
+        raise InputError(f"model {model.name!r}: characteristic equation is not of retarded type")
+    return QuasiPolynomial(thetas=np.array([float(th) for th in thetas]), coeffs=coeffs, degree=degree)

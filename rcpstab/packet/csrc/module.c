@@ -1,0 +1,979 @@
+/* Python bindings: rcpstab.packet._datapath.
+ *   Datapath  - stand-alone output ports running App. F lines 18-23 on packet buffers
+ *   XcpDatapath - stand-alone XCP or RCP-AC output ports (xcp_port.h, rcpac_port.h)
+ *   DATAPATHS - names of the PORT_OPS entries by protocol code (port_ops.h)
+ *   SENDERS - names of the SENDER_OPS entries by sender code (sim.h)
+ *   Simulator - the packet simulator of sim.c, driven by the Python control path
+ *   receiver_echo - the receiver's per-packet header rewrite */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "rcp_port.h"
+#include "sim.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* An integer argument in [lo, hi], or an error naming it. The 'I' and 'K' format codes wrap
+ * silently (buffer = -1 became 2**64 - 1, size 2**32 + 12 became 12); the Python twins take
+ * any int, so both sides check the same range and raise the same errors. */
+static int int_in_range(PyObject *o, const char *what, long long lo, long long hi, long long *out)
+{
+    PyObject *index = PyNumber_Index(o); /* int or an integer type (numpy); TypeError for floats */
+    if (!index)
+        return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+    if (v == -1 && PyErr_Occurred()) {
+        Py_DECREF(index);
+        return -1;
+    }
+    if (overflow || v < lo || v > hi) {
+        PyErr_Format(PyExc_ValueError, "%s=%S is outside %lld..%lld", what, index, lo, hi);
+        Py_DECREF(index);
+        return -1;
+    }
+    Py_DECREF(index);
+    *out = v;
+    return 0;
+}
+
+static int size_arg(PyObject *o, uint32_t *size)
+{
+    long long v;
+    if (int_in_range(o, "size", 0, 0xFFFFFFFFLL, &v) < 0)
+        return -1;
+    *size = (uint32_t)v;
+    return 0;
+}
+
+/* PyArg_ParseTuple on an item of a list: the item may be any sequence (a list raised SystemError). */
+static int parse_item(PyObject *item, const char *what, Py_ssize_t i, const char *format, ...)
+{
+    if (!PyTuple_Check(item) && !PyList_Check(item)) {
+        PyErr_Format(PyExc_TypeError, "%s %zd must be a tuple, not %.80s", what, i, Py_TYPE(item)->tp_name);
+        return -1;
+    }
+    PyObject *tuple = PySequence_Tuple(item);
+    if (!tuple)
+        return -1;
+    va_list va;
+    va_start(va, format);
+    int ok = PyArg_VaParse(tuple, format, va);
+    va_end(va);
+    Py_DECREF(tuple);
+    if (!ok) {
+        /* name the item: "link 3: function takes exactly 4 arguments (3 given)" */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_Format(type ? type : PyExc_TypeError, "%s %zd: %S", what, i, value ? value : Py_None);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return -1;
+    }
+    return 0;
+}
+
+/* The 64-bit registers in slot order, then the 32-bit rate register. */
+static const char *const REGISTER_NAMES[] = {"input_bytes", "rtt_sum", "rtt_count", "queue_bytes", "buffer_bytes",
+                                              "malformed",   "dropped", "max_rtt",   "rate",        NULL};
+#define RATE_REGISTER 8
+
+static uint64_t *register_slot(rcp_port *p, int k)
+{
+    uint64_t *slots[] = {&p->input_bytes, &p->rtt_sum, &p->rtt_count, &p->queue_bytes,
+                         &p->buffer_bytes, &p->malformed, &p->dropped, &p->max_rtt};
+    return slots[k];
+}
+
+static PyObject *registers_dict(rcp_port *p)
+{
+    PyObject *d = PyDict_New();
+    if (!d)
+        return NULL;
+    for (int k = 0; REGISTER_NAMES[k]; k++) {
+        unsigned long long v = k == RATE_REGISTER ? p->rate : *register_slot(p, k);
+        PyObject *o = PyLong_FromUnsignedLongLong(v);
+        if (!o || PyDict_SetItemString(d, REGISTER_NAMES[k], o) < 0) {
+            Py_XDECREF(o);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(o);
+    }
+    return d;
+}
+
+/* Write registers named by keyword; rate is 32 bits wide, the others 64. */
+static int set_registers(rcp_port *p, PyObject *kwargs)
+{
+    if (!kwargs)
+        return 0;
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+        const char *name = PyUnicode_AsUTF8(key);
+        if (!name)
+            return -1;
+        int k = 0;
+        while (REGISTER_NAMES[k] && strcmp(REGISTER_NAMES[k], name) != 0)
+            k++;
+        if (!REGISTER_NAMES[k]) {
+            PyErr_Format(PyExc_ValueError, "unknown register %s", name);
+            return -1;
+        }
+        PyObject *index = PyNumber_Index(value);
+        if (!index)
+            return -1;
+        if (k == RATE_REGISTER) {
+            long long v;
+            int rc = int_in_range(index, "register rate", 0, 0xFFFFFFFFLL, &v);
+            Py_DECREF(index);
+            if (rc < 0) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_ValueError, "register rate=%S does not fit in 32 bits", value);
+                return -1;
+            }
+            p->rate = (uint32_t)v;
+        } else {
+            unsigned long long v = PyLong_AsUnsignedLongLong(index);
+            if (PyErr_Occurred()) { /* negative or wider than 64 bits */
+                PyErr_Clear();
+                PyErr_Format(PyExc_OverflowError, "register %s=%S does not fit in 64 bits", name, index);
+                Py_DECREF(index);
+                return -1;
+            }
+            Py_DECREF(index);
+            *register_slot(p, k) = v;
+        }
+    }
+    return 0;
+}
+
+/* registers(port) and set_registers(port, **values), shared by Datapath and Simulator. */
+typedef rcp_port *(*port_lookup)(PyObject *self, Py_ssize_t i);
+
+static PyObject *port_registers(PyObject *self, PyObject *args, port_lookup lookup)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return NULL;
+    rcp_port *p = lookup(self, i);
+    return p ? registers_dict(p) : NULL;
+}
+
+static PyObject *port_set_registers(PyObject *self, PyObject *args, PyObject *kwargs, port_lookup lookup)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return NULL;
+    rcp_port *p = lookup(self, i);
+    if (!p || set_registers(p, kwargs) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* The real-valued registers of an XCP / RCP-AC port, by name. */
+static const struct {
+    const char *name;
+    size_t offset;
+} XCP_REGISTERS[] = {
+    {"sum_rtt_by_cwnd", offsetof(xcp_state, sum_rtt_by_cwnd)},
+    {"sum_rtt_square_by_cwnd", offsetof(xcp_state, sum_rtt_square_by_cwnd)},
+    {"sum_deficit", offsetof(xcp_state, sum_deficit)},
+    {"min_queue", offsetof(xcp_state, min_queue)},
+    {"xi_p", offsetof(xcp_state, xi_p)},
+    {"xi_n", offsetof(xcp_state, xi_n)},
+    {"residue_pos", offsetof(xcp_state, residue_pos)},
+    {"residue_neg", offsetof(xcp_state, residue_neg)},
+    {"rate", offsetof(xcp_state, rate)},
+    {"avg_rtt", offsetof(xcp_state, avg_rtt)},
+    {"xi_ac", offsetof(xcp_state, xi_ac)},
+    {NULL, 0},
+};
+
+static double *xcp_slot(xcp_state *x, int k)
+{
+    return (double *)((char *)x + XCP_REGISTERS[k].offset);
+}
+
+static PyObject *xcp_registers_dict(xcp_state *x)
+{
+    PyObject *d = PyDict_New();
+    for (int k = 0; d && XCP_REGISTERS[k].name; k++) {
+        PyObject *o = PyFloat_FromDouble(*xcp_slot(x, k));
+        if (!o || PyDict_SetItemString(d, XCP_REGISTERS[k].name, o) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(o);
+    }
+    return d;
+}
+
+static int set_xcp_registers(xcp_state *x, PyObject *kwargs)
+{
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (kwargs && PyDict_Next(kwargs, &pos, &key, &value)) {
+        const char *name = PyUnicode_AsUTF8(key);
+        if (!name)
+            return -1;
+        int k = 0;
+        while (XCP_REGISTERS[k].name && strcmp(XCP_REGISTERS[k].name, name) != 0)
+            k++;
+        if (!XCP_REGISTERS[k].name) {
+            PyErr_Format(PyExc_ValueError, "unknown register %s", name);
+            return -1;
+        }
+        double v = PyFloat_AsDouble(value);
+        if (v == -1.0 && PyErr_Occurred())
+            return -1;
+        *xcp_slot(x, k) = v;
+    }
+    return 0;
+}
+
+/* xcp_registers(port) and set_xcp_registers(port, **values), shared by XcpDatapath and Simulator. */
+typedef xcp_state *(*xcp_lookup)(PyObject *self, Py_ssize_t i);
+
+static PyObject *port_xcp_registers(PyObject *self, PyObject *args, xcp_lookup lookup)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return NULL;
+    xcp_state *x = lookup(self, i);
+    return x ? xcp_registers_dict(x) : NULL;
+}
+
+static PyObject *port_set_xcp_registers(PyObject *self, PyObject *args, PyObject *kwargs, xcp_lookup lookup)
+{
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i))
+        return NULL;
+    xcp_state *x = lookup(self, i);
+    if (!x || set_xcp_registers(x, kwargs) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ Datapath */
+
+typedef struct {
+    PyObject_HEAD
+    rcp_port *ports;
+    Py_ssize_t n_ports;
+} DatapathObject;
+
+static int Datapath_init(DatapathObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"n_ports", NULL};
+    Py_ssize_t n;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "n", kwlist, &n))
+        return -1;
+    if (n < 1 || n > 65536) {
+        PyErr_Format(PyExc_ValueError, "n_ports=%zd is outside 1..65536", n);
+        return -1;
+    }
+    PyMem_Free(self->ports);
+    self->ports = PyMem_Calloc((size_t)n, sizeof(rcp_port));
+    if (!self->ports) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        port_init(&self->ports[i]);
+    self->n_ports = n;
+    return 0;
+}
+
+static void Datapath_dealloc(DatapathObject *self)
+{
+    PyMem_Free(self->ports);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static rcp_port *datapath_port(DatapathObject *self, Py_ssize_t i)
+{
+    if (!self->ports || i < 0 || i >= self->n_ports) {
+        PyErr_Format(PyExc_IndexError, "port %zd is outside 0..%zd", i, self->n_ports - 1);
+        return NULL;
+    }
+    return &self->ports[i];
+}
+
+static PyObject *Datapath_arrive(DatapathObject *self, PyObject *args)
+{
+    Py_ssize_t i;
+    Py_buffer buf;
+    PyObject *size_obj;
+    uint32_t size;
+    if (!PyArg_ParseTuple(args, "ny*O", &i, &buf, &size_obj))
+        return NULL;
+    if (size_arg(size_obj, &size) < 0) {
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
+    rcp_port *p = datapath_port(self, i);
+    int accepted = p ? dp_arrive(p, buf.buf, (size_t)buf.len, size) : 0;
+    PyBuffer_Release(&buf);
+    if (!p)
+        return NULL;
+    return PyBool_FromLong(accepted);
+}
+
+static PyObject *Datapath_depart(DatapathObject *self, PyObject *args)
+{
+    Py_ssize_t i;
+    Py_buffer buf;
+    PyObject *size_obj;
+    uint32_t size;
+    if (!PyArg_ParseTuple(args, "ny*O", &i, &buf, &size_obj))
+        return NULL;
+    if (size_arg(size_obj, &size) < 0) {
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
+    rcp_port *p = datapath_port(self, i);
+    PyObject *out = p ? PyBytes_FromStringAndSize(buf.buf, buf.len) : NULL;
+    PyBuffer_Release(&buf);
+    if (!out)
+        return NULL;
+    dp_depart(p, (uint8_t *)PyBytes_AS_STRING(out), (size_t)PyBytes_GET_SIZE(out), size);
+    return out;
+}
+
+static rcp_port *datapath_lookup(PyObject *self, Py_ssize_t i)
+{
+    return datapath_port((DatapathObject *)self, i);
+}
+
+static PyObject *Datapath_registers(PyObject *self, PyObject *args)
+{
+    return port_registers(self, args, datapath_lookup);
+}
+
+static PyObject *Datapath_set_registers(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return port_set_registers(self, args, kwargs, datapath_lookup);
+}
+
+static PyMethodDef Datapath_methods[] = {
+    {"arrive", (PyCFunction)Datapath_arrive, METH_VARARGS,
+     "arrive(port, packet, size) -> bool: App. F lines 18-21 and drop-tail admission; "
+     "True if the packet was queued. size is the IP datagram size in bytes."},
+    {"depart", (PyCFunction)Datapath_depart, METH_VARARGS,
+     "depart(port, packet, size) -> bytes: App. F lines 22-23; returns the stamped packet."},
+    {"registers", (PyCFunction)Datapath_registers, METH_VARARGS, "registers(port) -> dict of the port's registers."},
+    {"set_registers", (PyCFunction)(void (*)(void))Datapath_set_registers, METH_VARARGS | METH_KEYWORDS,
+     "set_registers(port, **values): write registers by name."},
+    {NULL},
+};
+
+static PyTypeObject DatapathType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rcpstab.packet._datapath.Datapath",
+    .tp_doc = "Output ports of an RCP router: per-port registers and the per-packet data path.",
+    .tp_basicsize = sizeof(DatapathObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Datapath_init,
+    .tp_dealloc = (destructor)Datapath_dealloc,
+    .tp_methods = Datapath_methods,
+};
+
+/* --------------------------------------------------------------- XcpDatapath */
+
+typedef struct {
+    PyObject_HEAD
+    rcp_port *ports;
+    xcp_state *state;
+    Py_ssize_t n_ports;
+    const port_ops *ops; /* PORT_OPS entry of xcp or rcpac */
+} XcpDatapathObject;
+
+static int XcpDatapath_init(XcpDatapathObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"n_ports", "protocol", NULL};
+    Py_ssize_t n;
+    const char *protocol;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ns", kwlist, &n, &protocol))
+        return -1;
+    if (n < 1 || n > 65536) {
+        PyErr_Format(PyExc_ValueError, "n_ports=%zd is outside 1..65536", n);
+        return -1;
+    }
+    if (strcmp(protocol, "xcp") != 0 && strcmp(protocol, "rcpac") != 0) {
+        PyErr_Format(PyExc_ValueError, "protocol=%s is not xcp or rcpac", protocol);
+        return -1;
+    }
+    PyMem_Free(self->ports);
+    PyMem_Free(self->state);
+    self->ports = PyMem_Calloc((size_t)n, sizeof(rcp_port));
+    self->state = PyMem_Calloc((size_t)n, sizeof(xcp_state));
+    if (!self->ports || !self->state) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        port_init(&self->ports[i]);
+    self->n_ports = n;
+    self->ops = port_ops_by_name(protocol);
+    return 0;
+}
+
+static void XcpDatapath_dealloc(XcpDatapathObject *self)
+{
+    PyMem_Free(self->ports);
+    PyMem_Free(self->state);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int xcp_datapath_index(XcpDatapathObject *self, Py_ssize_t i)
+{
+    if (!self->ports || !self->state || i < 0 || i >= self->n_ports) {
+        PyErr_Format(PyExc_IndexError, "port %zd is outside 0..%zd", i, self->n_ports - 1);
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *XcpDatapath_arrive(XcpDatapathObject *self, PyObject *args)
+{
+    Py_ssize_t i;
+    Py_buffer buf;
+    PyObject *size_obj;
+    uint32_t size;
+    if (!PyArg_ParseTuple(args, "ny*O", &i, &buf, &size_obj))
+        return NULL;
+    if (size_arg(size_obj, &size) < 0) {
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
+    int ok = xcp_datapath_index(self, i);
+    int accepted = ok ? self->ops->arrive(&self->ports[i], &self->state[i], buf.buf, (size_t)buf.len, size) : 0;
+    PyBuffer_Release(&buf);
+    return ok ? PyBool_FromLong(accepted) : NULL;
+}
+
+static PyObject *XcpDatapath_depart(XcpDatapathObject *self, PyObject *args)
+{
+    Py_ssize_t i;
+    Py_buffer buf;
+    PyObject *size_obj;
+    uint32_t size;
+    if (!PyArg_ParseTuple(args, "ny*O", &i, &buf, &size_obj))
+        return NULL;
+    if (size_arg(size_obj, &size) < 0) {
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
+    PyObject *out = xcp_datapath_index(self, i) ? PyBytes_FromStringAndSize(buf.buf, buf.len) : NULL;
+    PyBuffer_Release(&buf);
+    if (!out)
+        return NULL;
+    self->ops->depart(&self->ports[i], &self->state[i], (uint8_t *)PyBytes_AS_STRING(out),
+                      (size_t)PyBytes_GET_SIZE(out), size);
+    return out;
+}
+
+static rcp_port *xcp_datapath_port(PyObject *self, Py_ssize_t i)
+{
+    XcpDatapathObject *o = (XcpDatapathObject *)self;
+    return xcp_datapath_index(o, i) ? &o->ports[i] : NULL;
+}
+
+static xcp_state *xcp_datapath_state(PyObject *self, Py_ssize_t i)
+{
+    XcpDatapathObject *o = (XcpDatapathObject *)self;
+    return xcp_datapath_index(o, i) ? &o->state[i] : NULL;
+}
+
+static PyObject *XcpDatapath_registers(PyObject *self, PyObject *args)
+{
+    return port_registers(self, args, xcp_datapath_port);
+}
+
+static PyObject *XcpDatapath_set_registers(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return port_set_registers(self, args, kwargs, xcp_datapath_port);
+}
+
+static PyObject *XcpDatapath_xcp_registers(PyObject *self, PyObject *args)
+{
+    return port_xcp_registers(self, args, xcp_datapath_state);
+}
+
+static PyObject *XcpDatapath_set_xcp_registers(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return port_set_xcp_registers(self, args, kwargs, xcp_datapath_state);
+}
+
+static PyMethodDef XcpDatapath_methods[] = {
+    {"arrive", (PyCFunction)XcpDatapath_arrive, METH_VARARGS,
+     "arrive(port, packet, size) -> bool: estimator sums, counters and drop-tail admission; True if queued."},
+    {"depart", (PyCFunction)XcpDatapath_depart, METH_VARARGS,
+     "depart(port, packet, size) -> bytes: the packet with its H_feedback computed."},
+    {"registers", (PyCFunction)XcpDatapath_registers, METH_VARARGS,
+     "registers(port) -> dict of the integer registers (rtt_sum in microseconds; rate unused)."},
+    {"set_registers", (PyCFunction)(void (*)(void))XcpDatapath_set_registers, METH_VARARGS | METH_KEYWORDS,
+     "set_registers(port, **values): write integer registers by name."},
+    {"xcp_registers", (PyCFunction)XcpDatapath_xcp_registers, METH_VARARGS,
+     "xcp_registers(port) -> dict of the real-valued registers."},
+    {"set_xcp_registers", (PyCFunction)(void (*)(void))XcpDatapath_set_xcp_registers, METH_VARARGS | METH_KEYWORDS,
+     "set_xcp_registers(port, **values): write real-valued registers by name."},
+    {NULL},
+};
+
+static PyTypeObject XcpDatapathType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rcpstab.packet._datapath.XcpDatapath",
+    .tp_doc = "Output ports of an XCP or RCP-AC router: registers and the per-packet feedback.",
+    .tp_basicsize = sizeof(XcpDatapathObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)XcpDatapath_init,
+    .tp_dealloc = (destructor)XcpDatapath_dealloc,
+    .tp_methods = XcpDatapath_methods,
+};
+
+/* ----------------------------------------------------------------- Simulator */
+
+typedef struct {
+    PyObject_HEAD
+    sim_t sim;
+    int ready;
+    int running; /* run_until has released the GIL: no other call may touch sim (set and read under the GIL) */
+} SimulatorObject;
+
+static int simulator_idle(SimulatorObject *self)
+{
+    if (self->running)
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Simulator is running (run_until) in another thread; one Simulator serves one thread at a time");
+    return !self->running;
+}
+
+static int parse_links(sim_t *s, PyObject *links)
+{
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(links);
+    s->links = calloc((size_t)n ? (size_t)n : 1, sizeof(sim_link));
+    if (!s->links) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->n_links = (int32_t)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        sim_link *l = &s->links[i];
+        long long cap, delay, buffer;
+        PyObject *buffer_obj;
+        int proto;
+        if (parse_item(PySequence_Fast_GET_ITEM(links, i), "link", i, "LLOi", &cap, &delay, &buffer_obj, &proto) < 0 ||
+            int_in_range(buffer_obj, "buffer", 0, 1LL << 62, &buffer) < 0)
+            return -1;
+        if (proto < 0 || proto >= N_PORT_OPS) {
+            PyErr_Format(PyExc_ValueError, "link %zd: protocol %d is not 0 (plain), 1 (rcp), 2 (xcp) or 3 (rcpac)", i,
+                         proto);
+            return -1;
+        }
+        if (cap <= 0 || delay < 0) {
+            PyErr_Format(PyExc_ValueError, "link %zd: capacity %lld b/s and delay %lld ns must be > 0 and >= 0",
+                         i, cap, delay);
+            return -1;
+        }
+        l->capacity_bps = cap;
+        l->delay_ns = delay;
+        port_init(&l->port);
+        l->port.buffer_bytes = (uint64_t)buffer;
+        l->ops = PORT_OPS[proto]; /* chosen once: the per-packet path never asks for the protocol */
+    }
+    return 0;
+}
+
+static int parse_paths(sim_t *s, PyObject *paths)
+{
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(paths), total = 0;
+    s->path_off = calloc((size_t)n + 1, sizeof(int32_t));
+    s->path_len = calloc((size_t)n + 1, sizeof(int32_t));
+    if (!s->path_off || !s->path_len) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->n_paths = (int32_t)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t len = PyObject_Length(PySequence_Fast_GET_ITEM(paths, i));
+        if (len < 1 || len > 255) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "path %zd has %zd links, not 1..255", i, len);
+            return -1;
+        }
+        s->path_off[i] = (int32_t)total;
+        s->path_len[i] = (int32_t)len;
+        total += len;
+    }
+    s->path_links = calloc((size_t)total + 1, sizeof(int32_t));
+    if (!s->path_links) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *path = PySequence_Tuple(PySequence_Fast_GET_ITEM(paths, i));
+        if (!path)
+            return -1;
+        /* len() and iteration may disagree (a __len__ that lies, a generator): index only what is there */
+        if (PyTuple_GET_SIZE(path) != s->path_len[i]) {
+            PyErr_Format(PyExc_ValueError, "path %zd: len() said %d links but it holds %zd", i, s->path_len[i],
+                         PyTuple_GET_SIZE(path));
+            Py_DECREF(path);
+            return -1;
+        }
+        for (Py_ssize_t k = 0; k < s->path_len[i]; k++) {
+            long li = PyLong_AsLong(PyTuple_GET_ITEM(path, k));
+            if (li < 0 || li >= s->n_links) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_ValueError, "path %zd names link %ld of %d", i, li, s->n_links);
+                Py_DECREF(path);
+                return -1;
+            }
+            s->path_links[s->path_off[i] + k] = (int32_t)li;
+        }
+        Py_DECREF(path);
+    }
+    return 0;
+}
+
+static int parse_flows(sim_t *s, PyObject *flows)
+{
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(flows);
+    s->flows = calloc((size_t)n ? (size_t)n : 1, sizeof(sim_flow));
+    if (!s->flows) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->n_flows = (int32_t)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        sim_flow *f = &s->flows[i];
+        long long start, stop, size, request;
+        PyObject *request_obj;
+        int fwd, rev;
+        if (parse_item(PySequence_Fast_GET_ITEM(flows, i), "flow", i, "LLLOii", &start, &stop, &size, &request_obj,
+                       &fwd, &rev) < 0 ||
+            int_in_range(request_obj, "request", 0, 0xFFFFFFFFLL, &request) < 0)
+            return -1;
+        if (start < 0 || size < 0 || fwd < 0 || fwd >= s->n_paths || rev < 0 || rev >= s->n_paths) {
+            PyErr_Format(PyExc_ValueError, "flow %zd: bad start %lld, size %lld or path %d/%d", i, start, size, fwd,
+                         rev);
+            return -1;
+        }
+        f->start_ns = start;
+        f->stop_ns = stop;
+        f->size_pkts = size;
+        f->request = (uint32_t)request;
+        f->fwd_path = fwd;
+        f->rev_path = rev;
+    }
+    return 0;
+}
+
+static int Simulator_init(SimulatorObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"links", "paths", "flows", "data_size", "ctrl_size", "window_denominator", "rwnd_pkts",
+                             "sender", "rate_refresh", NULL};
+    PyObject *links, *paths, *flows, *data_obj, *ctrl_obj, *denominator_obj;
+    sim_params prm;
+    long long rwnd, data_size, ctrl_size, denominator;
+    prm.sender = SENDER_RTCP;
+    prm.rate_refresh = 1;
+    if (self->running) {
+        PyErr_SetString(PyExc_RuntimeError, "Simulator: cannot re-initialise while run_until runs in another thread");
+        return -1;
+    }
+    if (self->ready)
+        sim_free(&self->sim);
+    self->ready = 0;
+    memset(&self->sim, 0, sizeof self->sim);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOL|ip", kwlist, &links, &paths, &flows, &data_obj, &ctrl_obj,
+                                     &denominator_obj, &rwnd, &prm.sender, &prm.rate_refresh))
+        return -1;
+    if (int_in_range(data_obj, "data_size", 0, 1LL << 24, &data_size) < 0 ||
+        int_in_range(ctrl_obj, "ctrl_size", 0, 1LL << 24, &ctrl_size) < 0 ||
+        int_in_range(denominator_obj, "window_denominator", 0, 1LL << 24, &denominator) < 0)
+        return -1;
+    prm.data_size = (uint32_t)data_size;
+    prm.ctrl_size = (uint32_t)ctrl_size;
+    prm.window_denominator = (uint32_t)denominator;
+    if (prm.sender < 0 || prm.sender >= N_SENDERS) {
+        PyErr_Format(PyExc_ValueError, "sender=%d is not 0 (R-TCP) or 1 (XCP)", prm.sender);
+        return -1;
+    }
+    prm.rwnd_pkts = rwnd;
+    const char *refused = SENDER_OPS[prm.sender].check(&prm);
+    if (refused) {
+        PyErr_SetString(PyExc_ValueError, refused);
+        return -1;
+    }
+    size_t need = SENDER_OPS[prm.sender].hdr_len;
+    if (prm.data_size < need || prm.ctrl_size < need || prm.window_denominator < 1 || rwnd < 1) {
+        PyErr_SetString(PyExc_ValueError, "packet sizes must hold an RCP header; window terms must be >= 1");
+        return -1;
+    }
+    self->sim.prm = prm;
+    PyObject *fl = PySequence_Fast(links, "links must be a sequence");
+    PyObject *fp = fl ? PySequence_Fast(paths, "paths must be a sequence") : NULL;
+    PyObject *ff = fp ? PySequence_Fast(flows, "flows must be a sequence") : NULL;
+    int rc = ff ? parse_links(&self->sim, fl) : -1;
+    rc = rc ? rc : parse_paths(&self->sim, fp);
+    rc = rc ? rc : parse_flows(&self->sim, ff);
+    Py_XDECREF(fl);
+    Py_XDECREF(fp);
+    Py_XDECREF(ff);
+    if (rc == 0 && sim_init(&self->sim) < 0) {
+        PyErr_NoMemory();
+        rc = -1;
+    }
+    if (rc < 0) {
+        sim_free(&self->sim);
+        return -1;
+    }
+    self->ready = 1;
+    return 0;
+}
+
+static void Simulator_dealloc(SimulatorObject *self)
+{
+    if (self->ready)
+        sim_free(&self->sim);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int simulator_ready(SimulatorObject *self)
+{
+    if (!simulator_idle(self))
+        return 0;
+    if (!self->ready)
+        PyErr_SetString(PyExc_RuntimeError, "simulator is not initialised");
+    return self->ready;
+}
+
+static rcp_port *simulator_port(SimulatorObject *self, Py_ssize_t i)
+{
+    if (!simulator_idle(self))
+        return NULL;
+    if (!self->ready || i < 0 || i >= self->sim.n_links) {
+        PyErr_Format(PyExc_IndexError, "link %zd does not exist", i);
+        return NULL;
+    }
+    return &self->sim.links[i].port;
+}
+
+static PyObject *Simulator_run_until(SimulatorObject *self, PyObject *args)
+{
+    long long t;
+    if (!PyArg_ParseTuple(args, "L", &t))
+        return NULL;
+    if (!simulator_ready(self))
+        return NULL;
+    int rc;
+    self->running = 1; /* under the GIL: another thread sees it before it can touch sim */
+    Py_BEGIN_ALLOW_THREADS
+    rc = sim_run_until(&self->sim, t);
+    Py_END_ALLOW_THREADS
+    self->running = 0;
+    if (rc < 0)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static rcp_port *simulator_lookup(PyObject *self, Py_ssize_t i)
+{
+    return simulator_port((SimulatorObject *)self, i);
+}
+
+static PyObject *Simulator_registers(PyObject *self, PyObject *args)
+{
+    return port_registers(self, args, simulator_lookup);
+}
+
+static PyObject *Simulator_set_registers(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return port_set_registers(self, args, kwargs, simulator_lookup);
+}
+
+static xcp_state *simulator_xcp_lookup(PyObject *self, Py_ssize_t i)
+{
+    return simulator_lookup(self, i) ? &((SimulatorObject *)self)->sim.links[i].xcp : NULL;
+}
+
+static PyObject *Simulator_xcp_registers(PyObject *self, PyObject *args)
+{
+    return port_xcp_registers(self, args, simulator_xcp_lookup);
+}
+
+static PyObject *Simulator_set_xcp_registers(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return port_set_xcp_registers(self, args, kwargs, simulator_xcp_lookup);
+}
+
+static PyObject *Simulator_counters(SimulatorObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!simulator_ready(self))
+        return NULL;
+    sim_t *s = &self->sim;
+    return Py_BuildValue("{sLsLsLsLsLsLsLsL}", "now_ns", (long long)s->now, "events", (long long)s->events, "sent",
+                         (long long)s->sent, "delivered", (long long)s->delivered, "dropped", (long long)s->dropped,
+                         "in_flight", (long long)sim_in_flight(s), "n_active", (long long)s->n_active, "flows_done",
+                         (long long)s->flows_done);
+}
+
+static PyObject *Simulator_n_active(SimulatorObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!simulator_idle(self))
+        return NULL;
+    return PyLong_FromLongLong(self->ready ? (long long)self->sim.n_active : 0);
+}
+
+static PyObject *Simulator_flow_stats(SimulatorObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!simulator_ready(self))
+        return NULL;
+    sim_t *s = &self->sim;
+    PyObject *delivered = PyList_New(s->n_flows), *fct = PyList_New(s->n_flows);
+    if (!delivered || !fct)
+        goto fail;
+    for (int32_t i = 0; i < s->n_flows; i++) {
+        PyObject *d = PyLong_FromLongLong(s->flows[i].delivered_bytes);
+        PyObject *c = s->flows[i].state == FS_DONE ? PyLong_FromLongLong(s->flows[i].fct_ns) : Py_NewRef(Py_None);
+        if (!d || !c) {
+            Py_XDECREF(d);
+            Py_XDECREF(c);
+            goto fail;
+        }
+        PyList_SET_ITEM(delivered, i, d);
+        PyList_SET_ITEM(fct, i, c);
+    }
+    return Py_BuildValue("(NN)", delivered, fct);
+fail:
+    Py_XDECREF(delivered);
+    Py_XDECREF(fct);
+    return NULL;
+}
+
+static PyMethodDef Simulator_methods[] = {
+    {"run_until", (PyCFunction)Simulator_run_until, METH_VARARGS,
+     "run_until(t_ns): process every event before t_ns (integer nanoseconds), then stop."},
+    {"registers", (PyCFunction)Simulator_registers, METH_VARARGS, "registers(link) -> dict of the link port's registers."},
+    {"set_registers", (PyCFunction)(void (*)(void))Simulator_set_registers, METH_VARARGS | METH_KEYWORDS,
+     "set_registers(link, **values): write the link port's registers by name."},
+    {"xcp_registers", (PyCFunction)Simulator_xcp_registers, METH_VARARGS,
+     "xcp_registers(link) -> dict of the link's real-valued XCP / RCP-AC registers."},
+    {"set_xcp_registers", (PyCFunction)(void (*)(void))Simulator_set_xcp_registers, METH_VARARGS | METH_KEYWORDS,
+     "set_xcp_registers(link, **values): write them by name."},
+    {"counters", (PyCFunction)Simulator_counters, METH_NOARGS,
+     "counters() -> dict: now_ns, events, sent, delivered, dropped, in_flight, n_active, flows_done."},
+    {"n_active", (PyCFunction)Simulator_n_active, METH_NOARGS,
+     "n_active() -> int: flows started and not yet stopped or finished (cheaper than counters())."},
+    {"flow_stats", (PyCFunction)Simulator_flow_stats, METH_NOARGS,
+     "flow_stats() -> (delivered_bytes per flow, completion time in ns or None per flow)."},
+    {NULL},
+};
+
+static PyTypeObject SimulatorType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rcpstab.packet._datapath.Simulator",
+    .tp_doc = "Discrete-event packet simulator; see rcpstab.packet.simulator.sim_py for its twin.",
+    .tp_basicsize = sizeof(SimulatorObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Simulator_init,
+    .tp_dealloc = (destructor)Simulator_dealloc,
+    .tp_methods = Simulator_methods,
+};
+
+/* -------------------------------------------------------------------- module */
+
+static PyObject *receiver_echo(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Py_buffer buf;
+    if (!PyArg_ParseTuple(args, "y*", &buf))
+        return NULL;
+    if (buf.len < RCP_HEADER_LEN) {
+        PyErr_Format(PyExc_ValueError, "packet of %zd bytes has no RCP header", buf.len);
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, RCP_HEADER_LEN);
+    if (out)
+        rcp_receiver_echo((uint8_t *)PyBytes_AS_STRING(out), buf.buf);
+    PyBuffer_Release(&buf);
+    return out;
+}
+
+static PyObject *xcp_receiver_echo_py(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Py_buffer buf;
+    if (!PyArg_ParseTuple(args, "y*", &buf))
+        return NULL;
+    if (buf.len < XCP_HEADER_LEN) {
+        PyErr_Format(PyExc_ValueError, "packet of %zd bytes has no XCP header", buf.len);
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, XCP_HEADER_LEN);
+    if (out)
+        xcp_receiver_echo((uint8_t *)PyBytes_AS_STRING(out), buf.buf);
+    PyBuffer_Release(&buf);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"receiver_echo", receiver_echo, METH_VARARGS,
+     "receiver_echo(data_packet) -> bytes: the 12-byte header of the receiver's pure ACK."},
+    {"xcp_receiver_echo", xcp_receiver_echo_py, METH_VARARGS,
+     "xcp_receiver_echo(data_packet) -> bytes: the 20-byte XCP header of the receiver's ACK."},
+    {NULL},
+};
+
+static struct PyModuleDef datapath_module = {
+    PyModuleDef_HEAD_INIT, "_datapath", "RCP router data path and packet simulator in C.", -1, module_methods,
+};
+
+/* Adds a tuple of the n strings ``names`` to module m as ``attr``; 0 on success, -1 with an exception set. */
+static int add_names(PyObject *m, const char *attr, const char *const *names, int n)
+{
+    PyObject *tuple = PyTuple_New(n);
+    for (int k = 0; tuple && k < n; k++) {
+        PyObject *name = PyUnicode_FromString(names[k]);
+        if (!name) {
+            Py_CLEAR(tuple);
+            break;
+        }
+        PyTuple_SET_ITEM(tuple, k, name);
+    }
+    int rc = tuple ? PyModule_AddObjectRef(m, attr, tuple) : -1;
+    Py_XDECREF(tuple);
+    return rc;
+}
+
+PyMODINIT_FUNC PyInit__datapath(void)
+{
+    if (PyType_Ready(&DatapathType) < 0 || PyType_Ready(&XcpDatapathType) < 0 || PyType_Ready(&SimulatorType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&datapath_module);
+    if (!m)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "Datapath", (PyObject *)&DatapathType) < 0 ||
+        PyModule_AddObjectRef(m, "XcpDatapath", (PyObject *)&XcpDatapathType) < 0 ||
+        PyModule_AddObjectRef(m, "Simulator", (PyObject *)&SimulatorType) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_ALLOWABLE_RTT_MS", MAX_ALLOWABLE_RTT_MS) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    /* The data paths a link can run by protocol code, and the sender kinds a simulator's hosts can
+     * run by sender code: the names of the PORT_OPS and SENDER_OPS tables. */
+    const char *datapaths[N_PORT_OPS], *senders[N_SENDERS];
+    for (int k = 0; k < N_PORT_OPS; k++)
+        datapaths[k] = PORT_OPS[k].name;
+    for (int k = 0; k < N_SENDERS; k++)
+        senders[k] = SENDER_OPS[k].name;
+    if (add_names(m, "DATAPATHS", datapaths, N_PORT_OPS) < 0 || add_names(m, "SENDERS", senders, N_SENDERS) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,145 @@
+"""What a packet protocol is: the router's control path, its data path and its end hosts.
+
+A :class:`PacketProtocol` names the pieces the packet simulator composes for a port: the data
+path every packet crosses (an entry of the C function table ``csrc/port_ops.h``, by name), the
+kind of sender the hosts run and the control-header size it puts in every packet, and the
+control path that runs once per interval in Python (a controller object and the four steps
+that load it, service it, time it and read it). The run loop (:mod:`..run`) asks the protocol;
+it never asks which protocol it is.
+"""
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from typing import Any, NamedTuple
+
+from ..hosts.senders import SENDERS
+from ..routers.port_ops import DATAPATH_CODES
+from ..wire.rcp_header import HEADER_LEN
+
+__all__ = ["NS_PER_MS", "NS_PER_S", "SENDERS", "PacketProtocol", "PortService", "window_service"]
+
+NS_PER_S = 1_000_000_000
+NS_PER_MS = 1_000_000
+
+
+class PortService(NamedTuple):
+    """One timer expiry of a controlled port."""
+
+    next_ns: int
+    """The next interval, ns (>= 1)."""
+    rate_over_c: float
+    """The router's rate over the link capacity (NaN for a router without a rate)."""
+    utilization: float
+    """Input rate over the interval, fraction of the capacity."""
+    registers: dict
+    """The integer registers read at the expiry, before the writes."""
+
+
+class PacketProtocol(ABC):
+    """A router protocol of the packet simulator; subclass it and register an instance.
+
+    Attributes
+    ----------
+    name : str
+        Registry key, e.g. ``"rcp"`` (what ``run_scenario(protocol=...)`` takes).
+    sender : {"rtcp", "xcp"}
+        The hosts: R-TCP senders paced at the stamped rate (thesis 6.1.1), or XCP window
+        senders (cwnd += H_feedback on every ACK).
+    header_bytes : int
+        Control-header bytes in every packet, at least the sender's header (12 for R-TCP,
+        20 for XCP); SYNs and ACKs are IP + TCP + this many bytes.
+    control_options : tuple of str
+        Names of the control path's own settings that :meth:`make_controller` takes (RCP: its
+        RTT average, ``rtt_estimator``); :func:`~rcpstab.packet.simulator.run.run_scenario` refuses
+        one a protocol does not list.
+    datapath : str
+        The per-packet data path of the protocol's ports: a name of
+        ``rcpstab.packet.routers.port_ops.DATAPATH_CODES`` (``"rcp"``, ``"xcp"``, ``"rcpac"``),
+        the same entry of the C table ``PORT_OPS``.
+
+    Notes
+    -----
+    Controllers are plain objects the protocol's own methods create and read; units inside
+    them are the protocol's business. Times at this interface are integer nanoseconds.
+    """
+
+    name: str = ""
+    sender: str = "rtcp"
+    header_bytes: int = HEADER_LEN
+    datapath: str = "rcp"
+    control_options: tuple = ()
+
+    @abstractmethod
+    def make_controller(self, link, alpha: float, beta: float, eta: float, initial_R_over_C: float,
+                        avg_rtt_s: float, mtu: int, **options) -> Any:
+        """The control path of ``link`` (a :class:`~..topology.Link`) in its initial state.
+
+        ``options`` are the protocol's own control-path settings, by name (the engine does not
+        interpret them, as jitcdde's ``control_pars``): only those listed in :attr:`control_options`
+        are passed (RCP's ``rtt_estimator``).
+
+        ``alpha``, ``beta`` are the router gains, ``eta`` the target utilization,
+        ``initial_R_over_C`` the initial rate over eta*C, ``avg_rtt_s`` the router's prior RTT
+        estimate (s), ``mtu`` the data packet size (bytes).
+        """
+
+    @abstractmethod
+    def initial_writes(self, sim, li: int, ctrl) -> None:
+        """Load ``ctrl``'s initial state into port ``li`` of ``sim``."""
+
+    @abstractmethod
+    def service(self, sim, li: int, ctrl, tr_ns: int) -> PortService:
+        """One timer expiry of port ``li`` after an interval of ``tr_ns`` ns: read, update, write."""
+
+    @abstractmethod
+    def initial_interval_ns(self, ctrl) -> int:
+        """``ctrl``'s first timer interval, ns (>= 1)."""
+
+    def monitored_rate(self, rate_over_c: float, utilization: float, n_flows: int) -> float:
+        """The rate a run records for the monitored port, over C (default: the router's rate)."""
+        return rate_over_c
+
+    def avg_rtt_s(self, ctrl) -> float:
+        """The control path's RTT estimate d, s (default NaN: the protocol keeps none)."""
+        return math.nan
+
+    fluid_flows: str = "N"
+    """The fluid model's parameter that the scenario's flow schedule sets."""
+
+    def fluid_parameters(self, facts: dict) -> dict:
+        """The fluid model's parameters on a packet scenario, from its facts in RCP's names.
+
+        ``facts``: ``alpha``, ``beta`` (the gains), ``C`` (bit/s), ``d0`` (s), ``T`` (the router's
+        interval, s), ``eta``, ``N`` (the first segment's flows), ``MTU`` (bits), ``buffer`` (bits).
+        The default passes them on: the bundled fluid models take these names. A protocol whose
+        fluid model has its own names maps them here (and names its flow count in :attr:`fluid_flows`).
+        """
+        return facts
+
+    @property
+    def sender_code(self) -> int:
+        """The sender kind as the simulators take it (``sender=``)."""
+        return SENDERS[self.sender]
+
+    @property
+    def datapath_code(self) -> int:
+        """The protocol code of the protocol's links as the simulators take it."""
+        return DATAPATH_CODES[self.datapath]
+
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__} {self.name!r}: {self.sender} senders, {self.header_bytes}-byte header, "
+                f"{self.datapath} data path>")
+
+
+def window_service(sim, li: int, ctrl, tr_ns: int) -> tuple[int, dict]:
+    """The service step of a controller with real-valued registers (XCP, RCP-AC).
+
+    ``ctrl.service(registers, real registers, interval s)`` returns (next interval s, integer
+    writes, real writes); returns (next interval ns, the integer registers read).
+    """
+    registers = sim.registers(li)
+    next_s, writes, xwrites = ctrl.service(registers, sim.xcp_registers(li), tr_ns / NS_PER_S)
+    sim.set_registers(li, **writes)
+    sim.set_xcp_registers(li, **xwrites)
+    return max(int(round(next_s * NS_PER_S)), 1), registers

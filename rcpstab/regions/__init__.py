@@ -1,7 +1,0 @@
-"""Stability regions over (alpha, beta): exact, Bode and Nyquist engines and margins.
-
-Every engine returns a :class:`~rcpstab.regions.result.RegionMap`.
-"""
-from .result import RegionMap
-
-__all__ = ["RegionMap"]

@@ -1,0 +1,629 @@
+"""The one judgement of traces, fluid or packet: converged, limit cycle, diverged or undecided.
+
+The convergence band (thesis Sec. 5.4): the rate R within :data:`RATE_BAND` (2%) of its
+equilibrium and the queue q within :data:`QUEUE_BAND` (1%) of C*d0 of its equilibrium. A
+trace's distance from equilibrium is measured in *band units* (:func:`band_distance`): it is
+inside the band when the distance is <= 1. The convergence time of a trace is the last time it
+was outside the band (:func:`last_band_exit`), measured on the trace, never extrapolated; an
+extrapolated time is a separate, labelled estimate.
+
+A trace is judged from its **envelope** (:class:`Envelope`): the largest band distance in each
+window of :data:`WINDOW_RTT` round trips, the number of times the rate crossed its equilibrium
+in each window, and the last band exit. An integrator can keep these online
+(:class:`~rcpstab.phaseplane.monitor.EnvelopeMonitor`); a recorded trace gives them with
+:func:`trace_envelope`. :func:`judge_envelope` applies the rules; :func:`judge_trace` does both.
+
+The rules (blocks are maxima over :data:`BLOCK_WINDOWS` consecutive windows; the trend is the
+least-squares slope of the blocks' log over the second half of the observation, with its
+standard error ``s``):
+
+1. **diverged**: the state is not finite or further than :data:`DIVERGED_BAND` band units.
+2. **converged**: the last block is within the *floor* (the numerical floor
+   :data:`NUMERICAL_FLOOR` band units for fluid models; a measured noise floor for packet traces)
+   and the envelope is still decaying there over the last quarter of the observation, or it is
+   down to rounding errors (:data:`ROUNDOFF_BAND`): the trajectory is at the equilibrium. Its
+   convergence time is its last band exit. (Being within the floor once is not enough: near a
+   weakly unstable equilibrium a trajectory can dip deep into the floor along the stable
+   directions and grow back to a limit cycle, as ``rcp`` does at (1.46, 0.3), see
+   tests/test_phaseplane_verdicts.py.)
+3. **Decaying** (slope ``r < -FLAT_RATE`` and ``r + SIGNIFICANCE * s < 0``): converging,
+   however slowly (a queue that drains linearly is decaying too). Integrate longer until it
+   reaches the floor; at the last horizon a steady decay (the late half's log-rate keeps at least
+   :data:`STEADY` of the early half's) is **converged**: with its measured last band exit when it
+   is inside the band, else with an extrapolated ``convergence_estimate_rtt`` (model named in
+   ``estimate_model``). A decay that fades (levels off towards a cycle) stays **undecided**.
+4. **Growing** (``r > FLAT_RATE`` and ``r - SIGNIFICANCE * s > 0``): integrate longer; at the
+   last horizon an envelope still inside the band is **undecided** (the equilibrium is unstable,
+   but a growth that has not left the band does not show divergence: the cycle it grows into
+   may be smaller than the band; the growth is in ``rate_per_rtt``), and so is a noisy trace's
+   growth from within its noise floor (some block of the fitted stretch within the floor, where no
+   trend is measurable); outside the band and above the floor, one that keeps growing at least
+   linearly (:data:`STEADY_GROWTH`) is **diverged**, one whose growth slows down (a queue near
+   its peak) **undecided**.
+5. **Flat** (``|r| + SIGNIFICANCE * s <= FLAT_RATE``: e-folding slower than 1/FLAT_RATE RTTs)
+   over at least :data:`MIN_FLAT_SPAN_RTT`: crossing the equilibrium rate in both halves of the
+   stretch is a **limit_cycle**, whatever its amplitude above the floor (also inside the band);
+   its amplitude is the median block peak and its period twice the time between crossings. Not
+   crossing, the state has settled away from the equilibrium: **diverged** if outside the band,
+   **converged** (within the band, off the equilibrium) if inside; both only once the envelope
+   is stationary (varies by less than :data:`STATIONARY`), and a cycle once its peaks vary by
+   less than :data:`CYCLE_VARIATION`: a flat fit over the slow top of an excursion is neither.
+
+   (5b) **Noisy cycle** (traces judged against a measured noise floor only): a flat envelope cannot be
+   resolved to FLAT_RATE in a few hundred noisy round trips, so a sustained oscillation is a
+   **limit_cycle** when, over the fitted stretch, (i) every block stays above the noise floor;
+   (ii) the trend is resolved as too slow to matter within the run: ``|r| + SIGNIFICANCE * s <
+   log(A) / H``, A the last block in floor units and H the observed length (RTTs), i.e. even the
+   fastest decay the data allow would not bring it into the floor in another run's length (nor
+   the fastest growth multiply it by A); (iii) it crosses the equilibrium in both halves; and
+   (iv) the rate repeats at its dominant period (:func:`dominant_oscillation`, second half of the
+   trace) with an autocorrelation above what noise gives (:func:`coherence_threshold`, false
+   alarm :data:`COHERENCE_FALSE_ALARM`). Its period is the autocorrelation's.
+
+6. Anything else (a trend not yet resolved) is **undecided** until the last horizon.
+
+Since a piecewise-linear, positively homogeneous system (eq. 5.14) decays at the same rate from
+every amplitude, a slow steady decay is never called a limit cycle: it is decaying (rule 3)
+as soon as its slope is resolved, and it is followed until it reaches the floor.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from statistics import NormalDist
+
+import numpy as np
+
+__all__ = ["BLOCK_WINDOWS", "CONVERGED", "DIVERGED", "DIVERGED_BAND", "Envelope", "FLAT_RATE", "Judgement",
+           "LIMIT_CYCLE", "MAX_PERIOD_RTT", "NUMERICAL_FLOOR", "QUEUE_BAND", "RATE_BAND", "UNDECIDED", "VERDICTS",
+           "WINDOW_RTT", "band_distance", "coherence_threshold", "dominant_oscillation", "judge_envelope", "judge_trace",
+           "last_band_exit", "trace_envelope"]
+
+RATE_BAND = 0.02       # R within 2% of equilibrium (thesis Sec. 5.4)
+QUEUE_BAND = 0.01      # q within 1% of C*d0
+
+VERDICTS = ("converged", "limit_cycle", "diverged", "undecided")
+CONVERGED, LIMIT_CYCLE, DIVERGED, UNDECIDED = range(4)
+
+WINDOW_RTT = 5.0         # envelope window: about one period of the loop's oscillation
+BLOCK_WINDOWS = 4        # a block = 4 windows, so oscillations with periods up to 20 RTTs peak in each block
+# Numerical floor, band units: 1e-3 of the band is R within 2e-5 of Re and q within 1e-5 C*d0, far
+# below the band and far above rounding (the integrators' truncation error is proportional to the
+# deviation itself, so it cannot sustain an oscillation). A smaller oscillation counts as converged.
+NUMERICAL_FLOOR = 1e-3
+ROUNDOFF_BAND = 1e-9     # band units: closer than this to the equilibrium, only rounding error is left
+DIVERGED_BAND = 1e12     # 1e10 C*d0 of queue: no draining queue of a fluid model gets there
+FLAT_RATE = 1e-5         # per RTT: an envelope e-folding more slowly than in 1e5 RTTs is flat
+SIGNIFICANCE = 3.0       # a trend counts when it exceeds 3 standard errors of the fitted slope
+MIN_FLAT_SPAN_RTT = 100.0  # a limit cycle is only declared after this long a flat fit
+MIN_BLOCKS = 8           # fewer blocks in the second half: too short to judge
+CYCLE_VARIATION = 0.05   # a limit cycle's block peaks vary by less than 5% over the fitted stretch
+STATIONARY = 1e-3        # a state settled away from the equilibrium: block peaks vary by less than 0.1%
+SETTLE_FRACTION = 0.25   # within a noise floor for a quarter of the time it took (and a block): settled
+STEADY = 0.5             # late log-rate >= half the early one: exponential (or faster) decay, not levelling off
+STEADY_GROWTH = 0.9      # late slope >= 90% of the early one: growth that is not slowing down
+MAX_PERIOD_RTT = 40.0    # longest period the autocorrelation searches (the loops' periods are 4-20 RTTs)
+COHERENCE_FALSE_ALARM = 0.01  # chance that noise alone passes the coherence test of a noisy cycle (rule 5b)
+
+
+def band_distance(gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=RATE_BAND, queue_band=QUEUE_BAND):
+    """Distance from equilibrium in band units (<= 1 means within the convergence band).
+
+    Parameters
+    ----------
+    gamma, gamma_eq : array_like
+        Normalized rate R/C (dimensionless) and its equilibrium value.
+    queue, queue_eq : array_like
+        Queue and its equilibrium (bits, or any unit shared with ``queue_scale``).
+    queue_scale : array_like
+        C*d0 in the queue's unit: the queue is measured relative to one bandwidth-delay product.
+    rate_band, queue_band : float
+        Half-widths of the band: relative rate error and queue as a fraction of C*d0. Noisy
+        (packet) traces pass wider bands measured from their noise floor.
+
+    Returns
+    -------
+    ndarray
+        ``max(|gamma/gamma_eq - 1| / rate_band, |queue - queue_eq| / (queue_scale * queue_band))``.
+
+    Examples
+    --------
+    >>> round(float(band_distance(0.103, 0.0, 0.1, 0.0, 1.0)), 12)  # 3% off in rate: 1.5 band widths
+    1.5
+    """
+    rate = np.abs(np.asarray(gamma) / gamma_eq - 1.0) / rate_band
+    return np.maximum(rate, np.abs(np.asarray(queue) - queue_eq) / (np.asarray(queue_scale) * queue_band))
+
+
+def last_band_exit(t, distance, axis=0):
+    """The last time a trace was outside the band (the measured convergence time).
+
+    Parameters
+    ----------
+    t : array_like, shape (n,)
+        Sample times (any unit, RTTs usually), increasing.
+    distance : array_like, shape (n, ...)
+        Band distance (:func:`band_distance`) at those times; NaN counts as outside.
+    axis : int
+        The time axis of ``distance``.
+
+    Returns
+    -------
+    ndarray or float
+        For each trace, the time of the last sample outside the band (``t[0]`` if it never was
+        outside). Whether the trace then *stays* inside is for the caller to judge from the horizon.
+
+    Examples
+    --------
+    >>> float(last_band_exit([0, 1, 2, 3], [5.0, 2.0, 0.5, 0.2]))
+    1.0
+    """
+    t = np.asarray(t, dtype=float)
+    outside = ~(np.moveaxis(np.asarray(distance, dtype=float), axis, 0) <= 1.0)
+    last = outside.shape[0] - 1 - np.argmax(outside[::-1], axis=0)
+    result = np.where(outside.any(axis=0), t[last], t[0])
+    return result if result.ndim else float(result)
+
+
+@dataclass
+class Envelope:
+    """What the judgement needs from a batch of B traces observed up to ``horizon_rtt``.
+
+    Attributes
+    ----------
+    peaks : ndarray, shape (n_windows, B)
+        Largest band distance in each window of ``window_rtt`` round trips (inf once not finite).
+    crossings : ndarray, shape (n_windows, B)
+        Times the rate crossed its equilibrium value in each window.
+    last_out_rtt : ndarray, shape (B,)
+        Last time (RTTs) the trace was outside the band (its start if never).
+    horizon_rtt : float
+        How long the traces have been observed (RTTs).
+    window_rtt : float
+        Window length (RTTs).
+    floor_peaks : ndarray, shape (n_windows, B), optional
+        Largest distance in *floor units* (<= 1: within the noise or numerical floor) in each
+        window. Default: ``peaks / NUMERICAL_FLOOR``.
+    rate_peaks, queue_peaks : ndarray, shape (n_windows, B), optional
+        Largest ``|R/Re - 1|`` and ``|q - qe| / (C*d0)`` in each window, when known (recorded
+        traces): they give a limit cycle's amplitude in rate and in queue.
+    coherence, coherence_period_rtt : ndarray, shape (B,), optional
+        Autocorrelation of the rate's deviation at its dominant period, and that period (RTTs),
+        measured on the second half of a noisy trace (:func:`dominant_oscillation`): rule 5b.
+    coherence_span_rtt : float
+        Length of the stretch they were measured on (RTTs).
+    """
+
+    peaks: np.ndarray
+    crossings: np.ndarray
+    last_out_rtt: np.ndarray
+    horizon_rtt: float
+    window_rtt: float = WINDOW_RTT
+    floor_peaks: np.ndarray | None = None
+    rate_peaks: np.ndarray | None = None
+    queue_peaks: np.ndarray | None = None
+    coherence: np.ndarray | None = None
+    coherence_period_rtt: np.ndarray | None = None
+    coherence_span_rtt: float = 0.0
+
+
+@dataclass
+class Judgement:
+    """Verdicts on a batch of B traces, with what was measured.
+
+    Attributes
+    ----------
+    codes : ndarray of int, shape (B,)
+        Index into :data:`VERDICTS` (:attr:`names` gives the strings).
+    convergence_rtt : ndarray, shape (B,)
+        Last exit from the band (RTTs), measured on the trace; NaN unless converged and observed.
+    convergence_estimate_rtt : ndarray, shape (B,)
+        Extrapolated time into the band (RTTs) for a trace converging but not yet in the band at
+        the last horizon; NaN otherwise. Its model is in :attr:`estimate_model`.
+    estimate_model : ndarray of str
+        ``"exponential envelope"`` or ``"linear drain"`` where an estimate was made, else ``""``.
+    rate_per_rtt, rate_stderr : ndarray
+        Fitted log-slope of the envelope over the second half of the observation (per RTT;
+        negative: decaying) and its standard error; NaN when too short to fit.
+    amplitude_band : ndarray
+        Limit cycle: median block peak of the band distance (band units); NaN otherwise.
+    amplitude_rate, amplitude_queue : ndarray
+        Limit cycle: peak ``|R/Re - 1|`` and ``|q - qe|/(C*d0)`` over the late stretch, when the
+        envelope carries them (recorded traces); NaN otherwise.
+    period_rtt : ndarray
+        Limit cycle: period from the equilibrium crossings (RTTs); NaN otherwise.
+    reason : ndarray of str
+        Why: the rule that decided, or what is missing for an ``undecided`` trace.
+    horizon_rtt : ndarray
+        How long each trace was observed (RTTs).
+    next_horizon_rtt : float
+        The horizon the undecided ones need next (or the largest horizon reached, for a
+        finished judgement).
+    """
+
+    codes: np.ndarray
+    convergence_rtt: np.ndarray
+    convergence_estimate_rtt: np.ndarray
+    estimate_model: np.ndarray
+    rate_per_rtt: np.ndarray
+    rate_stderr: np.ndarray
+    amplitude_band: np.ndarray
+    amplitude_rate: np.ndarray
+    amplitude_queue: np.ndarray
+    period_rtt: np.ndarray
+    reason: np.ndarray
+    horizon_rtt: np.ndarray
+    next_horizon_rtt: float = 0.0
+
+    @classmethod
+    def empty(cls, size: int, horizon_rtt: float = 0.0) -> Judgement:
+        """B = ``size`` undecided traces with nothing measured."""
+        nan = np.full(size, np.nan)
+        text = np.full(size, "", dtype=object)
+        return cls(np.full(size, UNDECIDED), nan.copy(), nan.copy(), text.copy(), nan.copy(), nan.copy(),
+                   nan.copy(), nan.copy(), nan.copy(), nan.copy(), text.copy(), np.full(size, float(horizon_rtt)),
+                   float(horizon_rtt))
+
+    def assign(self, where, other: Judgement) -> None:
+        """Copy ``other``'s per-trace fields into the traces ``where`` (index or mask)."""
+        for f in fields(self):
+            if f.name != "next_horizon_rtt":
+                getattr(self, f.name)[where] = getattr(other, f.name)
+
+    @property
+    def names(self) -> np.ndarray:
+        """Verdict names, one per trace."""
+        return np.asarray(VERDICTS, dtype=object)[self.codes]
+
+    verdict = names
+
+    def __len__(self) -> int:
+        return self.codes.size
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{name}: {int((self.codes == i).sum())}" for i, name in enumerate(VERDICTS)
+                           if (self.codes == i).any())
+        return f"Judgement({len(self)} traces; {counts})"
+
+    def to_records(self) -> list[dict]:
+        """One dict per trace, JSON-safe (NaN as None)."""
+        def clean(v):
+            if isinstance(v, (float, np.floating)):
+                return float(v) if math.isfinite(v) else None
+            return v.item() if isinstance(v, np.generic) else v
+        keys = [f.name for f in fields(self) if f.name not in ("codes", "next_horizon_rtt")]
+        return [{"verdict": str(self.names[i]), **{k: clean(getattr(self, k)[i]) for k in keys}}
+                for i in range(len(self))]
+
+
+def dominant_oscillation(deviation, samples_per_rtt: int) -> tuple[float, float]:
+    """Dominant period (RTTs) of a trace and its autocorrelation there (0, 0 if none is found).
+
+    The period is the lag of the autocorrelation's highest peak after its first zero crossing,
+    up to :data:`MAX_PERIOD_RTT`. A sustained cycle repeats at its period (the autocorrelation is
+    its share of the power); noise does not.
+
+    Examples
+    --------
+    >>> t = np.arange(0, 300, 0.1)
+    >>> period, rho = dominant_oscillation(np.sin(2 * np.pi * t / 5.0), 10)
+    >>> round(period, 1), rho > 0.95
+    (5.0, True)
+    """
+    x = np.asarray(deviation, dtype=float)
+    x = x - x.mean()
+    power = float(x @ x)
+    if not power > 0:
+        return 0.0, 0.0
+    lags = min(x.size - 1, int(MAX_PERIOD_RTT * samples_per_rtt))
+    acf = np.array([x[:x.size - k] @ x[k:] for k in range(lags + 1)]) / power
+    negative = np.flatnonzero(acf < 0)
+    if negative.size == 0:
+        return 0.0, 0.0
+    peak = int(negative[0] + np.argmax(acf[negative[0]:]))
+    return peak / samples_per_rtt, float(acf[peak])
+
+
+def coherence_threshold(span_rtt: float) -> float:
+    """Autocorrelation that noise alone exceeds with probability :data:`COHERENCE_FALSE_ALARM` (rule 5b).
+
+    The autocorrelation of n independent samples at a lag is about normal with standard deviation
+    1/sqrt(n); one-RTT means are independent one RTT apart, so n is the span in RTTs, and the
+    search takes the largest of about :data:`MAX_PERIOD_RTT` such lags: the two-sided Gaussian
+    level of that many, over sqrt(n).
+
+    Examples
+    --------
+    >>> round(coherence_threshold(300.0), 3)
+    0.211
+    """
+    if not span_rtt > 0:
+        return math.inf
+    z = NormalDist().inv_cdf(1.0 - COHERENCE_FALSE_ALARM / (2.0 * MAX_PERIOD_RTT))
+    return z / math.sqrt(span_rtt)
+
+
+def _blocks(values: np.ndarray, reduce=np.max) -> np.ndarray:
+    """Non-overlapping blocks of :data:`BLOCK_WINDOWS` windows, aligned to the end (oldest dropped)."""
+    n = (values.shape[0] // BLOCK_WINDOWS) * BLOCK_WINDOWS
+    tail = values[values.shape[0] - n:]
+    return reduce(tail.reshape(-1, BLOCK_WINDOWS, *values.shape[1:]), axis=1)
+
+
+def _fit(y: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares slope (per RTT) of each column of ``y`` (one row per block) and its standard error."""
+    n = y.shape[0]
+    x = np.arange(n, dtype=float) * step
+    x -= x.mean()
+    sxx = float(x @ x)
+    with np.errstate(invalid="ignore"):
+        slope = (x[:, None] * (y - y.mean(axis=0))).sum(axis=0) / sxx
+        resid = y - y.mean(axis=0) - slope * x[:, None]
+        stderr = np.sqrt((resid * resid).sum(axis=0) / max(n - 2, 1) / sxx)
+    return slope, stderr
+
+
+def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False) -> Judgement:
+    """Verdict of every trace of a batch from its envelope (rules in the module docstring).
+
+    Parameters
+    ----------
+    env : Envelope
+    final : bool
+        No more observation is possible (the last horizon): decide what can be decided.
+    noise_floor : bool
+        The envelope's floor is a measured noise floor (packet traces), below which no trend can
+        be measured: a trace that stays within it for the last block and a quarter of the time it
+        took to get into the band is converged, without the decay within the floor that rule 2
+        asks of a fluid trajectory.
+
+    Returns
+    -------
+    Judgement
+        ``next_horizon_rtt`` is the horizon the undecided ones need (twice the current one).
+
+    Examples
+    --------
+    A trace decaying steadily at 0.02 per RTT, in the band but above the numerical floor at
+    400 RTTs (the last horizon):
+
+    >>> t = 5.0 * np.arange(1, 81)
+    >>> env = Envelope(50 * np.exp(-0.02 * t)[:, None], np.full((80, 1), 2), np.array([196.0]), 400.0)
+    >>> j = judge_envelope(env, final=True)
+    >>> str(j.names[0]), round(float(j.rate_per_rtt[0]), 4), float(j.convergence_rtt[0])
+    ('converged', -0.02, 196.0)
+    """
+    size = env.last_out_rtt.size
+    out = Judgement.empty(size, env.horizon_rtt)
+    out.next_horizon_rtt = 2.0 * env.horizon_rtt
+    horizon = env.horizon_rtt
+    peaks = np.asarray(env.peaks, dtype=float).reshape(-1, size)
+    floor = (peaks / NUMERICAL_FLOOR if env.floor_peaks is None
+             else np.asarray(env.floor_peaks, dtype=float).reshape(-1, size))
+    open_ = np.ones(size, dtype=bool)
+
+    def label(mask, code, reason, measured=False):
+        """Give the still-open traces of ``mask`` their verdict (the first rule that applies wins)."""
+        nonlocal open_
+        mask = mask & open_
+        out.codes[mask] = code
+        out.reason[mask] = reason
+        if measured:
+            out.convergence_rtt[mask] = env.last_out_rtt[mask]
+        open_ = open_ & ~mask
+        return mask
+
+    if peaks.shape[0] == 0:
+        out.reason[:] = "not observed yet"
+        return out
+    blown = ~np.isfinite(peaks).all(axis=0) | (peaks[-1] > DIVERGED_BAND)
+    label(blown, DIVERGED, f"the state left every bound (not finite or > {DIVERGED_BAND:g} band units)")
+    last_block = peaks[-BLOCK_WINDOWS:].max(axis=0)
+    at_floor = floor[-BLOCK_WINDOWS:].max(axis=0) <= 1.0
+    if noise_floor:
+        settle = np.maximum(BLOCK_WINDOWS, np.ceil(SETTLE_FRACTION * env.last_out_rtt / env.window_rtt)).astype(int)
+        settled = np.array([floor[-min(n, floor.shape[0]):, b].max() <= 1.0 for b, n in enumerate(settle)])
+        label(settled, CONVERGED, "stayed within the noise floor; time = last band exit", measured=True)
+    # so close to the equilibrium that only rounding errors are left: nothing can grow from there
+    label(last_block <= ROUNDOFF_BAND, CONVERGED, "at the equilibrium (rounding level); time = last band exit",
+           measured=True)
+
+    block_rtt = BLOCK_WINDOWS * env.window_rtt
+    n_blocks = peaks.shape[0] // BLOCK_WINDOWS
+    fit_blocks = n_blocks // 2
+    if fit_blocks < MIN_BLOCKS:
+        out.reason[open_] = "too short to judge the envelope's trend"
+        return out
+    blocks = _blocks(np.nan_to_num(peaks, posinf=DIVERGED_BAND))[-fit_blocks:]
+    logs = np.log(np.maximum(blocks, 1e-300))
+    rate, stderr = _fit(logs, block_rtt)
+    half = fit_blocks // 2
+    early, _ = _fit(logs[:half], block_rtt)
+    late, late_err = _fit(logs[-half:], block_rtt)
+    grew_early, _ = _fit(blocks[:half], block_rtt)
+    grew_late, _ = _fit(blocks[-half:], block_rtt)
+    out.rate_per_rtt[:] = rate
+    out.rate_stderr[:] = stderr
+    span = fit_blocks * block_rtt
+    # within the floor and still decaying there: a trajectory that dips near a weakly unstable
+    # equilibrium (along its stable directions) stops decaying and turns back, so being within
+    # the floor once is not enough
+    late_decay = (late < -FLAT_RATE) & (late + SIGNIFICANCE * late_err < 0)
+    label(at_floor & late_decay, CONVERGED, "decaying within the floor; time = last band exit", measured=True)
+    inside = last_block <= 1.0
+
+    decaying = open_ & (rate < -FLAT_RATE) & (rate + SIGNIFICANCE * stderr < 0)
+    growing = open_ & (rate > FLAT_RATE) & (rate - SIGNIFICANCE * stderr > 0)
+    flat = open_ & (np.abs(rate) + SIGNIFICANCE * stderr <= FLAT_RATE) & (span >= MIN_FLAT_SPAN_RTT)
+
+    cross = np.asarray(env.crossings).reshape(-1, size)
+    cross_blocks = _blocks(cross, np.sum)[-fit_blocks:]
+    persistent = (cross_blocks[:half].sum(axis=0) >= 2) & (cross_blocks[-half:].sum(axis=0) >= 2)
+    variation = logs.max(axis=0) - logs.min(axis=0)
+    cycle = label(flat & persistent & (variation < np.log1p(CYCLE_VARIATION)), LIMIT_CYCLE,
+                  "flat envelope above the floor, crossing the equilibrium")
+    out.amplitude_band[cycle] = np.median(blocks, axis=0)[cycle]
+    total = cross_blocks.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out.period_rtt[cycle] = (2.0 * span / total)[cycle]
+    for name, source in (("amplitude_rate", env.rate_peaks), ("amplitude_queue", env.queue_peaks)):
+        if source is not None:
+            late_peak = np.asarray(source, dtype=float).reshape(-1, size)[-fit_blocks * BLOCK_WINDOWS:].max(axis=0)
+            getattr(out, name)[cycle] = late_peak[cycle]
+    if noise_floor and env.coherence is not None:
+        # 5b: a noisy trace's envelope cannot be shown flat to FLAT_RATE in a few hundred RTTs, but a
+        # cycle is sustained when it stays above the noise floor, its trend is resolved as too slow
+        # to carry it into the floor (or double it past where it is) within a run's length, and it
+        # repeats at a period with more coherence than noise gives
+        floor_blocks = _blocks(floor)[-fit_blocks:]
+        reach = np.log(np.maximum(floor_blocks[-1], 1.0)) / horizon    # per RTT
+        bounded = np.abs(rate) + SIGNIFICANCE * stderr < reach
+        coherent = np.asarray(env.coherence) > coherence_threshold(env.coherence_span_rtt)
+        noisy = label(bounded & coherent & persistent & (floor_blocks.min(axis=0) > 1.0)
+                      & (span >= MIN_FLAT_SPAN_RTT), LIMIT_CYCLE,
+                      "sustained coherent oscillation above the noise floor (trend too slow to reach it in a run)")
+        out.amplitude_band[noisy] = np.median(blocks, axis=0)[noisy]
+        out.period_rtt[noisy] = np.asarray(env.coherence_period_rtt, dtype=float)[noisy]
+        for name, source in (("amplitude_rate", env.rate_peaks), ("amplitude_queue", env.queue_peaks)):
+            if source is not None:
+                late_peak = np.asarray(source, dtype=float).reshape(-1, size)[-fit_blocks * BLOCK_WINDOWS:].max(axis=0)
+                getattr(out, name)[noisy] = late_peak[noisy]
+    stationary = variation < np.log1p(STATIONARY)
+    label(flat & ~persistent & stationary & inside, CONVERGED,
+           "settled inside the band, off the equilibrium (flat, not crossing it); time = last band exit",
+           measured=True)
+    label(flat & ~persistent & stationary & ~inside, DIVERGED,
+          "settled away from the equilibrium (flat, outside the band)")
+
+    steady = late <= STEADY * early
+    if final:
+        done = decaying & steady
+        label(done & inside, CONVERGED, "steady decay inside the band at the last horizon; time = last band exit",
+               measured=True)
+        pending = done & ~inside & open_
+        if pending.any():
+            # time into the band: a drain that speeds up (late log-rate steeper) is linear in the
+            # envelope itself; otherwise the envelope decays exponentially
+            drain = late < early
+            with np.errstate(divide="ignore", invalid="ignore"):
+                linear_eta = horizon + (last_block - 1.0) / np.maximum(-grew_late, 1e-300)
+                expo_eta = horizon + np.log(np.maximum(last_block, 1.0)) / np.maximum(-late, 1e-300)
+            estimate = np.where(drain, linear_eta, expo_eta)
+            out.convergence_estimate_rtt[pending] = estimate[pending]
+            out.estimate_model[pending] = np.where(drain, "linear drain", "exponential envelope")[pending]
+            label(pending, CONVERGED, "steady decay, not yet in the band at the last horizon: time estimated")
+        label(at_floor & ~growing, CONVERGED, "within the floor at the last horizon; time = last band exit",
+               measured=True)
+        label(decaying & ~steady, UNDECIDED, "decay slowing down at the last horizon (may level off at a cycle)")
+        # A growth that has not carried the state out of the band has shown that the equilibrium is
+        # unstable, not that the state leaves every bound: near a Hopf point the cycle it grows
+        # into can be smaller than the band, and a finite segment's horizon cannot be extended to
+        # see it (docs notebook 05, rule 4). Undecided, with the measured rate.
+        label(growing & inside, UNDECIDED,
+              "growing inside the band at the last horizon (unstable equilibrium; cycle or divergence "
+              "not resolved; growth = rate_per_rtt)")
+        # a noisy trace's growth from within its noise floor is not a measured trend (no trend is
+        # measurable below the floor): an envelope wandering within the floor that ends on a rise
+        from_floor = noise_floor & (_blocks(floor)[-fit_blocks:].min(axis=0) <= 1.0)
+        label(growing & from_floor, UNDECIDED,
+              "growing from within the noise floor at the last horizon (growth not resolved above the noise)")
+        label(growing & (grew_late >= STEADY_GROWTH * grew_early), DIVERGED,
+               "envelope still growing without slowing down, outside the band, at the last horizon")
+        label(growing, UNDECIDED, "growth slowing down at the last horizon (a slow excursion near its peak?)")
+        out.reason[open_] = "envelope trend not resolved at the last horizon"
+    else:
+        out.reason[decaying] = "decaying, not yet at the floor"
+        out.reason[growing] = "growing"
+        out.reason[open_ & ~decaying & ~growing] = "envelope trend not resolved yet"
+    return out
+
+
+def trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=RATE_BAND,
+                   queue_band=QUEUE_BAND, rate_floor=None, queue_floor=None, window_rtt=WINDOW_RTT) -> Envelope:
+    """The :class:`Envelope` of recorded traces (the windows of the online monitor).
+
+    Parameters
+    ----------
+    t_rtt : array_like, shape (n,)
+        Sample times in RTTs, increasing; the first sample is the start.
+    gamma, queue : array_like, shape (n,) or (n, B)
+        Normalized rate R/C and queue (unit of ``queue_scale``).
+    gamma_eq, queue_eq, queue_scale : array_like, shape (B,) or scalar
+        Equilibrium and C*d0 (see :func:`band_distance`).
+    rate_band, queue_band : float
+        Band half-widths (widened for noisy traces).
+    rate_floor, queue_floor : float, optional
+        Noise floor: relative rate deviation and queue (fraction of C*d0) below which a trace is
+        at the equilibrium. Default: :data:`NUMERICAL_FLOOR` of the thesis band. Given, the trace
+        is noisy: its rate's autocorrelation on the second half is measured too (rule 5b).
+    window_rtt : float
+        Window length (RTTs).
+    """
+    t = np.asarray(t_rtt, dtype=float)
+    gamma = np.asarray(gamma, dtype=float).reshape(t.size, -1)
+    queue = np.asarray(queue, dtype=float).reshape(t.size, -1)
+    size = gamma.shape[1]
+    geq, qeq, scale = (np.broadcast_to(np.asarray(v, dtype=float), (size,)) for v in (gamma_eq, queue_eq, queue_scale))
+    rate_dev = np.abs(gamma / geq - 1.0)
+    queue_dev = np.abs(queue - qeq) / scale
+    distance = np.maximum(rate_dev / rate_band, queue_dev / queue_band)
+    noisy = rate_floor is not None or queue_floor is not None
+    rate_floor = NUMERICAL_FLOOR * RATE_BAND if rate_floor is None else rate_floor
+    queue_floor = NUMERICAL_FLOOR * QUEUE_BAND if queue_floor is None else queue_floor
+    floor_distance = np.maximum(rate_dev / rate_floor, queue_dev / queue_floor)
+    rel = t - t[0]
+    # sample i > 0 closes the step (t[i-1], t[i]] and belongs to window floor((t[i] - eps) / W)
+    window = np.floor((rel - 1e-9) / window_rtt).astype(int)[1:]
+    n_windows = int(math.floor(rel[-1] / window_rtt + 1e-9))
+    above = gamma > geq
+    flips = (above[1:] != above[:-1]).astype(int)
+    rows = window < n_windows
+    window, flips = window[rows], flips[rows]
+    starts = np.searchsorted(window, np.arange(n_windows))
+    empty = np.append(starts[1:], window.size) == starts
+    arrays = {}
+    for name, source in (("peaks", distance), ("floor", floor_distance), ("rate", rate_dev), ("queue", queue_dev)):
+        values = np.nan_to_num(source[1:][rows], nan=np.inf)
+        arrays[name] = (np.maximum.reduceat(values, np.minimum(starts, max(window.size - 1, 0)), axis=0)
+                        if window.size else np.zeros((n_windows, size)))
+        arrays[name][empty] = 0.0
+    crossings = (np.add.reduceat(flips, np.minimum(starts, max(window.size - 1, 0)), axis=0)
+                 if window.size else np.zeros((n_windows, size), dtype=int))
+    crossings[empty] = 0
+    outside = ~(distance <= 1.0)
+    last = np.where(outside.any(axis=0), rel[::-1][np.argmax(outside[::-1], axis=0)], 0.0)
+    coherence = period = None
+    span = 0.0
+    if noisy:  # rule 5b's autocorrelation, on the second half (the settled part) of the rate
+        late = rel >= rel[-1] / 2.0
+        per_rtt = max(int(round(1.0 / float(np.median(np.diff(rel))))), 1) if rel.size > 1 else 1
+        found = [dominant_oscillation(gamma[late, b] / geq[b] - 1.0, per_rtt) for b in range(size)]
+        period = np.array([f[0] for f in found])
+        coherence = np.array([f[1] for f in found])
+        span = float(rel[-1] - rel[late][0]) if late.any() else 0.0
+    return Envelope(arrays["peaks"], crossings, last, float(rel[-1]), window_rtt, floor_peaks=arrays["floor"],
+                    rate_peaks=arrays["rate"], queue_peaks=arrays["queue"], coherence=coherence,
+                    coherence_period_rtt=period, coherence_span_rtt=span)
+
+
+def judge_trace(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=RATE_BAND, queue_band=QUEUE_BAND,
+                rate_floor=None, queue_floor=None, final=True) -> Judgement:
+    """Judge recorded traces (fluid or packet): :func:`trace_envelope` then :func:`judge_envelope`.
+
+    Parameters are those of :func:`trace_envelope`; ``final`` (default True: the trace is all
+    there is) as for :func:`judge_envelope`; passing a floor makes it a noise floor
+    (``noise_floor=True``). Times in the result are RTTs from the first sample.
+
+    Examples
+    --------
+    A rate that drains linearly from 10% above equilibrium to it in 100 RTTs, then stays:
+
+    >>> t = np.arange(0, 400.01, 0.1)
+    >>> gamma = 0.1 * (1 + 0.1 * np.clip(1 - t / 100, 0, None))
+    >>> j = judge_trace(t, gamma, 0 * t, 0.1, 0.0, 1.0)
+    >>> str(j.names[0]), round(float(j.convergence_rtt[0]), 1)   # 2% band left at t = 80
+    ('converged', 80.0)
+    """
+    env = trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band, queue_band,
+                         rate_floor, queue_floor)
+    return judge_envelope(env, final=final, noise_floor=rate_floor is not None or queue_floor is not None)
