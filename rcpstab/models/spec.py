@@ -114,7 +114,7 @@ class ModelSpec:
         ignores eta: thesis Sec. 5.1 footnote 1).
     queue_scale : sympy.Expr, optional
         The queue's unit for judging convergence (one bandwidth-delay product, C*d0 for the RCP
-        family): the band is 1% of it. Default C*d0 when the model has parameters C and d_0.
+        family): the band's queue half-width is a fraction of it (:class:`~rcpstab.verdicts.band.Band`). Default C*d0 when the model has parameters C and d_0.
     domains : dict
         ``{parameter: Domain}``: allowed values, checked before any work; a parameter without
         one must only be finite.

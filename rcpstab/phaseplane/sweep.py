@@ -30,6 +30,7 @@ from ..models import as_model, get_model
 from ..runtime.checkpoint import Checkpoint, chunk_key
 from ..runtime.executors import run_chunks
 from ..runtime.validation import check_grid_size
+from ..verdicts.band import STANDARD, Band
 from .compiled import compile_model
 from .decide import FIRST_HORIZON_RTT, MAX_HORIZON_RTT, decide
 from .setup import ALIASES, default_step, parameter_values, unreachable
@@ -43,7 +44,7 @@ STARTS = ("appE", "load-doubling", "half-load")
 MEASURED = ("convergence_rtt", "convergence_estimate_rtt", "envelope_rate_per_rtt")  # per-row table columns
 POINTS_PER_CHUNK = 500            # 3000 trajectories: big enough to amortize NumPy's per-call cost
 SECONDS_PER_POINT = 6e-3          # rough single-core cost at App. E's set-up (for a refusal message only)
-RESULT_VERSION = 3                # bump when a change alters chunk results, so old checkpoints are not reused
+RESULT_VERSION = 3                # bump when code changes alter chunk results (the band is in the key by itself)
 
 # The verdict of a point is its worst trajectory's: diverged > limit_cycle > undecided > converged.
 _SEVERITY = np.zeros(len(VERDICTS), dtype=int)
@@ -173,7 +174,7 @@ def initial_conditions(C, d0, N, start: str = "appE") -> tuple[np.ndarray, np.nd
     return start_states(1.0 / N, C * d0, start)
 
 
-def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
+def solve_chunk(model_ref: str, rows: dict, start: str, band: Band = STANDARD) -> dict:
     """Verdict and convergence time of each row (point and configuration) of a chunk (runs in a worker).
 
     ``rows`` maps ``alpha``, ``beta`` (the model's two loop gains) and each configuration
@@ -201,7 +202,7 @@ def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
     # the delay line's parameters are one value per chunk; the others vary over the batch
     params = {key: value[0] if ALIASES.get(key, key) in compiled.delay_symbols else np.repeat(value, n_ic)
               for key, value in named.items()}
-    verdicts = decide(model, params, {"gamma0": gammas.ravel(), "q0": queues.ravel()})
+    verdicts = decide(model, params, {"gamma0": gammas.ravel(), "q0": queues.ravel()}, band=band)
     codes = verdicts.codes.reshape(-1, n_ic)
     worst = np.take_along_axis(codes, _SEVERITY[codes].argmax(axis=1)[:, None], axis=1)[:, 0]
     all_converged = (codes == CONVERGED).all(axis=1)
@@ -223,7 +224,7 @@ def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
 def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, workers: int = 1,
                       scheduler: str | None = None, checkpoint: str | None = None,
                       progress: bool = False, start: str = "appE", params: dict | None = None,
-                      buffer_bdp: float | None = None) -> RegionMap:
+                      buffer_bdp: float | None = None, band: Band = STANDARD) -> RegionMap:
     """Stable region of ``model`` by phase-plane integration (thesis Sec. 5.1.2, App. E).
 
     Parameters
@@ -253,6 +254,8 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     buffer_bdp : float, optional
         Buffer in units of the model's queue unit (bandwidth-delay products C*d0 for RCP) of each
         configuration (None: unbounded). App. E's full-queue start is held to it.
+    band : Band
+        The convergence band (default the thesis'); part of every chunk's checkpoint key.
 
     Returns
     -------
@@ -285,11 +288,12 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         rows["buffer"] = np.broadcast_to(buffer_bits(model, buffer_bdp, rows)["buffer"], rows["alpha"].shape)
     chunks = _chunks(rows, compile_model(model).delay_symbols)
     keys = [chunk_key({"model": model.reference, "rows": {k: v[part].tolist() for k, v in rows.items()},
-                       "version": RESULT_VERSION, "start": start, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT]})
+                       "version": RESULT_VERSION, "start": start, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT],
+                       **band.key()})
             for part in chunks]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(model.reference, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start) for i in todo]
+    tasks = [(model.reference, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start, band) for i in todo]
     with tqdm(total=len(chunks), initial=len(chunks) - len(todo), disable=not progress,
               desc=f"phaseplane {model.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_chunk, tasks, workers, scheduler):
@@ -303,7 +307,8 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
             measured[name][part] = np.array(store.get(key)[name], dtype=float)
     return _region(model, alphas, betas, configs, rows, codes, measured,
                    {"start": start, "loop_parameters": [sym.name for sym in model.loop_parameters],
-                    "chunks_total": len(chunks), "chunks_computed": len(todo), "buffer_bdp": buffer_bdp})
+                    "chunks_total": len(chunks), "chunks_computed": len(todo), "buffer_bdp": buffer_bdp,
+                    "band": band.key()})
 
 
 def _chunks(rows: dict, delay_symbols) -> list[np.ndarray]:
