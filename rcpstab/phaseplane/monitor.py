@@ -104,4 +104,4 @@ def trajectory_envelope(traj: Trajectory, **floors) -> Envelope:
     ``floors`` (``rate_floor``, ``queue_floor``) are passed to :func:`~rcpstab.verdicts.judgement.trace_envelope`.
     """
     return trace_envelope(traj.rtt, traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq,
-                          traj.capacity * traj.d0, **floors)
+                          traj.queue_scale, **floors)
