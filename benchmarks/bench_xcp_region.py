@@ -89,7 +89,9 @@ def window_variant() -> ModelSpec:
         queue=xr.q(t), initial_state={**{x: v for x, v in base.initial_state.items() if x in keep},
                                       W: N * gamma0 * C * d0},
         clamps=(Clamp(xr.q, upper=buffer, overflow=dropped), Clamp(W)), saturations=base.saturations,
-        sampled=base.sampled, linearize_at=base.linearize_at, counters=base.counters, domains=base.domains)
+        sampled=base.sampled, linearize_at=base.linearize_at, counters=base.counters, domains=base.domains,
+        queue_scale=base.queue_scale, capacity=base.capacity, flows=base.flows, configuration=base.configuration,
+        aliases=base.aliases)
 
 
 def window_verdicts(scenario, aa, bb):

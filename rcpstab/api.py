@@ -126,7 +126,7 @@ def linearize(model="rcp"):
 
 
 def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d0=None, N=None, T=None,
-             gamma0=None, q0=None):
+             gamma0=None, q0=None, **params):
     """Integrate the nonlinear fluid model at one (alpha, beta) for ``rtts`` round trips.
 
     Parameters
@@ -141,7 +141,9 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
         (0.15 Gb/s, 0.2 s, 10, 0.01 s).
     gamma0, q0 : array_like, optional
         Initial R/C and queues (bits), one trajectory per pair. Default: App. E's six starts
-        (R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}).
+        (R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}), placed relative to the model's equilibrium.
+    **params
+        Any other parameter the model declares, by name (a user's model: its own names).
 
     Returns
     -------
@@ -160,20 +162,10 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     >>> [round(float(g), 4) for g in traj.gamma[-1]]   # every start ends at R/C = 1/N
     [0.1, 0.1, 0.1, 0.1, 0.1, 0.1]
     """
-    from .phaseplane.sweep import configurations, initial_conditions
-    from .phaseplane.trajectory import simulate as integrate
+    from .phaseplane.trajectory import simulate_rtts
 
-    spec = as_model(model)
-    if not (np.isfinite(rtts) and rtts > 0):
-        raise InputError(f"rtts = {rtts}: must be > 0")
-    (config,) = configurations(spec, *([v] if v is not None else None for v in (C, d0, N)), T)
-    if gamma0 is None and q0 is None:
-        gamma0, q0 = (v[0] for v in initial_conditions(config["C"], config["d0"], config["N"]))
-    elif gamma0 is None or q0 is None:
-        raise InputError("gamma0 and q0: give both or neither")
-    gamma0, q0 = np.broadcast_arrays(np.asarray(gamma0, dtype=float), np.asarray(q0, dtype=float))
-    return integrate(spec, dict(config, alpha=alpha, beta=beta), {"gamma0": gamma0.ravel(), "q0": q0.ravel()},
-                     rtts * config["d0"])
+    return simulate_rtts(as_model(model), alpha, beta, rtts, {"C": C, "d0": d0, "N": N, "T": T, **params},
+                         gamma0, q0)
 
 
 def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp", **options):

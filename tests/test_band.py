@@ -89,7 +89,7 @@ def test_judge_trace_with_a_band_matches_the_closed_form_exit():
 
 def test_changing_the_band_rekeys_the_checkpoint(tmp_path):
     path = str(tmp_path / "ck")
-    kwargs = {"C": [APP_E["C"]], "d0": [APP_E["d0"]], "N": [APP_E["N"]], "T": APP_E["T"], "checkpoint": path}
+    kwargs = {"params": {"C": APP_E["C"], "d0": APP_E["d0"], "N": APP_E["N"], "T": APP_E["T"]}, "checkpoint": path}
     first = phaseplane_region(get_model("rcp"), [0.6], [0.2], **kwargs)
     again = phaseplane_region(get_model("rcp"), [0.6], [0.2], **kwargs)
     wider = phaseplane_region(get_model("rcp"), [0.6], [0.2], band=WIDE, **kwargs)

@@ -13,7 +13,7 @@ import math
 from ..errors import InputError
 from ..linear.grid import parse_range
 from ..models import MODELS, get_model
-from .output import check_outputs, model_help
+from .output import add_param_argument, check_outputs, model_help, network_params
 
 EXAMPLES = (
     ("rcpstab bifurcation --model rcp --beta 0.3 --alpha 1.2:1.6:0.1", "limit cycles past RCP's boundary at beta = 0.3"),
@@ -30,6 +30,7 @@ def add_arguments(parser):
     parser.add_argument("--d0", type=float, metavar="SECONDS", help="propagation RTT, s (default 0.2)")
     parser.add_argument("--N", type=float, metavar="FLOWS", help="number of flows (default 10)")
     parser.add_argument("--T", type=float, metavar="SECONDS", help="rate update interval, s (default 0.01)")
+    add_param_argument(parser)
     parser.add_argument("--out", metavar="FIG", help="write the bifurcation diagram (.png, .svg or .pdf)")
     parser.add_argument("--json", action="store_true", help="print the points as JSON")
 
@@ -65,8 +66,8 @@ def run(args) -> int:
     if not (math.isfinite(args.rtts) and args.rtts >= 20):
         raise InputError(f"--rtts {args.rtts}: must be at least 20")
     check_outputs(args)
-    network = {"C": args.C, "d0": args.d0, "N": args.N, "T": args.T}
-    diagram = bifurcation_sweep(model, values, fixed, parameter=parameter, rtts=args.rtts, network=network)
+    diagram = bifurcation_sweep(model, values, fixed, parameter=parameter, rtts=args.rtts,
+                                params=network_params(model, args, single=True))
     if args.out:
         from ..bifurcation.plotting import bifurcation_plot
         from ..figures import draw_and_save

@@ -22,7 +22,7 @@ from .output import (
     check_outputs,
     check_workers,
     model_help,
-    parse_params,
+    network_params,
     region_summary,
     report,
     writable_path,
@@ -145,8 +145,8 @@ def compute_map(model, method, alphas, betas, args):
     progress = sys.stderr.isatty()
     if method == "phaseplane":
         from ..phaseplane.sweep import phaseplane_region
-        return phaseplane_region(model, alphas, betas, C=args.C, d0=args.d0, N=args.N, T=args.T,
-                                 params=parse_params(args.param), workers=args.workers, scheduler=args.scheduler,
+        return phaseplane_region(model, alphas, betas, params=network_params(model, args), workers=args.workers,
+                                 scheduler=args.scheduler,
                                  checkpoint=args.checkpoint, progress=progress, buffer_bdp=args.buffer)
     from ..packet.lens.region import packet_region
     return packet_region(model, alphas, betas, scenario=args.scenario, workers=args.workers,

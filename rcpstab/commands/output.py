@@ -58,6 +58,43 @@ def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
                         help="save finished chunks to FILE and resume from them; kept on Ctrl-C (default: none)")
 
 
+NETWORK_OPTIONS = ("C", "d0", "N", "T")   # the RCP family's own options (--C, --d0, --N, --T)
+
+
+def network_params(model, args, single: bool = False) -> dict:
+    """``--C``, ``--d0``, ``--N``, ``--T`` and every ``--param`` as one ``{name: value(s)}`` for the engines.
+
+    The named options exist for the RCP family's names; on a model that does not declare one, it
+    ends the command in one line naming the option (exit 2). ``single``: a command that runs at
+    one point takes one value per parameter.
+    """
+    params = {}
+    for option in NETWORK_OPTIONS:
+        value = getattr(args, option, None)
+        if value is None:
+            continue
+        if model.parameter(option) is None:
+            own = ", ".join(sym.name for sym in model.parameters if sym not in model.loop_parameters)
+            raise InputError(f"--{option}: model {model.name!r} has no parameter {option} (it has {own}; "
+                             "give any of them with --param NAME=VALUES)")
+        params[option] = value
+    params.update(parse_params(getattr(args, "param", None)))
+    if single:
+        for name, value in params.items():
+            if isinstance(value, list):
+                if len(value) != 1:
+                    raise InputError(f"--param {name}={','.join(f'{v:g}' for v in value)}: give one value")
+                params[name] = value[0]
+    return params
+
+
+def add_param_argument(parser) -> None:
+    """``--param NAME=VALUE``: any parameter the model declares, by its own name (one value)."""
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help="any other parameter of the model by name (its default otherwise); repeatable. "
+                             "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05 (a user protocol)")
+
+
 def parse_params(items) -> dict:
     """``--param NAME=VALUES`` options as ``{name: [values]}`` (one line naming a malformed one)."""
     from ..linear.grid import parse_range
@@ -152,13 +189,15 @@ def network_text(config: dict) -> str:
         parts.append(f"N = {config['N']:g}")
     if "T" in config:
         parts.append(f"T = {config['T'] * 1e3:.4g} ms")
+    # a model's own parameters (a user's protocol), as given
+    parts += [f"{name} = {value:g}" for name, value in config.items() if name not in ("C", "d0", "N", "T")]
     return ", ".join(parts)
 
 
 def region_summary(region) -> str:
     """What a region map decided, and which configurations it left out of the common region and why."""
     n, total = int(region.stable.sum()), region.stable.size
-    line = f"{region.method} region of {region.model}: {n} of {total} grid points stable ({100 * region.stable_fraction:.1f}%)"
+    line = f"{region.method} region of {region.model.name}: {n} of {total} grid points stable ({100 * region.stable_fraction:.1f}%)"
     configs = region.meta.get("configurations") or []
     if len(configs) == 1:
         line += f" at {network_text(configs[0])}"

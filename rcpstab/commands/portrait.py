@@ -22,7 +22,15 @@ from ..phaseplane.decide import decide
 from ..phaseplane.setup import make_integrator, parameter_values
 from ..phaseplane.sweep import buffer_bits, configurations, equilibrium_starts
 from ..phaseplane.trajectory import simulate
-from .output import add_buffer_argument, check_outputs, model_help, network_text, report
+from .output import (
+    add_buffer_argument,
+    add_param_argument,
+    check_outputs,
+    model_help,
+    network_params,
+    network_text,
+    report,
+)
 
 EXAMPLES = (
     ("rcpstab portrait --alpha 0.4 --beta 0.2 --rtts 50", "App. E's six starts at the thesis' gains, summary only"),
@@ -39,6 +47,7 @@ def add_arguments(parser):
     parser.add_argument("--d0", type=float, metavar="SECONDS", help="propagation RTT, s (default 0.2)")
     parser.add_argument("--N", type=float, metavar="FLOWS", help="number of flows (default 10)")
     parser.add_argument("--T", type=float, metavar="SECONDS", help="rate update interval, s (default 0.01)")
+    add_param_argument(parser)
     add_buffer_argument(parser)
     parser.add_argument("--rtts", type=float, default=100.0, help="duration in round trips d0 (default 100)")
     parser.add_argument("--out", metavar="FIG", help="write the portrait (.png, .svg or .pdf)")
@@ -51,12 +60,13 @@ def run(args) -> int:
     check_outputs(args)
     if not args.rtts > 0:
         raise InputError(f"--rtts {args.rtts}: must be > 0")
-    (config,) = configurations(model, _listed(args.C), _listed(args.d0), _listed(args.N), args.T)
+    (config,) = configurations(model, network_params(model, args, single=True))
     params = dict(config, alpha=args.alpha, beta=args.beta)
-    params.update(buffer_bits(model, args.buffer, params))
+    held = buffer_bits(model, args.buffer, params)
+    params.update(held)
     gammas, queues = (v[0] for v in equilibrium_starts(model, params))
-    if args.buffer is not None:  # App. E's full-queue start (2 C*d0) cannot exceed the buffer
-        queues = queues.clip(max=params["buffer"])
+    if held:  # App. E's full-queue start (2 C*d0) cannot exceed the buffer
+        queues = queues.clip(max=next(iter(held.values())))
     rtt = float(compile_model(model).time_scale(*parameter_values(compile_model(model), params)))
     start = {"gamma0": gammas, "q0": queues}
     traj = simulate(model, params, start, args.rtts * rtt)
@@ -96,19 +106,14 @@ def portrait_summary(traj, config, alpha, beta, rtts, judged=None) -> str:
 
     last = traj.rtt >= traj.rtt[-1] - min(SWING_RTT, rtts / 2)
     inside = band_distance(traj.gamma[-1], traj.queue[-1], traj.gamma_eq, traj.queue_eq,
-                           traj.capacity * traj.d0) <= 1.0
+                           traj.queue_scale) <= 1.0
     swing = np.max(np.abs(traj.gamma[last] / traj.gamma_eq - 1.0))
     verdicts = "" if judged is None else (
         ", ".join(f"{int((judged.names == v).sum())} {v.replace('_', ' ')}" for v in dict.fromkeys(judged.names))
         + " of App. E's six starts; ")
-    return (f"{traj.model} at alpha = {alpha:g}, beta = {beta:g} ({network_text(config)}): {verdicts}after {rtts:g} RTTs "
+    return (f"{traj.model.name} at alpha = {alpha:g}, beta = {beta:g} ({network_text(config)}): {verdicts}after {rtts:g} RTTs "
             f"{int(inside.sum())} of {inside.size} starts end inside the convergence band ({STANDARD.describe('C*d0')}) "
             f"and over the last {min(SWING_RTT, rtts / 2):g} RTTs R/C deviates up to {100 * swing:.1f}% from equilibrium")
-
-
-def _listed(value):
-    """A single optional value as the list :func:`configurations` sweeps (None: the default)."""
-    return None if value is None else [value]
 
 
 def write_csv(traj, path: str) -> None:

@@ -137,6 +137,6 @@ def bode_region(model: ModelSpec, alphas, betas) -> RegionMap:
     pc = phase_crossings(open_loop(model), A.ravel(), B.ravel())
     z = pc.unstable()
     table = {"alpha": A.ravel(), "beta": B.ravel(), "stable": (z == 0).astype(int), "unstable_roots": z}
-    return RegionMap(model=model.name, method="bode", alpha=alphas, beta=betas,
+    return RegionMap(model=model, method="bode", alpha=alphas, beta=betas,
                      stable=(z == 0).reshape(A.shape), table=table,
                      meta={"multiple_gain_crossovers": int((pc.gain_count > 1).sum())})

@@ -221,7 +221,7 @@ def certified_region(model: ModelSpec, alphas, betas, bound: str = "wirtinger") 
     aa, bb = np.meshgrid(alphas, betas)
     table = {"alpha": aa.ravel(), "beta": bb.ravel(), "stable": stable.ravel().astype(int),
              "margin": np.where(np.isfinite(margin), margin, 0.0).ravel()}
-    return RegionMap(model=model.name, method="certified", alpha=alphas, beta=betas, stable=stable, table=table,
+    return RegionMap(model=model, method="certified", alpha=alphas, beta=betas, stable=stable, table=table,
                      meta={"functional": f"common Lyapunov-Krasovskii, {bound} bound", "modes": len(modes),
                            "solver": solver})
 

@@ -37,7 +37,7 @@ from .grid import check_gains
 from .quasipoly import QuasiPolynomial, quasi_polynomial
 from .result import RegionMap
 
-__all__ = ["RowStructure", "row_structure", "row_crossings", "exact_region", "boundary_table",
+__all__ = ["RowStructure", "row_structure", "row_crossings", "exact_region", "boundary_table", "has_linear_boundary",
            "boundary_points", "write_boundary_csv"]
 
 REFERENCE_STEP = 0.005     # argument-principle step at the reference point (rad per unit delay)
@@ -256,7 +256,7 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True) -> Re
     A, B = np.meshgrid(alphas, betas)
     table = {"alpha": A.ravel(), "beta": B.ravel(), "stable": (Z == 0).ravel().astype(int),
              "unstable_roots": np.where(np.isfinite(Z), Z, -1).ravel().astype(int)}
-    return RegionMap(model=model.name, method="exact", alpha=alphas, beta=betas, stable=Z == 0,
+    return RegionMap(model=model, method="exact", alpha=alphas, beta=betas, stable=Z == 0,
                      table=table, meta=meta)
 
 
@@ -300,6 +300,16 @@ def boundary_table(model: ModelSpec, alpha_max: float, beta_max: float, floor: f
     idx = np.nonzero(on)[0]
     piece = np.searchsorted(np.array([a for a, _ in pieces]), idx, side="right") - 1
     return {"w": curves.w[idx], "alpha": curves.alpha[idx], "beta": curves.beta[idx], "piece": piece}
+
+
+def has_linear_boundary(model: ModelSpec) -> bool:
+    """Whether ``model``'s linear loop is one this lens maps (affine in the two loop gains, retarded type),
+    so that :func:`boundary_points` can draw its boundary."""
+    try:
+        quasi_polynomial(model)
+    except InputError:
+        return False
+    return True
 
 
 def boundary_points(model: ModelSpec, alpha_max: float, beta_max: float):

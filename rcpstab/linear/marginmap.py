@@ -64,7 +64,7 @@ def margin_map(model: ModelSpec, alphas, betas) -> RegionMap:
     values["rightmost_real"], values["rightmost_imag"] = roots.real, roots.imag
     stable = roots.real < 0
     table = {"alpha": a, "beta": b, "stable": stable.astype(int), "unstable_roots": z, **values}
-    return RegionMap(model=model.name, method="margins", alpha=alphas, beta=betas, stable=stable.reshape(A.shape),
+    return RegionMap(model=model, method="margins", alpha=alphas, beta=betas, stable=stable.reshape(A.shape),
                      table=table, layers={k: v.reshape(A.shape) for k, v in values.items()},
                      meta={"fields": {"gain_margin": "loop-gain factor (see rcpstab margins)",
                                       "phase_margin_deg": "deg", "delay_margin": "units of d0",

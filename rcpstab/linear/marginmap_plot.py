@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..figures import new_figure, save
-from ..models import get_model
 from .exact import boundary_points
+from .region_plot import gain_labels
 from .result import RegionMap
 
 THESIS_BOX = ((0.4, 0.6), (0.2, 0.6))
@@ -41,7 +41,7 @@ def margin_map_plot(region: RegionMap, axes=None, fig=None):
     if axes is None:
         fig = fig or new_figure((11, 8.5))
         axes = fig.subplots(2, 2, sharex=True, sharey=True).ravel()
-    a, b = boundary_points(get_model(region.model), float(region.alpha.max()), float(region.beta.max()))
+    a, b = boundary_points(region.model, float(region.alpha.max()), float(region.beta.max()))
     (ba0, ba1), (bb0, bb1) = THESIS_BOX
     for ax, (name, title, levels) in zip(axes, PANELS):
         z = _layer(region, name)
@@ -58,12 +58,13 @@ def margin_map_plot(region: RegionMap, axes=None, fig=None):
         ax.set_title(title, fontsize="medium")
         ax.set_xlim(region.alpha.min(), region.alpha.max())
         ax.set_ylim(region.beta.min(), region.beta.max())
+    xlabel, ylabel = gain_labels(region.model, short=True)
     for ax in axes[2:]:
-        ax.set_xlabel(r"$\alpha$")
+        ax.set_xlabel(xlabel)
     for ax in axes[::2]:
-        ax.set_ylabel(r"$\beta$")
+        ax.set_ylabel(ylabel)
     axes[0].legend(loc="upper right", fontsize="x-small")
-    axes[0].figure.suptitle(f"Margins of model '{region.model}' (unstable points blank)")
+    axes[0].figure.suptitle(f"Margins of model '{region.model.name}' (unstable points blank)")
     return axes
 
 

@@ -279,7 +279,7 @@ def nyquist_region(model: ModelSpec, alphas, betas, pade: int | None = None) -> 
     betas = check_gains(betas, "beta")
     A, B = np.meshgrid(alphas, betas)
     count = nyquist_count(model, A, B, pade)
-    return RegionMap(model=model.name, method="nyquist", alpha=alphas, beta=betas,
+    return RegionMap(model=model, method="nyquist", alpha=alphas, beta=betas,
                      stable=count.stable, meta={"pade": pade})
 
 

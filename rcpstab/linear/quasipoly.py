@@ -127,8 +127,9 @@ def _wrap(angle):
 def quasi_polynomial(model: ModelSpec) -> QuasiPolynomial:
     """Compile ``model``'s normalized characteristic quasi-polynomial (cached on disk, :mod:`.diskcache`).
 
-    Raises :class:`InputError` if parameters other than the two loop gains survive
-    normalization, or if the gains do not enter affinely (D-subdivision needs both).
+    Parameters other than the two loop gains that survive normalization are at the model's own
+    values (:meth:`~.linearization.LinearDelaySystem.at_defaults`). Raises :class:`InputError` if
+    the gains do not enter affinely (D-subdivision needs it).
     """
     from ..models import spec
     from ..runtime.derivation_cache import cached
@@ -144,9 +145,9 @@ def quasi_polynomial(model: ModelSpec) -> QuasiPolynomial:
 
 def _compile(model: ModelSpec) -> QuasiPolynomial:
     system = linearize(model)
-    expr = system.normalized_characteristic
+    expr = system.at_defaults(system.normalized_characteristic)
     alpha, beta = model.loop_parameters
-    extra = system.free_parameters() - {alpha, beta}
+    extra = expr.free_symbols - {lam, alpha, beta}
     if extra:
         raise InputError(f"model {model.name!r}: the normalized loop still depends on "
                          f"{', '.join(sorted(map(str, extra)))}")

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import matplotlib
 import numpy as np
+import sympy as sp
 
 from ..figures import current_axes, grid_extent, region_caption, set_title
-from ..models import get_model
 from .result import RegionMap
 
-__all__ = ["METHOD_LABELS", "region_plot"]
+__all__ = ["METHOD_LABELS", "gain_labels", "region_plot"]
 
 METHOD_LABELS = {
     "exact": "exact (D-subdivision)",
@@ -23,12 +23,22 @@ METHOD_LABELS = {
 }
 
 
+def gain_labels(model, short: bool = False) -> tuple[str, str]:
+    """Axis labels of the grid: the model's own two loop gains (RCP's: alpha, the rate gain; beta, the queue gain)."""
+    first, second = (sp.latex(sym) for sym in model.loop_parameters)
+    if short:
+        return f"${first}$", f"${second}$"
+    if (first, second) == (r"\alpha", r"\beta"):
+        return r"$\alpha$ (rate gain, dimensionless)", r"$\beta$ (queue gain, dimensionless)"
+    return f"${first}$ (first loop gain)", f"${second}$ (second loop gain)"
+
+
 def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:blue"):
     """Shade the stable grid points of ``region`` on ``ax``; draw the exact linear boundary.
 
     Returns the axes.
     """
-    from .exact import boundary_points
+    from .exact import boundary_points, has_linear_boundary
 
     ax = ax or current_axes()
     extent = grid_extent(region.alpha, region.beta)
@@ -38,15 +48,16 @@ def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:bl
     if region.meta.get("pade"):
         label += f", Pade order {region.meta['pade']}"
     handles = [matplotlib.patches.Patch(color=color, alpha=0.45, label=f"stable: {label}")]
-    if boundary:
-        a, b = boundary_points(get_model(region.model), extent[1], extent[3])
+    if boundary and has_linear_boundary(region.model):
+        a, b = boundary_points(region.model, extent[1], extent[3])
         (line,) = ax.plot(a, b, color="k", lw=1.5, label="exact linear boundary")
         handles.append(line)
     ax.set_xlim(extent[0], extent[1])
     ax.set_ylim(extent[2], extent[3])
-    ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
-    ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
-    set_title(ax, f"Stable region of model '{region.model}', {label} ({100 * region.stable_fraction:.1f}% of grid)",
+    xlabel, ylabel = gain_labels(region.model)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    set_title(ax, f"Stable region of model '{region.model.name}', {label} ({100 * region.stable_fraction:.1f}% of grid)",
               region_caption(region))
     ax.legend(handles=handles, loc="upper right", fontsize="small")
     return ax

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..models import ModelSpec, as_model
+
 
 @dataclass
 class RegionMap:
@@ -14,8 +16,11 @@ class RegionMap:
 
     Attributes
     ----------
-    model, method : str
-        Which model and which lens (``exact``, ``bode``, ``nyquist``, ``phaseplane``, ``packet``).
+    model : ModelSpec
+        The model mapped: the object itself, so plotting and saving never look a name up again
+        (a name given here is looked up once, now).
+    method : str
+        Which lens (``exact``, ``bode``, ``nyquist``, ``phaseplane``, ``packet``...).
     alpha, beta : ndarray, shape (na,), (nb,)
         The grid axes (dimensionless gains).
     stable : ndarray of bool, shape (nb, na)
@@ -32,7 +37,7 @@ class RegionMap:
         :meth:`to_dict` writes them with null for NaN.
     """
 
-    model: str
+    model: ModelSpec
     method: str
     alpha: np.ndarray
     beta: np.ndarray
@@ -42,6 +47,7 @@ class RegionMap:
     layers: dict = field(default_factory=dict)
 
     def __post_init__(self):
+        self.model = as_model(self.model)
         self.alpha = np.asarray(self.alpha, dtype=float)
         self.beta = np.asarray(self.beta, dtype=float)
         self.stable = np.asarray(self.stable, dtype=bool)
@@ -77,7 +83,7 @@ class RegionMap:
     def to_dict(self) -> dict:
         """A JSON-serializable summary: axes, the stable mask and the settings."""
         return {
-            "model": self.model,
+            "model": self.model.name,
             "method": self.method,
             "alpha": self.alpha.tolist(),
             "beta": self.beta.tolist(),
@@ -93,7 +99,7 @@ class RegionMap:
 
     def __repr__(self) -> str:
         # Short: the grids and the count, never the arrays (python-control's response objects do the same).
-        return (f"RegionMap(model={self.model!r}, method={self.method!r}, {_axis_text('alpha', self.alpha)}, "
+        return (f"RegionMap(model={self.model.name!r}, method={self.method!r}, {_axis_text('alpha', self.alpha)}, "
                 f"{_axis_text('beta', self.beta)}, stable: {int(self.stable.sum())} of {self.stable.size} "
                 f"({100 * self.stable_fraction:.1f}%))")
 

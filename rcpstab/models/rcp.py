@@ -19,7 +19,7 @@ drop; retransmissions of long-lived flows only change which bytes are sent, not 
 import sympy as sp
 
 from .spec import Clamp, ModelSpec, Saturation, t
-from .symbols import BUFFERED, DOMAINS, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, mtu, q0
+from .symbols import BUFFERED, DOMAINS, FAMILY, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, mtu, q0
 
 R = sp.Function("R")
 q = sp.Function("q")
@@ -46,5 +46,6 @@ MODEL = ModelSpec(
     saturations=(Saturation(R, lower=sp.Rational(1, 100) * mtu / d, upper=eta * C),),
     sampled={R: T},
     linearize_at={eta: 1},
+    **FAMILY,
     domains=DOMAINS,
 )

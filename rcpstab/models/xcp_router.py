@@ -27,7 +27,7 @@ import sympy as sp
 
 from .spec import Clamp, ModelSpec, t
 from .switched import q, y
-from .symbols import BUFFERED, DOMAINS, C, N, alpha, beta, buffer, d0, dropped, gamma0, q0
+from .symbols import BUFFERED, DOMAINS, FAMILY, C, N, alpha, beta, buffer, d0, dropped, gamma0, q0
 
 Y = sp.Function("Y")
 F = sp.Function("F")
@@ -56,6 +56,7 @@ MODEL = ModelSpec(
     clamps=(Clamp(q, upper=buffer, overflow=dropped), Clamp(y)),  # the drop-tail buffer, as in xcp
     sampled={F: d0},
     counters=(Y,),
+    **FAMILY,
     domains=DOMAINS,
 )
 

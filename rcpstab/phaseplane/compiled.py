@@ -94,6 +94,16 @@ class CompiledModel:
         so a model that declares none can still be integrated."""
         return self._param_function(self.spec.queue_unit)
 
+    @cached_property
+    def rate_scale(self):
+        """The link capacity as ``f(*parameters)`` (the model's declared ``capacity``, C for RCP)."""
+        return self._param_function(self.spec.rate_unit)
+
+    @property
+    def judged(self) -> bool:
+        """Whether the model declares the queue's unit, without which convergence cannot be judged."""
+        return self.spec.queue_scale is not None
+
     @property
     def kernel(self) -> ctypes.CDLL:
         """The model's stepping loop in C (:mod:`.codegen`) with the standard band."""

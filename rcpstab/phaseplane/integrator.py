@@ -56,12 +56,12 @@ class BatchIntegrator:
         whole number of steps.
     n_schedule : list of (float, float), optional
         Piecewise-constant number of flows: ``(time_s, N)`` pairs, N taking effect at time_s.
-    n_param : str
-        The parameter the schedule sets (a model's own name for its flow count; default ``N``).
+    n_param : str, optional
+        The parameter the schedule sets (default: the model's declared ``flows``).
     """
 
     def __init__(self, model: CompiledModel, params: list, initial: list, dt: float, n_schedule=None,
-                 n_param: str = "N"):
+                 n_param: str | None = None):
         self.model = model
         self.params = list(params)
         self.dt = float(dt)
@@ -75,7 +75,7 @@ class BatchIntegrator:
             if steps != round(steps) or steps < 1:
                 raise ValueError(f"sampling interval is not a whole number of steps of {dt} s")
             self.update_every[i] = int(steps)
-        self.n_index = model.param_names.index(n_param) if n_schedule else None
+        self.n_index = model.param_names.index(n_param or model.spec.flow_parameter()) if n_schedule else None
         self.n_schedule = sorted(n_schedule or [])
         self._x = np.ascontiguousarray(np.column_stack([np.asarray(x, dtype=float) for x in initial]))
         self._x0 = self._x.copy()

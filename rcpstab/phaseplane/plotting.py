@@ -10,6 +10,7 @@ import matplotlib
 import numpy as np
 
 from ..figures import current_axes, grid_extent, network_caption, region_caption, set_title
+from ..linear.region_plot import gain_labels
 from ..linear.result import RegionMap
 from ..verdicts.band import STANDARD, Band
 from ..verdicts.judgement import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
@@ -50,8 +51,7 @@ def verdict_plot(region: RegionMap, ax=None, boundary: bool = True):
     -------
     matplotlib.axes.Axes
     """
-    from ..linear.exact import boundary_points
-    from ..models import get_model
+    from ..linear.exact import boundary_points, has_linear_boundary
 
     ax = ax or current_axes()
     codes = point_verdicts(region)
@@ -67,21 +67,18 @@ def verdict_plot(region: RegionMap, ax=None, boundary: bool = True):
                 hatch=style["hatch"], edgecolor="white" if style["hatch"] is None else "0.4", lw=0.3))
         handles.append(matplotlib.patches.Patch(facecolor=style["color"], alpha=0.6, hatch=style["hatch"],
                                                 edgecolor="0.4", label=f"{style['label']}: {len(cells)}"))
-    if boundary:
-        try:
-            a, b = boundary_points(get_model(region.model), extent[1], extent[3])
-        except Exception:  # a model without a linear boundary (user file): the verdicts alone
-            a = b = None
-        if a is not None:
-            (line,) = ax.plot(a, b, color="k", lw=1.5, label="exact linear boundary")
-            handles.append(line)
+    if boundary and has_linear_boundary(region.model):  # else (gains not affine in the loop): the verdicts alone
+        a, b = boundary_points(region.model, extent[1], extent[3])
+        (line,) = ax.plot(a, b, color="k", lw=1.5, label="exact linear boundary")
+        handles.append(line)
     ax.set_xlim(extent[0], extent[1])
     ax.set_ylim(extent[2], extent[3])
-    ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
-    ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
+    xlabel, ylabel = gain_labels(region.model)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     # what a point's verdict is the worst of: the phase plane's starts, or the packet scenario's flow-count segments
     over = "flow-count segments of the scenario" if region.method == "packet" else "initial conditions"
-    set_title(ax, f"Verdicts of model '{region.model}' ({region.method}; a point's verdict is its worst over the "
+    set_title(ax, f"Verdicts of model '{region.model.name}' ({region.method}; a point's verdict is its worst over the "
                   f"{over})", region_caption(region))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     return ax
@@ -124,9 +121,10 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None, verdicts=
         _cycle_inset(ax, traj, cycles)
     ax.set_xlabel("normalized rate R/C (dimensionless)")
     ax.set_ylabel("queue q (Mbit)")
-    alpha, beta = (np.atleast_1d(traj.params.get(k, np.nan)) for k in ("alpha", "beta"))
-    gains = f", alpha = {alpha[0]:g}, beta = {beta[0]:g}" if alpha.size == 1 and beta.size == 1 else ""
-    set_title(ax, title or f"Phase portrait, model '{traj.model}'{gains}",
+    names = [sym.name for sym in traj.model.loop_parameters]
+    values = [np.atleast_1d(traj.params.get(k, np.nan)) for k in names]
+    gains = "".join(f", {k} = {v[0]:g}" for k, v in zip(names, values)) if all(v.size == 1 for v in values) else ""
+    set_title(ax, title or f"Phase portrait, model '{traj.model.name}'{gains}",
               f"{network_caption(traj.params)}; nonlinear fluid model, {traj.rtt[-1]:.4g} RTTs")
     ax.legend(fontsize="x-small", loc="upper right")
     return ax
@@ -172,9 +170,10 @@ def convergence_plot(region: RegionMap, ax=None):
             handles.append(matplotlib.patches.Patch(color=style["color"], label=style["label"]))
     if handles:
         ax.legend(handles=handles, loc="upper right", fontsize="small")
-    ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
-    ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
+    xlabel, ylabel = gain_labels(region.model)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     band = Band(region.meta["band"]["band_rate"], region.meta["band"]["band_queue"]) if "band" in region.meta else STANDARD
-    set_title(ax, f"Convergence time of model '{region.model}' ({band.describe('C·d0')})",
+    set_title(ax, f"Convergence time of model '{region.model.name}' ({band.describe('its queue unit')})",
               f"{region_caption(region)}; blank: does not converge")
     return ax

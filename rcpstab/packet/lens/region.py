@@ -280,7 +280,7 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
                                 for a, b, c, f, ok in zip(aa, bb, codes, fluid_codes, same) if not ok],
     }
     stable = (codes == CONVERGED).reshape(betas.size, alphas.size)
-    return RegionMap(model.name, "packet", alphas, betas, stable, table=table, meta=meta)
+    return RegionMap(model, "packet", alphas, betas, stable, table=table, meta=meta)
 
 
 def phaseplane_counterpart(model, alphas, betas, scenario: str | Scenario | None = None,
