@@ -284,7 +284,7 @@ def run_checks(config: CheckConfig, criterion: str = "all", samples: int = 4, wo
     workers : int
         Local processes for the nonlinear integrations.
     packet : bool
-        Also run the reference implementation on the worst envelope corner (:mod:`.packet`).
+        Also run the reference implementation on the worst envelope corner (:mod:`rcpstab.check.packet`).
     fct : bool
         Also measure flow completion times against processor sharing (:mod:`rcpstab.check.fct`; gates
         under ``criterion="all"``).

@@ -19,7 +19,7 @@ a first-order lag of time constant d0, a stand-in for the hold, whose delay is d
 lambda = s d0: ``lambda**2 (lambda + 1) + exp(-lambda) (alpha (1 - exp(-lambda)) + beta) = 0``.
 The average puts ``(1 - exp(-lambda)) / lambda`` on the alpha term of eq. 16's loop. The packet
 map compares XCP runs with ``xcp``, which they match more often: this model's hosts are a rate
-state, the packet hosts ack-clocked windows (reference_impl README; benchmarks/xcp_ack_clock.py).
+state, the packet hosts ack-clocked windows (reference_impl README; experiments/xcp_ack_clock.py).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The one judgement of traces, fluid or packet: converged, limit cycle, diverged or undecided.
 
-The convergence band is one object, :class:`~rcpstab.verdicts.band.Band` (:mod:`.band`; the
+The convergence band is one object, :class:`~rcpstab.verdicts.band.Band` (:mod:`rcpstab.verdicts.band`; the
 thesis' :data:`~rcpstab.verdicts.band.STANDARD` band of Sec. 5.4 by default). A trace's distance
 from equilibrium is measured in *band units* (:func:`~rcpstab.verdicts.band.band_distance`): it is
 inside the band when the distance is <= 1. The convergence time of a trace is the last time it
@@ -8,7 +8,7 @@ was outside the band (:func:`~rcpstab.verdicts.band.last_band_exit`), measured o
 extrapolated; an extrapolated time is a separate, labelled estimate.
 
 A trace is judged from its **envelope** (:class:`~rcpstab.verdicts.envelope.Envelope`,
-:mod:`.envelope`): the largest band distance in each window of ``WINDOW_RTT`` round trips, the
+:mod:`rcpstab.verdicts.envelope`): the largest band distance in each window of ``WINDOW_RTT`` round trips, the
 number of times the rate crossed its equilibrium in each window, and the last band exit. An
 integrator can keep these online (:class:`~rcpstab.phaseplane.monitor.EnvelopeMonitor`); a
 recorded trace gives them with :func:`~rcpstab.verdicts.envelope.trace_envelope`.
@@ -228,7 +228,7 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
 
     Parameters
     ----------
-    env : Envelope
+    env : rcpstab.verdicts.envelope.Envelope
     final : bool
         No more observation is possible (the last horizon): decide what can be decided.
     noise_floor : bool

@@ -14,7 +14,7 @@ Next to each packet verdict the map gives the verdict of the fluid model that sh
 the packet runs (:data:`FLUID_MODELS`; for RCP ``rcp-router``, the fluid model with the
 router's timing) on the same scenario and initial conditions, sampled once per control
 interval and judged segment by segment alike (:func:`fluid_verdicts`). Measured agreements
-and every disagreement with the experiment that explains it: ``benchmarks/bench_packet_region.py``
+and every disagreement with the experiment that explains it: ``experiments/packet_region.py``
 and docs notebook 05.
 
 Chunks of points run on local processes (:func:`~rcpstab.runtime.executors.run_chunks`) and

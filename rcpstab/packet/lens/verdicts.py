@@ -37,8 +37,8 @@ its own. Every constant is fixed from first principles, none fitted to a map:
    closed loop keeps a deterministic, coherent cycle (and an offset) of that size that shrinks
    as the windows hold more packets (a coherent cycle that the noise estimate of 1 discounts),
    so for these traces the floor is at least one quantum. It is a bound from the sender, not a
-   fitted level (measured cycle sizes: ``benchmarks/bench_xcp_region.py``,
-   ``benchmarks/bench_rcpac_router.py``).
+   fitted level (measured cycle sizes: ``experiments/xcp_region.py``,
+   ``experiments/rcpac_router.py``).
 """
 from __future__ import annotations
 

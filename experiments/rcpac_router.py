@@ -1,6 +1,6 @@
 """Packet RCP-AC map vs the fluid models rcpac and rcpac-router (router-timed), fig5.3 set-up (run by hand).
 
-``python benchmarks/bench_rcpac_router.py [--workers 2] [--grid small|offset] [--capacity BPS]``
+``python experiments/rcpac_router.py [--workers 2] [--grid small|offset] [--capacity BPS]``
 
 Runs the fig5.3 scenario with the RCP-AC router and XCP window senders at every grid point, judges
 each run (:func:`rcpstab.packet.lens.region.trace_verdict`, the shared judgement with the

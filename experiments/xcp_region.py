@@ -1,6 +1,6 @@
 """Packet XCP map vs the fluid models xcp and xcp-router, fig5.3 set-up (run by hand).
 
-``python benchmarks/bench_xcp_region.py [--grid calibration|report] [--capacity BPS] [--packet BYTES]``
+``python experiments/xcp_region.py [--grid calibration|report] [--capacity BPS] [--packet BYTES]``
 
 Runs the fig5.3 scenario with the XCP router and window senders at every grid point (one run is
 a fraction of a second: no workers), judges each run three ways and prints, per point, the
@@ -16,7 +16,7 @@ packet verdict with the reason of the shared judgement for every flow-count segm
 and the fluid verdicts of ``xcp`` and ``xcp-router`` on the same scenario and initial state
 (:func:`rcpstab.packet.lens.region.fluid_verdicts`), and an experiment column that is not a
 registered model: ``xcp-router`` with ack-clocked window senders (y = W / (d0 + q/C), W driven by
-the same feedback, dW/dt = d0 dy/dt), as ``bench_rcpac_router.py`` does for RCP-AC. Then the cycle size of the N = 10
+the same feedback, dW/dt = d0 dy/dt), as ``experiments/rcpac_router.py`` does for RCP-AC. Then the cycle size of the N = 10
 segment against the packets a window holds (the targeted experiment: 10 Mb/s with 1500 and 500
 byte packets, 100 Mb/s), and one JSON line.
 
