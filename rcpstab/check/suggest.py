@@ -19,6 +19,7 @@ from ..phaseplane import decide
 from .checks import CheckReport, linear_findings, run_checks
 from .config import CheckConfig, Thresholds
 from .envelope import envelope_networks
+from .feasibility import feasible
 from .nonlinear import FLASH_CROWD, LOAD_DOUBLING, step_horizon_rtt
 
 RADIUS = 0.3    # search alpha and beta within this distance of the configured point
@@ -61,8 +62,10 @@ def steps_pass(config: CheckConfig, points: list[tuple[float, float]]) -> np.nda
     ok = np.ones(len(points), dtype=bool)
     for net in envelope_networks(config, 0):
         n = net["N"]
-        for flows, gamma0, limit in ((LOAD_DOUBLING * n, eta / n, th.load_doubling_rtt_max),
-                                     (FLASH_CROWD * n, eta / n, th.flash_crowd_rtt_max)):
+        for step, flows, gamma0, limit in (("doubling", LOAD_DOUBLING * n, eta / n, th.load_doubling_rtt_max),
+                                           ("flash_crowd", FLASH_CROWD * n, eta / n, th.flash_crowd_rtt_max)):
+            if not feasible(config, [net], step)[0]:
+                continue   # no gains converge there (.feasibility): it screens nothing out
             todo = np.flatnonzero(ok)
             if not todo.size:
                 return ok
@@ -104,29 +107,99 @@ def candidates(config: CheckConfig, criterion: str) -> tuple[list[tuple[float, f
     return [(a, b, d) for _, _, a, b, d in sorted(ranked)], screened
 
 
-def suggest(config: CheckConfig, criterion: str, samples: int, workers: int) -> dict:
+PACKET_TRIES = 8   # fluid-verified candidates also run packet by packet under --packet (each a few seconds)
+PACKET_NAMES = ("packet_confirmation", "packet_flash_crowd")
+
+
+def _excluded(config: CheckConfig, samples: int) -> tuple[int, str]:
+    """How many envelope networks no gains can serve, and the clause saying they were left out."""
+    nets = envelope_networks(config, samples)
+    bad = sum(not ok for ok in feasible(config, nets, "flash_crowd"))
+    return bad, (f"; {bad} of the {len(nets)} envelope networks cannot be served by any gains at some step "
+                 f"(envelope_feasible) and were left out of the search: no suggestion fixes them" if bad else "")
+
+
+def suggest(config: CheckConfig, criterion: str, samples: int, workers: int, packet: bool = False,
+            report: CheckReport | None = None) -> dict:
     """The nearest passing (alpha, beta), largest margin first among equally near ones; or why there is none.
 
     Every screened candidate is verified with :func:`~rcpstab.check.checks.run_checks` (same
-    criterion, envelope sample and thresholds), nearest first, until one passes: if a grid point
-    passes the full check, it is found (the screens only drop points that would fail it).
+    criterion, envelope sample and thresholds), nearest first, until one passes every finding the
+    gains can change (:attr:`CheckReport.gains_passed`: networks no gains can serve are left out,
+    :mod:`.feasibility`). With ``packet``, a fluid-verified candidate is run packet by packet too
+    and kept only if it passes those findings, for the :data:`PACKET_TRIES` nearest; past them
+    the nearest fluid-verified candidate is returned with the packet findings named as not checked.
+
+    Parameters
+    ----------
+    packet : bool
+        The user asked for the packet findings (``--packet``).
+    report : CheckReport, optional
+        The configured gains' own report: when their only failures are findings no gains change
+        (the envelope's feasibility, MAX_ALLOWABLE_RTT), no search is run and the reason says so.
 
     Returns
     -------
     dict
-        ``{"alpha", "beta", "distance", "report": CheckReport, "reason": None}``, or, when no
-        point of the search grid passes, alpha, beta, distance and report None and ``reason``
-        saying which findings ruled the grid out.
+        ``alpha``, ``beta``, ``distance``, ``report`` (CheckReport), ``checked`` (the finding
+        groups the suggestion was verified against), ``not_checked`` (finding names it was not),
+        ``excluded_networks``, ``reason`` (None when found) and ``text`` (one sentence for
+        the user). Alpha, beta, distance and report are None when nothing passes.
     """
+    n_bad, excluded = _excluded(config, samples)
+    base = {"alpha": None, "beta": None, "distance": None, "report": None, "checked": [], "not_checked": [],
+            "excluded_networks": n_bad}
+
+    def answer(**fields) -> dict:
+        out = dict(base, **fields)
+        if out["alpha"] is None:
+            out["text"] = (f"no other gains suggested: {out['reason']}" if out.pop("gains_fine", False)
+                           else f"no passing (alpha, beta): {out['reason']}")
+        else:
+            verified = ("verified: passes the same checks" + (", packet runs included" if packet else "")
+                        if not out["not_checked"] else
+                        f"verified against the fluid findings only: NOT checked against {', '.join(out['not_checked'])}"
+                        f"{out['why_not_checked']}")
+            out["text"] = (f"suggestion: ALPHA = {out['alpha']:g}, BETA = {out['beta']:g} ({verified}"
+                           f"{excluded})")
+        out.pop("why_not_checked", None)
+        out["verified_with_packet"] = "packet" in out["checked"]
+        return out
+
+    if report is not None and report.gains_passed:
+        config_failing = [f.name for f in report.findings if f.gates(criterion) and not f.passed]
+        return answer(gains_fine=True, reason=f"the gains ({config.router.alpha:g}, {config.router.beta:g}) pass every finding gains "
+                             f"can change; what fails ({', '.join(config_failing)}) depends on the envelope and the "
+                             f"router's constants, not on alpha and beta, and no search was run{excluded}.")
     found, screened = candidates(config, criterion)
     failing: dict = {}
+    fluid_passed, packet_failed = [], []
     for a, b, distance in found:
-        report: CheckReport = run_checks(config.with_gains(a, b), criterion, samples, workers)
-        if report.passed:
-            return {"alpha": a, "beta": b, "distance": round(distance, 6), "report": report, "reason": None}
-        for f in report.findings:
-            if f.gates(criterion) and not f.passed:
-                failing[f.name] = failing.get(f.name, 0) + 1
+        trial: CheckReport = run_checks(config.with_gains(a, b), criterion, samples, workers)
+        if not trial.gains_passed:
+            for f in trial.findings:
+                if f.gates(criterion) and f.kind != "config" and not f.passed:
+                    failing[f.name] = failing.get(f.name, 0) + 1
+            continue
+        checked = ["linear", "nonlinear (fluid)"] if criterion == "all" else [criterion]
+        if not packet or criterion == "linear":
+            return answer(alpha=a, beta=b, distance=round(distance, 6), report=trial, checked=checked, reason=None)
+        fluid_passed.append((a, b, distance, trial))
+        if len(packet_failed) >= PACKET_TRIES:
+            break
+        full: CheckReport = run_checks(config.with_gains(a, b), criterion, samples, workers, packet=True)
+        if full.gains_passed:
+            return answer(alpha=a, beta=b, distance=round(distance, 6), report=full,
+                          checked=checked + ["packet"], reason=None)
+        packet_failed.append(f"({a:g}, {b:g}) fails " + ", ".join(
+            f.name for f in full.findings if f.name in PACKET_NAMES and not f.passed))
+        fluid_passed.pop()
+    if fluid_passed:
+        a, b, distance, trial = fluid_passed[-1]
+        return answer(alpha=a, beta=b, distance=round(distance, 6), report=trial, checked=["linear", "nonlinear (fluid)"],
+                      not_checked=list(PACKET_NAMES), reason=None,
+                      why_not_checked=f" (the {len(packet_failed)} nearer fluid-verified gains failed them: "
+                                      f"{'; '.join(packet_failed)})")
     parts = [f"none of the {screened['grid']} grid points (within {RADIUS:g} of the gains by {STEP:g}, and alpha "
              f"{WIDE_ALPHA[0]:g}-{WIDE_ALPHA[-1]:g} x beta {WIDE_BETA[0]:g}-{WIDE_BETA[-1]:g}) passes --criterion "
              f"{criterion} on this envelope"]
@@ -137,4 +210,6 @@ def suggest(config: CheckConfig, criterion: str, samples: int, workers: int) -> 
     if found:
         parts.append(f"the {len(found)} left fail the full check on: "
                      + ", ".join(f"{name} ({count})" for name, count in sorted(failing.items())))
-    return {"alpha": None, "beta": None, "distance": None, "report": None, "reason": "; ".join(parts) + "."}
+    if packet_failed:
+        parts.append(f"{len(packet_failed)} pass the fluid findings but fail packet ones: {'; '.join(packet_failed)}")
+    return answer(reason="; ".join(parts) + excluded + ".")

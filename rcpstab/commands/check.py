@@ -68,10 +68,7 @@ def _table(report, colour: bool, packet: bool = False) -> str:
     lines += ["", report.summary]
     if not report.passed:
         s = report.suggestion
-        lines.append("suggestion search not run (--no-suggest)" if s is None else
-                     f"no passing (alpha, beta): {s['reason']}" if s["alpha"] is None else
-                     f"suggestion: ALPHA = {s['alpha']:g}, BETA = {s['beta']:g} (verified: passes the same checks"
-                     + (", fluid only: the packet runs are not repeated for it)" if packet else ")"))
+        lines.append("suggestion search not run (--no-suggest)" if s is None else s["text"])
     return "\n".join(lines)
 
 
@@ -93,9 +90,7 @@ def run(args) -> int:
     config = load_config(args.config)
     outcome = run_checks(config, args.criterion, args.samples, args.workers, packet=args.packet, fct=args.fct)
     if not outcome.passed and not args.no_suggest:
-        found = suggest(config, args.criterion, args.samples, args.workers)
-        # the suggestion is verified by the fluid checks only (a packet run per candidate would take minutes)
-        outcome = replace(outcome, suggestion=dict(found, verified_with_packet=False) if args.packet else found)
+        outcome = replace(outcome, suggestion=suggest(config, args.criterion, args.samples, args.workers, args.packet, outcome))
     if args.json:
         print(json.dumps(outcome.to_dict()))
     elif not args.quiet:

@@ -1,0 +1,142 @@
+"""rcpstab check tells feasibility from tuning: one test per class of network no gains can serve.
+
+Each class is checked against a second method: the rate floors against the ``rcp`` fluid model
+itself (the bound falls between two whole flow counts, and the fluid runs change verdict there
+for every gain tried), the header bounds against the router's and sender's code.
+"""
+import math
+
+import pytest
+
+from rcpstab.check import parse_config, run_checks
+from rcpstab.check.checks import CheckReport
+from rcpstab.check.envelope import network
+from rcpstab.check.feasibility import classify, feasibility_finding, feasible
+from rcpstab.check.nonlinear import stability, step_responses
+from rcpstab.check.suggest import steps_pass, suggest
+from rcpstab.packet.hosts.rtcp_host_py import NS_PER_MS, fill_header
+from rcpstab.packet.routers.rcp.control import rate_register
+from rcpstab.packet.routers.rcp.datapath_py import PortRegisters, dp_arrive
+
+MTU_BITS = 12000
+GAINS = [(0.4, 0.226), (0.5, 0.5), (1.0, 0.3)]
+
+
+def config(envelope=None, **router):
+    return parse_config({"router": {"ALPHA": 0.4, "BETA": 0.226, **router}, "envelope": envelope or {}})
+
+
+def flows_at_bound(capacity_bps, d0_s, factor, fraction=0.01):
+    """The largest N whose fair share eta*C/(factor*N) is still >= MIN_RATE = fraction*MTU/d0 (eta = 1)."""
+    return math.floor(capacity_bps / (factor * fraction * MTU_BITS / d0_s))
+
+
+@pytest.mark.parametrize("factor, step", [(1, "steady"), (2, "doubling"), (10, "flash_crowd")])
+def test_rate_floor_bound_is_where_the_fluid_model_stops_converging(factor, step):
+    """C = 10 Mb/s, d0 = 10 ms: MIN_RATE = 12 kb/s, so N*factor flows fit up to 833."""
+    cfg = config()
+    n_ok = flows_at_bound(10e6, 0.01, factor)
+    ok, bad = network(cfg, 10e6, 0.01, n_ok), network(cfg, 10e6, 0.01, n_ok + 1)
+    assert classify(cfg, ok) is None or classify(cfg, ok).step != step
+    found = classify(cfg, bad)
+    assert found.step == step and found.bound == "min_rate"
+    assert "MIN_RATE" in found.text and "Fix:" in found.text and f"at most {n_ok} flows" in found.text
+    for alpha, beta in GAINS:
+        verdicts = {"steady": lambda net: stability(net, alpha, beta)[0]}
+        doubling, crowd = step_responses(bad, alpha, beta, 500)
+        verdict_bad = {"steady": stability(bad, alpha, beta)[0], "doubling": doubling.verdict,
+                       "flash_crowd": crowd.verdict}[step]
+        assert verdict_bad != "converged", (alpha, beta)
+        if (alpha, beta) == (0.4, 0.226):   # inside the bound, the thesis-like gains do converge
+            doubling, crowd = step_responses(ok, alpha, beta, 500)
+            verdict_ok = {"steady": verdicts["steady"](ok), "doubling": doubling.verdict,
+                          "flash_crowd": crowd.verdict}[step]
+            assert verdict_ok == "converged"
+
+
+def test_fair_share_below_the_header_rate_unit():
+    """10 Mb/s, 1 s, 1000 flows: 10 kb/s each, 5 kb/s after a doubling, below the 8 kb/s the header carries.
+    MIN_RATE there is only 0.12 kb/s, and lowering it does not help: the data path stamps at least 1 byte/ms."""
+    cfg = config()
+    net = network(cfg, 10e6, 1.0, 1000)
+    found = classify(cfg, net)
+    assert found.step == "doubling" and found.bound == "wire_rate"
+    assert "lowering MIN_RATE does not help" in found.text
+    share_bytes_per_ms = 10e6 / 2000 / 8000
+    stamped_bps = rate_register(share_bytes_per_ms) * 8000
+    assert stamped_bps * 2000 > 10e6          # what the senders are told overloads the link
+    assert classify(config(MIN_RATE_MTU_FRACTION=1e-6), net).bound == "wire_rate"
+
+
+def test_rtt_at_or_above_max_allowable_rtt():
+    cfg = config(MAX_ALLOWABLE_RTT_MS=500)
+    found = classify(cfg, network(cfg, 100e6, 0.5, 10))
+    assert found.step == "steady" and found.bound == "max_allowable_rtt" and "MAX_ALLOWABLE_RTT_MS" in found.text
+    assert classify(cfg, network(cfg, 100e6, 0.499, 10)) is None
+    port = PortRegisters(max_rtt=500)       # the data path (App. F line 19) drops that sample
+    dp_arrive(port, fill_header(0, 0, 500, 6), 1500)
+    dp_arrive(port, fill_header(0, 0, 499, 6), 1500)
+    assert port.rtt_count == 1 and port.rtt_sum == 499
+
+
+def test_rtt_below_the_header_millisecond():
+    cfg = config()
+    found = classify(cfg, network(cfg, 100e6, 0.0005, 1))
+    assert found.step == "steady" and found.bound == "rtt_resolution"
+    assert int(0.0005 * 1e9) // NS_PER_MS == 0          # what the sender writes in the header (ms, truncated)
+    assert classify(cfg, network(cfg, 100e6, 0.001, 1)) is None
+
+
+def test_feasible_envelope_gets_a_passing_finding():
+    cfg = config({"rtt_ms": [20, 200], "link_mbps": [100, 10000], "flows": [1, 100]})
+    from rcpstab.check.envelope import envelope_networks
+    finding = feasibility_finding(cfg, envelope_networks(cfg, 4))
+    assert finding.passed and finding.figure == 0
+
+
+# The issue's envelope shrunk to the corners that show each case: 10 Mb/s, 10 ms, and 100 or 1000 flows.
+MIXED = {"rtt_ms": [10, 10], "link_mbps": [10, 10], "flows": [100, 1000]}
+
+
+def test_infeasible_corners_are_named_and_never_blamed_on_the_gains():
+    cfg = config(MIXED)
+    report = run_checks(cfg, "all", samples=0)
+    feas = report.finding("envelope_feasible")
+    assert not feas.passed and feas.figure == 2 and feas.gates("all")
+    assert "C = 10 Mb/s, d0 = 10 ms, N = 1000" in feas.explanation and "MIN_RATE" in feas.explanation
+    assert "C = 10 Mb/s, d0 = 10 ms, N = 100 after a 10x flash crowd" in feas.explanation
+    # the gains are judged on what is feasible: N = 100 converges and recovers from a doubling
+    assert report.finding("nonlinear_stability").passed
+    assert report.finding("load_doubling").passed
+    assert report.finding("flash_crowd").passed and "not judged" in report.finding("flash_crowd").explanation
+    assert not any("the gains, not T" in f.explanation for f in report.findings)
+    assert report.gains_passed and not report.passed
+    assert "cannot be served by any gains" in report.summary
+    found = suggest(cfg, "all", 0, 1, report=report)
+    assert found["alpha"] is None and found["text"].startswith("no other gains suggested")
+    assert "no suggestion fixes them" in found["reason"]
+
+
+def test_suggestion_screen_skips_a_step_no_gains_can_pass():
+    """The flash crowd at N = 100 (1000 flows, 10 kb/s < 12 kb/s) used to screen out every candidate."""
+    cfg = config({"rtt_ms": [10, 10], "link_mbps": [10, 10], "flows": [100, 100]})
+    assert not feasible(cfg, [network(cfg, 10e6, 0.01, 100)], "flash_crowd")[0]
+    assert steps_pass(cfg, [(0.4, 0.226), (0.6, 0.2)]).all()
+
+
+def test_gain_failures_on_feasible_networks_still_get_a_suggestion():
+    """Unstable gains on the mixed envelope fail on N = 100 (feasible): the report blames them there, and
+    the suggestion's report passes every gain finding while naming the excluded networks."""
+    cfg = config(MIXED, ALPHA=0.5, BETA=0.5)
+    report = run_checks(cfg, "linear", samples=0)
+    assert not report.gains_passed
+    found = suggest(cfg, "linear", 0, 1, report=report)
+    assert found["alpha"] is not None and found["report"].gains_passed
+    assert "2 of the 2 envelope networks" in found["text"] and "no suggestion fixes them" in found["text"]
+
+
+def test_report_json_is_strict(tmp_path):
+    import json
+    report = run_checks(config(MIXED), "all", samples=0)
+    text = json.dumps(CheckReport.to_dict(report), allow_nan=False)
+    assert "envelope_feasible" in text
