@@ -136,3 +136,56 @@ def test_report_json_is_strict(tmp_path):
     report = run_checks(config(MIXED), "all", samples=0)
     text = json.dumps(CheckReport.to_dict(report), allow_nan=False)
     assert "envelope_feasible" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha, beta", [(0.4, 0.226), (0.5, 0.5)])
+def test_check_on_a_feasible_envelope_gives_the_lenses_verdicts(alpha, beta):
+    """XCP's and the thesis' gains on a feasible network: ``check --criterion nonlinear --packet`` says what
+    the phase-plane lens and the packet lens say there, asked directly (about 10 s)."""
+    from rcpstab import api
+    from rcpstab.check.envelope import envelope_networks
+    from rcpstab.check.packet import corner_scenario
+    from rcpstab.models import get_model
+    from rcpstab.packet.lens.region import packet_region
+    cfg = config({"rtt_ms": [100, 100], "link_mbps": [100, 100], "flows": [10, 10]}, ALPHA=alpha, BETA=beta)
+    report = run_checks(cfg, "nonlinear", samples=0, packet=True)
+    assert report.finding("envelope_feasible").passed
+    net = envelope_networks(cfg, 0)[0]
+    fluid = api.region("rcp", [alpha], [beta], method="phaseplane", C=[net["C"]], d0=[net["d0"]], N=[net["N"]],
+                       T=net["T"], buffer_bdp=cfg.envelope.buffer_bdp)
+    packet = packet_region(get_model("rcp"), [alpha], [beta], scenario=corner_scenario(net))
+    assert bool(fluid.stable[0, 0]) == report.finding("nonlinear_stability").passed
+    assert bool(packet.stable[0, 0]) == report.finding("packet_confirmation").passed
+    assert packet.table["convergence_rtt"][0] == pytest.approx(report.finding("packet_confirmation").figure)
+    assert report.passed   # both lenses converge there: (0.5, 0.5) too, though linearly unstable
+
+
+PACKET_CORNER = {"rtt_ms": [20, 20], "link_mbps": [10000, 10000], "flows": [100, 100]}
+
+
+def test_packet_suggestion_past_its_budget_names_what_it_was_not_checked_against(monkeypatch):
+    """With no packet tries left, the fluid-verified suggestion says which findings it was not checked against."""
+    import importlib
+    suggest_module = importlib.import_module("rcpstab.check.suggest")
+    monkeypatch.setattr(suggest_module, "PACKET_TRIES", 0)
+    monkeypatch.setattr(suggest_module, "PACKET_POOL", 1)
+    cfg = config(PACKET_CORNER, ALPHA=0.6, BETA=0.45)   # gain margin below 2: fails, cheaply
+    found = suggest(cfg, "all", 0, 1, packet=True)
+    assert found["alpha"] is not None and not found["verified_with_packet"]
+    assert found["not_checked"] == ["packet_confirmation", "packet_flash_crowd"]
+    assert "NOT checked against packet_confirmation, packet_flash_crowd" in found["text"]
+
+
+@pytest.mark.slow
+def test_packet_suggestion_passes_the_packet_findings_when_rerun():
+    """The issue's case (10 Gb/s, 20-200 ms, 1-100 flows) at XCP's gains fails packet_confirmation; its fluid-only
+    suggestion (0.35, 0.176) failed the packet flash crowd. The suggestion now, rerun independently with
+    --packet, passes everything (about 30 s of CPU)."""
+    cfg = config({"rtt_ms": [20, 200], "link_mbps": [10000, 10000], "flows": [1, 100]})
+    report = run_checks(cfg, "all", samples=0, packet=True)
+    assert not report.finding("packet_confirmation").passed
+    found = suggest(cfg, "all", 0, 1, packet=True, report=report)
+    assert found["verified_with_packet"], found["text"]
+    rerun = run_checks(cfg.with_gains(found["alpha"], found["beta"]), "all", samples=0, packet=True)
+    assert rerun.passed

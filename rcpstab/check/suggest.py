@@ -107,7 +107,15 @@ def candidates(config: CheckConfig, criterion: str) -> tuple[list[tuple[float, f
     return [(a, b, d) for _, _, a, b, d in sorted(ranked)], screened
 
 
-PACKET_TRIES = 8   # fluid-verified candidates also run packet by packet under --packet (each a few seconds)
+PACKET_POOL = 12   # under --packet, fluid-verified candidates gathered (nearest first) before any packet run
+PACKET_TRIES = 4   # of those, how many also run packet by packet (each a few seconds)
+
+
+def step_load(report: CheckReport) -> float:
+    """The slower of the fluid load-doubling and flash-crowd times over their thresholds (inf: not converged)."""
+    loads = [f.figure / f.threshold if f.figure is not None and f.threshold else math.inf
+             for f in report.findings if f.name in ("load_doubling", "flash_crowd")]
+    return max(loads, default=0.0)
 PACKET_NAMES = ("packet_confirmation", "packet_flash_crowd")
 
 
@@ -127,8 +135,10 @@ def suggest(config: CheckConfig, criterion: str, samples: int, workers: int, pac
     criterion, envelope sample and thresholds), nearest first, until one passes every finding the
     gains can change (:attr:`CheckReport.gains_passed`: networks no gains can serve are left out,
     :mod:`.feasibility`). With ``packet``, a fluid-verified candidate is run packet by packet too
-    and kept only if it passes those findings, for the :data:`PACKET_TRIES` nearest; past them
-    the nearest fluid-verified candidate is returned with the packet findings named as not checked.
+    and kept only if it passes those findings: the :data:`PACKET_POOL` nearest fluid-verified
+    candidates are gathered, the :data:`PACKET_TRIES` of them with the fastest fluid step responses
+    run packet by packet; when none passes, the nearest untried one is returned with the packet
+    findings named as not checked.
 
     Parameters
     ----------
@@ -173,7 +183,8 @@ def suggest(config: CheckConfig, criterion: str, samples: int, workers: int, pac
                              f"router's constants, not on alpha and beta, and no search was run{excluded}.")
     found, screened = candidates(config, criterion)
     failing: dict = {}
-    fluid_passed, packet_failed = [], []
+    pool, packet_failed = [], []
+    checked = ["linear", "nonlinear (fluid)"] if criterion == "all" else [criterion]
     for a, b, distance in found:
         trial: CheckReport = run_checks(config.with_gains(a, b), criterion, samples, workers)
         if not trial.gains_passed:
@@ -181,25 +192,28 @@ def suggest(config: CheckConfig, criterion: str, samples: int, workers: int, pac
                 if f.gates(criterion) and f.kind != "config" and not f.passed:
                     failing[f.name] = failing.get(f.name, 0) + 1
             continue
-        checked = ["linear", "nonlinear (fluid)"] if criterion == "all" else [criterion]
         if not packet or criterion == "linear":
             return answer(alpha=a, beta=b, distance=round(distance, 6), report=trial, checked=checked, reason=None)
-        fluid_passed.append((a, b, distance, trial))
-        if len(packet_failed) >= PACKET_TRIES:
+        pool.append((a, b, distance, trial))
+        if len(pool) == PACKET_POOL:
             break
+    # Packet runs are the expensive part: try the fluid-verified candidates whose fluid step responses
+    # have the most slack first (the packet findings time the same steps, and fail mostly where they are slow).
+    pool.sort(key=lambda c: (step_load(c[3]), c[2]))
+    for a, b, distance, _ in pool[:PACKET_TRIES]:
         full: CheckReport = run_checks(config.with_gains(a, b), criterion, samples, workers, packet=True)
         if full.gains_passed:
             return answer(alpha=a, beta=b, distance=round(distance, 6), report=full,
                           checked=checked + ["packet"], reason=None)
         packet_failed.append(f"({a:g}, {b:g}) fails " + ", ".join(
             f.name for f in full.findings if f.name in PACKET_NAMES and not f.passed))
-        fluid_passed.pop()
-    if fluid_passed:
-        a, b, distance, trial = fluid_passed[-1]
-        return answer(alpha=a, beta=b, distance=round(distance, 6), report=trial, checked=["linear", "nonlinear (fluid)"],
+    untested = sorted(pool[PACKET_TRIES:], key=lambda c: c[2])
+    if untested:
+        a, b, distance, trial = untested[0]
+        return answer(alpha=a, beta=b, distance=round(distance, 6), report=trial, checked=checked,
                       not_checked=list(PACKET_NAMES), reason=None,
-                      why_not_checked=f" (the {len(packet_failed)} nearer fluid-verified gains failed them: "
-                                      f"{'; '.join(packet_failed)})")
+                      why_not_checked=f" (the {len(packet_failed)} fluid-verified gains tried packet by packet failed "
+                                      f"them: {'; '.join(packet_failed)})")
     parts = [f"none of the {screened['grid']} grid points (within {RADIUS:g} of the gains by {STEP:g}, and alpha "
              f"{WIDE_ALPHA[0]:g}-{WIDE_ALPHA[-1]:g} x beta {WIDE_BETA[0]:g}-{WIDE_BETA[-1]:g}) passes --criterion "
              f"{criterion} on this envelope"]
