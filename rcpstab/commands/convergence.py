@@ -20,7 +20,7 @@ import numpy as np
 from ..linear.grid import parse_range
 from ..models import get_model
 from ..phaseplane.sweep import STARTS, phaseplane_region
-from .output import add_sweep_arguments, check_outputs, check_workers, model_help, network_text, report
+from .output import add_sweep_arguments, check_outputs, check_workers, model_help, network_text, region_buffer_text, report
 
 EXAMPLES = (
     ("rcpstab convergence --alpha 0.2:1.0:0.4 --beta 0.2:1.0:0.4", "convergence times on a 3 x 3 grid, summary only"),
@@ -83,5 +83,5 @@ def run(args) -> int:
     configs = region.meta.get("configurations") or []
     at = f" at {network_text(configs[0])}" if len(configs) == 1 else f" over {len(configs)} configurations"
     report(args, f"convergence of {model.name}{at}, start {args.start}: {region.stable.sum()} of {region.stable.size} "
-                 f"grid points converge (blank in the map otherwise); {where}")
+                 f"grid points converge (blank in the map otherwise); {where}{region_buffer_text(region.meta)}")
     return 0

@@ -155,6 +155,11 @@ def network_text(config: dict) -> str:
     return ", ".join(parts)
 
 
+def region_buffer_text(meta: dict) -> str:
+    """``"; buffer 1 C*d0 (the overflow dropped)"`` when the runs had a buffer, else ``""``."""
+    return "" if meta.get("buffer_bdp") is None else f"; buffer {meta['buffer_bdp']:g} C*d0 (the overflow dropped)"
+
+
 def region_summary(region) -> str:
     """What a region map decided, and which configurations it left out of the common region and why."""
     n, total = int(region.stable.sum()), region.stable.size
@@ -175,7 +180,7 @@ def region_summary(region) -> str:
     counts = region.meta.get("verdict_counts")
     if counts:
         line += " (" + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if v) + " point-configurations)"
-    return line
+    return line + region_buffer_text(region.meta)
 
 
 def model_help(default: str = "rcp", names=None) -> str:
