@@ -13,7 +13,7 @@ from rcpstab.check.checks import CheckReport
 from rcpstab.check.envelope import network
 from rcpstab.check.feasibility import classify, feasibility_finding, feasible
 from rcpstab.check.nonlinear import stability, step_responses
-from rcpstab.check.suggest import steps_pass, suggest
+from rcpstab.check.suggestion import steps_pass, suggest
 from rcpstab.packet.hosts.rtcp_host_py import NS_PER_MS, fill_header
 from rcpstab.packet.routers.rcp.control import rate_register
 from rcpstab.packet.routers.rcp.datapath_py import PortRegisters, dp_arrive
@@ -167,7 +167,7 @@ PACKET_CORNER = {"rtt_ms": [20, 20], "link_mbps": [10000, 10000], "flows": [100,
 def test_packet_suggestion_past_its_budget_names_what_it_was_not_checked_against(monkeypatch):
     """With no packet tries left, the fluid-verified suggestion says which findings it was not checked against."""
     import importlib
-    suggest_module = importlib.import_module("rcpstab.check.suggest")
+    suggest_module = importlib.import_module("rcpstab.check.suggestion")
     monkeypatch.setattr(suggest_module, "PACKET_TRIES", 0)
     monkeypatch.setattr(suggest_module, "PACKET_POOL", 1)
     cfg = config(PACKET_CORNER, ALPHA=0.6, BETA=0.45)   # gain margin below 2: fails, cheaply

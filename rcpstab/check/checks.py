@@ -20,7 +20,6 @@ from .finding import Finding
 from .nonlinear import LOAD_DOUBLING, NetworkResult, run_networks, step_horizon_rtt
 from .packet import packet_finding, packet_flash_crowd_finding
 
-CRITERIA = ("linear", "nonlinear", "all")
 SMALL_T_PER_RTT = 20   # "T -> 0" for the update-interval comparison: 20 updates per RTT
 
 
@@ -261,7 +260,7 @@ class CheckReport:
     suggestion : dict or None
         When failing: ``{"alpha", "beta", "distance", "report", "reason"}`` of a verified passing
         configuration nearby, or with alpha, beta and report None and the reason none passes
-        (see :mod:`rcpstab.check.suggest`); None when the search was not run.
+        (see :mod:`rcpstab.check.suggestion`); None when the search was not run.
     """
 
     alpha: float

@@ -17,7 +17,7 @@ import json
 import sys
 from dataclasses import replace
 
-from ..check import CRITERIA, load_config, run_checks, suggest
+from ..check import CRITERIA
 from ..errors import InputError
 from .output import add_worker_argument, check_workers
 
@@ -85,6 +85,7 @@ def run(args) -> int:
     if args.config is None:
         raise InputError("CONFIG.toml: required (or --schema, --example NAME)")
     check_workers(args)
+    from ..check import load_config, run_checks, suggest  # after --example/--schema: they need none of it
     if args.samples < 0:
         raise InputError(f"--samples {args.samples}: must be >= 0")
     config = load_config(args.config)
