@@ -12,6 +12,7 @@ import numpy as np
 from ..figures import new_figure, save
 from ..models import get_model
 from .exact import boundary_points
+from .region_plot import exact_region_patch
 from .result import RegionMap
 
 THESIS_BOX = ((0.4, 0.6), (0.2, 0.6))
@@ -55,17 +56,6 @@ def _layer(region: RegionMap, name: str, levels) -> np.ndarray:
     return values
 
 
-def _region_patch(ax, a, b, beta_min: float):
-    """The stable region under a one-piece exact boundary as a clip patch (None for a boundary in pieces)."""
-    from matplotlib.patches import Polygon
-
-    if a.size < 3 or np.isnan(a).any() or np.isnan(b).any():
-        return None
-    floor = beta_min - 1.0
-    points = np.column_stack([np.concatenate([a, [a[-1], a[0]]]), np.concatenate([b, [floor, floor]])])
-    return Polygon(points, closed=True, transform=ax.transData)
-
-
 def margin_map_plot(region: RegionMap, axes=None, fig=None):
     """Draw the four contour panels on ``axes`` (4 Axes) or on a new 2x2 grid of ``fig``.
 
@@ -84,7 +74,7 @@ def margin_map_plot(region: RegionMap, axes=None, fig=None):
             filled = ax.contourf(region.alpha, region.beta, z, levels=list(levels) + [top], cmap="viridis")
             lines = ax.contour(region.alpha, region.beta, z, levels=levels, colors="k", linewidths=0.5)
             ax.clabel(lines, fontsize="x-small", fmt="%g")
-            clip = _region_patch(ax, a, b, float(region.beta.min()))
+            clip = exact_region_patch(ax, a, b, float(region.beta.min()))
             if clip is not None:
                 filled.set_clip_path(clip)
                 lines.set_clip_path(clip)
