@@ -89,6 +89,8 @@ def network_caption(params: dict) -> str:
     parts = [c_text, text("d0", value("d0", "d_0", "rtt_s"), 1e-3, " ms"),
              text("N", value("N"), 1, ""), text("T", value("T"), 1e-3, " ms")]
     bits = value("buffer")
+    if bits is not None and not np.isfinite(bits[0]):   # the models' "no buffer" is an infinite one
+        bits = None
     if value("buffer_bdp") is not None:
         parts.append(text("buffer", value("buffer_bdp"), 1, " C·d0"))
     elif bits is not None and capacity is not None and value("d0", "d_0") is not None:
