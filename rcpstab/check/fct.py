@@ -32,7 +32,7 @@ from ..packet.hosts.flow_traffic import parse_sizes
 from .config import CheckConfig
 from .finding import Finding
 
-__all__ = ["fct_finding", "typical_setup"]
+__all__ = ["capacity_note", "fct_finding", "typical_setup"]
 
 LOAD = 0.9
 SIZES = "pareto:mean=25,shape=1.2"
@@ -53,6 +53,15 @@ def typical_setup(config: CheckConfig) -> dict:
                 load=LOAD, sizes=SIZES, buffer_bdp=env.buffer_bdp, eta=config.router.eta, envelope_capacity_bps=c_bps)
 
 
+def capacity_note(setup: dict) -> str:
+    """`` (the envelope's geometric mean is ... Mb/s, capped to ...)`` when :func:`typical_setup` capped C, else ``""``."""
+    if setup["capacity_bps"] == setup["envelope_capacity_bps"]:
+        return ""
+    return (f" (the envelope's geometric mean is {setup['envelope_capacity_bps'] / 1e6:.4g} Mb/s, capped to "
+            f"{CAPACITY_RANGE_BPS[0] / 1e6:g}-{CAPACITY_RANGE_BPS[1] / 1e6:g} Mb/s, Fig. 4.1's link at most, as"
+            f" documented in rcpstab.check.fct)")
+
+
 def fct_finding(config: CheckConfig, flows: int = FLOWS, workers: int = 1) -> Finding:
     """AFCT over PS for short flows at :func:`typical_setup` with the router's gains."""
     setup = typical_setup(config)
@@ -62,11 +71,7 @@ def fct_finding(config: CheckConfig, flows: int = FLOWS, workers: int = 1) -> Fi
                        eta=setup["eta"], workers=workers)
     short = [b for b in result.bins
              if b.size_hi_pkts <= SHORT_PKTS and b.flows >= MIN_BIN_FLOWS and b.afct_over_ps_same_arrivals]
-    capped = ("" if setup["capacity_bps"] == setup["envelope_capacity_bps"] else
-              f" (the envelope's geometric mean is {setup['envelope_capacity_bps'] / 1e6:.4g} Mb/s, capped to "
-              f"{CAPACITY_RANGE_BPS[0] / 1e6:g}-{CAPACITY_RANGE_BPS[1] / 1e6:g} Mb/s: Fig. 4.1's link at most, the run "
-              f"costs scale with flows)")
-    where = (f"C = {setup['capacity_bps'] / 1e6:.4g} Mb/s{capped}, RTPD = {setup['rtt_s'] * 1000:.4g} ms, rho = {LOAD:g} "
+    where = (f"C = {setup['capacity_bps'] / 1e6:.4g} Mb/s{capacity_note(setup)}, RTPD = {setup['rtt_s'] * 1000:.4g} ms, rho = {LOAD:g} "
              f"(drawn {result.measured_load:.3f}), {SIZES}, {result.flows} flows, buffer {setup['buffer_bdp']:g} BDP")
     if not short:
         return Finding("fct_vs_ps", "fct", False, None, MAX_AFCT_OVER_PS, "x PS",
