@@ -65,8 +65,9 @@ def _where(result: NetworkResult) -> str:
     return f"C = {n['C'] / 1e6:.4g} Mb/s, d0 = {n['d0'] * 1000:.4g} ms, N = {n['N']:g}"
 
 
-def stability_finding(results: list[NetworkResult]) -> Finding:
-    """Every envelope network converges from App. E's six initial conditions."""
+def stability_finding(results: list[NetworkResult], left_out: int = 0) -> Finding:
+    """Every envelope network converges from App. E's six initial conditions (``left_out``: networks no
+    gains can serve, not integrated)."""
     bad = [r for r in results if r.verdict != "converged"]
     slowest = max(results, key=lambda r: -1 if math.isnan(r.convergence_rtt) else r.convergence_rtt)
     if bad:
@@ -75,6 +76,8 @@ def stability_finding(results: list[NetworkResult]) -> Finding:
     else:
         text = (f"all {len(results)} envelope networks (corners and inside) converge from App. E's six initial "
                 f"conditions (queue up to 2 C*d0, held to the buffer); slowest {slowest.convergence_rtt:.3g} RTTs at {_where(slowest)}.")
+    if left_out:
+        text += f" ({left_out} networks no gains can serve left out: see envelope_feasible.)"
     return Finding("nonlinear_stability", "nonlinear", not bad, float(len(bad)), 0.0, "networks not converging", text)
 
 
@@ -230,7 +233,7 @@ def nonlinear_findings(config: CheckConfig, samples: int, workers: int, packet: 
     corner_keys = {(n["C"], n["d0"], n["N"]) for n in envelope_networks(config, 0)}
     corners = [res for res in envelope_results
                if (res.network["C"], res.network["d0"], res.network["N"]) in corner_keys]
-    return ([stability_finding(envelope_results)] + step_findings(envelope_results, config)
+    return ([stability_finding(envelope_results, len(every) - len(nets))] + step_findings(envelope_results, config)
             + [update_interval_finding(config, router_t if fine else [], results[len(nets):])]
             + ([packet_finding(_judged(config, corners, "doubling"), r.alpha, r.beta),
                 packet_flash_crowd_finding(_judged(config, corners, "flash_crowd"), r.alpha, r.beta,
