@@ -17,7 +17,7 @@ import json
 import sys
 from dataclasses import replace
 
-from ..check import CRITERIA, load_config, run_checks, suggest
+from ..check import CRITERIA
 from ..errors import InputError
 from .output import add_worker_argument, check_workers
 
@@ -68,10 +68,7 @@ def _table(report, colour: bool, packet: bool = False) -> str:
     lines += ["", report.summary]
     if not report.passed:
         s = report.suggestion
-        lines.append("suggestion search not run (--no-suggest)" if s is None else
-                     f"no passing (alpha, beta): {s['reason']}" if s["alpha"] is None else
-                     f"suggestion: ALPHA = {s['alpha']:g}, BETA = {s['beta']:g} (verified: passes the same checks"
-                     + (", fluid only: the packet runs are not repeated for it)" if packet else ")"))
+        lines.append("suggestion search not run (--no-suggest)" if s is None else s["text"])
     return "\n".join(lines)
 
 
@@ -88,14 +85,13 @@ def run(args) -> int:
     if args.config is None:
         raise InputError("CONFIG.toml: required (or --schema, --example NAME)")
     check_workers(args)
+    from ..check import load_config, run_checks, suggest  # after --example/--schema: they need none of it
     if args.samples < 0:
         raise InputError(f"--samples {args.samples}: must be >= 0")
     config = load_config(args.config)
     outcome = run_checks(config, args.criterion, args.samples, args.workers, packet=args.packet, fct=args.fct)
     if not outcome.passed and not args.no_suggest:
-        found = suggest(config, args.criterion, args.samples, args.workers)
-        # the suggestion is verified by the fluid checks only (a packet run per candidate would take minutes)
-        outcome = replace(outcome, suggestion=dict(found, verified_with_packet=False) if args.packet else found)
+        outcome = replace(outcome, suggestion=suggest(config, args.criterion, args.samples, args.workers, args.packet, outcome))
     if args.json:
         print(json.dumps(outcome.to_dict()))
     elif not args.quiet:

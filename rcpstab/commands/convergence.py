@@ -27,6 +27,7 @@ from .output import (
     model_help,
     network_params,
     network_text,
+    region_buffer_text,
     report,
 )
 
@@ -91,5 +92,5 @@ def run(args) -> int:
     configs = region.meta.get("configurations") or []
     at = f" at {network_text(configs[0])}" if len(configs) == 1 else f" over {len(configs)} configurations"
     report(args, f"convergence of {model.name}{at}, start {args.start}: {region.stable.sum()} of {region.stable.size} "
-                 f"grid points converge (blank in the map otherwise); {where}")
+                 f"grid points converge (blank in the map otherwise); {where}{region_buffer_text(region.meta)}")
     return 0

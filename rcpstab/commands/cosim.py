@@ -107,7 +107,7 @@ def run(args) -> int:
     for option in ("C", "N"):
         if getattr(args, option) is not None:
             raise InputError(f"--{option}: only for the flash-crowd scenario")
-    scenario = get_scenario(args.scenario)
+    scenario = get_scenario(args.scenario, also=tuple(NETWORK_SCENARIOS))
     buffer = None if args.buffer is None else check_integer(
         "buffer_bytes", max(int(round(args.buffer * scenario.bdp_bytes)), 1), "--buffer")  # never wraps in C
     overrides = {"rtt_s": args.rtt, "buffer_bytes": buffer}

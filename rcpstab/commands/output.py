@@ -173,7 +173,8 @@ def report(args, line: str) -> None:
 
 def files_written(args) -> str:
     """``"; figure in X, table in Y"`` for the output files the command was given ('' if none)."""
-    parts = [f"{what} in {getattr(args, option)}" for option, what in (("out", "figure"), ("csv", "table"))
+    parts = [f"{what} in {getattr(args, option)}" for option, what in (("out", "figure"), ("csv", "table"),
+                                                                        ("boundary", "boundary curve"))
              if getattr(args, option, None)]
     return "; " + ", ".join(parts) if parts else ""
 
@@ -192,6 +193,16 @@ def network_text(config: dict) -> str:
     # a model's own parameters (a user's protocol), as given
     parts += [f"{name} = {value:g}" for name, value in config.items() if name not in ("C", "d0", "N", "T")]
     return ", ".join(parts)
+
+
+def region_buffer_text(meta: dict) -> str:
+    """``"; buffer 1 C*d0 (the overflow dropped)"`` when the runs had a buffer, and
+    ``"; resumed: 3 of 8 chunks read from the checkpoint"`` when a sweep resumed; else ``""``."""
+    text = "" if meta.get("buffer_bdp") is None else f"; buffer {meta['buffer_bdp']:g} C*d0 (the overflow dropped)"
+    total, computed = meta.get("chunks_total"), meta.get("chunks_computed")
+    if total is not None and computed is not None and computed < total:
+        text += f"; resumed: {total - computed} of {total} chunks read from the checkpoint, {computed} computed"
+    return text
 
 
 def region_summary(region) -> str:
@@ -214,7 +225,7 @@ def region_summary(region) -> str:
     counts = region.meta.get("verdict_counts")
     if counts:
         line += " (" + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if v) + " point-configurations)"
-    return line
+    return line + region_buffer_text(region.meta)
 
 
 def model_help(default: str = "rcp", names=None) -> str:

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ..errors import InputError
+from ..figures import buffer_summary
 from ..models import get_model
 from ..phaseplane.compiled import compile_model
 from ..phaseplane.decide import decide
@@ -78,7 +79,7 @@ def run(args) -> int:
         from ..phaseplane.plotting import portrait_plot
         draw_and_save(portrait_plot, traj, args.out, verdicts=judged, cycles=limit_cycles(model, params, start, judged),
                       title=f"Phase portrait, model '{model.name}', alpha = {args.alpha:g}, beta = {args.beta:g}")
-    report(args, portrait_summary(traj, config, args.alpha, args.beta, args.rtts, judged))
+    report(args, portrait_summary(traj, config, args.alpha, args.beta, args.rtts, judged) + buffer_summary(traj))
     return 0
 
 

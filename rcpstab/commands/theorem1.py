@@ -37,9 +37,6 @@ def run(args) -> int:
         print(f"Theorem 1 on model {model.name}: bound alpha < pi/(4 sqrt 2) = {r['bound']:.9f}; "
               f"the curve beta = sqrt(2) alpha^2 stays in the exact region ({r['notes']['exit_alpha']})")
         return 0
-    print(f"Theorem 1 on model {model.name}: bound alpha < pi/(4 sqrt 2) = {r['bound']:.9f}; the curve "
-          f"beta = sqrt(2) alpha^2 leaves the exact region at alpha = {r['exit_alpha']:.9f}; "
-          f"tightness {r['tightness']:.9f}")
     if args.details:
         print(f"  exit point           (alpha, beta) = ({r['exit_alpha']:.9f}, {r['exit_beta']:.9f})")
         print(f"  root on the axis     s*d0 = +-{r['exit_w']:.9f}j (pi/4 = {3.141592653589793 / 4:.9f})")
@@ -47,4 +44,7 @@ def run(args) -> int:
                    if abs(r["tightness"] - 1) < 1e-6 else
                    "conservative" if r["tightness"] > 1 else "NOT sufficient: the curve leaves before the bound")
         print(f"  tightness            exit / bound = {r['tightness']:.9f}: {verdict}")
+    print(f"Theorem 1 on model {model.name}: bound alpha < pi/(4 sqrt 2) = {r['bound']:.9f}; the curve "
+          f"beta = sqrt(2) alpha^2 leaves the exact region at alpha = {r['exit_alpha']:.9f}; "
+          f"tightness {r['tightness']:.9f}")
     return 0

@@ -117,8 +117,6 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None, verdicts=
             text += f" (R within {100 * rel:.2g}% of Re, period {verdicts.period_rtt[b]:.3g} RTTs)"
         ax.plot(gamma, queue / MBIT, color="k", lw=2.5, label=text if k == 0 else None, zorder=5)
     ax.plot(traj.gamma_eq[0], traj.queue_eq[0] / MBIT, "k*", ms=12, label="equilibrium")
-    if cycles:
-        _cycle_inset(ax, traj, cycles)
     ax.set_xlabel("normalized rate R/C (dimensionless)")
     ax.set_ylabel("queue q (Mbit)")
     names = [sym.name for sym in traj.model.loop_parameters]
@@ -126,15 +124,65 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None, verdicts=
     gains = "".join(f", {k} = {v[0]:g}" for k, v in zip(names, values)) if all(v.size == 1 for v in values) else ""
     set_title(ax, title or f"Phase portrait, model '{traj.model.name}'{gains}",
               f"{network_caption(traj.params)}; nonlinear fluid model, {traj.rtt[-1]:.4g} RTTs")
-    ax.legend(fontsize="x-small", loc="upper right")
+    # below the axes: inside, it hid trajectories and left no room for the cycle's zoom
+    legend = ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
+    if cycles:
+        _cycle_inset(ax, traj, cycles, legend)
     return ax
 
 
-def _cycle_inset(ax, traj: Trajectory, cycles: dict) -> None:
-    """A zoom on the limit cycles (a cycle inside the convergence band is invisible at the portrait's scale)."""
+INSET_SIZE = (0.4, 0.33)     # axes fraction; the inset's title takes about 0.06 more above it
+INSET_CELLS = 60             # grid over the axes on which the free space is counted
+
+
+def inset_place(ax, curves, avoid=(), size=INSET_SIZE) -> list:
+    """``[x, y, w, h]`` (axes fraction) of the candidate inset box that covers the fewest drawn samples.
+
+    ``curves`` are (x, y) arrays in data coordinates; ``avoid`` boxes (axes fraction ``(x0, y0, x1, y1)``,
+    e.g. the legend's) count as fully covered. Candidates are a 6 x 6 grid of positions inside the axes.
+    """
+    ax.relim()
+    ax.autoscale_view()
+    to_axes = ax.transData + ax.transAxes.inverted()
+    covered = np.zeros((INSET_CELLS, INSET_CELLS), bool)
+    for x, y in curves:
+        xy = to_axes.transform(np.column_stack([np.ravel(x), np.ravel(y)]))
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        # the lines between samples hide what is under them too: fill them in at half a cell
+        steps = np.maximum(1, np.ceil(np.hypot(*np.diff(xy, axis=0).T) * 2 * INSET_CELLS)).astype(int)
+        xy = np.concatenate([np.linspace(a, b, n, endpoint=False) for a, b, n in zip(xy[:-1], xy[1:], steps)]
+                            + [xy[-1:]]) if len(xy) > 1 else xy
+        xy = xy[np.all((xy >= 0) & (xy < 1), axis=1)]
+        cells = (xy * INSET_CELLS).astype(int)
+        covered[cells[:, 1], cells[:, 0]] = True
+    for x0, y0, x1, y1 in avoid:
+        i0, i1 = (int(np.clip(v * INSET_CELLS, 0, INSET_CELLS)) for v in (y0, y1))
+        j0, j1 = (int(np.clip(v * INSET_CELLS, 0, INSET_CELLS)) for v in (x0, x1))
+        covered[i0:i1 + 1, j0:j1 + 1] = True
+    w, h = size
+    best = None
+    for y in np.linspace(0.06, 0.92 - h, 6):        # leave room for the inset's title above
+        for x in np.linspace(0.1, 0.98 - w, 6):     # and its tick labels on the left
+            i0, i1 = int(y * INSET_CELLS), int(min(1.0, y + h + 0.06) * INSET_CELLS)
+            j0, j1 = int((x - 0.06) * INSET_CELLS), int((x + w) * INSET_CELLS)
+            score = int(covered[i0:i1 + 1, max(j0, 0):j1 + 1].sum())
+            if best is None or score < best[0]:
+                best = (score, [x, y, w, h])
+    return best[1]
+
+
+def _cycle_inset(ax, traj: Trajectory, cycles: dict, legend=None) -> None:
+    """A zoom on the limit cycles (a cycle inside the convergence band is invisible at the portrait's scale),
+    placed where it hides the fewest trajectory samples and not on the legend."""
     gamma = np.concatenate([g for g, _ in cycles.values()] + [traj.gamma_eq[:1]])
     queue = np.concatenate([q for _, q in cycles.values()] + [traj.queue_eq[:1]]) / MBIT
-    inset = ax.inset_axes([0.45, 0.25, 0.5, 0.4])
+    avoid = []
+    if legend is not None:
+        box = legend.get_window_extent().transformed(ax.transAxes.inverted())
+        avoid.append((box.x0, box.y0, box.x1, box.y1))
+    curves = [(traj.gamma[:, b], traj.queue[:, b] / MBIT) for b in range(traj.gamma.shape[1])]
+    curves += [(g, q / MBIT) for g, q in cycles.values()]
+    inset = ax.inset_axes(inset_place(ax, curves, avoid))
     for g, q in cycles.values():
         inset.plot(g, q / MBIT, color="k", lw=1.5)
     inset.plot(traj.gamma_eq[0], traj.queue_eq[0] / MBIT, "k*", ms=8)

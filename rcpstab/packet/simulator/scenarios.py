@@ -196,11 +196,20 @@ FLASH_CROWD = flash_crowd(100e6, 0.05, 2)
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (FIG5_3, TESTBED, FLASH_CROWD)}
 
 
-def get_scenario(scenario: str | Scenario) -> Scenario:
-    """Look a scenario up by name (or pass a :class:`Scenario` through) and validate it."""
+def get_scenario(scenario: str | Scenario, also: tuple = ()) -> Scenario:
+    """Look a scenario up by name (or pass a :class:`Scenario` through) and validate it.
+
+    ``also`` names the caller's other valid scenarios (``cosim``'s network ``fig5.7``), so that
+    the error for an unknown name lists everything the user may type, with the closest match.
+    """
     if isinstance(scenario, str):
         if scenario not in SCENARIOS:
-            raise InputError(f"unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})")
+            import difflib
+
+            known = list(SCENARIOS) + list(also)
+            close = difflib.get_close_matches(scenario, known, n=1, cutoff=0.5)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise InputError(f"unknown scenario {scenario!r} ({hint}known: {', '.join(known)})")
         scenario = SCENARIOS[scenario]
     scenario.validate()
     return scenario
