@@ -5,9 +5,10 @@ the exact region of the delayed linear loop, the Bode and Nyquist criteria, marg
 phase-plane integration of the nonlinear model, and a packet-level reference
 implementation. See :mod:`rcpstab.models` for the models they share.
 
-The main entry points are at the top level (:func:`region`, :func:`margins`,
-:func:`simulate`, :func:`cosim`, :func:`linearize`); they accept a model name or a
-:class:`~rcpstab.models.ModelSpec`. They are loaded on first use (PEP 562), so that
+The main entry points are at the top level, one per command (:mod:`rcpstab.api`: :func:`region`,
+:func:`margins`, :func:`bode`, :func:`nyquist`, :func:`linearize`, :func:`theorem1`, :func:`portrait`,
+:func:`convergence`, :func:`bifurcation`, :func:`cosim`, :func:`network`, :func:`check`, :func:`fct`, and
+:func:`simulate`); they accept a model name or a :class:`~rcpstab.models.ModelSpec`. They are loaded on first use (PEP 562), so that
 ``import rcpstab`` and the command line start without SymPy, SciPy or matplotlib; no
 import cycle hides behind this (the submodules import each other at module level).
 """
@@ -24,11 +25,10 @@ _LAZY = {
     "MODELS": "rcpstab.models",
     "ModelSpec": "rcpstab.models",
     "get_model": "rcpstab.models",
-    "region": "rcpstab.api",
-    "margins": "rcpstab.api",
-    "simulate": "rcpstab.api",
-    "cosim": "rcpstab.api",
-    "linearize": "rcpstab.api",
+    # one function per command (rcpstab.api), and simulate (one fluid run)
+    **{name: "rcpstab.api" for name in ("region", "margins", "bode", "nyquist", "linearize", "theorem1", "simulate",
+                                        "portrait", "convergence", "bifurcation", "cosim", "network", "check",
+                                        "fct")},
 }
 
 __all__ = ["InputError", "__version__", *_LAZY]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import warnings
 
+from ..api.validation import DOMAINS, check_integer, check_value
 from ..errors import InputError
-from ..runtime.validation import DOMAINS, check_integer, check_value
 
 __all__ = ["check_arguments", "usable_cores"]
 

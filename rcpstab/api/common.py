@@ -1,0 +1,119 @@
+"""Helpers every API function shares: the model, gain axes and gain lists, and a warning on implausible units."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["as_model", "axis", "gain_values", "model_names", "parse_params", "parse_range", "plausible", "single_gain"]
+
+# Plausible magnitudes of the network quantities in SI units, and the unit a value outside them was
+# probably typed in. Outside the range the value is still used as given; the warning names the unit.
+PLAUSIBLE = {
+    "d0": (1e-5, 10.0, "s", [(10.0, "ms (divide by 1000)")]),
+    "rtt": (1e-5, 10.0, "s", [(10.0, "ms (divide by 1000)")]),
+    "T": (1e-6, 10.0, "s", [(10.0, "ms (divide by 1000)")]),
+    "C": (1e3, 1e13, "bit/s", [(0.0, "Mb/s or Gb/s (multiply by 1e6 or 1e9)")]),
+}
+
+
+def plausible(name: str, values, option: str | None = None) -> None:
+    """Warn in one line when a value of ``name`` is far outside what a network has, naming the likely unit.
+
+    ``d0 = 100`` (s) is probably 100 ms; ``C = 100`` (bit/s) probably 100 Mb/s.
+    """
+    if name not in PLAUSIBLE or values is None:
+        return
+    low, high, unit, _ = PLAUSIBLE[name]
+    for value in np.atleast_1d(np.asarray(values, dtype=float)).ravel():
+        if not np.isfinite(value) or low <= value <= high or value <= 0:
+            continue
+        if value > high and unit == "s":
+            guess = f"{value:g} ms = {value / 1e3:g} s"
+        elif value < low and unit == "bit/s":
+            guess = f"{value:g} Mb/s = {value * 1e6:g} bit/s"
+        elif value < low and unit == "s":
+            guess = f"{value:g} s is {value * 1e6:g} us"
+        else:
+            guess = f"expected {low:g}..{high:g} {unit}"
+        warnings.warn(f"{option or name} {value:g}: implausible in {unit} (probably meant {guess})", stacklevel=3)
+        return
+
+
+def as_model(model):
+    """A :class:`~rcpstab.models.ModelSpec` from a name, a protocol file or a spec."""
+    from ..models import as_model as resolve
+
+    return resolve(model)
+
+
+def axis(values, name: str, default: str) -> np.ndarray:
+    """A gain axis from ``START:STOP:STEP`` text, a number or an array (None: ``default``)."""
+    from ..linear.grid import check_gains, parse_range
+
+    if values is None:
+        values = default
+    if isinstance(values, str):
+        return parse_range(values, name)
+    return check_gains(np.atleast_1d(np.asarray(values, dtype=float)), name)
+
+
+def gain_values(values, name: str) -> list[float]:
+    """Gains as a list: one number, ``V1,V2,...``, ``START:STOP:STEP`` or a sequence."""
+    from ..linear.grid import check_gains, parse_range
+
+    if isinstance(values, str):
+        text = values.strip()
+        if ":" in text:
+            return [float(v) for v in parse_range(text, name)]
+        try:
+            values = [float(v) for v in text.split(",")]
+        except ValueError:
+            raise InputError(f"--{name} {text!r}: not a number (or a list V1,V2,... or START:STOP:STEP)") from None
+    return [float(v) for v in check_gains(np.atleast_1d(np.asarray(values, dtype=float)), name)]
+
+
+def single_gain(value, name: str) -> float:
+    """One positive, finite gain (``0.4`` or ``"0.4"``)."""
+    values = gain_values(value, name)
+    if len(values) != 1:
+        raise InputError(f"--{name} {value!r}: expected a single number")
+    return values[0]
+
+
+def parse_params(items) -> dict:
+    """``NAME=VALUES`` texts (``--param``) as ``{name: [values]}`` (one line naming a malformed one)."""
+    from ..linear.grid import parse_range
+
+    params: dict = {}
+    for item in items or ():
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name or not text.strip():
+            raise InputError(f"--param {item!r}: expected NAME=VALUE, NAME=V1,V2,... or NAME=START:STOP:STEP")
+        if name in params:
+            raise InputError(f"--param {name}: given twice")
+        if ":" in text:
+            params[name] = [float(v) for v in parse_range(text, f"param {name}")]
+            continue
+        try:
+            params[name] = [float(v) for v in text.split(",")]
+        except ValueError:
+            raise InputError(f"--param {item!r}: not a number") from None
+    return params
+
+
+def parse_range(text: str, name: str) -> np.ndarray:
+    """``START:STOP:STEP`` (STOP inclusive) or one number, checked against the gain's domain."""
+    from ..linear.grid import parse_range as parse
+
+    return parse(text, name)
+
+
+def model_names() -> list[str]:
+    """Every registered model name (bundled and plugins)."""
+    from ..models import MODELS
+
+    return list(MODELS)
