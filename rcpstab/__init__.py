@@ -15,6 +15,8 @@ import cycle hides behind this (the submodules import each other at module level
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 from .errors import InputError
 
@@ -34,6 +36,19 @@ _LAZY = {
 __all__ = ["InputError", "__version__", *_LAZY]
 
 
+class _TopLevel(types.ModuleType):
+    """The package's module type: an API function named like a subpackage (``cosim``, ``network``,
+    ``check``, ``fct``, ``bifurcation``, ``theorem1``) stays the function when that subpackage is
+    imported. The import system binds ``rcpstab.cosim`` to the package on ``import rcpstab.cosim.x``;
+    here that binding is skipped, so ``rcpstab.cosim(...)`` always runs the co-simulation while
+    ``from rcpstab.cosim.x import y`` and ``importlib.import_module("rcpstab.cosim")`` reach the code."""
+
+    def __setattr__(self, name, value):
+        if name in _LAZY and isinstance(value, types.ModuleType) and value.__name__ == f"{__name__}.{name}":
+            return
+        super().__setattr__(name, value)
+
+
 def __getattr__(name: str):
     if name not in _LAZY:
         raise AttributeError(f"module 'rcpstab' has no attribute {name!r}")
@@ -44,3 +59,6 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted({*globals(), *_LAZY})
+
+
+sys.modules[__name__].__class__ = _TopLevel

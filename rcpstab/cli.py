@@ -29,7 +29,12 @@ EPILOG = "Run 'rcpstab COMMAND --help' for a command's options, defaults, units 
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors are a single line and exit code 2."""
+    """An ArgumentParser whose usage errors are a single line and exit code 2, and that takes no
+    abbreviation of a long option (``portrait --rtt 0.1`` must not run as ``--rtts 0.1``)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")

@@ -10,19 +10,19 @@ calls these and formats their output, so both give the same numbers for the same
 ==============  ====================  =====================================================
 command         function              module
 ==============  ====================  =====================================================
-map             :func:`region`        :mod:`~rcpstab.api.region` (methods: :mod:`~rcpstab.api.methods`)
+map             :func:`region`        :mod:`~rcpstab.api.regions` (methods: :mod:`~rcpstab.api.methods`)
 margins         :func:`margins`       :mod:`~rcpstab.api.point`
 bode            :func:`bode`          :mod:`~rcpstab.api.point`
 nyquist         :func:`nyquist`       :mod:`~rcpstab.api.point`
-linearize       :func:`linearize`     :mod:`~rcpstab.api.linearize`
-theorem1        :func:`theorem1`      :mod:`~rcpstab.api.linearize`
-portrait        :func:`portrait`      :mod:`~rcpstab.api.simulate` (and :func:`simulate`: one run)
+linearize       :func:`linearize`     :mod:`~rcpstab.api.linear`
+theorem1        :func:`theorem1`      :mod:`~rcpstab.api.linear`
+portrait        :func:`portrait`      :mod:`~rcpstab.api.trajectories` (and :func:`simulate`: one run)
 convergence     :func:`convergence`   :mod:`~rcpstab.api.sweeps`
 bifurcation     :func:`bifurcation`   :mod:`~rcpstab.api.sweeps`
-cosim           :func:`cosim`         :mod:`~rcpstab.api.cosim`
-network         :func:`network`       :mod:`~rcpstab.api.cosim`
-check           :func:`check`         :mod:`~rcpstab.api.check`
-fct             :func:`fct`           :mod:`~rcpstab.api.fct`
+cosim           :func:`cosim`         :mod:`~rcpstab.api.runs`
+network         :func:`network`       :mod:`~rcpstab.api.runs`
+check           :func:`check`         :mod:`~rcpstab.api.checker`
+fct             :func:`fct`           :mod:`~rcpstab.api.flows`
 ==============  ====================  =====================================================
 
 The functions are loaded on first use (PEP 562), and each imports its engine only when called,
@@ -48,10 +48,10 @@ __all__ = ["METHODS", "bifurcation", "bode", "check", "convergence", "cosim", "f
            "network", "nyquist", "portrait", "region", "simulate", "theorem1"]
 
 _LAZY = {
-    "METHODS": "methods", "region": "region", "margins": "point", "bode": "point", "nyquist": "point",
-    "linearize": "linearize", "theorem1": "linearize", "simulate": "simulate", "portrait": "simulate",
-    "convergence": "sweeps", "bifurcation": "sweeps", "cosim": "cosim", "network": "cosim", "check": "check",
-    "fct": "fct",
+    "METHODS": "methods", "region": "regions", "margins": "point", "bode": "point", "nyquist": "point",
+    "linearize": "linear", "theorem1": "linear", "simulate": "trajectories", "portrait": "trajectories",
+    "convergence": "sweeps", "bifurcation": "sweeps", "cosim": "runs", "network": "runs", "check": "checker",
+    "fct": "flows",
 }
 """Public name -> module of this package that defines it."""
 

@@ -50,13 +50,20 @@ def as_model(model):
 
 
 def axis(values, name: str, default: str) -> np.ndarray:
-    """A gain axis from ``START:STOP:STEP`` text, a number or an array (None: ``default``)."""
+    """A gain axis from ``START:STOP:STEP`` text, a number, an array, or texts each a number, ``V1,V2,...``
+    or a range (their union, sorted); None: ``default``."""
     from ..linear.grid import check_gains, parse_range
 
     if values is None:
         values = default
     if isinstance(values, str):
-        return parse_range(values, name)
+        if "," not in values:
+            return parse_range(values, name)
+        values = [values]
+    if any(isinstance(v, str) for v in np.atleast_1d(np.asarray(values, dtype=object))):
+        # texts (the command line's --alpha 0.1 0.3 0.5:1:0.1): each a number, V1,V2,... or a range
+        found = [g for text in values for g in gain_values(str(text), name)]
+        return np.unique(check_gains(np.asarray(found, dtype=float), name))
     return check_gains(np.atleast_1d(np.asarray(values, dtype=float)), name)
 
 

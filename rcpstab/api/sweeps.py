@@ -7,7 +7,7 @@ import numpy as np
 
 from ..errors import InputError
 from .common import as_model, axis, gain_values, plausible
-from .region import RegionResult, network_text
+from .regions import RegionResult, network_text
 from .result import Result, strict
 
 __all__ = ["BifurcationResult", "ConvergenceResult", "bifurcation", "convergence"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from ..api.check import CRITERIA, check, check_example, check_examples, check_schema
+from ..api.checker import CRITERIA, check, check_example, check_examples, check_schema
 from ..errors import InputError
 from .output import add_worker_argument
 

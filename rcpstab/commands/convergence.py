@@ -33,9 +33,9 @@ START_HELP = {
 def add_arguments(parser):
     parser.add_argument("--model", default="rcp", help=model_help())
     for name in ("alpha", "beta"):
-        parser.add_argument(f"--{name}", default=CONVERGENCE_GRID,
-                            help=f"{'rate' if name == 'alpha' else 'queue'} gain grid START:STOP:STEP, STOP inclusive "
-                                 f"(default {CONVERGENCE_GRID})")
+        parser.add_argument(f"--{name}", nargs="+", default=[CONVERGENCE_GRID], metavar="VALUES",
+                            help=f"{'rate' if name == 'alpha' else 'queue'} gains: START:STOP:STEP (STOP inclusive), "
+                                 f"V1,V2,... or several of these (default {CONVERGENCE_GRID})")
     parser.add_argument("--start", default=CONVERGENCE_START, choices=list(START_HELP),
                         help="initial conditions: " + "; ".join(f"{k}: {v}" for k, v in START_HELP.items())
                         + f" (default: {CONVERGENCE_START})")

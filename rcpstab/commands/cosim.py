@@ -42,7 +42,7 @@ RTT estimate), max_allowable_rtt_ms, packet_events, packet_dropped, wall times, 
 """
 from __future__ import annotations
 
-from ..api.cosim import cosim, default_transient_rtt, packet_models, scenario_names
+from ..api.runs import cosim, default_transient_rtt, packet_models, scenario_names
 from ..errors import InputError
 from .output import DeprecatedAlias, buffer_bdp, check_outputs, report
 

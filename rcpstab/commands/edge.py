@@ -50,6 +50,8 @@ def check_arguments(args) -> None:
         if name is None or value is None or isinstance(value, (str, bool)):
             continue
         for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):  # a range or list text (--alpha 0.1:2:0.1): checked where it is parsed
+                continue
             if DOMAINS[name].integer:
                 check_integer(name, item, _option(dest), FIELDS.get(dest))
             else:

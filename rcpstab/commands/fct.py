@@ -24,7 +24,7 @@ that load).
 """
 from __future__ import annotations
 
-from ..api.fct import DEFAULT_SIZES, fct
+from ..api.flows import DEFAULT_SIZES, fct
 from .output import DeprecatedAlias, add_worker_argument, check_outputs, check_workers
 
 EXAMPLES = (

@@ -8,7 +8,7 @@ prints one compilable ``equation`` environment (--standalone: a whole document).
 """
 from __future__ import annotations
 
-from ..api.linearize import linearize
+from ..api.linear import linearize
 from .output import model_help, report
 
 EXAMPLES = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 from ..api.methods import METHODS
-from ..api.region import region
+from ..api.regions import region
 from ..errors import InputError
 from .output import add_sweep_arguments, check_outputs, check_workers, model_help, report, writable_path
 
@@ -40,10 +40,12 @@ def add_arguments(parser):
     parser.add_argument("--model", default="rcp", help=model_help())
     parser.add_argument("--method", default="exact", choices=list(METHODS),
                         help="which lens maps the region: %(choices)s (default: exact)")
-    parser.add_argument("--alpha", help="rate gain grid START:STOP:STEP, STOP inclusive, dimensionless (default: "
-                        f"{_default_grid(0)})")
-    parser.add_argument("--beta", help="queue gain grid START:STOP:STEP, STOP inclusive, dimensionless (default: "
-                        f"{_default_grid(1)})")
+    parser.add_argument("--alpha", nargs="+", metavar="VALUES",
+                        help="rate gains, dimensionless: START:STOP:STEP (STOP inclusive), V1,V2,... or several "
+                             f"of these, as --C takes (default: {_default_grid(0)})")
+    parser.add_argument("--beta", nargs="+", metavar="VALUES",
+                        help="queue gains, dimensionless, given as --alpha (default: "
+                             f"{_default_grid(1)})")
     parser.add_argument("--pade", type=int, metavar="N", help="nyquist: Pade order for the delay (default: exact delay)")
     parser.add_argument("--scenario", help="packet: scenario name (default: fig5.3)")
     parser.add_argument("--out", metavar="FIG", help="write a figure (.png, .svg or .pdf)")

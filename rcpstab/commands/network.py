@@ -9,7 +9,7 @@ summary (settling times, final rates against the max-min targets, RTT-estimate s
 """
 from __future__ import annotations
 
-from ..api.cosim import NETWORK_SCENARIOS, network
+from ..api.runs import NETWORK_SCENARIOS, network
 from .output import check_outputs, report
 
 EXAMPLES = (

@@ -10,7 +10,7 @@ t_s, R_over_C, queue_bits), --json the verdicts and final states. The summary li
 """
 from __future__ import annotations
 
-from ..api.simulate import portrait
+from ..api.trajectories import portrait
 from .output import add_buffer_argument, add_network_arguments, check_outputs, model_help, report
 
 EXAMPLES = (

@@ -6,7 +6,7 @@ Theorem 1 (xcp-katabi.txt lines 238-260) guarantees stability on beta = sqrt(2) 
 """
 from __future__ import annotations
 
-from ..api.linearize import theorem1
+from ..api.linear import theorem1
 from .output import model_help
 
 EXAMPLES = (

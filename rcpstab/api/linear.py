@@ -162,7 +162,7 @@ class Theorem1Result(Result):
     def plot(self, ax=None, **kwargs):
         """The exact region of the model with Theorem 1's curve and bound."""
         from ..theorem1 import theorem1_plot
-        from .region import region
+        from .regions import region
 
         r = region(self.inputs["model"], alpha="0.02:1.2:0.02", beta="0.01:1.0:0.01")
         ax = r.plot(ax=ax)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..errors import InputError
 from .common import as_model, plausible
-from .region import network_text
+from .regions import network_text
 from .result import Result, strict
 
 __all__ = ["PortraitResult", "TrajectoryResult", "portrait", "simulate"]

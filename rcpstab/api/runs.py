@@ -256,6 +256,11 @@ class CosimResult(Result):
                 + off_target_links(p, "packet: ") + off_target_links(f, "fluid: "))
 
     def _repr_text(self) -> str:
+        if self.kind == "flash-crowd":  # the engine's result is a dataclass whose repr prints the traces
+            r = self.value
+            return (f"kind='flash-crowd', model={self.inputs['model']!r}, alpha={r.alpha:g}, beta={r.beta:g}, "
+                    f"peak queue fluid/packet {r.fluid.peak_queue_bdp:.3g}/{r.packet.peak_queue_bdp:.3g} C*d0, "
+                    f"{len(self.differences())} difference(s)")
         text = repr(self.value)
         return f"kind={self.kind!r}, " + text[text.index("(") + 1: -1]
 
