@@ -40,7 +40,7 @@ def convergence(model="rcp", alpha=CONVERGENCE_GRID, beta=CONVERGENCE_GRID, star
     Examples
     --------
     >>> c = convergence("rcp", alpha="0.4", beta="0.2")
-    >>> c.stable.all(), bool(c.times[0] > 0)
+    >>> bool(c.stable.all()), bool(c.times[0] > 0)
     (True, True)
     """
     from ..phaseplane.sweep import STARTS, phaseplane_region
