@@ -126,7 +126,7 @@ def _main(argv) -> int:
         check_arguments(args)
         return args.run(args)
     except InputError as exc:
-        print(f"rcpstab {args.command}: error: {_first_line(exc)}", file=sys.stderr)
+        print(f"rcpstab {args.command}: error: {as_typed(_first_line(exc), args)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except MemoryError:
         print(f"rcpstab {args.command}: error: not enough memory for this input (use a smaller grid, "
@@ -153,6 +153,13 @@ def _main(argv) -> int:
         print(f"rcpstab {args.command}: internal error: {type(exc).__name__}: {_first_line(exc)} "
               f"(a bug: please report it; {DEBUG_ENV}=1 shows the traceback)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def as_typed(message: str, args) -> str:
+    """``message`` naming each option as the user typed it (``--rtt 10``, not its new name ``--d0 10``)."""
+    for name, typed in getattr(args, "typed_aliases", {}).items():
+        message = message.replace(f"{name} ", f"{typed} ")
+    return message
 
 
 def _first_line(exc) -> str:

@@ -39,6 +39,8 @@ def _assert_contract(result):
     columns = result.columns()
     lengths = {len(v) for v in columns.values()}
     assert len(lengths) == 1 and lengths.pop() > 0  # equal-length columns, at least one row
+    table = result.to_pandas()
+    assert list(table.columns) == list(columns) and len(table) == len(next(iter(columns.values())))
 
 
 def _has_nan(value):

@@ -113,8 +113,10 @@ class LinearizeResult(Result):
         return f"model={self.inputs['model'].name!r}, G(s) = {self.value.open_loop}"
 
     def plot(self, ax=None, **kwargs):
-        """The Bode diagram of G at the model's default gains is not defined here: draw it with :func:`bode`."""
-        raise InputError("a linearization has no figure: use rcpstab.bode(model, alpha, beta).plot()")
+        """The stable (alpha, beta) region of this linear loop (exact method, Fig. 5.2's plane at 40 x 40)."""
+        from .regions import region
+
+        return region(self.inputs["model"], alpha="0.05:2.0:0.05", beta="0.025:1.0:0.025").plot(ax=ax, **kwargs)
 
 
 def theorem1(model="xcp"):

@@ -44,8 +44,9 @@ def check_arguments(args) -> None:
     for dest, value in vars(args).items():
         if isinstance(value, str) and not value.strip():
             raise InputError(f"{_option(dest)} {value!r}: empty value")
-        if isinstance(value, list) and any(isinstance(v, str) and not v.strip() for v in value):
-            raise InputError(f"{_option(dest)}: empty value")
+        empty = [v for v in value if isinstance(v, str) and not v.strip()] if isinstance(value, list) else []
+        if empty:
+            raise InputError(f"{_option(dest)} {empty[0]!r}: empty value")
         name = OPTION_DOMAINS.get(dest)
         if name is None or value is None or isinstance(value, (str, bool)):
             continue

@@ -76,6 +76,8 @@ class DeprecatedAlias(argparse.Action):
 
             warnings.warn(f"{option_string} is deprecated: use {self.option_strings[0]} (same value and unit)",
                           stacklevel=2)
+            # messages about this value then name the option as it was typed (see rcpstab.cli.as_typed)
+            namespace.typed_aliases = {**getattr(namespace, "typed_aliases", {}), self.option_strings[0]: option_string}
         setattr(namespace, self.dest, values)
 
 
