@@ -157,8 +157,10 @@ def _main(argv) -> int:
 
 def as_typed(message: str, args) -> str:
     """``message`` naming each option as the user typed it (``--rtt 10``, not its new name ``--d0 10``)."""
+    import re
+
     for name, typed in getattr(args, "typed_aliases", {}).items():
-        message = message.replace(f"{name} ", f"{typed} ")
+        message = re.sub(rf"{re.escape(name)}(?![\w-])", typed, message)
     return message
 
 
