@@ -24,19 +24,12 @@ that load).
 """
 from __future__ import annotations
 
-import json
-
-from ..errors import InputError
-from ..fct import fct_study, save_fct_figure
-from ..packet.hosts.flow_traffic import parse_arrivals, parse_sizes
-from .output import add_worker_argument, check_outputs, check_workers
-
-SHORT_FLOW_PKTS = 255  # "flows up to a few hundred packets": the summary's headline range
-
+from ..api.flows import DEFAULT_SIZES, fct
+from .output import DeprecatedAlias, add_worker_argument, check_outputs, check_workers
 
 EXAMPLES = (
-    ("rcpstab fct --alpha 0.1 --beta 1.0 --C 10e6 --rtt 0.1 --load 0.5 --flows 2000", "AFCT against processor sharing"),
-    ("rcpstab fct --alpha 0.5 --beta 0.4 --C 10e6 --rtt 0.1 --load 0.9 --flows 2000 --json", "the same at load 0.9, as JSON"),
+    ("rcpstab fct --alpha 0.1 --beta 1.0 --C 10e6 --d0 0.1 --load 0.5 --flows 2000", "AFCT against processor sharing"),
+    ("rcpstab fct --alpha 0.5 --beta 0.4 --C 10e6 --d0 0.1 --load 0.9 --flows 2000 --json", "the same at load 0.9, as JSON"),
 )
 
 
@@ -44,13 +37,14 @@ def add_arguments(parser):
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (>= 0)")
     parser.add_argument("--C", type=float, required=True, metavar="BPS", help="bottleneck capacity, bit/s")
-    parser.add_argument("--rtt", type=float, required=True, metavar="SECONDS", help="round-trip propagation delay, s")
+    parser.add_argument("--d0", "--rtt", type=float, required=True, metavar="SECONDS", action=DeprecatedAlias,
+                        help="round-trip propagation delay, s")
     parser.add_argument("--load", type=float, required=True, metavar="RHO", help="offered load, in (0, 1)")
-    parser.add_argument("--sizes", default="pareto:mean=25,shape=1.2",
-                        help="flow sizes in packets (default: pareto:mean=25,shape=1.2, thesis Ch. 4)")
+    parser.add_argument("--sizes", default=DEFAULT_SIZES,
+                        help=f"flow sizes in packets (default: {DEFAULT_SIZES}, thesis Ch. 4)")
     parser.add_argument("--arrivals", default="poisson", help="poisson (default) or pareto:shape=S (Sec. 4.2.4)")
-    parser.add_argument("--buffer-bdp", type=float, default=1.0, metavar="BDP",
-                        help="bottleneck buffer in bandwidth-delay products (default 1, thesis Ch. 4)")
+    parser.add_argument("--buffer", "--buffer-bdp", type=float, default=1.0, metavar="BDP", action=DeprecatedAlias,
+                        help="bottleneck buffer in bandwidth-delay products C*d0 (default 1, thesis Ch. 4)")
     parser.add_argument("--flows", type=int, default=10000, metavar="N", help="flows to simulate (default 10000)")
     parser.add_argument("--replications", type=int, default=1,
                         help="independent runs the flows are split over (default 1)")
@@ -65,32 +59,15 @@ def add_arguments(parser):
 def run(args) -> int:
     check_outputs(args)
     check_workers(args)
-    sizes = parse_sizes(args.sizes)
-    arrivals = parse_arrivals(args.arrivals)
-    if args.replications < 1:
-        raise InputError(f"--replications {args.replications}: must be at least 1")
-    if args.flows < args.replications:
-        raise InputError(f"--flows {args.flows}: must be at least --replications ({args.replications})")
-    result = fct_study(args.alpha, args.beta, capacity_bps=args.C, rtt_s=args.rtt, load=args.load, sizes=sizes,
-                       n_flows=args.flows, buffer_bdp=args.buffer_bdp, arrivals=arrivals, seed=args.seed,
-                       replications=args.replications, workers=args.workers, eta=args.eta)
+    result = fct(args.alpha, args.beta, C=args.C, d0=args.d0, load=args.load, sizes=args.sizes,
+                 arrivals=args.arrivals, buffer_bdp=args.buffer, flows=args.flows, replications=args.replications,
+                 eta=args.eta, seed=args.seed, workers=args.workers)
     if args.csv:
         result.to_csv(args.csv)
     if args.out:
-        save_fct_figure(result, args.out)
+        result.save(args.out)
     if args.json:
-        print(json.dumps(result.summary(), allow_nan=False))
+        print(result.to_json())
     elif not args.quiet:
-        print(summary_line(result))
+        print(result.summary())
     return 0
-
-
-def summary_line(result) -> str:
-    s = result.setup
-    short = [b.afct_over_ps for b in result.bins if b.size_hi_pkts <= SHORT_FLOW_PKTS and b.afct_over_ps]
-    ratio = (f"AFCT/PS {min(short):.2f}-{max(short):.2f} for flows up to {SHORT_FLOW_PKTS} pkts"
-             if short else "AFCT/PS n/a (no PS reference)")
-    return (f"fct: RCP ({s.alpha:g}, {s.beta:g}) at C={s.capacity_bps:g} b/s, RTPD={s.rtt_s:g} s, rho={s.load:g} "
-            f"(drawn {result.measured_load:.3f}): {result.flows_completed}/{result.flows} flows, {ratio}, "
-            f"utilization {result.utilization:.3f}, loss {result.loss_probability:.2e}, "
-            f"mean flows {result.mean_active:.2f} (Little {result.little_mean_active:.2f})")

@@ -7,13 +7,9 @@ root. Margins that do not exist are printed as "none" with the reason (null in J
 """
 from __future__ import annotations
 
-import json
 import math
 
-from ..errors import InputError
-from ..linear.grid import parse_range
-from ..linear.margins import margins
-from ..models import get_model
+from ..api.point import margins
 from .output import model_help, report
 
 EXAMPLES = (
@@ -29,36 +25,18 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="print a JSON object (null with a reason where a margin does not exist)")
 
 
-def single_gain(text, name):
-    """One positive, finite gain from the command line (``--alpha 0.4``)."""
-    values = parse_range(text, name)
-    if values.size != 1:
-        raise InputError(f"--{name} {text!r}: expected a single number")
-    return float(values[0])
-
-
 def _value(x, fmt, unit="", note=None):
     if x is None:
         return "none" + (f" ({note})" if note else "")
     return f"{x:{fmt}}{unit}"
 
 
-def summary(model_name: str, m) -> str:
-    """One line: the verdict, the rightmost root and the margins that exist."""
-    gm = "none" if m.gain_margin is None else f"{m.gain_margin:.4g}"
-    pm = "none" if m.phase_margin_deg is None else f"{m.phase_margin_deg:.4g} deg"
-    dm = "none" if m.delay_margin is None else f"{m.delay_margin:.4g} d0"
-    return (f"{model_name} at alpha = {m.alpha:g}, beta = {m.beta:g} is {'STABLE' if m.stable else 'UNSTABLE'} "
-            f"(linear loop): rightmost root Re(s*d0) = {m.rightmost_root[0]:.3g}, gain margin {gm}, "
-            f"phase margin {pm}, delay margin {dm}")
-
-
 def run(args) -> int:
-    model = get_model(args.model)
-    m = margins(model, single_gain(args.alpha, "alpha"), single_gain(args.beta, "beta"))
+    result = margins(args.model, args.alpha, args.beta)
     if args.json:
-        print(json.dumps(m.to_dict(), allow_nan=False))
+        print(result.to_json())
         return 0
+    m = result.value
     notes = m.notes
     gm = m.gain_margin
     gm_text = _value(gm, ".6g", note=notes.get("gain_margin"))
@@ -67,7 +45,7 @@ def run(args) -> int:
     re, im = m.rightmost_root
     if args.quiet:
         return 0
-    print(f"margins of model {model.name} (normalized: w*d0, s*d0):")
+    print(f"margins of model {result.inputs['model'].name} (normalized: w*d0, s*d0):")
     print(f"  gain margin          {gm_text}")
     if m.gain_margin_lower is not None:
         print(f"  lower gain margin    {m.gain_margin_lower:.6g} ({notes.get('gain_margin_lower', '')})")
@@ -80,5 +58,5 @@ def run(args) -> int:
     print(f"  delay margin         {dm_text}")
     print(f"  rightmost root       s*d0 = {re:.6g} {'+' if im >= 0 else '-'} {abs(im):.6g}j")
     print(f"  roots in RHP (Bode)  {m.unstable_roots}")
-    report(args, summary(model.name, m))
+    report(args, result.summary())
     return 0

@@ -6,7 +6,6 @@ import argparse
 import os
 
 from ..errors import InputError
-from ..units import rate_text
 
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
 
@@ -40,11 +39,19 @@ def check_outputs(args) -> None:
         writable_path(args.csv, "--csv")
 
 
+def add_param_argument(parser) -> None:
+    """``--param NAME=VALUE``: any parameter the model declares, by its own name (one value)."""
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help="any other parameter of the model by name (its default otherwise); repeatable. "
+                             "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05 (a user protocol)")
+
+
 def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
     """Network configurations and execution options of a phase-plane sweep."""
     parser.add_argument("--C", type=float, nargs="+", metavar="BPS",
                         help=f"{what}link capacities, bit/s; every combination of C, d0, N is swept (default: 0.15e9, App. E)")
-    parser.add_argument("--d0", type=float, nargs="+", metavar="SECONDS", help=f"{what}propagation RTTs, s (default: 0.2)")
+    parser.add_argument("--d0", "--rtt", type=float, nargs="+", metavar="SECONDS", action=DeprecatedAlias,
+                        help=f"{what}round-trip propagation delays, s (default: 0.2)")
     parser.add_argument("--N", type=float, nargs="+", metavar="FLOWS", help=f"{what}numbers of flows (default: 10)")
     parser.add_argument("--T", type=float, metavar="SECONDS", help=f"{what}rate update interval, s (default: 0.01)")
     parser.add_argument("--param", action="append", metavar="NAME=VALUES",
@@ -58,63 +65,27 @@ def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
                         help="save finished chunks to FILE and resume from them; kept on Ctrl-C (default: none)")
 
 
-NETWORK_OPTIONS = ("C", "d0", "N", "T")   # the RCP family's own options (--C, --d0, --N, --T)
+def add_network_arguments(parser, what: str = "") -> None:
+    """One network configuration: ``--C``, ``--d0`` (alias ``--rtt``, deprecated), ``--N``, ``--T``."""
+    parser.add_argument("--C", type=float, metavar="BPS", help=f"{what}link capacity, bit/s (default 0.15e9)")
+    parser.add_argument("--d0", "--rtt", type=float, metavar="SECONDS", action=DeprecatedAlias,
+                        help=f"{what}round-trip propagation delay, s (default 0.2)")
+    parser.add_argument("--N", type=float, metavar="FLOWS", help=f"{what}number of flows (default 10)")
+    parser.add_argument("--T", type=float, metavar="SECONDS", help=f"{what}rate update interval, s (default 0.01)")
 
 
-def network_params(model, args, single: bool = False) -> dict:
-    """``--C``, ``--d0``, ``--N``, ``--T`` and every ``--param`` as one ``{name: value(s)}`` for the engines.
+class DeprecatedAlias(argparse.Action):
+    """Store the value; when given under a name other than the first, warn once that the first is the name."""
 
-    The named options exist for the RCP family's names; on a model that does not declare one, it
-    ends the command in one line naming the option (exit 2). ``single``: a command that runs at
-    one point takes one value per parameter.
-    """
-    params = {}
-    for option in NETWORK_OPTIONS:
-        value = getattr(args, option, None)
-        if value is None:
-            continue
-        if model.parameter(option) is None:
-            own = ", ".join(sym.name for sym in model.parameters if sym not in model.loop_parameters)
-            raise InputError(f"--{option}: model {model.name!r} has no parameter {option} (it has {own}; "
-                             "give any of them with --param NAME=VALUES)")
-        params[option] = value
-    params.update(parse_params(getattr(args, "param", None)))
-    if single:
-        for name, value in params.items():
-            if isinstance(value, list):
-                if len(value) != 1:
-                    raise InputError(f"--param {name}={','.join(f'{v:g}' for v in value)}: give one value")
-                params[name] = value[0]
-    return params
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string and option_string != self.option_strings[0]:
+            import warnings
 
-
-def add_param_argument(parser) -> None:
-    """``--param NAME=VALUE``: any parameter the model declares, by its own name (one value)."""
-    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
-                        help="any other parameter of the model by name (its default otherwise); repeatable. "
-                             "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05 (a user protocol)")
-
-
-def parse_params(items) -> dict:
-    """``--param NAME=VALUES`` options as ``{name: [values]}`` (one line naming a malformed one)."""
-    from ..linear.grid import parse_range
-
-    params: dict = {}
-    for item in items or ():
-        name, sep, text = item.partition("=")
-        name = name.strip()
-        if not sep or not name or not text.strip():
-            raise InputError(f"--param {item!r}: expected NAME=VALUE, NAME=V1,V2,... or NAME=START:STOP:STEP")
-        if name in params:
-            raise InputError(f"--param {name}: given twice")
-        if ":" in text:
-            params[name] = [float(v) for v in parse_range(text, f"param {name}")]
-            continue
-        try:
-            params[name] = [float(v) for v in text.split(",")]
-        except ValueError:
-            raise InputError(f"--param {item!r}: not a number") from None
-    return params
+            warnings.warn(f"{option_string} is deprecated: use {self.option_strings[0]} (same value and unit)",
+                          stacklevel=2)
+            # messages about this value then name the option as it was typed (see rcpstab.cli.as_typed)
+            namespace.typed_aliases = {**getattr(namespace, "typed_aliases", {}), self.option_strings[0]: option_string}
+        setattr(namespace, self.dest, values)
 
 
 def add_point_arguments(parser, drawing: str, json_help: str) -> None:
@@ -179,74 +150,9 @@ def files_written(args) -> str:
     return "; " + ", ".join(parts) if parts else ""
 
 
-def network_text(config: dict) -> str:
-    """``C = 150 Mb/s, d0 = 200 ms, N = 10, T = 10 ms`` from a configuration in SI units."""
-    parts = []
-    if "C" in config:
-        parts.append(f"C = {rate_text(config['C'])}")
-    if "d0" in config:
-        parts.append(f"d0 = {config['d0'] * 1e3:.4g} ms")
-    if "N" in config:
-        parts.append(f"N = {config['N']:g}")
-    if "T" in config:
-        parts.append(f"T = {config['T'] * 1e3:.4g} ms")
-    # a model's own parameters (a user's protocol), as given
-    parts += [f"{name} = {value:g}" for name, value in config.items() if name not in ("C", "d0", "N", "T")]
-    return ", ".join(parts)
-
-
-def region_buffer_text(meta: dict) -> str:
-    """``"; buffer 1 C*d0 (the overflow dropped)"`` when the runs had a buffer, and
-    ``"; resumed: 3 of 8 chunks read from the checkpoint"`` when a sweep resumed; else ``""``."""
-    text = "" if meta.get("buffer_bdp") is None else f"; buffer {meta['buffer_bdp']:g} C*d0 (the overflow dropped)"
-    total, computed = meta.get("chunks_total"), meta.get("chunks_computed")
-    if total is not None and computed is not None and computed < total:
-        text += f"; resumed: {total - computed} of {total} chunks read from the checkpoint, {computed} computed"
-    return text
-
-
-def region_summary(region) -> str:
-    """What a region map decided, and which configurations it left out of the common region and why."""
-    n, total = int(region.stable.sum()), region.stable.size
-    line = f"{region.method} region of {region.model.name}: {n} of {total} grid points stable ({100 * region.stable_fraction:.1f}%)"
-    configs = region.meta.get("configurations") or []
-    if len(configs) == 1:
-        line += f" at {network_text(configs[0])}"
-        if region.meta.get("unreachable_configurations"):
-            line += "; this configuration cannot reach equilibrium (C/N < MIN_RATE), whatever the gains"
-    elif configs:
-        lost = region.meta.get("unreachable_configurations") or []
-        line += f" in every one of the {len(configs) - len(lost)} configurations whose equilibrium is reachable"
-        if lost:
-            everywhere = region.meta.get("stable_points_all_configurations", 0)
-            line += (f"; {len(lost)} of {len(configs)} configurations cannot reach equilibrium (C/N < MIN_RATE) "
-                     f"and are not in the common region; over all {len(configs)} the common region is "
-                     + ("empty" if everywhere == 0 else f"{everywhere} points"))
-    counts = region.meta.get("verdict_counts")
-    if counts:
-        line += " (" + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if v) + " point-configurations)"
-    return line + region_buffer_text(region.meta)
-
-
 def model_help(default: str = "rcp", names=None) -> str:
     """Help text of ``--model`` listing the valid names (every registered model unless ``names``)."""
     if names is None:
-        from ..models import MODELS
-        names = MODELS
+        from ..api.common import model_names
+        names = model_names()
     return f"model: one of {', '.join(names)}, or a protocol file (FILE.py defining MODEL) (default: {default})"
-
-
-def off_target_links(summary: dict, label: str = "") -> str:
-    """``"; L1 ends 42% below its max-min target (outside the 2% band at the end of the run...)"`` or ''.
-
-    ``summary`` has ``<L>_final_error`` (relative) per link, as the network summaries do.
-    """
-    from ..verdicts.band import STANDARD
-
-    off = [(key[: -len("_final_error")], value) for key, value in summary.items()
-           if key.endswith("_final_error") and value is not None and abs(value) > STANDARD.rate]
-    if not off:
-        return ""
-    words = ", ".join(f"{link} ends {100 * abs(err):.2g}% {'below' if err < 0 else 'above'}" for link, err in off)
-    return (f"; {label}{words} its max-min target (outside the {STANDARD.rate_percent} band at the end of the run: "
-            "not settled, or settled elsewhere; see --json)")

@@ -56,8 +56,12 @@ def latex(expr) -> str:
 
 
 def _dropped_delays(system: LinearDelaySystem):
-    """Delays of the model whose coefficient matrix vanishes at the equilibrium."""
-    return [tau for tau in system.model.delays if tau not in system.delayed]
+    """Delays of the model whose coefficient matrix vanishes at the equilibrium.
+
+    The delayed matrices are keyed by the delay after the ``linearize_at`` substitutions (rcp-router's
+    T = d0/20): a delay that survives under its substituted value is not dropped."""
+    at = system.model.linearize_at
+    return [tau for tau in system.model.delays if sp.sympify(tau).subs(at) not in system.delayed]
 
 
 def _equations(system: LinearDelaySystem, fmt):

@@ -292,8 +292,8 @@ def phaseplane_counterpart(model, alphas, betas, scenario: str | Scenario | None
     """
     scenario = get_scenario(scenario or DEFAULT_SCENARIO)
     flows = sorted({seg.n_flows for seg in flow_segments(scenario, scenario.t_end_s) if seg.n_flows >= 1})
-    return phaseplane_region(model, alphas, betas, C=[scenario.capacity_bps], d0=[scenario.rtt_s],
-                             N=[float(n) for n in flows], T=control_interval_s(scenario),
+    return phaseplane_region(model, alphas, betas, params={"C": [scenario.capacity_bps], "d0": [scenario.rtt_s],
+                                                           "N": [float(n) for n in flows], "T": control_interval_s(scenario)},
                              workers=workers, progress=progress)
 
 
