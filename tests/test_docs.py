@@ -63,3 +63,13 @@ def test_math_is_rendered_at_build_time(site):
         assert not raw_tex(html), (page, raw_tex(html)[:5])
     for page in site.rglob("*.html"):
         assert not re.search(r"<script[^>]+src=\"(?:https?:)?//", page.read_text()), page
+
+
+def test_design_page_names_paths_that_exist():
+    """The design page says where things live: every repository path it names must exist."""
+    root = DOCS.parent
+    text = (DOCS / "design.md").read_text()
+    paths = set(re.findall(r"`((?:rcpstab|tests|docs|experiments|benchmarks|examples)/[\w./-]*)`", text))
+    assert {"rcpstab/verdicts/band.py", "rcpstab/packet/routers/rcp/control.py", "rcpstab/fct/"} <= paths
+    missing = [p for p in sorted(paths) if not (root / p).exists()]
+    assert not missing, missing
