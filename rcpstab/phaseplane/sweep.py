@@ -164,13 +164,23 @@ def initial_conditions(C, d0, N, start: str = "appE") -> tuple[np.ndarray, np.nd
     return start_states(1.0 / N, C * d0, start)
 
 
-def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
+def portable(model):
+    """What a worker gets to find ``model``: its reference (a name or a protocol file, cheap to send)
+    when that gives this very model back, else the model object itself (one built in a session)."""
+    try:
+        return model.reference if get_model(model.reference) is model else model
+    except InputError:
+        return model
+
+
+def solve_chunk(model_ref, rows: dict, start: str) -> dict:
     """Verdict and convergence time of each row (point and configuration) of a chunk (runs in a worker).
 
     ``rows`` maps ``alpha``, ``beta`` (the model's two loop gains) and each configuration
     parameter to equal-length lists; the parameters that set the delay line (d0 and T for RCP)
     are the same in a chunk, so every row is integrated in one batch. ``model_ref`` is what
-    :func:`~rcpstab.models.get_model` takes (a name, or a protocol file for a user's model).
+    :func:`portable` gave: a name or a protocol file (:func:`~rcpstab.models.get_model` finds the
+    model again in the worker), or the model object itself.
 
     Returns
     -------
@@ -214,7 +224,8 @@ def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
 
 def phaseplane_region(model, alphas, betas, params: dict | None = None, workers: int = 1,
                       scheduler: str | None = None, checkpoint: str | None = None,
-                      progress: bool = False, start: str = "appE", buffer_bdp: float | None = None) -> RegionMap:
+                      progress: bool = False, start: str = "appE", buffer_bdp: float | None = None,
+                      **named) -> RegionMap:
     """Stable region of ``model`` by phase-plane integration (thesis Sec. 5.1.2, App. E).
 
     Parameters
@@ -241,6 +252,8 @@ def phaseplane_region(model, alphas, betas, params: dict | None = None, workers:
     buffer_bdp : float, optional
         Buffer in units of the model's queue unit (bandwidth-delay products C*d0 for RCP) of each
         configuration (None: unbounded). App. E's full-queue start is held to it.
+    **named
+        Parameters as keywords, the same as in ``params`` (``C=[0.15e9, 10e9]``, ``lag=[0.1]``).
 
     Returns
     -------
@@ -255,7 +268,7 @@ def phaseplane_region(model, alphas, betas, params: dict | None = None, workers:
     model = as_model(model)  # a name works too; anything else is an InputError
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
-    configs = configurations(model, params)
+    configs = configurations(model, {**named, **(params or {})})
     start_states(1.0, 1.0, start)  # reject an unknown start before any work
     compiled = compile_model(model)
     # the cost of a point grows with the steps per round trip (App. E's set-up: 20)
@@ -278,7 +291,8 @@ def phaseplane_region(model, alphas, betas, params: dict | None = None, workers:
             for part in chunks]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(model.reference, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start) for i in todo]
+    ref = portable(model)
+    tasks = [(ref, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start) for i in todo]
     with tqdm(total=len(chunks), initial=len(chunks) - len(todo), disable=not progress,
               desc=f"phaseplane {model.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_chunk, tasks, workers, scheduler):
