@@ -3,8 +3,8 @@
 By default every grid point (0.1..1.0 by 0.1, the range of Fig. 5.13) starts where the thesis'
 convergence figures start: the old equilibrium when the load doubles, R(0) = 2 Re, q(0) = 0
 (Fig. 5.12's N = 200 example: Re/C = 0.005, R(0)/C = 0.01; Fig. 7.1: "10 flows in equilibrium
-... the traffic load doubles"). The time reported is the measured last exit from the band (R
-within 2%, q within 1% of C*d0 of equilibrium), the slowest over the initial conditions; points
+... the traffic load doubles"). The time reported is the measured last exit from the convergence
+band (the thesis' standard band, rcpstab.verdicts.band.STANDARD), the slowest over the initial conditions; points
 that do not converge are left blank, and a time that had to be extrapolated is only in the
 ``convergence_estimate_rtt`` column. --start appE uses App. E's six initial conditions,
 --start half-load half the equilibrium rate (a load that halves). --C/--d0/--N sweep

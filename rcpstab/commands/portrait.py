@@ -102,7 +102,7 @@ def limit_cycles(model, params, start, judged, periods: float = 3.0) -> dict:
 
 def portrait_summary(traj, config, alpha, beta, rtts, judged=None) -> str:
     """Each start's verdict (with its adaptive horizon), how many end in the band, and how far R/C still swings."""
-    from ..verdicts.judgement import band_distance
+    from ..verdicts.band import STANDARD, band_distance
 
     last = traj.rtt >= traj.rtt[-1] - min(SWING_RTT, rtts / 2)
     inside = band_distance(traj.gamma[-1], traj.queue[-1], traj.gamma_eq, traj.queue_eq,
@@ -112,7 +112,7 @@ def portrait_summary(traj, config, alpha, beta, rtts, judged=None) -> str:
         ", ".join(f"{int((judged.names == v).sum())} {v.replace('_', ' ')}" for v in dict.fromkeys(judged.names))
         + " of App. E's six starts; ")
     return (f"{traj.model.name} at alpha = {alpha:g}, beta = {beta:g} ({network_text(config)}): {verdicts}after {rtts:g} RTTs "
-            f"{int(inside.sum())} of {inside.size} starts end inside the convergence band (R within 2%, q within 1% of C*d0) "
+            f"{int(inside.sum())} of {inside.size} starts end inside the convergence band ({STANDARD.describe('C*d0')}) "
             f"and over the last {min(SWING_RTT, rtts / 2):g} RTTs R/C deviates up to {100 * swing:.1f}% from equilibrium")
 
 

@@ -114,7 +114,7 @@ class ModelSpec:
         ignores eta: thesis Sec. 5.1 footnote 1).
     queue_scale : sympy.Expr, optional
         The queue's unit for judging convergence (one bandwidth-delay product, C*d0 for the RCP
-        family): the band is 1% of it. A model without one can be integrated and linearized, but
+        family): the band's queue half-width is a fraction of it (:class:`~rcpstab.verdicts.band.Band`). A model without one can be integrated and linearized, but
         not judged.
     capacity : sympy.Expr, optional
         The link capacity (bit/s): the rate that ``gamma`` is a share of (C for the RCP family).

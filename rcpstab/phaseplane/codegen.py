@@ -12,7 +12,7 @@ import sympy as sp
 from sympy.printing.c import C99CodePrinter
 
 from ..models.spec import ModelSpec, t
-from .verdicts import QUEUE_BAND, RATE_BAND
+from ..verdicts.band import STANDARD, Band
 
 # Arrays are row-major: x[B][S], history[B][S][L], parameters[B][P], envelope outputs [window][B]; inside the
 # kernel a block of LANES trajectories is lane-contiguous: X[S][LANES], history[S][L][LANES].
@@ -406,8 +406,11 @@ def _block(exprs: list, result: str, printer: C99CodePrinter, names: dict, cse: 
     return "".join(lines) + f"      {result}\n"
 
 
-def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool, wide: bool = False) -> str:
+def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool, wide: bool = False,
+             band: Band = STANDARD) -> str:
     """The complete C translation unit of ``spec``'s stepping loop (see :data:`LOOP` for the entry point).
+
+    ``band``: the convergence band the envelope monitor measures distances in (compiled in).
 
     ``wide``: read smooth delayed states with the wide (degree-7) Hermite stencil where it applies
     (:func:`~rcpstab.phaseplane.history.wide_stencil`), else always with the cubic.
@@ -447,7 +450,7 @@ def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool, wide:
         "#include <math.h>\n#include <stdlib.h>\n#define static_inline static inline __attribute__((always_inline))\n"
         f"#define NS {n}\n#define ND {nd}\n#define NP {len(spec.parameters)}\n#define NC {len(continuous)}\n#define LANES 8\n"
         f"#define PIECEWISE_CONSTANT {int(piecewise_constant)}\n#define WIDE {int(wide)}\n"
-        f"#define RATE_BAND {RATE_BAND!r}\n#define QUEUE_BAND {QUEUE_BAND!r}\n"
+        f"#define RATE_BAND {float(band.rate)!r}\n#define QUEUE_BAND {float(band.queue)!r}\n"
         + array("int", "CONT", continuous)
         + array("int", "DSTATE", [spec.states.index(term.state) for term in spec.delayed_terms])
         + array("int", "DSAMPLED", [int(term.state in spec.sampled) for term in spec.delayed_terms])

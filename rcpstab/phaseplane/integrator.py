@@ -144,7 +144,8 @@ class BatchIntegrator:
         crossings = np.empty((n_windows, size), dtype=np.int64)
         rate_peaks, queue_peaks = np.empty((n_windows, size)), np.empty((n_windows, size))
         m = monitor or _NO_MONITOR
-        failed = self.model.kernel.rcpstab_run(
+        kernel = self.model.kernel_for(monitor.band) if monitor is not None else self.model.kernel
+        failed = kernel.rcpstab_run(
             ctypes.c_long(size), ctypes.c_long(n), ctypes.c_long(self.k), ctypes.c_double(self.dt),
             ctypes.c_long(self.length), _pointer(delay), _pointer(every),
             _pointer(self._x), _pointer(self._ring_values), _pointer(self._ring_slopes), _pointer(self._x0), _pointer(params),

@@ -12,6 +12,7 @@ import numpy as np
 from ..figures import current_axes, grid_extent, network_caption, region_caption, set_title
 from ..linear.region_plot import gain_labels
 from ..linear.result import RegionMap
+from ..verdicts.band import STANDARD, Band
 from ..verdicts.judgement import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 from .trajectory import Trajectory
 
@@ -130,7 +131,7 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None, verdicts=
 
 
 def _cycle_inset(ax, traj: Trajectory, cycles: dict) -> None:
-    """A zoom on the limit cycles (a cycle below the 2% band is invisible at the portrait's scale)."""
+    """A zoom on the limit cycles (a cycle inside the convergence band is invisible at the portrait's scale)."""
     gamma = np.concatenate([g for g, _ in cycles.values()] + [traj.gamma_eq[:1]])
     queue = np.concatenate([q for _, q in cycles.values()] + [traj.queue_eq[:1]]) / MBIT
     inset = ax.inset_axes([0.45, 0.25, 0.5, 0.4])
@@ -172,6 +173,7 @@ def convergence_plot(region: RegionMap, ax=None):
     xlabel, ylabel = gain_labels(region.model)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    set_title(ax, f"Convergence time of model '{region.model.name}' (R within 2%, q within 1% of its queue unit)",
+    band = Band(region.meta["band"]["band_rate"], region.meta["band"]["band_queue"]) if "band" in region.meta else STANDARD
+    set_title(ax, f"Convergence time of model '{region.model.name}' ({band.describe('its queue unit')})",
               f"{region_caption(region)}; blank: does not converge")
     return ax

@@ -30,6 +30,7 @@ from ..models import as_model, get_model
 from ..runtime.checkpoint import Checkpoint, chunk_key
 from ..runtime.executors import run_chunks
 from ..runtime.validation import check_grid_size
+from ..verdicts.band import STANDARD, Band
 from .compiled import compile_model
 from .decide import FIRST_HORIZON_RTT, MAX_HORIZON_RTT, decide
 from .setup import default_step, own_name, parameter_values, unreachable
@@ -43,7 +44,7 @@ STARTS = ("appE", "load-doubling", "half-load")
 MEASURED = ("convergence_rtt", "convergence_estimate_rtt", "envelope_rate_per_rtt")  # per-row table columns
 POINTS_PER_CHUNK = 500            # 3000 trajectories: big enough to amortize NumPy's per-call cost
 SECONDS_PER_POINT = 6e-3          # rough single-core cost at App. E's set-up (for a refusal message only)
-RESULT_VERSION = 3                # bump when a change alters chunk results, so old checkpoints are not reused
+RESULT_VERSION = 3                # bump when code changes alter chunk results (the band is in the key by itself)
 
 # The verdict of a point is its worst trajectory's: diverged > limit_cycle > undecided > converged.
 _SEVERITY = np.zeros(len(VERDICTS), dtype=int)
@@ -173,7 +174,7 @@ def portable(model):
         return model
 
 
-def solve_chunk(model_ref, rows: dict, start: str) -> dict:
+def solve_chunk(model_ref, rows: dict, start: str, band: Band = STANDARD) -> dict:
     """Verdict and convergence time of each row (point and configuration) of a chunk (runs in a worker).
 
     ``rows`` maps ``alpha``, ``beta`` (the model's two loop gains) and each configuration
@@ -203,7 +204,7 @@ def solve_chunk(model_ref, rows: dict, start: str) -> dict:
     # the delay line's parameters are one value per chunk; the others vary over the batch
     params = {key: value[0] if own_name(model, key) in compiled.delay_symbols else np.repeat(value, n_ic)
               for key, value in named.items()}
-    verdicts = decide(model, params, {"gamma0": gammas.ravel(), "q0": queues.ravel()})
+    verdicts = decide(model, params, {"gamma0": gammas.ravel(), "q0": queues.ravel()}, band=band)
     codes = verdicts.codes.reshape(-1, n_ic)
     worst = np.take_along_axis(codes, _SEVERITY[codes].argmax(axis=1)[:, None], axis=1)[:, 0]
     all_converged = (codes == CONVERGED).all(axis=1)
@@ -225,7 +226,7 @@ def solve_chunk(model_ref, rows: dict, start: str) -> dict:
 def phaseplane_region(model, alphas, betas, params: dict | None = None, workers: int = 1,
                       scheduler: str | None = None, checkpoint: str | None = None,
                       progress: bool = False, start: str = "appE", buffer_bdp: float | None = None,
-                      **named) -> RegionMap:
+                      band: Band = STANDARD, **named) -> RegionMap:
     """Stable region of ``model`` by phase-plane integration (thesis Sec. 5.1.2, App. E).
 
     Parameters
@@ -252,6 +253,8 @@ def phaseplane_region(model, alphas, betas, params: dict | None = None, workers:
     buffer_bdp : float, optional
         Buffer in units of the model's queue unit (bandwidth-delay products C*d0 for RCP) of each
         configuration (None: unbounded). App. E's full-queue start is held to it.
+    band : Band
+        The convergence band (default the thesis'); part of every chunk's checkpoint key.
     **named
         Parameters as keywords, the same as in ``params`` (``C=[0.15e9, 10e9]``, ``lag=[0.1]``).
 
@@ -287,12 +290,13 @@ def phaseplane_region(model, alphas, betas, params: dict | None = None, workers:
                      for name, bits in buffer_bits(model, buffer_bdp, rows).items()})
     chunks = _chunks(model, rows, compile_model(model).delay_symbols)
     keys = [chunk_key({"model": model.reference, "rows": {k: v[part].tolist() for k, v in rows.items()},
-                       "version": RESULT_VERSION, "start": start, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT]})
+                       "version": RESULT_VERSION, "start": start, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT],
+                       **band.key()})
             for part in chunks]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
     ref = portable(model)
-    tasks = [(ref, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start) for i in todo]
+    tasks = [(ref, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start, band) for i in todo]
     with tqdm(total=len(chunks), initial=len(chunks) - len(todo), disable=not progress,
               desc=f"phaseplane {model.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_chunk, tasks, workers, scheduler):
@@ -306,7 +310,8 @@ def phaseplane_region(model, alphas, betas, params: dict | None = None, workers:
             measured[name][part] = np.array(store.get(key)[name], dtype=float)
     return _region(model, alphas, betas, configs, rows, codes, measured,
                    {"start": start, "loop_parameters": [sym.name for sym in model.loop_parameters],
-                    "chunks_total": len(chunks), "chunks_computed": len(todo), "buffer_bdp": buffer_bdp})
+                    "chunks_total": len(chunks), "chunks_computed": len(todo), "buffer_bdp": buffer_bdp,
+                    "band": band.key()})
 
 
 def _chunks(model, rows: dict, delay_symbols) -> list[np.ndarray]:
