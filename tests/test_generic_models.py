@@ -326,6 +326,24 @@ def test_two_delay_exact_region_against_the_argument_principle(capsys):
     assert (single != stable).sum() >= 3
 
 
+def test_two_delay_linear_lenses_take_its_own_parameter(capsys):
+    # qlag = lag makes theta = 1: eq. 5.15's loop, the bundled linear model's region point for point
+    grid = ["--alpha", "0.1:1.9:0.2", "--beta", "0.05:1.25:0.15"]
+    single = _cli_json(capsys, ["map", "--model", "linear", *grid])["stable"]
+    for method in ("exact", "nyquist"):
+        same = _cli_json(capsys, ["map", "--method", method, "--model", TWO_DELAYS, *grid, "--param", "qlag=0.2"])
+        assert same["stable"] == single
+    mine = rcpstab.region(TWO_DELAYS, alpha=grid[1], beta=grid[3], params={"qlag": 0.2})
+    assert mine.stable.tolist() == [[bool(v) for v in row] for row in single] and mine.model.parameters
+    assert get_model(TWO_DELAYS).parameters[mine.model.symbol("qlag")] == 0.1   # the file's model is untouched
+    assert mine.model.parameters[mine.model.symbol("qlag")] == 0.2              # the result's is the one mapped
+    for bad, message in ((["--param", "qlag=0.1,0.2"], "give one value"), (["--param", "k_r=1"], "is a loop gain"),
+                         (["--param", "qlag=-1"], "qlag = -1")):
+        assert main(["map", "--model", TWO_DELAYS, "--alpha", "0.4", "--beta", "0.2", *bad]) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1, err
+
+
 def test_two_delay_nonlinear_lens_agrees_with_its_exact_region():
     # The model is linear (no clamp), so the phase plane must see the exact region away from the boundary.
     from rcpstab.phaseplane.sweep import phaseplane_region

@@ -23,6 +23,7 @@ from .output import (
     check_workers,
     model_help,
     network_params,
+    parse_params,
     region_summary,
     report,
     writable_path,
@@ -86,7 +87,7 @@ def run(args) -> int:
         region.to_csv(args.csv)
     if args.boundary:
         from ..linear.exact import write_boundary_csv
-        write_boundary_csv(model, float(alphas.max()), float(betas.max()), args.boundary)
+        write_boundary_csv(region.model, float(alphas.max()), float(betas.max()), args.boundary)
     if args.out:
         if args.method == "margins":
             from ..linear.marginmap_plot import save_margin_figure
@@ -108,7 +109,7 @@ OPTION_METHODS = {
     "d0": ("phaseplane",),
     "N": ("phaseplane",),
     "T": ("phaseplane",),
-    "param": ("phaseplane",),
+    "param": ("phaseplane", "exact", "bode", "nyquist", "margins", "certified"),
     "buffer": ("phaseplane",),
     "scenario": ("packet",),
     "boundary": ("exact",),
@@ -127,21 +128,22 @@ def _reject_unused_options(args):
 
 def compute_map(model, method, alphas, betas, args):
     """Dispatch to the engine of ``method``; engines are imported only when used."""
+    values = parse_params(args.param)  # the linear lenses: one value per parameter
     if method == "exact":
         from ..linear.exact import exact_region
-        return exact_region(model, alphas, betas)
+        return exact_region(model, alphas, betas, params=values)
     if method == "bode":
         from ..linear.bode import bode_region
-        return bode_region(model, alphas, betas)
+        return bode_region(model, alphas, betas, params=values)
     if method == "nyquist":
         from ..linear.nyquist import nyquist_region
-        return nyquist_region(model, alphas, betas, pade=args.pade)
+        return nyquist_region(model, alphas, betas, pade=args.pade, params=values)
     if method == "certified":   # Lyapunov-Krasovskii SDP (optional extra rcpstab[sdp]); App. E's grid by default
         from ..linear.certified import certified_region
-        return certified_region(model, alphas, betas)
+        return certified_region(model, alphas, betas, params=values)
     if method == "margins":
         from ..linear.marginmap import margin_map
-        return margin_map(model, alphas, betas)
+        return margin_map(model, alphas, betas, params=values)
     progress = sys.stderr.isatty()
     if method == "phaseplane":
         from ..phaseplane.sweep import phaseplane_region

@@ -84,7 +84,7 @@ def configurations(model, params=None) -> list[dict]:
             continue
         sym = model.parameter(name)
         if sym is None or sym.name in gains:
-            what = "is a loop gain: it is the grid" if sym is not None else "is not a parameter of the model"
+            what = "is a loop gain (the grid) of" if sym is not None else "is not a parameter of the model"
             names = set(compiled.param_names) - gains
             raise InputError(f"--param {name}: {what} {model.name!r} (parameters: {', '.join(sorted(names))})")
         values = list(np.atleast_1d(np.asarray(given, dtype=float)))
