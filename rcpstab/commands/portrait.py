@@ -76,8 +76,9 @@ def run(args) -> int:
     if args.out:
         from ..figures import draw_and_save
         from ..phaseplane.plotting import portrait_plot
+        first, second = (sym.name for sym in model.loop_parameters)  # the model's own names of the two gains
         draw_and_save(portrait_plot, traj, args.out, verdicts=judged, cycles=limit_cycles(model, params, start, judged),
-                      title=f"Phase portrait, model '{model.name}', alpha = {args.alpha:g}, beta = {args.beta:g}")
+                      title=f"Phase portrait, model '{model.name}', {first} = {args.alpha:g}, {second} = {args.beta:g}")
     report(args, portrait_summary(traj, config, args.alpha, args.beta, args.rtts, judged))
     return 0
 
