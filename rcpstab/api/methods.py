@@ -50,19 +50,19 @@ class Method:
 _SWEEP = ("C", "d0", "N", "T", "params", "buffer_bdp", "workers", "scheduler", "checkpoint", "progress")
 
 METHODS = {m.name: m for m in (
-    Method("exact", "rcpstab.linear.exact:exact_region", FIG52_PLANE, 3e-4, (),
+    Method("exact", "rcpstab.linear.exact:exact_region", FIG52_PLANE, 3e-4, ("params",),
            "the true delayed linear loop (rightmost characteristic root)"),
-    Method("bode", "rcpstab.linear.bode:bode_region", FIG52_PLANE, 3e-4, (),
+    Method("bode", "rcpstab.linear.bode:bode_region", FIG52_PLANE, 3e-4, ("params",),
            "eqs. 5.8-5.12, counted for any loop"),
-    Method("nyquist", "rcpstab.linear.nyquist:nyquist_region", FIG52_PLANE, 0.08, ("pade",),
+    Method("nyquist", "rcpstab.linear.nyquist:nyquist_region", FIG52_PLANE, 0.08, ("pade", "params"),
            "indented contour; pade N for python-control's Pade approximation"),
-    Method("margins", "rcpstab.linear.marginmap:margin_map", ("0.05:2.0:0.05", "0.025:1.0:0.025"), 0.01, (),
+    Method("margins", "rcpstab.linear.marginmap:margin_map", ("0.05:2.0:0.05", "0.025:1.0:0.025"), 0.01, ("params",),
            "gain, phase and delay margins and the rightmost root per point (Fig. 5.2's plane, 40 x 40)"),
     Method("phaseplane", "rcpstab.phaseplane.sweep:phaseplane_region", APP_E_GRID, 6e-3, _SWEEP,
            "the nonlinear model integrated from App. E's initial conditions"),
     Method("packet", "rcpstab.packet.lens.region:packet_region", APP_E_GRID, 1.0,
            ("scenario", "workers", "checkpoint", "progress"), "the packet-level reference implementation"),
-    Method("certified", "rcpstab.linear.certified:certified_region", APP_E_GRID, 0.1, (),
+    Method("certified", "rcpstab.linear.certified:certified_region", APP_E_GRID, 0.1, ("params",),
            "a Lyapunov-Krasovskii functional found by SDP: sufficient, switched/linear models"),
 )}
 """Method name -> :class:`Method`, in the order ``map --help`` lists them."""

@@ -239,8 +239,9 @@ class PortraitResult(TrajectoryResult):
 
         kwargs.setdefault("verdicts", self.inputs["judged"])
         kwargs.setdefault("cycles", self.limit_cycles())
+        first, second = (sym.name for sym in self.inputs["model"].loop_parameters)  # the model's own gain names
         kwargs.setdefault("title", f"Phase portrait, model '{self.inputs['model'].name}', "
-                                   f"alpha = {self.inputs['alpha']:g}, beta = {self.inputs['beta']:g}")
+                                   f"{first} = {self.inputs['alpha']:g}, {second} = {self.inputs['beta']:g}")
         return portrait_plot(self.value, ax=ax, **kwargs)
 
     def save(self, path: str) -> None:

@@ -206,7 +206,7 @@ def row_crossings(model: ModelSpec, betas, alpha_max: float) -> list[np.ndarray]
     return [s.alpha[s.row_slice(j)] for j in range(betas.size)]
 
 
-def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True) -> RegionMap:
+def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True, params: dict | None = None) -> RegionMap:
     """Exact linear stability of ``model`` on the grid ``alphas`` x ``betas``.
 
     Parameters
@@ -217,6 +217,10 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True) -> Re
         Grid axes, positive.
     crosscheck : bool
         Also count roots by the argument principle at up to 8 interval midpoints.
+
+    params : dict, optional
+        Any other parameter the model declares, by name, one value each (the model's own
+        values otherwise): the linear loop at those values.
 
     Returns
     -------
@@ -233,7 +237,7 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True) -> Re
     >>> r.stable.astype(int).tolist()
     [[1, 1], [0, 0]]
     """
-    model = as_model(model)  # a name works too; anything else is an InputError
+    model = as_model(model).with_values(params)  # a name works too; anything else is an InputError
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
     structure = row_structure(model, betas, float(alphas.min()), float(alphas.max()))

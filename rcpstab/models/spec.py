@@ -11,6 +11,7 @@ Units follow the thesis: time in seconds, rates in bit/s, queues in bits.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -208,6 +209,37 @@ class ModelSpec:
         if found is not None:
             return found
         return next((sym for sym in self.parameters if sym.name == name), None)
+
+    def with_values(self, values: dict | None) -> ModelSpec:
+        """This model with other defaults: ``values`` maps parameters (by name or declared alias) to numbers.
+
+        What a lens that maps one set of parameter values (the linear ones) takes a user's
+        ``--param NAME=VALUE`` through. The loop gains are the grid, not values here. The model
+        itself when ``values`` is empty.
+
+        Raises
+        ------
+        InputError
+            A name the model does not declare, a loop gain, or a value outside its domain.
+        """
+        if not values:
+            return self
+        updated = dict(self.parameters)
+        for name, value in values.items():
+            sym = self.parameter(name)
+            if sym is None or sym in self.loop_parameters:
+                what = "is a loop gain (the grid) of" if sym is not None else "is not a parameter of the model"
+                raise InputError(f"--param {name}: {what} {self.name!r}")
+            if isinstance(value, (list, tuple)):
+                if len(value) != 1:
+                    raise InputError(f"--param {name}: give one value (this lens maps one set of parameter values)")
+                value = value[0]
+            number = float(value)
+            problem = self.domain(sym).violation(number, sym.name)
+            if problem:
+                raise InputError(problem)
+            updated[sym] = number
+        return dataclasses.replace(self, parameters=updated)
 
     def public_name(self, sym: sp.Symbol) -> str:
         """The name results report ``sym`` under: its first alias, else its own name."""

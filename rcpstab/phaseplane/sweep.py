@@ -84,7 +84,7 @@ def configurations(model, params=None) -> list[dict]:
             continue
         sym = model.parameter(name)
         if sym is None or sym.name in gains:
-            what = "is a loop gain: it is the grid" if sym is not None else "is not a parameter of the model"
+            what = "is a loop gain (the grid) of" if sym is not None else "is not a parameter of the model"
             names = set(compiled.param_names) - gains
             raise InputError(f"--param {name}: {what} {model.name!r} (parameters: {', '.join(sorted(names))})")
         values = list(np.atleast_1d(np.asarray(given, dtype=float)))
@@ -165,13 +165,23 @@ def initial_conditions(C, d0, N, start: str = "appE") -> tuple[np.ndarray, np.nd
     return start_states(1.0 / N, C * d0, start)
 
 
-def solve_chunk(model_ref: str, rows: dict, start: str, band: Band = STANDARD) -> dict:
+def portable(model):
+    """What a worker gets to find ``model``: its reference (a name or a protocol file, cheap to send)
+    when that gives this very model back, else the model object itself (one built in a session)."""
+    try:
+        return model.reference if get_model(model.reference) is model else model
+    except InputError:
+        return model
+
+
+def solve_chunk(model_ref, rows: dict, start: str, band: Band = STANDARD) -> dict:
     """Verdict and convergence time of each row (point and configuration) of a chunk (runs in a worker).
 
     ``rows`` maps ``alpha``, ``beta`` (the model's two loop gains) and each configuration
     parameter to equal-length lists; the parameters that set the delay line (d0 and T for RCP)
     are the same in a chunk, so every row is integrated in one batch. ``model_ref`` is what
-    :func:`~rcpstab.models.get_model` takes (a name, or a protocol file for a user's model).
+    :func:`portable` gave: a name or a protocol file (:func:`~rcpstab.models.get_model` finds the
+    model again in the worker), or the model object itself.
 
     Returns
     -------
@@ -216,7 +226,7 @@ def solve_chunk(model_ref: str, rows: dict, start: str, band: Band = STANDARD) -
 def phaseplane_region(model, alphas, betas, params: dict | None = None, workers: int = 1,
                       scheduler: str | None = None, checkpoint: str | None = None,
                       progress: bool = False, start: str = "appE", buffer_bdp: float | None = None,
-                      band: Band = STANDARD) -> RegionMap:
+                      band: Band = STANDARD, **named) -> RegionMap:
     """Stable region of ``model`` by phase-plane integration (thesis Sec. 5.1.2, App. E).
 
     Parameters
@@ -245,6 +255,8 @@ def phaseplane_region(model, alphas, betas, params: dict | None = None, workers:
         configuration (None: unbounded). App. E's full-queue start is held to it.
     band : Band
         The convergence band (default the thesis'); part of every chunk's checkpoint key.
+    **named
+        Parameters as keywords, the same as in ``params`` (``C=[0.15e9, 10e9]``, ``lag=[0.1]``).
 
     Returns
     -------
@@ -259,7 +271,7 @@ def phaseplane_region(model, alphas, betas, params: dict | None = None, workers:
     model = as_model(model)  # a name works too; anything else is an InputError
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
-    configs = configurations(model, params)
+    configs = configurations(model, {**named, **(params or {})})
     start_states(1.0, 1.0, start)  # reject an unknown start before any work
     compiled = compile_model(model)
     # the cost of a point grows with the steps per round trip (App. E's set-up: 20)
@@ -283,7 +295,8 @@ def phaseplane_region(model, alphas, betas, params: dict | None = None, workers:
             for part in chunks]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(model.reference, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start, band) for i in todo]
+    ref = portable(model)
+    tasks = [(ref, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start, band) for i in todo]
     with tqdm(total=len(chunks), initial=len(chunks) - len(todo), disable=not progress,
               desc=f"phaseplane {model.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_chunk, tasks, workers, scheduler):

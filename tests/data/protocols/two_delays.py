@@ -14,6 +14,7 @@ import sympy as sp
 
 from rcpstab.models.spec import ModelSpec, t
 from rcpstab.models.symbols import gamma0, q0
+from rcpstab.runtime.validation import Domain
 
 k_r, k_q = sp.symbols("k_r k_q", positive=True)
 cap = sp.Symbol("cap", positive=True)      # link capacity, bit/s
@@ -40,4 +41,6 @@ MODEL = ModelSpec(
     queue=b(t),
     initial_state={w: users * gamma0 * cap, b: q0},
     queue_scale=cap * lag,
+    domains={lag: Domain("round trip lag", 0.0, low_open=True, unit="s"),
+             qlag: Domain("backlog report delay qlag", 0.0, low_open=True, unit="s")},
 )
