@@ -30,6 +30,11 @@ def _tables():
     yield {"alpha": floats, "n": rng.integers(-10**12, 10**12, n), "u": rng.integers(0, 9, n).astype(np.uint8),
            "flag": rng.random(n) < 0.5, "f32": rng.normal(size=n).astype(np.float32),
            "verdict": words[rng.integers(0, words.size, n)], "plain": [1, 2.0, True, "x"] * (n // 4)}
+    aa, bb = np.meshgrid(np.arange(1, 41) * 0.05, np.arange(1, 31) * 0.1)     # repeated values: formatted once each
+    signed = np.where(rng.random(aa.size) < 0.5, 0.0, -0.0)                   # equal, printed differently
+    signed[::5] = np.nan
+    yield {"alpha": aa.ravel(), "beta": bb.ravel(), "z": signed, "roots": rng.integers(-1, 3, aa.size),
+           "f32": np.repeat(np.float32([0.1, 0.2]), aa.size // 2)}
     yield {"only": np.array(["", "a", ""], dtype=object)}          # one column: empty fields are quoted
     yield {"only": np.array([1.0, np.nan, 2.0])}
     yield {"x,y": np.arange(3), 'q"': np.arange(3.0)}              # header names that need quoting
@@ -57,3 +62,14 @@ def test_region_map_table_round_trips(tmp_path):
     assert rows[0] == list(region.table)
     assert [float(r[0]) for r in rows[1:]] == region.table["alpha"].tolist()
     assert [int(r[2]) for r in rows[1:]] == region.stable.ravel().astype(int).tolist()
+
+
+def test_chunks_do_not_change_the_bytes(tmp_path, monkeypatch):
+    from rcpstab.runtime import csvtable
+
+    columns = next(_tables())
+    whole, chunked = tmp_path / "whole.csv", tmp_path / "chunked.csv"
+    write_csv_table(whole, columns)
+    monkeypatch.setattr(csvtable, "CHUNK_ROWS", 7)      # 500 rows: 72 chunks, the last one short
+    write_csv_table(chunked, columns)
+    assert whole.read_bytes() == chunked.read_bytes()

@@ -30,9 +30,12 @@ from .output import (
 
 LINEAR_METHODS = ("exact", "bode", "nyquist", "margins")
 SIMULATED_METHODS = ("phaseplane", "packet")
-# Rough single-core seconds per grid point and configuration (bench runs, for the refusal message only).
-SECONDS_PER_POINT = {"exact": 3e-4, "bode": 3e-4, "nyquist": 0.08, "margins": 0.01, "phaseplane": 6e-3, "packet": 1.0,
+# Single-core cost of one grid point and configuration, for the refusal estimates: measured by
+# benchmarks/bench_cost_per_point.py (2026-11-25, 2 shared cores under load ~8, so on the high side),
+# rounded up; the exact map's memory also from the command's peak at 2000x2000 (CSV and figure included).
+SECONDS_PER_POINT = {"exact": 1e-7, "bode": 1e-4, "nyquist": 0.08, "margins": 2e-3, "phaseplane": 2e-3, "packet": 0.4,
                      "certified": 0.1}
+BYTES_PER_POINT = {"exact": 120}
 
 EXAMPLES = (
     ("rcpstab map --method exact --alpha 0.05:2:0.05 --beta 0.05:1:0.05 --out exact.png --csv exact.csv",
@@ -75,7 +78,8 @@ def run(args) -> int:
         raise InputError(f"--pade {args.pade}: order must be between 1 and 20")
     check_workers(args)
     configs = len(args.C or [0]) * len(args.d0 or [0]) * len(args.N or [0])
-    check_grid_size(alphas.size * betas.size * configs, SECONDS_PER_POINT[args.method], f"map --method {args.method}")
+    check_grid_size(alphas.size * betas.size * configs, SECONDS_PER_POINT[args.method], f"map --method {args.method}",
+                    bytes_per_point=BYTES_PER_POINT.get(args.method, 0.0))
     check_outputs(args)
     if args.boundary:
         writable_path(args.boundary, "--boundary")

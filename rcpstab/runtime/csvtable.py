@@ -13,6 +13,7 @@ import numpy as np
 __all__ = ["cell", "column_text", "write_csv_table"]
 
 _SPECIAL = (",", '"', "\r", "\n")
+CHUNK_ROWS = 1 << 16
 
 
 def cell(value):
@@ -49,14 +50,28 @@ def column_text(values) -> list[str]:
         if kind == "b":
             return ["1" if v else "0" for v in values.tolist()]
         if kind in "iu":
-            return list(map(str, values.tolist()))
+            return _by_value(values, values, str)
         if kind == "f":
-            text = list(map(repr, values.tolist()))
-            if not np.isfinite(values).all():
-                for k in np.nonzero(~np.isfinite(values))[0].tolist():
+            values = values.astype(float, copy=False)     # float32 too: repr(float(v)), as cell() does
+            finite = np.isfinite(values)
+            text = _by_value(values.view(np.int64), values, repr)
+            if not finite.all():
+                for k in np.nonzero(~finite)[0].tolist():
                     text[k] = ""
             return text
     return [_generic_text(v) for v in values]
+
+
+def _by_value(keys, values, fmt) -> list[str]:
+    """``fmt`` of every value, formatted once per distinct ``keys`` entry where values repeat (a grid's axes)."""
+    if values.size < 64:
+        return list(map(fmt, values.tolist()))
+    distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    if 2 * distinct.size > values.size:
+        return list(map(fmt, values.tolist()))
+    # keys are the bit patterns of floats: -0.0 and 0.0 (equal, printed differently) stay apart
+    text = list(map(fmt, values[first].tolist()))
+    return list(map(text.__getitem__, inverse.ravel().tolist()))
 
 
 def write_csv_table(path, columns: dict) -> None:
@@ -72,14 +87,19 @@ def write_csv_table(path, columns: dict) -> None:
         shortest column, as :func:`zip` does.
     """
     names = list(columns)
-    texts = [column_text(columns[n]) for n in names]
+    rows = min((len(columns[n]) for n in names), default=0)
     with open(path, "w", newline="") as fh:
         if len(names) == 1:
             # csv.writer quotes a row made of one empty field ('""'), so that it reads back as a field.
-            head = [_quoted(names[0]) or '""']
-            body = [t or '""' for t in texts[0]]
+            fh.write((_quoted(str(names[0])) or '""') + "\r\n")
         else:
-            head = [",".join(_quoted(str(n)) for n in names)]
-            body = list(map(",".join, zip(*texts))) if texts else []
-        fh.write("\r\n".join(head + body))
-        fh.write("\r\n")
+            fh.write(",".join(_quoted(str(n)) for n in names) + "\r\n")
+        for start in range(0, rows, CHUNK_ROWS):    # in chunks: the text of a whole 4M-point map would be GBs
+            texts = [column_text(columns[n][start:start + CHUNK_ROWS]) for n in names]
+            if len(names) == 1:
+                body = [t or '""' for t in texts[0]]
+            else:
+                body = list(map(",".join, zip(*texts)))
+            if body:
+                fh.write("\r\n".join(body))
+                fh.write("\r\n")

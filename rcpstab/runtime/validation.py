@@ -130,7 +130,7 @@ DOMAINS = {
     "pade": Domain("Pade order", 1.0, 20.0, integer=True),
 }
 
-MAX_GRID_POINTS = 1_000_000
+MAX_GRID_POINTS = 25_000_000   # a backstop: the estimated CPU time and memory are what refuse a grid first
 GRID_ENV = "RCPSTAB_MAX_GRID_POINTS"
 MAX_CPU_HOURS = 8.0           # an estimate above this is refused too (a night on one core)
 HOURS_ENV = "RCPSTAB_MAX_CPU_HOURS"
@@ -250,7 +250,7 @@ def check_run_cost(what: str, cpu_seconds: float, memory_bytes: float = 0.0) -> 
                          f"{max_memory_gb():g}; shorten the run or set {MEMORY_ENV}")
 
 
-def check_grid_size(points: int, seconds_per_point: float, what: str) -> None:
+def check_grid_size(points: int, seconds_per_point: float, what: str, bytes_per_point: float = 0.0) -> None:
     """Refuse a grid of more than :func:`max_grid_points` points, with an estimate of its cost.
 
     Parameters
@@ -261,6 +261,8 @@ def check_grid_size(points: int, seconds_per_point: float, what: str) -> None:
         Rough single-core cost of one point (for the message).
     what : str
         What is being computed (``phaseplane map``).
+    bytes_per_point : float
+        Peak memory per point (bytes), where memory rather than time bounds the grid (the exact map).
     """
     limit = max_grid_points()
     hours = points * seconds_per_point / 3600
@@ -270,3 +272,7 @@ def check_grid_size(points: int, seconds_per_point: float, what: str) -> None:
     if hours > max_cpu_hours():
         raise InputError(f"{what}: {points:.4g} grid points would take about {hours:.3g} CPU-hours, more than "
                          f"the limit {max_cpu_hours():g}; use a coarser grid or set {HOURS_ENV}")
+    gigabytes = points * bytes_per_point / 1e9
+    if gigabytes > max_memory_gb():
+        raise InputError(f"{what}: {points:.4g} grid points would need about {gigabytes:.3g} GB of memory, more "
+                         f"than the limit {max_memory_gb():g}; use a coarser grid or set {MEMORY_ENV}")
