@@ -36,6 +36,8 @@ SIMULATED_METHODS = ("phaseplane", "packet")
 SECONDS_PER_POINT = {"exact": 1e-7, "bode": 1e-4, "nyquist": 0.08, "margins": 2e-3, "phaseplane": 2e-3, "packet": 0.4,
                      "certified": 0.1}
 BYTES_PER_POINT = {"exact": 120}
+# The exact map costs ~1e-7 s a point: its grid is bounded by the memory estimate, not the default 1M points.
+POINT_LIMITS = {"exact": 25_000_000}
 
 EXAMPLES = (
     ("rcpstab map --method exact --alpha 0.05:2:0.05 --beta 0.05:1:0.05 --out exact.png --csv exact.csv",
@@ -79,7 +81,7 @@ def run(args) -> int:
     check_workers(args)
     configs = len(args.C or [0]) * len(args.d0 or [0]) * len(args.N or [0])
     check_grid_size(alphas.size * betas.size * configs, SECONDS_PER_POINT[args.method], f"map --method {args.method}",
-                    bytes_per_point=BYTES_PER_POINT.get(args.method, 0.0))
+                    bytes_per_point=BYTES_PER_POINT.get(args.method, 0.0), default_limit=POINT_LIMITS.get(args.method))
     check_outputs(args)
     if args.boundary:
         writable_path(args.boundary, "--boundary")

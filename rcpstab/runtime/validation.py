@@ -130,7 +130,7 @@ DOMAINS = {
     "pade": Domain("Pade order", 1.0, 20.0, integer=True),
 }
 
-MAX_GRID_POINTS = 25_000_000   # a backstop: the estimated CPU time and memory are what refuse a grid first
+MAX_GRID_POINTS = 1_000_000
 GRID_ENV = "RCPSTAB_MAX_GRID_POINTS"
 MAX_CPU_HOURS = 8.0           # an estimate above this is refused too (a night on one core)
 HOURS_ENV = "RCPSTAB_MAX_CPU_HOURS"
@@ -250,7 +250,8 @@ def check_run_cost(what: str, cpu_seconds: float, memory_bytes: float = 0.0) -> 
                          f"{max_memory_gb():g}; shorten the run or set {MEMORY_ENV}")
 
 
-def check_grid_size(points: int, seconds_per_point: float, what: str, bytes_per_point: float = 0.0) -> None:
+def check_grid_size(points: int, seconds_per_point: float, what: str, bytes_per_point: float = 0.0,
+                    default_limit: int | None = None) -> None:
     """Refuse a grid of more than :func:`max_grid_points` points, with an estimate of its cost.
 
     Parameters
@@ -263,8 +264,11 @@ def check_grid_size(points: int, seconds_per_point: float, what: str, bytes_per_
         What is being computed (``phaseplane map``).
     bytes_per_point : float
         Peak memory per point (bytes), where memory rather than time bounds the grid (the exact map).
+    default_limit : int, optional
+        The point limit unless ``$RCPSTAB_MAX_GRID_POINTS`` is set, for a method whose measured cost
+        per point is so small that :data:`MAX_GRID_POINTS` would refuse cheap work (default: that).
     """
-    limit = max_grid_points()
+    limit = _limit(GRID_ENV, default_limit, int) if default_limit else max_grid_points()
     hours = points * seconds_per_point / 3600
     if points > limit:
         raise InputError(f"{what}: {points:.4g} grid points is more than the limit {limit} "
