@@ -35,8 +35,27 @@ def grid_extent(alpha, beta, single_step: float = 0.05):
 
 
 def save(fig: Figure, path: str, dpi: int = 150) -> None:
-    """Write ``fig`` to ``path``; the format follows the suffix (.png, .svg, .pdf)."""
-    fig.savefig(path, dpi=dpi)
+    """Write ``fig`` to ``path``; the format follows the suffix (.png, .svg, .pdf).
+
+    A raster figure is drawn once: matplotlib's ``savefig`` draws a figure with a layout engine
+    twice (once, not rendered, to place the axes; once to render), and the first pass still
+    resamples every image (most of the time of a large map). Here the layout engine places the
+    axes at the saved resolution first, as that first pass would, and the render is the only draw.
+    Vector formats lay out at their own 72 dpi inside ``savefig``, so they keep its two passes.
+    """
+    engine = fig.get_layout_engine()
+    if engine is None or str(path).lower().endswith((".svg", ".pdf")):
+        fig.savefig(path, dpi=dpi)
+        return
+    original = fig.dpi
+    fig.set_dpi(dpi)
+    try:
+        engine.execute(fig)
+        fig.set_layout_engine("none")
+        fig.savefig(path, dpi=dpi)
+    finally:
+        fig.set_layout_engine(engine)
+        fig.set_dpi(original)
 
 
 def draw_and_save(draw, data, path: str, figsize=(6.4, 4.8), **kwargs) -> None:

@@ -64,7 +64,8 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
                            for v in kwargs.get("params", {}).values()]))
     from ..runtime.validation import check_grid_size
 
-    check_grid_size(alphas.size * betas.size * configs, m.seconds_per_point, f"map --method {method}")
+    check_grid_size(alphas.size * betas.size * configs, m.seconds_per_point, f"map --method {method}",
+                    bytes_per_point=m.bytes_per_point, default_limit=m.point_limit)
     return RegionResult(m.function()(spec, alphas, betas, **kwargs), model=spec, method=method)
 
 

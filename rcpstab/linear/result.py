@@ -1,13 +1,13 @@
 """The result every region engine returns: a stability verdict over an (alpha, beta) grid."""
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..models import ModelSpec, as_model
+from ..runtime.csvtable import write_csv_table
 
 
 @dataclass
@@ -73,12 +73,7 @@ class RegionMap:
 
     def to_csv(self, path) -> None:
         """Write a header row and one row per grid point (and configuration)."""
-        names = list(self.table)
-        with open(path, "w", newline="") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(names)
-            for row in zip(*(self.table[n] for n in names)):
-                writer.writerow([_cell(v) for v in row])
+        write_csv_table(path, self.table)
 
     def to_dict(self) -> dict:
         """A JSON-serializable summary: axes, the stable mask and the settings."""
@@ -128,13 +123,3 @@ def _strict(value):
         return int(value)
     return value
 
-
-def _cell(value):
-    """CSV cell text: integers without a decimal point, floats round-trippable, NaN empty."""
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    if isinstance(value, (np.floating, float)):
-        return repr(float(value)) if np.isfinite(value) else ""
-    if isinstance(value, np.integer):
-        return int(value)
-    return value

@@ -43,7 +43,7 @@ APP_E_QUEUES = (2.0, 0.0)         # initial queue in units of C*d0 (App. E)
 STARTS = ("appE", "load-doubling", "half-load")
 MEASURED = ("convergence_rtt", "convergence_estimate_rtt", "envelope_rate_per_rtt")  # per-row table columns
 POINTS_PER_CHUNK = 500            # 3000 trajectories: big enough to amortize NumPy's per-call cost
-SECONDS_PER_POINT = 6e-3          # rough single-core cost at App. E's set-up (for a refusal message only)
+SECONDS_PER_POINT = 2e-3          # single-core cost at App. E's set-up, benchmarks/bench_cost_per_point.py, rounded up (refusals only)
 RESULT_VERSION = 3                # bump when code changes alter chunk results (the band is in the key by itself)
 
 # The verdict of a point is its worst trajectory's: diverged > limit_cycle > undecided > converged.
