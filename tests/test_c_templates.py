@@ -1,10 +1,11 @@
 """Every C template shipped in the package compiles cleanly with -Wall -Wextra -Werror.
 
-A template is any ``*.c`` file in the package outside the C extensions' ``csrc/`` folders (those
-are compiled by setup.py): the generated kernels' loops, read as package data and completed by
+A template is any ``*.c`` file in the package outside the C extensions' source folders
+(:data:`EXTENSION_SOURCES`, compiled by setup.py): the generated kernels' loops, read as package data and completed by
 their module (``#define`` lines, generated functions). The glob finds new templates by itself; a
 template that :data:`RENDER` cannot complete fails the test until its module's renderer is listed.
 """
+import fnmatch
 import shutil
 import subprocess
 import tomllib
@@ -33,23 +34,28 @@ def _phaseplane():
 # template (relative to the package) -> the complete translation unit its module compiles
 RENDER = {
     "network/kernel.c": _network,
-    "phaseplane/kernel.c": _phaseplane,
+    "phaseplane/csrc/kernel.c": _phaseplane,
 }
+# the C extensions' folders (setup.py compiles them; their warnings are the extension build's)
+EXTENSION_SOURCES = ("packet/csrc", "fct/csrc")
 
 
 def templates() -> list[str]:
-    return sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.c")
-                  if "csrc" not in p.parts and "build" not in p.parts)
+    found = (str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.c") if "build" not in p.parts)
+    return sorted(name for name in found if not name.startswith(EXTENSION_SOURCES))
 
 
 def test_templates_are_found_and_shipped():
     found = templates()
-    assert "network/kernel.c" in found
+    assert {"network/kernel.c", "phaseplane/csrc/kernel.c"} <= set(found)
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     for name in found:
-        package = "rcpstab." + ".".join(Path(name).parent.parts)
-        assert any(Path(name).name == pattern or pattern == "*.c" for pattern in data.get(package, [])), \
-            f"{name} is not package data of {package} in pyproject.toml"
+        # package data is a glob relative to the package that declares it (``"rcpstab.phaseplane" = ["csrc/*.c"]``)
+        folders = {package: package.removeprefix("rcpstab").lstrip(".").replace(".", "/") for package in data}
+        shipped = [(package, pattern) for package, patterns in data.items() for pattern in patterns
+                   if name.startswith(folders[package] + "/" if folders[package] else "")
+                   and fnmatch.fnmatch(name[len(folders[package]) + 1 if folders[package] else 0:], pattern)]
+        assert shipped, f"{name} is not package data in pyproject.toml"
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
