@@ -131,7 +131,7 @@ def run(args) -> int:
 
 def run_flash_crowd(args) -> int:
     """``cosim --scenario flash-crowd``: the crowd packet by packet and in the fluid model, same buffer."""
-    from ..cosim.flash_crowd import AGREEMENT, flash_crowd_cosim
+    from ..cosim.flash_crowd import AGREEMENT, check_flash_crowd, flash_crowd_cosim
 
     if args.csv:
         raise InputError("--csv: the flash-crowd scenario writes --json and --out (the runs have different grids)")
@@ -141,9 +141,7 @@ def run_flash_crowd(args) -> int:
     capacity = default.capacity_bps if args.C is None else args.C
     rtt = default.rtt_s if args.rtt is None else args.rtt
     flows = default.n_flows(0.0) if args.N is None else args.N
-    if not (capacity > 0 and rtt > 0 and flows >= 1):
-        bad = ("--C", capacity) if not capacity > 0 else ("--rtt", rtt) if not rtt > 0 else ("--N", flows)
-        raise InputError(f"{bad[0]} {bad[1]}: must be > 0" + (" (at least one flow)" if bad[0] == "--N" else ""))
+    check_flash_crowd(capacity, rtt, flows, 1.0 if args.buffer is None else args.buffer)
     scenario = flash_crowd(capacity, rtt, flows, buffer_bdp=1.0 if args.buffer is None else args.buffer)
     result = flash_crowd_cosim(scenario, args.alpha, args.beta, seed=args.seed, model=args.model)
     if args.out:

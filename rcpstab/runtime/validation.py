@@ -129,6 +129,10 @@ DOMAINS = {
     "workers": Domain("workers", 1.0, 4096.0, integer=True),
     "samples": Domain("samples", 0.0, 10_000.0, integer=True),
     "pade": Domain("Pade order", 1.0, 20.0, integer=True),
+    # fct: flows and replications are bounded again by the run's cost estimate (fct.flow_run).
+    "flows": Domain("flows", 1.0, 1e9, integer=True),
+    "replications": Domain("replications", 1.0, 1e6, integer=True),
+    "packet_bytes": Domain("data packet", 53.0, 2.0 ** 24, unit="bytes", integer=True),  # TCP + RCP + IP headers
 }
 
 # The integer arguments of the flow simulator, (low, high) inclusive. fct/csrc/flows_module.c reads
