@@ -119,7 +119,10 @@ def _main(argv) -> int:
         from .commands.edge import check_arguments  # here, not at the top: --help stays as fast as Python
 
         check_arguments(args)
-        return args.run(args)
+        from .commands.output import safe_outputs
+
+        with safe_outputs(args):  # outputs written atomically, never one path for two of them
+            return args.run(args)
     except InputError as exc:
         print(f"rcpstab {args.command}: error: {_first_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
