@@ -48,6 +48,9 @@ def _held(text: str, name: str):
     bad = [v for v in values if not (math.isfinite(v) and v > 0)]
     if bad:
         raise InputError(f"--{name} {bad[0]!r}: must be a finite number > 0")
+    twice = [v for i, v in enumerate(values) if v in values[:i]]
+    if twice:  # each held value is one curve of the diagram; a repeat merged two (KeyError 'hysteresis')
+        raise InputError(f"--{name} {text!r}: {twice[0]:g} is given twice")
     return values
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from ..linear.grid import parse_range
 from ..models import get_model
 from ..phaseplane.sweep import STARTS, phaseplane_region
-from .output import add_sweep_arguments, check_outputs, check_workers, model_help, network_text, report
+from .output import add_sweep_arguments, check_outputs, check_workers, model_help, network_text, parse_params, report
 
 EXAMPLES = (
     ("rcpstab convergence --alpha 0.2:1.0:0.4 --beta 0.2:1.0:0.4", "convergence times on a 3 x 3 grid, summary only"),
@@ -63,7 +63,7 @@ def run(args) -> int:
     check_workers(args)
     check_outputs(args)
     region = phaseplane_region(model, alphas, betas, C=args.C, d0=args.d0, N=args.N, T=args.T,
-                               workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
+                               params=parse_params(args.param), workers=args.workers, scheduler=args.scheduler, checkpoint=args.checkpoint,
                                progress=sys.stderr.isatty(), start=args.start, buffer_bdp=args.buffer)
     if args.csv:
         region.to_csv(args.csv)

@@ -91,6 +91,9 @@ def configurations(model, C=None, d0=None, N=None, T=None, params=None) -> list[
                 raise InputError(f"model {model.name!r} has no parameter {name} (it has {', '.join(compiled.param_names)})")
             continue
         axes[name] = [given] if name == "T" and given is not None else (given or [defaults[model_name]])
+    explicit = {name for name, given in zip(RCP_AXES + ("T",), (C, d0, N, T)) if given is not None}
+    axis_of = {model_name: name for name, model_name in ALIASES.items()}  # d_0 -> d0: one key per parameter
+    from_params: dict = {}
     for name, given in (params or {}).items():
         model_name = ALIASES.get(name, name)
         if model_name not in names or model_name in gains:
@@ -99,7 +102,14 @@ def configurations(model, C=None, d0=None, N=None, T=None, params=None) -> list[
         values = list(np.atleast_1d(np.asarray(given, dtype=float)))
         if not values:
             raise InputError(f"--param {name}: no value given")
-        axes[name] = values
+        axis = axis_of.get(model_name, model_name)
+        # --param d_0=0.05 beside the default d0 = 0.2 computed at 50 ms but was labelled 200 ms;
+        # --C 1e9 --param C=2e9 was accepted and map and convergence picked opposite values.
+        if axis in explicit or axis in from_params:
+            other = f"--{axis}" if axis in explicit else f"--param {from_params[axis]}"
+            raise InputError(f"--param {name}: {axis} is also given as {other}; give it once")
+        from_params[axis] = name
+        axes[axis] = values
     configs = []
     for combination in itertools.product(*axes.values()):
         config = {name: float(value) for name, value in zip(axes, combination)}

@@ -138,7 +138,10 @@ def _build(cc: str, name: str, source: str, source_digest: str, target: Path) ->
         built = Path(work) / "kernel.so"
         result = subprocess.run([cc, *FLAGS, "-o", str(built), str(c_file), "-lm"], capture_output=True, text=True)
         if result.returncode != 0:
-            first = (result.stderr.strip().splitlines() or ["(no message)"])[0]
+            first = (result.stderr.strip().splitlines() or ["(no message)"])[0][:200]
+            if os.environ.get("CC"):  # the user's compiler: bad input (one line, exit 2), not a bug of ours
+                raise InputError(f"$CC={os.environ['CC']!r}: compiling the {name} kernel failed ({first}); "
+                                 "set CC to a working C compiler or unset it")
             raise RuntimeError(f"compiling the {name} kernel with {cc} failed: {first}")
         body = built.read_bytes()
         with open(built, "ab") as fh:

@@ -119,7 +119,8 @@ DOMAINS = {
     "N": Domain("number of flows N", 1.0, 1e7),
     "MTU": Domain("MTU", 0.0, 1e6, low_open=True, unit="bits"),
     "t_end": Domain("simulated time", 0.0, 1e6, low_open=True, unit="s"),
-    "rtts": Domain("duration", 0.0, 1e5, low_open=True, unit="RTTs"),
+    # At least one round trip: 1e-320 RTTs ran and reported "after 9.99989e-321 RTTs".
+    "rtts": Domain("duration", 1.0, 1e5, unit="RTTs"),
     "transient_rtt": Domain("transient", 0.0, 1e4, unit="RTTs"),
     "load": Domain("load", 0.0, 1.0, low_open=True, high_open=True),
     "buffer_bytes": Domain("buffer", 1.0, 1e15, unit="bytes", integer=True),
