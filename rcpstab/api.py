@@ -18,6 +18,7 @@ import numpy as np
 
 from .errors import InputError
 from .models import as_model
+from .runtime.validation import check_run_cost, check_value
 
 __all__ = ["REGION_METHODS", "cosim", "linearize", "margins", "region", "simulate"]
 
@@ -34,6 +35,13 @@ DEFAULT_GRID = {
     "linear": ("0.02:2.0:0.02", "0.01:1.0:0.01"),   # thesis Fig. 5.2's plane
     "simulated": ("0.1:2.0:0.1", "0.1:2.0:0.1"),    # App. E's grid
 }
+
+
+SIMULATE_BYTES_PER_START_RTT = 90  # the trajectories' samples, from a run of 1e6 starts (8.94 GiB at 100 RTTs)
+
+
+def _first_line(exc) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
 
 
 def _axis(values, name: str, default: str) -> np.ndarray:
@@ -84,7 +92,24 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
     betas = _axis(beta, "beta", beta_default)
     module, function = REGION_METHODS[method]
     engine = getattr(importlib.import_module(module), function)
-    return engine(spec, alphas, betas, **options)
+    return engine(spec, alphas, betas, **_engine_options(engine, method, options))
+
+
+def _engine_options(engine, method: str, options: dict) -> dict:
+    """``options`` the engine takes, the network axes as lists (one number is one value); an option it
+    does not take is refused in one line (it was a TypeError from deep inside)."""
+    import inspect
+
+    accepted = [name for name, p in list(inspect.signature(engine).parameters.items())[3:]
+                if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    out = {}
+    for name, value in options.items():
+        if name not in accepted:
+            raise InputError(f"region(method={method!r}): no option {name!r} (options: {', '.join(accepted)})")
+        if name in ("C", "d0", "N") and value is not None:
+            value = [check_value(name, v, field=name) for v in np.atleast_1d(np.asarray(value, dtype=object)).ravel()]
+        out[name] = value
+    return out
 
 
 def margins(model, alpha: float, beta: float):
@@ -109,7 +134,8 @@ def margins(model, alpha: float, beta: float):
     """
     from .linear.margins import margins as compute
 
-    return compute(as_model(model), alpha, beta)
+    # One point: a list of gains was silently cut to its first (margins("rcp", [0.4, 0.5], 0.2)).
+    return compute(as_model(model), check_value("alpha", alpha, field="alpha"), check_value("beta", beta, field="beta"))
 
 
 def linearize(model="rcp"):
@@ -164,14 +190,24 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     from .phaseplane.trajectory import simulate as integrate
 
     spec = as_model(model)
-    if not (np.isfinite(rtts) and rtts > 0):
-        raise InputError(f"rtts = {rtts}: must be > 0")
+    alpha, beta = check_value("alpha", alpha, field="alpha"), check_value("beta", beta, field="beta")
+    rtts = check_value("rtts", rtts, field="rtts")
+    C, d0, N, T = (None if v is None else check_value(k, v, field=k) for k, v in (("C", C), ("d0", d0), ("N", N),
+                                                                                  ("T", T)))
     (config,) = configurations(spec, *([v] if v is not None else None for v in (C, d0, N)), T)
     if gamma0 is None and q0 is None:
         gamma0, q0 = (v[0] for v in initial_conditions(config["C"], config["d0"], config["N"]))
     elif gamma0 is None or q0 is None:
         raise InputError("gamma0 and q0: give both or neither")
-    gamma0, q0 = np.broadcast_arrays(np.asarray(gamma0, dtype=float), np.asarray(q0, dtype=float))
+    try:
+        gamma0, q0 = np.broadcast_arrays(np.asarray(gamma0, dtype=float), np.asarray(q0, dtype=float))
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"gamma0 and q0: expected numbers of one shape ({_first_line(exc)})") from None
+    if not (np.all(np.isfinite(gamma0)) and np.all(np.isfinite(q0))):
+        raise InputError("gamma0 and q0: must be finite")
+    # 1e6 starts at 100 RTTs asked numpy for 8.94 GiB: about 90 bytes per start and RTT.
+    check_run_cost(f"simulate with {gamma0.size} starts over {rtts:g} RTTs", 0.0,
+                   gamma0.size * max(rtts, 1.0) * SIMULATE_BYTES_PER_START_RTT)
     return integrate(spec, dict(config, alpha=alpha, beta=beta), {"gamma0": gamma0.ravel(), "q0": q0.ravel()},
                      rtts * config["d0"])
 

@@ -66,3 +66,43 @@ def test_a_parameter_by_its_model_name_is_labelled_as_computed(tmp_path, capsys)
 def test_one_parameter_given_twice_is_refused(given, capsys):
     refused(["map", "--method", "phaseplane", "--alpha", "0.4", "--beta", "0.2", *given], capsys, "give it once")
     refused(["convergence", "--alpha", "0.4:0.5:0.1", "--beta", "0.2:0.3:0.1", *given], capsys, "give it once")
+
+
+# ---- defect 10: the Python API validates like the command line
+
+def test_api_margins_refuses_a_list_instead_of_dropping_it():
+    from rcpstab.api import margins
+    from rcpstab.errors import InputError
+    with pytest.raises(InputError, match="alpha"):
+        margins("rcp", [0.4, 0.5], 0.2)  # silently computed at 0.4
+    assert margins("rcp", 0.4, 0.2).stable
+
+
+def test_api_region_takes_one_number_where_a_list_is_accepted_and_refuses_unknown_options():
+    import numpy as np
+
+    from rcpstab.api import region
+    from rcpstab.errors import InputError
+    with pytest.raises(InputError, match="no option 'C'"):
+        region("rcp", [0.4], [0.2], method="exact", C=1e9)  # TypeError from exact_region
+    one = region("rcp", "0.4", "0.2", method="phaseplane", C=1e9)  # 'float' object is not iterable
+    listed = region("rcp", "0.4", "0.2", method="phaseplane", C=[1e9])
+    assert np.array_equal(one.stable, listed.stable)
+    with pytest.raises(InputError, match="C=0.0"):
+        region("rcp", "0.4", "0.2", method="phaseplane", C=0.0)
+
+
+def test_api_simulate_refuses_above_the_memory_estimate_before_allocating():
+    import tracemalloc
+
+    from rcpstab.api import simulate
+    from rcpstab.errors import InputError
+    tracemalloc.start()
+    with pytest.raises(InputError, match="1000000 starts.*GB of memory"):
+        simulate("rcp", 0.4, 0.2, gamma0=[0.1] * 1_000_000, q0=0.0)  # asked numpy for 8.94 GiB
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 200e6
+    for bad in (dict(rtts=float("inf")), dict(rtts="x"), dict(C="x"), dict(gamma0=[0.1, 0.2], q0=[0.0, 1.0, 2.0])):
+        with pytest.raises(InputError):
+            simulate("rcp", 0.4, 0.2, **{"rtts": 5, **bad})
