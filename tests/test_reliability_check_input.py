@@ -88,3 +88,29 @@ def test_a_usable_home_is_used(monkeypatch, tmp_path):
     monkeypatch.delenv(build.CACHE_ENV, raising=False)
     assert build.cache_dir() == tmp_path / ".cache" / "rcpstab" / "kernels"
     assert derivation_cache.cache_dir() == tmp_path / ".cache" / "rcpstab" / "symbolic"
+
+
+@pytest.mark.parametrize("envelope, named, bound", [
+    # defect 9: refused as "T = 5e-08 s" and "N = 2e7", values the file never held
+    ("rtt_ms = [0.001, 0.001]", "rtt_ms[0] = 0.001", "rtt_ms must be >= 0.02"),
+    ("flows = [1e7, 1e7]", "flows[1] = 1e+07", "flows must be <= 1e+06"),
+])
+def test_refusals_name_what_the_file_says_and_the_bound(envelope, named, bound, tmp_path, capsys):
+    path = tmp_path / "c.toml"
+    path.write_text(BODY + "[envelope]\n" + envelope + "\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and named in err and bound in err
+    assert "T = 5e-08 s:" not in err and "N = 2" not in err
+
+
+def test_the_derived_bounds_are_exact(tmp_path):
+    for envelope, ok in (("rtt_ms = [0.02, 1]", True), ("rtt_ms = [0.0199, 1]", False),
+                         ("flows = [1, 1e6]", True), ("flows = [1, 1000001]", False)):
+        path = tmp_path / "c.toml"
+        path.write_text(BODY + "[envelope]\n" + envelope + "\n")
+        if ok:
+            load_config(str(path))
+        else:
+            with pytest.raises(InputError, match="must be"):
+                load_config(str(path))

@@ -291,6 +291,27 @@ def _check_domains(router: Router, envelope: Envelope) -> None:
                 low, high = domain.low / factor, domain.high / factor
                 raise InputError(f"{where} = {value:g}: must be in {'(' if domain.low_open else '['}{low:g}, "
                                  f"{high:g}]{' ' + unit if unit else ''}")
+    _check_derived(envelope)
+
+
+def _check_derived(envelope: Envelope) -> None:
+    """What the checks derive from the envelope, refused in the file's terms: the nonlinear check's
+    finest update interval T = d0/SMALL_T_PER_RTT and its flash crowd of FLASH_CROWD x N flows
+    (``T = 5e-08 s`` and ``N = 2e7`` named values the file never held)."""
+    from .checks import SMALL_T_PER_RTT
+    from .nonlinear import FLASH_CROWD, LOAD_DOUBLING
+
+    t_low, n_high = DOMAINS["T"].low, DOMAINS["N"].high
+    rtt_ms = envelope.rtt_ms[0]
+    if rtt_ms * 1e-3 / SMALL_T_PER_RTT < t_low:
+        raise InputError(f"rtt_ms[0] = {rtt_ms:g}: the nonlinear check integrates with T = d0/{SMALL_T_PER_RTT:g} = "
+                         f"{rtt_ms * 1e-3 / SMALL_T_PER_RTT:.3g} s, below the {t_low:g} s the model is built for; "
+                         f"rtt_ms must be >= {t_low * SMALL_T_PER_RTT * 1e3:g}")
+    flows = envelope.flows[1]
+    step = max(FLASH_CROWD, LOAD_DOUBLING)
+    if flows * step > n_high:
+        raise InputError(f"flows[1] = {flows:g}: the flash crowd grows it to {step:g} N = {flows * step:.3g} flows, "
+                         f"above the {n_high:.3g} the model is built for; flows must be <= {n_high / step:g}")
 
 
 def _read_text(path: str) -> str:
