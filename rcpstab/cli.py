@@ -124,7 +124,10 @@ def _main(argv) -> int:
         from .commands.edge import check_arguments  # here, not at the top: --help stays as fast as Python
 
         check_arguments(args)
-        return args.run(args)
+        from .commands.output import safe_outputs
+
+        with safe_outputs(args):  # outputs written atomically, never one path for two of them
+            return args.run(args)
     except InputError as exc:
         print(f"rcpstab {args.command}: error: {as_typed(_first_line(exc), args)}", file=sys.stderr)
         return EXIT_BAD_INPUT

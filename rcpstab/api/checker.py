@@ -71,17 +71,18 @@ def check(config, criterion: str = "all", samples: int = 4, workers: int = 1, *,
     CheckResult
         ``.passed``, ``.findings``, ``.suggestion``; ``to_dict()`` is ``check --json``.
     """
-    from ..check import load_config, run_checks
+    from ..check import CheckConfig, load_config, run_checks
     from ..check import suggest as search
 
-    if criterion not in CRITERIA:
+    if not isinstance(criterion, str) or criterion not in CRITERIA:
         raise InputError(f"--criterion {criterion!r}: choose from {', '.join(CRITERIA)}")
-    if workers < 1:
-        raise InputError(f"--workers {workers}: must be at least 1")
-    if samples < 0:
-        raise InputError(f"--samples {samples}: must be >= 0")
+    for name, value, least in (("workers", workers, 1), ("samples", samples, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise InputError(f"--{name} {value!r}: must be a whole number >= {least}")
     if isinstance(config, str):
         config = load_config(config)
+    if not isinstance(config, CheckConfig):
+        raise InputError(f"config {str(config)[:80]!r}: expected a TOML file's path or a CheckConfig")
     warn_implausible_envelope(config)
     outcome = run_checks(config, criterion, samples, workers, packet=packet, fct=fct)
     if not outcome.passed and suggest:

@@ -28,7 +28,11 @@ def plausible(name: str, values, option: str | None = None) -> None:
     if name not in PLAUSIBLE or values is None:
         return
     low, high, unit, _ = PLAUSIBLE[name]
-    for value in np.atleast_1d(np.asarray(values, dtype=float)).ravel():
+    try:
+        values = np.atleast_1d(np.asarray(values, dtype=float)).ravel()
+    except (TypeError, ValueError):
+        return   # not numbers: the domain check that follows names the value
+    for value in values:
         if not np.isfinite(value) or low <= value <= high or value <= 0:
             continue
         if value > high and unit == "s":
@@ -64,8 +68,8 @@ def axis(values, name: str, default: str) -> np.ndarray:
     if any(isinstance(v, str) for v in np.atleast_1d(np.asarray(values, dtype=object))):
         # texts (the command line's --alpha 0.1 0.3 0.5:1:0.1): each a number, V1,V2,... or a range
         found = [g for text in values for g in gain_values(str(text), name)]
-        return np.unique(check_gains(np.asarray(found, dtype=float), name))
-    return check_gains(np.atleast_1d(np.asarray(values, dtype=float)), name)
+        return np.unique(check_gains(_numbers(found, name), name))
+    return check_gains(_numbers(values, name), name)
 
 
 def gain_values(values, name: str) -> list[float]:
@@ -80,7 +84,16 @@ def gain_values(values, name: str) -> list[float]:
             values = [float(v) for v in text.split(",")]
         except ValueError:
             raise InputError(f"--{name} {text!r}: not a number (or a list V1,V2,... or START:STOP:STEP)") from None
-    return [float(v) for v in check_gains(np.atleast_1d(np.asarray(values, dtype=float)), name)]
+    return [float(v) for v in check_gains(_numbers(values, name), name)]
+
+
+def _numbers(values, name: str) -> np.ndarray:
+    """``values`` as a flat float array; one line naming them when they are not numbers."""
+    try:
+        return np.atleast_1d(np.asarray(values, dtype=float)).ravel()
+    except (TypeError, ValueError):
+        shown = repr(values)
+        raise InputError(f"--{name} {shown[:80]}: not a number (or a list of numbers)") from None
 
 
 def single_gain(value, name: str) -> float:

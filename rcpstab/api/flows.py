@@ -40,9 +40,18 @@ def fct(alpha: float, beta: float, *, C: float, d0: float, load: float, sizes: s
     """
     from ..fct import fct_study
     from ..packet.hosts.flow_traffic import parse_arrivals, parse_sizes
+    from ..runtime.validation import check_value
 
-    if workers < 1:
-        raise InputError(f"--workers {workers}: must be at least 1")
+    # every number against the one domain table first (a string or NaN was a TypeError deep inside)
+    alpha, beta = check_value("alpha", alpha, "--alpha"), check_value("beta", beta, "--beta")
+    for key, option, value in (("C", "--C", C), ("d0", "--d0", d0), ("load", "--load", load),
+                               ("buffer_bdp", "--buffer", buffer_bdp), ("flows", "--flows", flows),
+                               ("replications", "--replications", replications), ("eta", "--eta", eta),
+                               ("seed", "--seed", seed), ("workers", "--workers", workers)):
+        check_value(key, value, option)
+    for option, text in (("--sizes", sizes), ("--arrivals", arrivals)):
+        if not isinstance(text, str):
+            raise InputError(f"{option} {str(text)[:80]!r}: a distribution as text (see rcpstab fct --help)")
     plausible("C", C, "--C")
     plausible("d0", d0, "--d0")
     size_law, arrival_law = parse_sizes(sizes), parse_arrivals(arrivals)

@@ -89,7 +89,17 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
     from ..cosim.network import NETWORK_SCENARIOS
     from ..cosim.packet_vs_fluid import PACKET_PROTOCOL, TRANSIENT_RTT
     from ..packet.simulator.scenarios import FLASH_CROWD
+    from ..runtime.validation import check_value
 
+    # every number against the one domain table before any run (a string or NaN was a TypeError deep inside)
+    alpha, beta = check_value("alpha", alpha, "--alpha"), check_value("beta", beta, "--beta")
+    for name, key, value in (("d0", "d0", d0), ("buffer", "buffer_bdp", buffer_bdp), ("C", "C", C), ("N", "N", N),
+                             ("t-end", "t_end", t_end), ("transient-rtt", "transient_rtt", transient_rtt),
+                             ("seed", "seed", seed)):
+        if value is not None:
+            check_value(key, value, f"--{name}")
+    if not isinstance(scenario, str) and not hasattr(scenario, "validate"):
+        raise InputError(f"--scenario {str(scenario)[:80]!r}: a scenario name")
     _check_model(model, PACKET_PROTOCOL)
     transient_rtt = TRANSIENT_RTT if transient_rtt is None else transient_rtt
     if not transient_rtt >= 0:
@@ -151,7 +161,7 @@ def _check_length(scenario, d0, t_end, transient_rtt) -> None:
 
 
 def _flash_crowd(alpha, beta, model, d0, buffer_bdp, C, N, t_end, seed):
-    from ..cosim.flash_crowd import flash_crowd_cosim
+    from ..cosim.flash_crowd import check_flash_crowd, flash_crowd_cosim
     from ..packet.simulator.scenarios import FLASH_CROWD, flash_crowd
 
     if t_end is not None:
@@ -160,9 +170,9 @@ def _flash_crowd(alpha, beta, model, d0, buffer_bdp, C, N, t_end, seed):
     capacity = default.capacity_bps if C is None else C
     rtt = default.rtt_s if d0 is None else d0
     flows = default.n_flows(0.0) if N is None else N
-    if not (capacity > 0 and rtt > 0 and flows >= 1):
-        bad = ("--C", capacity) if not capacity > 0 else ("--d0", rtt) if not rtt > 0 else ("--N", flows)
-        raise InputError(f"{bad[0]} {bad[1]}: must be > 0" + (" (at least one flow)" if bad[0] == "--N" else ""))
+    # the domain table and the run-cost limits (a 1e6-flow crowd took 279 s and 4.5 GB)
+    check_flash_crowd(capacity, rtt, flows, 1.0 if buffer_bdp is None else buffer_bdp,
+                      options=("--C", "--d0", "--N", "--buffer"))
     scenario = flash_crowd(capacity, rtt, flows, buffer_bdp=1.0 if buffer_bdp is None else buffer_bdp)
     result = flash_crowd_cosim(scenario, alpha, beta, seed=seed, model=model)
     return CosimResult(result, kind="flash-crowd", model=model, flows=flows, rtt=rtt)
@@ -318,13 +328,12 @@ def network(alpha: float, beta: float, scenario: str = "fig5.7", t_end: float = 
         ``.value`` is the :class:`~rcpstab.network.fluid.NetworkRun`; ``to_dict()`` its convergence summary.
     """
     from ..network.fig57 import simulate_fig57
-    from ..runtime.validation import check_run_cost
+    from ..runtime.validation import check_run_cost, check_value
 
-    if scenario not in NETWORK_SCENARIOS:
-        raise InputError(f"--scenario {scenario!r}: choose from {', '.join(NETWORK_SCENARIOS)}")
-    for name, value in (("alpha", alpha), ("beta", beta)):
-        if not value > 0:
-            raise InputError(f"--{name} {value}: must be > 0")
+    if not isinstance(scenario, str) or scenario not in NETWORK_SCENARIOS:
+        raise InputError(f"--scenario {str(scenario)[:80]!r}: choose from {', '.join(NETWORK_SCENARIOS)}")
+    alpha, beta = check_value("alpha", alpha, "--alpha"), check_value("beta", beta, "--beta")
+    t_end = check_value("t_end", t_end, "--t-end")
     if not t_end >= MIN_T_END_S:
         raise InputError(f"--t-end {t_end:g}: too short to summarize (at least {MIN_T_END_S:g} s)")
     check_run_cost(f"network --t-end {t_end:g}", t_end * NETWORK_CPU_PER_S, t_end * NETWORK_FLUID_BYTES_PER_S)

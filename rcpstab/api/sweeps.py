@@ -151,6 +151,9 @@ def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=No
     if texts[other] is None:
         raise InputError(f"--{other}: required (the value or values held)")
     fixed = gain_values(texts[other], other)
+    twice = [v for i, v in enumerate(fixed) if v in fixed[:i]]
+    if twice:  # each held value is one curve of the diagram; a repeat merged two (KeyError 'hysteresis')
+        raise InputError(f"--{other} {texts[other]!r}: {twice[0]:g} is given twice")
     if not (math.isfinite(rtts) and rtts >= 20):
         raise InputError(f"--rtts {rtts}: must be at least 20")
     for name, value in (("C", C), ("d0", d0), ("T", T)):

@@ -6,19 +6,19 @@ import math
 import numpy as np
 
 from ..errors import InputError
+from ..runtime.validation import check_run_cost, check_value
 from .common import as_model, network_params, plausible
 from .regions import network_text
 from .result import Result, strict
 
 __all__ = ["PortraitResult", "TrajectoryResult", "portrait", "simulate"]
 
+SIMULATE_BYTES_PER_START_RTT = 90  # the trajectories' samples, from a run of 1e6 starts (8.94 GiB at 100 RTTs)
 SWING_RTT = 10.0  # the summary's swing is measured over the run's last this many round trips
 
 
 def _check_rtts(rtts) -> float:
-    if not (np.isfinite(rtts) and rtts > 0):
-        raise InputError(f"--rtts {rtts}: must be > 0")
-    return float(rtts)
+    return float(check_value("rtts", rtts, "--rtts"))
 
 
 def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d0=None, N=None, T=None,
@@ -66,8 +66,23 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     rtts = _check_rtts(rtts)
     for name, value in (("C", C), ("d0", d0), ("T", T)):
         plausible(name, value)
+    alpha, beta = check_value("alpha", alpha, field="alpha"), check_value("beta", beta, field="beta")
     given = network_params(spec, C, d0, N, T, params, single=True)
     (config,) = configurations(spec, {k: [v] for k, v in given.items()})
+    starts = 6   # App. E's
+    if gamma0 is not None or q0 is not None:
+        if gamma0 is None or q0 is None:
+            raise InputError("gamma0 and q0: give both or neither")
+        try:
+            gamma0, q0 = np.broadcast_arrays(np.asarray(gamma0, dtype=float), np.asarray(q0, dtype=float))
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"gamma0 and q0: expected numbers of one shape ({str(exc).splitlines()[0][:200]})") from None
+        if not (np.all(np.isfinite(gamma0)) and np.all(np.isfinite(q0))):
+            raise InputError("gamma0 and q0: must be finite")
+        starts = gamma0.size
+    # 1e6 starts at 100 RTTs asked numpy for 8.94 GiB: about 90 bytes per start and RTT
+    check_run_cost(f"simulate with {starts} starts over {rtts:g} RTTs", 0.0,
+                   starts * max(rtts, 1.0) * SIMULATE_BYTES_PER_START_RTT)
     traj = simulate_rtts(spec, alpha, beta, rtts, given, gamma0, q0)
     return TrajectoryResult(traj, model=spec, config=config, alpha=alpha, beta=beta, rtts=rtts)
 

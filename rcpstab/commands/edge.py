@@ -22,6 +22,7 @@ OPTION_DOMAINS = {
     "alpha": "alpha", "beta": "beta", "T": "T", "d0": "d0", "C": "C", "N": "N", "rtt": "rtt",
     "t_end": "t_end", "rtts": "rtts", "transient_rtt": "transient_rtt", "buffer": "buffer_bdp",
     "seed": "seed", "workers": "workers", "samples": "samples", "pade": "pade",
+    "load": "load", "buffer_bdp": "buffer_bdp", "flows": "flows", "replications": "replications", "eta": "eta",
 }
 # Options that override a scenario field: the message names the field, as the library's own check does.
 FIELDS = {"rtt": "rtt_s"}

@@ -3,6 +3,7 @@ parameter by name) and the one-line summary."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 
 from ..errors import InputError
@@ -44,6 +45,40 @@ def add_param_argument(parser) -> None:
     parser.add_argument("--param", action="append", metavar="NAME=VALUE",
                         help="any other parameter of the model by name (its default otherwise); repeatable. "
                              "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05 (a user protocol)")
+
+
+OUTPUT_OPTIONS = ("out", "csv", "boundary")  # argparse destinations of files a command writes
+
+
+@contextlib.contextmanager
+def safe_outputs(args):
+    """Run a command with its output files written atomically (:mod:`rcpstab.runtime.atomic`).
+
+    One path for two outputs, or for an output and ``--checkpoint``, is refused first; the
+    outputs are checked under their real names; then each option points at a temporary file
+    beside its target, renamed over it only when the command returned (an error, a full disk or
+    Ctrl-C leaves the old file, and the message names the target).
+    """
+    from ..api.files import AtomicOutputs, check_distinct
+
+    paths = {dest: getattr(args, dest, None) for dest in OUTPUT_OPTIONS}
+    paths = {dest: path for dest, path in paths.items() if isinstance(path, str) and path}
+    check_distinct({**{f"--{dest}": path for dest, path in paths.items()},
+                    "--checkpoint": getattr(args, "checkpoint", None)})
+    check_outputs(args)
+    if paths.get("boundary"):
+        writable_path(paths["boundary"], "--boundary")
+    outputs = AtomicOutputs({f"--{dest}": path for dest, path in paths.items()})
+    with outputs as temporary:
+        for dest in paths:
+            setattr(args, dest, temporary[f"--{dest}"])
+        args.output_targets = dict(paths)
+        try:
+            yield
+        finally:
+            for dest, path in paths.items():
+                setattr(args, dest, path)
+            del args.output_targets
 
 
 def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
@@ -144,9 +179,9 @@ def report(args, line: str) -> None:
 
 def files_written(args) -> str:
     """``"; figure in X, table in Y"`` for the output files the command was given ('' if none)."""
-    parts = [f"{what} in {getattr(args, option)}" for option, what in (("out", "figure"), ("csv", "table"),
-                                                                        ("boundary", "boundary curve"))
-             if getattr(args, option, None)]
+    targets = getattr(args, "output_targets", {})  # safe_outputs: the real names behind the temporary files
+    parts = [f"{what} in {targets.get(option, getattr(args, option))}" for option, what in
+             (("out", "figure"), ("csv", "table"), ("boundary", "boundary curve")) if getattr(args, option, None)]
     return "; " + ", ".join(parts) if parts else ""
 
 

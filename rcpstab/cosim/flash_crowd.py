@@ -44,8 +44,9 @@ import numpy as np
 from ..packet.lens.fluid_twin import fluid_run
 from ..packet.lens.verdicts import NOISE_K, occupancy_floor
 from ..packet.simulator.run import run_scenario
-from ..packet.simulator.scenarios import Scenario, crowd_time_s, get_scenario
+from ..packet.simulator.scenarios import CROWD_AFTER_RTT, CROWD_BEFORE_RTT, CROWD_FACTOR, Scenario, crowd_time_s, get_scenario
 from ..packet.simulator.segments import control_interval_s, rtt_average
+from ..packet.simulator.topology import RWND_PACKETS
 from ..verdicts.band import STANDARD, Band
 from ..verdicts.recovery import recovery_rtt
 from .packet_vs_fluid import PACKET_PROTOCOL
@@ -53,6 +54,13 @@ from .packet_vs_fluid import PACKET_PROTOCOL
 OVERLOAD = 1.05          # input above 5% over C: overloaded (the packet count's noise is a few %)
 STALL = 0.05             # input below 5% of C: the senders are not sending
 NOISE_WINDOW_RTT = 20.0   # the noise floor: the last 20 RTTs before the crowd (the N flows settle within 15)
+# Cost of a flash crowd, from runs at N = 2 to 2e4 (10 N flows after the crowd): each flow about
+# 300 us and 500 bytes (the packet simulator's and the fluid run's per-flow state, Python and C);
+# each packet about 1 us. Refused above the run-cost limits (runtime.validation.check_run_cost).
+SECONDS_PER_FLOW = 300e-6
+BYTES_PER_FLOW = 500
+SECONDS_PER_PACKET = 1e-6
+
 AGREEMENT = 0.30          # issue 11: fluid and packet within 30% on recovery and drops
 
 
@@ -165,15 +173,27 @@ class FlashCrowdResult:
         if rel["recovery_rtt"] is None or rel["recovery_rtt"] > AGREEMENT:
             head = f"recovery: fluid {_num(f.recovery_rtt)}, packet {_num(p.recovery_rtt)}" + (
                 f" ({p.reason})" if p.reason else "") + ". "
-            if self.model == "rcp":
+            cap = self.window_cap_over_C()
+            if not math.isfinite(p.overload_input) and cap < OVERLOAD:
+                # No overload in the packet run: nothing for the RTT estimate or the window to explain.
                 out.append(head + (
-                    f"During the overload the packet router's RTT estimate stays at {p.overload_d_over_d0:.3g} d0 "
+                    f"The packet senders never overload the link: each R-TCP sender is capped by its "
+                    f"{RWND_PACKETS}-packet receive window per RTT, so the {self.scenario.n_flows(self.crowd_s)} "
+                    f"flows after the crowd can send at most {cap:.3g} C; the fluid senders are paced only "
+                    f"(overload {_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C)."))
+            elif self.model == "rcp" and math.isfinite(p.overload_d_over_d0):
+                out.append(head + (
+                    f"During the overload the packet router's RTT estimate stays at {_g(p.overload_d_over_d0)} d0 "
                     f"(it averages the RTTs the senders write in their headers, measured before the queue built) "
-                    f"where eqs. 5.1-5.4's d = d0 + q/C is {f.overload_d_over_d0:.3g} d0, so each update cuts R "
-                    f"about {f.overload_d_over_d0 / p.overload_d_over_d0:.2g}x harder: the rate bottoms at R/C = "
-                    f"{p.trough_R_over_C:.2g} against {f.trough_R_over_C:.2g}. R grows at most e^alpha per RTT, "
-                    f"so climbing back alone takes the packet run >= {self.packet_recovery_bound():.3g} RTTs "
+                    f"where eqs. 5.1-5.4's d = d0 + q/C is {_g(f.overload_d_over_d0)} d0, so each update cuts R "
+                    f"about {_g(f.overload_d_over_d0 / p.overload_d_over_d0, '.2g')}x harder: the rate bottoms at R/C = "
+                    f"{_g(p.trough_R_over_C, '.2g')} against {_g(f.trough_R_over_C, '.2g')}. R grows at most e^alpha per RTT, "
+                    f"so climbing back alone takes the packet run >= {_g(self.packet_recovery_bound())} RTTs "
                     f"(the rcp-router fluid model has the router's RTT average)."))
+            elif not math.isfinite(p.overload_input):
+                out.append(head + (
+                    f"The packet run's input never exceeds {OVERLOAD:g} C after the crowd (the fluid's is "
+                    f"{_g(f.overload_input)} C for {_g(f.overload_rtt, '.2g')} RTTs)."))
             elif not (math.isfinite(p.recovery_rtt) or math.isfinite(f.recovery_rtt)):
                 out.append(head + "Neither run recovers: they agree on that.")
             elif math.isfinite(p.recovery_rtt) and not math.isfinite(f.recovery_rtt):
@@ -185,28 +205,33 @@ class FlashCrowdResult:
                 out.append(head + (
                     f"R-TCP's window (rate x smoothed RTT, measured before the queue built) caps what a sender "
                     f"has in flight while the full queue delays its ACKs; the fluid senders are paced only. "
-                    f"The packet overload is {p.overload_rtt:.2g} RTTs at {p.overload_input:.3g} C against "
-                    f"{f.overload_rtt:.2g} RTTs at {f.overload_input:.3g} C, so the rate falls to R/C = "
-                    f"{p.trough_R_over_C:.2g} against {f.trough_R_over_C:.2g} and climbs back sooner."))
+                    f"The packet overload is {_g(p.overload_rtt, '.2g')} RTTs at {_g(p.overload_input)} C against "
+                    f"{_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C, so the rate falls to R/C = "
+                    f"{_g(p.trough_R_over_C, '.2g')} against {_g(f.trough_R_over_C, '.2g')} and climbs back sooner."))
             else:
                 sc = self.scenario
                 n_after = sc.n_flows(self.crowd_s)
                 out.append(head + (
-                    f"The paced packet flows keep a standing queue the fluid has not, {p.queue_eq_bdp:.2g} C*d0 "
-                    f"({p.queue_eq_bdp * sc.bdp_bytes / sc.packet_bytes:.2g} packets) on average after the crowd; "
-                    f"the rate law turns it into an equilibrium R_e = {p.gamma_eq * n_after / sc.eta:.3g} eta C/N "
+                    f"The paced packet flows keep a standing queue the fluid has not, {_g(p.queue_eq_bdp, '.2g')} C*d0 "
+                    f"({_g(p.queue_eq_bdp * sc.bdp_bytes / sc.packet_bytes, '.2g')} packets) on average after the crowd; "
+                    f"the rate law turns it into an equilibrium R_e = {_g(p.gamma_eq * n_after / sc.eta)} eta C/N "
                     f"(beta = {self.beta:g}), and the collisions of the flows' packets move the rate about it: "
-                    f"its last exit from the {100 * p.rate_band:.2g}% band comes later."))
+                    f"its last exit from the {_g(100 * p.rate_band, '.2g')}% band comes later."))
         if p.stall_rtt > f.stall_rtt + 1.0:
             out.append(
-                f"stall: after the overload the packet input stays under {STALL:g} C for {p.stall_rtt:.3g} RTTs "
-                f"against the fluid's {f.stall_rtt:.3g}: at App. F's MIN_RATE = 0.01 MTU/d a sender sends one "
+                f"stall: after the overload the packet input stays under {STALL:g} C for {_g(p.stall_rtt)} RTTs "
+                f"against the fluid's {_g(f.stall_rtt)}: at App. F's MIN_RATE = 0.01 MTU/d a sender sends one "
                 f"packet per 100 RTTs and hears a higher rate only from an ACK or a rate-refresh probe.")
         if rel["dropped_bdp"] is None or rel["dropped_bdp"] > AGREEMENT:
-            out.append(f"drops: fluid {f.dropped_bdp:.3g} C*d0, packet {p.dropped_bdp:.3g} C*d0; first overload "
-                       f"{f.overload_rtt:.2g} RTTs at {f.overload_input:.3g} C (fluid) against "
-                       f"{p.overload_rtt:.2g} RTTs at {p.overload_input:.3g} C (packet).")
+            out.append(f"drops: fluid {_g(f.dropped_bdp)} C*d0, packet {_g(p.dropped_bdp)} C*d0; first overload "
+                       f"{_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C (fluid) against "
+                       f"{_g(p.overload_rtt, '.2g')} RTTs at {_g(p.overload_input)} C (packet).")
         return out
+
+    def window_cap_over_C(self) -> float:
+        """The most the packet senders after the crowd can send, over C: N receive windows per round trip."""
+        sc = self.scenario
+        return sc.n_flows(self.crowd_s) * RWND_PACKETS * sc.packet_bytes * 8.0 / (sc.rtt_s * sc.capacity_bps)
 
     def packet_recovery_bound(self) -> float:
         """RTTs the packet rate needs to climb from its trough to its equilibrium at the fastest
@@ -237,6 +262,11 @@ class FlashCrowdResult:
         """Draw both runs (:func:`~rcpstab.cosim.plot.flash_crowd_plot`)."""
         from .plot import flash_crowd_plot
         return flash_crowd_plot(self, axes)
+
+
+def _g(x: float, spec: str = ".3g") -> str:
+    """A measured number for a sentence: "n/a" where it was not measured (never "nan")."""
+    return format(x, spec) if math.isfinite(x) else "n/a"
 
 
 def _num(x: float) -> str:
@@ -326,6 +356,50 @@ def _packet_response(packet, scenario: Scenario, alpha: float, beta: float, crow
                               packet.avg_rtt_s[after] / scenario.rtt_s)
     return CrowdResponse(peak, dropped, recovery, reason, gamma_eq, queue_eq, rate_band, queue_band,
                          float(gamma[after].min()), *episodes)
+
+
+def check_flash_crowd(capacity_bps, rtt_s, n_flows, buffer_bdp=1.0, packet_bytes: int = 1500,
+                      factor: int = CROWD_FACTOR, duration_rtt: float = CROWD_BEFORE_RTT + CROWD_AFTER_RTT, options=("--C", "--rtt", "--N", "--buffer")) -> None:
+    """Refuse a flash crowd outside the domain table or above the run-cost limits, in one line.
+
+    Parameters
+    ----------
+    capacity_bps, rtt_s : float
+        C (bit/s) and d0 (s).
+    n_flows : int
+        Flows before the crowd (``factor`` times as many after it).
+    buffer_bdp : float or None
+        Drop-tail buffer in C*d0 (None: unbounded).
+    packet_bytes, factor, duration_rtt
+        Of the scenario (:func:`~rcpstab.packet.simulator.scenarios.flash_crowd`).
+    options : tuple of str
+        How the user gave C, d0, N and the buffer (the messages name them).
+
+    Raises
+    ------
+    InputError
+    """
+    from ..errors import InputError
+    from ..runtime.validation import SIMULATOR_INTEGERS, check_integer, check_run_cost, check_value
+
+    o_c, o_rtt, o_n, o_buffer = options
+    check_value("C", capacity_bps, o_c)
+    check_value("rtt", rtt_s, o_rtt)
+    check_integer("N", n_flows, o_n)
+    if buffer_bdp is not None:
+        check_value("buffer_bdp", buffer_bdp, o_buffer)
+        buffer_bytes = buffer_bdp * capacity_bps * rtt_s / 8
+        if buffer_bytes > SIMULATOR_INTEGERS["buffer_bytes"][1]:
+            raise InputError(f"{o_buffer} {buffer_bdp:g} at {o_c} {capacity_bps:g} and {o_rtt} {rtt_s:g}: a buffer of "
+                             f"{buffer_bytes:.3g} bytes, more than the packet simulator's "
+                             f"{SIMULATOR_INTEGERS['buffer_bytes'][1]:.3g}")
+    flows = factor * n_flows
+    # Packets: what the link carries, or what the senders' windows let out if that is less.
+    per_rtt = min(capacity_bps * rtt_s / (8 * packet_bytes), flows * RWND_PACKETS)
+    packets = duration_rtt * per_rtt + 3 * flows
+    check_run_cost(f"cosim --scenario flash-crowd with {o_n} {n_flows} ({flows:g} flows after the crowd) at "
+                   f"{o_c} {capacity_bps:g}, {o_rtt} {rtt_s:g}", flows * SECONDS_PER_FLOW + packets * SECONDS_PER_PACKET,
+                   flows * BYTES_PER_FLOW)
 
 
 def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, seed: int = 0,

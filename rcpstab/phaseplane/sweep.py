@@ -79,6 +79,7 @@ def configurations(model, params=None) -> list[dict]:
     compiled = compile_model(model)
     gains = {sym.name for sym in model.loop_parameters}
     axes: dict = {model.public_name(sym): [model.parameters[sym]] for sym in model.configuration_parameters}
+    from_params: dict = {}  # public name -> the name it was given under
     for name, given in (params or {}).items():
         if given is None:
             continue
@@ -87,10 +88,18 @@ def configurations(model, params=None) -> list[dict]:
             what = "is a loop gain (the grid) of" if sym is not None else "is not a parameter of the model"
             names = set(compiled.param_names) - gains
             raise InputError(f"--param {name}: {what} {model.name!r} (parameters: {', '.join(sorted(names))})")
-        values = list(np.atleast_1d(np.asarray(given, dtype=float)))
+        try:
+            values = list(np.atleast_1d(np.asarray(given, dtype=float)).ravel())
+        except (TypeError, ValueError):
+            raise InputError(f"{name} = {given!r}: not a number (or a list of numbers)") from None
         if not values:
             raise InputError(f"--param {name}: no value given")
-        axes[model.public_name(sym)] = values
+        axis = model.public_name(sym)
+        # --param d0=... --param d_0=... name one parameter twice: refuse, as map and convergence would pick either
+        if axis in from_params:
+            raise InputError(f"--param {name}: {axis} is also given as --param {from_params[axis]}; give it once")
+        from_params[axis] = name
+        axes[axis] = values
     configs = []
     for combination in itertools.product(*axes.values()):
         config = {name: float(value) for name, value in zip(axes, combination)}

@@ -1,0 +1,131 @@
+"""Outputs that cannot destroy inputs: each output file is written to a temporary file in its own
+folder and renamed over the target only when the whole command succeeded.
+
+A full disk, an interrupt or an error half-way through then leaves the old file (or none), never
+a torn one (a CSV cut mid-row), and two outputs can never be one file: :func:`check_distinct`
+refuses one path given for two outputs or for an output and the checkpoint (the CSV used to
+overwrite the checkpoint it was resuming from).
+
+Examples
+--------
+>>> import os, tempfile
+>>> folder = tempfile.mkdtemp()
+>>> target = os.path.join(folder, "table.csv")
+>>> with AtomicOutputs({"--csv": target}) as paths:
+...     with open(paths["--csv"], "w") as fh:
+...         _ = fh.write("a,b\\n")
+>>> open(target).read(), sorted(os.listdir(folder))
+('a,b\\n', ['table.csv'])
+"""
+from __future__ import annotations
+
+import os
+import uuid
+
+from ..errors import InputError
+
+__all__ = ["AtomicOutputs", "check_distinct", "same_file"]
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (the same path, a link to it, or one inode)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_distinct(paths: dict) -> None:
+    """Refuse one file given for two of ``paths`` (option -> path; None: not given), in one line."""
+    given = [(option, path) for option, path in paths.items() if isinstance(path, str) and path]
+    for i, (first, a) in enumerate(given):
+        for second, b in given[i + 1:]:
+            if same_file(a, b):
+                raise InputError(f"{first} {a!r} and {second} {b!r} are the same file: the second would "
+                                 "overwrite the first; give each its own path")
+
+
+def _temporary_name(path: str) -> str:
+    """A fresh name beside ``path`` keeping its suffix (matplotlib picks the format by it)."""
+    folder, name = os.path.split(os.path.abspath(path))
+    stem, suffix = os.path.splitext(name)
+    return os.path.join(folder, f".{stem}.{uuid.uuid4().hex[:12]}.tmp{suffix}")
+
+
+class AtomicOutputs:
+    """Context manager: temporary paths for the outputs, renamed over the targets on success.
+
+    Parameters
+    ----------
+    paths : dict
+        Option (``--csv``) -> target path; None or "" entries are left alone.
+
+    Notes
+    -----
+    Inside the block, ``self[option]`` (or the dict the ``with`` yields) is the temporary path to
+    write. On a clean exit every temporary file that was written is flushed to disk and renamed
+    over its target (``os.replace``: atomic on one file system); on an exception they are
+    removed and the targets are untouched. An ``OSError`` while writing becomes one
+    :class:`InputError` line naming the target file.
+    """
+
+    def __init__(self, paths: dict):
+        self.targets = {option: path for option, path in paths.items() if isinstance(path, str) and path}
+        self.temporary = {option: _temporary_name(path) for option, path in self.targets.items()}
+
+    def __getitem__(self, option: str) -> str:
+        return self.temporary[option]
+
+    def __enter__(self) -> dict:
+        return dict(self.temporary)
+
+    def _discard(self) -> None:
+        for path in self.temporary.values():
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+
+    def _failed_option(self, exc: OSError) -> str | None:
+        """The output an error came from: by its file name, else the last temporary file written."""
+        for option, path in self.temporary.items():
+            if exc.filename and same_file(str(exc.filename), path):
+                return option
+        written = [(os.stat(p).st_mtime_ns, o) for o, p in self.temporary.items() if os.path.exists(p)]
+        return max(written)[1] if written else None
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if exc is not None:
+            option = self._failed_option(exc) if isinstance(exc, OSError) else None
+            self._discard()
+            if option is not None:
+                old = "the old file is kept" if os.path.exists(self.targets[option]) else "nothing was written"
+                raise InputError(f"{option} {self.targets[option]!r}: cannot write ({exc.strerror or exc}); "
+                                 f"{old}") from None
+            return False
+        try:
+            for option, path in self.temporary.items():
+                if not os.path.exists(path):
+                    continue  # this output was not written (the command did not produce it)
+                target = self.targets[option]
+                with open(path, "rb+") as fh:
+                    os.fsync(fh.fileno())
+                _copy_mode(target, path)
+                os.replace(path, target)
+        except OSError as exc:
+            self._discard()
+            raise InputError(f"{option} {self.targets[option]!r}: cannot write ({exc.strerror or exc})") from None
+        return False
+
+
+def _copy_mode(target: str, path: str) -> None:
+    """Give the new file the old one's permissions, or what the umask gives a new file."""
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    os.chmod(path, mode)
