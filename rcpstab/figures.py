@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from .runtime.atomic import atomic_path
 from .units import rate_text
 
 
@@ -36,7 +37,8 @@ def grid_extent(alpha, beta, single_step: float = 0.05):
 
 def save(fig: Figure, path: str, dpi: int = 150) -> None:
     """Write ``fig`` to ``path``; the format follows the suffix (.png, .svg, .pdf)."""
-    fig.savefig(path, dpi=dpi)
+    with atomic_path(path) as temporary:  # a full disk leaves the old figure, not a torn one
+        fig.savefig(temporary, dpi=dpi)
 
 
 def draw_and_save(draw, data, path: str, figsize=(6.4, 4.8), **kwargs) -> None:

@@ -150,3 +150,33 @@ def test_a_file_that_is_no_checkpoint_is_still_refused(tmp_path):
     with pytest.raises(InputError, match="not an rcpstab checkpoint"):
         Checkpoint(str(path))
     assert path.read_text() == "some notes\nand more\n"
+
+
+def test_library_writers_are_atomic_too(tmp_path, monkeypatch):
+    """RegionMap.to_csv outside the command line: ENOSPC after 3 rows leaves the old file and names it."""
+    import csv
+
+    from rcpstab.api import region
+    target = tmp_path / "r.csv"
+    target.write_text("old\n")
+    result = region("rcp", "0.2:1:0.4", "0.2:1:0.4")
+    real_writer = csv.writer
+
+    class FullDisk:
+        def __init__(self, fh):
+            self.inner, self.rows = real_writer(fh), 0
+
+        def writerow(self, row):
+            self.rows += 1
+            if self.rows > 3:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            self.inner.writerow(row)
+
+    monkeypatch.setattr(csv, "writer", FullDisk)
+    with pytest.raises(InputError, match=r"r\.csv'.*No space left.*old file is kept"):
+        result.to_csv(target)
+    assert target.read_text() == "old\n" and os.listdir(tmp_path) == ["r.csv"]
+    monkeypatch.setattr(csv, "writer", real_writer)
+    result.to_csv(target)
+    rows = target.read_text().splitlines()
+    assert rows[0].startswith("alpha,beta") and len(rows) == 1 + 9

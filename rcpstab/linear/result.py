@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..runtime.atomic import atomic_open
+
 
 @dataclass
 class RegionMap:
@@ -68,7 +70,7 @@ class RegionMap:
     def to_csv(self, path) -> None:
         """Write a header row and one row per grid point (and configuration)."""
         names = list(self.table)
-        with open(path, "w", newline="") as fh:
+        with atomic_open(path) as fh:  # a full disk leaves the old file, not a torn one
             writer = csv.writer(fh)
             writer.writerow(names)
             for row in zip(*(self.table[n] for n in names)):
