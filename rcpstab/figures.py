@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from .runtime.atomic import atomic_path
 from .units import rate_text
 
 
@@ -43,19 +44,20 @@ def save(fig: Figure, path: str, dpi: int = 150) -> None:
     axes at the saved resolution first, as that first pass would, and the render is the only draw.
     Vector formats lay out at their own 72 dpi inside ``savefig``, so they keep its two passes.
     """
-    engine = fig.get_layout_engine()
-    if engine is None or str(path).lower().endswith((".svg", ".pdf")):
-        fig.savefig(path, dpi=dpi)
-        return
-    original = fig.dpi
-    fig.set_dpi(dpi)
-    try:
-        engine.execute(fig)
-        fig.set_layout_engine("none")
-        fig.savefig(path, dpi=dpi)
-    finally:
-        fig.set_layout_engine(engine)
-        fig.set_dpi(original)
+    with atomic_path(path) as temporary:  # a full disk leaves the old figure, not a torn one
+        engine = fig.get_layout_engine()
+        if engine is None or str(path).lower().endswith((".svg", ".pdf")):
+            fig.savefig(temporary, dpi=dpi)
+            return
+        original = fig.dpi
+        fig.set_dpi(dpi)
+        try:
+            engine.execute(fig)
+            fig.set_layout_engine("none")
+            fig.savefig(temporary, dpi=dpi)
+        finally:
+            fig.set_layout_engine(engine)
+            fig.set_dpi(original)
 
 
 def draw_and_save(draw, data, path: str, figsize=(6.4, 4.8), **kwargs) -> None:

@@ -25,7 +25,8 @@ RANKS = [
 # cosim is built on the multi-link fluid network and the flow simulator is fct's own)
 SAME_RANK = {("phaseplane", "linear"), ("packet", "phaseplane"), ("packet", "linear"), ("cosim", "network"),
              ("check", "bifurcation"), ("cli", "commands"), ("__main__", "cli"), ("runtime", "errors"), ("verdicts", "errors"),
-             ("runtime", "units"), ("runtime", "verdicts"), ("check", "theorem1"), ("figures", "units")}
+             ("runtime", "units"), ("runtime", "verdicts"), ("check", "theorem1"), ("figures", "units"),
+             ("figures", "runtime")}  # figures are written atomically (runtime.atomic)
 
 # the packet lens' own layers, lowest first: each may import only from the ones before it
 PACKET_LAYERS = ("wire", "routers", "hosts", "protocols", "simulator", "lens")

@@ -21,6 +21,32 @@ from rcpstab.runtime.checkpoint import Checkpoint, CheckpointWarning, encode_rec
 MAP = ["map", "--model", "rcp", "--alpha", "0.1:1:0.3", "--beta", "0.1:1:0.3"]
 
 
+class FullDisk:
+    """A table file that is full after ``limit`` characters (ENOSPC, as a full disk raises it)."""
+
+    def __init__(self, fh, limit: int):
+        self.fh, self.limit, self.written = fh, limit, 0
+
+    def write(self, text):
+        self.written += len(text)
+        if self.written > self.limit:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return self.fh.write(text)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return self.fh.__exit__(*exc)
+
+
+def fill_disk_after(monkeypatch, limit: int) -> None:
+    """Every CSV table written from now on (rcpstab.runtime.csvtable) meets a full disk after ``limit`` characters."""
+    from rcpstab.runtime import csvtable
+
+    monkeypatch.setattr(csvtable, "open", lambda *a, **k: FullDisk(open(*a, **k), limit), raising=False)
+
+
 def one_line_refusal(argv, capsys, *needles):
     assert main(argv) == 2
     out, err = capsys.readouterr()
@@ -59,27 +85,7 @@ def test_a_full_disk_leaves_the_old_csv_and_names_it(tmp_path, capsys, monkeypat
     """ENOSPC half-way through the table (after its first 4 kB): the old file stays whole."""
     target = tmp_path / "table.csv"
     target.write_text("old\n")
-    from rcpstab.runtime import csvtable
-
-    class FullDisk:
-        """The table's file, full after 4096 characters."""
-
-        def __init__(self, fh):
-            self.fh, self.written = fh, 0
-
-        def write(self, text):
-            self.written += len(text)
-            if self.written > 4096:
-                raise OSError(errno.ENOSPC, "No space left on device")
-            return self.fh.write(text)
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return self.fh.__exit__(*exc)
-
-    monkeypatch.setattr(csvtable, "open", lambda *a, **k: FullDisk(open(*a, **k)), raising=False)
+    fill_disk_after(monkeypatch, 4096)
     err = one_line_refusal(MAP[:3] + ["--alpha", "0.01:1:0.01", "--beta", "0.01:1:0.1", "--csv", str(target)],
                            capsys, "--csv", str(target), "No space left on device", "old file is kept")
     assert ".tmp" not in err
@@ -153,3 +159,19 @@ def test_a_file_that_is_no_checkpoint_is_still_refused(tmp_path):
     with pytest.raises(InputError, match="not an rcpstab checkpoint"):
         Checkpoint(str(path))
     assert path.read_text() == "some notes\nand more\n"
+
+
+def test_library_writers_are_atomic_too(tmp_path, monkeypatch):
+    """RegionMap.to_csv outside the command line: ENOSPC after the header leaves the old file and names it."""
+    from rcpstab.api import region
+    target = tmp_path / "r.csv"
+    target.write_text("old\n")
+    result = region("rcp", "0.2:1:0.4", "0.2:1:0.4")
+    fill_disk_after(monkeypatch, 30)
+    with pytest.raises(InputError, match=r"r\.csv'.*No space left.*old file is kept"):
+        result.to_csv(target)
+    assert target.read_text() == "old\n" and os.listdir(tmp_path) == ["r.csv"]
+    monkeypatch.undo()
+    result.to_csv(target)
+    rows = target.read_text().splitlines()
+    assert rows[0].startswith("alpha,beta") and len(rows) == 1 + 9

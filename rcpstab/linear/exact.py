@@ -348,8 +348,10 @@ def write_boundary_csv(model: ModelSpec, alpha_max: float, beta_max: float, path
     """Write :func:`boundary_table` as CSV (piece, w_d0, alpha, beta); returns the number of rows."""
     import csv
 
+    from ..runtime.atomic import atomic_open
+
     t = boundary_table(model, alpha_max, beta_max)
-    with open(path, "w", newline="") as fh:
+    with atomic_open(path) as fh:  # a full disk leaves the old file, not a torn one
         writer = csv.writer(fh)
         writer.writerow(["piece", "w_d0", "alpha", "beta"])
         for row in zip(t["piece"], t["w"], t["alpha"], t["beta"]):

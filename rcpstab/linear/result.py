@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..models import ModelSpec, as_model
+from ..runtime.atomic import atomic_path
 from ..runtime.csvtable import write_csv_table
 
 
@@ -73,7 +74,8 @@ class RegionMap:
 
     def to_csv(self, path) -> None:
         """Write a header row and one row per grid point (and configuration)."""
-        write_csv_table(path, self.table)
+        with atomic_path(path) as temporary:  # a full disk leaves the old file, not a torn one
+            write_csv_table(temporary, self.table)
 
     def to_dict(self) -> dict:
         """A JSON-serializable summary: axes, the stable mask and the settings."""

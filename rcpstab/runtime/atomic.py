@@ -24,7 +24,7 @@ import uuid
 
 from ..errors import InputError
 
-__all__ = ["AtomicOutputs", "check_distinct", "same_file"]
+__all__ = ["AtomicOutputs", "OutputError", "atomic_open", "atomic_path", "check_distinct", "same_file"]
 
 
 def same_file(a: str, b: str) -> bool:
@@ -98,12 +98,17 @@ class AtomicOutputs:
 
     def __exit__(self, kind, exc, tb) -> bool:
         if exc is not None:
-            option = self._failed_option(exc) if isinstance(exc, OSError) else None
+            option, reason = None, None
+            if isinstance(exc, OSError):
+                option, reason = self._failed_option(exc), exc.strerror or str(exc)
+            elif isinstance(exc, OutputError):  # a nested atomic writer failed on one of our temporary files
+                option = next((o for o, p in self.temporary.items() if same_file(p, exc.path)), None)
+                reason = exc.reason
             self._discard()
             if option is not None:
                 old = "the old file is kept" if os.path.exists(self.targets[option]) else "nothing was written"
-                raise InputError(f"{option} {self.targets[option]!r}: cannot write ({exc.strerror or exc}); "
-                                 f"{old}") from None
+                shown = option if option == repr(self.targets[option]) else f"{option} {self.targets[option]!r}"
+                raise OutputError(f"{shown}: cannot write ({reason}); {old}", self.targets[option], reason) from None
             return False
         try:
             for option, path in self.temporary.items():
@@ -116,8 +121,17 @@ class AtomicOutputs:
                 os.replace(path, target)
         except OSError as exc:
             self._discard()
-            raise InputError(f"{option} {self.targets[option]!r}: cannot write ({exc.strerror or exc})") from None
+            raise OutputError(f"{option} {self.targets[option]!r}: cannot write ({exc.strerror or exc})",
+                              self.targets[option], exc.strerror or str(exc)) from None
         return False
+
+
+class OutputError(InputError):
+    """An output could not be written (one line naming it); ``path`` and ``reason`` for an outer writer."""
+
+    def __init__(self, message: str, path: str, reason: str):
+        super().__init__(message)
+        self.path, self.reason = path, reason
 
 
 def _copy_mode(target: str, path: str) -> None:
@@ -129,3 +143,43 @@ def _copy_mode(target: str, path: str) -> None:
         os.umask(umask)
         mode = 0o666 & ~umask
     os.chmod(path, mode)
+
+
+class atomic_path:  # noqa: N801 - used like open()
+    """``with atomic_path(path) as tmp:`` write ``tmp`` (same folder and suffix); it replaces ``path``
+    only if the block finished. An ``OSError`` becomes one :class:`InputError` line naming ``path``.
+
+    For library writers (``to_csv``, figures) called outside the command line, which wraps every
+    command's outputs already (:func:`rcpstab.commands.output.safe_outputs`).
+    """
+
+    def __init__(self, path):
+        self.path = str(path)
+        self.outputs = AtomicOutputs({repr(self.path): self.path})  # the "option" is the path itself
+
+    def __enter__(self) -> str:
+        return self.outputs.__enter__()[repr(self.path)]
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        return self.outputs.__exit__(kind, exc, tb)
+
+
+class atomic_open:  # noqa: N801 - used like open()
+    """``with atomic_open(path) as fh:`` a text file (``newline=""`` for csv) that replaces ``path`` atomically."""
+
+    def __init__(self, path, mode: str = "w", **kwargs):
+        self.target = atomic_path(path)
+        self.mode, self.kwargs, self.fh = mode, {"newline": "", **kwargs}, None
+
+    def __enter__(self):
+        temporary = self.target.__enter__()
+        self.fh = open(temporary, self.mode, **self.kwargs)
+        return self.fh
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        try:
+            self.fh.close()
+        except OSError as error:  # the last buffered bytes did not fit
+            if exc is None:
+                kind, exc, tb = type(error), error, error.__traceback__
+        return self.target.__exit__(kind, exc, tb)
