@@ -73,17 +73,15 @@ def axis(values, name: str, default: str) -> np.ndarray:
 
 
 def gain_values(values, name: str) -> list[float]:
-    """Gains as a list: one number, ``V1,V2,...``, ``START:STOP:STEP`` or a sequence."""
+    """Gains as a list: one number, ``V1,V2,...``, ``START:STOP:STEP`` (each item of a list may be a range) or a
+    sequence of numbers."""
     from ..linear.grid import check_gains, parse_range
 
     if isinstance(values, str):
-        text = values.strip()
-        if ":" in text:
-            return [float(v) for v in parse_range(text, name)]
-        try:
-            values = [float(v) for v in text.split(",")]
-        except ValueError:
-            raise InputError(f"--{name} {text!r}: not a number (or a list V1,V2,... or START:STOP:STEP)") from None
+        items = [item.strip() for item in values.split(",")]
+        if len(items) > 1 and not all(items):
+            raise InputError(f"--{name} {values!r}: an empty item in the list V1,V2,...")
+        return [float(v) for item in items for v in parse_range(item, name)]
     return [float(v) for v in check_gains(_numbers(values, name), name)]
 
 
