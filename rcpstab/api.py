@@ -18,6 +18,7 @@ import numpy as np
 
 from .errors import InputError
 from .models import as_model
+from .models.spec import ModelSpec
 
 __all__ = ["REGION_METHODS", "cosim", "linearize", "margins", "region", "simulate"]
 
@@ -87,26 +88,38 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
     return engine(spec, alphas, betas, **options)
 
 
-def margins(model, alpha: float, beta: float):
+def margins(model, alpha=None, beta=None, *, delay=None):
     """Gain, phase and delay margins and the rightmost root of ``model``'s linear loop.
 
     Parameters
     ----------
-    model : str or ModelSpec
+    model : str, ModelSpec, control.TransferFunction, control.StateSpace or (num, den)
+        A model, or any SISO LTI loop L(s) (closed by unit negative feedback through ``delay``).
     alpha, beta : float
-        The gains (> 0, dimensionless).
+        The gains (> 0, dimensionless) of a model.
+    delay : float or sequence of float, optional
+        An LTI loop's delay(s) in seconds (several add); see :mod:`rcpstab.linear.lti`.
 
     Returns
     -------
-    Margins
-        Frequencies normalized (w*d0), delay margin in units of d0.
+    Margins or LoopMargins
+        A model's: frequencies normalized (w*d0), delay margin in units of d0. An LTI loop's
+        (:class:`~rcpstab.linear.lti.LoopMargins`): rad/s and seconds, exact verdict,
+        ``open_loop_rhp_poles`` and ``notes`` where a margin's sign and the verdict disagree.
 
     Examples
     --------
     >>> m = margins("rcp", 0.4, 0.2)
     >>> m.stable, round(m.phase_margin_deg, 2), round(m.rightmost_root[0], 4)
     (True, 16.25, -0.1092)
+    >>> m = margins(([2.0], [1.0, -1.0]), delay=0.3)         # 2 e^{-0.3 s}/(s - 1)
+    >>> m.stable, m.open_loop_rhp_poles, round(m.delay_margin, 6)
+    (True, 1, 0.3046)
     """
+    if delay is not None or not isinstance(model, str | ModelSpec):
+        from .linear.lti import loop_margins
+
+        return loop_margins(model, 0.0 if delay is None else delay)
     from .linear.margins import margins as compute
 
     return compute(as_model(model), alpha, beta)

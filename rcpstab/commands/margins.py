@@ -14,18 +14,21 @@ from ..errors import InputError
 from ..linear.grid import parse_range
 from ..linear.margins import margins
 from ..models import get_model
+from .loop import add_loop_arguments, run_loop
 from .output import model_help, report
 
 EXAMPLES = (
     ("rcpstab margins --alpha 0.4 --beta 0.2", "margins of the thesis' recommended gains, as a table"),
     ("rcpstab margins --model xcp --alpha 0.4 --beta 0.226 --json", "XCP's published gains, as JSON"),
+    ("rcpstab margins --tf 2 1,-1 --delay 0.3", "any LTI loop: L(s) = 2 e^{-0.3 s}/(s - 1), exact, in rad/s and s"),
 )
 
 
 def add_arguments(parser):
     parser.add_argument("--model", default="rcp", help=model_help())
-    parser.add_argument("--alpha", type=str, required=True, help="rate gain alpha (> 0, dimensionless)")
-    parser.add_argument("--beta", type=str, required=True, help="queue gain beta (> 0, dimensionless)")
+    parser.add_argument("--alpha", type=str, help="rate gain alpha (> 0, dimensionless)")
+    parser.add_argument("--beta", type=str, help="queue gain beta (> 0, dimensionless)")
+    add_loop_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON object (null with a reason where a margin does not exist)")
 
 
@@ -54,6 +57,10 @@ def summary(model_name: str, m) -> str:
 
 
 def run(args) -> int:
+    if args.tf is not None:
+        return run_loop(args)
+    if args.alpha is None or args.beta is None:
+        raise InputError("margins: give --alpha and --beta (a model's gains), or --tf NUM DEN --delay SECONDS")
     model = get_model(args.model)
     m = margins(model, single_gain(args.alpha, "alpha"), single_gain(args.beta, "beta"))
     if args.json:
