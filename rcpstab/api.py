@@ -18,6 +18,7 @@ import numpy as np
 
 from .errors import InputError
 from .models import as_model
+from .models.delayloop import DelayedFluidModel, is_loop_model
 from .models.spec import ModelSpec
 
 __all__ = ["REGION_METHODS", "cosim", "linearize", "margins", "region", "simulate"]
@@ -88,7 +89,7 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
     return engine(spec, alphas, betas, **options)
 
 
-def margins(model, alpha=None, beta=None, *, delay=None):
+def margins(model, alpha=None, beta=None, *, delay=None, **parameters):
     """Gain, phase and delay margins and the rightmost root of ``model``'s linear loop.
 
     Parameters
@@ -99,6 +100,9 @@ def margins(model, alpha=None, beta=None, *, delay=None):
         The gains (> 0, dimensionless) of a model.
     delay : float or sequence of float, optional
         An LTI loop's delay(s) in seconds (several add); see :mod:`rcpstab.linear.lti`.
+    **parameters : float
+        For ``"dcqcn"`` and ``"timely"`` (:mod:`rcpstab.models.delayloop`): parameter values by the
+        paper's names, e.g. ``N=10, tau_star=50e-6`` (SI units).
 
     Returns
     -------
@@ -116,6 +120,10 @@ def margins(model, alpha=None, beta=None, *, delay=None):
     >>> m.stable, m.open_loop_rhp_poles, round(m.delay_margin, 6)
     (True, 1, 0.3046)
     """
+    if is_loop_model(model) or isinstance(model, DelayedFluidModel):
+        from .linear.fluid_loop import model_margins
+
+        return model_margins(model, **parameters)
     if delay is not None or not isinstance(model, str | ModelSpec):
         from .linear.lti import loop_margins
 

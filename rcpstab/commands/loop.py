@@ -21,6 +21,9 @@ def add_loop_arguments(parser) -> None:
                              "(e.g. --tf 2 1,-1 for 2/(s - 1))")
     parser.add_argument("--delay", type=str, action="append", metavar="SECONDS",
                         help="with --tf: the loop delay in seconds (repeat to add an input and an output delay)")
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help="with --model dcqcn or timely: a parameter by the paper's name, SI units "
+                             "(e.g. --param N=10 --param tau_star=50e-6)")
 
 
 def parse_coefficients(text: str, name: str):
@@ -44,10 +47,30 @@ def _delays(texts):
     return out
 
 
+def parse_params(texts) -> dict:
+    """``NAME=VALUE`` pairs (``N=10``) as {name: float}, naming a bad one."""
+    out = {}
+    for text in texts or []:
+        name, sep, value = text.partition("=")
+        try:
+            if not sep or not name:
+                raise ValueError
+            out[name.strip()] = float(value)
+        except ValueError:
+            raise InputError(f"--param {text!r}: expected NAME=VALUE, e.g. N=10") from None
+    return out
+
+
 def run_loop(args) -> int:
-    num = parse_coefficients(args.tf[0], "NUM")
-    den = parse_coefficients(args.tf[1], "DEN")
-    m = api.margins((num, den), delay=_delays(args.delay))
+    if args.tf is not None:
+        num = parse_coefficients(args.tf[0], "NUM")
+        den = parse_coefficients(args.tf[1], "DEN")
+        m = api.margins((num, den), delay=_delays(args.delay))
+        title = f"L(s) = ({args.tf[0]})/({args.tf[1]}) * exp(-{m.delay:g} s)"
+    else:
+        params = parse_params(args.param)
+        m = api.margins(args.model, **params)
+        title = f"the {args.model} loop at " + (", ".join(f"{k} = {v:g}" for k, v in params.items()) or "defaults")
     if args.json:
         print(json.dumps(m.to_dict(), allow_nan=False))
         return 0
@@ -57,7 +80,7 @@ def run_loop(args) -> int:
     def v(x, fmt, unit=""):
         return "none" if x is None else f"{x:{fmt}}{unit}"
 
-    print(f"margins of L(s) = ({args.tf[0]})/({args.tf[1]}) * exp(-{m.delay:g} s):")
+    print(f"margins of {title}:")
     print(f"  stable               {m.stable} ({m.unstable_roots} roots in the right half-plane)")
     print(f"  gain margin          {v(m.gain_margin, '.6g')}" + (f" (lower {m.gain_margin_lower:.6g})"
                                                                  if m.gain_margin_lower is not None else ""))
@@ -68,6 +91,6 @@ def run_loop(args) -> int:
     print(f"  open-loop RHP poles  {m.open_loop_rhp_poles}")
     for key, text in m.notes.items():
         print(f"  note ({key}): {text}")
-    report(args, f"L(s) with delay {m.delay:g} s is {'STABLE' if m.stable else 'UNSTABLE'}: phase margin "
+    report(args, f"{title} is {'STABLE' if m.stable else 'UNSTABLE'}: phase margin "
                  f"{v(m.phase_margin_deg, '.4g', ' deg')}, delay margin {v(m.delay_margin, '.4g', ' s')}")
     return 0

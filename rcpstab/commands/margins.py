@@ -14,6 +14,7 @@ from ..errors import InputError
 from ..linear.grid import parse_range
 from ..linear.margins import margins
 from ..models import get_model
+from ..models.delayloop import is_loop_model
 from .loop import add_loop_arguments, run_loop
 from .output import model_help, report
 
@@ -21,6 +22,8 @@ EXAMPLES = (
     ("rcpstab margins --alpha 0.4 --beta 0.2", "margins of the thesis' recommended gains, as a table"),
     ("rcpstab margins --model xcp --alpha 0.4 --beta 0.226 --json", "XCP's published gains, as JSON"),
     ("rcpstab margins --tf 2 1,-1 --delay 0.3", "any LTI loop: L(s) = 2 e^{-0.3 s}/(s - 1), exact, in rad/s and s"),
+    ("rcpstab margins --model dcqcn --param N=10 --param tau_star=50e-6 --json",
+     "DCQCN (Zhu et al. 2016) with 10 flows and a 50 us feedback delay"),
 )
 
 
@@ -57,7 +60,7 @@ def summary(model_name: str, m) -> str:
 
 
 def run(args) -> int:
-    if args.tf is not None:
+    if args.tf is not None or is_loop_model(args.model):
         return run_loop(args)
     if args.alpha is None or args.beta is None:
         raise InputError("margins: give --alpha and --beta (a model's gains), or --tf NUM DEN --delay SECONDS")

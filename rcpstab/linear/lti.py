@@ -56,6 +56,7 @@ class DelayedLoop:
     num: np.ndarray
     den: np.ndarray
     delay: float
+    extra: tuple = ()
 
     def __post_init__(self):
         num = np.trim_zeros(np.atleast_1d(np.asarray(self.num, float)), "f")
@@ -72,30 +73,56 @@ class DelayedLoop:
         object.__setattr__(self, "num", num)
         object.__setattr__(self, "den", den)
         object.__setattr__(self, "delay", float(self.delay))
+        extra = []
+        for n, d in self.extra:
+            other = DelayedLoop(n, den, d)          # the same checks, term by term
+            extra.append((other.num, other.delay))
+        object.__setattr__(self, "extra", tuple(extra))
+
+    @property
+    def terms(self) -> tuple:
+        """((num, delay), ...): L(s) = sum num(s)/den(s) exp(-s delay)."""
+        return ((self.num, self.delay),) + self.extra
 
     def __call__(self, s):
         """L(s) for complex ``s`` (rad/s)."""
         s = np.asarray(s, dtype=complex)
-        return np.polyval(self.num, s) / np.polyval(self.den, s) * np.exp(-s * self.delay)
+        with np.errstate(divide="ignore", invalid="ignore"):     # a pole at s = 0 gives inf, as it should
+            return sum(np.polyval(n, s) * np.exp(-s * d) for n, d in self.terms) / np.polyval(self.den, s)
 
     def with_delay(self, delay: float) -> DelayedLoop:
-        """The same rational part with another total delay (s)."""
-        return DelayedLoop(self.num, self.den, delay)
+        """The loop with its first delay set to ``delay`` (s) and every other shifted alike."""
+        shift = delay - self.delay
+        return DelayedLoop(self.num, self.den, delay, tuple((n, d + shift) for n, d in self.extra))
 
     @property
     def time_scale(self) -> float:
         """d0 (s): the delay, or for a delay-free loop the inverse of its largest pole or zero modulus."""
-        if self.delay > 0:
-            return self.delay
+        if self.delay > 0 or self.extra:
+            return max(d for _, d in self.terms)
         roots = np.concatenate([np.roots(self.num), np.roots(self.den)])
         roots = np.abs(roots[np.abs(roots) > 0])
         return 1.0 / float(roots.max()) if roots.size else 1.0
 
     def normalized(self):
-        """(d0, OpenLoop, QuasiPolynomial) in lambda = s*d0 (see the module docstring)."""
+        """(d0, OpenLoop or None, QuasiPolynomial) in lambda = s*d0 (see the module docstring).
+
+        The OpenLoop (the Bode and Nyquist machinery's form) exists for one delay only.
+        """
         d0 = self.time_scale
-        num = self.num[::-1] / d0 ** np.arange(self.num.size)           # ascending, in lambda
-        den = self.den[::-1] / d0 ** np.arange(self.den.size)
+        den = self.den[::-1] / d0 ** np.arange(self.den.size)          # ascending, in lambda
+        nums = [n[::-1] / d0 ** np.arange(n.size) for n, _ in self.terms]
+        lead = den[-1]
+        P = den.size
+        coeffs = np.zeros((len(nums) + 1, P, 3))
+        coeffs[0, :, 0] = den / lead
+        for k, n in enumerate(nums):
+            coeffs[k + 1, :n.size, 1] = n / lead
+        thetas = np.array([0.0] + [d / d0 for _, d in self.terms])
+        qp = QuasiPolynomial(thetas=thetas, coeffs=coeffs, degree=P - 1)
+        if self.extra:
+            return d0, None, qp
+        num = nums[0]
         k_den = int(np.argmax(den != 0))
         k_num = int(np.argmax(num != 0))
         cancel = min(k_den, k_num)                                        # common factors lambda
@@ -106,12 +133,6 @@ class DelayedLoop:
         ol_num = np.zeros((num.size, 3))
         ol_num[:, 1] = num / scale
         ol = OpenLoop(theta=self.delay / d0, num=ol_num, den=den_rest / scale, integrators=k)
-        lead = den[-1]
-        P = den.size
-        coeffs = np.zeros((2, P, 3))
-        coeffs[0, :, 0] = den / lead
-        coeffs[1, :num.size, 1] = num / lead
-        qp = QuasiPolynomial(thetas=np.array([0.0, ol.theta]), coeffs=coeffs, degree=P - 1)
         return d0, ol, qp
 
 
@@ -139,7 +160,7 @@ def as_loop(sys, delay=0.0) -> DelayedLoop:
         raise InputError(f"delay = {delay!r}: must be seconds >= 0 (one number, or several that add)")
     total = float(delays.sum())
     if isinstance(sys, DelayedLoop):
-        return sys.with_delay(sys.delay + total)
+        return sys.with_delay(sys.delay + total) if total else sys
     if isinstance(sys, tuple) and len(sys) == 2:
         return DelayedLoop(sys[0], sys[1], total)
     kind = type(sys).__name__
@@ -229,21 +250,23 @@ def loop_roots(loop: DelayedLoop, count: int = 4) -> np.ndarray:
     of x' = A x - b c x(t - tau) (A, b, c a companion realization of n/d), polished by Newton's
     method on Delta and kept only where Delta vanishes to rounding.
     """
-    d0, ol, qp = loop.normalized()
-    if ol.theta == 0:
-        total = np.polyadd(loop.den, loop.num)
-        lam = np.roots(total) * d0
+    d0, _, qp = loop.normalized()
+    if qp.thetas.max() == 0:
+        lam = np.roots(np.polyadd(loop.den, loop.num)) * d0
     else:
         c = qp.coeffs
-        d = c[0, :, 0]                    # monic Delta's delay-free part, ascending
-        n = c[1, :, 1]
         deg = qp.degree
         A = np.zeros((deg, deg))
         A[:-1, 1:] = np.eye(deg - 1)
-        A[-1, :] = -d[:deg]
-        A1 = np.zeros((deg, deg))
-        A1[-1, :] = -n[:deg]
-        eig = np.linalg.eigvals(collocated_generator(A, {ol.theta: A1}, NODES))
+        A[-1, :] = -c[0, :deg, 0]
+        delayed = {}
+        for k, theta in enumerate(qp.thetas[1:], start=1):
+            A1 = np.zeros((deg, deg))
+            A1[-1, :] = -c[k, :deg, 1]
+            delayed[theta] = delayed.get(theta, 0) + A1
+        if 0.0 in delayed:                       # a delay-free term of the loop joins A
+            A += delayed.pop(0.0)
+        eig = np.linalg.eigvals(collocated_generator(A, delayed, NODES))
         eig = eig[eig.imag >= -1e-9]
         lam = eig[np.argsort(-eig.real)][: 3 * count]
         for _ in range(40):
@@ -265,7 +288,7 @@ def loop_roots(loop: DelayedLoop, count: int = 4) -> np.ndarray:
 
 def _count_unstable(loop: DelayedLoop, qp: QuasiPolynomial) -> int | None:
     """Closed-loop roots with Re > 0: the argument principle (None: a root on the axis)."""
-    if qp.thetas[-1] == 0:
+    if qp.thetas.max() == 0:
         roots = np.roots(np.polyadd(loop.den, loop.num))
         if np.any(np.abs(roots.real) <= 1e-12 * np.maximum(1, np.abs(roots))):
             return None
@@ -314,19 +337,111 @@ def loop_margins(sys, delay=0.0) -> LoopMargins:
                                    f"root found has Re = {rightmost.real:.3g} rad/s")
     poles = np.roots(loop.den)
     p_rhp = int((poles.real > 1e-12 * np.maximum(1.0, np.abs(poles))).sum())
-    pc = phase_crossings(ol, [1.0], [0.0])
-    gm, gm_lower, w_pc = _gain_margins(loop, ol, qp, stable, notes)
-    wz, phase = gain_crossovers(ol, 1.0, 0.0)
-    m = _assemble(1.0, 0.0, stable, rightmost * d0, int(pc.unstable()[0]), (gm, gm_lower, w_pc), wz, phase, notes)
+    if ol is None:
+        m = _multi_delay_margins(loop, d0, qp, stable, rightmost, z, notes)
+        crossovers = m.pop("crossovers")
+    else:
+        pc = phase_crossings(ol, [1.0], [0.0])
+        gm, gm_lower, w_pc = _gain_margins(loop, ol, qp, stable, notes)
+        wz, phase = gain_crossovers(ol, 1.0, 0.0)
+        crossovers = wz.size
+        m = _assemble(1.0, 0.0, stable, rightmost * d0, int(pc.unstable()[0]), (gm, gm_lower, w_pc), wz, phase,
+                      notes).__dict__
     out = LoopMargins(
-        delay=loop.delay, stable=stable, gain_margin=m.gain_margin, gain_margin_lower=m.gain_margin_lower,
-        phase_margin_deg=m.phase_margin_deg,
-        crossover_w=None if m.crossover_w is None else m.crossover_w / d0,
-        phase_crossover_w=None if m.phase_crossover_w is None else m.phase_crossover_w / d0,
-        delay_margin=None if m.delay_margin is None else m.delay_margin * d0,
+        delay=loop.delay, stable=stable, gain_margin=m["gain_margin"], gain_margin_lower=m["gain_margin_lower"],
+        phase_margin_deg=m["phase_margin_deg"],
+        crossover_w=None if m["crossover_w"] is None else m["crossover_w"] / d0,
+        phase_crossover_w=None if m["phase_crossover_w"] is None else m["phase_crossover_w"] / d0,
+        delay_margin=None if m["delay_margin"] is None else m["delay_margin"] * d0,
         rightmost_root=(rightmost.real, rightmost.imag), open_loop_rhp_poles=p_rhp, unstable_roots=z,
-        notes=m.notes)
-    _sign_notes(out, wz.size)
+        notes=m["notes"])
+    _sign_notes(out, crossovers)
+    return out
+
+
+MULTI_GAIN_LIMIT = 100.0   # several delays: gain-margin search up to this factor (counted per interval)
+
+
+def _multi_delay_margins(loop: DelayedLoop, d0: float, qp: QuasiPolynomial, stable: bool, rightmost, z, notes):
+    """Margins of a loop with several delays, on the normalized frequency axis (w*d0).
+
+    The same definitions as for one delay; the crossings are bracketed on a grid and refined
+    to rounding, and the number of unstable roots of K*L between consecutive crossing gains is
+    counted by the argument principle (Bode's count needs one delay).
+    """
+    from .bisection import bisect_brackets
+
+    def L(w):
+        return loop(1j * np.asarray(w) / d0)
+
+    c = qp.coeffs
+    s_num = np.abs(c[1:, :, 1]).sum()
+    s_den = np.abs(c[0, :-1, 0]).sum()
+    end = 1.05 * max(1.0, MULTI_GAIN_LIMIT * s_num + s_den)
+    if end > 4096.0:
+        raise InputError(f"the loop's gain stays above {1 / MULTI_GAIN_LIMIT:g} up to w*tau = {end:.3g}: "
+                         "too wide a band to sample")
+    w = np.concatenate((np.geomspace(1e-9, 1.0, 1000, endpoint=False), np.arange(1.0, end + 0.005, 0.005)))
+    values = L(w)
+    logmag = np.log(np.abs(values))
+    i = np.nonzero(np.sign(logmag[:-1]) * np.sign(logmag[1:]) < 0)[0]
+    wz = bisect_brackets(lambda x, k: np.log(np.abs(L(x))), w[i], w[i + 1])
+    angle = np.angle(L(wz))
+    wrapped = (angle + np.pi) % (2 * np.pi)
+    signed = np.where(wrapped > np.pi, wrapped - 2 * np.pi, wrapped)
+    out = {"gain_margin": None, "gain_margin_lower": None, "phase_margin_deg": None, "crossover_w": None,
+           "phase_crossover_w": None, "delay_margin": None, "notes": notes, "crossovers": wz.size}
+    if wz.size == 0:
+        notes["phase_margin_deg"] = "|L| never crosses 1"
+        notes["delay_margin"] = "no gain crossover: no extra delay can put a root on the axis"
+    else:
+        k = int(np.argmin(signed))
+        out["phase_margin_deg"], out["crossover_w"] = float(np.degrees(signed[k])), float(wz[k])
+        if stable:
+            out["delay_margin"] = float(np.min(wrapped / wz))
+        elif signed[k] < 0:
+            out["delay_margin"] = float(signed[k] / wz[k])
+            notes["delay_margin"] = "negative: the loop is unstable; removing this much delay puts a root on the axis"
+        else:
+            notes["delay_margin"] = "the loop is unstable with a positive phase margin: no delay margin"
+    # -180 deg crossings (Im L changes sign where Re L < 0) and the real root through 0
+    im = values.imag
+    j = np.nonzero((np.sign(im[:-1]) * np.sign(im[1:]) < 0) & (values.real[:-1] < 0))[0]
+    wp = bisect_brackets(lambda x, k: L(x).imag, w[j], w[j + 1])
+    ends = [(1.0 / abs(L(x)), x) for x in wp if L(x).real < 0]
+    l0 = L(np.zeros(1))[0]
+    if np.isfinite(l0) and l0.real < 0:
+        ends.append((1.0 / abs(l0), 0.0))
+    ends = sorted(e for e in ends if e[0] < MULTI_GAIN_LIMIT)
+    edges = [0.0] + [e for e, _ in ends] + [np.inf]
+    edge_w = [None] + [x for _, x in ends] + [None]
+    reps = [0.5 * hi if lo == 0 else (min(2 * lo, MULTI_GAIN_LIMIT) if np.isinf(hi) else np.sqrt(lo * hi))
+            for lo, hi in zip(edges[:-1], edges[1:])]
+    ok = [(z == 0 if (z is not None and lo < 1 < hi) else qp.count_unstable(K, 0.0) == 0)
+          for K, lo, hi in zip(reps, edges[:-1], edges[1:])]
+    for idx, good in enumerate(ok):
+        lo, hi = edges[idx], edges[idx + 1]
+        if good and lo < 1.0 < hi and stable:
+            if np.isinf(hi):
+                notes["gain_margin"] = f"K*L is stable for every K from 1 to {MULTI_GAIN_LIMIT:g} (searched)"
+            else:
+                out["gain_margin"], out["phase_crossover_w"] = float(hi), edge_w[idx + 1]
+            if lo > 0:
+                out["gain_margin_lower"] = float(lo)
+                notes["gain_margin_lower"] = "conditionally stable: below this factor the loop is unstable"
+            else:
+                notes["gain_margin_lower"] = "stable for every smaller loop gain"
+    if not stable:
+        best = min(((abs(np.log(e)), e, x) for n, good in enumerate(ok) if good
+                    for e, x in ((edges[n], edge_w[n]), (edges[n + 1], edge_w[n + 1])) if 0 < e < np.inf),
+                   default=None)
+        if best is None:
+            notes["gain_margin"] = f"no loop-gain factor up to {MULTI_GAIN_LIMIT:g} makes K*L stable"
+        else:
+            out["gain_margin"], out["phase_crossover_w"] = float(best[1]), best[2]
+            notes["gain_margin"] = ("the loop is unstable: multiplying the loop gain by this factor reaches "
+                                    "the edge of the stable range")
+        notes.setdefault("gain_margin_lower", "defined for a stable loop only")
     return out
 
 
