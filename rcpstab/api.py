@@ -96,13 +96,14 @@ def margins(model, alpha=None, beta=None, *, delay=None, **parameters):
     ----------
     model : str, ModelSpec, control.TransferFunction, control.StateSpace or (num, den)
         A model, or any SISO LTI loop L(s) (closed by unit negative feedback through ``delay``).
-    alpha, beta : float
-        The gains (> 0, dimensionless) of a model.
+    alpha, beta : float or array_like
+        The gains (> 0, dimensionless) of a model; arrays broadcast against each other and give
+        a :class:`~rcpstab.linear.batch.MarginsBatch` (one result per point).
     delay : float or sequence of float, optional
         An LTI loop's delay(s) in seconds (several add); see :mod:`rcpstab.linear.lti`.
     **parameters : float
         For ``"dcqcn"`` and ``"timely"`` (:mod:`rcpstab.models.delayloop`): parameter values by the
-        paper's names, e.g. ``N=10, tau_star=50e-6`` (SI units).
+        paper's names, e.g. ``N=10, tau_star=50e-6`` (SI units); arrays give one result per point.
 
     Returns
     -------
@@ -116,6 +117,8 @@ def margins(model, alpha=None, beta=None, *, delay=None, **parameters):
     >>> m = margins("rcp", 0.4, 0.2)
     >>> m.stable, round(m.phase_margin_deg, 2), round(m.rightmost_root[0], 4)
     (True, 16.25, -0.1092)
+    >>> margins("rcp", [0.4, 0.5], 0.2).phase_margin_deg.round(2)    # one result per point
+    array([16.25, 21.92])
     >>> m = margins(([2.0], [1.0, -1.0]), delay=0.3)         # 2 e^{-0.3 s}/(s - 1)
     >>> m.stable, m.open_loop_rhp_poles, round(m.delay_margin, 6)
     (True, 1, 0.3046)
@@ -123,11 +126,24 @@ def margins(model, alpha=None, beta=None, *, delay=None, **parameters):
     if is_loop_model(model) or isinstance(model, DelayedFluidModel):
         from .linear.fluid_loop import model_margins
 
+        if any(np.ndim(v) for v in parameters.values()):       # arrays of parameters: one result per point
+            from .linear.batch import MarginsBatch
+
+            names = list(parameters)
+            grid = np.broadcast_arrays(*(np.asarray(parameters[k], float) for k in names))
+            points = {k: g.ravel() for k, g in zip(names, grid)}
+            size = grid[0].size if grid else 0
+            return MarginsBatch(model, points, [model_margins(model, **{k: float(points[k][i]) for k in names})
+                                                for i in range(size)])
         return model_margins(model, **parameters)
     if delay is not None or not isinstance(model, str | ModelSpec):
         from .linear.lti import loop_margins
 
         return loop_margins(model, 0.0 if delay is None else delay)
+    if np.ndim(alpha) or np.ndim(beta):                          # one result per point, never the first alone
+        from .linear.batch import margins_many
+
+        return margins_many(as_model(model), alpha, beta)
     from .linear.margins import margins as compute
 
     return compute(as_model(model), alpha, beta)

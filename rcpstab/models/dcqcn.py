@@ -24,6 +24,11 @@ misprint: eliminating R_T from (4) and (5) multiplies, and only the product give
 own approximation, its eq. 9, p* ~ (R_AI N^2/(tau' C^2) (1/B + N/(T C))^2)^(1/3)). The paper
 evaluates its margins at that approximate p*; ``p_star="paper"`` in :func:`operating_point`
 does the same, the default solves the fixed point exactly.
+
+With the default parameters the fixed point leaves the RED ramp (p* > p_max, q* > K_max) from
+N = 16 flows on (from N = 12 with the paper's approximate p*): eq. (1) then has no fixed point
+with a marking slope, the queue is pinned at K_max. The paper's figures still use the ramp's
+slope there; ``extend_ramp=1`` does the same (the ramp continued up to p = 1).
 """
 from __future__ import annotations
 
@@ -38,12 +43,13 @@ __all__ = ["MODEL", "operating_point", "paper_p_star"]
 # parameters, named as in the paper (tau_star for tau*, tau_prime for tau')
 C, N, tau_star, tau, tau_prime, T, B, F, R_AI, K_min, K_max, p_max, g, packet = sp.symbols(
     "C N tau_star tau tau_prime T B F R_AI K_min K_max p_max g packet", positive=True)
+extend_ramp = sp.Symbol("extend_ramp", nonnegative=True)
 alpha, R_T, R_C, q = sp.symbols("alpha R_T R_C q")
 p_d, R_C_d = sp.symbols("p_delayed R_C_delayed")   # p(t - tau*), R_C(t - tau*)
 q_d = sp.Symbol("q_delayed")
 
 DEFAULTS = {C: 40e9, N: 10, tau_star: 50e-6, tau: 50e-6, tau_prime: 55e-6, T: 55e-6, B: 10e6, F: 5,
-            R_AI: 40e6, K_min: 5e3, K_max: 200e3, p_max: 0.01, g: 1 / 256, packet: 1000}
+            R_AI: 40e6, K_min: 5e3, K_max: 200e3, p_max: 0.01, g: 1 / 256, packet: 1000, extend_ramp: 0}
 """The paper's defaults (Table 2 and Sec. 3.3: 40 Gb/s, R_AI = 40 Mb/s, K_max = 200 KB)."""
 
 UNITS = {
@@ -55,6 +61,8 @@ UNITS = {
     "g": "alpha EWMA gain", "packet": "packet size, bytes (the unit of rates and queues below)",
     "alpha": "alpha (dimensionless)", "R_T": "target rate, packets/s", "R_C": "current rate, packets/s",
     "q": "queue, packets",
+    "extend_ramp": "1: the RED ramp goes on past K_max up to p = 1 (how the paper's figures treat a fixed point "
+                   "above K_max); 0: eq. (1), p jumps to 1",
 }
 
 PKT_BITS = 8 * packet
@@ -64,7 +72,8 @@ Kmin_p, Kmax_p = K_min / packet, K_max / packet
 
 def marking(queue):
     """RED marking probability of eq. (1) for a queue in packets."""
-    return sp.Piecewise((0, queue <= Kmin_p), (p_max * (queue - Kmin_p) / (Kmax_p - Kmin_p), queue <= Kmax_p),
+    ramp = p_max * (queue - Kmin_p) / (Kmax_p - Kmin_p)
+    return sp.Piecewise((0, queue <= Kmin_p), (ramp, queue <= Kmax_p), (ramp, (extend_ramp > 0) & (ramp < 1)),
                         (1, True))
 
 
@@ -134,8 +143,9 @@ def operating_point(v: dict, p_star: str = "exact") -> dict:
         p = math.exp(0.5 * (lo + hi))
     a, b, c, d, e = _pieces(p, r, v)
     kmin, kmax = v["K_min"] / v["packet"], v["K_max"] / v["packet"]
-    if p > v["p_max"]:
-        raise ValueError(f"DCQCN: p* = {p:.3g} exceeds p_max = {v['p_max']:g}: the queue sits above K_max")
+    if p > v["p_max"] and not v["extend_ramp"]:
+        raise ValueError(f"DCQCN: p* = {p:.3g} exceeds p_max = {v['p_max']:g}: the queue sits above K_max "
+                         "(eq. 1 has no fixed point on its ramp; extend_ramp=1 continues the ramp, as the paper's figures do)")
     return {alpha: -math.expm1(v["tau_prime"] * r * math.log1p(-p)),
             R_T: r + v["tau"] * rp * r * (c + e) / a,
             R_C: r,
