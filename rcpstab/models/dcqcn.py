@@ -78,15 +78,23 @@ def marking(queue):
 
 
 def _rhs(pd, rcd):
-    """Eqs. (2)-(5) with p~ = ``pd`` and R_C~ = ``rcd``."""
+    """Eqs. (2)-(5) with p~ = ``pd`` and R_C~ = ``rcd``.
+
+    p/((1 - p)^-x - 1) is written p (1 - p)^x / (1 - (1 - p)^x): the same function, without the
+    overflow of (1 - p)^-x for the byte counter's x = B (1e4 packets).
+    """
     keep = 1 - pd
     cut = 1 - keep ** (tau * rcd)
+
+    def ratio(x):                 # -> 1/x as p -> 0 (an increase every x packets when nothing is marked)
+        return sp.Piecewise((1 / x, pd <= 0), (pd * keep ** x / (1 - keep ** x), True))
+
     return (
         g / tau_prime * ((1 - keep ** (tau_prime * rcd)) - alpha),
-        -(R_T - R_C) / tau * cut + Rp * rcd * keep ** (F * Bp) * pd / (keep ** (-Bp) - 1)
-        + Rp * rcd * keep ** (F * T * rcd) * pd / (keep ** (-T * rcd) - 1),
-        -R_C * alpha / (2 * tau) * cut + (R_T - R_C) / 2 * rcd * pd / (keep ** (-Bp) - 1)
-        + (R_T - R_C) / 2 * rcd * pd / (keep ** (-T * rcd) - 1),
+        -(R_T - R_C) / tau * cut + Rp * rcd * keep ** (F * Bp) * ratio(Bp)
+        + Rp * rcd * keep ** (F * T * rcd) * ratio(T * rcd),
+        -R_C * alpha / (2 * tau) * cut + (R_T - R_C) / 2 * rcd * ratio(Bp)
+        + (R_T - R_C) / 2 * rcd * ratio(T * rcd),
         N * R_C - Cp,
     )
 
