@@ -28,7 +28,8 @@ EXAMPLES = (
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help=model_help())
+    parser.add_argument("--model", default="rcp", help=model_help() + "; or dcqcn, timely (Zhu et al. 2016; "
+                        "their parameters with --param NAME=VALUE)")
     parser.add_argument("--alpha", type=str, help="rate gain alpha (> 0, dimensionless)")
     parser.add_argument("--beta", type=str, help="queue gain beta (> 0, dimensionless)")
     add_loop_arguments(parser)
