@@ -140,6 +140,8 @@ def margins(model, alpha=None, beta=None, *, delay=None, **parameters):
         from .linear.lti import loop_margins
 
         return loop_margins(model, 0.0 if delay is None else delay)
+    if alpha is None or beta is None:
+        raise InputError(f"margins of model {getattr(model, 'name', model)!r}: give alpha and beta")
     if np.ndim(alpha) or np.ndim(beta):                          # one result per point, never the first alone
         from .linear.batch import margins_many
 
