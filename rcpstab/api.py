@@ -62,7 +62,9 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
     method : {"exact", "bode", "nyquist", "phaseplane", "packet"}
         The lens (:data:`REGION_METHODS`).
     **options
-        Passed to the engine: ``pade`` (nyquist); ``C``, ``d0``, ``N`` (lists), ``T``,
+        For an LTI loop (a python-control system or ``(num, den)`` as ``model``): ``gain`` and
+        ``delay`` (s) arrays, the exact region over them (:func:`rcpstab.linear.lti.loop_region`).
+        Otherwise passed to the engine: ``pade`` (nyquist); ``C``, ``d0``, ``N`` (lists), ``T``,
         ``workers``, ``checkpoint`` (phaseplane); ``scenario``, ``workers`` (packet).
 
     Returns
@@ -78,6 +80,12 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
     >>> bool(r.stable[0, 1])           # (alpha, beta) = (0.4, 0.1): inside the thesis' region
     True
     """
+    if not isinstance(model, str | ModelSpec):      # an LTI loop: its exact region over (gain, delay)
+        from .linear.lti import loop_region
+
+        if "gain" not in options or "delay" not in options:
+            raise InputError("region of an LTI loop: give gain=[...] (loop-gain factors) and delay=[...] (s)")
+        return loop_region(model, options["gain"], options["delay"])
     if method not in REGION_METHODS:
         raise InputError(f"method {method!r}: choose from {', '.join(REGION_METHODS)}")
     spec = as_model(model)

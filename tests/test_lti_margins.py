@@ -118,3 +118,17 @@ def test_rightmost_root_against_tdscontrol():
     best = r[np.argmax(r.real)]
     assert mine.real == pytest.approx(best.real, abs=1e-9)
     assert abs(mine.imag) == pytest.approx(abs(best.imag), abs=1e-9)
+
+
+def test_region_boundary_is_hit_at_the_delay_margin():
+    from rcpstab.linear.lti import loop_region
+
+    k, a, tau = 2.0, 1.0, 0.3
+    m = loop_margins(([k], [1.0, -a]), delay=tau)
+    delays = tau + m.delay_margin * np.array([0.5, 0.98, 0.999, 1.001, 1.02, 1.5])
+    region = loop_region(([k], [1.0, -a]), gain=[1.0], delay=delays)
+    assert region.stable[:, 0].tolist() == [True, True, True, False, False, False]
+    # over gains at tau: the stable set is (a/k, gain_margin), the two margins' ends
+    gains = np.array([0.45, 0.55, 1.0, 2.0, 2.25, 2.35])
+    r = loop_region(([k], [1.0, -a]), gain=gains, delay=[tau])
+    assert r.stable[0].tolist() == [bool(m.gain_margin_lower < g < m.gain_margin) for g in gains]
