@@ -19,7 +19,6 @@ import numpy as np
 from .errors import InputError
 from .models import as_model
 from .models.delayloop import DelayedFluidModel, is_loop_model
-from .models.spec import ModelSpec
 
 __all__ = ["REGION_METHODS", "cosim", "linearize", "margins", "region", "simulate"]
 
@@ -80,7 +79,9 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
     >>> bool(r.stable[0, 1])           # (alpha, beta) = (0.4, 0.1): inside the thesis' region
     True
     """
-    if not isinstance(model, str | ModelSpec):      # an LTI loop: its exact region over (gain, delay)
+    from .linear.lti import is_loop
+
+    if is_loop(model):                                # an LTI loop: its exact region over (gain, delay)
         from .linear.lti import loop_region
 
         if "gain" not in options or "delay" not in options:
@@ -144,7 +145,9 @@ def margins(model, alpha=None, beta=None, *, delay=None, **parameters):
             return MarginsBatch(model, points, [model_margins(model, **{k: float(points[k][i]) for k in names})
                                                 for i in range(size)])
         return model_margins(model, **parameters)
-    if delay is not None or not isinstance(model, str | ModelSpec):
+    from .linear.lti import is_loop
+
+    if delay is not None or is_loop(model):
         from .linear.lti import loop_margins
 
         return loop_margins(model, 0.0 if delay is None else delay)

@@ -64,7 +64,7 @@ def run(args) -> int:
     if args.tf is not None or is_loop_model(args.model):
         return run_loop(args)
     if args.alpha is None or args.beta is None:
-        raise InputError("margins: give --alpha and --beta (a model's gains), or --tf NUM DEN --delay SECONDS")
+        raise InputError("margins: --alpha and --beta are required (a model's gains), or give --tf NUM DEN --delay SECONDS")
     model = get_model(args.model)
     m = margins(model, single_gain(args.alpha, "alpha"), single_gain(args.beta, "beta"))
     if args.json:

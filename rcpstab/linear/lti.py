@@ -36,7 +36,7 @@ from .phasecross import gain_crossovers, phase_crossings
 from .quasipoly import QuasiPolynomial
 from .roots import collocated_generator
 
-__all__ = ["DelayedLoop", "LoopMargins", "LoopRegion", "as_loop", "loop_margins", "loop_region", "loop_roots"]
+__all__ = ["DelayedLoop", "LoopMargins", "LoopRegion", "as_loop", "is_loop", "loop_margins", "loop_region", "loop_roots"]
 
 NODES = 32   # collocation nodes: the companion realization is small, so more nodes cost little
 
@@ -134,6 +134,12 @@ class DelayedLoop:
         ol_num[:, 1] = num / scale
         ol = OpenLoop(theta=self.delay / d0, num=ol_num, den=den_rest / scale, integrators=k)
         return d0, ol, qp
+
+
+def is_loop(sys) -> bool:
+    """Whether ``sys`` is an LTI loop :func:`as_loop` takes (python-control system, DelayedLoop, (num, den))."""
+    return (isinstance(sys, DelayedLoop) or type(sys).__name__ in ("TransferFunction", "StateSpace")
+            or (isinstance(sys, tuple) and len(sys) == 2))
 
 
 def as_loop(sys, delay=0.0) -> DelayedLoop:
