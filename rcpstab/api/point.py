@@ -6,33 +6,86 @@ import numpy as np
 from .common import as_model, single_gain
 from .result import Result
 
-__all__ = ["BodeResult", "MarginsResult", "NyquistResult", "bode", "margins", "margins_summary", "nyquist"]
+__all__ = ["BodeResult", "MarginsResult", "NyquistResult", "bode", "is_loop_model", "margins", "margins_summary",
+           "nyquist"]
 
 
-def margins(model, alpha, beta):
+def is_loop_model(model) -> bool:
+    """Whether ``model`` names one of the delayed fluid loops of :mod:`rcpstab.models.delayloop` (``dcqcn``,
+    ``timely``), whose margins take the paper's parameters rather than two gains."""
+    from ..models.delayloop import DelayedFluidModel
+    from ..models.delayloop import is_loop_model as named
+
+    return named(model) or isinstance(model, DelayedFluidModel)
+
+
+def margins(model, alpha=None, beta=None, *, delay=None, **parameters):
     """Gain, phase and delay margins and the rightmost root of ``model``'s linear loop.
 
     Parameters
     ----------
-    model : str or ModelSpec
-    alpha, beta : float
-        The gains (> 0, dimensionless).
+    model : str, ModelSpec, control.TransferFunction, control.StateSpace or (num, den)
+        A model, or any SISO LTI loop L(s) (closed by unit negative feedback through ``delay``).
+    alpha, beta : float or array_like
+        The gains (> 0, dimensionless) of a model; arrays broadcast against each other and give
+        a :class:`~rcpstab.linear.batch.MarginsBatch` (one result per point).
+    delay : float or sequence of float, optional
+        An LTI loop's delay(s) in seconds (several add); see :mod:`rcpstab.linear.lti`.
+    **parameters : float
+        For ``"dcqcn"`` and ``"timely"`` (:mod:`rcpstab.models.delayloop`): parameter values by the
+        paper's names, e.g. ``N=10, tau_star=50e-6`` (SI units); arrays give one result per point.
 
     Returns
     -------
-    MarginsResult
-        Frequencies normalized (w*d0), delay margin in units of d0; the fields of
-        :class:`~rcpstab.linear.margins.Margins` read through.
+    MarginsResult, MarginsBatch or LoopMargins
+        A model at one point: frequencies normalized (w*d0), delay margin in units of d0, the
+        fields of :class:`~rcpstab.linear.margins.Margins` read through. Arrays of gains: one
+        result per point. An LTI loop's (:class:`~rcpstab.linear.lti.LoopMargins`): rad/s and
+        seconds, exact verdict, ``open_loop_rhp_poles`` and ``notes`` where a margin's sign and
+        the verdict disagree.
 
     Examples
     --------
     >>> m = margins("rcp", 0.4, 0.2)
     >>> m.stable, round(m.phase_margin_deg, 2), round(m.rightmost_root[0], 4)
     (True, 16.25, -0.1092)
+    >>> margins("rcp", [0.4, 0.5], 0.2).phase_margin_deg.round(2)    # one result per point
+    array([16.25, 21.92])
+    >>> m = margins(([2.0], [1.0, -1.0]), delay=0.3)         # 2 e^{-0.3 s}/(s - 1)
+    >>> m.stable, m.open_loop_rhp_poles, round(m.delay_margin, 6)
+    (True, 1, 0.3046)
     """
+    from ..errors import InputError
+    from ..linear.lti import is_loop
+
+    if is_loop_model(model):
+        from ..linear.fluid_loop import model_margins
+
+        if any(np.ndim(v) for v in parameters.values()):       # arrays of parameters: one result per point
+            from ..linear.batch import MarginsBatch
+
+            names = list(parameters)
+            grid = np.broadcast_arrays(*(np.asarray(parameters[k], float) for k in names))
+            points = {k: g.ravel() for k, g in zip(names, grid)}
+            size = grid[0].size if grid else 0
+            return MarginsBatch(model, points, [model_margins(model, **{k: float(points[k][i]) for k in names})
+                                                for i in range(size)])
+        return model_margins(model, **parameters)
+    if delay is not None or is_loop(model):
+        from ..linear.lti import loop_margins
+
+        return loop_margins(model, 0.0 if delay is None else delay)
+    if parameters:
+        raise InputError(f"{', '.join(parameters)}: margins of a model take alpha and beta only")
+    if alpha is None or beta is None:
+        raise InputError(f"margins of model {getattr(model, 'name', model)!r}: give alpha and beta")
+    spec = as_model(model)
+    if not isinstance(alpha, str) and not isinstance(beta, str) and (np.ndim(alpha) or np.ndim(beta)):
+        from ..linear.batch import margins_many  # one result per point, never the first alone
+
+        return margins_many(spec, alpha, beta)
     from ..linear.margins import margins as compute
 
-    spec = as_model(model)
     return MarginsResult(compute(spec, single_gain(alpha, "alpha"), single_gain(beta, "beta")), model=spec)
 
 

@@ -28,7 +28,9 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
         for margins; App. E's 0.1..2.0 grid for phaseplane, packet and certified).
     method : {"exact", "bode", "nyquist", "margins", "phaseplane", "packet", "certified"}
     **options
-        The method's own options (``Method.options``): ``pade`` (nyquist); ``C`` (bit/s), ``d0`` (s),
+        For an LTI loop (a python-control system or ``(num, den)`` as ``model``): ``gain`` and
+        ``delay`` (s) arrays, the exact region over them (:func:`rcpstab.linear.lti.loop_region`).
+        Otherwise the method's own options (``Method.options``): ``pade`` (nyquist); ``C`` (bit/s), ``d0`` (s),
         ``N`` (lists), ``T`` (s), ``params`` ({name: [values]}), ``buffer_bdp`` (C*d0), ``workers``,
         ``scheduler``, ``checkpoint``, ``progress`` (phaseplane); ``scenario``, ``workers``,
         ``checkpoint``, ``progress`` (packet). An option the method does not read is refused.
@@ -46,6 +48,14 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
     >>> bool(r.stable[0, 1])           # (alpha, beta) = (0.4, 0.1): inside the thesis' region
     True
     """
+    from ..linear.lti import is_loop
+
+    if is_loop(model):                                # an LTI loop: its exact region over (gain, delay)
+        from ..linear.lti import loop_region
+
+        if "gain" not in options or "delay" not in options:
+            raise InputError("region of an LTI loop: give gain=[...] (loop-gain factors) and delay=[...] (s)")
+        return loop_region(model, options["gain"], options["delay"])
     m = registered(method)
     unused = sorted(k for k, v in options.items() if k not in m.options and v is not None)
     if unused:

@@ -9,19 +9,26 @@ from __future__ import annotations
 
 import math
 
-from ..api.point import margins
+from ..api.point import is_loop_model, margins
+from ..errors import InputError
+from .loop import add_loop_arguments, run_loop
 from .output import model_help, report
 
 EXAMPLES = (
     ("rcpstab margins --alpha 0.4 --beta 0.2", "margins of the thesis' recommended gains, as a table"),
     ("rcpstab margins --model xcp --alpha 0.4 --beta 0.226 --json", "XCP's published gains, as JSON"),
+    ("rcpstab margins --tf 2 1,-1 --delay 0.3", "any LTI loop: L(s) = 2 e^{-0.3 s}/(s - 1), exact, in rad/s and s"),
+    ("rcpstab margins --model dcqcn --param N=10 --param tau_star=50e-6 --json",
+     "DCQCN (Zhu et al. 2016) with 10 flows and a 50 us feedback delay"),
 )
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help=model_help())
-    parser.add_argument("--alpha", type=str, required=True, help="rate gain alpha (> 0, dimensionless)")
-    parser.add_argument("--beta", type=str, required=True, help="queue gain beta (> 0, dimensionless)")
+    parser.add_argument("--model", default="rcp", help=model_help() + "; or dcqcn, timely (Zhu et al. 2016; "
+                        "their parameters with --param NAME=VALUE)")
+    parser.add_argument("--alpha", type=str, help="rate gain alpha (> 0, dimensionless)")
+    parser.add_argument("--beta", type=str, help="queue gain beta (> 0, dimensionless)")
+    add_loop_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON object (null with a reason where a margin does not exist)")
 
 
@@ -32,6 +39,10 @@ def _value(x, fmt, unit="", note=None):
 
 
 def run(args) -> int:
+    if args.tf is not None or is_loop_model(args.model):
+        return run_loop(args)
+    if args.alpha is None or args.beta is None:
+        raise InputError("margins: --alpha and --beta are required (a model's gains), or give --tf NUM DEN --delay SECONDS")
     result = margins(args.model, args.alpha, args.beta)
     if args.json:
         print(result.to_json())

@@ -104,6 +104,13 @@ class LinearDelaySystem:
         """G as a function of lambda = s*d0 (the d0 dependence cancels)."""
         return sp.simplify(self.open_loop.subs(s, lam / self.model.time_scale))
 
+    def to_control(self, pade: int | None = None, **parameter_values):
+        """The open loop as a ``control.TransferFunction``, each delay a Pade approximant of order ``pade``
+        (see :func:`rcpstab.linear.export.to_control`)."""
+        from .export import to_control
+
+        return to_control(self, pade, **parameter_values)
+
     def latex(self) -> str:
         """The linear system and G(s) as LaTeX."""
         names = [sp.Symbol(rf"\delta {sp.latex(x)}") for x in self.model.loop_states]

@@ -122,7 +122,9 @@ def stable_gain_intervals(pc, index: int = 0):
     lo, hi = edges[:-1], edges[1:]
     with np.errstate(invalid="ignore"):
         reps = np.where(np.isinf(hi), 2.0 * lo + 1.0, np.where(lo == 0, 0.5 * hi, np.sqrt(lo * hi)))
-    stable = np.array([sub.unstable(k)[0] == 0 for k in reps])
+    # Z for every representative gain at once (what sub.unstable(k) gives one k at a time)
+    counted = (reps[:, None] * sub.magnitude[None, :] > 1) @ sub.direction
+    stable = np.rint(sub.rhp_poles + 2 * (sub.low[0] + counted)).astype(int) == 0
     edge_w = np.concatenate(([np.nan], end_w, [np.nan]))
     out = []
     i = 0
