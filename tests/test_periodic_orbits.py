@@ -1,0 +1,71 @@
+"""Periodic-orbit continuation (rcpstab.bifurcation.periodic): exact orbits, the textbook Hopf law,
+agreement with the phase-plane integrator, and the subcritical branch of rcp-unclamped."""
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.special import lambertw
+
+from rcpstab.bifurcation.measure import measure_cycles
+from rcpstab.bifurcation.periodic import PeriodicSystem, continue_from_hopf, floquet_multipliers
+from rcpstab.bifurcation.smooth import RCP_UNCLAMPED
+from rcpstab.bifurcation.textbook import HUTCHINSON_AMPLITUDE, hutchinson_model
+from rcpstab.models.spec import ModelSpec, t
+from rcpstab.phaseplane import simulate
+
+
+def linear_delay_model() -> ModelSpec:
+    """x' = -alpha x(t - 1): at alpha = pi/2 every a sin(pi t / 2) + b cos(pi t / 2) is a solution."""
+    x = sp.Function("x")
+    a, b = sp.symbols("alpha beta", positive=True)
+    tau = sp.Symbol("d_0", positive=True)
+    g0 = sp.Symbol("gamma_0", nonnegative=True)
+    return ModelSpec(name="linear-delay", title="x' = -a x(t-1)", states=(x,), rhs=(-a * x(t - tau),),
+                     parameters={a: math.pi / 2, b: 1.0, tau: 1.0}, equilibrium={x: sp.Integer(0)},
+                     loop_parameters=(a, b), time_scale=tau, gamma=x(t), queue=sp.Integer(0), initial_state={x: g0})
+
+
+def test_exact_orbit_of_the_linear_delay_equation_is_a_fixed_point_with_the_exact_multipliers():
+    """sin(pi t/2), period 4: fixed point of the period map; multipliers exp(4 lambda), lambda = W_k(-pi/2)."""
+    system = PeriodicSystem(linear_delay_model(), alpha=math.pi / 2)
+    defects = []
+    for N in (64, 128):
+        profile = np.sin(2 * math.pi * np.arange(N) / N)[None, :]
+        mu, defect = floquet_multipliers(system, profile, 4.0, math.pi / 2)
+        defects.append(defect)
+    assert defects[0] < 1e-5 and defects[1] < defects[0] / 12   # 4th order: 16x smaller for half the step
+    assert np.abs(mu[:2] - 1).max() < 1e-4                  # the centre pair +-i pi/2: double multiplier 1
+    lam = lambertw(-math.pi / 2, k=1)                       # next roots of lambda = -(pi/2) e^-lambda
+    assert abs(mu[2]) == abs(mu[3]) == pytest.approx(math.exp(4 * lam.real), rel=2e-3)
+
+
+@pytest.fixture(scope="module")
+def hutchinson_branch():
+    return continue_from_hopf(hutchinson_model(), (1.4, 1.7), steps=9, first_amplitude=0.05, N=64)
+
+
+def test_hutchinson_branch_follows_the_textbook_amplitude_law_and_the_linear_floquet_rate(hutchinson_branch):
+    b = hutchinson_branch
+    first = b.points[0]
+    assert b.hopf.criticality == "supercritical"
+    # Chow & Mallet-Paret: eps = sqrt(40 (a - pi/2) / (3 pi - 2)), error O(eps) relative
+    assert first.amplitude == pytest.approx(HUTCHINSON_AMPLITUDE * math.sqrt(first.gain - math.pi / 2), rel=5e-3)
+    assert first.period == pytest.approx(4.0, abs=1e-3)
+    # near the Hopf point the radial multiplier is exp(-2 Re(lambda') (a - a*) P)
+    for p in b.points[:2]:
+        rate = math.log(p.max_multiplier) / p.period
+        assert rate == pytest.approx(-2 * b.hopf.speed * (p.gain - b.hopf.critical), rel=0.03)
+    assert all(p.stable for p in b.points)
+    assert np.all(np.diff([p.gain for p in b.points]) > 0) and not b.folds
+
+
+def test_stable_hutchinson_cycle_agrees_with_the_phase_plane_integrator(hutchinson_branch):
+    """An independent integrator (the compiled phase-plane kernel) settles on the same cycle."""
+    far = [p for p in hutchinson_branch.points if p.gain > 1.75]
+    assert far
+    for p in far[:2]:
+        tr = simulate(hutchinson_model(), {"alpha": p.gain}, {"gamma0": 0.5}, 400.0, dt=1 / 64, record_every=1)
+        m = measure_cycles(tr.rtt, tr.gamma, 0 * tr.gamma, 300.0)
+        assert m.amplitude[0] == pytest.approx(p.amplitude, rel=2e-3)
+        assert m.period_rtt[0] == pytest.approx(p.period, rel=2e-3)
