@@ -69,3 +69,40 @@ def test_stable_hutchinson_cycle_agrees_with_the_phase_plane_integrator(hutchins
         m = measure_cycles(tr.rtt, tr.gamma, 0 * tr.gamma, 300.0)
         assert m.amplitude[0] == pytest.approx(p.amplitude, rel=2e-3)
         assert m.period_rtt[0] == pytest.approx(p.period, rel=2e-3)
+
+
+D0 = 0.2   # RCP's time unit (s): the normal form's speed is per second, the orbits' periods per RTT
+
+
+@pytest.mark.slow
+def test_rcp_unclamped_beta_01_unstable_branch_has_no_fold_and_no_stable_cycle_to_simulate():
+    """Subcritical Hopf point (l1 > 0): the unstable cycle grows as alpha decreases, with no fold down to alpha < 1.38."""
+    b = continue_from_hopf(RCP_UNCLAMPED, (1.50, 1.55), beta=0.1, steps=9, first_amplitude=0.02, N=128, max_step=1.0)
+    assert b.hopf.criticality == "subcritical" and b.hopf.critical == pytest.approx(1.52655, abs=1e-5)
+    for p in b.points[:2]:
+        assert p.amplitude == pytest.approx(float(b.hopf.predicted_amplitude(p.gain)), rel=0.01)
+        rate = math.log(p.max_multiplier) / p.period          # radial Floquet exponent -2 Re(lambda') (a - a*)
+        assert rate == pytest.approx(-2 * b.hopf.speed * D0 * (p.gain - b.hopf.critical), rel=0.03)
+    gains = np.array([p.gain for p in b.points])
+    assert np.all(np.diff(gains) < 0) and not b.folds and gains[-1] < 1.38
+    assert all(not p.stable and p.max_multiplier > 1 for p in b.points)
+    assert all(np.min(np.abs(p.multipliers - 1)) < 1e-3 for p in b.points)   # the trivial multiplier resolved
+    # no stable cycle there for a simulation to find: from the thesis' doubled rate it settles on the equilibrium
+    alphas = gains[[2, 5, 8]]
+    tr = simulate(RCP_UNCLAMPED, {"alpha": alphas, "beta": 0.1}, {"gamma0": 0.2}, 800 * D0, record_every=1)
+    m = measure_cycles(tr.rtt, tr.gamma, tr.queue / (0.15e9 * D0), 600)
+    cycles = np.array([b.points[i].amplitude for i in (2, 5, 8)])
+    assert np.all(m.amplitude < 0.01 * cycles) and np.all(m.growth_rtt <= 0)   # decayed far inside, still decaying
+
+
+@pytest.mark.slow
+def test_rcp_unclamped_stable_branch_at_beta_03_equals_the_simulated_attractor():
+    """Supercritical at beta = 0.3: every continued orbit is stable and is the phase plane's settled cycle."""
+    b = continue_from_hopf(RCP_UNCLAMPED, (1.40, 1.45), beta=0.3, steps=4, first_amplitude=0.05, N=128, max_step=0.5)
+    assert b.hopf.criticality == "supercritical" and all(p.stable for p in b.points)
+    far = b.points[2:]                                   # far enough from the Hopf point to settle in 1200 RTTs
+    tr = simulate(RCP_UNCLAMPED, {"alpha": [p.gain for p in far], "beta": 0.3},
+                  {"gamma0": 0.1 + np.array([p.amplitude for p in far])}, 1500 * D0, record_every=1)
+    m = measure_cycles(tr.rtt, tr.gamma, tr.queue / (0.15e9 * D0), 1200)
+    assert m.amplitude == pytest.approx([p.amplitude for p in far], rel=1e-4)
+    assert m.period_rtt == pytest.approx([p.period for p in far], rel=1e-4)
