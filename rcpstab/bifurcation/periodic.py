@@ -426,10 +426,10 @@ def continue_from_hopf(model: ModelSpec, bracket: tuple, parameter: str = "alpha
             predicted = b + h_s * tangent / weights
             stencil = _Stencil.build(system.delay, predicted[-2] / N)
 
-            def extra(Z, predicted=predicted):
+            def extra(Z, predicted=predicted, weights=weights, tangent=tangent):
                 return ((Z - predicted[:, None]) * weights[:, None]).T @ tangent
 
-            Y, ok = _newton(system, stencil, predicted, N, points[-1].profile, lambda Z: extra(Z))
+            Y, ok = _newton(system, stencil, predicted, N, points[-1].profile, extra)
             if ok:
                 converged = (Y, stencil)
                 break
