@@ -10,7 +10,7 @@ from scipy.special import lambertw
 from rcpstab.bifurcation.measure import measure_cycles
 from rcpstab.bifurcation.periodic import PeriodicSystem, continue_from_hopf, floquet_multipliers
 from rcpstab.bifurcation.smooth import RCP_UNCLAMPED
-from rcpstab.bifurcation.textbook import HUTCHINSON_AMPLITUDE, hutchinson_model
+from rcpstab.bifurcation.textbook import HUTCHINSON_AMPLITUDE, bistable_model, hutchinson_model
 from rcpstab.models.spec import ModelSpec, t
 from rcpstab.phaseplane import simulate
 
@@ -106,3 +106,39 @@ def test_rcp_unclamped_stable_branch_at_beta_03_equals_the_simulated_attractor()
     m = measure_cycles(tr.rtt, tr.gamma, tr.queue / (0.15e9 * D0), 1200)
     assert m.amplitude == pytest.approx([p.amplitude for p in far], rel=1e-4)
     assert m.period_rtt == pytest.approx([p.period for p in far], rel=1e-4)
+
+
+def _hamiltonian_period(alpha, beta, amplitude):
+    """Period of x' = -g(y), y' = g(x), g(u) = alpha u + beta u^3 - u^5, through (amplitude, 0).
+
+    Kaplan-Yorke: a solution of u' = -g(u(t-1)) with u(t-2) = -u(t) has (x, y) = (u(t), u(t-1)) on
+    this planar Hamiltonian system, and then its period is exactly 4: an independent check of an orbit.
+    """
+    from scipy.integrate import solve_ivp
+
+    def g(u):
+        return alpha * u + beta * u**3 - u**5
+
+    def crossing(_, z):
+        return z[1]
+    crossing.direction = 1.0
+    sol = solve_ivp(lambda _, z: [-g(z[1]), g(z[0])], (0, 40), [amplitude, 0.0], events=crossing,
+                    rtol=1e-11, atol=1e-12)
+    return float(sol.t_events[0][sol.t_events[0] > 0.1][0])   # not the start, which is on y = 0
+
+
+def test_bautin_equation_branch_passes_its_fold_with_a_multiplier_crossing_one():
+    """Subcritical Hopf point, the unstable branch turns at a fold onto a stable one (multiplier through +1);
+    the orbits are Kaplan-Yorke orbits of period 4 of the planar Hamiltonian system (independent check)."""
+    b = continue_from_hopf(bistable_model(), (1.4, 1.7), beta=1.0, steps=9, first_amplitude=0.05, N=64, max_step=0.5)
+    assert b.hopf.criticality == "subcritical"
+    assert len(b.folds) == 1
+    fold = b.folds[0]
+    assert not fold["stable_before"] and fold["max_multiplier_before"] > 1
+    assert fold["stable_after"] and fold["max_multiplier_after"] < 1
+    gains = [p.gain for p in b.points]
+    turn = int(np.argmin(gains))
+    assert fold["gain"] <= gains[turn] + 1e-12 and fold["gain"] > gains[turn] - 0.01
+    for p in b.points[1:turn + 3]:
+        assert p.period == pytest.approx(4.0, abs=1e-6)
+        assert _hamiltonian_period(p.gain, 1.0, p.amplitude) == pytest.approx(4.0, abs=2e-3)
