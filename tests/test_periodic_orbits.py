@@ -8,6 +8,7 @@ import sympy as sp
 from scipy.special import lambertw
 
 from rcpstab.bifurcation.measure import measure_cycles
+from rcpstab.bifurcation.orbit_start import simulate_from_orbit
 from rcpstab.bifurcation.periodic import PeriodicSystem, continue_from_hopf, floquet_multipliers
 from rcpstab.bifurcation.smooth import RCP_UNCLAMPED
 from rcpstab.bifurcation.textbook import HUTCHINSON_AMPLITUDE, bistable_model, hutchinson_model
@@ -142,3 +143,22 @@ def test_bautin_equation_branch_passes_its_fold_with_a_multiplier_crossing_one()
     for p in b.points[1:turn + 3]:
         assert p.period == pytest.approx(4.0, abs=1e-6)
         assert _hamiltonian_period(p.gain, 1.0, p.amplitude) == pytest.approx(4.0, abs=2e-3)
+
+
+@pytest.mark.slow
+def test_phase_plane_started_on_the_unstable_rcp_cycle_stays_on_it_and_leaves_at_the_floquet_rate():
+    """Independent check of the unstable cycles (beta = 0.1): the compiled phase-plane kernel, started with the
+    continued orbit as its history, keeps its amplitude; scaled by 1 +- 1e-3 it leaves outwards / inwards, the
+    deviation growing per period by the largest Floquet multiplier."""
+    b = continue_from_hopf(RCP_UNCLAMPED, (1.50, 1.55), beta=0.1, steps=4, first_amplitude=0.02, N=128, max_step=1.0)
+    system = PeriodicSystem(RCP_UNCLAMPED, "alpha", **b.hopf.values)
+    for p in b.points[4:6]:
+        dt = 0.002
+        t_rtt, gamma = simulate_from_orbit(system, p, [0.0, 1e-3, -1e-3], 40 * p.period, dt=dt)
+        per = p.period * D0 / dt
+        amps = np.array([[0.5 * np.ptp(gamma[int(k * per):int((k + 1) * per), i]) for k in range(40)] for i in range(3)])
+        assert np.abs(amps[0] / p.amplitude - 1).max() < 2e-4        # on the orbit: stays on it for 40 periods
+        out, inward = amps[1] - p.amplitude, amps[2] - p.amplitude
+        assert np.all(out[5:] > 0) and np.all(inward[5:] < 0)        # the orbit separates growth from decay
+        for d in (out, -inward):
+            assert (d[30] / d[10]) ** (1 / 20) == pytest.approx(p.max_multiplier, rel=5e-3)
