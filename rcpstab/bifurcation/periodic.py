@@ -113,33 +113,33 @@ class PeriodicSystem:
 
 @dataclass
 class _Stencil:
-    """Where the delayed reads of stage c (0, 1/2, 1) of step k sit: index offsets and weights per delay."""
+    """Which grid nodes the delayed reads of stage c (0, 1/2, 1) of step k use: offsets from k per delay.
+
+    The nodes are chosen once per solve (from the predicted period) and kept, so that the
+    residual stays smooth in the period; the weights follow the period (:meth:`weights_at`).
+    """
 
     offsets: np.ndarray   # (3 stages, m delays, 4) integer offsets from k
-    weights: np.ndarray   # (3, m, 4)
     reach: int            # oldest offset (positive number of steps back)
 
     @classmethod
     def build(cls, delays: np.ndarray, h: float) -> _Stencil:
         offsets = np.zeros((3, delays.size, 4), dtype=int)
-        weights = np.zeros((3, delays.size, 4))
         for s, c in enumerate((0.0, 0.5, 1.0)):
             for j, tau in enumerate(delays):
-                pos = c - tau / h
-                base = math.ceil(pos) - 1          # an exact grid hit is the right node, never a future one
+                base = math.ceil(c - tau / h) - 1     # an exact grid hit is the right node, never a future one
                 offsets[s, j] = base + np.arange(-1, 3)
-                weights[s, j] = _lagrange_weights(pos - base)
         if offsets.max() > 0:
             raise InputError(f"step {h:g} too long for the shortest delay {delays.min():g}: the scheme is not causal")
-        return cls(offsets, weights, int(-offsets.min()))
+        return cls(offsets, int(-offsets.min()))
 
-    def reweight(self, delays: np.ndarray, h: float) -> np.ndarray:
-        """Weights for step ``h`` with the node offsets kept (smooth in h: the Newton unknown P moves h)."""
-        w = np.zeros_like(self.weights)
-        for s, c in enumerate((0.0, 0.5, 1.0)):
-            for j, tau in enumerate(delays):
-                w[s, j] = _lagrange_weights(c - tau / h - (self.offsets[s, j, 1]))
-        return w
+    def weights_at(self, delays: np.ndarray, h) -> np.ndarray:
+        """Weights for step(s) ``h`` with the nodes kept (smooth in h, which the Newton unknown P moves).
+
+        Shape (3, m, 4) for a scalar h, (3, m, 4, B) for an array of B steps.
+        """
+        return np.array([[_lagrange_weights(c - tau / h - self.offsets[s, j, 1]) for j, tau in enumerate(delays)]
+                         for s, c in enumerate((0.0, 0.5, 1.0))])
 
 
 def _defects(system: PeriodicSystem, stencil: _Stencil, U, P, gain):
@@ -147,28 +147,14 @@ def _defects(system: PeriodicSystem, stencil: _Stencil, U, P, gain):
     n, N, B = U.shape
     h = P / N
     # delayed reads: the weights depend on h (hence on P, per batch column), the nodes do not
-    reads = []
-    for s in range(3):
-        per_delay = []
-        for j, state in enumerate(system.delay_state):
-            acc = 0.0
-            for i in range(4):
-                theta_w = _weight_column(stencil, system.delay, h, s, j, i)
-                acc = acc + theta_w * np.roll(U[state], -stencil.offsets[s, j, i], axis=0)
-            per_delay.append(acc)
-        reads.append(np.stack(per_delay))
+    w = stencil.weights_at(system.delay, h)
+    reads = [np.stack([sum(w[s, j, i] * np.roll(U[state], -stencil.offsets[s, j, i], axis=0) for i in range(4))
+                       for j, state in enumerate(system.delay_state)]) for s in range(3)]
     k1 = system.field(U, reads[0], gain)
     k2 = system.field(U + 0.5 * h * k1, reads[1], gain)
     k3 = system.field(U + 0.5 * h * k2, reads[1], gain)
     k4 = system.field(U + h * k3, reads[2], gain)
     return np.roll(U, -1, axis=1) - U - h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-
-
-def _weight_column(stencil, delays, h, s, j, i):
-    """Lagrange weight of node i for stage s, delay j, at steps h (B,): shape (B,)."""
-    c = (0.0, 0.5, 1.0)[s]
-    theta = c - delays[j] / h - stencil.offsets[s, j, 1]
-    return _lagrange_weights(theta)[i]
 
 
 @dataclass
@@ -239,7 +225,7 @@ def _period_map(system, stencil, H, N, P, gain):
     n, L, B = H.shape
     h = P / N
     buf = np.concatenate([H, np.zeros((n, N, B))], axis=1)
-    w = stencil.reweight(system.delay, h)
+    w = stencil.weights_at(system.delay, h)
     for k in range(L - 1, L - 1 + N):
         reads = [np.stack([sum(w[s, j, i] * buf[state, k + stencil.offsets[s, j, i]] for i in range(4))
                            for j, state in enumerate(system.delay_state)]) for s in range(3)]
