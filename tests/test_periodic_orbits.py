@@ -1,5 +1,6 @@
 """Periodic-orbit continuation (rcpstab.bifurcation.periodic): exact orbits, the textbook Hopf law,
 agreement with the phase-plane integrator, and the subcritical branch of rcp-unclamped."""
+import json
 import math
 
 import numpy as np
@@ -59,6 +60,9 @@ def test_hutchinson_branch_follows_the_textbook_amplitude_law_and_the_linear_flo
         assert rate == pytest.approx(-2 * b.hopf.speed * (p.gain - b.hopf.critical), rel=0.03)
     assert all(p.stable for p in b.points)
     assert np.all(np.diff([p.gain for p in b.points]) > 0) and not b.folds
+    rows = json.loads(json.dumps(b.as_dict(), allow_nan=False))["points"]      # strict JSON, the contract's fields
+    assert set(rows[0]) == {"alpha", "amplitude", "period", "stable", "max_multiplier"}
+    assert [r["stable"] for r in rows] == [p.stable for p in b.points]
 
 
 def test_stable_hutchinson_cycle_agrees_with_the_phase_plane_integrator(hutchinson_branch):
