@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
+from scipy.optimize import brentq, minimize_scalar
 from scipy.special import lambertw
 
 from rcpstab.bifurcation.measure import measure_cycles
@@ -132,6 +133,7 @@ def _hamiltonian_period(alpha, beta, amplitude):
     return float(sol.t_events[0][sol.t_events[0] > 0.1][0])   # not the start, which is on y = 0
 
 
+@pytest.mark.slow
 def test_bautin_equation_branch_passes_its_fold_with_a_multiplier_crossing_one():
     """Subcritical Hopf point, the unstable branch turns at a fold onto a stable one (multiplier through +1);
     the orbits are Kaplan-Yorke orbits of period 4 of the planar Hamiltonian system (independent check)."""
@@ -143,7 +145,15 @@ def test_bautin_equation_branch_passes_its_fold_with_a_multiplier_crossing_one()
     assert fold["stable_after"] and fold["max_multiplier_after"] < 1
     gains = [p.gain for p in b.points]
     turn = int(np.argmin(gains))
-    assert fold["gain"] <= gains[turn] + 1e-12 and fold["gain"] > gains[turn] - 0.01
+    assert fold["gain"] <= gains[turn] + 1e-12
+
+    # the exact fold: the smallest alpha at which the Hamiltonian system has an orbit of period 4
+    def alpha_of(amplitude):
+        return brentq(lambda a: _hamiltonian_period(a, 1.0, amplitude) - 4.0, 1.0, 1.6, xtol=1e-12)
+
+    exact = minimize_scalar(alpha_of, bounds=(0.5, 1.0), method="bounded", options={"xatol": 1e-8})
+    assert fold["gain"] == pytest.approx(exact.fun, abs=1e-5)
+    assert fold["amplitude"] == pytest.approx(exact.x, abs=2e-3)
     for p in b.points[1:turn + 3]:
         assert p.period == pytest.approx(4.0, abs=1e-6)
         assert _hamiltonian_period(p.gain, 1.0, p.amplitude) == pytest.approx(4.0, abs=2e-3)

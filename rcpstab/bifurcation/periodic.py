@@ -396,35 +396,15 @@ def continue_from_hopf(model: ModelSpec, bracket: tuple, parameter: str = "alpha
         if point is None:
             raise RuntimeError(f"{model.name}: Newton failed on the first orbits near the Hopf point")
         points.append(point)
-    weights = np.concatenate([np.full(system.n * N, 1 / math.sqrt(N)), [1.0, 1.0]])
-
-    def vector(p):
-        return np.concatenate([p.profile.ravel(), [p.period, p.gain]])
-
     stop = "steps"
     h_s = step
     for _ in range(steps):
-        a, b = vector(points[-2]), vector(points[-1])
-        tangent = (b - a) * weights
-        tangent /= np.linalg.norm(tangent)
-        converged = None
-        while h_s > 1e-5:
-            predicted = b + h_s * tangent / weights
-            stencil = _Stencil.build(system.delay, predicted[-2] / N)
-
-            def extra(Z, predicted=predicted, weights=weights, tangent=tangent):
-                return ((Z - predicted[:, None]) * weights[:, None]).T @ tangent
-
-            Y, ok = _newton(system, stencil, predicted, N, points[-1].profile, extra)
-            if ok:
-                converged = (Y, stencil)
-                break
-            h_s /= 2
-        if converged is None:
+        taken = _arclength_step(system, points[-2], points[-1], h_s, N)
+        if taken is None:
             stop = "step size underflow"
             break
-        Y, stencil = converged
-        points.append(_point(system, stencil, Y[:system.n * N].reshape(system.n, N), Y[-2], Y[-1]))
+        point, h_s = taken
+        points.append(point)
         h_s = min(max_step, 1.3 * h_s)
         if points[-1].amplitude > max_amplitude:
             stop = "max amplitude"
@@ -440,23 +420,78 @@ def continue_from_hopf(model: ModelSpec, bracket: tuple, parameter: str = "alpha
             N *= 2
             for p in points[-2:]:
                 p.profile = _resample(p.profile, N)
-            weights = np.concatenate([np.full(system.n * N, 1 / math.sqrt(N)), [1.0, 1.0]])
-    return OrbitBranch(hopf=hopf, parameter=parameter, points=points, folds=_folds(points), stop=stop)
+    return OrbitBranch(hopf=hopf, parameter=parameter, points=points, folds=_folds(system, points), stop=stop)
 
 
-def _folds(points) -> list:
-    """Turning points of the gain along the branch, located on a parabola gain(amplitude)."""
+def _weights(n: int, N: int) -> np.ndarray:
+    """Norm of the continuation: the profile part as an RMS over the period, then P and the gain."""
+    return np.concatenate([np.full(n * N, 1 / math.sqrt(N)), [1.0, 1.0]])
+
+
+def _vector(p: OrbitPoint, N: int) -> np.ndarray:
+    profile = p.profile if p.profile.shape[1] == N else _resample(p.profile, N)
+    return np.concatenate([profile.ravel(), [p.period, p.gain]])
+
+
+def _arclength_step(system, before: OrbitPoint, last: OrbitPoint, h_s: float, N: int):
+    """One pseudo-arclength step of length ``h_s`` along the secant before -> last (halved on failure).
+
+    Returns (OrbitPoint, the step actually taken), or None when the step underflows.
+    """
+    weights = _weights(system.n, N)
+    a, b = _vector(before, N), _vector(last, N)
+    tangent = (b - a) * weights
+    tangent /= np.linalg.norm(tangent)
+    while h_s > 1e-6:
+        predicted = b + h_s * tangent / weights
+        stencil = _Stencil.build(system.delay, predicted[-2] / N)
+
+        def extra(Z, predicted=predicted):
+            return ((Z - predicted[:, None]) * weights[:, None]).T @ tangent
+
+        Y, ok = _newton(system, stencil, predicted, N, b[:system.n * N].reshape(system.n, N), extra)
+        if ok:
+            return _point(system, stencil, Y[:system.n * N].reshape(system.n, N), Y[-2], Y[-1]), h_s
+        h_s /= 2
+    return None
+
+
+FOLD_STEPS = 16       # the turn is re-continued with this many steps across the coarse bracket
+
+
+def _folds(system, points) -> list:
+    """Turning points of the gain along the branch.
+
+    Each turn seen on the coarse branch is passed again with steps 1/FOLD_STEPS of the coarse
+    bracket, and located at the vertex of the parabola gain(amplitude) through the three
+    fine points around it; the multipliers on either side show the crossing of +1.
+    """
     gains = np.array([p.gain for p in points])
-    amps = np.array([p.amplitude for p in points])
     d = np.diff(gains)
     out = []
-    for i in range(1, d.size):
-        if np.sign(d[i]) != np.sign(d[i - 1]) and d[i] != 0:
-            c = np.polyfit(amps[i - 1:i + 2], gains[i - 1:i + 2], 2)
-            a_star = -c[1] / (2 * c[0])
-            out.append({"gain": float(np.polyval(c, a_star)), "amplitude": float(a_star),
-                        "max_multiplier_before": points[i - 1].max_multiplier,
-                        "max_multiplier_after": points[i + 1].max_multiplier,
-                        "stable_before": points[i - 1].stable, "stable_after": points[i + 1].stable})
+    for i in range(2, d.size):
+        if np.sign(d[i]) == np.sign(d[i - 1]) or d[i] == 0:
+            continue
+        N = points[i + 1].profile.shape[1]
+        w = _weights(system.n, N)
+        span = np.linalg.norm((_vector(points[i + 1], N) - _vector(points[i - 1], N)) * w)
+        fine = [points[i - 2], points[i - 1]]
+        for _ in range(3 * FOLD_STEPS):
+            taken = _arclength_step(system, fine[-2], fine[-1], span / FOLD_STEPS, N)
+            if taken is None:
+                break
+            fine.append(taken[0])
+            g = [p.gain for p in fine]
+            if len(g) >= 4 and np.sign(g[-1] - g[-2]) != np.sign(g[-2] - g[-3]):
+                break
+        g = np.array([p.gain for p in fine])
+        turn = np.flatnonzero(np.sign(np.diff(g[1:])) != np.sign(np.diff(g[:-1])))
+        j = int(turn[0]) + 1 if turn.size else i
+        around = fine[j - 1:j + 2] if turn.size else points[i - 1:i + 2]
+        amps = np.array([p.amplitude for p in around])
+        c = np.polyfit(amps, [p.gain for p in around], 2)
+        a_star = -c[1] / (2 * c[0])
+        out.append({"gain": float(np.polyval(c, a_star)), "amplitude": float(a_star),
+                    "max_multiplier_before": around[0].max_multiplier, "max_multiplier_after": around[-1].max_multiplier,
+                    "stable_before": around[0].stable, "stable_after": around[-1].stable})
     return out
-
