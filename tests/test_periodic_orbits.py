@@ -176,3 +176,30 @@ def test_phase_plane_started_on_the_unstable_rcp_cycle_stays_on_it_and_leaves_at
         assert np.all(out[5:] > 0) and np.all(inward[5:] < 0)        # the orbit separates growth from decay
         for d in (out, -inward):
             assert (d[30] / d[10]) ** (1 / 20) == pytest.approx(p.max_multiplier, rel=5e-3)
+
+
+@pytest.mark.slow
+def test_rcp_unclamped_stable_branch_agrees_with_the_bifurcation_sweep():
+    """beta = 0.3: wherever the up/down sweep calls a run a settled cycle, it is the continued orbit.
+
+    Tolerance: the sweep calls a run settled when its envelope moves less than GROWTH_TOLERANCE per
+    RTT, i.e. up to GROWTH_TOLERANCE * 200 = 6% over its measured window; periods to 1e-3.
+    """
+    from rcpstab.bifurcation import bifurcation_sweep
+    from rcpstab.bifurcation.continuation import GROWTH_TOLERANCE
+    from rcpstab.bifurcation.periodic import solve_orbit
+
+    b = continue_from_hopf(RCP_UNCLAMPED, (1.40, 1.45), beta=0.3, steps=4, first_amplitude=0.05, N=128, max_step=0.5)
+    system = PeriodicSystem(RCP_UNCLAMPED, "alpha", **b.hopf.values)
+    alphas = np.array([1.42, 1.43, 1.44, 1.45])
+    sweep = bifurcation_sweep(RCP_UNCLAMPED, alphas, [0.3], rtts=400)
+    compared = set()
+    for a in alphas:
+        near = min(b.points, key=lambda p: abs(p.gain - a))
+        orbit = solve_orbit(system, near.profile, near.period, a)
+        assert orbit.stable
+        for row in (r for r in sweep.rows if r["alpha"] == a and r["state"] == "cycle"):
+            assert row["amplitude"] == pytest.approx(orbit.amplitude, rel=GROWTH_TOLERANCE * 200)
+            assert row["period_rtt"] == pytest.approx(orbit.period, rel=1e-3)
+            compared.add(a)
+    assert compared == set(alphas)          # the sweep settles on the stable branch at every gain
