@@ -58,7 +58,10 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
     alpha, beta : float
         Router gains.
     scenario : str
-        ``"fig5.3"``, ``"testbed"``, ..., ``"flash-crowd"`` or ``"fig5.7"``.
+        ``"fig5.3"``, ``"testbed"``, ..., ``"flash-crowd"`` or ``"fig5.7"``, or a topology file
+        (``*.toml``/``*.json``: :mod:`rcpstab.packet.simulator.topofile`, e.g.
+        ``examples/topologies/fig5.7.toml``), run as a network; its per-flow packet trace is
+        ``result.packet_run.to_pandas("flows")``, its per-link one ``result.packet_run.to_pandas("links")``.
     model : str
         ``"rcp"``, ``"xcp"``, ``"rcpac"``, ``"rcp-router"``, ... or a protocol file defining ``PACKET_PROTOCOL``.
     d0 : float, optional
@@ -96,7 +99,7 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
         raise InputError(f"--transient-rtt {transient_rtt}: must be >= 0")
     plausible("d0", d0, "--d0")
     plausible("C", C, "--C")
-    if scenario in NETWORK_SCENARIOS:
+    if scenario in NETWORK_SCENARIOS or str(scenario).endswith((".toml", ".json")):
         return _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end)
     if scenario == FLASH_CROWD.name:
         return _flash_crowd(alpha, beta, model, d0, buffer_bdp, C, N, t_end, seed)
@@ -248,11 +251,11 @@ class CosimResult(Result):
                     f"{f.dropped_bdp:.3g}/{p.dropped_bdp:.3g} C*d0, recovery {rec(f)}/{rec(p)}{agreement}")
         s = self.to_dict()
         p, f = s["packet"], s["fluid"]
+        rates = ", ".join(f"{L} {p[f'{L}_final_rate_bps'] / 1e6:.4g}/{f[f'{L}_final_rate_bps'] / 1e6:.4g} Mb/s "
+                          f"(target {f[f'{L}_target_rate_bps'] / 1e6:.4g})" for L in r.judged_links)
         return (f"{r.scenario} alpha={r.alpha:g} beta={r.beta:g} after {self.inputs['t_end']:g} s, packet/fluid: "
-                f"L1 {p['L1_final_rate_bps'] / 1e6:.4g}/{f['L1_final_rate_bps'] / 1e6:.4g} Mb/s "
-                f"(target {f['L1_target_rate_bps'] / 1e6:.4g}), L3 {p['L3_final_rate_bps'] / 1e6:.4g}/"
-                f"{f['L3_final_rate_bps'] / 1e6:.4g} Mb/s (target {f['L3_target_rate_bps'] / 1e6:.4g}), "
-                f"RTT estimate at L1 {p['rtt_final_s']:.4g}/{f['rtt_final_s']:.4g} s (target {f['rtt_target_s']:.4g})"
+                f"{rates}, RTT estimate at {r.judged_links[0]} {p['rtt_final_s']:.4g}/{f['rtt_final_s']:.4g} s "
+                f"(target {f['rtt_target_s']:.4g})"
                 + off_target_links(p, "packet: ") + off_target_links(f, "fluid: "))
 
     def _repr_text(self) -> str:

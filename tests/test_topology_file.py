@@ -1,0 +1,137 @@
+"""Topology files: the fig5.7 file is the fig5.7 preset, flows start and stop, buffers drop, traces export."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rcpstab.cosim.network_packet_run import run_network, run_topology
+from rcpstab.errors import InputError
+from rcpstab.network.topology import fig57
+from rcpstab.packet.simulator.topofile import load_topology
+
+ROOT = Path(__file__).resolve().parent.parent
+FIG57_FILE = ROOT / "examples" / "topologies" / "fig5.7.toml"
+T_END = 2.0   # 200 control intervals at L1: seconds of CPU, the whole transient of the short flows
+
+PARKING_LOT = """
+[[links]]
+name = "A"
+capacity_bps = 10e6
+delay_s = 0.005
+buffer_bytes = {buffer}
+[[links]]
+name = "B"
+capacity_bps = 20e6
+delay_s = 0.005
+buffer_bytes = {buffer}
+[[flows]]
+name = "through"
+path = ["A", "B"]
+[[flows]]
+name = "late"
+count = 2
+path = ["A"]
+start_s = 1.0
+[[flows]]
+name = "early"
+path = ["B"]
+stop_s = 2.0
+"""
+
+
+def test_fig57_file_runs_the_fig57_preset():
+    """Two independent builders (the preset's Network, the file's links and flows) give the same packet run."""
+    preset = run_network(fig57(), 0.4, 0.2, T_END)
+    from_file = run_topology(FIG57_FILE, 0.4, 0.2, T_END)
+    assert from_file.counters == preset.counters and preset.counters["events"] > 100_000
+    assert list(from_file.traces) == ["L1", "L2", "L3"]
+    for link, trace in preset.traces.items():
+        for field, values in trace.items():
+            assert np.array_equal(from_file.traces[link][field], values, equal_nan=True), (link, field)
+    assert np.array_equal(from_file.flow_bytes, preset.flow_bytes)
+    assert np.array_equal(from_file.flow_delivered_bytes, preset.flow_delivered_bytes)
+
+
+def test_cosim_on_the_file_judges_l1_l3_as_the_preset(tmp_path):
+    import rcpstab
+
+    preset = rcpstab.cosim(0.4, 0.2, "fig5.7", t_end=T_END).to_dict()
+    from_file = rcpstab.cosim(0.4, 0.2, str(FIG57_FILE), t_end=T_END).to_dict()
+    for side in ("packet", "fluid"):
+        for key, value in preset[side].items():
+            assert from_file[side][key] == value, (side, key)
+        assert "L2_final_rate_bps" in from_file[side]  # a file's summary judges every link
+
+
+def test_json_file_is_the_toml_file(tmp_path):
+    path = tmp_path / "fig5.7.json"
+    path.write_text(json.dumps(tomllib.loads(FIG57_FILE.read_text())))
+    assert load_topology(path) == load_topology(FIG57_FILE)
+
+
+def test_max_min_shares_starts_stops_and_per_flow_trace(tmp_path):
+    """10 Mb/s link A shared by 3 flows from t = 1 s; the 'early' flow gets B's rest (20 - 10/3 Mb/s) until 2 s."""
+    path = tmp_path / "pl.toml"
+    path.write_text(PARKING_LOT.format(buffer=30000))
+    run = run_topology(path, 0.4, 0.2, 4.0, flow_sample_s=0.5)
+    flows = run.to_pandas("flows")
+    rate = flows.pivot(index="t_s", columns="flow", values="throughput_bps")
+    assert (rate.loc[:1.0, ["late[0]", "late[1]"]] == 0).all().all()          # not started
+    assert (rate.loc[3.0:, "early[0]"] == 0).all()                             # stopped
+    share = 10e6 / 3
+    for flow in ("through[0]", "late[0]", "late[1]"):
+        assert rate.loc[3.0:, flow].to_numpy() == pytest.approx(share, rel=0.03)
+    assert rate.loc[2.0, "early[0]"] == pytest.approx(20e6 - share, rel=0.03)
+    # the per-flow trace integrates to the bytes delivered, and the rates to the delivered bytes
+    last = flows[flows.t_s == 4.0].set_index("flow").delivered_bytes
+    assert last.to_numpy() == pytest.approx(run.flow_bytes)
+    assert (rate.sum() * 0.5 / 8).to_numpy() == pytest.approx(last[rate.columns].to_numpy())
+    links = run.to_pandas("links")
+    assert sorted(links.link.unique()) == ["A", "B"]
+    assert len(links) == sum(tr["t"].size for tr in run.traces.values())
+    csv = tmp_path / "flows.csv"
+    run.to_csv(csv, "flows")
+    assert csv.read_text().splitlines()[0] == "flow,t_s,delivered_bytes,throughput_bps"
+
+
+def test_buffer_is_the_drop_tail_limit(tmp_path):
+    """A 2-packet buffer drops at start-up; an unbounded one never does (same flows, same gains)."""
+    dropped = {}
+    for buffer in ("3000", '"unbounded"'):
+        path = tmp_path / "pl.toml"
+        path.write_text(PARKING_LOT.format(buffer=buffer))
+        dropped[buffer] = run_topology(path, 0.4, 0.2, 1.5).counters["dropped"]
+    assert dropped['"unbounded"'] == 0 < dropped["3000"]
+
+
+@pytest.mark.parametrize("edit, named", [
+    (('"A", "B"]', '"A", "C"]'), "unknown link 'C'"),
+    (("delay_s = 0.005", "delay_s = -1"), "delay_s=-1"),
+    (("buffer_bytes = 30000", "buffer_bytes = 100"), "buffer_bytes=100"),
+    (("stop_s = 2.0", "stop_s = 0.0"), "start_s=0, stop_s=0"),
+    (("count = 2", "count = 2\nrate = 3"), "unknown key 'rate'"),
+    (("[[links]]", "[[links]"), "topology file"),
+])
+def test_bad_file_is_one_line_naming_the_value(tmp_path, edit, named):
+    path = tmp_path / "bad.toml"
+    path.write_text(PARKING_LOT.format(buffer=30000).replace(*edit, 1))
+    with pytest.raises(InputError, match=named.replace("[", r"\[").replace("(", r"\(")):
+        load_topology(path)
+    proc = subprocess.run([sys.executable, "-m", "rcpstab", "cosim", "--alpha", "0.4", "--beta", "0.2",
+                           "--scenario", str(path), "--t-end", "1"], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2 and named in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_cosim_refuses_what_the_fluid_model_cannot_run(tmp_path):
+    path = tmp_path / "pl.toml"
+    path.write_text(PARKING_LOT.format(buffer='"unbounded"'))
+    import rcpstab
+
+    with pytest.raises(InputError, match="long-lived flows from t = 0"):
+        rcpstab.cosim(0.4, 0.2, str(path), t_end=1.0)
