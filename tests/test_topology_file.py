@@ -114,7 +114,7 @@ def test_buffer_is_the_drop_tail_limit(tmp_path):
     (('"A", "B"]', '"A", "C"]'), "unknown link 'C'"),
     (("delay_s = 0.005", "delay_s = -1"), "delay_s=-1"),
     (("buffer_bytes = 30000", "buffer_bytes = 100"), "buffer_bytes=100"),
-    (("stop_s = 2.0", "stop_s = 0.0"), "start_s=0, stop_s=0"),
+    (("stop_s = 2.0", "stop_s = 0.0"), "start_s=0, start_jitter_s=0, stop_s=0"),
     (("count = 2", "count = 2\nrate = 3"), "unknown key 'rate'"),
     (("[[links]]", "[[links]"), "topology file"),
 ])
@@ -135,3 +135,46 @@ def test_cosim_refuses_what_the_fluid_model_cannot_run(tmp_path):
 
     with pytest.raises(InputError, match="long-lived flows from t = 0"):
         rcpstab.cosim(0.4, 0.2, str(path), t_end=1.0)
+
+
+def test_start_jitter_draws_from_the_seed_within_its_window(tmp_path):
+    path = tmp_path / "plj.toml"
+    path.write_text(PARKING_LOT.format(buffer=30000).replace("start_s = 1.0", "start_s = 1.0\nstart_jitter_s = 0.5"))
+    spec = load_topology(path)
+    topology, group_paths = spec.packet_topology()
+    tables = [spec.flow_table(group_paths, seed) for seed in (0, 1)]
+    starts = [np.array([row[0] for row in table]) / 1e9 for table in tables]
+    late = [name.startswith("late") for name in spec.flow_names()]
+    for s in starts:
+        assert ((s[late] >= 1.0) & (s[late] < 1.5)).all() and (s[~np.array(late)] == 0).all()
+    assert not np.array_equal(starts[0], starts[1])
+    assert tables[0] == spec.flow_table(group_paths, 0)          # a seed fixes the table
+
+
+def test_seeds_replications_and_intervals(tmp_path):
+    """Without jitter every seed gives the same run (width 0); with it the runs differ and A's rate
+    stays at the max-min share 1/3 of its capacity."""
+    import rcpstab
+
+    plain, jittered = tmp_path / "pl.toml", tmp_path / "plj.toml"
+    plain.write_text(PARKING_LOT.format(buffer=30000))
+    jittered.write_text(plain.read_text().replace("start_s = 1.0", "start_s = 1.0\nstart_jitter_s = 0.5"))
+    same = rcpstab.cosim(0.4, 0.2, str(plain), t_end=4.0, seeds=3).to_dict()
+    assert all(len(set(values)) == 1 for values in same["values"].values())       # identical runs
+    # width 0 up to the rounding of a mean of equal floats
+    assert all(q["ci_high"] - q["ci_low"] <= 1e-12 * abs(q["mean"]) for q in same["quantities"].values())
+    result = rcpstab.cosim(0.4, 0.2, str(jittered), t_end=4.0, seeds=3)
+    quantities = result.to_dict()["quantities"]
+    assert quantities["late_throughput_bps"]["std"] > 0
+    assert quantities["A_R_over_C"]["mean"] == pytest.approx(1 / 3, rel=0.02)
+    for q in quantities.values():
+        assert q["ci_low"] <= q["mean"] <= q["ci_high"] and q["n"] == 3
+    table = result.to_pandas()
+    assert list(table.columns) == ["quantity", "mean", "std", "ci_low", "ci_high", "n"] and len(table) == 7
+
+
+def test_seeds_refused_where_the_seed_changes_nothing(capsys):
+    from rcpstab.cli import main
+
+    assert main(["cosim", "--alpha", "0.4", "--beta", "0.2", "--scenario", "fig5.3", "--seeds", "3"]) == 2
+    assert "deterministic" in capsys.readouterr().err

@@ -11,7 +11,7 @@ from ..errors import InputError
 from .common import plausible
 from .result import Result, strict
 
-__all__ = ["CosimResult", "NetworkResult", "cosim", "default_transient_rtt", "network", "off_target_links", "packet_models",
+__all__ = ["CosimResult", "NetworkResult", "ReplicationsResult", "cosim", "default_transient_rtt", "network", "off_target_links", "packet_models",
            "scenario_names"]
 
 # Rough costs per simulated second (benchmark runs of fig5.3 and fig5.7), for refusing runs that
@@ -46,7 +46,7 @@ def packet_models() -> list[str]:
 
 
 def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp", *, d0=None, buffer_bdp=None,
-          C=None, N=None, t_end=None, transient_rtt=None, seed: int = 0):
+          C=None, N=None, t_end=None, transient_rtt=None, seed: int = 0, seeds: int | None = None):
     """Run ``scenario`` packet by packet (reference router) and as the fluid ``model``, and compare.
 
     One dispatch, as ``rcpstab cosim``: a single-link scenario (plateaus and RMS difference per
@@ -76,6 +76,12 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
         RTTs after each flow-count change left out of the agreement figures (single-link).
     seed : int
         Seed of the packet run.
+    seeds : int, optional
+        Topology files only: replicate the packet run with seeds 0..seeds-1 (the seed draws each flow's
+        ``start_jitter_s``) and return per-quantity means with 95% Student-t intervals
+        (:mod:`rcpstab.cosim.replications`; the fluid side is not run). The bundled scenarios are
+        deterministic in the seed (it drives only Poisson arrivals, which none of them has), so
+        they are refused.
 
     Returns
     -------
@@ -99,6 +105,8 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
         raise InputError(f"--transient-rtt {transient_rtt}: must be >= 0")
     plausible("d0", d0, "--d0")
     plausible("C", C, "--C")
+    if seeds is not None:
+        return _replications(alpha, beta, scenario, model, seeds, t_end, (d0, buffer_bdp, C, N))
     if scenario in NETWORK_SCENARIOS or str(scenario).endswith((".toml", ".json")):
         return _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end)
     if scenario == FLASH_CROWD.name:
@@ -184,6 +192,59 @@ def _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end):
                    t_end * NETWORK_BYTES_PER_S)
     result = cosimulate_network(scenario, alpha, beta, t_end=t_end)
     return CosimResult(result, kind="network", model=model, t_end=t_end)
+
+
+def _replications(alpha, beta, scenario, model, seeds, t_end, unused):
+    from ..cosim.replications import replicate_topology
+
+    if not str(scenario).endswith((".toml", ".json")):
+        raise InputError(f"--seeds: scenario {scenario} is deterministic (its packet run does not depend on the seed); "
+                         "replications take a topology file with start_jitter_s")
+    if model != "rcp":
+        raise InputError(f"--model {model}: topology files run rcp only")
+    if any(value is not None for value in unused):
+        raise InputError("--d0/--buffer/--C/--N: do not apply to a topology file")
+    if not (isinstance(seeds, int) and seeds >= 2):
+        raise InputError(f"--seeds {seeds}: at least 2 for a confidence interval")
+    return ReplicationsResult(replicate_topology(scenario, alpha, beta, seeds, t_end), scenario=scenario,
+                              alpha=alpha, beta=beta)
+
+
+class ReplicationsResult(Result):
+    """Packet runs of a topology file over seeds (:class:`~rcpstab.cosim.replications.Replications` in
+    ``.value``): per quantity, the mean and its confidence interval; ``kind`` is ``"replications"``."""
+
+    command = "cosim"
+    kind = "replications"
+
+    def to_dict(self) -> dict:
+        r = self.value
+        return strict({"scenario": self.inputs["scenario"], "alpha": self.inputs["alpha"], "beta": self.inputs["beta"],
+                       "seeds": r.seeds, "confidence": r.confidence, "late_from_s": r.late_from_s,
+                       "quantities": r.summary(), "values": {k: v for k, v in r.values.items()}})
+
+    def columns(self) -> dict:
+        rows = self.value.summary()
+        cols = {"quantity": list(rows)}
+        for key in ("mean", "std", "ci_low", "ci_high", "n"):
+            cols[key] = [row[key] for row in rows.values()]
+        return cols
+
+    def differences(self) -> list[str]:
+        return []
+
+    def summary(self) -> str:
+        r = self.value
+        parts = [f"{k} {v['mean']:.4g} [{v['ci_low']:.4g}, {v['ci_high']:.4g}]" for k, v in r.summary().items()]
+        return (f"{self.inputs['scenario']} alpha={self.inputs['alpha']:g} beta={self.inputs['beta']:g}, "
+                f"{len(r.seeds)} packet runs (seeds 0..{len(r.seeds) - 1}), means after {r.late_from_s:g} s with "
+                f"{100 * r.confidence:g}% intervals: " + ", ".join(parts))
+
+    def plot(self, ax=None, **kwargs):
+        raise InputError("--out: replications have no figure (see --json or --csv)")
+
+    def save(self, path: str) -> None:
+        self.plot()
 
 
 class CosimResult(Result):

@@ -74,6 +74,9 @@ def add_arguments(parser):
                         help="RTTs after each flow-count change left out of the agreement figures "
                              f"(default {default_transient_rtt():g})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the packet run (default 0)")
+    parser.add_argument("--seeds", type=int, metavar="N", help="topology file only: N packet runs (seeds 0..N-1 draw "
+                        "the flows' start_jitter_s), each quantity's mean with a 95%% Student-t interval; "
+                        "--csv writes quantity, mean, std, ci_low, ci_high, n")
     parser.add_argument("--out", metavar="FIG", help="write the overlay figure (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write both runs on a common time grid: t (s), packet_R_over_C, "
                         "fluid_R_over_C (-), packet_queue_bytes, fluid_queue_bytes (bytes); fig5.7: see above")
@@ -89,10 +92,10 @@ def run(args) -> int:
     check_outputs(args)
     if args.csv and args.scenario == "flash-crowd":
         raise InputError("--csv: the flash-crowd scenario writes --json and --out (the runs have different grids)")
-    if (args.flows_csv or args.links_csv) and not _is_network(args.scenario):
-        raise InputError(f"--flows-csv/--links-csv: for a network scenario or topology file, not {args.scenario}")
+    if (args.flows_csv or args.links_csv) and (args.seeds is not None or not _is_network(args.scenario)):
+        raise InputError("--flows-csv/--links-csv: for one run of a network scenario or topology file")
     result = cosim(args.alpha, args.beta, args.scenario, args.model, d0=args.d0, buffer_bdp=args.buffer, C=args.C,
-                   N=args.N, t_end=args.t_end, transient_rtt=args.transient_rtt, seed=args.seed)
+                   N=args.N, t_end=args.t_end, transient_rtt=args.transient_rtt, seed=args.seed, seeds=args.seeds)
     if args.csv:
         result.to_csv(args.csv)
     for path, table in ((args.flows_csv, "flows"), (args.links_csv, "links")):

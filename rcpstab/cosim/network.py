@@ -192,7 +192,7 @@ def _check_fluid_can_run(spec, options) -> None:
     if options:
         raise InputError(f"{next(iter(options))}: does not apply to a topology file")
     for flow in spec.flows:
-        if flow.start_s != 0 or not math.isinf(flow.stop_s):
+        if flow.start_s != 0 or flow.start_jitter_s != 0 or not math.isinf(flow.stop_s):
             raise InputError(f"flows[{flow.name}]: start_s={flow.start_s:g}, stop_s={flow.stop_s:g}: the fluid network "
                              "model runs long-lived flows from t = 0 (run the packet side alone: run_topology)")
     for link in spec.links:

@@ -208,7 +208,7 @@ def spec_network(spec: TopologySpec) -> Network:
 
 def run_topology(spec: TopologySpec | str, alpha: float, beta: float, t_end: float | None = None, *,
                  backend: str = "c", max_rtt_ms: int = NETWORK_MAX_RTT_MS, protocol: str = "rcp",
-                 flow_sample_s: float = 1.0) -> PacketNetworkRun:
+                 flow_sample_s: float = 1.0, seed: int = 0) -> PacketNetworkRun:
     """Simulate a topology file packet by packet: its links' buffers, its flows' paths, starts and stops.
 
     Parameters
@@ -226,6 +226,8 @@ def run_topology(spec: TopologySpec | str, alpha: float, beta: float, t_end: flo
         Every link's router and every sender's protocol.
     flow_sample_s : float
         Interval of the per-flow trace (delivered bytes), s.
+    seed : int
+        Seed of the flows' start jitter (``start_jitter_s``); nothing else in a run is random.
 
     Returns
     -------
@@ -241,7 +243,7 @@ def run_topology(spec: TopologySpec | str, alpha: float, beta: float, t_end: flo
         spec = load_topology(spec)
     t_end = spec.t_end_s if t_end is None else t_end
     topology, group_paths = spec.packet_topology(protocol)
-    return _run(spec_network(spec), topology, spec.flow_table(group_paths), spec.flow_names(), alpha, beta, t_end,
+    return _run(spec_network(spec), topology, spec.flow_table(group_paths, seed), spec.flow_names(), alpha, beta, t_end,
                 spec.eta, backend, spec.packet_bytes, max_rtt_ms, protocol, flow_sample_s)
 
 

@@ -19,6 +19,8 @@ The format (``examples/topologies/fig5.7.toml`` is the thesis' Fig. 5.7 written 
     path = ["L1", "L3"]      # link names in the order the data crosses them
     start_s = 0.0            # optional, default 0
     stop_s = "never"         # optional, default "never": long-lived; else a time > start_s, s
+    start_jitter_s = 0.0     # optional: each flow starts at start_s + U[0, start_jitter_s), drawn from
+                             # the run's seed (ns-3's random start times); 0 = every run identical
 
 Every link gets a plain (uncontrolled) mirror that carries the ACKs of the flows crossing it,
 with the same capacity, delay and buffer, so a flow's round-trip propagation delay is twice the
@@ -33,6 +35,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from ...errors import InputError
 from .topology import NS_PER_S, Link, Topology, request_field
 
@@ -43,7 +47,7 @@ UNBOUNDED_BUFFER_BYTES = 1 << 62
 with what is queued, never with the limit)."""
 _TOP_KEYS = {"name", "eta", "packet_bytes", "t_end_s", "links", "flows"}
 _LINK_KEYS = {"name", "capacity_bps", "delay_s", "buffer_bytes"}
-_FLOW_KEYS = {"name", "count", "path", "start_s", "stop_s"}
+_FLOW_KEYS = {"name", "count", "path", "start_s", "stop_s", "start_jitter_s"}
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,8 @@ class FlowSpec:
         Start time, s.
     stop_s : float
         Stop time, s (``math.inf``: long-lived).
+    start_jitter_s : float
+        Each flow starts at ``start_s`` plus a uniform draw from [0, start_jitter_s), s.
     """
 
     name: str
@@ -88,6 +94,7 @@ class FlowSpec:
     path: tuple[str, ...]
     start_s: float = 0.0
     stop_s: float = math.inf
+    start_jitter_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -138,12 +145,21 @@ class TopologySpec:
                             paths=tuple(paths), monitored_link=0)
         return topology, group_paths
 
-    def flow_table(self, group_paths: list[tuple[int, int]]) -> list[tuple]:
+    def flow_table(self, group_paths: list[tuple[int, int]], seed: int = 0) -> list[tuple]:
         """Every flow as the simulators take it: (start ns, stop ns or -1, 0 = long-lived, request
-        "as fast as possible", forward path, reverse path), groups in file order."""
+        "as fast as possible", forward path, reverse path), groups in file order.
+
+        Start jitter is drawn from ``numpy.random.default_rng(seed)``, group by group, only for
+        groups that have some (so a file without jitter gives the same table for every seed)."""
         request = request_field(0.0)
-        return [(round(f.start_s * NS_PER_S), -1 if math.isinf(f.stop_s) else round(f.stop_s * NS_PER_S), 0, request,
-                 fwd, rev) for f, (fwd, rev) in zip(self.flows, group_paths) for _ in range(f.count)]
+        rng = np.random.default_rng(seed)
+        table = []
+        for f, (fwd, rev) in zip(self.flows, group_paths):
+            starts = f.start_s + (rng.uniform(0.0, f.start_jitter_s, f.count) if f.start_jitter_s > 0
+                                  else np.zeros(f.count))
+            stop = -1 if math.isinf(f.stop_s) else round(f.stop_s * NS_PER_S)
+            table += [(round(float(start) * NS_PER_S), stop, 0, request, fwd, rev) for start in starts]
+        return table
 
     def flow_names(self) -> list[str]:
         """One label per flow, ``<group>[<i>]``, in :meth:`flow_table` order."""
@@ -288,8 +304,12 @@ def _flow(i: int, entry: dict, link_names: list[str]) -> FlowSpec:
     start = _number(entry, "start_s", f"{where}.start_s", 0.0)
     stop = entry.get("stop_s", "never")
     stop = math.inf if stop == "never" else _number(entry, "stop_s", f"{where}.stop_s (s or \"never\")")
+    jitter = _number(entry, "start_jitter_s", f"{where}.start_jitter_s", 0.0)
     if count < 1:
         raise InputError(f"{where}.count={count}: must be >= 1")
-    if not 0 <= start < stop:
-        raise InputError(f"{where}: start_s={start:g}, stop_s={stop:g} need 0 <= start_s < stop_s")
-    return FlowSpec(name, count, tuple(path), start, stop)
+    if not 0 <= jitter:
+        raise InputError(f"{where}.start_jitter_s={jitter:g}: must be >= 0")
+    if not (0 <= start and start + jitter < stop):
+        raise InputError(f"{where}: start_s={start:g}, start_jitter_s={jitter:g}, stop_s={stop:g} need "
+                         "0 <= start_s and start_s + start_jitter_s < stop_s")
+    return FlowSpec(name, count, tuple(path), start, stop, jitter)
