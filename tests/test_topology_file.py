@@ -178,3 +178,21 @@ def test_seeds_refused_where_the_seed_changes_nothing(capsys):
 
     assert main(["cosim", "--alpha", "0.4", "--beta", "0.2", "--scenario", "fig5.3", "--seeds", "3"]) == 2
     assert "deterministic" in capsys.readouterr().err
+
+
+def test_cosim_names_and_draws_a_files_own_links(tmp_path):
+    """Link names are the file's: the summary judges each one and the figure draws each one's rate."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import rcpstab
+
+    path = tmp_path / "renamed.toml"
+    path.write_text(FIG57_FILE.read_text().replace('"L1"', '"X1"').replace('"L3"', '"X3"'))
+    result = rcpstab.cosim(0.4, 0.2, str(path), t_end=1.0)
+    preset = rcpstab.cosim(0.4, 0.2, "fig5.7", t_end=1.0).to_dict()["packet"]
+    packet = result.to_dict()["packet"]
+    assert packet["X1_final_rate_bps"] == preset["L1_final_rate_bps"] and "L1_final_rate_bps" not in packet
+    assert "X3 " in result.summary() and "RTT estimate at X1" in result.summary()
+    fig = result.plot()
+    assert [ax.get_title() for ax in fig.axes[:3]] == ["RCP rate at X1", "RCP rate at L2", "RCP rate at X3"]
