@@ -71,7 +71,8 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
     C, N : optional
         Flash crowd only: capacity (bit/s, default 100e6) and flows before the crowd (default 2).
     t_end : float, optional
-        Simulated time, s (default: the scenario's; network 400 s; not for the flash crowd).
+        Simulated time, s (default: the scenario's; network 400 s; a topology file its ``t_end_s``; not for
+        the flash crowd).
     transient_rtt : float, optional
         RTTs after each flow-count change left out of the agreement figures (single-link).
     seed : int
@@ -187,6 +188,10 @@ def _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end):
     for option, value in (("d0", d0), ("buffer", buffer_bdp), ("C", C), ("N", N)):
         if value is not None:
             raise InputError(f"--{option}: does not apply to the network scenario {scenario}")
+    if t_end is None and str(scenario).endswith((".toml", ".json")):
+        from ..packet.simulator.topofile import load_topology
+
+        t_end = load_topology(scenario).t_end_s
     t_end = NETWORK_T_END_S if t_end is None else t_end
     check_run_cost(f"cosim --scenario {scenario} --t-end {t_end:g}", t_end * NETWORK_CPU_PER_S,
                    t_end * NETWORK_BYTES_PER_S)
