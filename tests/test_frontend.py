@@ -211,3 +211,20 @@ def test_the_region_default_grid_is_the_registrys(monkeypatch):
 def test_an_option_the_method_ignores_is_refused():
     with pytest.raises(rcpstab.InputError, match="not used by method exact"):
         api.region("rcp", "0.4", "0.2", method="exact", pade=2)
+
+
+def test_plot_and_save_of_the_point_results(tmp_path):
+    import matplotlib.axes
+
+    from rcpstab.api.point import MarginsResult
+    from rcpstab.figures import new_figure
+
+    for result in (api.margins("rcp", 0.4, 0.2), api.nyquist("rcp", 0.4, 0.2), api.linearize("xcp")):
+        drawn = result.plot(ax=new_figure().subplots()) if not isinstance(result, MarginsResult) \
+            else result.plot()
+        assert drawn is not None
+        path = tmp_path / f"{result.command}.png"
+        result.save(str(path))
+        assert path.stat().st_size > 1000
+    ax = api.linearize("xcp").plot(ax=new_figure().subplots())
+    assert isinstance(ax, matplotlib.axes.Axes)

@@ -85,9 +85,7 @@ def check(config, criterion: str = "all", samples: int = 4, workers: int = 1, *,
     warn_implausible_envelope(config)
     outcome = run_checks(config, criterion, samples, workers, packet=packet, fct=fct)
     if not outcome.passed and suggest:
-        found = search(config, criterion, samples, workers)
-        # the suggestion is verified by the fluid checks only (a packet run per candidate would take minutes)
-        outcome = replace(outcome, suggestion=dict(found, verified_with_packet=False) if packet else found)
+        outcome = replace(outcome, suggestion=search(config, criterion, samples, workers, packet, outcome))
     return CheckResult(outcome, packet=packet, suggest=suggest)
 
 

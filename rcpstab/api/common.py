@@ -7,7 +7,8 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["as_model", "axis", "gain_values", "model_names", "parse_params", "parse_range", "plausible", "single_gain"]
+__all__ = ["as_model", "axis", "gain_values", "model_names", "network_params", "parse_params", "parse_range", "plausible",
+           "single_gain"]
 
 # Plausible magnitudes of the network quantities in SI units, and the unit a value outside them was
 # probably typed in. Outside the range the value is still used as given; the warning names the unit.
@@ -68,17 +69,15 @@ def axis(values, name: str, default: str) -> np.ndarray:
 
 
 def gain_values(values, name: str) -> list[float]:
-    """Gains as a list: one number, ``V1,V2,...``, ``START:STOP:STEP`` or a sequence."""
+    """Gains as a list: one number, ``V1,V2,...``, ``START:STOP:STEP`` (each item of a list may be a range) or a
+    sequence of numbers."""
     from ..linear.grid import check_gains, parse_range
 
     if isinstance(values, str):
-        text = values.strip()
-        if ":" in text:
-            return [float(v) for v in parse_range(text, name)]
-        try:
-            values = [float(v) for v in text.split(",")]
-        except ValueError:
-            raise InputError(f"--{name} {text!r}: not a number (or a list V1,V2,... or START:STOP:STEP)") from None
+        items = [item.strip() for item in values.split(",")]
+        if len(items) > 1 and not all(items):
+            raise InputError(f"--{name} {values!r}: an empty item in the list V1,V2,...")
+        return [float(v) for item in items for v in parse_range(item, name)]
     return [float(v) for v in check_gains(np.atleast_1d(np.asarray(values, dtype=float)), name)]
 
 
@@ -124,3 +123,38 @@ def model_names() -> list[str]:
     from ..models import MODELS
 
     return list(MODELS)
+
+
+NETWORK_OPTIONS = ("C", "d0", "N", "T")   # the RCP family's own names, given as keywords (--C, --d0, --N, --T)
+
+
+def network_params(spec, C=None, d0=None, N=None, T=None, params: dict | None = None, single: bool = False) -> dict:
+    """``C``, ``d0``, ``N``, ``T`` and any other declared parameter (``params``) as one ``{name: value(s)}``.
+
+    The four keywords exist for the RCP family's names; on a model that does not declare one, an
+    :class:`InputError` names it and the model's own parameters. A parameter given both ways is a
+    conflict (one line). ``single``: a function that runs at one point takes one value per parameter.
+    """
+    out: dict = {}
+    for option, value in zip(NETWORK_OPTIONS, (C, d0, N, T)):
+        if value is None:
+            continue
+        if spec.parameter(option) is None:
+            own = ", ".join(sym.name for sym in spec.parameters if sym not in spec.loop_parameters)
+            raise InputError(f"--{option}: model {spec.name!r} has no parameter {option} (it has {own}; "
+                             "give any of them with --param NAME=VALUES)")
+        out[option] = value
+    for name, value in (params or {}).items():
+        sym = spec.parameter(name)
+        clash = [o for o in out if sym is not None and spec.parameter(o) is sym]
+        if clash:
+            raise InputError(f"--param {name}: the same parameter as --{clash[0]}; give it once")
+        out[name] = value
+    if single:
+        for name, value in out.items():
+            if isinstance(value, (list, tuple, np.ndarray)):
+                values = list(np.ravel(value))
+                if len(values) != 1:
+                    raise InputError(f"--param {name}={','.join(f'{v:g}' for v in values)}: give one value")
+                out[name] = float(values[0])
+    return out

@@ -5,11 +5,11 @@ import numpy as np
 
 from ..errors import InputError
 from ..units import rate_text
-from .common import as_model, axis, plausible
+from .common import as_model, axis, network_params, plausible
 from .methods import method as registered
 from .result import Result
 
-__all__ = ["RegionResult", "network_text", "region", "region_summary"]
+__all__ = ["RegionResult", "network_text", "region", "region_buffer_text", "region_summary"]
 
 # units of the table columns the engines write with bare parameter names
 UNITS = {"C": "C_bps", "d0": "d0_s", "T": "T_s", "N": "N_flows", "buffer": "buffer_bits"}
@@ -57,13 +57,15 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
         raise InputError(f"--pade {options['pade']}: order must be between 1 and 20")
     for name in ("C", "d0", "T"):
         plausible(name, options.get(name), f"--{name}")
-    configs = 1
-    for name in ("C", "d0", "N"):
-        configs *= len(options.get(name) or [0])
+    kwargs = {k: v for k, v in options.items() if k in m.options}
+    if "params" in m.options:   # the engine takes every parameter by name, the RCP family's four included
+        kwargs["params"] = network_params(spec, *(kwargs.pop(k, None) for k in ("C", "d0", "N", "T")), kwargs.get("params"))
+    configs = int(np.prod([len(v) if isinstance(v, (list, tuple, np.ndarray)) else 1
+                           for v in kwargs.get("params", {}).values()]))
     from ..runtime.validation import check_grid_size
 
-    check_grid_size(alphas.size * betas.size * configs, m.seconds_per_point, f"map --method {method}")
-    kwargs = {k: v for k, v in options.items() if k in m.options}
+    check_grid_size(alphas.size * betas.size * configs, m.seconds_per_point, f"map --method {method}",
+                    bytes_per_point=m.bytes_per_point, default_limit=m.point_limit)
     return RegionResult(m.function()(spec, alphas, betas, **kwargs), model=spec, method=method)
 
 
@@ -121,13 +123,25 @@ def network_text(config: dict) -> str:
         parts.append(f"N = {config['N']:g}")
     if "T" in config:
         parts.append(f"T = {config['T'] * 1e3:.4g} ms")
+    # a model's own parameters (a user's protocol), as given
+    parts += [f"{name} = {value:g}" for name, value in config.items() if name not in ("C", "d0", "N", "T")]
     return ", ".join(parts)
+
+
+def region_buffer_text(meta: dict) -> str:
+    """``"; buffer 1 C*d0 (the overflow dropped)"`` when the runs had a buffer, and
+    ``"; resumed: 3 of 8 chunks read from the checkpoint"`` when a sweep resumed; else ``""``."""
+    text = "" if meta.get("buffer_bdp") is None else f"; buffer {meta['buffer_bdp']:g} C*d0 (the overflow dropped)"
+    total, computed = meta.get("chunks_total"), meta.get("chunks_computed")
+    if total is not None and computed is not None and computed < total:
+        text += f"; resumed: {total - computed} of {total} chunks read from the checkpoint, {computed} computed"
+    return text
 
 
 def region_summary(region) -> str:
     """What a region map decided, and which configurations it left out of the common region and why."""
     n, total = int(region.stable.sum()), region.stable.size
-    name = getattr(region.model, "name", region.model)
+    name = region.model.name
     line = f"{region.method} region of {name}: {n} of {total} grid points stable ({100 * region.stable_fraction:.1f}%)"
     configs = region.meta.get("configurations") or []
     if len(configs) == 1:
@@ -145,4 +159,4 @@ def region_summary(region) -> str:
     counts = region.meta.get("verdict_counts")
     if counts:
         line += " (" + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if v) + " point-configurations)"
-    return line
+    return line + region_buffer_text(region.meta)

@@ -128,11 +128,12 @@ def _check_model(model, packet_protocols) -> None:
 
 
 def _single_link(alpha, beta, scenario, model, d0, buffer_bdp, t_end, transient_rtt, seed):
+    from ..cosim.network import NETWORK_SCENARIOS
     from ..cosim.packet_vs_fluid import cosimulate
     from ..packet.simulator.scenarios import get_scenario
     from ..runtime.validation import check_integer
 
-    spec = get_scenario(scenario)
+    spec = get_scenario(scenario, also=tuple(NETWORK_SCENARIOS))
     buffer = None if buffer_bdp is None else check_integer(
         "buffer_bytes", max(int(round(buffer_bdp * spec.bdp_bytes)), 1), "--buffer")  # never wraps in C
     overrides = {"rtt_s": d0, "buffer_bytes": buffer}
@@ -352,18 +353,18 @@ class CosimResult(Result):
 
 
 def off_target_links(summary: dict, label: str = "") -> str:
-    """``"; L1 ends 42% below its max-min target (not within the 2% band at the end of the run)"`` or ''.
+    """``"; L1 ends 42% below its max-min target (outside the 2% band at the end of the run...)"`` or ''.
 
     ``summary`` has ``<L>_final_error`` (relative) per link, as the network summaries do.
     """
-    from ..verdicts.judgement import RATE_BAND
+    from ..verdicts.band import STANDARD
 
     off = [(key[: -len("_final_error")], value) for key, value in summary.items()
-           if key.endswith("_final_error") and value is not None and abs(value) > RATE_BAND]
+           if key.endswith("_final_error") and value is not None and abs(value) > STANDARD.rate]
     if not off:
         return ""
     words = ", ".join(f"{link} ends {100 * abs(err):.2g}% {'below' if err < 0 else 'above'}" for link, err in off)
-    return (f"; {label}{words} its max-min target (outside the {100 * RATE_BAND:g}% band at the end of the run: "
+    return (f"; {label}{words} its max-min target (outside the {STANDARD.rate_percent} band at the end of the run: "
             "not settled, or settled elsewhere; see --json)")
 
 

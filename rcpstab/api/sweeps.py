@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ..errors import InputError
-from .common import as_model, axis, gain_values, plausible
+from .common import as_model, axis, gain_values, network_params, plausible
 from .regions import RegionResult, network_text
 from .result import Result, strict
 
@@ -53,11 +53,11 @@ def convergence(model="rcp", alpha=CONVERGENCE_GRID, beta=CONVERGENCE_GRID, star
     alphas, betas = axis(alpha, "alpha", CONVERGENCE_GRID), axis(beta, "beta", CONVERGENCE_GRID)
     for name, value in (("C", C), ("d0", d0), ("T", T)):
         plausible(name, value, f"--{name}")
-    configs = len(C or [0]) * len(d0 or [0]) * len(N or [0])
+    given = network_params(spec, C, d0, N, T, params)
+    configs = int(np.prod([len(v) if isinstance(v, (list, tuple, np.ndarray)) else 1 for v in given.values()]))
     check_grid_size(alphas.size * betas.size * configs, METHODS["phaseplane"].seconds_per_point, "convergence")
-    region = phaseplane_region(spec, alphas, betas, C=C, d0=d0, N=N, T=T, workers=workers, scheduler=scheduler,
-                               checkpoint=checkpoint, progress=progress, start=start, params=params,
-                               buffer_bdp=buffer_bdp)
+    region = phaseplane_region(spec, alphas, betas, params=given, workers=workers, scheduler=scheduler,
+                               checkpoint=checkpoint, progress=progress, start=start, buffer_bdp=buffer_bdp)
     return ConvergenceResult(region, model=spec, method="phaseplane", start=start)
 
 
@@ -78,6 +78,8 @@ class ConvergenceResult(RegionResult):
                        "verdict": [str(v) for v in table["verdict"]]})
 
     def summary(self) -> str:
+        from .regions import region_buffer_text
+
         table, times = self.value.table, self.times
         best = np.nanargmin(times) if np.isfinite(times).any() else None
         where = "no point converged" if best is None else (
@@ -86,7 +88,7 @@ class ConvergenceResult(RegionResult):
         at = f" at {network_text(configs[0])}" if len(configs) == 1 else f" over {len(configs)} configurations"
         return (f"convergence of {self.inputs['model'].name}{at}, start {self.inputs['start']}: "
                 f"{self.value.stable.sum()} of {self.value.stable.size} grid points converge (blank in the map "
-                f"otherwise); {where}")
+                f"otherwise); {where}{region_buffer_text(self.value.meta)}")
 
     def _repr_text(self) -> str:
         return self.summary()
@@ -113,7 +115,8 @@ def bifurcation_model(model):
     return as_model(model)
 
 
-def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=None, d0=None, N=None, T=None):
+def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=None, d0=None, N=None, T=None,
+                params=None):
     """Continue ``model``'s attractor along one gain, up then down: limit-cycle amplitude, period, hysteresis.
 
     Parameters
@@ -126,6 +129,8 @@ def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=No
         Run per gain value, RTTs (>= 20).
     C, d0, N, T : float, optional
         bit/s, s, flows, s (the model's defaults).
+    params : dict, optional
+        Any other parameter the model declares, by name: one value each.
 
     Returns
     -------
@@ -150,8 +155,8 @@ def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=No
         raise InputError(f"--rtts {rtts}: must be at least 20")
     for name, value in (("C", C), ("d0", d0), ("T", T)):
         plausible(name, value, f"--{name}")
-    network = {"C": C, "d0": d0, "N": N, "T": T}
-    return BifurcationResult(bifurcation_sweep(spec, values, fixed, parameter=parameter, rtts=rtts, network=network),
+    given = network_params(spec, C, d0, N, T, params, single=True)
+    return BifurcationResult(bifurcation_sweep(spec, values, fixed, parameter=parameter, rtts=rtts, params=given),
                              model=spec)
 
 

@@ -6,18 +6,13 @@ import math
 import numpy as np
 
 from ..errors import InputError
-from .common import as_model, plausible
+from .common import as_model, network_params, plausible
 from .regions import network_text
 from .result import Result, strict
 
 __all__ = ["PortraitResult", "TrajectoryResult", "portrait", "simulate"]
 
 SWING_RTT = 10.0  # the summary's swing is measured over the run's last this many round trips
-
-
-def _listed(value):
-    """A single optional value as the list the sweep's configurations take (None: the default)."""
-    return None if value is None else [value]
 
 
 def _check_rtts(rtts) -> float:
@@ -27,7 +22,7 @@ def _check_rtts(rtts) -> float:
 
 
 def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d0=None, N=None, T=None,
-             gamma0=None, q0=None):
+             gamma0=None, q0=None, **params):
     """Integrate the nonlinear fluid model at one (alpha, beta) for ``rtts`` round trips.
 
     Parameters
@@ -42,7 +37,9 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
         (0.15 Gb/s, 0.2 s, 10, 0.01 s).
     gamma0, q0 : array_like, optional
         Initial R/C and queues (bits), one trajectory per pair. Default: App. E's six starts
-        (R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}).
+        (R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}), placed relative to the model's equilibrium.
+    **params
+        Any other parameter the model declares, by name (a user's model: its own names).
 
     Returns
     -------
@@ -62,21 +59,16 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     >>> [round(float(g), 4) for g in traj.gamma[-1]]   # every start ends at R/C = 1/N
     [0.1, 0.1, 0.1, 0.1, 0.1, 0.1]
     """
-    from ..phaseplane.sweep import configurations, initial_conditions
-    from ..phaseplane.trajectory import simulate as integrate
+    from ..phaseplane.sweep import configurations
+    from ..phaseplane.trajectory import simulate_rtts
 
     spec = as_model(model)
     rtts = _check_rtts(rtts)
     for name, value in (("C", C), ("d0", d0), ("T", T)):
         plausible(name, value)
-    (config,) = configurations(spec, _listed(C), _listed(d0), _listed(N), T)
-    if gamma0 is None and q0 is None:
-        gamma0, q0 = (v[0] for v in initial_conditions(config["C"], config["d0"], config["N"]))
-    elif gamma0 is None or q0 is None:
-        raise InputError("gamma0 and q0: give both or neither")
-    gamma0, q0 = np.broadcast_arrays(np.asarray(gamma0, dtype=float), np.asarray(q0, dtype=float))
-    traj = integrate(spec, dict(config, alpha=alpha, beta=beta), {"gamma0": gamma0.ravel(), "q0": q0.ravel()},
-                     rtts * config["d0"])
+    given = network_params(spec, C, d0, N, T, params, single=True)
+    (config,) = configurations(spec, {k: [v] for k, v in given.items()})
+    traj = simulate_rtts(spec, alpha, beta, rtts, given, gamma0, q0)
     return TrajectoryResult(traj, model=spec, config=config, alpha=alpha, beta=beta, rtts=rtts)
 
 
@@ -112,7 +104,7 @@ class TrajectoryResult(Result):
 
 
 def portrait(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d0=None, N=None, T=None,
-             buffer_bdp=None):
+             buffer_bdp=None, **params):
     """App. E's six starts about ``model``'s own equilibrium, integrated and each judged (``rcpstab portrait``).
 
     Starts R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0} placed relative to the equilibrium (the full
@@ -129,6 +121,8 @@ def portrait(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
         bit/s, s, flows, s (the model's defaults).
     buffer_bdp : float, optional
         Buffer in bandwidth-delay products (default: unbounded).
+    **params
+        Any other parameter the model declares, by name (a user's model: its own names).
 
     Returns
     -------
@@ -151,18 +145,19 @@ def portrait(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     rtts = _check_rtts(rtts)
     for name, value in (("C", C), ("d0", d0), ("T", T)):
         plausible(name, value, f"--{name}")
-    (config,) = configurations(spec, _listed(C), _listed(d0), _listed(N), T)
-    params = dict(config, alpha=alpha, beta=beta)
-    params.update(buffer_bits(spec, buffer_bdp, params))
-    gammas, queues = (v[0] for v in equilibrium_starts(spec, params))
-    if buffer_bdp is not None:  # App. E's full-queue start (2 C*d0) cannot exceed the buffer
-        queues = queues.clip(max=params["buffer"])
+    (config,) = configurations(spec, network_params(spec, C, d0, N, T, params, single=True))
+    point = dict(config, alpha=alpha, beta=beta)
+    held = buffer_bits(spec, buffer_bdp, point)
+    point.update(held)
+    gammas, queues = (v[0] for v in equilibrium_starts(spec, point))
+    if held:  # App. E's full-queue start (2 C*d0) cannot exceed the buffer
+        queues = queues.clip(max=next(iter(held.values())))
     compiled = compile_model(spec)
-    rtt = float(compiled.time_scale(*parameter_values(compiled, params)))
+    rtt = float(compiled.time_scale(*parameter_values(compiled, point)))
     start = {"gamma0": gammas, "q0": queues}
-    traj = integrate(spec, params, start, rtts * rtt)
-    judged = decide(spec, params, start)
-    return PortraitResult(traj, model=spec, config=config, params=params, start=start, judged=judged,
+    traj = integrate(spec, point, start, rtts * rtt)
+    judged = decide(spec, point, start)
+    return PortraitResult(traj, model=spec, config=config, params=point, start=start, judged=judged,
                           alpha=alpha, beta=beta, rtts=rtts)
 
 
@@ -191,27 +186,30 @@ class PortraitResult(TrajectoryResult):
         return traj.rtt >= traj.rtt[-1] - min(SWING_RTT, rtts / 2)
 
     def _inside(self):
-        from ..verdicts.judgement import band_distance
+        from ..verdicts.band import band_distance
 
         traj = self.value
-        return band_distance(traj.gamma[-1], traj.queue[-1], traj.gamma_eq, traj.queue_eq,
-                             traj.capacity * traj.d0) <= 1.0
+        return band_distance(traj.gamma[-1], traj.queue[-1], traj.gamma_eq, traj.queue_eq, traj.queue_scale) <= 1.0
 
     def _swing(self) -> float:
         traj = self.value
         return float(np.max(np.abs(traj.gamma[self._last()] / traj.gamma_eq - 1.0)))
 
     def summary(self) -> str:
-        """Each start's verdict (with its adaptive horizon), how many end in the band, and how far R/C still swings."""
+        """Each start's verdict (with its adaptive horizon), how many end in the band, how far R/C still
+        swings, and the buffer with what it dropped."""
+        from ..figures import buffer_summary
+        from ..verdicts.band import STANDARD
+
         rtts, judged = self.inputs["rtts"], self.inputs["judged"]
         inside = self._inside()
         verdicts = (", ".join(f"{int((judged.names == v).sum())} {v.replace('_', ' ')}" for v in dict.fromkeys(judged.names))
                     + " of App. E's six starts; ")
         return (f"{self.inputs['model'].name} at alpha = {self.inputs['alpha']:g}, beta = {self.inputs['beta']:g} "
                 f"({network_text(self.inputs['config'])}): {verdicts}after {rtts:g} RTTs "
-                f"{int(inside.sum())} of {inside.size} starts end inside the convergence band (R within 2%, q within "
-                f"1% of C*d0) and over the last {min(SWING_RTT, rtts / 2):g} RTTs R/C deviates up to "
-                f"{100 * self._swing():.1f}% from equilibrium")
+                f"{int(inside.sum())} of {inside.size} starts end inside the convergence band "
+                f"({STANDARD.describe('C*d0')}) and over the last {min(SWING_RTT, rtts / 2):g} RTTs R/C deviates up to "
+                f"{100 * self._swing():.1f}% from equilibrium" + buffer_summary(self.value))
 
     def _repr_text(self) -> str:
         return super()._repr_text() + f", verdicts: {', '.join(dict.fromkeys(self.verdicts))}"
@@ -241,8 +239,9 @@ class PortraitResult(TrajectoryResult):
 
         kwargs.setdefault("verdicts", self.inputs["judged"])
         kwargs.setdefault("cycles", self.limit_cycles())
+        first, second = (sym.name for sym in self.inputs["model"].loop_parameters)  # the model's own gain names
         kwargs.setdefault("title", f"Phase portrait, model '{self.inputs['model'].name}', "
-                                   f"alpha = {self.inputs['alpha']:g}, beta = {self.inputs['beta']:g}")
+                                   f"{first} = {self.inputs['alpha']:g}, {second} = {self.inputs['beta']:g}")
         return portrait_plot(self.value, ax=ax, **kwargs)
 
     def save(self, path: str) -> None:

@@ -112,7 +112,7 @@ class Thresholds:
         Slowest allowed convergence after the load doubles (N -> 2 N from the old equilibrium,
         R(0) = 2 Re, q(0) = 0: thesis Figs. 5.10-5.13, 7.1), RTTs. The thesis recommends
         alpha in (0.4, 0.6), beta in (0.2, 0.6) as recovering quickly (Sec. 5.4, Ch. 7 Q1) and
-        says "within 10 RTTs"; with its own band (R within 2%, q within 1% of C*d0) and start,
+        says "within 10 RTTs"; with its own band (:data:`~rcpstab.verdicts.band.STANDARD`) and start,
         that box takes 11.8-22.9 RTTs in App. E's set-up (`rcpstab convergence --alpha
         0.4:0.6:0.1 --beta 0.2:0.6:0.1`; Fig. 7.1's own (0.6, 0.2) takes 22.05). 25 accepts the
         thesis' recommended box on that calibration set-up and rejects gains that recover more

@@ -9,7 +9,7 @@ the smooth variants rcp-unclamped and rcp-rate (see rcpstab.bifurcation.smooth).
 from __future__ import annotations
 
 from ..api.sweeps import bifurcation
-from .output import add_network_arguments, check_outputs, model_help
+from .output import add_network_arguments, add_param_argument, check_outputs, model_help
 
 EXAMPLES = (
     ("rcpstab bifurcation --model rcp --beta 0.3 --alpha 1.2:1.6:0.1", "limit cycles past RCP's boundary at beta = 0.3"),
@@ -23,13 +23,17 @@ def add_arguments(parser):
     parser.add_argument("--beta", required=True, help="START:STOP:STEP to sweep, or value(s) held (comma-separated)")
     parser.add_argument("--rtts", type=float, default=200.0, help="run per gain value, RTTs (default 200)")
     add_network_arguments(parser)
+    add_param_argument(parser)
     parser.add_argument("--out", metavar="FIG", help="write the bifurcation diagram (.png, .svg or .pdf)")
     parser.add_argument("--json", action="store_true", help="print the points as JSON")
 
 
 def run(args) -> int:
+    from ..api.common import parse_params
+
     check_outputs(args)
-    result = bifurcation(args.model, args.alpha, args.beta, args.rtts, C=args.C, d0=args.d0, N=args.N, T=args.T)
+    result = bifurcation(args.model, args.alpha, args.beta, args.rtts, C=args.C, d0=args.d0, N=args.N, T=args.T,
+                         params=parse_params(args.param))
     if args.out:
         result.save(args.out)
     if args.json:

@@ -66,10 +66,7 @@ def _table(report, colour: bool, packet: bool = False) -> str:
     lines += ["", report.summary]
     if not report.passed:
         s = report.suggestion
-        lines.append("suggestion search not run (--no-suggest)" if s is None else
-                     f"no passing (alpha, beta): {s['reason']}" if s["alpha"] is None else
-                     f"suggestion: ALPHA = {s['alpha']:g}, BETA = {s['beta']:g} (verified: passes the same checks"
-                     + (", fluid only: the packet runs are not repeated for it)" if packet else ")"))
+        lines.append("suggestion search not run (--no-suggest)" if s is None else s["text"])
     return "\n".join(lines)
 
 

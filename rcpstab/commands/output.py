@@ -39,6 +39,13 @@ def check_outputs(args) -> None:
         writable_path(args.csv, "--csv")
 
 
+def add_param_argument(parser) -> None:
+    """``--param NAME=VALUE``: any parameter the model declares, by its own name (one value)."""
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help="any other parameter of the model by name (its default otherwise); repeatable. "
+                             "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05 (a user protocol)")
+
+
 def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
     """Network configurations and execution options of a phase-plane sweep."""
     parser.add_argument("--C", type=float, nargs="+", metavar="BPS",
@@ -137,7 +144,8 @@ def report(args, line: str) -> None:
 
 def files_written(args) -> str:
     """``"; figure in X, table in Y"`` for the output files the command was given ('' if none)."""
-    parts = [f"{what} in {getattr(args, option)}" for option, what in (("out", "figure"), ("csv", "table"))
+    parts = [f"{what} in {getattr(args, option)}" for option, what in (("out", "figure"), ("csv", "table"),
+                                                                        ("boundary", "boundary curve"))
              if getattr(args, option, None)]
     return "; " + ", ".join(parts) if parts else ""
 

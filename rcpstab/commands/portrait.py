@@ -11,7 +11,7 @@ t_s, R_over_C, queue_bits), --json the verdicts and final states. The summary li
 from __future__ import annotations
 
 from ..api.trajectories import portrait
-from .output import add_buffer_argument, add_network_arguments, check_outputs, model_help, report
+from .output import add_buffer_argument, add_network_arguments, add_param_argument, check_outputs, model_help, report
 
 EXAMPLES = (
     ("rcpstab portrait --alpha 0.4 --beta 0.2 --rtts 50", "App. E's six starts at the thesis' gains, summary only"),
@@ -24,6 +24,7 @@ def add_arguments(parser):
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0, dimensionless)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (> 0, dimensionless)")
     add_network_arguments(parser)
+    add_param_argument(parser)
     add_buffer_argument(parser)
     parser.add_argument("--rtts", type=float, default=100.0, help="duration in round trips d0 (default 100)")
     parser.add_argument("--out", metavar="FIG", help="write the portrait (.png, .svg or .pdf)")
@@ -33,9 +34,11 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    from ..api.common import parse_params
+
     check_outputs(args)
     result = portrait(args.model, args.alpha, args.beta, args.rtts, C=args.C, d0=args.d0, N=args.N, T=args.T,
-                      buffer_bdp=args.buffer)
+                      buffer_bdp=args.buffer, **parse_params(args.param))
     if args.csv:
         result.to_csv(args.csv)
     if args.out:

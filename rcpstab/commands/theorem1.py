@@ -28,7 +28,6 @@ def run(args) -> int:
         return 0
     if args.quiet:
         return 0
-    print(result.summary())
     r = result.value
     if args.details and r["exit_alpha"] is not None:
         print(f"  exit point           (alpha, beta) = ({r['exit_alpha']:.9f}, {r['exit_beta']:.9f})")
@@ -37,4 +36,5 @@ def run(args) -> int:
                    if abs(r["tightness"] - 1) < 1e-6 else
                    "conservative" if r["tightness"] > 1 else "NOT sufficient: the curve leaves before the bound")
         print(f"  tightness            exit / bound = {r['tightness']:.9f}: {verdict}")
+    print(result.summary())
     return 0

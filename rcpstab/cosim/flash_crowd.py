@@ -15,7 +15,8 @@ after the crowd starts, and both recovery times are counted from that arrival.
 
 The band of each side:
 
-- fluid: the thesis' band (R within 2% of eta/N, q within 1% of C*d0 of 0);
+- fluid: the band passed in (:data:`~rcpstab.verdicts.band.STANDARD`, the thesis', by default) about
+  R = eta C/N and q = 0;
 - packet: the router's packet-level equilibrium, the fixed point of the rate law with the
   standing queue that paced flows keep (as :func:`~rcpstab.packet.lens.region.segment_verdict` does: q_e = mean
   one-RTT-mean queue over the run's last half after the crowd, R_e from alpha*(eta*C - y) =
@@ -45,7 +46,7 @@ from ..packet.lens.verdicts import NOISE_K, occupancy_floor
 from ..packet.simulator.run import run_scenario
 from ..packet.simulator.scenarios import Scenario, crowd_time_s, get_scenario
 from ..packet.simulator.segments import control_interval_s, rtt_average
-from ..verdicts.judgement import QUEUE_BAND, RATE_BAND
+from ..verdicts.band import STANDARD, Band
 from ..verdicts.recovery import recovery_rtt
 from .packet_vs_fluid import PACKET_PROTOCOL
 
@@ -267,14 +268,14 @@ def arrival_delay_s(scenario: Scenario) -> float:
     return scenario.rtt_s
 
 
-def _fluid_response(run, scenario: Scenario, arrival_s: float) -> CrowdResponse:
+def _fluid_response(run, scenario: Scenario, arrival_s: float, band: Band = STANDARD) -> CrowdResponse:
     bdp = scenario.capacity_bps * scenario.rtt_s
     t, gamma, queue = run.t, run.gamma[:, 0], run.queue[:, 0] / bdp
     dropped = run.states["dropped"][:, 0] / bdp
     after = t >= arrival_s
     n_after = scenario.n_flows(arrival_s)
     gamma_eq = scenario.eta / n_after
-    recovery, reason = recovery_rtt(t / scenario.rtt_s, gamma, queue, gamma_eq, 0.0, arrival_s / scenario.rtt_s)
+    recovery, reason = recovery_rtt(t / scenario.rtt_s, gamma, queue, gamma_eq, 0.0, arrival_s / scenario.rtt_s, band)
     before = dropped[np.searchsorted(t, arrival_s) - 1] if np.any(~after) else 0.0
     lag = int(round(scenario.rtt_s / run.dt))
     inflow = n_after * np.concatenate([np.full(lag, gamma[0]), gamma[:-lag]])  # N*R(t - d0)/C
@@ -282,11 +283,11 @@ def _fluid_response(run, scenario: Scenario, arrival_s: float) -> CrowdResponse:
     d_over_d0 = run.states["D"][:, 0] / scenario.rtt_s if "D" in run.states else 1.0 + queue
     episodes = input_episodes(t[after] / scenario.rtt_s, inflow[after], d_over_d0[after])
     return CrowdResponse(float(queue[after].max()), float(dropped[-1] - before), recovery, reason,
-                         gamma_eq, 0.0, RATE_BAND, QUEUE_BAND, float(gamma[after].min()), *episodes)
+                         gamma_eq, 0.0, band.rate, band.queue, float(gamma[after].min()), *episodes)
 
 
 def _packet_response(packet, scenario: Scenario, alpha: float, beta: float, crowd_s: float,
-                     arrival_s: float) -> CrowdResponse:
+                     arrival_s: float, band: Band = STANDARD) -> CrowdResponse:
     bdp_bits = scenario.capacity_bps * scenario.rtt_s
     per_rtt = max(int(round(scenario.rtt_s / control_interval_s(scenario))), 1)
     t, gamma = packet.t, packet.R_over_C
@@ -314,12 +315,13 @@ def _packet_response(packet, scenario: Scenario, alpha: float, beta: float, crow
         return CrowdResponse(peak, dropped, math.nan, "the standing queue drives the rate law to zero: no equilibrium",
                              gamma_eq, queue_eq, math.nan, math.nan)
     quantum = scenario.packet_bytes * 8.0 / (bdp_bits * gamma_eq)  # one datagram per RTT, relative to R_e
-    rate_band = max(RATE_BAND, min(NOISE_K * rate_noise / gamma_eq, quantum))
-    queue_band = max(QUEUE_BAND, min(NOISE_K * queue_noise, n_after * scenario.packet_bytes * 8.0 / bdp_bits))
+    widened = band.widened(min(NOISE_K * rate_noise / gamma_eq, quantum),
+                           min(NOISE_K * queue_noise, n_after * scenario.packet_bytes * 8.0 / bdp_bits))
+    rate_band, queue_band = widened.rate, widened.queue
     smooth_gamma = rtt_average(gamma, per_rtt)
     smooth_queue = rtt_average(queue, per_rtt)
     recovery, reason = recovery_rtt(t / scenario.rtt_s, smooth_gamma, smooth_queue, gamma_eq, queue_eq,
-                                    arrival_s / scenario.rtt_s, rate_band, queue_band)
+                                    arrival_s / scenario.rtt_s, widened)
     episodes = input_episodes(t[after] / scenario.rtt_s, packet.utilization[after],
                               packet.avg_rtt_s[after] / scenario.rtt_s)
     return CrowdResponse(peak, dropped, recovery, reason, gamma_eq, queue_eq, rate_band, queue_band,
@@ -327,7 +329,7 @@ def _packet_response(packet, scenario: Scenario, alpha: float, beta: float, crow
 
 
 def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, seed: int = 0,
-                      model: str = "rcp") -> FlashCrowdResult:
+                      model: str = "rcp", band: Band = STANDARD) -> FlashCrowdResult:
     """Run a flash crowd packet by packet and as the fluid ``model`` with the same buffer.
 
     Parameters
@@ -343,6 +345,9 @@ def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, se
         is eqs. 5.1-5.4; ``rcp-router`` is the one with the packet router's timing (the rate law
         reads the input over the last interval T, updates every T, uses App. F's RTT average of
         the header RTTs): the fluid model the packet run should match.
+    band : Band
+        The convergence band recovery is measured against (the packet side widens it to its
+        noise floor).
 
     Returns
     -------
@@ -362,7 +367,7 @@ def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, se
         packet_dropped_bdp=packet.dropped_packets * scenario.packet_bytes * 8.0 / bdp_bits,
         fluid_t=fluid.t, fluid_R_over_C=fluid.gamma[:, 0], fluid_queue_bdp=fluid.queue[:, 0] / bdp_bits,
         fluid_dropped_bdp=fluid.states["dropped"][:, 0] / bdp_bits,
-        packet=_packet_response(packet, scenario, alpha, beta, crowd_s, arrival_s),
-        fluid=_fluid_response(fluid, scenario, arrival_s),
+        packet=_packet_response(packet, scenario, alpha, beta, crowd_s, arrival_s, band),
+        fluid=_fluid_response(fluid, scenario, arrival_s, band),
         conservation={k: int(counters[k]) for k in ("sent", "delivered", "dropped", "in_flight")},
         wall_time_s=time.perf_counter() - wall)

@@ -78,6 +78,16 @@ class LinearDelaySystem:
         lead = sp.Poly(expr.subs({sp.exp(a): 0 for a in _exponents(expr)}), lam).LC()
         return sp.expand(sp.powsimp(sp.simplify(expr / lead), combine="exp"))
 
+    def at_defaults(self, expr: sp.Expr) -> sp.Expr:
+        """``expr`` with every parameter but the loop gains at the model's own value.
+
+        What the linear lenses map when the normalized loop still depends on a parameter (a
+        second delay's ratio to the time scale, say): the model's declared default, as
+        ``linearize_at`` would fix it. The bundled models normalize to the gains alone.
+        """
+        rest = expr.free_symbols & set(self.model.parameters) - set(self.model.loop_parameters)
+        return expr.xreplace({sym: sp.nsimplify(self.model.parameters[sym]) for sym in rest}) if rest else expr
+
     def free_parameters(self) -> set:
         """Symbols other than lambda left in :attr:`normalized_characteristic`."""
         return self.normalized_characteristic.free_symbols - {lam}

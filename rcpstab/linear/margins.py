@@ -207,8 +207,11 @@ def _gain_margin(ol, alpha, beta, stable: bool, notes: dict, first=None):
     return float(end), None, float(w)
 
 
-def margins(model: ModelSpec, alpha: float, beta: float) -> Margins:
+def margins(model: ModelSpec, alpha: float, beta: float, params: dict | None = None) -> Margins:
     """Compute :class:`Margins` for ``model`` at (``alpha``, ``beta``).
+
+    ``params`` maps any other parameter the model declares, by name, to one value (the model's
+    own values otherwise): the linear loop at those values.
 
     Examples
     --------
@@ -217,7 +220,7 @@ def margins(model: ModelSpec, alpha: float, beta: float) -> Margins:
     >>> m.stable, round(m.gain_margin, 4), round(m.phase_margin_deg, 2)
     (True, 2.6779, 16.25)
     """
-    model = as_model(model)  # a name works too; anything else is an InputError
+    model = as_model(model).with_values(params)  # a name works too; anything else is an InputError
     alpha = float(check_gains(alpha, "alpha")[0])
     beta = float(check_gains(beta, "beta")[0])
     ol = open_loop(model)

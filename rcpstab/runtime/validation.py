@@ -250,7 +250,8 @@ def check_run_cost(what: str, cpu_seconds: float, memory_bytes: float = 0.0) -> 
                          f"{max_memory_gb():g}; shorten the run or set {MEMORY_ENV}")
 
 
-def check_grid_size(points: int, seconds_per_point: float, what: str) -> None:
+def check_grid_size(points: int, seconds_per_point: float, what: str, bytes_per_point: float = 0.0,
+                    default_limit: int | None = None) -> None:
     """Refuse a grid of more than :func:`max_grid_points` points, with an estimate of its cost.
 
     Parameters
@@ -261,8 +262,13 @@ def check_grid_size(points: int, seconds_per_point: float, what: str) -> None:
         Rough single-core cost of one point (for the message).
     what : str
         What is being computed (``phaseplane map``).
+    bytes_per_point : float
+        Peak memory per point (bytes), where memory rather than time bounds the grid (the exact map).
+    default_limit : int, optional
+        The point limit unless ``$RCPSTAB_MAX_GRID_POINTS`` is set, for a method whose measured cost
+        per point is so small that :data:`MAX_GRID_POINTS` would refuse cheap work (default: that).
     """
-    limit = max_grid_points()
+    limit = _limit(GRID_ENV, default_limit, int) if default_limit else max_grid_points()
     hours = points * seconds_per_point / 3600
     if points > limit:
         raise InputError(f"{what}: {points:.4g} grid points is more than the limit {limit} "
@@ -270,3 +276,7 @@ def check_grid_size(points: int, seconds_per_point: float, what: str) -> None:
     if hours > max_cpu_hours():
         raise InputError(f"{what}: {points:.4g} grid points would take about {hours:.3g} CPU-hours, more than "
                          f"the limit {max_cpu_hours():g}; use a coarser grid or set {HOURS_ENV}")
+    gigabytes = points * bytes_per_point / 1e9
+    if gigabytes > max_memory_gb():
+        raise InputError(f"{what}: {points:.4g} grid points would need about {gigabytes:.3g} GB of memory, more "
+                         f"than the limit {max_memory_gb():g}; use a coarser grid or set {MEMORY_ENV}")

@@ -1,6 +1,6 @@
 """Why the packet cycle at (0.95, 0.95) is ten times smaller than rcp-router's (run by hand).
 
-``python benchmarks/bench_standing_queue.py``
+``python experiments/standing_queue.py``
 
 fig5.3 at 100 Mb/s (10 flows from 40 s), alpha = beta = 0.95: rcp-router keeps a limit cycle of
 +-2% of the fair share, the packet router one of +-0.26%. Hypothesis: the fluid equilibrium sits on

@@ -1,6 +1,6 @@
 """Packet RCP-AC map vs the fluid models rcpac and rcpac-router (router-timed), fig5.3 set-up (run by hand).
 
-``python benchmarks/bench_rcpac_router.py [--workers 2] [--grid small|offset] [--capacity BPS]``
+``python experiments/rcpac_router.py [--workers 2] [--grid small|offset] [--capacity BPS]``
 
 Runs the fig5.3 scenario with the RCP-AC router and XCP window senders at every grid point, judges
 each run (:func:`rcpstab.packet.lens.region.trace_verdict`, the shared judgement with the
@@ -59,7 +59,9 @@ def window_variant() -> ModelSpec:
         loop_parameters=base.loop_parameters, time_scale=d0, gamma=base.gamma, queue=base.queue,
         initial_state={**{x: v for x, v in base.initial_state.items() if x in keep}, W: N * gamma0 * C * d0},
         clamps=(Clamp(acr.q, upper=buffer, overflow=dropped), Clamp(W)), saturations=base.saturations,
-        sampled=base.sampled, linearize_at=base.linearize_at, counters=base.counters, domains=base.domains)
+        sampled=base.sampled, linearize_at=base.linearize_at, counters=base.counters, domains=base.domains,
+        queue_scale=base.queue_scale, capacity=base.capacity, flows=base.flows, configuration=base.configuration,
+        aliases=base.aliases)
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Flash crowd, packet vs fluid with the same buffer (run by hand): ``python benchmarks/bench_flash_crowd.py``.
+"""Flash crowd, packet vs fluid with the same buffer (run by hand): ``python experiments/flash_crowd.py``.
 
 For each network and gains: both runs' peak queue, drops and recovery (C*d0, RTTs), and the
 measurements that explain a difference (the rate's trough, the rate law's d during the overload,

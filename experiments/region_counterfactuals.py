@@ -1,13 +1,13 @@
 """Why a packet-map point disagrees with rcp-router: one change at a time (run by hand).
 
-``python benchmarks/bench_region_counterfactuals.py ALPHA,BETA [ALPHA,BETA ...] [--only NAME ...]``
+``python experiments/region_counterfactuals.py ALPHA,BETA [ALPHA,BETA ...] [--only NAME ...]``
 
 For each (alpha, beta) of the fig5.3 scenario, the packet run and the rcp-router fluid run are
 judged segment by segment (the scenario's 5 / 10 / 5 flow segments) with the map's own judgement
 (:func:`rcpstab.packet.lens.region.trace_verdict`), printing each segment's verdict, the
 judgement's reason, the envelope's fitted growth rate (per RTT) and the last block's peak (band
 units). Then the packet run again with ONE change each (the counterfactuals of
-benchmarks/bench_flash_crowd.py, same switches):
+experiments/flash_crowd.py, same switches):
 
 ``old_pacing``  senders without the rate refresh (``Simulator(rate_refresh=False)``: a new rate
                 applied one old-rate interval late, no probes) -- the sender before the change;
@@ -17,7 +17,7 @@ benchmarks/bench_flash_crowd.py, same switches):
 
 One JSON line per run.
 
-``--switching``: instead, the standing-queue experiment of benchmarks/bench_standing_queue.py at
+``--switching``: instead, the standing-queue experiment of experiments/standing_queue.py at
 the scenario's own 10 Mb/s, moving only the target utilization eta on each side: rcp-router at
 eta = 1, 0.999, 0.998 (just under the link rate, where a packet router's jitter queue holds it)
 and the packet router at eta = 1, 1.005, 1.01, 1.02 (the equilibrium then needs a standing queue of a
@@ -38,8 +38,8 @@ from unittest import mock
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_flash_crowd import windowless_simulator  # noqa: E402  (the same no_window switch)
-from bench_standing_queue import TARGET, measure  # noqa: E402  (the same eta switch and measurement)
+from flash_crowd import windowless_simulator  # noqa: E402  (the same no_window switch)
+from standing_queue import TARGET, measure  # noqa: E402  (the same eta switch and measurement)
 
 from rcpstab.packet import _datapath  # noqa: E402
 from rcpstab.packet.lens import region  # noqa: E402

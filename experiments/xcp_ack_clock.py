@@ -1,6 +1,6 @@
 """Experiment (not a registered model): XCP's router loop closed by the exact fluid ack clock.
 
-``python benchmarks/xcp_ack_clock.py [--grid calibration|report] [--capacity BPS]``
+``python experiments/xcp_ack_clock.py [--grid calibration|report] [--capacity BPS]``
 
 The router is ``xcp-router``'s: every interval d0 it reads the input averaged over the interval and
 the queue, sets phi = alpha d0 (C - y_d) - beta q and spreads it over the next interval. The hosts
@@ -9,8 +9,8 @@ later. Window senders instead are clocked by their ACKs: what arrives at the rou
 it one propagation round trip earlier plus the window change, ``y(t) = out(t - d0) + phi/d0``
 (stamped one round trip earlier), with ``out = C`` while the queue is not empty and ``out = y`` when
 it is. That is a neutral delay equation (y repeats itself one round trip later), which the
-ModelSpec machinery (states with right-hand sides) cannot hold; it is integrated here directly
-(fixed step d0/100, every grid point at once) from y = 0.8 C, q = 0, and judged by the shared
+ModelSpec machinery (states with right-hand sides) cannot hold; it is integrated directly
+(:func:`rcpstab.packet.lens.ack_clock.xcp_loop`: fixed step d0/100, every grid point at once) from y = 0.8 C, q = 0, and judged by the shared
 judgement (:func:`rcpstab.verdicts.judgement.judge_trace`) on the per-interval mean of y, as the router
 sees it. The same loop with the rate state is integrated alongside as a check: it reproduces
 ``xcp-router``'s map. Then the packet XCP map of fig5.3 (at ``--capacity``) is judged as the packet
@@ -24,48 +24,16 @@ import json
 
 import numpy as np
 
+from rcpstab.packet.lens.ack_clock import verdicts
 from rcpstab.packet.lens.region import fluid_verdicts, run_verdict
 from rcpstab.packet.simulator.run import run_scenario
 from rcpstab.packet.simulator.scenarios import get_scenario
-from rcpstab.verdicts.judgement import CONVERGED, VERDICTS, judge_trace
+from rcpstab.verdicts.judgement import CONVERGED, VERDICTS
 
 GRIDS = {
     "calibration": (np.round(np.arange(0.1, 1.31, 0.2), 10), np.round(np.arange(0.1, 1.01, 0.15), 10)),
     "report": (np.round(np.arange(0.2, 1.41, 0.2), 10), np.round(np.arange(0.175, 0.93, 0.125), 10)),
 }
-
-
-def xcp_loop(alpha, beta, ack_clock: bool, rtts: int = 400, per_rtt: int = 100, y0: float = 0.8):
-    """Per-interval mean of y/C and the queue (C*d0) at each interval's end, shape (rtts, B); C = d0 = 1."""
-    alpha, beta = np.atleast_1d(np.asarray(alpha, float)), np.atleast_1d(np.asarray(beta, float))
-    size, dt = alpha.size, 1.0 / per_rtt
-    out_hist = np.full((per_rtt, size), min(y0, 1.0))   # departures over the last round trip (ring)
-    fb_hist = np.zeros((per_rtt, size))                  # window-change rate stamped over the last round trip
-    y = np.full(size, y0)
-    q = np.zeros(size)
-    phi = np.zeros(size)
-    acc = np.zeros(size)
-    means, queues = np.empty((rtts, size)), np.empty((rtts, size))
-    for k in range(rtts * per_rtt):
-        slot = k % per_rtt
-        f = fb_hist[slot]                                # stamped one round trip ago
-        y = np.maximum(out_hist[slot] + f, 0.0) if ack_clock else np.maximum(y + f * dt, 0.0)
-        out = np.where(q > 0, 1.0, np.minimum(y, 1.0))
-        q = np.maximum(q + (y - out) * dt, 0.0)
-        out_hist[slot] = out
-        acc += y * dt
-        fb_hist[slot] = phi
-        if slot == per_rtt - 1:                          # the router's timeout
-            means[k // per_rtt], queues[k // per_rtt] = acc, q
-            phi = alpha * (1.0 - acc) - beta * q         # phi/d0 with d0 = 1: the window change rate
-            acc = np.zeros(size)
-    return means, queues
-
-
-def verdicts(alpha, beta, ack_clock: bool):
-    means, queues = xcp_loop(alpha, beta, ack_clock)
-    t = np.arange(1, means.shape[0] + 1, dtype=float)
-    return judge_trace(t, means, queues, 1.0, 0.0, 1.0).codes
 
 
 def main() -> None:

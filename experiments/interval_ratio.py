@@ -1,6 +1,6 @@
 """Stable region against T/d0: the jump of ``rcp`` at d0 = T and why the router has none (run by hand).
 
-``python benchmarks/bench_interval_ratio.py [--out interval_ratio.png]``
+``python experiments/interval_ratio.py [--out interval_ratio.png]``
 
 ``rcp`` (eqs. 5.1-5.4, R updated every T) reads the input rate y(t) = N R(t - d0) at the update
 instant. R is piecewise constant, so at d0 = m T it is read exactly where it jumps: the value

@@ -10,7 +10,7 @@ last packet is the FIN, sent right behind the last data segment, so this slightl
 TCP's FCT (by at most a packet time when the FIN rides in the same window). Reported per size
 bin: AFCT of RCP (reference router), TCP and an exact PS queue fed the same arrivals, and eq. 4.1.
 
-Usage: python benchmarks/bench_fct_tcp.py [--flows N] [--load RHO] [--seed S] [--C BPS] [--rtt S] [--json]
+Usage: python experiments/fct_tcp.py [--flows N] [--load RHO] [--seed S] [--C BPS] [--rtt S] [--json]
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Packet XCP map vs the fluid models xcp and xcp-router, fig5.3 set-up (run by hand).
 
-``python benchmarks/bench_xcp_region.py [--grid calibration|report] [--capacity BPS] [--packet BYTES]``
+``python experiments/xcp_region.py [--grid calibration|report] [--capacity BPS] [--packet BYTES]``
 
 Runs the fig5.3 scenario with the XCP router and window senders at every grid point (one run is
 a fraction of a second: no workers), judges each run three ways and prints, per point, the
@@ -16,7 +16,7 @@ packet verdict with the reason of the shared judgement for every flow-count segm
 and the fluid verdicts of ``xcp`` and ``xcp-router`` on the same scenario and initial state
 (:func:`rcpstab.packet.lens.region.fluid_verdicts`), and an experiment column that is not a
 registered model: ``xcp-router`` with ack-clocked window senders (y = W / (d0 + q/C), W driven by
-the same feedback, dW/dt = d0 dy/dt), as ``bench_rcpac_router.py`` does for RCP-AC. Then the cycle size of the N = 10
+the same feedback, dW/dt = d0 dy/dt), as ``experiments/rcpac_router.py`` does for RCP-AC. Then the cycle size of the N = 10
 segment against the packets a window holds (the targeted experiment: 10 Mb/s with 1500 and 500
 byte packets, 100 Mb/s), and one JSON line.
 
@@ -89,7 +89,9 @@ def window_variant() -> ModelSpec:
         queue=xr.q(t), initial_state={**{x: v for x, v in base.initial_state.items() if x in keep},
                                       W: N * gamma0 * C * d0},
         clamps=(Clamp(xr.q, upper=buffer, overflow=dropped), Clamp(W)), saturations=base.saturations,
-        sampled=base.sampled, linearize_at=base.linearize_at, counters=base.counters, domains=base.domains)
+        sampled=base.sampled, linearize_at=base.linearize_at, counters=base.counters, domains=base.domains,
+        queue_scale=base.queue_scale, capacity=base.capacity, flows=base.flows, configuration=base.configuration,
+        aliases=base.aliases)
 
 
 def window_verdicts(scenario, aa, bb):

@@ -1,6 +1,6 @@
 """Thesis Fig. 5.7 at full size, packet and fluid, at both thesis points (run by hand, not a timed test).
 
-``python benchmarks/bench_fig57.py [--t-end 2000]``: L2 delay 10 s (long flow 20.002 s, short
+``python experiments/fig57.py [--t-end 2000]``: L2 delay 10 s (long flow 20.002 s, short
 flows 4 ms) at (alpha, beta) = (0.1, 1.0) and (0.5, 0.1). Per point and run: settling time of
 the rates at L1 and L3 into 2% of their max-min targets (raw, and of the 1 s mean, which
 packet-counting noise at L3 needs), final rates against the targets, the RTT estimate at L1

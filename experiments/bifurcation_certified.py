@@ -1,6 +1,6 @@
 """Criticality of RCP's Hopf points, hysteresis of the sweeps, certified fraction (run by hand).
 
-``python benchmarks/bench_bifurcation_certified.py``: prints
+``python experiments/bifurcation_certified.py``: prints
 
 - l1 along both branches of the exact boundary of ``rcp-unclamped`` and the beta where it changes
   sign; ``rcp-rate`` (no queue term) and ``linear`` for comparison;

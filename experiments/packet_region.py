@@ -1,6 +1,6 @@
 """Packet-level map vs the fluid model with the router's timing (rcp-router), fig5.3 set-up (run by hand).
 
-``python benchmarks/bench_packet_region.py [--workers 2] [--grid thesis|offset|calibration] [--capacity BPS] [--explain]``
+``python experiments/packet_region.py [--workers 2] [--grid thesis|offset|calibration] [--capacity BPS] [--explain]``
 
 Runs the fig5.3 scenario packet by packet on a grid (``thesis``: alpha 0.1..2.0 x beta 0.1..1.0
 by 0.1; ``offset``: alpha 0.15..1.95 x beta 0.15..0.95 by 0.1; ``calibration``: alpha 0.12..1.92 x

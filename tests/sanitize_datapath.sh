@@ -6,7 +6,7 @@
 # and Simulator, their constructors, receiver_echo, xcp_receiver_echo) with hostile arguments,
 # the constructors' list and parameter paths (out-of-range integers, lists for tuples, a path
 # whose len() lies) and concurrent use of a running Simulator from a second thread.
-# Usage: benchmarks/sanitize_datapath.sh [extra pytest args]
+# Usage: tests/sanitize_datapath.sh [extra pytest args]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)

@@ -6,7 +6,7 @@ The packet router's acceleration budget is gamma*B with B its buffer (eq. 2: 0.2
 C*d0), while the fluid model's B is one C*d0 (Fig. 1's B = C*RTT). The fluid runs are therefore
 made at gamma_AC = 0.2 (its own B) and at the gamma that gives the packet router's budget.
 
-    python benchmarks/bench_rcpac_flash_crowd.py [--jump 2] [--end 12] [--json]
+    python experiments/rcpac_flash_crowd.py [--jump 2] [--end 12] [--json]
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ loss; the mean number of flows against Little's law; flows per wall second.
 Speed: finished flows per wall-clock second of the C simulator (control path in Python
 included), and of its Python twin on a smaller run of the same set-up (the twins must agree).
 
-Usage: python benchmarks/bench_fct.py [--flows N] [--seeds 11 12 13] [--json]
+Usage: python experiments/fct.py [--flows N] [--seeds 11 12 13] [--json]
 """
 from __future__ import annotations
 
