@@ -11,7 +11,7 @@ from ..errors import InputError
 from .common import plausible
 from .result import Result, strict
 
-__all__ = ["CosimResult", "NetworkResult", "cosim", "default_transient_rtt", "network", "off_target_links", "packet_models",
+__all__ = ["CosimResult", "NetworkResult", "ReplicationsResult", "cosim", "default_transient_rtt", "network", "off_target_links", "packet_models",
            "scenario_names"]
 
 # Rough costs per simulated second (benchmark runs of fig5.3 and fig5.7), for refusing runs that
@@ -46,7 +46,7 @@ def packet_models() -> list[str]:
 
 
 def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp", *, d0=None, buffer_bdp=None,
-          C=None, N=None, t_end=None, transient_rtt=None, seed: int = 0):
+          C=None, N=None, t_end=None, transient_rtt=None, seed: int = 0, seeds: int | None = None):
     """Run ``scenario`` packet by packet (reference router) and as the fluid ``model``, and compare.
 
     One dispatch, as ``rcpstab cosim``: a single-link scenario (plateaus and RMS difference per
@@ -58,7 +58,10 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
     alpha, beta : float
         Router gains.
     scenario : str
-        ``"fig5.3"``, ``"testbed"``, ..., ``"flash-crowd"`` or ``"fig5.7"``.
+        ``"fig5.3"``, ``"testbed"``, ..., ``"flash-crowd"`` or ``"fig5.7"``, or a topology file
+        (``*.toml``/``*.json``: :mod:`rcpstab.packet.simulator.topofile`, e.g.
+        ``examples/topologies/fig5.7.toml``), run as a network; its per-flow packet trace is
+        ``result.packet_run.to_pandas("flows")``, its per-link one ``result.packet_run.to_pandas("links")``.
     model : str
         ``"rcp"``, ``"xcp"``, ``"rcpac"``, ``"rcp-router"``, ... or a protocol file defining ``PACKET_PROTOCOL``.
     d0 : float, optional
@@ -68,11 +71,18 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
     C, N : optional
         Flash crowd only: capacity (bit/s, default 100e6) and flows before the crowd (default 2).
     t_end : float, optional
-        Simulated time, s (default: the scenario's; network 400 s; not for the flash crowd).
+        Simulated time, s (default: the scenario's; network 400 s; a topology file its ``t_end_s``; not for
+        the flash crowd).
     transient_rtt : float, optional
         RTTs after each flow-count change left out of the agreement figures (single-link).
     seed : int
         Seed of the packet run.
+    seeds : int, optional
+        Topology files only: replicate the packet run with seeds 0..seeds-1 (the seed draws each flow's
+        ``start_jitter_s``) and return per-quantity means with 95% Student-t intervals
+        (:mod:`rcpstab.cosim.replications`; the fluid side is not run). The bundled scenarios are
+        deterministic in the seed (it drives only Poisson arrivals, which none of them has), so
+        they are refused.
 
     Returns
     -------
@@ -106,7 +116,9 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
         raise InputError(f"--transient-rtt {transient_rtt}: must be >= 0")
     plausible("d0", d0, "--d0")
     plausible("C", C, "--C")
-    if scenario in NETWORK_SCENARIOS:
+    if seeds is not None:
+        return _replications(alpha, beta, scenario, model, seeds, t_end, (d0, buffer_bdp, C, N))
+    if scenario in NETWORK_SCENARIOS or str(scenario).endswith((".toml", ".json")):
         return _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end)
     if scenario == FLASH_CROWD.name:
         return _flash_crowd(alpha, beta, model, d0, buffer_bdp, C, N, t_end, seed)
@@ -187,11 +199,68 @@ def _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end):
     for option, value in (("d0", d0), ("buffer", buffer_bdp), ("C", C), ("N", N)):
         if value is not None:
             raise InputError(f"--{option}: does not apply to the network scenario {scenario}")
+    if t_end is None and str(scenario).endswith((".toml", ".json")):
+        from ..packet.simulator.topofile import load_topology
+
+        t_end = load_topology(scenario).t_end_s
     t_end = NETWORK_T_END_S if t_end is None else t_end
     check_run_cost(f"cosim --scenario {scenario} --t-end {t_end:g}", t_end * NETWORK_CPU_PER_S,
                    t_end * NETWORK_BYTES_PER_S)
     result = cosimulate_network(scenario, alpha, beta, t_end=t_end)
     return CosimResult(result, kind="network", model=model, t_end=t_end)
+
+
+def _replications(alpha, beta, scenario, model, seeds, t_end, unused):
+    from ..cosim.replications import replicate_topology
+
+    if not str(scenario).endswith((".toml", ".json")):
+        raise InputError(f"--seeds: scenario {scenario} is deterministic (its packet run does not depend on the seed); "
+                         "replications take a topology file with start_jitter_s")
+    if model != "rcp":
+        raise InputError(f"--model {model}: topology files run rcp only")
+    if any(value is not None for value in unused):
+        raise InputError("--d0/--buffer/--C/--N: do not apply to a topology file")
+    if not (isinstance(seeds, int) and seeds >= 2):
+        raise InputError(f"--seeds {seeds}: at least 2 for a confidence interval")
+    return ReplicationsResult(replicate_topology(scenario, alpha, beta, seeds, t_end), scenario=scenario,
+                              alpha=alpha, beta=beta)
+
+
+class ReplicationsResult(Result):
+    """Packet runs of a topology file over seeds (:class:`~rcpstab.cosim.replications.Replications` in
+    ``.value``): per quantity, the mean and its confidence interval; ``kind`` is ``"replications"``."""
+
+    command = "cosim"
+    kind = "replications"
+
+    def to_dict(self) -> dict:
+        r = self.value
+        return strict({"scenario": self.inputs["scenario"], "alpha": self.inputs["alpha"], "beta": self.inputs["beta"],
+                       "seeds": r.seeds, "confidence": r.confidence, "late_from_s": r.late_from_s,
+                       "quantities": r.summary(), "values": {k: v for k, v in r.values.items()}})
+
+    def columns(self) -> dict:
+        rows = self.value.summary()
+        cols = {"quantity": list(rows)}
+        for key in ("mean", "std", "ci_low", "ci_high", "n"):
+            cols[key] = [row[key] for row in rows.values()]
+        return cols
+
+    def differences(self) -> list[str]:
+        return []
+
+    def summary(self) -> str:
+        r = self.value
+        parts = [f"{k} {v['mean']:.4g} [{v['ci_low']:.4g}, {v['ci_high']:.4g}]" for k, v in r.summary().items()]
+        return (f"{self.inputs['scenario']} alpha={self.inputs['alpha']:g} beta={self.inputs['beta']:g}, "
+                f"{len(r.seeds)} packet runs (seeds 0..{len(r.seeds) - 1}), means after {r.late_from_s:g} s with "
+                f"{100 * r.confidence:g}% intervals: " + ", ".join(parts))
+
+    def plot(self, ax=None, **kwargs):
+        raise InputError("--out: replications have no figure (see --json or --csv)")
+
+    def save(self, path: str) -> None:
+        self.plot()
 
 
 class CosimResult(Result):
@@ -259,11 +328,11 @@ class CosimResult(Result):
                     f"{f.dropped_bdp:.3g}/{p.dropped_bdp:.3g} C*d0, recovery {rec(f)}/{rec(p)}{agreement}")
         s = self.to_dict()
         p, f = s["packet"], s["fluid"]
+        rates = ", ".join(f"{L} {p[f'{L}_final_rate_bps'] / 1e6:.4g}/{f[f'{L}_final_rate_bps'] / 1e6:.4g} Mb/s "
+                          f"(target {f[f'{L}_target_rate_bps'] / 1e6:.4g})" for L in r.judged_links)
         return (f"{r.scenario} alpha={r.alpha:g} beta={r.beta:g} after {self.inputs['t_end']:g} s, packet/fluid: "
-                f"L1 {p['L1_final_rate_bps'] / 1e6:.4g}/{f['L1_final_rate_bps'] / 1e6:.4g} Mb/s "
-                f"(target {f['L1_target_rate_bps'] / 1e6:.4g}), L3 {p['L3_final_rate_bps'] / 1e6:.4g}/"
-                f"{f['L3_final_rate_bps'] / 1e6:.4g} Mb/s (target {f['L3_target_rate_bps'] / 1e6:.4g}), "
-                f"RTT estimate at L1 {p['rtt_final_s']:.4g}/{f['rtt_final_s']:.4g} s (target {f['rtt_target_s']:.4g})"
+                f"{rates}, RTT estimate at {r.judged_links[0]} {p['rtt_final_s']:.4g}/{f['rtt_final_s']:.4g} s "
+                f"(target {f['rtt_target_s']:.4g})"
                 + off_target_links(p, "packet: ") + off_target_links(f, "fluid: "))
 
     def _repr_text(self) -> str:

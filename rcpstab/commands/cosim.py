@@ -42,7 +42,7 @@ RTT estimate), max_allowable_rtt_ms, packet_events, packet_dropped, wall times, 
 """
 from __future__ import annotations
 
-from ..api.runs import cosim, default_transient_rtt, packet_models, scenario_names
+from ..api.runs import NETWORK_SCENARIOS, cosim, default_transient_rtt, packet_models, scenario_names
 from ..errors import InputError
 from .output import DeprecatedAlias, buffer_bdp, check_outputs, report
 
@@ -60,7 +60,8 @@ def add_arguments(parser):
                         "MODEL and PACKET_PROTOCOL: router, senders and fluid model "
                         "(default: rcp; xcp compares y/(N*C); rcp-router, rcpac-router: the RCP, RCP-AC router "
                         "against the fluid model with its timing)")
-    parser.add_argument("--scenario", default="fig5.3", help=f"one of {', '.join(scenario_names())} (default: fig5.3)")
+    parser.add_argument("--scenario", default="fig5.3", help=f"one of {', '.join(scenario_names())}, or a topology file (.toml/.json, run as a "
+                        "network; format: examples/topologies/fig5.7.toml) (default: fig5.3)")
     parser.add_argument("--d0", "--rtt", type=float, metavar="SECONDS", action=DeprecatedAlias,
                         help="override the scenario's round-trip propagation delay, s")
     parser.add_argument("--buffer", type=buffer_bdp, metavar="BDP",
@@ -73,9 +74,17 @@ def add_arguments(parser):
                         help="RTTs after each flow-count change left out of the agreement figures "
                              f"(default {default_transient_rtt():g})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the packet run (default 0)")
+    parser.add_argument("--seeds", type=int, metavar="N", help="topology file only: N packet runs (seeds 0..N-1 draw "
+                        "the flows' start_jitter_s), each quantity's mean with a 95%% Student-t interval; "
+                        "--csv writes quantity, mean, std, ci_low, ci_high, n")
     parser.add_argument("--out", metavar="FIG", help="write the overlay figure (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write both runs on a common time grid: t (s), packet_R_over_C, "
                         "fluid_R_over_C (-), packet_queue_bytes, fluid_queue_bytes (bytes); fig5.7: see above")
+    parser.add_argument("--flows-csv", metavar="FILE", help="network or topology file: the packet run's per-flow "
+                        "trace, one row per flow and second: flow, t_s, delivered_bytes, throughput_bps")
+    parser.add_argument("--links-csv", metavar="FILE", help="network or topology file: the packet run's per-link "
+                        "trace, one row per link and timer expiry: link, t_s, R_over_C, queue_bytes, avg_rtt_s, "
+                        "rtt_sample_s, interval_s, utilization")
     parser.add_argument("--json", action="store_true", help="print the agreement summary as JSON")
 
 
@@ -83,10 +92,15 @@ def run(args) -> int:
     check_outputs(args)
     if args.csv and args.scenario == "flash-crowd":
         raise InputError("--csv: the flash-crowd scenario writes --json and --out (the runs have different grids)")
+    if (args.flows_csv or args.links_csv) and (args.seeds is not None or not _is_network(args.scenario)):
+        raise InputError("--flows-csv/--links-csv: for one run of a network scenario or topology file")
     result = cosim(args.alpha, args.beta, args.scenario, args.model, d0=args.d0, buffer_bdp=args.buffer, C=args.C,
-                   N=args.N, t_end=args.t_end, transient_rtt=args.transient_rtt, seed=args.seed)
+                   N=args.N, t_end=args.t_end, transient_rtt=args.transient_rtt, seed=args.seed, seeds=args.seeds)
     if args.csv:
         result.to_csv(args.csv)
+    for path, table in ((args.flows_csv, "flows"), (args.links_csv, "links")):
+        if path:
+            result.packet_run.to_csv(path, table)
     if args.out:
         result.save(args.out)
     if args.json:
@@ -96,3 +110,7 @@ def run(args) -> int:
             print(f"  differs, {text}")
     report(args, result.summary())
     return 0
+
+
+def _is_network(scenario: str) -> bool:
+    return scenario in NETWORK_SCENARIOS or scenario.endswith((".toml", ".json"))

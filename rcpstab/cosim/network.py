@@ -25,8 +25,9 @@ from ..errors import InputError
 from ..network.convergence import summarize
 from ..network.fluid import NetworkRun, simulate_network
 from ..network.topology import fig57
+from ..packet.simulator.topofile import UNBOUNDED_BUFFER_BYTES, load_topology
 from ..runtime.atomic import atomic_open
-from .network_packet_run import NETWORK_MAX_RTT_MS, run_network
+from .network_packet_run import NETWORK_MAX_RTT_MS, PacketNetworkRun, run_network, run_topology, spec_network
 
 NETWORK_SCENARIOS = {"fig5.7": fig57}
 NETWORK_T_END_S = 400.0   # 20 round trips of Fig. 5.7's long flow, as `rcpstab network`
@@ -53,6 +54,11 @@ class NetworkCosimResult:
         Final simulator counters of the packet run (``dropped`` is 0: buffers are unbounded).
     packet_wall_time_s, fluid_wall_time_s : float
     capacity_bps : ndarray, shape (links,)
+    packet_run : PacketNetworkRun or None
+        The packet run itself: its per-link and per-flow traces (``packet_run.to_pandas("flows")``).
+    judged_links : tuple of str
+        Links whose rates the summary judges (fig5.7: L1 and L3; a topology file: all); the first
+        one's RTT estimate is judged too.
     """
 
     scenario: str
@@ -64,6 +70,8 @@ class NetworkCosimResult:
     packet_wall_time_s: float
     fluid_wall_time_s: float
     capacity_bps: np.ndarray
+    packet_run: PacketNetworkRun | None = None
+    judged_links: tuple = ("L1", "L3")
 
     def __repr__(self) -> str:
         return (f"NetworkCosimResult(scenario={self.scenario!r}, alpha={self.alpha:g}, beta={self.beta:g}, "
@@ -77,7 +85,8 @@ class NetworkCosimResult:
 
     def summary(self) -> dict:
         """The ``cosim --scenario fig5.7 --json`` object (keys in the command's help)."""
-        packet, fluid = (_without_gains(summarize(run)[0]) for run in (self.packet, self.fluid))
+        packet, fluid = (_without_gains(summarize(run, self.judged_links, self.judged_links[0])[0])
+                         for run in (self.packet, self.fluid))
         return _json_safe({
             "scenario": self.scenario, "alpha": self.alpha, "beta": self.beta, "t_end_s": float(self.fluid.t[-1]),
             "packet": packet, "fluid": fluid,
@@ -135,7 +144,8 @@ def cosimulate_network(scenario: str, alpha: float, beta: float, *, t_end: float
     Parameters
     ----------
     scenario : str
-        A key of :data:`NETWORK_SCENARIOS` (``"fig5.7"``).
+        A key of :data:`NETWORK_SCENARIOS` (``"fig5.7"``) or a topology file (``*.toml``/``*.json``,
+        :mod:`rcpstab.packet.simulator.topofile`; long-lived flows from t = 0, unbounded buffers).
     alpha, beta : float
         Router gains (both > 0).
     t_end : float
@@ -152,18 +162,41 @@ def cosimulate_network(scenario: str, alpha: float, beta: float, *, t_end: float
     Raises
     ------
     InputError
-        Unknown scenario, a gain <= 0, t_end <= 0.
+        Unknown scenario, a gain <= 0, t_end <= 0, a topology file the fluid model cannot run.
     """
-    if scenario not in NETWORK_SCENARIOS:
-        raise InputError(f"unknown network scenario {scenario!r} (known: {', '.join(NETWORK_SCENARIOS)})")
     if not (alpha > 0 and beta > 0):
         raise InputError(f"alpha={alpha} and beta={beta} must be > 0")
-    net = NETWORK_SCENARIOS[scenario](**network_options)
-    packet = run_network(net, alpha, beta, t_end, backend=backend)
+    if scenario in NETWORK_SCENARIOS:
+        net = NETWORK_SCENARIOS[scenario](**network_options)
+        judged = ("L1", "L3")
+        packet = run_network(net, alpha, beta, t_end, backend=backend)
+    elif str(scenario).endswith((".toml", ".json")):
+        spec = load_topology(scenario)
+        _check_fluid_can_run(spec, network_options)
+        net, judged = spec_network(spec), tuple(link.name for link in spec.links)
+        packet = run_topology(spec, alpha, beta, t_end, backend=backend)
+    else:
+        raise InputError(f"unknown network scenario {scenario!r} (known: {', '.join(NETWORK_SCENARIOS)}, "
+                         "or a topology file *.toml/*.json)")
     wall = time.perf_counter()
-    fluid = simulate_network(net, alpha, beta, t_end)
+    fluid = simulate_network(net, alpha, beta, t_end, eta=packet.eta)
     fluid_wall = time.perf_counter() - wall
     return NetworkCosimResult(scenario=scenario, alpha=alpha, beta=beta, packet=packet.as_network_run(fluid.t),
                               fluid=fluid, packet_counters=packet.counters, packet_wall_time_s=packet.wall_time_s,
                               fluid_wall_time_s=fluid_wall,
-                              capacity_bps=np.array([link.capacity for link in net.links]))
+                              capacity_bps=np.array([link.capacity for link in net.links]), packet_run=packet,
+                              judged_links=judged)
+
+
+def _check_fluid_can_run(spec, options) -> None:
+    """The fluid network model runs long-lived flows from t = 0 on unbounded queues: refuse what it cannot."""
+    if options:
+        raise InputError(f"{next(iter(options))}: does not apply to a topology file")
+    for flow in spec.flows:
+        if flow.start_s != 0 or flow.start_jitter_s != 0 or not math.isinf(flow.stop_s):
+            raise InputError(f"flows[{flow.name}]: start_s={flow.start_s:g}, stop_s={flow.stop_s:g}: the fluid network "
+                             "model runs long-lived flows from t = 0 (run the packet side alone: run_topology)")
+    for link in spec.links:
+        if link.buffer_bytes != UNBOUNDED_BUFFER_BYTES:
+            raise InputError(f"links[{link.name}].buffer_bytes={link.buffer_bytes}: the fluid network model's queues "
+                             "are unbounded (\"unbounded\"; run the packet side alone: run_topology)")

@@ -30,9 +30,11 @@ import numpy as np
 
 from ..errors import InputError
 from ..network.fluid import INITIAL_LOAD, NetworkRun
-from ..network.topology import Network
+from ..network.topology import FlowGroup, Network
+from ..network.topology import Link as NetLink
 from ..packet.protocols import get_protocol
 from ..packet.simulator.run import NS_PER_S, build_simulator, check_inputs, make_controller
+from ..packet.simulator.topofile import UNBOUNDED_BUFFER_BYTES, TopologySpec, load_topology
 from ..packet.simulator.topology import Link, Topology, request_field
 from ..packet.wire.rcp_header import RTT_UNKNOWN
 
@@ -41,8 +43,6 @@ NETWORK_MAX_RTT_MS = RTT_UNKNOWN
 transient queues add tens of seconds to Fig. 5.7's 20 s) counts, only all ones ("unknown") does not."""
 NETWORK_RWND_PACKETS = 1 << 20
 """Receiver window, packets: the default 4096 would cap a 20 s flow at 2.5 Mb/s."""
-UNBOUNDED_BUFFER_BYTES = 1 << 62
-"""Drop-tail limit of every port: a queue this long is out of reach, as the fluid queue's."""
 BITS_PER_BYTE = 8
 TRACE_FIELDS = ("t", "R_over_C", "queue_bytes", "avg_rtt_s", "rtt_sample_s", "interval_s", "utilization")
 
@@ -69,6 +69,12 @@ class PacketNetworkRun:
         The routers' and senders' protocol.
     flow_bytes : ndarray
         Bytes each flow's receiver got in order, flows in group order.
+    flow_names : list of str
+        ``<group>[<i>]`` per flow, in group order.
+    flow_t : ndarray
+        Times of the per-flow samples, s (every ``flow_sample_s``).
+    flow_delivered_bytes : ndarray, shape (len(flow_t), flows)
+        Bytes each flow's receiver had got in order at each sample.
     """
 
     network: Network
@@ -81,6 +87,40 @@ class PacketNetworkRun:
     wall_time_s: float = 0.0
     protocol: str = "rcp"
     flow_bytes: np.ndarray = field(default_factory=lambda: np.empty(0))
+    flow_names: list = field(default_factory=list)
+    flow_t: np.ndarray = field(default_factory=lambda: np.empty(0))
+    flow_delivered_bytes: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
+
+    def columns(self, table: str = "links") -> dict[str, np.ndarray]:
+        """A long table: ``"links"``, one row per link and timer expiry (``link``, ``t_s`` and the
+        :data:`TRACE_FIELDS`, units in the names); ``"flows"``, one row per flow and sample
+        (``flow``, ``t_s``, ``delivered_bytes``, ``throughput_bps`` over the interval that ended)."""
+        if table == "links":
+            names = list(self.traces)
+            out = {"link": np.repeat(names, [self.traces[n]["t"].size for n in names])}
+            for key in TRACE_FIELDS:
+                out["t_s" if key == "t" else key] = np.concatenate([self.traces[n][key] for n in names])
+            return out
+        if table == "flows":
+            d = self.flow_delivered_bytes
+            dt = np.diff(self.flow_t, prepend=0.0)[:, None]
+            rate = np.diff(d, axis=0, prepend=np.zeros((1, d.shape[1]))) * BITS_PER_BYTE / np.where(dt > 0, dt, np.nan)
+            return {"flow": np.tile(np.asarray(self.flow_names, dtype=object), d.shape[0]),
+                    "t_s": np.repeat(self.flow_t, d.shape[1]), "delivered_bytes": d.ravel(),
+                    "throughput_bps": rate.ravel()}
+        raise InputError(f"table={table!r}: choose 'links' or 'flows'")
+
+    def to_pandas(self, table: str = "links"):
+        """:meth:`columns` of ``table`` as a :class:`pandas.DataFrame` (long format)."""
+        try:
+            import pandas
+        except ImportError:
+            raise InputError("to_pandas needs pandas: pip install 'rcpstab[pandas]'") from None
+        return pandas.DataFrame(self.columns(table))
+
+    def to_csv(self, path: str, table: str = "links") -> None:
+        """Write :meth:`columns` of ``table`` with a header row (through pandas)."""
+        self.to_pandas(table).to_csv(path, index=False)
 
     def as_network_run(self, grid) -> NetworkRun:
         """The traces held (sample and hold, as the registers hold) at ``grid`` (s), in the fluid's units."""
@@ -118,7 +158,8 @@ def network_topology(net: Network, protocol: str = "rcp") -> tuple[Topology, lis
 
 def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: float = 1.0,
                 backend: str = "c", packet_bytes: int = 1500,
-                max_rtt_ms: int = NETWORK_MAX_RTT_MS, protocol: str = "rcp") -> PacketNetworkRun:
+                max_rtt_ms: int = NETWORK_MAX_RTT_MS, protocol: str = "rcp",
+                flow_sample_s: float = 1.0) -> PacketNetworkRun:
     """Simulate ``net`` packet by packet: long-lived flows from t = 0, ``protocol``'s control path on every link.
 
     Parameters
@@ -139,6 +180,8 @@ def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: f
     protocol : str
         A name of :data:`rcpstab.packet.protocols.PACKET_PROTOCOLS` (``"rcp"``: R-TCP
         hosts and App. F routers; ``"xcp"``, ``"rcpac"``: XCP senders), or a registered plug-in.
+    flow_sample_s : float
+        Interval of the per-flow trace (delivered bytes), s.
 
     Returns
     -------
@@ -149,13 +192,69 @@ def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: f
     InputError
         alpha <= 0, beta < 0, t_end <= 0, an unknown backend or protocol, max_rtt_ms < 1.
     """
-    check_inputs(alpha, beta, backend, t_end, protocol)
-    if not (isinstance(max_rtt_ms, int) and max_rtt_ms >= 1):
-        raise InputError(f"max_rtt_ms={max_rtt_ms!r} must be an integer >= 1")
-    wall_start = time.perf_counter()
     topology, group_paths = network_topology(net, protocol)
     request = request_field(0.0)  # "as fast as possible": the routers set every rate
     flows = [(0, -1, 0, request, fwd, rev) for g, (fwd, rev) in zip(net.groups, group_paths) for _ in range(g.count)]
+    names = [f"{g.name}[{i}]" for g in net.groups for i in range(g.count)]
+    return _run(net, topology, flows, names, alpha, beta, t_end, eta, backend, packet_bytes, max_rtt_ms, protocol,
+                flow_sample_s)
+
+
+def spec_network(spec: TopologySpec) -> Network:
+    """The fluid side's description of a topology file: its links and flow groups (RTT: path and ACK mirror)."""
+    return Network(tuple(NetLink(link.name, link.capacity_bps, link.delay_s) for link in spec.links),
+                   tuple(FlowGroup(f.name, f.count, f.path, spec.rtt_s(f)) for f in spec.flows))
+
+
+def run_topology(spec: TopologySpec | str, alpha: float, beta: float, t_end: float | None = None, *,
+                 backend: str = "c", max_rtt_ms: int = NETWORK_MAX_RTT_MS, protocol: str = "rcp",
+                 flow_sample_s: float = 1.0, seed: int = 0) -> PacketNetworkRun:
+    """Simulate a topology file packet by packet: its links' buffers, its flows' paths, starts and stops.
+
+    Parameters
+    ----------
+    spec : TopologySpec or str
+        A loaded file or the path of one (:mod:`rcpstab.packet.simulator.topofile` gives the format).
+    alpha, beta : float
+        Router gains (alpha > 0, beta >= 0).
+    t_end : float, optional
+        Simulated seconds (default: the file's ``t_end_s``).
+    backend : {"c", "python"}
+    max_rtt_ms : int
+        Every port's MAX_ALLOWABLE_RTT register, ms.
+    protocol : str
+        Every link's router and every sender's protocol.
+    flow_sample_s : float
+        Interval of the per-flow trace (delivered bytes), s.
+    seed : int
+        Seed of the flows' start jitter (``start_jitter_s``); nothing else in a run is random.
+
+    Returns
+    -------
+    PacketNetworkRun
+        ``to_pandas("links")`` and ``to_pandas("flows")`` are the per-link and per-flow traces.
+
+    Raises
+    ------
+    InputError
+        A bad file or value (named), as :func:`run_network`.
+    """
+    if not isinstance(spec, TopologySpec):
+        spec = load_topology(spec)
+    t_end = spec.t_end_s if t_end is None else t_end
+    topology, group_paths = spec.packet_topology(protocol)
+    return _run(spec_network(spec), topology, spec.flow_table(group_paths, seed), spec.flow_names(), alpha, beta, t_end,
+                spec.eta, backend, spec.packet_bytes, max_rtt_ms, protocol, flow_sample_s)
+
+
+def _run(net, topology, flows, flow_names, alpha, beta, t_end, eta, backend, packet_bytes, max_rtt_ms, protocol,
+         flow_sample_s) -> PacketNetworkRun:
+    check_inputs(alpha, beta, backend, t_end, protocol)
+    if not (isinstance(max_rtt_ms, int) and max_rtt_ms >= 1):
+        raise InputError(f"max_rtt_ms={max_rtt_ms!r} must be an integer >= 1")
+    if not flow_sample_s > 0:
+        raise InputError(f"flow_sample_s={flow_sample_s}: must be > 0")
+    wall_start = time.perf_counter()
     sim = build_simulator(topology, flows, packet_bytes, backend, protocol, rwnd_pkts=NETWORK_RWND_PACKETS)
     rate0 = INITIAL_LOAD * eta * np.array([link.capacity for link in net.links])
     rtt0 = net.packet_average_rtt(net.path_min(rate0))
@@ -170,8 +269,15 @@ def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: f
     sample = dict(enumerate(rtt0))
     rows = {li: [] for li in controllers}
     t_end_ns = int(round(t_end * NS_PER_S))
-    while (t_next := min(next_tick.values())) <= t_end_ns:
+    # per-flow samples: stopping the event loop at extra times does not change its order of events
+    window_ns = int(round(flow_sample_s * NS_PER_S))
+    next_window, flow_t, delivered = window_ns, [], []
+    while (t_next := min(min(next_tick.values()), next_window)) <= t_end_ns:
         sim.run_until(t_next)
+        if t_next == next_window:
+            flow_t.append(t_next / NS_PER_S)
+            delivered.append(sim.flow_stats()[0])
+            next_window += window_ns
         for li, ctrl in controllers.items():
             if next_tick[li] != t_next:
                 continue
@@ -187,4 +293,6 @@ def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: f
               for li, r in rows.items()}
     return PacketNetworkRun(network=net, alpha=alpha, beta=beta, eta=eta, backend=backend, traces=traces,
                             counters=sim.counters(), wall_time_s=time.perf_counter() - wall_start, protocol=protocol,
-                            flow_bytes=np.array(sim.flow_stats()[0], dtype=float))
+                            flow_bytes=np.array(sim.flow_stats()[0], dtype=float), flow_names=flow_names,
+                            flow_t=np.array(flow_t),
+                            flow_delivered_bytes=np.array(delivered, dtype=float).reshape(len(flow_t), len(flows)))

@@ -8,13 +8,17 @@ from .network import NetworkCosimResult
 MBPS = 1e6
 
 
-def network_cosim_plot(result: NetworkCosimResult, rate_links=("L1", "L3"), rtt_link: str = "L1"):
+def network_cosim_plot(result: NetworkCosimResult, rate_links=None, rtt_link: str | None = None):
     """Rates at ``rate_links`` (top) and ``rtt_link``'s RTT estimate d (bottom, d_T thin), both runs.
+
+    By default the links the summary judges (fig5.7: L1 and L3; a topology file: all) and the first of them.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
+    rate_links = result.judged_links if rate_links is None else rate_links
+    rtt_link = rate_links[0] if rtt_link is None else rtt_link
     fig = new_figure((9, 6.4))
     fluid = result.fluid
     targets = ", ".join(f"{name} {rate / MBPS:.4g}" for name, rate in zip(fluid.link_names, fluid.target_rate))
