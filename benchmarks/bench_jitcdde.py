@@ -30,8 +30,10 @@ largest difference (either state, every RTT) relative to the trajectory's amplit
 **Equal error**: rcpstab at steps d0/k (k in ``STEPS``, RK4) and jitcdde at tolerances
 ``TOLERANCES`` give two cost-error curves per class; each rcpstab point's error is located on
 jitcdde's curve by log-log interpolation (no extrapolation: outside jitcdde's range the ratio
-is not reported), and the ratio of costs is printed. Costs are per trajectory: rcpstab
-integrates a class's six trajectories as one batch, jitcdde one by one. Each cost is the
+is not reported), and the ratio of costs is printed. Costs are per trajectory: jitcdde
+integrates one trajectory at a time; rcpstab integrates a batch, timed twice: the class's six
+trajectories (one point's portrait, where its fixed cost per call dominates) and those six
+repeated ``SWEEP_COPIES`` times (a sweep-sized batch, how App. E's maps run). Each cost is the
 median of ``--repeats`` interleaved repeats (every configuration of both codes once per
 repeat), so load changes affect both codes alike.
 
@@ -62,6 +64,7 @@ STEPS = (4, 5, 10, 20, 40)                                 # rcpstab steps d0/k
 TOLERANCES = (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)   # jitcdde atol = rtol (1e-11: its minimum step)
 REF_STEPS = 400                                            # reference steps per RTT
 HORIZON = 100.0                                            # RTTs
+SWEEP_COPIES = 50     # rcpstab also timed on a sweep-sized batch: the class's six trajectories 50 times over
 SHIFT = 1e-6          # jitcdde's adjust_diff: the past deviates from constant only on [-1e-6, 0] RTT
 # The accuracy check's stated bounds (relative to amplitude), against the reference: rcpstab's
 # RK4 at its default step d0/20 within (1/20)^4 (4th order, the gains below 1/RTT), jitcdde
@@ -218,9 +221,11 @@ def timings(checked: dict, horizon: float, repeats: int, dde) -> dict:
         for name, row in checked.items():
             alpha, beta = row["alpha"], row["beta"]
             for k in row["ours"]:
-                start = time.perf_counter()
-                ours(alpha, beta, y0, q0, horizon, k)
-                samples.setdefault((name, "ours", k), []).append((time.perf_counter() - start) / y0.size)
+                for copies in (1, SWEEP_COPIES):
+                    start = time.perf_counter()
+                    ours(alpha, beta, np.tile(y0, copies), np.tile(q0, copies), horizon, k)
+                    samples.setdefault((name, f"ours x{copies}", k), []).append(
+                        (time.perf_counter() - start) / (copies * y0.size))
             for tol in row["jitcdde"]:
                 start = time.perf_counter()
                 jitcdde_run(dde, alpha, beta, y0, q0, horizon, tol)
@@ -244,7 +249,7 @@ def equal_error(errors: dict, costs: dict) -> dict:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 RTTs, one repeat, fewer steps and tolerances")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--horizon", type=float, default=HORIZON, help="RTTs")
     args = parser.parse_args()
     horizon, repeats = (20.0, 1) if args.quick else (args.horizon, args.repeats)
@@ -256,24 +261,28 @@ def main():
     load = os.getloadavg()
     report = {"horizon_rtt": horizon, "repeats": repeats, "load_average": load, "classes": {}}
     for name, row in checked.items():
-        per = {"ours": {k: costs[(name, "ours", k)] for k in row["ours"]},
-               "jitcdde": {tol: costs[(name, "jitcdde", tol)] for tol in row["jitcdde"]}}
-        ratios = equal_error({"ours": row["ours"], "jitcdde": row["jitcdde"]}, {**per["ours"], **per["jitcdde"]})
+        jit = {tol: costs[(name, "jitcdde", tol)] for tol in row["jitcdde"]}
         print(f"\n{name}: (alpha, beta) = ({row['alpha']}, {row['beta']}); rcp's verdicts there {verdicts[name]}; "
               f"reference's own error {row['reference_error']:.1e}")
-        for k in row["ours"]:
-            ratio = ratios[f"d0/{k}"]
-            print(f"  rcpstab d0/{k:<3d} error {row['ours'][k]:.2e}  {per['ours'][k] * 1e3:8.3f} ms/trajectory  "
-                  f"jitcdde at equal error: {f'{ratio:.0f}x' if ratio else 'outside its range'}")
+        entry = {"alpha": row["alpha"], "beta": row["beta"], "rcp_verdicts": verdicts[name],
+                 "reference_error": row["reference_error"],
+                 "jitcdde": {f"{tol:g}": {"error": row["jitcdde"][tol], "s_per_trajectory": jit[tol]}
+                             for tol in row["jitcdde"]}}
+        for copies in (1, SWEEP_COPIES):
+            mine = {k: costs[(name, f"ours x{copies}", k)] for k in row["ours"]}
+            ratios = equal_error({"ours": row["ours"], "jitcdde": row["jitcdde"]}, {**mine, **jit})
+            print(f"  rcpstab, batch of {copies * 6}:")
+            for k in row["ours"]:
+                ratio = ratios[f"d0/{k}"]
+                print(f"    d0/{k:<3d} error {row['ours'][k]:.2e}  {mine[k] * 1e3:8.4f} ms/trajectory  "
+                      f"jitcdde at equal error: {f'{ratio:.0f}x' if ratio else 'outside its range'}")
+            entry[f"rcpstab_batch_{copies * 6}"] = {
+                f"d0/{k}": {"error": row["ours"][k], "s_per_trajectory": mine[k],
+                            "jitcdde_cost_ratio_at_equal_error": ratios[f"d0/{k}"]} for k in row["ours"]}
+        print("  jitcdde, one by one:")
         for tol in row["jitcdde"]:
-            print(f"  jitcdde {tol:<7g} error {row['jitcdde'][tol]:.2e}  {per['jitcdde'][tol] * 1e3:8.3f} ms/trajectory")
-        report["classes"][name] = {
-            "alpha": row["alpha"], "beta": row["beta"], "rcp_verdicts": verdicts[name],
-            "reference_error": row["reference_error"],
-            "rcpstab": {f"d0/{k}": {"error": row["ours"][k], "s_per_trajectory": per["ours"][k]} for k in row["ours"]},
-            "jitcdde": {f"{tol:g}": {"error": row["jitcdde"][tol], "s_per_trajectory": per["jitcdde"][tol]}
-                        for tol in row["jitcdde"]},
-            "speed_ratio_at_equal_error": ratios}
+            print(f"    {tol:<7g} error {row['jitcdde'][tol]:.2e}  {jit[tol] * 1e3:8.3f} ms/trajectory")
+        report["classes"][name] = entry
     print(f"\nload average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; compile times excluded (both codes cached)")
     print(json.dumps(_strict(report), allow_nan=False))
 
