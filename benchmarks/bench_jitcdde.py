@@ -221,11 +221,12 @@ def timings(checked: dict, horizon: float, repeats: int, dde) -> dict:
         for name, row in checked.items():
             alpha, beta = row["alpha"], row["beta"]
             for k in row["ours"]:
-                for copies in (1, SWEEP_COPIES):
+                for copies, calls in ((1, 10), (SWEEP_COPIES, 2)):  # calls: each sample spans >~ 10 ms
                     start = time.perf_counter()
-                    ours(alpha, beta, np.tile(y0, copies), np.tile(q0, copies), horizon, k)
+                    for _ in range(calls):
+                        ours(alpha, beta, np.tile(y0, copies), np.tile(q0, copies), horizon, k)
                     samples.setdefault((name, f"ours x{copies}", k), []).append(
-                        (time.perf_counter() - start) / (copies * y0.size))
+                        (time.perf_counter() - start) / (calls * copies * y0.size))
             for tol in row["jitcdde"]:
                 start = time.perf_counter()
                 jitcdde_run(dde, alpha, beta, y0, q0, horizon, tol)
