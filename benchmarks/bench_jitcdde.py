@@ -256,11 +256,13 @@ def main():
     horizon, repeats = (20.0, 1) if args.quick else (args.horizon, args.repeats)
     steps, tolerances = ((5, 10, 20), (1e-6, 1e-8, 1e-10)) if args.quick else (STEPS, TOLERANCES)
     dde = compiled_jitcdde()
+    load_start = os.getloadavg()
     checked = accuracy(horizon, CLASSES, steps, tolerances, dde)
     costs = timings(checked, horizon, repeats, dde)
     verdicts = rcp_verdicts()
     load = os.getloadavg()
-    report = {"horizon_rtt": horizon, "repeats": repeats, "load_average": load, "classes": {}}
+    report = {"horizon_rtt": horizon, "repeats": repeats, "load_average_start": load_start, "load_average": load,
+              "classes": {}}
     for name, row in checked.items():
         jit = {tol: costs[(name, "jitcdde", tol)] for tol in row["jitcdde"]}
         print(f"\n{name}: (alpha, beta) = ({row['alpha']}, {row['beta']}); rcp's verdicts there {verdicts[name]}; "
@@ -284,7 +286,8 @@ def main():
         for tol in row["jitcdde"]:
             print(f"    {tol:<7g} error {row['jitcdde'][tol]:.2e}  {jit[tol] * 1e3:8.3f} ms/trajectory")
         report["classes"][name] = entry
-    print(f"\nload average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; compile times excluded (both codes cached)")
+    print(f"\nload average {load_start[0]:.2f} at the start, {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end; "
+          "compile times excluded (both codes cached)")
     print(json.dumps(_strict(report), allow_nan=False))
 
 
