@@ -160,9 +160,11 @@ def jitcdde_run(dde, alpha: float, beta: float, y0: np.ndarray, q0: np.ndarray, 
         for j in range(y0.size):
             dde.purge_past()
             dde.constant_past([y0[j], q0[j]], time=0.0)
-            dde.adjust_diff(SHIFT)  # the slope at t = 0+ in the anchor at 0, the past kept constant up to -SHIFT
             dde.set_parameters(alpha, beta)
-            dde.set_integration_parameters(atol=tol, rtol=tol, first_step=min(1e-3, 0.1), max_step=1.0)
+            dde.set_integration_parameters(atol=tol, rtol=tol, first_step=1e-3, max_step=1.0)
+            # the slope at t = 0+ (of these parameters: set them first) in the anchor at 0, the past
+            # kept constant up to -SHIFT
+            dde.adjust_diff(SHIFT)
             try:
                 for i, s in enumerate(times):
                     out[j, i] = dde.integrate(s)
