@@ -8,8 +8,9 @@ printed next to each class). Classes, reported separately:
 
 - **stable** (alpha, beta) = (0.4, 0.2): ``rcp`` converges; the linear model decays fast;
 - **cycling** (1.4, 0.8): ``rcp`` settles on a limit cycle (the queue clamp); the linear model,
-  which has no clamp, grows; the class is where the two differ most in cost (growth);
-- **slow** (0.1, 0.1): ``rcp`` converges slowly; the linear model decays over many RTTs.
+  which has no clamp, grows (by orders of magnitude over 100 RTTs);
+- **slow** (0.1, 0.1): ``rcp`` converges slowly; the linear model oscillates slowly with little
+  change of amplitude over the horizon.
 
 **The reference is neither code's own**: :func:`reference_linear` below, a NumPy RK4 on the
 method of steps (step 1/``REF_STEPS`` RTT, the delayed values by cubic Hermite interpolation
