@@ -118,14 +118,14 @@ class MarginsBatch:
         """The points as an :class:`xarray.Dataset` over the parameters that vary (needs ``rcpstab[xarray]``).
 
         Dimensions: each varying parameter, values in order of first appearance (``beta`` before ``alpha``,
-        as a region map); a parameter with one value is a scalar coordinate. One variable per margin field
+        as a region map); a parameter with one value is a scalar coordinate (all are dimensions if none varies). One variable per margin field
         (the names of a margin map's layers), its unit in ``attrs["units"]``; a combination of parameters
         that is not among the points is NaN.
         """
         from ..runtime.frames import grid_dataset
 
         values, units = self._fields()
-        varying = [k for k, v in self.points.items() if np.unique(v).size > 1]
+        varying = [k for k, v in self.points.items() if np.unique(v).size > 1] or list(self.points)
         if {"alpha", "beta"} <= set(varying):
             varying = ["beta", "alpha"] + [k for k in varying if k not in ("alpha", "beta")]
         axes = {k: self.points[k][np.sort(np.unique(self.points[k], return_index=True)[1])] for k in varying}
