@@ -113,3 +113,17 @@ def test_a_delayed_loop_batch_is_in_si_units():
 def test_points_that_repeat_are_not_a_grid():
     with pytest.raises(rcpstab.InputError, match="not a grid"):
         rcpstab.margins("rcp", [0.4, 0.4], [0.2, 0.2]).to_xarray()
+
+
+def test_an_lti_loop_region_dataset_is_the_closed_form():
+    # k e^{-s tau}/(s - a), a = 0.5: stable iff k > a and tau < arccos(a/k)/sqrt(k^2 - a^2)
+    gains, delays = np.array([0.3, 0.8, 1.5, 3.0]), np.array([0.2, 0.9, 2.5])
+    r = rcpstab.region(([1.0], [1.0, -0.5]), gain=gains, delay=delays)
+    ds = r.to_xarray()
+    assert ds["stable"].dims == ("delay", "gain") and ds["delay"].attrs["units"] == "s"
+    K, tau = np.meshgrid(gains, delays)
+    with np.errstate(invalid="ignore"):
+        expected = (K > 0.5) & (tau < np.arccos(np.minimum(0.5 / K, 1)) / np.sqrt(np.maximum(K * K - 0.25, 0)))
+    assert 0 < expected.sum() < expected.size
+    np.testing.assert_array_equal(ds["stable"].values, expected)
+    np.testing.assert_array_equal(ds["stable"].values, r.stable)

@@ -105,6 +105,12 @@ class RegionResult(Result):
         ``d0``, ``N``...; the others are scalar coordinates). One variable per table column (``stable`` 0/1,
         margins, ``verdict``, ``convergence_rtt``...), its unit in ``attrs["units"]``. Where several
         configurations were swept, ``stable_everywhere`` (beta, alpha) is the map's common region.
+
+        Examples
+        --------
+        >>> ds = region("rcp", alpha="0.2:1.6:0.2", beta="0.1:0.7:0.2").to_xarray()
+        >>> ds["stable"].dims, int(ds["stable"].sum())   # the closed form (eq. D.1) counts 15 too
+        (('beta', 'alpha'), 15)
         """
         region = self.value
         # the columns that label a configuration: the swept network's parameters, by whatever name the model uses
