@@ -159,7 +159,7 @@ class FlashCrowdResult:
     fluid: CrowdResponse
     conservation: dict = field(default_factory=dict)
     wall_time_s: float = 0.0
-    model: ModelSpec | None = None
+    model: ModelSpec = field(default_factory=lambda: get_model("rcp"))
 
     def agreement(self) -> dict:
         """Relative differences ``abs(packet - fluid) / fluid`` of recovery and drops (None where not measured)."""

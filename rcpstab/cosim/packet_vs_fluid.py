@@ -129,7 +129,7 @@ class CosimResult:
     transient_rtt: float = TRANSIENT_RTT
     packet_wall_time_s: float = 0.0
     fluid_wall_time_s: float = 0.0
-    model: ModelSpec | None = None
+    model: ModelSpec = field(default_factory=lambda: get_model("rcp"))
     conservation: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
