@@ -127,3 +127,13 @@ def test_an_lti_loop_region_dataset_is_the_closed_form():
     assert 0 < expected.sum() < expected.size
     np.testing.assert_array_equal(ds["stable"].values, expected)
     np.testing.assert_array_equal(ds["stable"].values, r.stable)
+
+
+def test_a_user_models_own_parameter_keeps_its_declared_unit():
+    # examples/protocols/erpi.py is eq. 5.14 under other names; its delay is tau (s), not RCP's d0
+    from pathlib import Path
+
+    path = str(Path(__file__).parents[1] / "examples" / "protocols" / "erpi.py")
+    ds = rcpstab.region(path, "0.4,1.6", "0.2", method="phaseplane").to_xarray()
+    assert float(ds["tau"]) > 0 and ds["tau"].attrs["units"] == "s"
+    assert ds["stable"].values.tolist() == [[1, 0]]   # as the bundled model: (0.4, 0.2) inside, (1.6, 0.2) outside

@@ -19,7 +19,18 @@ UNITS = {"C": "C_bps", "d0": "d0_s", "T": "T_s", "N": "N_flows", "buffer": "buff
 XARRAY_UNITS = {"alpha": "1", "beta": "1", "stable": "1", "C": "bit/s", "d0": "s", "T": "s", "N": "flows",
                 "buffer": "bit", "unstable_roots": "1", "gain_margin": "1", "phase_margin_deg": "deg",
                 "delay_margin": "d0", "rightmost_real": "1/d0", "rightmost_imag": "rad/d0",
-                "convergence_rtt": "RTT", "convergence_estimate_rtt": "RTT", "envelope_rate_per_rtt": "1/RTT"}
+                "convergence_rtt": "RTT", "convergence_estimate_rtt": "RTT", "envelope_rate_per_rtt": "1/RTT",
+                "fluid_stable": "1", "verdict": "", "fluid_verdict": ""}
+
+
+def column_unit(model, name: str) -> str:
+    """The unit of a region table's column: a known column's, else the unit the model declares for the
+    parameter of that name (a user's protocol: ``tau`` in s), ``"1"`` where it declares none."""
+    if name in XARRAY_UNITS:
+        return XARRAY_UNITS[name]
+    symbol = model.parameter(name) if hasattr(model, "parameter") else None
+    domain = model.domains.get(symbol) if symbol is not None else None
+    return (domain.unit or "1") if domain is not None else ""
 
 
 def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options):
@@ -116,7 +127,7 @@ class RegionResult(Result):
         # the columns that label a configuration: the swept network's parameters, by whatever name the model uses
         configuration = list(dict.fromkeys(k for config in region.meta.get("configurations") or [] for k in config
                                            if k in region.table))
-        units = {k: XARRAY_UNITS.get(k, "") for k in region.table}
+        units = {k: column_unit(region.model, k) for k in region.table}
         ds = grid_dataset(region.table, {"beta": region.beta, "alpha": region.alpha}, units,
                           {"model": region.model.name, "method": region.method, "command": self.command},
                           configuration=configuration)
