@@ -57,6 +57,8 @@ def test_margins_map_dataset_agrees_with_single_point_margins():
                 value, single = float(point[name]), getattr(m, name)
                 assert np.isnan(value) if single is None else value == pytest.approx(single, rel=1e-6, abs=1e-9)
     _units_everywhere(ds)
+    units = r.to_pandas().attrs["units"]     # the long table says the same units
+    assert units["delay_margin"] == "d0" and units["phase_margin_deg"] == "deg" and units["alpha"] == "1"
 
 
 def test_swept_configurations_become_dimensions():

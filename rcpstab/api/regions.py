@@ -108,6 +108,14 @@ class RegionResult(Result):
     def to_csv(self, path: str) -> None:
         self.value.to_csv(path)   # the engine's columns, as ``map --csv`` has always written them
 
+    def to_pandas(self):
+        """:meth:`columns` as a DataFrame; the unit of every column (those without one in the name too:
+        ``delay_margin`` in d0, ``convergence_rtt`` in RTTs) in ``attrs["units"]``."""
+        frame = super().to_pandas()
+        bare = {UNITS.get(k, k): k for k in self.value.table}
+        frame.attrs["units"] = {c: column_unit(self.value.model, bare.get(c, c)) for c in frame.columns}
+        return frame
+
     def to_xarray(self):
         """The map as an :class:`xarray.Dataset` (needs ``rcpstab[xarray]``).
 
