@@ -1,10 +1,12 @@
 """Co-simulation: packet-level run vs fluid rcp model on fig5.3 and testbed."""
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import rcpstab
 from rcpstab.cli import main
 from rcpstab.cosim.packet_vs_fluid import CSV_COLUMNS, cosimulate
 
@@ -85,3 +87,23 @@ def test_cli_bad_input_exits_2_with_one_line(extra, named, capsys):
     err = capsys.readouterr().err
     # the option and the value are both named (the one table of domains words the rest)
     assert err.count("\n") == 1 and all(part in err for part in named.split()) and "Traceback" not in err
+
+
+def test_results_carry_their_model_not_its_name(tmp_path):
+    """issue 22 item 2: a co-simulation keeps the model object (a protocol file is read once), its JSON
+    prints the model's name, and its figure draws without looking the model up again."""
+    from rcpstab.models import MODELS, ModelSpec
+
+    single = rcpstab.cosim(0.4, 0.6, "fig5.3", t_end=20)
+    assert single.value.model is MODELS["rcp"] and single.to_dict()["model"] == "rcp"
+    crowd = rcpstab.cosim(0.4, 0.226, "flash-crowd", C=10e6)
+    assert crowd.value.model is MODELS["rcp"] and crowd.to_dict()["model"] == "rcp"
+    path = str(Path(__file__).parents[1] / "examples" / "protocols" / "erpi.py")
+    user = rcpstab.cosim(0.4, 0.6, "fig5.3", path, t_end=20)
+    assert isinstance(user.value.model, ModelSpec) and user.value.model.name == "erpi"
+    assert user.to_dict()["model"] == "erpi" and "erpi" in repr(user.value)
+    c = user.to_dict()["conservation"]   # ER-PI's own packet router ran: every packet accounted for
+    assert c["sent"] > 0 and c["sent"] == c["delivered"] + c["dropped"] + c["in_flight"]
+    out = tmp_path / "user.png"
+    user.save(str(out))
+    assert out.stat().st_size > 1000

@@ -13,6 +13,7 @@ from rcpstab.cli import main
 from rcpstab.cosim.flash_crowd import BYTES_PER_FLOW, FlashCrowdResult, check_flash_crowd
 from rcpstab.errors import InputError
 from rcpstab.fct.flow_run import check_flow_run
+from rcpstab.models import get_model
 from rcpstab.packet.hosts.flow_traffic import parse_sizes
 from rcpstab.packet.simulator.topology import RWND_PACKETS
 from rcpstab.runtime.validation import SIMULATOR_INTEGERS, max_memory_gb
@@ -114,7 +115,7 @@ def test_window_limited_senders_are_named_and_no_nan_is_printed():
     from rcpstab.packet.simulator.scenarios import flash_crowd
     sc = flash_crowd(1e11, 0.05, 2)
     result = FlashCrowdResult.__new__(FlashCrowdResult)
-    result.scenario, result.crowd_s, result.alpha, result.beta, result.model = sc, 2.0, 0.4, 0.2, "rcp"
+    result.scenario, result.crowd_s, result.alpha, result.beta, result.model = sc, 2.0, 0.4, 0.2, get_model("rcp")
     result.fluid = _Response(recovery_rtt=9.4, reason=None, overload_rtt=2.0, overload_input=7.43,
                              overload_d_over_d0=1.9, dropped_bdp=11.9)
     result.packet = _Response()

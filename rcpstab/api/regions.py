@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from ..runtime.frames import grid_dataset
 from ..units import rate_text
 from .common import as_model, axis, network_params, plausible
 from .methods import method as registered
@@ -13,6 +14,23 @@ __all__ = ["RegionResult", "network_text", "region", "region_buffer_text", "regi
 
 # units of the table columns the engines write with bare parameter names
 UNITS = {"C": "C_bps", "d0": "d0_s", "T": "T_s", "N": "N_flows", "buffer": "buffer_bits"}
+
+# the unit of each table column, for to_xarray's attrs (gains dimensionless; margins and roots normalized by d0)
+XARRAY_UNITS = {"alpha": "1", "beta": "1", "stable": "1", "C": "bit/s", "d0": "s", "T": "s", "N": "flows",
+                "buffer": "bit", "unstable_roots": "1", "gain_margin": "1", "phase_margin_deg": "deg",
+                "delay_margin": "d0", "rightmost_real": "1/d0", "rightmost_imag": "rad/d0",
+                "convergence_rtt": "RTT", "convergence_estimate_rtt": "RTT", "envelope_rate_per_rtt": "1/RTT",
+                "fluid_stable": "1", "verdict": "", "fluid_verdict": ""}
+
+
+def column_unit(model, name: str) -> str:
+    """The unit of a region table's column: a known column's, else the unit the model declares for the
+    parameter of that name (a user's protocol: ``tau`` in s), ``"1"`` where it declares none."""
+    if name in XARRAY_UNITS:
+        return XARRAY_UNITS[name]
+    symbol = model.parameter(name) if hasattr(model, "parameter") else None
+    domain = model.domains.get(symbol) if symbol is not None else None
+    return (domain.unit or "1") if domain is not None else ""
 
 
 def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options):
@@ -89,6 +107,41 @@ class RegionResult(Result):
 
     def to_csv(self, path: str) -> None:
         self.value.to_csv(path)   # the engine's columns, as ``map --csv`` has always written them
+
+    def to_pandas(self):
+        """:meth:`columns` as a DataFrame; the unit of every column (those without one in the name too:
+        ``delay_margin`` in d0, ``convergence_rtt`` in RTTs) in ``attrs["units"]``."""
+        frame = super().to_pandas()
+        bare = {UNITS.get(k, k): k for k in self.value.table}
+        frame.attrs["units"] = {c: column_unit(self.value.model, bare.get(c, c)) for c in frame.columns}
+        return frame
+
+    def to_xarray(self):
+        """The map as an :class:`xarray.Dataset` (needs ``rcpstab[xarray]``).
+
+        Dimensions ``beta`` and ``alpha`` in the map's order (``ds.stable.values[j, i]`` is the verdict at
+        ``(alpha[i], beta[j])``), preceded by each network parameter that takes several values (``C``,
+        ``d0``, ``N``...; the others are scalar coordinates). One variable per table column (``stable`` 0/1,
+        margins, ``verdict``, ``convergence_rtt``...), its unit in ``attrs["units"]``. Where several
+        configurations were swept, ``stable_everywhere`` (beta, alpha) is the map's common region.
+
+        Examples
+        --------
+        >>> ds = region("rcp", alpha="0.2:1.6:0.2", beta="0.1:0.7:0.2").to_xarray()
+        >>> ds["stable"].dims, int(ds["stable"].sum())   # the closed form (eq. D.1) counts 15 too
+        (('beta', 'alpha'), 15)
+        """
+        region = self.value
+        # the columns that label a configuration: the swept network's parameters, by whatever name the model uses
+        configuration = list(dict.fromkeys(k for config in region.meta.get("configurations") or [] for k in config
+                                           if k in region.table))
+        units = {k: column_unit(region.model, k) for k in region.table}
+        ds = grid_dataset(region.table, {"beta": region.beta, "alpha": region.alpha}, units,
+                          {"model": region.model.name, "method": region.method, "command": self.command},
+                          configuration=configuration)
+        if set(ds["stable"].dims) != {"beta", "alpha"}:
+            ds["stable_everywhere"] = (("beta", "alpha"), region.stable.astype(int), {"units": "1"})
+        return ds
 
     def summary(self) -> str:
         return region_summary(self.value)

@@ -14,8 +14,6 @@ import math
 
 import numpy as np
 
-from ..errors import InputError
-
 __all__ = ["Result", "strict"]
 
 
@@ -66,11 +64,9 @@ class Result:
 
     def to_pandas(self):
         """:meth:`columns` as a :class:`pandas.DataFrame` (long format, one row per point or sample)."""
-        try:
-            import pandas
-        except ImportError:
-            raise InputError("to_pandas needs pandas: pip install 'rcpstab[pandas]'") from None
-        return pandas.DataFrame({k: np.asarray(v) for k, v in self.columns().items()})
+        from ..runtime.frames import data_frame
+
+        return data_frame(self.columns())
 
     def to_csv(self, path: str) -> None:
         """Write :meth:`columns` with a header row; floats round-trippable, NaN as an empty cell."""

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..models import ModelSpec, get_model
 from ..packet.lens.fluid_twin import fluid_run
 from ..packet.lens.verdicts import NOISE_K, occupancy_floor
 from ..packet.simulator.run import run_scenario
@@ -136,8 +137,9 @@ class FlashCrowdResult:
     conservation : dict
         The packet run's counters: sent, delivered, dropped, in_flight (sent = delivered +
         dropped + in_flight).
-    model : str
-        The fluid model (``rcp``: eqs. 5.1-5.4; ``rcp-router``: App. F's timing and RTT average).
+    model : ModelSpec
+        The fluid model itself (``rcp``: eqs. 5.1-5.4; ``rcp-router``: App. F's timing and RTT average);
+        the JSON prints its ``name``.
     """
 
     scenario: Scenario
@@ -157,7 +159,7 @@ class FlashCrowdResult:
     fluid: CrowdResponse
     conservation: dict = field(default_factory=dict)
     wall_time_s: float = 0.0
-    model: str = "rcp"
+    model: ModelSpec = field(default_factory=lambda: get_model("rcp"))
 
     def agreement(self) -> dict:
         """Relative differences ``abs(packet - fluid) / fluid`` of recovery and drops (None where not measured)."""
@@ -181,7 +183,7 @@ class FlashCrowdResult:
                     f"{RWND_PACKETS}-packet receive window per RTT, so the {self.scenario.n_flows(self.crowd_s)} "
                     f"flows after the crowd can send at most {cap:.3g} C; the fluid senders are paced only "
                     f"(overload {_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C)."))
-            elif self.model == "rcp" and math.isfinite(p.overload_d_over_d0):
+            elif self.model.name == "rcp" and math.isfinite(p.overload_d_over_d0):
                 out.append(head + (
                     f"During the overload the packet router's RTT estimate stays at {_g(p.overload_d_over_d0)} d0 "
                     f"(it averages the RTTs the senders write in their headers, measured before the queue built) "
@@ -246,7 +248,7 @@ class FlashCrowdResult:
         sc = self.scenario
         n = sc.n_flows(0.0)
         return {
-            "scenario": sc.name, "model": self.model, "alpha": self.alpha, "beta": self.beta,
+            "scenario": sc.name, "model": self.model.name, "alpha": self.alpha, "beta": self.beta,
             "network": {"C_bps": sc.capacity_bps, "d0_s": sc.rtt_s, "N_before": n,
                         "N_after": sc.n_flows(self.crowd_s), "buffer_bdp": sc.effective_buffer_bytes / sc.bdp_bytes,
                         "eta": sc.eta},
@@ -436,7 +438,7 @@ def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, se
     bdp_bits = scenario.capacity_bps * scenario.rtt_s
     counters = packet.counters
     return FlashCrowdResult(
-        scenario=scenario, alpha=alpha, beta=beta, crowd_s=crowd_s, arrival_s=arrival_s, model=model,
+        scenario=scenario, alpha=alpha, beta=beta, crowd_s=crowd_s, arrival_s=arrival_s, model=get_model(model),
         packet_t=packet.t, packet_R_over_C=packet.R_over_C, packet_queue_bdp=packet.queue_bytes * 8.0 / bdp_bits,
         packet_dropped_bdp=packet.dropped_packets * scenario.packet_bytes * 8.0 / bdp_bits,
         fluid_t=fluid.t, fluid_R_over_C=fluid.gamma[:, 0], fluid_queue_bdp=fluid.queue[:, 0] / bdp_bits,

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..models import get_model
+from ..models import ModelSpec, get_model
 from ..packet.lens.fluid_twin import fluid_run
 from ..packet.protocols.registry import model_protocol
 from ..packet.simulator.run import run_scenario
@@ -92,8 +92,9 @@ class CosimResult:
     ----------
     scenario : Scenario
     alpha, beta : float
-    model : str
-        ``rcp``, ``xcp`` or ``rcpac``.
+    model : ModelSpec
+        The fluid model itself (``rcp``, ``xcp``, ``rcpac``... or a user's protocol file's), so that
+        plotting and JSON never look a name up again; the JSON prints its ``name``.
     t : ndarray, shape (n,)
         Common grid: every rate-estimation interval T from T to the end, seconds.
     packet_R_over_C, fluid_R_over_C : ndarray, shape (n,)
@@ -128,11 +129,11 @@ class CosimResult:
     transient_rtt: float = TRANSIENT_RTT
     packet_wall_time_s: float = 0.0
     fluid_wall_time_s: float = 0.0
-    model: str = "rcp"
+    model: ModelSpec = field(default_factory=lambda: get_model("rcp"))
     conservation: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        return (f"CosimResult(scenario={self.scenario.name!r}, model={self.model!r}, alpha={self.alpha:g}, "
+        return (f"CosimResult(scenario={self.scenario.name!r}, model={self.model.name!r}, alpha={self.alpha:g}, "
                 f"beta={self.beta:g}, 0..{self.t[-1]:.4g} s, {len(self.segments)} segment(s), "
                 f"RMS R/C difference {self.rms_R_over_C:.2g})")
 
@@ -174,7 +175,7 @@ class CosimResult:
         """The ``cosim --json`` object (keys documented in the command's help)."""
         return {
             "scenario": self.scenario.name,
-            "model": self.model,
+            "model": self.model.name,
             "alpha": self.alpha,
             "beta": self.beta,
             "transient_rtt": self.transient_rtt,
@@ -259,7 +260,7 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
         transient_rtt=transient_rtt,
         packet_wall_time_s=packet.wall_time_s,
         fluid_wall_time_s=fluid_wall,
-        model=model,
+        model=get_model(model),   # the object: a name is resolved once, here
         conservation={key: int(packet.counters[key]) for key in CONSERVED},
     )
     result.segments = [_segment_agreement(result, seg) for seg in flow_segments(scenario, t_end)]

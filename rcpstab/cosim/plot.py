@@ -28,19 +28,19 @@ def cosim_plot(result: CosimResult, axes=None):
         axes = new_figure((7.5, 6.0)).subplots(2, 1, sharex=True)
     rate_ax, queue_ax = axes
     rate_ax.plot(result.t, result.packet_R_over_C, lw=0.8, label="packet (reference router)")
-    rate_ax.plot(result.t, result.fluid_R_over_C, lw=1.0, label=f"fluid model {result.model}")
+    rate_ax.plot(result.t, result.fluid_R_over_C, lw=1.0, label=f"fluid model {result.model.name}")
     for seg in result.segments:
         rate_ax.hlines(seg.equilibrium, seg.start_s, seg.stop_s, colors="k", linestyles="--", lw=0.7)
     rate_ax.plot([], [], "k--", lw=0.7, label="eta/N")
     rate_ax.set_ylabel("R/C (dimensionless)")
     sc = result.scenario
     buffer = {"buffer_bdp": 1.0} if sc.buffer_bytes is None else {"buffer_bytes": sc.buffer_bytes}
-    set_title(rate_ax, f"Co-simulation {sc.name}, {result.model}: alpha = {result.alpha:g}, beta = {result.beta:g}",
+    set_title(rate_ax, f"Co-simulation {sc.name}, {result.model.name}: alpha = {result.alpha:g}, beta = {result.beta:g}",
               f"{network_caption({'C': sc.capacity_bps, 'd0': sc.rtt_s, 'N': [int(result.n_flows.min()), int(result.n_flows.max())], **buffer})}"
               f"; packet simulator (reference router) vs fluid model")
     rate_ax.legend(fontsize="small", loc="upper right")
     queue_ax.plot(result.t, result.packet_queue_bytes, lw=0.8, label="packet (reference router)")
-    queue_ax.plot(result.t, result.fluid_queue_bytes, lw=1.0, label=f"fluid model {result.model}")
+    queue_ax.plot(result.t, result.fluid_queue_bytes, lw=1.0, label=f"fluid model {result.model.name}")
     queue_ax.set_xlabel("time (s)")
     queue_ax.set_ylabel("bottleneck queue (bytes)")
     queue_ax.legend(fontsize="small", loc="upper right")
@@ -79,7 +79,7 @@ def flash_crowd_plot(result, axes=None):
     for side, t, rate, queue, dropped in (
             ("packet (reference router)", result.packet_t, result.packet_R_over_C, result.packet_queue_bdp,
              result.packet_dropped_bdp),
-            (f"fluid model {result.model}", result.fluid_t, result.fluid_R_over_C, result.fluid_queue_bdp, result.fluid_dropped_bdp)):
+            (f"fluid model {result.model.name}", result.fluid_t, result.fluid_R_over_C, result.fluid_queue_bdp, result.fluid_dropped_bdp)):
         x = (np.asarray(t) - result.arrival_s) / d0
         rate_ax.plot(x, np.maximum(rate, 1e-6), lw=0.9, label=side)
         queue_ax.plot(x, queue, lw=0.9, label=side)

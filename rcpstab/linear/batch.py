@@ -82,6 +82,58 @@ class MarginsBatch:
         return {"points": {k: v.tolist() for k, v in self.points.items()},
                 "results": [r.to_dict() for r in self.results]}
 
+    def _fields(self) -> tuple[dict, dict]:
+        """Every per-point field as an array (bare names, as a margin map's layers) and its unit."""
+        si = bool(self.results) and hasattr(self.results[0], "open_loop_rhp_poles")  # an LTI loop: SI units
+        w, t, s = ("rad/s", "s", "1/s") if si else ("rad/d0", "d0", "1/d0")
+        root = self.rightmost_root
+        values = {"stable": self.stable, "unstable_roots": self.unstable_roots, "gain_margin": self.gain_margin,
+                  "gain_margin_lower": self.gain_margin_lower, "phase_margin_deg": self.phase_margin_deg,
+                  "crossover_w": self.crossover_w, "phase_crossover_w": self.phase_crossover_w,
+                  "delay_margin": self.delay_margin, "rightmost_real": root.real, "rightmost_imag": root.imag}
+        units = {"stable": "1", "unstable_roots": "1", "gain_margin": "1", "gain_margin_lower": "1",
+                 "phase_margin_deg": "deg", "crossover_w": w, "phase_crossover_w": w, "delay_margin": t,
+                 "rightmost_real": s, "rightmost_imag": w}
+        return values, units
+
+    def columns(self) -> dict:
+        """The long table: one row per point, the unit in each column's name (``_d0``: normalized by d0;
+        ``_s``, ``_rad_s``, ``_per_s``: SI, for an LTI loop's or a delayed fluid loop's margins)."""
+        values, units = self._fields()
+        si = units["delay_margin"] == "s"
+        named = {"crossover_w": "crossover_w_rad_s" if si else "crossover_w_d0",
+                 "phase_crossover_w": "phase_crossover_w_rad_s" if si else "phase_crossover_w_d0",
+                 "delay_margin": "delay_margin_s" if si else "delay_margin_d0",
+                 "rightmost_real": "rightmost_root_re_per_s" if si else "rightmost_root_re_s_d0",
+                 "rightmost_imag": "rightmost_root_im_rad_s" if si else "rightmost_root_im_s_d0"}
+        return {**self.points, **{named.get(k, k): v for k, v in values.items()}}
+
+    def to_pandas(self):
+        """:meth:`columns` as a :class:`pandas.DataFrame` (one row per point)."""
+        from ..runtime.frames import data_frame
+
+        return data_frame(self.columns())
+
+    def to_xarray(self):
+        """The points as an :class:`xarray.Dataset` over the parameters that vary (needs ``rcpstab[xarray]``).
+
+        Dimensions: each varying parameter, values in order of first appearance (``beta`` before ``alpha``,
+        as a region map); a parameter with one value is a scalar coordinate (all are dimensions if none varies). One variable per margin field
+        (the names of a margin map's layers), its unit in ``attrs["units"]``; a combination of parameters
+        that is not among the points is NaN.
+        """
+        from ..runtime.frames import grid_dataset
+
+        values, units = self._fields()
+        varying = [k for k, v in self.points.items() if np.unique(v).size > 1] or list(self.points)
+        if {"alpha", "beta"} <= set(varying):
+            varying = ["beta", "alpha"] + [k for k in varying if k not in ("alpha", "beta")]
+        axes = {k: self.points[k][np.sort(np.unique(self.points[k], return_index=True)[1])] for k in varying}
+        fixed = [k for k in self.points if k not in varying]
+        return grid_dataset({**self.points, **values}, axes, {k: "1" for k in self.points} | units,
+                            {"model": getattr(self.model, "name", str(self.model)), "command": "margins"},
+                            configuration=fixed)
+
     def __repr__(self):
         stable = int(np.sum(self.stable))
         return f"MarginsBatch({len(self)} points, stable at {stable})"

@@ -241,6 +241,22 @@ class LoopMargins:
         out["notes"] = notes
         return out
 
+    def columns(self) -> dict:
+        """The long table: one row, SI units in the column names (the names of a batch of loop margins)."""
+        d = self.to_dict()
+        return {"delay_s": [d["delay"]], "stable": [d["stable"]], "unstable_roots": [d["unstable_roots"]],
+                "open_loop_rhp_poles": [d["open_loop_rhp_poles"]], "gain_margin": [d["gain_margin"]],
+                "gain_margin_lower": [d["gain_margin_lower"]], "phase_margin_deg": [d["phase_margin_deg"]],
+                "crossover_w_rad_s": [d["crossover_w"]], "phase_crossover_w_rad_s": [d["phase_crossover_w"]],
+                "delay_margin_s": [d["delay_margin"]], "rightmost_root_re_per_s": [d["rightmost_root"][0]],
+                "rightmost_root_im_rad_s": [d["rightmost_root"][1]]}
+
+    def to_pandas(self):
+        """:meth:`columns` as a one-row :class:`pandas.DataFrame` (None as NaN)."""
+        from ..runtime.frames import data_frame
+
+        return data_frame({k: np.array([np.nan if x is None else x for x in v]) for k, v in self.columns().items()})
+
     def __repr__(self):
         def f(x):
             return "None" if x is None else f"{x:.6g}"
@@ -562,6 +578,27 @@ class LoopRegion:
     gain: np.ndarray
     delay: np.ndarray
     stable: np.ndarray
+
+    def columns(self) -> dict:
+        """The long table: one row per (gain, delay) point, delay in seconds."""
+        K, tau = np.meshgrid(self.gain, self.delay)
+        return {"gain": K.ravel(), "delay_s": tau.ravel(), "stable": self.stable.ravel()}
+
+    def to_pandas(self):
+        """:meth:`columns` as a :class:`pandas.DataFrame`."""
+        from ..runtime.frames import data_frame
+
+        return data_frame(self.columns())
+
+    def to_xarray(self):
+        """The region as an :class:`xarray.Dataset`: ``stable`` over dimensions ``delay`` (s) and ``gain``
+        (``ds.stable.values[j, i]`` at ``(gain[i], delay[j])``), units in ``attrs`` (needs ``rcpstab[xarray]``)."""
+        from ..runtime.frames import grid_dataset
+
+        K, tau = np.meshgrid(self.gain, self.delay)
+        return grid_dataset({"gain": K.ravel(), "delay": tau.ravel(), "stable": self.stable.ravel()},
+                            {"delay": self.delay, "gain": self.gain}, {"gain": "1", "delay": "s", "stable": "1"},
+                            {"command": "map"})
 
     def plot(self, ax=None):
         """The stable set shaded over (K, tau); returns the Axes."""
