@@ -122,11 +122,13 @@ def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=No
     Parameters
     ----------
     model : str or ModelSpec
-        Also the smooth variants ``rcp-unclamped`` and ``rcp-rate``.
+        A bundled model's name, a protocol file's path or a :class:`~rcpstab.models.ModelSpec`; also the
+        smooth variants ``rcp-unclamped`` and ``rcp-rate``.
     alpha, beta : str or sequence
-        Exactly one is ``START:STOP:STEP`` (swept); the other one value or several (``V1,V2`` or a list), held.
+        The gains (dimensionless). Exactly one is ``START:STOP:STEP`` (swept); the other one value or
+        several (``V1,V2`` or a list), held.
     rtts : float
-        Run per gain value, RTTs (>= 20).
+        Run per gain value, in round-trip times d0 (>= 20).
     C, d0, N, T : float, optional
         bit/s, s, flows, s (the model's defaults).
     params : dict, optional
@@ -135,7 +137,19 @@ def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=No
     Returns
     -------
     BifurcationResult
-        ``.rows`` per run, ``.boundaries``, ``.hysteresis``; ``.plot()`` draws the diagram.
+        ``.rows`` per run (amplitudes relative to R/C, periods in RTTs), ``.boundaries`` (held value ->
+        the swept gain's linear stability boundaries), ``.hysteresis``; ``.plot()`` draws the diagram.
+
+    Examples
+    --------
+    The linear boundary in alpha at beta = 0.2: RCP's loop (alpha s d0 + beta) e^{-s d0}/(s d0)^2
+    crosses -1 where (w d0)^2 cos(w d0) = beta and alpha = beta tan(w d0)/(w d0), i.e. at 0.21647.
+
+    >>> r = bifurcation("rcp", alpha="0.1:0.3:0.2", beta=0.2, rtts=20)
+    >>> [round(a, 5) for a in r.boundaries[0.2]]
+    [0.21647]
+    >>> r      # doctest: +ELLIPSIS
+    BifurcationResult(rcp: ... linear boundary in alpha at beta=0.2: 0.2165)
     """
     from ..bifurcation import bifurcation_sweep
     from ..linear.grid import parse_range
