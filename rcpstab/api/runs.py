@@ -56,7 +56,7 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
     Parameters
     ----------
     alpha, beta : float
-        Router gains.
+        Router gains (> 0, dimensionless).
     scenario : str
         ``"fig5.3"``, ``"testbed"``, ..., ``"flash-crowd"`` or ``"fig5.7"``, or a topology file
         (``*.toml``/``*.json``: :mod:`rcpstab.packet.simulator.topofile`, e.g.

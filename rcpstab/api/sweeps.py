@@ -24,8 +24,10 @@ def convergence(model="rcp", alpha=CONVERGENCE_GRID, beta=CONVERGENCE_GRID, star
     Parameters
     ----------
     model : str or ModelSpec
+        A bundled model's name (``"rcp"``, ``"xcp"``, ...), a protocol file's path or a
+        :class:`~rcpstab.models.ModelSpec`.
     alpha, beta : str or array_like
-        Grid axes (``START:STOP:STEP``, STOP inclusive); default 0.1..1.0 by 0.1.
+        Grid axes of the gains (dimensionless; ``START:STOP:STEP``, STOP inclusive); default 0.1..1.0 by 0.1.
     start : {"load-doubling", "appE", "half-load"}
         Initial conditions (``rcpstab convergence --help``).
     C, d0, N : list of float, optional
