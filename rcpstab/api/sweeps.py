@@ -31,8 +31,21 @@ def convergence(model="rcp", alpha=CONVERGENCE_GRID, beta=CONVERGENCE_GRID, star
     start : {"load-doubling", "appE", "half-load"}
         Initial conditions (``rcpstab convergence --help``).
     C, d0, N : list of float, optional
-        bit/s, s, flows: every combination is swept. ``T`` (s), ``params``, ``buffer_bdp`` (C*d0),
-        ``workers``, ``scheduler``, ``checkpoint``, ``progress`` as :func:`region` (phaseplane).
+        bit/s, s, flows: every combination is swept.
+    T : float or list of float, optional
+        Update interval, s (the model's default); a list is swept like ``C``.
+    params : dict, optional
+        Any other parameter the model declares, by name: a number held, a list swept like ``C``.
+    buffer_bdp : float, optional
+        Buffer in bandwidth-delay products C*d0 (default: unbounded).
+    workers : int
+        Local processes (>= 1).
+    scheduler : str, optional
+        Dask scheduler address.
+    checkpoint : str, optional
+        File of finished chunks: read on start, appended as chunks finish.
+    progress : bool
+        Show a progress bar (on stderr).
 
     Returns
     -------
