@@ -27,3 +27,15 @@ def test_doctests(name):
 
 def test_the_api_modules_have_examples():
     assert {"rcpstab.api", "rcpstab.verdicts.judgement"} <= set(modules_with_examples())
+
+
+def test_every_public_function_s_module_runs_here():
+    # rcpstab.api's functions live in its submodules: each of those must be among the modules run above
+    # (tests/test_public_docs.py checks each function has its own Examples section)
+    import inspect
+
+    import rcpstab.api
+
+    homes = {inspect.getmodule(getattr(rcpstab.api, name)).__name__ for name in rcpstab.api.__all__
+             if callable(getattr(rcpstab.api, name))}
+    assert len(homes) >= 8 and homes <= set(modules_with_examples())

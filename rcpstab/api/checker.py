@@ -58,9 +58,11 @@ def check(config, criterion: str = "all", samples: int = 4, workers: int = 1, *,
     config : str or CheckConfig
         Path of the TOML file (format: :func:`check_schema`) or a parsed configuration.
     criterion : {"linear", "nonlinear", "all"}
+        Which checks gate the verdict: the linear loop's margins, the nonlinear fluid model's runs, or both.
     samples : int
         Envelope points inside the box, besides its corners (>= 0).
     workers : int
+        Processes to run the envelope's points on (>= 1).
     packet, fct : bool
         Also confirm with the packet reference implementation / measure flow completion times.
     suggest : bool
@@ -70,6 +72,20 @@ def check(config, criterion: str = "all", samples: int = 4, workers: int = 1, *,
     -------
     CheckResult
         ``.passed``, ``.findings``, ``.suggestion``; ``to_dict()`` is ``check --json``.
+
+    Examples
+    --------
+    The thesis box at (alpha, beta) = (0.4, 0.2), where the loop's rightmost root is Re(s d0) = -0.109
+    (:func:`~rcpstab.api.margins`), passes the linear checks:
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "box.toml"
+    >>> _ = path.write_text(check_example("thesis_box_a0.4_b0.2"))
+    >>> r = check(str(path), criterion="linear", samples=0)
+    >>> r
+    CheckResult(PASS under --criterion linear)
+    >>> r.passed
+    True
     """
     from ..check import CheckConfig, load_config, run_checks
     from ..check import suggest as search

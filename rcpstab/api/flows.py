@@ -19,6 +19,7 @@ def fct(alpha: float, beta: float, *, C: float, d0: float, load: float, sizes: s
     Parameters
     ----------
     alpha, beta : float
+        RCP's gains (> 0, dimensionless).
     C : float
         Bottleneck capacity, bit/s.
     d0 : float
@@ -30,13 +31,23 @@ def fct(alpha: float, beta: float, *, C: float, d0: float, load: float, sizes: s
         ``pareto:shape=S``.
     buffer_bdp : float
         Bottleneck buffer, C*d0.
-    flows, replications, eta, seed, workers
-        Flows simulated, runs they are split over, target utilisation, seed, processes.
+    flows, replications, eta, seed, workers : int, int, float, int, int
+        Flows simulated, runs they are split over, target utilisation (fraction of C), seed, processes.
 
     Returns
     -------
     FctResult
-        ``.bins``, ``.utilization``, ...; ``to_dict()`` is ``fct --json``; ``.plot()`` draws Fig. 4.1.
+        ``.bins``, ``.utilization``, ...; ``to_dict()`` is ``fct --json`` (times in s, sizes in packets);
+        ``.plot()`` draws Fig. 4.1.
+
+    Examples
+    --------
+    >>> r = fct(0.4, 0.2, C=1e8, d0=0.1, load=0.5, flows=200)
+    >>> d = r.to_dict()
+    >>> d["flows_completed"], d["flows"], d["loss_probability"]
+    (200, 200, 0.0)
+    >>> r      # doctest: +ELLIPSIS
+    FctResult(fct: RCP (0.4, 0.2) at C=1e+08 b/s, RTPD=0.1 s, rho=0.5 ...: 200/200 flows, AFCT/PS ...)
     """
     from ..fct import fct_study
     from ..packet.hosts.flow_traffic import parse_arrivals, parse_sizes

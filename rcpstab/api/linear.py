@@ -16,6 +16,8 @@ def linearize(model="rcp", T_over_d0: float | None = None):
     Parameters
     ----------
     model : str or ModelSpec
+        A bundled model's name (``"rcp"``, ``"xcp"``, ...), a protocol file's path or a
+        :class:`~rcpstab.models.ModelSpec`.
     T_over_d0 : float, optional
         For a model whose update interval ``T`` is fixed before linearizing (``rcp-router``: T = d0/20,
         App. E's 10 ms at d0 = 0.2 s), the ratio T/d0 to use instead (> 0).
@@ -122,15 +124,31 @@ class LinearizeResult(Result):
 def theorem1(model="xcp"):
     """XCP's Theorem 1 against the exact linear region of ``model``: the bound, where its curve leaves, tightness.
 
+    Parameters
+    ----------
+    model : str or ModelSpec
+        A model with XCP's gains (default ``"xcp"``): a bundled name, a protocol file's path or a
+        :class:`~rcpstab.models.ModelSpec`.
+
     Returns
     -------
     Theorem1Result
-        ``to_dict()``: ``bound``, ``exit_alpha``, ``exit_beta``, ``exit_w`` (w*d0), ``tightness``, ``notes``.
+        ``to_dict()``: ``bound`` (alpha, dimensionless), ``exit_alpha``, ``exit_beta`` (dimensionless),
+        ``exit_w`` (w*d0), ``tightness``, ``notes``.
 
     Examples
     --------
-    >>> round(theorem1("xcp").to_dict()["tightness"], 9)
+    Theorem 1's bound alpha < pi/(4 sqrt 2) with beta = alpha^2 sqrt 2 is tight: the exact
+    boundary is reached at w*d0 = pi/4.
+
+    >>> r = theorem1("xcp").to_dict()
+    >>> round(r["tightness"], 9)
     1.0
+    >>> import math
+    >>> round(r["bound"] - math.pi / (4 * math.sqrt(2)), 9), round(r["exit_w"] - math.pi / 4, 9)
+    (0.0, 0.0)
+    >>> round(r["exit_beta"] - math.sqrt(2) * r["exit_alpha"] ** 2, 9)
+    0.0
     """
     from ..theorem1 import theorem1_report
 

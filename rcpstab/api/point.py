@@ -126,6 +126,16 @@ class MarginsResult(Result):
 def bode(model, alpha, beta, pade: int | None = None):
     """Bode response of the loop at one (alpha, beta), exact delay (or a Pade approximation), with its margins.
 
+    Parameters
+    ----------
+    model : str or ModelSpec
+        A bundled model's name (``"rcp"``, ``"xcp"``, ...), a protocol file's path or a
+        :class:`~rcpstab.models.ModelSpec`.
+    alpha, beta : float
+        The controller gains (> 0, dimensionless).
+    pade : int, optional
+        Order of the Pade approximation of the delay e^{-s d0} (>= 1); ``None`` (default): the exact delay.
+
     Returns
     -------
     BodeResult
@@ -172,6 +182,16 @@ class BodeResult(Result):
 
 def nyquist(model, alpha, beta, pade: int | None = None):
     """The Nyquist curve of the loop at one (alpha, beta) and its count N, P, Z = N + P.
+
+    Parameters
+    ----------
+    model : str or ModelSpec
+        A bundled model's name (``"rcp"``, ``"xcp"``, ...), a protocol file's path or a
+        :class:`~rcpstab.models.ModelSpec`.
+    alpha, beta : float
+        The controller gains (> 0, dimensionless).
+    pade : int, optional
+        Order of the Pade approximation of the delay e^{-s d0} (>= 1); ``None`` (default): the exact delay.
 
     Returns
     -------

@@ -41,10 +41,13 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
     model : str or ModelSpec
         ``"rcp"``, ``"xcp"``, ... a protocol file or a model object.
     alpha, beta : str, float or array_like, optional
-        Grid axes: ``"START:STOP:STEP"`` (STOP inclusive) or values. Default: the method's own grid
+        Grid axes of the gains (dimensionless): ``"START:STOP:STEP"`` (STOP inclusive) or values. Default: the method's own grid
         (:data:`rcpstab.api.methods.METHODS`: Fig. 5.2's plane for exact, bode, nyquist; 40 x 40 on it
         for margins; App. E's 0.1..2.0 grid for phaseplane, packet and certified).
     method : {"exact", "bode", "nyquist", "margins", "phaseplane", "packet", "certified"}
+        How each point is judged: the linear loop's exact roots, its Bode or Nyquist criterion or its
+        margins; the nonlinear fluid model's runs (phaseplane); the packet simulator; or an interval-
+        certified linear verdict (:data:`rcpstab.api.methods.METHODS`).
     **options
         For an LTI loop (a python-control system or ``(num, den)`` as ``model``): ``gain`` and
         ``delay`` (s) arrays, the exact region over them (:func:`rcpstab.linear.lti.loop_region`).

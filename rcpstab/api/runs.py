@@ -56,7 +56,7 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
     Parameters
     ----------
     alpha, beta : float
-        Router gains.
+        Router gains (> 0, dimensionless).
     scenario : str
         ``"fig5.3"``, ``"testbed"``, ..., ``"flash-crowd"`` or ``"fig5.7"``, or a topology file
         (``*.toml``/``*.json``: :mod:`rcpstab.packet.simulator.topofile`, e.g.
@@ -387,14 +387,26 @@ def network(alpha: float, beta: float, scenario: str = "fig5.7", t_end: float = 
     Parameters
     ----------
     alpha, beta : float
+        RCP's gains (> 0, dimensionless).
     scenario : {"fig5.7"}
+        The network: thesis Fig. 5.7's three links.
     t_end : float
         Simulated time, s (default 400: 20 round trips of the long flow; at least 1).
 
     Returns
     -------
     NetworkResult
-        ``.value`` is the :class:`~rcpstab.network.fluid.NetworkRun`; ``to_dict()`` its convergence summary.
+        ``.value`` is the :class:`~rcpstab.network.fluid.NetworkRun`; ``to_dict()`` its convergence summary
+        (rates in bit/s, times in s).
+
+    Examples
+    --------
+    L3 (100 Mb/s) is shared max-min fairly by Fig. 5.7's 49 short flows: 100/49 Mb/s each.
+
+    >>> r = network(0.4, 0.2, t_end=40)
+    >>> d = r.to_dict()
+    >>> d["L3_verdict"], round(d["L3_final_rate_bps"] / (100e6 / 49), 4)
+    ('converged', 1.0)
     """
     from ..network.fig57 import simulate_fig57
     from ..runtime.validation import check_run_cost, check_value

@@ -24,13 +24,28 @@ def convergence(model="rcp", alpha=CONVERGENCE_GRID, beta=CONVERGENCE_GRID, star
     Parameters
     ----------
     model : str or ModelSpec
+        A bundled model's name (``"rcp"``, ``"xcp"``, ...), a protocol file's path or a
+        :class:`~rcpstab.models.ModelSpec`.
     alpha, beta : str or array_like
-        Grid axes (``START:STOP:STEP``, STOP inclusive); default 0.1..1.0 by 0.1.
+        Grid axes of the gains (dimensionless; ``START:STOP:STEP``, STOP inclusive); default 0.1..1.0 by 0.1.
     start : {"load-doubling", "appE", "half-load"}
         Initial conditions (``rcpstab convergence --help``).
     C, d0, N : list of float, optional
-        bit/s, s, flows: every combination is swept. ``T`` (s), ``params``, ``buffer_bdp`` (C*d0),
-        ``workers``, ``scheduler``, ``checkpoint``, ``progress`` as :func:`region` (phaseplane).
+        bit/s, s, flows: every combination is swept.
+    T : float or list of float, optional
+        Update interval, s (the model's default); a list is swept like ``C``.
+    params : dict, optional
+        Any other parameter the model declares, by name: a number held, a list swept like ``C``.
+    buffer_bdp : float, optional
+        Buffer in bandwidth-delay products C*d0 (default: unbounded).
+    workers : int
+        Local processes (>= 1).
+    scheduler : str, optional
+        Dask scheduler address.
+    checkpoint : str, optional
+        File of finished chunks: read on start, appended as chunks finish.
+    progress : bool
+        Show a progress bar (on stderr).
 
     Returns
     -------
@@ -122,11 +137,13 @@ def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=No
     Parameters
     ----------
     model : str or ModelSpec
-        Also the smooth variants ``rcp-unclamped`` and ``rcp-rate``.
+        A bundled model's name, a protocol file's path or a :class:`~rcpstab.models.ModelSpec`; also the
+        smooth variants ``rcp-unclamped`` and ``rcp-rate``.
     alpha, beta : str or sequence
-        Exactly one is ``START:STOP:STEP`` (swept); the other one value or several (``V1,V2`` or a list), held.
+        The gains (dimensionless). Exactly one is ``START:STOP:STEP`` (swept); the other one value or
+        several (``V1,V2`` or a list), held.
     rtts : float
-        Run per gain value, RTTs (>= 20).
+        Run per gain value, in round-trip times d0 (>= 20).
     C, d0, N, T : float, optional
         bit/s, s, flows, s (the model's defaults).
     params : dict, optional
@@ -135,7 +152,19 @@ def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=No
     Returns
     -------
     BifurcationResult
-        ``.rows`` per run, ``.boundaries``, ``.hysteresis``; ``.plot()`` draws the diagram.
+        ``.rows`` per run (amplitudes relative to R/C, periods in RTTs), ``.boundaries`` (held value ->
+        the swept gain's linear stability boundaries), ``.hysteresis``; ``.plot()`` draws the diagram.
+
+    Examples
+    --------
+    The linear boundary in alpha at beta = 0.2: RCP's loop (alpha s d0 + beta) e^{-s d0}/(s d0)^2
+    crosses -1 where (w d0)^2 cos(w d0) = beta and alpha = beta tan(w d0)/(w d0), i.e. at 0.21647.
+
+    >>> r = bifurcation("rcp", alpha="0.1:0.3:0.2", beta=0.2, rtts=20)
+    >>> [round(a, 5) for a in r.boundaries[0.2]]
+    [0.21647]
+    >>> r      # doctest: +ELLIPSIS
+    BifurcationResult(rcp: ... linear boundary in alpha at beta=0.2: 0.2165)
     """
     from ..bifurcation import bifurcation_sweep
     from ..linear.grid import parse_range

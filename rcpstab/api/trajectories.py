@@ -28,8 +28,10 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     Parameters
     ----------
     model : str or ModelSpec
+        A bundled model's name (``"rcp"``, ``"xcp"``, ...), a protocol file's path or a
+        :class:`~rcpstab.models.ModelSpec`.
     alpha, beta : float
-        The gains.
+        The gains (> 0, dimensionless).
     rtts : float
         Duration in round trips d0.
     C, d0, N, T : float, optional
@@ -129,7 +131,10 @@ def portrait(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     Parameters
     ----------
     model : str or ModelSpec
+        A bundled model's name (``"rcp"``, ``"xcp"``, ...), a protocol file's path or a
+        :class:`~rcpstab.models.ModelSpec`.
     alpha, beta : float
+        The gains (> 0, dimensionless).
     rtts : float
         Duration of the recorded run in round trips.
     C, d0, N, T : float, optional
