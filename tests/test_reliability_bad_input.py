@@ -70,12 +70,18 @@ def test_one_parameter_given_twice_is_refused(given, capsys):
 
 # ---- defect 10: the Python API validates like the command line
 
-def test_api_margins_refuses_a_list_instead_of_dropping_it():
+def test_api_margins_of_a_list_drops_no_point():
+    # margins("rcp", [0.4, 0.5], 0.2) was silently computed at 0.4 alone; it now gives one result per
+    # point (issue 25), each equal to the point's own call
     from rcpstab.api import margins
     from rcpstab.errors import InputError
+    both = margins("rcp", [0.4, 0.5], 0.2)
+    for i, alpha in enumerate((0.4, 0.5)):
+        one = margins("rcp", alpha, 0.2)
+        assert both.phase_margin_deg[i] == pytest.approx(one.phase_margin_deg, rel=1e-12)
+        assert bool(both.stable[i]) == one.stable
     with pytest.raises(InputError, match="alpha"):
-        margins("rcp", [0.4, 0.5], 0.2)  # silently computed at 0.4
-    assert margins("rcp", 0.4, 0.2).stable
+        margins("rcp", [0.4, float("nan")], 0.2)
 
 
 def test_api_region_takes_one_number_where_a_list_is_accepted_and_refuses_unknown_options():

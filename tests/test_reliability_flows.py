@@ -171,11 +171,11 @@ def test_the_window_of_a_fast_long_path_does_not_overflow():
 # ---- defect 2: two threads on one simulator crashed the interpreter
 
 def _busy_simulator():
-    """Every flow sends at the link's rate at once (no control path): heavy loss, about 0.5 s of C."""
+    """Every flow sends at the link's rate at once (no control path): heavy loss, about 0.5 s of C on an idle machine."""
     sim = FlowSimulator(**dict(ARGS, forward=(10**9, 10**6, 10**7), reverse=(10**9, 10**6, 10**7)))
     sim.set_registers(rate=125_000)
     n = 300
-    sim.add_arrivals(*arrivals(np.arange(n) * 1000, np.full(n, 200)))
+    sim.add_arrivals(*arrivals(np.arange(n) * 1000, np.full(n, 800)))
     return sim
 
 
