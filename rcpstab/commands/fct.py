@@ -5,22 +5,47 @@ from --sizes, open a connection (the SYN carries the rate request, the SYN-ACK r
 router's rate), send at the stamped rate and leave; the reference router (App. F) sets the
 rate. FCT = SYN sent to last data packet received. Reported per flow-size bin (whole
 packets, doubling bins [1,1], [2,3], [4,7], ...): AFCT and largest FCT beside processor
-sharing's eq. 4.1, 1.5 RTPD + L/(C(1 - rho)), and the lower bound 1.5 RTPD + L/C; then
-link utilization, loss probability at the bottleneck and the mean number of flows in
-progress against Little's law (lambda x AFCT) and PS (lambda x eq. 4.1).
+sharing (PS) on the same arrivals (an exact PS queue fed the run's own flows, the headline),
+eq. 4.1, 1.5 RTPD + L/(C(1 - rho)), and the lower bound 1.5 RTPD + L/C; then the load, link
+utilization, loss probability and the mean number of flows in progress against Little's law.
 
---sizes: pareto:mean=M,shape=S | exponential:mean=M | fixed:size=L (packets of 1000 bytes;
-drawn sizes are rounded up to whole packets and lambda uses their exact mean, so rho is the
-offered load). With Pareto shape near 1 a finite run draws less load than rho (infinite
-variance): --json reports measured_load and, per bin, ps_measured_load_afct_s (eq. 4.1 at
-that load).
+Load: the run offers exactly --load on the sizes it draws. Sizes and gaps are drawn, then the
+gaps are scaled so that the drawn data over C times the span of the arrivals is rho (for the
+warm-up and the measurement window separately): the arrival rate comes from the drawn
+workload, not from the distribution's mean (Poisson arrivals stay Poisson, conditioned on
+their span). Without it a heavy tail (Pareto shape 1.2) offers far less than rho in any
+finite run. No bounded Pareto is used.
 
---json prints {"bins": [{"size_lo_pkts", "size_hi_pkts", "flows", "afct_s", "max_fct_s",
-"ps_afct_s", "lower_bound_s", "afct_over_ps", "ps_measured_load_afct_s"}, ...],
-"utilization", "loss_probability", "flows_completed", "flows", "measured_load", "afct_s",
-"mean_active_flows", "mean_active_flows_stderr", "little_mean_active_flows",
-"ps_mean_active_flows", "setup"} (times in s; null where a value does not exist).
---csv writes one row per bin; --out draws Fig. 4.1 (log axes, PS curve).
+--sizes: pareto:mean=M,shape=S | exponential:mean=M | fixed:size=L (packets of 1000 bytes,
+drawn sizes rounded up to whole packets).
+
+--json prints (times in s; null where a value does not exist):
+  bins: one object per non-empty size bin:
+    size_lo_pkts, size_hi_pkts   the bin's flow sizes, packets (inclusive)
+    flows                        finished flows in the bin
+    afct_s, max_fct_s            mean and largest FCT of the bin's flows
+    ps_same_arrivals_afct_s      AFCT of the same flows in an exact PS queue fed the same arrivals
+                                 (+ 1.5 RTPD); null if some flow did not finish
+    afct_over_ps                 HEADLINE: afct_s / ps_same_arrivals_afct_s (eq. 4.1 if that is null)
+    ps_reference                 which PS afct_over_ps divides by: "same_arrivals" or "eq_4_1"
+    ps_afct_s                    eq. 4.1 at --load and the bin's mean size (null: non-Poisson arrivals)
+    afct_over_ps_eq41            afct_s / ps_afct_s
+    ps_measured_load_afct_s      eq. 4.1 at the offered load of the window
+    lower_bound_s                1.5 RTPD + L/C at the bin's mean size
+  nominal_load                   --load
+  offered_load (= measured_load) data of the flows arriving in the measurement window over C x window
+  carried_load (= utilization)   bytes the bottleneck sent in the window over C x window
+  loss_probability               packets dropped at the bottleneck over packets offered, in the window
+  flows, flows_completed         flows simulated and finished
+  afct_s                         mean FCT of all finished flows
+  mean_active_flows             time-average flows in progress in the window
+  mean_active_flows_stderr      its batch-means standard error
+  little_mean_active_flows       lambda x AFCT of the window's flows (Little's law, this system)
+  ps_mean_active_flows           lambda x eq. 4.1 at the drawn mean size (Little's law, PS)
+  setup                          alpha, beta, C_bps, rtt_s, load, sizes, arrivals, buffer_bytes,
+                                 packet_bytes, seed, replications
+The measurement window runs from the arrival of flow 0.1 x --flows to the last arrival.
+--csv writes one row per bin (the bin columns above); --out draws Fig. 4.1 (log axes, PS curve).
 """
 from __future__ import annotations
 
@@ -87,10 +112,13 @@ def run(args) -> int:
 
 def summary_line(result) -> str:
     s = result.setup
-    short = [b.afct_over_ps for b in result.bins if b.size_hi_pkts <= SHORT_FLOW_PKTS and b.afct_over_ps]
-    ratio = (f"AFCT/PS {min(short):.2f}-{max(short):.2f} for flows up to {SHORT_FLOW_PKTS} pkts"
-             if short else "AFCT/PS n/a (no PS reference)")
-    return (f"fct: RCP ({s.alpha:g}, {s.beta:g}) at C={s.capacity_bps:g} b/s, RTPD={s.rtt_s:g} s, rho={s.load:g} "
-            f"(drawn {result.measured_load:.3f}): {result.flows_completed}/{result.flows} flows, {ratio}, "
-            f"utilization {result.utilization:.3f}, loss {result.loss_probability:.2e}, "
+    short = [b for b in result.bins if b.size_hi_pkts <= SHORT_FLOW_PKTS and b.afct_over_ps]
+    ref = {"same_arrivals": "PS on the same arrivals", "eq_4_1": "eq. 4.1"}
+    refs = sorted({ref[b.ps_reference] for b in short})
+    ratios = [b.afct_over_ps for b in short]
+    ratio = (f"AFCT/PS {min(ratios):.2f}-{max(ratios):.2f} for flows up to {SHORT_FLOW_PKTS} pkts "
+             f"(vs {' and '.join(refs)})" if short else "AFCT/PS n/a (no PS reference)")
+    return (f"fct: RCP ({s.alpha:g}, {s.beta:g}) at C={s.capacity_bps:g} b/s, RTPD={s.rtt_s:g} s: "
+            f"load nominal {s.load:g}, offered {result.measured_load:.3f}, carried {result.utilization:.3f}; "
+            f"{result.flows_completed}/{result.flows} flows, {ratio}, loss {result.loss_probability:.2e}, "
             f"mean flows {result.mean_active:.2f} (Little {result.little_mean_active:.2f})")

@@ -4,8 +4,9 @@ twin) between timer expiries, the App. F control path in Python at each expiry.
 The set-up is thesis Ch. 4's single bottleneck: capacity C, round-trip propagation delay
 RTPD split evenly between the data and the ACK direction, a drop-tail buffer of
 ``buffer_bdp`` bandwidth-delay products, flows arriving with sizes from a
-:class:`~rcpstab.packet.hosts.flow_traffic.SizeDistribution` at the rate that makes the offered load rho.
-Arrivals are drawn in chunks and handed to the simulator just ahead of its clock, and
+:class:`~rcpstab.packet.hosts.flow_traffic.SizeDistribution` at the rate that makes the drawn
+workload offer exactly rho (:func:`draw_workload`). Arrivals are drawn up front (16 bytes a
+flow) and handed to the simulator in chunks just ahead of its clock, and
 finished flows are drained from it at every expiry, so the simulator holds only the
 flows in progress and Python holds 40 bytes per finished flow.
 """
@@ -23,7 +24,7 @@ from ..packet.routers.rcp.control import RcpController, rate_register
 from ..packet.simulator.topology import TCP_HEADER_BYTES
 from .flows_py import RECORD_FIELDS, PyFlowSimulator
 
-__all__ = ["FlowRun", "run_flows", "DATA_PACKET_BYTES", "CTRL_PACKET_BYTES"]
+__all__ = ["FlowRun", "run_flows", "draw_workload", "DATA_PACKET_BYTES", "CTRL_PACKET_BYTES"]
 
 NS_PER_S = 1_000_000_000
 NS_PER_MS = 1_000_000
@@ -49,7 +50,8 @@ class FlowRun:
     n_flows : int
         Flows that arrived; ``len(records)`` finished.
     arrival_rate_per_s : float
-        lambda of the arrival process, flows/s.
+        The run's arrival rate lambda, flows over the time they arrived in, flows/s: set from
+        the drawn sizes so that they offer ``load`` (:func:`draw_workload`).
     window_s : (float, float)
         Measurement window of the time averages: from the arrival of flow
         ``WARMUP_FRACTION * n_flows`` to the last arrival, seconds.
@@ -66,8 +68,9 @@ class FlowRun:
         Time averages over the window of the bottleneck queue and of the router's rate.
     measured_load : float
         Data bytes of the flows that arrived in the window over C times the window: the
-        offered load the run actually drew. With heavy-tailed sizes (Pareto shape 1.2 has
-        infinite variance) it converges to ``load`` very slowly.
+        offered load the run actually drew, ``load`` up to the rounding of arrival times to
+        nanoseconds (:func:`draw_workload` sets the arrival rate from the drawn sizes).
+        ``utilization`` is the load carried by the link in the same window.
     counters : dict
         Final simulator counters (sent, delivered, dropped, in_flight, ...).
     wall_time_s : float
@@ -157,39 +160,63 @@ def make_flow_simulator(capacity_bps: float, rtt_s: float, buffer_bytes: int, pa
     return PyFlowSimulator(**args)
 
 
-class _ArrivalFeed:
-    """Draws arrivals chunk by chunk and hands them to the simulator ahead of its clock."""
+def draw_workload(sizes: SizeDistribution, arrivals: ArrivalProcess, n_flows: int, load: float,
+                  capacity_bps: float, packet_bytes: int, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Arrival times (s) and sizes (packets) of a run whose drawn workload offers exactly ``load``.
 
-    def __init__(self, sim, sizes, arrivals, rate_per_s, n_flows, seed) -> None:
-        self.sim, self.sizes, self.arrivals, self.rate = sim, sizes, arrivals, rate_per_s
-        self.rng = np.random.default_rng(seed)
-        self.remaining, self.t_s, self.index = n_flows, 0.0, 0
+    Sizes and gaps are drawn i.i.d. (gaps at the nominal rate), then the gaps are scaled so that
+    the data of the drawn flows over C times the time they arrive in is ``load``: separately for
+    the warm-up (flows before ``WARMUP_FRACTION * n_flows``; the first arrival is at the end of
+    its gap) and for the measurement window (from that flow's arrival to the last), so both the
+    whole run and the window offer ``load``. For Poisson arrivals this is the Poisson process
+    conditioned on its span (the scaled gaps are the spacings of uniform order statistics), so
+    arrivals stay Poisson; only the rate is taken from the drawn sizes rather than from the
+    distribution's mean. Heavy-tailed sizes (Pareto shape near 1) otherwise offer far less than
+    ``load`` in any finite run (issue 24).
+
+    Returns
+    -------
+    start_s, size_pkts, warm_index
+    """
+    rng = np.random.default_rng(seed)
+    size = sizes.sample(rng, n_flows)
+    nominal_rate = load * capacity_bps / (sizes.mean_packets * packet_bytes * 8)
+    gaps = arrivals.gaps(rng, n_flows, nominal_rate)
+    warm = int(WARMUP_FRACTION * n_flows)
+    bits_per_s = load * capacity_bps
+    seconds = size * (packet_bytes * 8.0) / bits_per_s  # time each flow's data takes at the offered load
+    for seg_gaps, target in ((gaps[:warm + 1], seconds[:warm].sum()), (gaps[warm + 1:], seconds[warm:].sum())):
+        total = seg_gaps.sum()
+        if len(seg_gaps) and total > 0:
+            seg_gaps *= target / total
+    return np.cumsum(gaps), size, warm
+
+
+class _ArrivalFeed:
+    """Hands the drawn arrivals to the simulator chunk by chunk, ahead of its clock."""
+
+    def __init__(self, sim, start_s: np.ndarray, size: np.ndarray, warm_index: int) -> None:
+        self.sim = sim
+        self.start_ns = np.round(start_s * NS_PER_S).astype(np.int64)
+        self.size = size.astype(np.int64)
+        self.index = 0
         self.last_ns = -1
-        self.warm_index = int(WARMUP_FRACTION * n_flows)
-        self.warm_ns: int | None = None
-        self.largest = 0
-        self.window_pkts = 0  # data packets of the arrivals from warm_index on
+        self.warm_index = warm_index
+        self.warm_ns = int(self.start_ns[warm_index])
+        self.largest = int(size.max())
+        self.window_pkts = int(size[warm_index:].sum())  # data packets of the arrivals from warm_index on
 
     def cover(self, t_ns: int) -> None:
         """Hand over arrivals until one lies at or beyond ``t_ns`` (or none are left)."""
-        while self.remaining > 0 and self.last_ns < t_ns:
-            n = min(CHUNK_FLOWS, self.remaining)
-            gaps = self.arrivals.gaps(self.rng, n, self.rate)
-            size = self.sizes.sample(self.rng, n)
-            start_ns = np.round((self.t_s + np.cumsum(gaps)) * NS_PER_S).astype(np.int64)
-            self.t_s += float(np.sum(gaps))
-            if self.warm_ns is None and self.index + n > self.warm_index:
-                self.warm_ns = int(start_ns[self.warm_index - self.index])
-            self.largest = max(self.largest, int(size.max()))
-            self.window_pkts += int(size[max(self.warm_index - self.index, 0):].sum())
-            self.sim.add_arrivals(start_ns.tobytes(), size.tobytes())
-            self.index += n
-            self.remaining -= n
-            self.last_ns = int(start_ns[-1])
+        while not self.done and self.last_ns < t_ns:
+            a, b = self.index, min(self.index + CHUNK_FLOWS, len(self.size))
+            self.sim.add_arrivals(self.start_ns[a:b].tobytes(), self.size[a:b].tobytes())
+            self.index = b
+            self.last_ns = int(self.start_ns[b - 1])
 
     @property
     def done(self) -> bool:
-        return self.remaining == 0
+        return self.index == len(self.size)
 
 
 def _batch_stderr(values: np.ndarray, weights: np.ndarray) -> float:
@@ -279,8 +306,10 @@ def run_flows(
     ctrl = RcpController(link_rate=link_rate, alpha=alpha, beta=beta, eta=eta, rate=eta * link_rate,
                          avg_rtt=rtt_s * 1000, mtu=packet_bytes)
     sim.set_registers(rate=rate_register(ctrl.rate))
-    rate_per_s = load * capacity_bps / (sizes.mean_packets * packet_bytes * 8)
-    feed = _ArrivalFeed(sim, sizes, arrivals, rate_per_s, n_flows, seed)
+    start_s, size_pkts, warm_index = draw_workload(sizes, arrivals, n_flows, load, capacity_bps, packet_bytes, seed)
+    # The run's own arrival rate: flows over the time they arrive in (the drawn mean size sets it).
+    rate_per_s = n_flows / start_s[-1] if start_s[-1] > 0 else float("nan")
+    feed = _ArrivalFeed(sim, start_s, size_pkts, warm_index)
     chunks: list[np.ndarray] = []
     samples: list[tuple[float, int, int, int, int, int, float]] = []  # dt, n, tx, drops, offered, queue, R/C
     interval_ns = int(round(ctrl.interval * NS_PER_MS))
