@@ -53,6 +53,7 @@ import json
 
 from ..errors import InputError
 from ..fct import fct_study, save_fct_figure
+from ..fct.regime import regime_note
 from ..packet.hosts.flow_traffic import parse_arrivals, parse_sizes
 from .output import add_worker_argument, check_outputs, check_workers
 
@@ -107,6 +108,9 @@ def run(args) -> int:
         print(json.dumps(result.summary(), allow_nan=False))
     elif not args.quiet:
         print(summary_line(result))
+        note = regime_note(result)
+        if note:
+            print(note)
     return 0
 
 

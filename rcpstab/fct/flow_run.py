@@ -71,6 +71,10 @@ class FlowRun:
         offered load the run actually drew, ``load`` up to the rounding of arrival times to
         nanoseconds (:func:`draw_workload` sets the arrival rate from the drawn sizes).
         ``utilization`` is the load carried by the link in the same window.
+    trace : ndarray or None
+        With ``keep_trace``: per control interval its end ``t_s``, flows in progress
+        ``n_active``, router rate ``R_over_C``, ``queue_bytes`` and the ``input_bps`` the
+        router measured over it.
     counters : dict
         Final simulator counters (sent, delivered, dropped, in_flight, ...).
     wall_time_s : float
@@ -101,6 +105,7 @@ class FlowRun:
     counters: dict = field(default_factory=dict)
     wall_time_s: float = 0.0
     backend: str = "c"
+    trace: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def fct_s(self) -> np.ndarray:
@@ -244,6 +249,8 @@ def run_flows(
     backend: str = "c",
     drain_s: float | None = None,
     rate_refresh: bool = True,
+    fixed_rate_bps: float | None = None,
+    keep_trace: bool = False,
 ) -> FlowRun:
     """Simulate ``n_flows`` flows arriving at offered load ``load`` on one RCP bottleneck.
 
@@ -282,6 +289,11 @@ def run_flows(
         while their next packet is over a minimum RTT away (ns-2's RCP host, as the packet
         simulator's R-TCP sender); False: the old pacing (next packet one old-rate interval
         after the last, a new rate heard from ACKs only), kept for comparison.
+    fixed_rate_bps : float, optional
+        Hold the router's rate at this value (bit/s, at most C) instead of running the
+        control path: every flow is sent at this fixed rate (thesis App. A's set-up).
+    keep_trace : bool
+        Attach :attr:`FlowRun.trace`, one row per control interval.
 
     Returns
     -------
@@ -305,13 +317,17 @@ def run_flows(
     # An empty link: the router starts where an idle App. F router settles, at eta * C.
     ctrl = RcpController(link_rate=link_rate, alpha=alpha, beta=beta, eta=eta, rate=eta * link_rate,
                          avg_rtt=rtt_s * 1000, mtu=packet_bytes)
+    if fixed_rate_bps is not None:
+        if not (math.isfinite(fixed_rate_bps) and 0 < fixed_rate_bps <= capacity_bps):
+            raise InputError(f"fixed rate {fixed_rate_bps:g} b/s must be in (0, C = {capacity_bps:g}]")
+        ctrl.rate = fixed_rate_bps / 8000
     sim.set_registers(rate=rate_register(ctrl.rate))
     start_s, size_pkts, warm_index = draw_workload(sizes, arrivals, n_flows, load, capacity_bps, packet_bytes, seed)
     # The run's own arrival rate: flows over the time they arrive in (the drawn mean size sets it).
     rate_per_s = n_flows / start_s[-1] if start_s[-1] > 0 else float("nan")
     feed = _ArrivalFeed(sim, start_s, size_pkts, warm_index)
     chunks: list[np.ndarray] = []
-    samples: list[tuple[float, int, int, int, int, int, float]] = []  # dt, n, tx, drops, offered, queue, R/C
+    samples: list[tuple] = []  # dt, n, tx, drops, offered, queue, R/C, input bytes of the interval
     interval_ns = int(round(ctrl.interval * NS_PER_MS))
     t_ns, t_cap_ns = 0, None
     while True:
@@ -319,11 +335,15 @@ def run_flows(
         feed.cover(t_next)
         sim.run_until(t_next)
         registers = sim.registers()
-        next_tr, writes = ctrl.service(registers, interval_ns / NS_PER_MS)
-        sim.set_registers(**writes)
+        if fixed_rate_bps is None:
+            next_tr, writes = ctrl.service(registers, interval_ns / NS_PER_MS)
+            sim.set_registers(**writes)
+        else:  # the rate register keeps the fixed rate; the interval counters are still cleared
+            next_tr = ctrl.interval
+            sim.set_registers(input_bytes=0, rtt_sum=0, rtt_count=0)
         c = sim.counters()
         samples.append((interval_ns, c["n_active"], c["fwd_tx_bytes"], c["fwd_dropped"], c["fwd_arrivals"],
-                        registers["queue_bytes"], ctrl.rate / link_rate))
+                        registers["queue_bytes"], ctrl.rate / link_rate, registers["input_bytes"]))
         records = sim.take_records()
         if records:
             chunks.append(np.frombuffer(records, dtype=RECORD_DTYPE))
@@ -343,7 +363,21 @@ def run_flows(
         arrival_rate_per_s=rate_per_s, window_s=(feed.warm_ns / NS_PER_S, feed.last_ns / NS_PER_S),
         window_arrivals=n_flows - feed.warm_index,  # ids follow arrival order
         measured_load=measured_load, counters=sim.counters(), wall_time_s=time.perf_counter() - wall_start, backend=backend, **window,
+        trace=_trace(samples) if keep_trace else None,
     )
+
+
+TRACE_DTYPE = np.dtype([("t_s", float), ("n_active", float), ("R_over_C", float), ("queue_bytes", float),
+                        ("input_bps", float)])
+
+
+def _trace(samples) -> np.ndarray:
+    a = np.array(samples, dtype=float)
+    out = np.empty(len(a), dtype=TRACE_DTYPE)
+    out["t_s"] = np.cumsum(a[:, 0]) / NS_PER_S
+    out["n_active"], out["queue_bytes"], out["R_over_C"] = a[:, 1], a[:, 5], a[:, 6]
+    out["input_bps"] = a[:, 7] * 8 / (a[:, 0] / NS_PER_S)
+    return out
 
 
 def _default_drain_s(largest_pkts, packet_bytes, capacity_bps, rtt_s) -> float:
