@@ -46,6 +46,15 @@ drawn sizes rounded up to whole packets).
                                  packet_bytes, seed, replications
 The measurement window runs from the arrival of flow 0.1 x --flows to the last arrival.
 --csv writes one row per bin (the bin columns above); --out draws Fig. 4.1 (log axes, PS curve).
+
+--fixed-rate R1,R2,... (bit/s) runs the optimal-rate U curve instead (thesis App. A): every flow
+sent at each fixed rate (router rate held, buffer 1000 BDP), the mean flow duration (FCT - 1.5
+RTPD) by the flow simulator, by an exact packet FCFS queue on the same arrivals and by App. A's
+model (eqs. A.11/A.12, only for --sizes bpareto:mean=M,shape=S,max=X), beside PS (the duration
+of a rate C(1 - rho) with no queue) and RCP with --alpha/--beta on the same arrivals. --json:
+{"rows": [{"rate_bps", "rate_over_C", "flowsim_duration_s", "fcfs_duration_s",
+"app_a_duration_s", "flowsim_dropped"}, ...], "ps": {"rate_over_C", "duration_s"},
+"rcp": {"rate_over_C", "alpha", "beta", "duration_s"}, "mean_size_pkts", "offered_load"}.
 """
 from __future__ import annotations
 
@@ -86,11 +95,16 @@ def add_arguments(parser):
     parser.add_argument("--out", metavar="FIG", help="write Fig. 4.1 (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per size bin")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--fixed-rate", metavar="R1,R2,...",
+                        help="the U curve instead (App. A): every flow at each fixed rate (bit/s, <= C); "
+                             "--sizes may be bpareto:mean=M,shape=S,max=X for App. A's model")
 
 
 def run(args) -> int:
     check_outputs(args)
     check_workers(args)
+    if args.fixed_rate is not None:
+        return run_fixed_rate(args)
     sizes = parse_sizes(args.sizes)
     arrivals = parse_arrivals(args.arrivals)
     if args.replications < 1:
@@ -111,6 +125,34 @@ def run(args) -> int:
         note = regime_note(result)
         if note:
             print(note)
+    return 0
+
+
+def run_fixed_rate(args) -> int:
+    from ..fct.fixed_rate import fixed_rate_study, parse_bounded_pareto
+
+    try:
+        rates = [float(x) for x in args.fixed_rate.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"--fixed-rate {args.fixed_rate!r}: expected comma-separated rates in bit/s") from None
+    if not rates:
+        raise InputError(f"--fixed-rate {args.fixed_rate!r}: give at least one rate")
+    sizes = parse_bounded_pareto(args.sizes) if args.sizes.strip().startswith("bpareto") else parse_sizes(args.sizes)
+    out = fixed_rate_study(rates, capacity_bps=args.C, rtt_s=args.rtt, load=args.load, sizes=sizes,
+                           n_flows=args.flows, seed=args.seed, alpha=args.alpha, beta=args.beta)
+    if args.json:
+        print(json.dumps(out, allow_nan=False))
+    elif not args.quiet:
+        def ms(x):
+            return "n/a" if x is None else f"{x * 1e3:.2f}"
+        print(f"fct --fixed-rate: C={args.C:g} b/s, load {out['offered_load']:.3f}, mean size "
+              f"{out['mean_size_pkts']:.1f} pkts; mean flow duration (ms) by flow simulator / FCFS queue / App. A")
+        for r in out["rows"]:
+            print(f"  R = {r['rate_over_C']:.3f} C: {ms(r['flowsim_duration_s'])} / {ms(r['fcfs_duration_s'])} / "
+                  f"{ms(r['app_a_duration_s'])}")
+        print(f"  PS: {ms(out['ps']['duration_s'])} (rate C(1 - rho) = {out['ps']['rate_over_C']:.3f} C, no queue); "
+              f"RCP ({args.alpha:g}, {args.beta:g}): {ms(out['rcp']['duration_s'])} at mean R = "
+              f"{out['rcp']['rate_over_C']:.3f} C")
     return 0
 
 
