@@ -8,9 +8,9 @@ import sys
 import numpy as np
 import pytest
 
+from rcpstab.errors import InputError
 from rcpstab.fct.fixed_rate import fixed_rate_study, parse_bounded_pareto
 from rcpstab.fct.ucurve import BoundedPareto, app_a_blocking, app_a_duration, durations_at_rates, fixed_rate_fcfs
-from rcpstab.errors import InputError
 
 C = 150e6  # Fig. A.3
 

@@ -47,6 +47,14 @@ drawn sizes rounded up to whole packets).
 The measurement window runs from the arrival of flow 0.1 x --flows to the last arrival.
 --csv writes one row per bin (the bin columns above); --out draws Fig. 4.1 (log axes, PS curve).
 
+--protocol P1,P2,... runs each of rcp, rcpac, xcp on the same arrivals through the packet
+simulator's reference routers and senders (--replications seeds from --seed; FCT = SYN to the
+last data packet at the receiver) and reports AFCT over PS on the same arrivals for all flows,
+flows < 500 and >= 500 packets, the mean queue in BDPs, drops and unfinished flows, each as a
+mean with a 95% t-interval over the seeds. --json: {"protocols": {P: {"alpha", "beta", "all",
+"small", "large", "queue_bdp" (each {"mean", "ci95", "per_seed"}), "dropped", "unfinished"}},
+"seeds"}. tcp needs ns-3 (the bench extra) and is refused without it: rcpstab writes no TCP.
+
 --fixed-rate R1,R2,... (bit/s) runs the optimal-rate U curve instead (thesis App. A): every flow
 sent at each fixed rate (router rate held, buffer 1000 BDP), the mean flow duration (FCT - 1.5
 RTPD) by the flow simulator, by an exact packet FCFS queue on the same arrivals and by App. A's
@@ -95,6 +103,9 @@ def add_arguments(parser):
     parser.add_argument("--out", metavar="FIG", help="write Fig. 4.1 (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per size bin")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--protocol", metavar="P1,P2,...",
+                        help="compare rcp, rcpac, xcp (tcp: needs ns-3) on the same arrivals in the packet "
+                             "simulator; --alpha/--beta for rcp and rcpac, XCP's own (0.4, 0.226) for xcp")
     parser.add_argument("--fixed-rate", metavar="R1,R2,...",
                         help="the U curve instead (App. A): every flow at each fixed rate (bit/s, <= C); "
                              "--sizes may be bpareto:mean=M,shape=S,max=X for App. A's model")
@@ -105,6 +116,8 @@ def run(args) -> int:
     check_workers(args)
     if args.fixed_rate is not None:
         return run_fixed_rate(args)
+    if args.protocol is not None:
+        return run_protocols(args)
     sizes = parse_sizes(args.sizes)
     arrivals = parse_arrivals(args.arrivals)
     if args.replications < 1:
@@ -125,6 +138,32 @@ def run(args) -> int:
         note = regime_note(result)
         if note:
             print(note)
+    return 0
+
+
+def run_protocols(args) -> int:
+    from ..fct.protocols import DEFAULT_GAINS, check_protocol, compare_protocols
+
+    names = [check_protocol(p.strip()) for p in args.protocol.split(",") if p.strip()]
+    if not names:
+        raise InputError(f"--protocol {args.protocol!r}: give at least one of rcp, rcpac, xcp, tcp")
+    gains = {p: DEFAULT_GAINS.get(p, (args.alpha, args.beta)) for p in names}
+    seeds = list(range(args.seed, args.seed + args.replications))
+    out = compare_protocols(names, gains, capacity_bps=args.C, rtt_s=args.rtt, load=args.load,
+                            sizes=parse_sizes(args.sizes), n_flows=args.flows, seeds=seeds, buffer_bdp=args.buffer_bdp)
+    if args.json:
+        print(json.dumps({"protocols": out, "seeds": seeds}, allow_nan=False))
+    elif not args.quiet:
+        def ci(d):
+            if d["mean"] is None:
+                return "n/a"
+            return f"{d['mean']:.2f}" + ("" if d["ci95"] is None else f" +- {d['ci95']:.2f}")
+        print(f"fct --protocol: C={args.C:g} b/s, RTPD={args.rtt:g} s, load {args.load:g}, {args.flows} flows x "
+              f"{len(seeds)} seeds; AFCT / PS on the same arrivals (95% CI over seeds)")
+        for name, r in out.items():
+            print(f"  {name:5s} ({r['alpha']:g}, {r['beta']:g}): all {ci(r['all'])}, <500 pkts {ci(r['small'])}, "
+                  f">=500 pkts {ci(r['large'])}; queue {ci(r['queue_bdp'])} BDP, drops {r['dropped']}, "
+                  f"unfinished {r['unfinished']}")
     return 0
 
 
