@@ -78,3 +78,15 @@ def test_time_average_in_progress_is_littles_law_for_a_closed_window():
     fct = np.array([0.5, 0.5, 0.5])
     assert time_average_in_progress(a, fct, 0.0, 3.0) == pytest.approx(0.5)
     assert math.isclose(time_average_in_progress(a, fct, 0.0, 1.0), 0.5)
+
+
+def test_fct_summary_names_the_regime():
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.1", "--beta", "1", "--rtt", "0.1", "--flows", "1500"]
+    above = subprocess.run(base + ["--C", "20e6", "--load", "0.9", "--sizes", "fixed:size=37"], capture_output=True,
+                           text=True, check=True).stdout
+    assert "regime:" in above and "u* = 0.876" in above
+    small = subprocess.run(base + ["--C", "2.4e9", "--load", "0.5"], capture_output=True, text=True, check=True).stdout
+    assert "regime:" not in small
