@@ -50,7 +50,7 @@ def main() -> None:
     sweeps = [("4", "C", [(c, 0.08, 50) for c in (10e6, 50e6, 150e6, 500e6)]),
               ("5", "RTT", [(150e6, r, 50) for r in (0.01, 0.08, 0.3, 1.0)]),
               ("6", "N", [(150e6, 0.08, n) for n in (1, 10, 100, 500)])]
-    for fig, what, points in sweeps:
+    for fig, _what, points in sweeps:
         for C, rtt, n in points:
             for p in GAINS:
                 m = measure(p, C, rtt, n)
