@@ -7,8 +7,8 @@ and R-TCP hosts for ``rcp``, the RCP-AC router and XCP's window senders for ``rc
 router and senders for ``xcp``. The flow simulator (:mod:`.flow_run`) runs RCP only; running
 ``rcp`` here as well cross-checks the two simulators.
 
-TCP is not simulated here: rcpstab writes no TCP of its own. ``tcp`` needs ns-3's TCP
-NewReno (the ``bench`` extra, the ``ns3`` wheel) and is refused without it.
+TCP is ns-3's NewReno (:mod:`.tcp_ns3`, the ``bench`` extra): rcpstab writes no TCP of its
+own, and ``tcp`` is refused in one line without ns-3.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from ..packet.simulator.scenarios import Scenario
 from ..packet.simulator.topology import IP_HEADER_BYTES, TCP_HEADER_BYTES, dumbbell, request_field
 from .flow_run import DATA_PACKET_BYTES, NS_PER_S, draw_workload
 from .ps import processor_sharing_sojourn
+from .tcp_ns3 import NS3_MISSING, ns3_available, tcp_fct
 
 __all__ = ["FCT_PROTOCOLS", "DEFAULT_GAINS", "check_protocol", "compare_protocols", "protocol_fct"]
 
@@ -37,14 +38,8 @@ def check_protocol(name: str) -> str:
     """The protocol name, or InputError in one line (``tcp`` without ns-3 included)."""
     if name not in FCT_PROTOCOLS:
         raise InputError(f"--protocol {name!r}: one of {', '.join(FCT_PROTOCOLS)}")
-    if name == "tcp":
-        try:
-            import ns  # noqa: F401
-        except ImportError:
-            raise InputError("--protocol tcp needs ns-3's TCP (the 'bench' extra: pip install 'rcpstab[bench]', "
-                             "the ns3 wheel); rcpstab has no TCP of its own") from None
-        raise InputError("--protocol tcp: ns-3 is installed but not wired into fct yet; "
-                         "benchmarks/bench_fct_tcp.py replays a run's arrivals in ns-3")
+    if name == "tcp" and not ns3_available():
+        raise InputError(NS3_MISSING)
     return name
 
 
@@ -81,8 +76,16 @@ def protocol_fct(protocol: str, alpha: float, beta: float, *, capacity_bps: floa
         ``mean_queue_bytes``, ``dropped``, ``protocol``.
     """
     check_protocol(protocol)
-    proto = get_protocol(protocol)
     start_s, size, _ = draw_workload(sizes, ArrivalProcess(), n_flows, load, capacity_bps, packet_bytes, seed)
+    ps = 1.5 * rtt_s + processor_sharing_sojourn(start_s, size * (packet_bytes * 8.0), capacity_bps)
+    if protocol == "tcp":  # ns-3 NewReno (tcp_ns3.py); its buffer is one BDP whatever buffer_bdp says
+        if packet_bytes != 1000 or buffer_bdp != 1.0:
+            raise InputError("--protocol tcp runs with 1000-byte packets and a one-BDP buffer only")
+        drain = drain_s if drain_s is not None else 200 * rtt_s + size.max() * packet_bytes * 8 / (capacity_bps / 50)
+        t = tcp_fct(start_s, size, capacity_bps, rtt_s, drain)
+        return {"protocol": protocol, "fct_s": t["fct_s"], "ps_fct_s": ps, "arrival_s": start_s, "size_pkts": size,
+                "mean_queue_bytes": math.nan, "dropped": t["lost_packets"]}
+    proto = get_protocol(protocol)
     scenario = Scenario(name="fct", capacity_bps=capacity_bps, rtt_s=rtt_s, eta=1.0, long_flows=(),
                         t_end_s=1.0, buffer_bytes=max(int(buffer_bdp * capacity_bps * rtt_s / 8), packet_bytes),
                         initial_R_over_C=1.0, packet_bytes=packet_bytes)
@@ -124,7 +127,6 @@ def protocol_fct(protocol: str, alpha: float, beta: float, *, capacity_bps: floa
     # (the return link's propagation and one control packet's serialisation).
     ack_back_s = rtt_s * (1 - scenario.forward_delay_share) + sim_ctrl_bytes(protocol) * 8 / capacity_bps
     fct = fct_ns / NS_PER_S - ack_back_s
-    ps = 1.5 * rtt_s + processor_sharing_sojourn(start_s, size * (packet_bytes * 8.0), capacity_bps)
     return {"protocol": protocol, "fct_s": fct, "ps_fct_s": ps, "arrival_s": start_s, "size_pkts": size,
             "mean_queue_bytes": float(np.average(queue, weights=dt)) if queue else math.nan,
             "dropped": int(sim.counters()["dropped"])}
@@ -160,7 +162,8 @@ def compare_protocols(protocols, gains: dict, *, capacity_bps: float, rtt_s: flo
             mean = float(v.mean()) if len(v) else None
             half = (float(student.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
                     if len(v) > 1 else None)
-            row[key] = {"mean": mean, "ci95": half, "per_seed": [float(x) for x in per_seed[key]]}
+            row[key] = {"mean": mean, "ci95": half,
+                        "per_seed": [float(x) if math.isfinite(x) else None for x in per_seed[key]]}
         row["unfinished"] = sum(per_seed["unfinished"])
         row["dropped"] = sum(per_seed["dropped"])
         out[name] = row
