@@ -7,7 +7,7 @@ flows per run, seeds 1-3; RCP and RCP-AC (0.1, 1.0) (thesis Ch. 4), XCP (0.4, 0.
   Fig. 4.13: RTPD 0.1 s, load 0.9, E[L] = 25, C = 10, 50, 150, 600 Mb/s.
   Fig. 4.14: C = 150 Mb/s, load 0.9, E[L] = 25, RTPD 0.025-1.0 s.
   Fig. 4.4 (reduced C): C = 150 Mb/s, RTPD 0.1 s, load 0.8, E[L] = 25, 250, 2500 packets.
-TCP is absent: ns-3 (the bench extra) could not be installed on this machine.
+TCP (--protocols tcp) is ns-3's NewReno (the bench extra), on the same arrivals.
 
 Usage: python benchmarks/bench_fct_protocols.py [--flows N] [--out FILE.json] [--only FIG]
 """
@@ -34,13 +34,14 @@ def main() -> None:
     ap.add_argument("--flows", type=int, default=1500)
     ap.add_argument("--out")
     ap.add_argument("--only")
+    ap.add_argument("--protocols", default="rcp,rcpac,xcp", help="comma-separated; tcp needs ns-3")
     args = ap.parse_args()
     rows = []
     for fig, points in FIGS.items():
         if args.only and fig != args.only:
             continue
         for p in points:
-            out = compare_protocols(list(GAINS), GAINS, capacity_bps=p["C"], rtt_s=p["rtt"], load=p["load"],
+            out = compare_protocols(args.protocols.split(","), GAINS, capacity_bps=p["C"], rtt_s=p["rtt"], load=p["load"],
                                     sizes=parse_sizes(f"pareto:mean={p['mean']},shape=1.2"), n_flows=args.flows,
                                     seeds=SEEDS)
             rows.append({"fig": fig, **p, "protocols": out})

@@ -49,3 +49,16 @@ def test_tcp_is_refused_without_ns3_in_one_line():
                         "--rtt", "0.1", "--load", "0.5", "--flows", "20", "--protocol", "rcp,tcp"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "ns-3" in p.stderr
+
+
+@pytest.mark.slow  # ns-3's import and run: about a minute
+def test_tcp_from_ns3_runs_the_same_arrivals_and_is_slower_for_short_flows():
+    pytest.importorskip("ns")
+    kw = dict(KW, n_flows=200)
+    tcp = protocol_fct("tcp", 0.0, 0.0, load=0.5, **kw)
+    rcp = protocol_fct("rcp", 0.1, 1.0, load=0.5, **kw)
+    assert np.array_equal(tcp["size_pkts"], rcp["size_pkts"]) and not np.isnan(tcp["fct_s"]).any()
+    assert np.all(tcp["fct_s"] >= 1.5 * 0.1 + tcp["size_pkts"] * 8000 / 150e6 - 1e-6)
+    # Slow start: a flow of L > 2 packets needs several RTTs (thesis eq. 4.2's log2 term).
+    big = tcp["size_pkts"] >= 8
+    assert np.mean(tcp["fct_s"][big]) > 1.5 * np.mean(rcp["fct_s"][big])

@@ -53,7 +53,9 @@ last data packet at the receiver) and reports AFCT over PS on the same arrivals 
 flows < 500 and >= 500 packets, the mean queue in BDPs, drops and unfinished flows, each as a
 mean with a 95% t-interval over the seeds. --json: {"protocols": {P: {"alpha", "beta", "all",
 "small", "large", "queue_bdp" (each {"mean", "ci95", "per_seed"}), "dropped", "unfinished"}},
-"seeds"}. tcp needs ns-3 (the bench extra) and is refused without it: rcpstab writes no TCP.
+"seeds"}. tcp is ns-3's TCP NewReno (the bench extra: initial window 2, SACK, 1000-byte packets,
+one-BDP drop-tail; FCT from the SYN to the last packet, the FIN, received), refused in one line
+without ns-3: rcpstab writes no TCP.
 
 --fixed-rate R1,R2,... (bit/s) runs the optimal-rate U curve instead (thesis App. A): every flow
 sent at each fixed rate (router rate held, buffer 1000 BDP), the mean flow duration (FCT - 1.5
@@ -147,7 +149,7 @@ def run_protocols(args) -> int:
     names = [check_protocol(p.strip()) for p in args.protocol.split(",") if p.strip()]
     if not names:
         raise InputError(f"--protocol {args.protocol!r}: give at least one of rcp, rcpac, xcp, tcp")
-    gains = {p: DEFAULT_GAINS.get(p, (args.alpha, args.beta)) for p in names}
+    gains = {p: DEFAULT_GAINS.get(p, (args.alpha, args.beta)) for p in names if p != "tcp"}
     seeds = list(range(args.seed, args.seed + args.replications))
     out = compare_protocols(names, gains, capacity_bps=args.C, rtt_s=args.rtt, load=args.load,
                             sizes=parse_sizes(args.sizes), n_flows=args.flows, seeds=seeds, buffer_bdp=args.buffer_bdp)
@@ -161,7 +163,8 @@ def run_protocols(args) -> int:
         print(f"fct --protocol: C={args.C:g} b/s, RTPD={args.rtt:g} s, load {args.load:g}, {args.flows} flows x "
               f"{len(seeds)} seeds; AFCT / PS on the same arrivals (95% CI over seeds)")
         for name, r in out.items():
-            print(f"  {name:5s} ({r['alpha']:g}, {r['beta']:g}): all {ci(r['all'])}, <500 pkts {ci(r['small'])}, "
+            label = "ns-3 NewReno" if name == "tcp" else f"{r['alpha']:g}, {r['beta']:g}"
+            print(f"  {name:5s} ({label}): all {ci(r['all'])}, <500 pkts {ci(r['small'])}, "
                   f">=500 pkts {ci(r['large'])}; queue {ci(r['queue_bdp'])} BDP, drops {r['dropped']}, "
                   f"unfinished {r['unfinished']}")
     return 0

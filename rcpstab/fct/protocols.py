@@ -138,7 +138,7 @@ def compare_protocols(protocols, gains: dict, *, capacity_bps: float, rtt_s: flo
     below / from ``split_pkts`` packets (thesis Figs. 4.10-4.14 split at 500), mean over seeds
     with a 95% t-interval half-width.
 
-    ``gains`` maps a protocol to its (alpha, beta).
+    ``gains`` maps a protocol to its (alpha, beta); ``tcp`` takes none.
     """
     from scipy.stats import t as student
 
@@ -147,7 +147,7 @@ def compare_protocols(protocols, gains: dict, *, capacity_bps: float, rtt_s: flo
         check_protocol(name)
         per_seed = {"all": [], "small": [], "large": [], "unfinished": [], "queue_bdp": [], "dropped": []}
         for seed in seeds:
-            r = protocol_fct(name, *gains[name], capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
+            r = protocol_fct(name, *(gains.get(name) or (0.0, 0.0)), capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
                              n_flows=n_flows, seed=seed, buffer_bdp=buffer_bdp)
             f, ps, z = r["fct_s"], r["ps_fct_s"], r["size_pkts"]
             for key, sel in (("all", z > 0), ("small", z < split_pkts), ("large", z >= split_pkts)):
@@ -155,7 +155,8 @@ def compare_protocols(protocols, gains: dict, *, capacity_bps: float, rtt_s: flo
             per_seed["unfinished"].append(int(np.isnan(f).sum()))
             per_seed["queue_bdp"].append(r["mean_queue_bytes"] * 8 / (capacity_bps * rtt_s))
             per_seed["dropped"].append(r["dropped"])
-        row = {"alpha": gains[name][0], "beta": gains[name][1]}
+        g = gains.get(name) or (None, None)
+        row = {"alpha": g[0], "beta": g[1]}
         for key in ("all", "small", "large", "queue_bdp"):
             v = np.array(per_seed[key], dtype=float)
             v = v[np.isfinite(v)]
