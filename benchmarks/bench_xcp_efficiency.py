@@ -3,8 +3,8 @@ and RCP at a reduced, stated scale (issue 24): single bottleneck, long-lived flo
 paper adds short web flows), 1500-byte packets, one-BDP drop-tail buffer, XCP (0.4, 0.226) and
 RCP (0.1, 1.0), one seed (deterministic: no random arrivals). Measured over the second half of
 each run: bottleneck utilisation (input rate over C; no drops means input = output), average
-queue over the buffer, and drops over packets sent. TCP over RED (ns-3) is absent: ns-3 could
-not be installed on this machine.
+queue over the buffer, and drops over the packets C carries in that half. TCP over RED (ns-3)
+is not run here (ns-3 was installed late in issue 24's session).
 
   Fig. 4: 50 flows, RTT 80 ms, C = 10, 50, 150, 500 Mb/s.
   Fig. 5: 50 flows, C = 150 Mb/s, RTT = 10, 80, 300, 1000 ms.
