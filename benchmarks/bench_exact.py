@@ -8,8 +8,16 @@
    PyPI: ``pip install qpmr``, part of the ``bench`` extra), which maps all roots in a rectangle
    of the complex plane at each point, on a random sample of the grid's points.
 
-Usage: python benchmarks/bench_exact.py [--grid N] [--qpmr-points K] [--repeat R] [--json]
-Times are the best of R runs (wall clock, time.perf_counter), on whatever else the machine runs.
+3. (``--grid-check``) Speed against the tests' closed-form check (``rcp_inside`` of
+   ``tests/conftest.py``: the bell sampled at 400,001 points, both branches interpolated at every
+   grid point), which is what issue 26's "within 5x" is measured against, at several grid sizes:
+   medians of interleaved repeats (the exact engine and the check alternate, so a load on the
+   machine hits both), and the number of grid points where the verdicts differ (0 expected,
+   the tip included).
+
+Usage: python benchmarks/bench_exact.py [--grid N] [--qpmr-points K] [--repeat R] [--grid-check 500,2000] [--json]
+Times are the best of R runs (wall clock, time.perf_counter), on whatever else the machine runs;
+the grid check reports medians.
 """
 from __future__ import annotations
 
@@ -41,6 +49,35 @@ def closed_form_region(alphas, betas):
     return (alphas[None, :] > left[:, None]) & (alphas[None, :] < right[:, None]) & (betas[:, None] < b[peak])
 
 
+def grid_closed_form(A, B, samples=400_001):
+    """``rcp_inside`` of tests/conftest.py: closed-form stability at every point of the grid (A, B)."""
+    w = np.linspace(0.0, np.pi / 2, samples)
+    a, b = w * np.sin(w), w**2 * np.cos(w)
+    peak = np.argmax(b)
+    left = np.interp(B, b[: peak + 1], a[: peak + 1], right=np.nan)
+    right = np.interp(B, b[peak:][::-1], a[peak:][::-1], right=np.nan)
+    return (B > 0) & (B < b[peak]) & (A > left) & (A < right)
+
+
+def grid_check(model, n, repeat):
+    """Exact engine against :func:`grid_closed_form` on an n x n grid: median times (interleaved), differences."""
+    alphas = np.arange(1, n + 1) * (2.0 / n)
+    betas = np.arange(1, n + 1) * (1.0 / n)
+    t_exact, t_closed = [], []
+    for _ in range(repeat):
+        clear_cache()
+        start = time.perf_counter()
+        region = exact_region(model, alphas, betas)
+        t_exact.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        A, B = np.meshgrid(alphas, betas)
+        closed = grid_closed_form(A, B)
+        t_closed.append(time.perf_counter() - start)
+    te, tc = float(np.median(t_exact)), float(np.median(t_closed))
+    return {"grid": f"{n}x{n}", "exact_s": round(te, 4), "closed_form_s": round(tc, 4),
+            "ratio": round(te / tc, 2), "differing_points": int((closed != region.stable).sum())}
+
+
 def qpmr_rightmost(qp, alpha, beta):
     """Real part of the rightmost root found by qpmr at one point (NaN if it finds none)."""
     import qpmr
@@ -65,8 +102,15 @@ def main():
     parser.add_argument("--grid", type=int, default=500, help="points per axis (default 500)")
     parser.add_argument("--qpmr-points", type=int, default=200, help="random grid points checked with qpmr")
     parser.add_argument("--repeat", type=int, default=5, help="timing runs, best kept (default 5)")
+    parser.add_argument("--grid-check", help="comma-separated grid sizes for the check against tests' closed form")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.grid_check:
+        model = get_model("rcp")
+        exact_region(model, [1.0], [0.5])
+        rows = [grid_check(model, int(n), args.repeat) for n in args.grid_check.split(",")]
+        print(json.dumps(rows) if args.json else "\n".join(json.dumps(r) for r in rows))
+        return
 
     model = get_model("rcp")
     alphas = np.linspace(2.0 / args.grid, 2.0, args.grid)

@@ -8,7 +8,9 @@ its flows run ns-3's default TCP with BulkSend applications.
 Events are not the same unit in both simulators (ns-3 schedules several events per packet
 hop), so the output also gives simulated seconds per wall-clock second, a unit-free figure.
 
-Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3]
+``--flows-scaling`` instead compares C events per wall second at 10 and 1000 flows (interleaved medians).
+
+Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3] [--flows-scaling]
 """
 from __future__ import annotations
 
@@ -55,6 +57,20 @@ def measure_rcpstab(t_end: float) -> dict:
         "ratio": py.wall_time_s / c.wall_time_s,
         "c_sim_s_per_wall_s": t_end / c.wall_time_s,
     }
+
+
+def flows_scaling(t_end: float, flows=(10, 1000), repeat: int = 3) -> dict:
+    """C events per wall second of the same dumbbell with 10 and with 1000 long flows: medians of interleaved
+    runs (issue 26: flat in N means the 1000-flow figure within 1.5x of the 10-flow one). The wall time is
+    the whole run, the router's Python control path every interval included."""
+    rates: dict = {n: [] for n in flows}
+    for _ in range(repeat):
+        for n in flows:
+            scenario = dataclasses.replace(BENCH, long_flows=((0.0, math.inf),) * n)
+            rates[n].append(run_scenario(scenario, **GAINS, backend="c", t_end=t_end).events_per_s)
+    median = {n: sorted(r)[len(r) // 2] for n, r in rates.items()}
+    return {"t_end_s": t_end, **{f"events_per_s_{n}_flows": round(v) for n, v in median.items()},
+            "ratio_first_to_last": round(median[flows[0]] / median[flows[-1]], 2)}
 
 
 def ns3_worker(t_end: float) -> None:
@@ -134,7 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ns3-t-end", type=float, default=5.0, help="simulated seconds for ns-3 (default 5)")
     parser.add_argument("--no-ns3", action="store_true", help="skip the ns-3 comparison")
     parser.add_argument("--ns3-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--flows-scaling", action="store_true", help="only events/s at 10 vs 1000 flows")
     args = parser.parse_args(argv)
+    if args.flows_scaling:
+        print(json.dumps(flows_scaling(min(args.t_end, 5.0))))
+        return 0
     if args.ns3_worker:
         ns3_worker(args.ns3_t_end)
         return 0

@@ -5,6 +5,7 @@ The notebooks in ``notebooks/`` are committed without outputs; myst-nb executes 
 during the build, so the pages show freshly computed figures.
 """
 import shutil
+import sys
 from pathlib import Path
 
 import rcpstab
@@ -12,6 +13,8 @@ import rcpstab
 # The API pages are generated anew on every build: pages of modules that moved or were removed
 # would otherwise linger from an earlier build and fail it (toctree warnings, failed imports).
 shutil.rmtree(Path(__file__).parent / "api", ignore_errors=True)
+# local extensions: _ext/mathml.py renders the math at build time (the pages need no network)
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 
 project = "rcpstab"
 author = "the rcpstab developers"
@@ -23,10 +26,11 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
-    "sphinx.ext.mathjax",
+    "mathml",
     "sphinxarg.ext",
 ]
-exclude_patterns = ["_build", "**.ipynb_checkpoints"]
+exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints"]
+html_math_renderer = "mathml"
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 
 # API reference: one page per module, generated from the docstrings (numpydoc style).

@@ -29,7 +29,12 @@ EPILOG = "Run 'rcpstab COMMAND --help' for a command's options, defaults, units 
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors are a single line and exit code 2."""
+    """An ArgumentParser whose usage errors are a single line and exit code 2, and that takes no
+    abbreviation of a long option (``portrait --rtt 0.1`` must not run as ``--rtts 0.1``)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
@@ -119,9 +124,12 @@ def _main(argv) -> int:
         from .commands.edge import check_arguments  # here, not at the top: --help stays as fast as Python
 
         check_arguments(args)
-        return args.run(args)
+        from .commands.output import safe_outputs
+
+        with safe_outputs(args):  # outputs written atomically, never one path for two of them
+            return args.run(args)
     except InputError as exc:
-        print(f"rcpstab {args.command}: error: {_first_line(exc)}", file=sys.stderr)
+        print(f"rcpstab {args.command}: error: {as_typed(_first_line(exc), args)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except MemoryError:
         print(f"rcpstab {args.command}: error: not enough memory for this input (use a smaller grid, "
@@ -148,6 +156,15 @@ def _main(argv) -> int:
         print(f"rcpstab {args.command}: internal error: {type(exc).__name__}: {_first_line(exc)} "
               f"(a bug: please report it; {DEBUG_ENV}=1 shows the traceback)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def as_typed(message: str, args) -> str:
+    """``message`` naming each option as the user typed it (``--rtt 10``, not its new name ``--d0 10``)."""
+    import re
+
+    for name, typed in getattr(args, "typed_aliases", {}).items():
+        message = re.sub(rf"{re.escape(name)}(?![\w-])", typed, message)
+    return message
 
 
 def _first_line(exc) -> str:

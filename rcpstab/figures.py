@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from .runtime.atomic import atomic_path
 from .units import rate_text
 
 
@@ -35,8 +36,28 @@ def grid_extent(alpha, beta, single_step: float = 0.05):
 
 
 def save(fig: Figure, path: str, dpi: int = 150) -> None:
-    """Write ``fig`` to ``path``; the format follows the suffix (.png, .svg, .pdf)."""
-    fig.savefig(path, dpi=dpi)
+    """Write ``fig`` to ``path``; the format follows the suffix (.png, .svg, .pdf).
+
+    A raster figure is drawn once: matplotlib's ``savefig`` draws a figure with a layout engine
+    twice (once, not rendered, to place the axes; once to render), and the first pass still
+    resamples every image (most of the time of a large map). Here the layout engine places the
+    axes at the saved resolution first, as that first pass would, and the render is the only draw.
+    Vector formats lay out at their own 72 dpi inside ``savefig``, so they keep its two passes.
+    """
+    with atomic_path(path) as temporary:  # a full disk leaves the old figure, not a torn one
+        engine = fig.get_layout_engine()
+        if engine is None or str(path).lower().endswith((".svg", ".pdf")):
+            fig.savefig(temporary, dpi=dpi)
+            return
+        original = fig.dpi
+        fig.set_dpi(dpi)
+        try:
+            engine.execute(fig)
+            fig.set_layout_engine("none")
+            fig.savefig(temporary, dpi=dpi)
+        finally:
+            fig.set_layout_engine(engine)
+            fig.set_dpi(original)
 
 
 def draw_and_save(draw, data, path: str, figsize=(6.4, 4.8), **kwargs) -> None:
@@ -46,12 +67,30 @@ def draw_and_save(draw, data, path: str, figsize=(6.4, 4.8), **kwargs) -> None:
     save(fig, path)
 
 
+def buffer_summary(traj) -> str:
+    """``; buffer 1 C·d0, dropped up to 0.52 C·d0 per start`` for a trajectory run with a buffer, else ``""``.
+
+    The dropped volume is the model's ``dropped`` state at the end, in the model's queue unit
+    (C*d0 for RCP); summaries append it so that a user reads which buffer ran and what it cost.
+    """
+    params = getattr(traj, "params", {}) or {}
+    if params.get("buffer") is None or not np.all(np.isfinite(np.asarray(params["buffer"], float))):
+        return ""
+    scale = np.asarray(traj.capacity * traj.d0, float)
+    size = np.asarray(params["buffer"], float) / scale
+    dropped = np.asarray(traj.states["dropped"][-1], float) / scale if "dropped" in traj.states else np.zeros(1)
+    size_text = f"{float(size.min()):.3g}" if np.ptp(size) == 0 else f"{float(size.min()):.3g}-{float(size.max()):.3g}"
+    return (f"; buffer {size_text} C·d0, dropped {float(dropped.min()):.3g}-{float(dropped.max()):.3g} C·d0 "
+            f"over the starts")
+
+
 def network_caption(params: dict) -> str:
     """``C = 150 Mb/s, d0 = 200 ms, N = 10, T = 10 ms, buffer: none`` from SI-unit parameters.
 
     Accepts the keys the lenses use: ``C`` (bit/s), ``d0`` or ``d_0`` (s), ``N``, ``T`` (s), and
-    ``buffer_bytes`` or ``buffer_bdp``; a missing buffer is stated as none (the fluid queue
-    only has its floor at 0). Array values (a batch) show their range.
+    ``buffer_bytes``, ``buffer_bdp`` or the models' ``buffer`` (bits, shown in C·d0 when C and d0
+    are given); a missing buffer is stated as none (the fluid queue only has its floor at 0).
+    Array values (a batch) show their range.
     """
     def value(*keys):
         for key in keys:
@@ -70,8 +109,18 @@ def network_caption(params: dict) -> str:
     c_text = None if capacity is None else "C = " + "-".join(dict.fromkeys(rate_text(c) for c in capacity))
     parts = [c_text, text("d0", value("d0", "d_0", "rtt_s"), 1e-3, " ms"),
              text("N", value("N"), 1, ""), text("T", value("T"), 1e-3, " ms")]
+    bits = value("buffer")
+    if bits is not None and not np.isfinite(bits[0]):   # the models' "no buffer" is an infinite one
+        bits = None
     if value("buffer_bdp") is not None:
         parts.append(text("buffer", value("buffer_bdp"), 1, " C·d0"))
+    elif bits is not None and capacity is not None and value("d0", "d_0") is not None:
+        # the lenses' parameter: bits, one model queue unit (C*d0 for RCP) times the buffer in BDP
+        bdp = np.asarray(params["buffer"], float) / (np.asarray(params["C"], float) * np.asarray(
+            params.get("d0", params.get("d_0")), float))
+        parts.append(text("buffer", (float(bdp.min()), float(bdp.max())), 1, " C·d0"))
+    elif bits is not None:
+        parts.append(text("buffer", bits, 8e3, " kB"))
     elif value("buffer_bytes") is not None:
         parts.append(text("buffer", value("buffer_bytes"), 1e3, " kB"))
     else:
@@ -100,11 +149,12 @@ def region_caption(region) -> str:
     if region.method in ("exact", "bode", "nyquist", "margins", "certified"):
         return LINEAR_CAPTION
     configs = meta.get("configurations") or []
+    buffer = {"buffer_bdp": meta["buffer_bdp"]} if meta.get("buffer_bdp") is not None else {}
     if len(configs) == 1:
-        return network_caption(configs[0])
+        return network_caption(dict(configs[0], **buffer))
     if configs:
         keys = [k for k in ("C", "d0", "N", "T") if k in configs[0]]
-        ranges = network_caption({k: [c[k] for c in configs] for k in keys})
+        ranges = network_caption(dict({k: [c[k] for c in configs] for k in keys}, **buffer))
         lost = len(meta.get("unreachable_configurations") or [])
         left_out = f"; {lost} unreachable left out" if lost else ""
         return f"common to {len(configs)} configurations ({ranges}){left_out}"

@@ -32,3 +32,32 @@ def test_the_two_solvers_agree_bracket_for_bracket(monkeypatch):
 
 def test_an_end_that_is_exactly_a_root_is_returned():
     assert bisect_brackets(lambda x, k: x - 1.0, np.array([1.0]), np.array([3.0]))[0] == 1.0
+
+
+def _scipy_roots(f, lo, hi):
+    from scipy.optimize import elementwise
+
+    k = np.arange(lo.size).astype(float)
+    return np.asarray(elementwise.find_root(lambda x, kk: f(x, kk.astype(int)), (lo, hi), args=(k,)).x)
+
+
+@pytest.mark.parametrize("case", ["cubic", "phase", "steep", "pole", "edges"])
+def test_numpy_chandrupatla_is_scipys_bit_for_bit(case):
+    from rcpstab.linear.chandrupatla import find_roots
+
+    c = np.random.default_rng(1).uniform(0.1, 10.0, 500)
+    lo, hi = np.zeros(c.size), np.full(c.size, 4.0)
+    f = {"cubic": lambda x, k: x**3 - c[k],
+         "phase": lambda x, k: x * np.sin(x) - c[k] / 6.0,
+         "steep": lambda x, k: np.tanh(50.0 * (x - c[k] / 3.0)),
+         "pole": lambda x, k: 1.0 / (x - 2.0 - c[k] / 100.0),      # a sign change through a pole
+         "edges": lambda x, k: x - 1.0}[case]
+    if case == "phase":   # x sin x rises from 0 to 1.82 on [0, 2]
+        hi = np.full(c.size, 2.0)
+    if case == "edges":   # an end exactly at the root, no sign change (NaN), an infinite end
+        lo, hi = np.array([1.0, 2.0, 0.0]), np.array([3.0, 3.0, np.inf])
+    with np.errstate(all="ignore"):
+        ours, theirs = find_roots(f, lo, hi), _scipy_roots(f, lo, hi)
+    assert np.array_equal(ours, theirs, equal_nan=True)
+    finite = np.isfinite(theirs)
+    assert finite.sum() >= (1 if case == "edges" else c.size // 2)

@@ -165,7 +165,7 @@ def test_suggestion_is_the_nearest_point_that_passes_by_brute_force(monkeypatch)
     """On a small grid, suggest() agrees with running the full check on every point."""
     import importlib
 
-    suggest_module = importlib.import_module("rcpstab.check.suggest")  # the package re-exports the function
+    suggest_module = importlib.import_module("rcpstab.check.suggestion")  # the package re-exports the function
 
     grid = [(0.5, 0.6), (0.9, 0.5), (0.45, 0.25), (0.4, 0.2), (1.6, 0.6), (0.2, 0.05)]
     monkeypatch.setattr(suggest_module, "_grid", lambda config: grid)

@@ -163,3 +163,28 @@ def test_rcpac_stable_count_from_the_issue():
     model = get_model("rcpac")
     exact = exact_region(model, np.linspace(0.02, 2, 100), np.linspace(0.01, 1, 100))
     assert exact.stable.sum() == 494
+
+
+def test_labels_on_a_crossing_and_in_any_axis_order():
+    """A grid alpha exactly on a crossing is labelled -1 (a root on the axis), and the labels of a shuffled
+    axis with repeats are the sorted axis' labels shuffled alike; every other label is the row's start
+    count plus the directions of the crossings left of it (the definition, point by point)."""
+    from rcpstab.linear.exact import exact_region, row_structure
+
+    betas = np.array([0.1, 0.3, 0.45])
+    s = row_structure(get_model("rcp"), betas, 0.05, 2.0)
+    on = s.alpha[s.row_slice(1)]                                   # the crossings of row beta = 0.3
+    alphas = np.sort(np.r_[np.linspace(0.05, 2.0, 40), on])
+    r = exact_region("rcp", alphas, betas, crosscheck=False)
+    Z = r.table["unstable_roots"].reshape(betas.size, alphas.size)
+    for j in range(betas.size):
+        sl = s.row_slice(j)
+        for i, a in enumerate(alphas):
+            expected = -1 if np.any(s.alpha[sl] == a) else s.z_start[j] + s.direction[sl][s.alpha[sl] < a].sum()
+            assert Z[j, i] == expected
+    assert np.count_nonzero(Z[1] == -1) == on.size >= 2
+    shuffle = np.random.default_rng(0).permutation(np.r_[alphas, alphas[:5]])
+    shuffled = exact_region("rcp", shuffle, betas, crosscheck=False)
+    index = np.searchsorted(alphas, shuffle)
+    assert np.array_equal(shuffled.stable, r.stable[:, index])
+    assert np.array_equal(shuffled.table["unstable_roots"].reshape(betas.size, -1), Z[:, index])

@@ -165,7 +165,7 @@ def test_exact_ps_queue_agrees_with_eq_4_1():
 # arrivals (the fair reference). For short flows the ratio is (1.5 RTPD + queueing) / 1.5 RTPD:
 # FACTOR = 1.3 allows a mean queue of 0.45 RTPD, far above the 2% of C x RTPD the thesis
 # reports for RCP (Fig. 4.13). Honest note: seeds 1 and 2 had been looked at (worst 1.06 and
-# 1.15 at rho = 0.9) before FACTOR was fixed; benchmarks/bench_fct.py reports further seeds.
+# 1.15 at rho = 0.9) before FACTOR was fixed; experiments/fct.py reports further seeds.
 FACTOR = 1.3
 SHORT_PKTS = 255
 

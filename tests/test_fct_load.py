@@ -93,7 +93,7 @@ def _keys(obj, out):
 
 
 def test_help_documents_every_output_column():
-    cmd = [sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.4", "--beta", "0.3", "--C", "10e6", "--rtt", "0.05",
+    cmd = [sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.4", "--beta", "0.3", "--C", "10e6", "--d0", "0.05",
            "--load", "0.5", "--flows", "200", "--sizes", "exponential:mean=5"]
     js = json.loads(subprocess.run(cmd + ["--json"], capture_output=True, text=True, check=True).stdout)
     help_text = subprocess.run(cmd[:4] + ["--help"], capture_output=True, text=True, check=True).stdout

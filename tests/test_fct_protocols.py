@@ -46,7 +46,7 @@ def test_tcp_is_refused_without_ns3_in_one_line():
     with pytest.raises(InputError, match="bench"):
         check_protocol("tcp")
     p = subprocess.run([sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.1", "--beta", "1", "--C", "1e7",
-                        "--rtt", "0.1", "--load", "0.5", "--flows", "20", "--protocol", "rcp,tcp"],
+                        "--d0", "0.1", "--load", "0.5", "--flows", "20", "--protocol", "rcp,tcp"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "ns-3" in p.stderr
 

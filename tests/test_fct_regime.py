@@ -59,7 +59,7 @@ def test_packet_flows_pile_up_above_rho_star_and_not_below():
 def test_two_methods_agree_on_the_regime_and_the_packet_queue_closes_the_gap():
     # Fixed 37-packet flows (15% of a BDP) at 0.9, the issue's case: the fluid model without the
     # packet-scale queue stays near 4-5x PS; with it, it reaches the packet simulator's pile-up.
-    # Tolerances set after looking at seed 1 (issue 24 notes); benchmarks/bench_fct_regime.py
+    # Tolerances set after looking at seed 1 (issue 24 notes); experiments/fct_regime.py
     # reports the map on other points.
     r = compare_methods(0.1, 1.0, capacity_bps=C, rtt_s=D, load=0.9, sizes=parse_sizes("fixed:size=37"),
                         n_flows=5000, seed=1, fluid_dt_s=1e-3)
@@ -84,7 +84,7 @@ def test_fct_summary_names_the_regime():
     import subprocess
     import sys
 
-    base = [sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.1", "--beta", "1", "--rtt", "0.1", "--flows", "1500"]
+    base = [sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.1", "--beta", "1", "--d0", "0.1", "--flows", "1500"]
     above = subprocess.run(base + ["--C", "20e6", "--load", "0.9", "--sizes", "fixed:size=37"], capture_output=True,
                            text=True, check=True).stdout
     assert "regime:" in above and "u* = 0.876" in above

@@ -87,7 +87,7 @@ def test_flow_simulator_at_a_held_rate_matches_the_fcfs_queue():
 
 
 def test_fixed_rate_cli_rejects_bad_rates_in_one_line():
-    cmd = [sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.1", "--beta", "1", "--C", "1e7", "--rtt", "0.1",
+    cmd = [sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.1", "--beta", "1", "--C", "1e7", "--d0", "0.1",
            "--load", "0.5", "--flows", "50", "--fixed-rate"]
     for bad in ("2e7", "abc", "-1"):
         p = subprocess.run(cmd + [bad], capture_output=True, text=True)

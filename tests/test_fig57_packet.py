@@ -5,7 +5,7 @@ flow's RTT is 2.002 s against the short flows' 4 ms (a ratio of 500 instead of 5
 the one flow L1 controls is slow and a small share of L1's packets). A 200 s run is 100 of
 its round trips, as the fluid tests' 400 s are 20 at full size. One test runs the packet
 network at full size (2000 s simulated, ~20 s wall) at the slow point, where the scaled variant
-does not settle; benchmarks/bench_fig57.py runs both points at full size, packet and fluid.
+does not settle; experiments/fig57.py runs both points at full size, packet and fluid.
 """
 import json
 
@@ -39,7 +39,7 @@ PACKET_SLOW_FINDING = (
     "weighted by beta/alpha = 10 over L3's small RTT estimate, pulls L3 under 100/49 Mb/s; L1 then grants the "
     "long flow more, and when L3 recovers L1 is overloaded for a long round trip, a queue inflates the short "
     "flows' RTTs and L3's estimate, and the cycle restarts (~250 s period, rates -40%..+13% around the targets). "
-    "At full size (test_full_size_packet_run_converges_at_slow_point, bench_fig57.py) L3's estimate stays "
+    "At full size (test_full_size_packet_run_converges_at_slow_point, experiments/fig57.py) L3's estimate stays "
     "inflated for the whole run and both links settle")
 
 

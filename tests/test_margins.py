@@ -62,3 +62,32 @@ def test_growing_both_gains_by_the_gain_margin_reaches_the_boundary(rcp):
 def test_margins_reject_bad_gains(rcp):
     with pytest.raises(InputError):
         margins(rcp, 0.0, 0.2)
+
+
+@pytest.mark.parametrize("gain", [0.1, 0.5, 1.0, 2.0])
+def test_alpha_equal_beta_has_no_gain_margin(rcp, gain):
+    """App. C: for alpha/beta <= 1 the phase leaves -180 deg downwards at w -> 0, where |G| is
+    infinite, so no loop gain K stabilizes K*G. At alpha = beta the departure is -w**3/3
+    (atan(w) - w): it once drowned in the rounding of -pi and gave (0.5, 0.5) a gain margin of 1.85e-10."""
+    m = margins(rcp, gain, gain)
+    assert not m.stable
+    assert m.gain_margin is None and m.phase_crossover_w is None
+    assert "alpha/beta <= 1" in m.notes["gain_margin"]
+    assert m.unstable_roots == 2   # the complex pair of the rightmost root, as for (0.4, 0.6)
+
+
+@pytest.mark.parametrize("excess", [1e-4, 1e-8, 1e-10])
+@pytest.mark.parametrize("beta", [0.2, 1.0])
+def test_gain_margin_just_above_alpha_equal_beta_matches_closed_form(rcp, beta, excess):
+    """alpha/beta = r slightly above 1: the phase -pi + atan(r w) - w rises above -180 deg and falls back
+    through it at the root w_c of atan(r w) = w (about sqrt(3 (r - 1))); K*G is stable for K < 1/|G(j w_c)|,
+    the unstable loop's gain margin."""
+    alpha = beta * (1 + excess)
+    r = alpha / beta
+    w_c = brentq(lambda w: np.arctan(r * w) - w, 1e-3 * np.sqrt(3 * excess), 10 * np.sqrt(3 * excess),
+                 xtol=1e-300, rtol=1e-15)
+    expected = w_c ** 2 / abs(alpha * 1j * w_c + beta)
+    m = margins(rcp, alpha, beta)
+    assert not m.stable
+    assert m.phase_crossover_w == pytest.approx(w_c, rel=1e-6)
+    assert m.gain_margin == pytest.approx(expected, rel=1e-6)

@@ -133,7 +133,7 @@ def test_the_jump_at_d0_equal_T_is_rcp_reading_y_at_the_update_instant():
     """(2.0, 0.1), T = 10 ms, App. E's C and N: rcp settles at d0 = T and swings at d0 = 1.01 T (and
     0.99 T settles: the delay read at the instant is one interval shorter up to d0 = T); the
     router-timed model swings at all three, continuously in d0, as the packet router does
-    (benchmarks/bench_interval_ratio.py)."""
+    (experiments/interval_ratio.py)."""
     def late_swing(model, d0):
         run = simulate(get_model(model), {"alpha": 2.0, "beta": 0.1, "d0": d0, "T": 0.01},
                        {"gamma0": 0.5, "q0": 0.0}, 30.0)

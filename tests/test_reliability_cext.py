@@ -131,7 +131,7 @@ def _instances():
 
 
 def test_every_entry_point_survives_hostile_arguments():
-    """Under benchmarks/sanitize_datapath.sh this walks every C entry point with AddressSanitizer on."""
+    """Under tests/sanitize_datapath.sh this walks every C entry point with AddressSanitizer on."""
     covered = set()
     for name, obj in _instances().items():
         methods = [m for m in dir(obj) if not m.startswith("_")]

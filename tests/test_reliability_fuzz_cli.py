@@ -7,7 +7,9 @@ short and a slow run means a hang. The fast test draws a few examples per subcom
 one many more.
 """
 import atexit
+import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -95,6 +97,22 @@ COMMANDS = {
                        option("--scenario", "fig5.3", "testbed", "nope")]),
     "network": argv_for("network", GAINS + [option("--t-end", "1", "2")], [flag("--json"),
                                                                             option("--scenario", "fig5.7", "x")]),
+    # issue 27: the commands and options the first fuzzing did not reach
+    "fct": argv_for("fct", GAINS + [option("--C", "10e6", "1e13", "1e3"), option("--rtt", "0.1"),
+                                    option("--load", "0.5", "1e-12", "1e-5"), option("--flows", "200", "1", "1000000000")],
+                    [option("--buffer-bdp", "1", "1e30", "1e308"), option("--replications", "1", "2", "200"),
+                     option("--sizes", "fixed:size=10", "fixed:size=1e9", "exponential:mean=5"),
+                     option("--arrivals", "poisson", "pareto:shape=1.5"), option("--eta", "1", "0.9"),
+                     option("--seed", "0"), flag("--json")]),
+    "flash-crowd": argv_for("cosim", GAINS + [option("--scenario", "flash-crowd")],
+                            [option("--C", "1e8", "1e11", "1e3"), option("--N", "2", "1000000"),
+                             option("--rtt", "0.05"), option("--buffer", "1", "1e30"), flag("--json")]),
+    "bifurcation": argv_for("bifurcation", [option("--alpha", "1.2:1.3:0.1", "1.2"), option("--beta", "0.3", "0.3,0.3")],
+                            [option("--rtts", "20", "1e-320"), option("--C", "1e8"), option("--N", "10"),
+                             option("--T", "0.01"), option("--d0", "0.2"), flag("--json")]),
+    "bode": argv_for("bode", GAINS, [MODELS, option("--pade", "2"), flag("--json")]),
+    "nyquist": argv_for("nyquist", GAINS, [MODELS, option("--pade", "2"), flag("--json")]),
+    "theorem1": argv_for("theorem1", [], [flag("--details"), flag("--json")]),
 }
 
 
@@ -119,11 +137,18 @@ def run_once(argv, capsys):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert code in (0, 1, 2, 130), (argv, code, err)
     assert "Traceback" not in err and "internal error" not in err, (argv, err)
     if code == 2:
         assert err.strip(), argv  # a refusal says why
+        # one line (argparse's usage line aside; a warning has its own line)
+        errors = [line for line in err.splitlines() if "error:" in line]
+        assert len(errors) == 1, (argv, err)
+    if code == 0:  # issue 27: no NaN with exit 0, in the summary or the JSON
+        assert not re.search(r"\bnan\b", out, re.IGNORECASE), (argv, out[-500:])
+        if "--json" in argv and out.strip().startswith(("{", "[")):
+            json.loads(out, parse_constant=lambda c: pytest.fail(f"{argv}: non-strict JSON constant {c}"))
     assert time.time() - started < TIME_LIMIT_S
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < MEMORY_LIMIT_KB, argv
 

@@ -2,7 +2,7 @@
 
 The packet router's jitter queue holds its equilibrium 0.06% below C (measured at 100 Mb/s:
 R/C = 0.09994), on the clamped side; at that offset the fluid model's cycle is gone too
-(benchmarks/bench_standing_queue.py runs the packet side).
+(experiments/standing_queue.py runs the packet side).
 """
 import numpy as np
 import sympy as sp

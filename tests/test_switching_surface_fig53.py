@@ -1,7 +1,7 @@
 """Packet converged where rcp-router cycles at fig5.3's own 10 Mb/s: the queue's switching surface.
 
 Category B of the packet map's disagreements (alpha 0.95-1.25, beta 0.45-0.95; docs notebook 05,
-benchmarks/bench_region_counterfactuals.py --switching): rcp-router's equilibrium lies on the
+experiments/region_counterfactuals.py --switching): rcp-router's equilibrium lies on the
 surface (y = C, q = 0) and its small cycle is the switched system's; the packet router's paced
 flows keep a jitter queue of about 2 packets, which the rate law balances by holding R/C 1-2%
 below C/N, so the link runs under C and the loop is the stable alpha-only one. Moving only the

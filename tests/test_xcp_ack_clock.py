@@ -1,21 +1,14 @@
-"""The ack-clock experiment of benchmarks/xcp_ack_clock.py: XCP's router loop closed by window senders.
+"""XCP's router loop closed by window senders (rcpstab.packet.lens.ack_clock; experiments/xcp_ack_clock.py).
 
 Checked against a closed form: while the queue is empty and y < C, the ack clock repeats each
 interval's input one round trip later plus the window change stamped an interval before, so the
 per-interval means obey Y[k+1] = Y[k] + alpha (1 - Y[k-1]) exactly.
 """
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from rcpstab.packet.lens import ack_clock as ack
 from rcpstab.verdicts.judgement import CONVERGED, LIMIT_CYCLE
-
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "xcp_ack_clock.py"
-_spec = importlib.util.spec_from_file_location("xcp_ack_clock", _PATH)
-ack = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ack)
 
 
 def test_ack_clock_follows_its_recursion_below_capacity():

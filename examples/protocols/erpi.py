@@ -53,6 +53,8 @@ MODEL = ModelSpec(
     initial_state={r: gamma0 * mu, b: q0},
     clamps=(Clamp(r), Clamp(b)),
     queue_scale=mu * tau,  # the queue is judged in bandwidth-delay products
+    capacity=mu,           # gamma = r/mu: the rate as a share of the link
+    flows=n_src,           # what a change in the number of flows sets (the packet scenarios' N(t))
     domains={
         kappa_r: Domain("kappa_r", 0.0, low_open=True),
         kappa_q: Domain("kappa_q", 0.0, low_open=True),

@@ -26,7 +26,8 @@ def rightmost_real(model: ModelSpec, alpha: float, beta: float) -> float:
     except InputError:
         # a model whose loop the regions lens cannot normalize (e.g. no d0 scaling): the same
         # collocation estimate, polished on det Delta(lambda) at the model's own parameter values
-        values = {**{s.name: v for s, v in model.parameters.items()}, "alpha": alpha, "beta": beta}
+        first, second = (sym.name for sym in model.loop_parameters)
+        values = {**{s.name: v for s, v in model.parameters.items()}, first: alpha, second: beta}
         return float(_rightmost(model, values).real * _time_scale(model, values))
 
 

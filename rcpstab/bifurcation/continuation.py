@@ -20,8 +20,10 @@ import math
 import numpy as np
 
 from ..errors import InputError
+from ..models import as_model
 from ..models.spec import ModelSpec
-from ..phaseplane.setup import make_integrator
+from ..phaseplane.compiled import compile_model
+from ..phaseplane.setup import make_integrator, own_name, parameter_values
 from .boundary import linear_boundary, rightmost_real
 from .measure import attractor_interval, disagree, measure_cycles
 from .result import BifurcationDiagram
@@ -51,7 +53,7 @@ def _state(amplitude, growth, finite, peak, gamma_eq):
 
 
 def bifurcation_sweep(model: ModelSpec, values, fixed, parameter: str = "alpha", rtts: float = RTTS_PER_POINT,
-                      network: dict | None = None, start: tuple = (None, 0.0), dt: float | None = None,
+                      params: dict | None = None, start: tuple = (None, 0.0), dt: float | None = None,
                       kick: float = KICK) -> BifurcationDiagram:
     """Continue the attractor of ``model`` over ``values`` of one gain, up and down, for each fixed other gain.
 
@@ -63,13 +65,15 @@ def bifurcation_sweep(model: ModelSpec, values, fixed, parameter: str = "alpha",
     fixed : array_like
         Values of the other gain; every one is swept in the same batch.
     parameter : {'alpha', 'beta'}
-        The swept gain.
+        The swept gain: the model's first or second loop gain, whatever it calls them.
     rtts : float
-        Integration per gain value, RTTs; the last half is measured.
-    network : dict, optional
-        ``C`` (bit/s), ``d0`` (s), ``N``, ``T`` (s); App. E's defaults otherwise.
+        Integration per gain value, in the model's time unit (RTTs); the last half is measured.
+    params : dict, optional
+        Any other declared parameter by name or declared alias (``C`` bit/s, ``d0`` s, ``N``,
+        ``T`` s for RCP); the model's own values otherwise (None values are ignored).
     start : (float or None, float)
-        Initial R/C (None: twice the equilibrium, the thesis' doubled load) and queue (in C*d0).
+        Initial normalized rate (None: twice the equilibrium, the thesis' doubled load) and queue
+        (in the model's queue unit, C*d0 for RCP; in time units for a model that declares none).
     dt : float, optional
         Integration step (s); the model's default otherwise.
     kick : float
@@ -86,6 +90,7 @@ def bifurcation_sweep(model: ModelSpec, values, fixed, parameter: str = "alpha",
     >>> [p["state"] for p in d.points if p["direction"] == "up"]
     ['decaying', 'decaying']
     """
+    model = as_model(model)
     if parameter not in GAINS:
         raise InputError(f"swept gain {parameter!r}: choose alpha or beta")
     other = GAINS[1 - GAINS.index(parameter)]
@@ -95,26 +100,29 @@ def bifurcation_sweep(model: ModelSpec, values, fixed, parameter: str = "alpha",
         raise InputError(f"{parameter} values must be increasing")
     if not (math.isfinite(rtts) and rtts >= 20):
         raise InputError(f"rtts per point = {rtts}: must be >= 20")
-    network = {k: v for k, v in (network or {}).items() if v is not None}
-    defaults = {s.name: v for s, v in model.parameters.items()}
-    d0 = float(network.get("d0", defaults.get("d_0", 1.0)))
-    N = float(network.get("N", defaults.get("N", 1.0)))
-    C = float(network.get("C", defaults.get("C", 1.0)))
+    params = {k: v for k, v in (params or {}).items() if v is not None}
+    # the scales of the run, from what the model declares: its time unit, equilibrium rate and queue unit
+    compiled = compile_model(model)
+    at = parameter_values(compiled, {**params, parameter: values[0], other: fixed[0]})
+    rest = [float(f(*[0.0] * compiled.n_states, *at)) for f in compiled.equilibrium]
+    d0 = float(compiled.time_scale(*at))
+    queue_unit = float(compiled.queue_scale(*at)) if compiled.judged else d0
+    settled = float(compiled.gamma(*rest, *at))
+    network = {model.public_name(sym): float(at[list(model.parameters).index(sym)])
+               for sym in model.configuration_parameters}
 
     branches = [(f, direction) for f in fixed for direction in ("up", "down")]
     other_values = np.array([f for f, _ in branches])
     up = np.array([direction == "up" for _, direction in branches])
-    gamma0 = np.full(len(branches), min(1.0, 2.0 / N) if start[0] is None else start[0])
-    q0 = np.full(len(branches), float(start[1]) * C * d0)
+    gamma0 = np.full(len(branches), min(1.0, 2.0 * settled) if start[0] is None else start[0])
+    q0 = np.full(len(branches), float(start[1]) * queue_unit)
 
     def gains_at(i):
         return np.where(up, values[i], values[values.size - 1 - i])
 
-    integrator = make_integrator(model, {**network, parameter: gains_at(0), other: other_values},
+    integrator = make_integrator(model, {**params, parameter: gains_at(0), other: other_values},
                                  {"gamma0": gamma0, "q0": q0}, dt)
-    compiled = integrator.model
-    names = compiled.param_names
-    swept_index = names.index(parameter)
+    swept_index = compiled.param_names.index(own_name(model, parameter))
     x_start = np.stack(integrator.states, axis=1)
     eq = np.array([np.broadcast_to(f(*[0.0] * compiled.n_states, *integrator.params), (len(branches),))
                    for f in compiled.equilibrium]).T
@@ -128,7 +136,7 @@ def bifurcation_sweep(model: ModelSpec, values, fixed, parameter: str = "alpha",
         states = [recorded[:, :, s] for s in range(compiled.n_states)]
         with np.errstate(all="ignore"):
             gamma = np.asarray(compiled.gamma(*states, *integrator.params)) * np.ones_like(states[0])
-            queue = np.asarray(compiled.queue(*states, *integrator.params)) * np.ones_like(states[0]) / (C * d0)
+            queue = np.asarray(compiled.queue(*states, *integrator.params)) * np.ones_like(states[0]) / queue_unit
         t_rtt = np.arange(1, n_steps + 1) * integrator.dt / d0
         m = measure_cycles(t_rtt, gamma, queue, (1 - MEASURED_FRACTION) * rtts)
         peak = np.nanmax(np.abs(np.nan_to_num(gamma, nan=np.inf)), axis=0)
@@ -149,9 +157,9 @@ def bifurcation_sweep(model: ModelSpec, values, fixed, parameter: str = "alpha",
     boundaries = {float(f): linear_boundary(model, parameter, values, **{other: float(f)}) for f in fixed}
     for row in rows:
         row["rightmost_real_rtt"] = rightmost_real(model, row["alpha"], row["beta"])
-    return BifurcationDiagram(model=model.name, parameter=parameter, fixed_parameter=other, rows=rows,
+    return BifurcationDiagram(model=model, parameter=parameter, fixed_parameter=other, rows=rows,
                               boundaries=boundaries, gamma_eq=float(gamma_eq[0]),
-                              settings={"rtts_per_point": rtts, "d0": d0, "N": N, "C": C, "kick": kick,
+                              settings={"rtts_per_point": rtts, **network, "kick": kick,
                                         "dt": integrator.dt, "start_gamma": float(gamma0[0]),
                                         "start_queue_bdp": float(start[1])})
 

@@ -181,6 +181,14 @@ def _time_scale(model: ModelSpec, values: dict) -> float:
     return float(f(*_parameter_values(model, values)))
 
 
+def _queue_scale(model: ModelSpec, values: dict) -> float:
+    """The model's declared queue unit at ``values`` (C*d0 for RCP), or its time unit if it declares none."""
+    if model.queue_scale is None:
+        return _time_scale(model, values)
+    f = sp.lambdify(tuple(model.parameters), model.queue_scale, modules="numpy")
+    return float(f(*_parameter_values(model, values)))
+
+
 def _newton_root(num: _Numeric, lam: complex, iterations: int = 60) -> complex:
     """Newton's method on det Delta(lambda), with d det/d lambda = det * tr(Delta^-1 Delta')."""
     for _ in range(iterations):
@@ -318,7 +326,7 @@ def first_lyapunov(model: ModelSpec, parameter: str = "alpha", **values) -> Hopf
     else:
         radius = np.sqrt(abs(speed / c1.real))                  # |z| per sqrt(|mu - mu*|)
         gamma_coefficient = float(2 * radius * abs(num.gamma_gradient @ q))
-        queue_scale = values.get("C", 1.0) * d0        # q in units of C*d0 (models without C: of d0)
+        queue_scale = _queue_scale(model, values)      # q in the model's queue unit (C*d0 for RCP; else d0)
         queue_coefficient = float(2 * radius * abs(num.queue_gradient @ q) / queue_scale)
     return HopfPoint(model=model.name, parameter=parameter, critical=float(values[parameter]),
                      values={k: v for k, v in values.items() if k != parameter},

@@ -51,7 +51,7 @@ def bifurcation_plot(diagram: BifurcationDiagram, ax=None, title: str | None = N
     ax.set_ylim(bottom=0.0)  # an amplitude: symlog would otherwise offer negative decades
     ax.set_xlabel(diagram.parameter)
     ax.set_ylabel("limit-cycle amplitude, % of equilibrium R/C")
-    ax.set_title(title or f"Bifurcation diagram, model '{diagram.model}' (dotted: exact linear boundary; "
+    ax.set_title(title or f"Bifurcation diagram, model '{diagram.model.name}' (dotted: exact linear boundary; "
                  "open: still growing or decaying)", fontsize=8)
     ax.legend(fontsize=7)
     return ax

@@ -5,6 +5,8 @@ import json
 import math
 from dataclasses import dataclass, field
 
+from ..models.spec import ModelSpec
+
 __all__ = ["BifurcationDiagram"]
 
 # Why a number is missing, for strict JSON (null plus a reason).
@@ -23,7 +25,8 @@ class BifurcationDiagram:
 
     Attributes
     ----------
-    model : str
+    model : ModelSpec
+        The model continued (the object: plotting never looks a name up again).
     parameter, fixed_parameter : str
         The swept gain and the gain held at each of the branches' values.
     rows : list of dict
@@ -41,7 +44,7 @@ class BifurcationDiagram:
         Run length per point, network, step, kick, start.
     """
 
-    model: str
+    model: ModelSpec
     parameter: str
     fixed_parameter: str
     rows: list
@@ -77,7 +80,7 @@ class BifurcationDiagram:
             if reasons:
                 point["null_reasons"] = reasons
             points.append(point)
-        return {"model": self.model, "parameter": self.parameter, "fixed_parameter": self.fixed_parameter,
+        return {"model": self.model.name, "parameter": self.parameter, "fixed_parameter": self.fixed_parameter,
                 "gamma_eq": self.gamma_eq, "hysteresis": self.hysteresis,
                 "boundaries": [{self.fixed_parameter: k, self.parameter: v} for k, v in self.boundaries.items()],
                 "settings": self.settings, "points": points}
@@ -91,7 +94,7 @@ class BifurcationDiagram:
         biggest = max((r["amplitude_relative"] for r in cycles), default=0.0)
         bound = "; ".join(f"{self.fixed_parameter}={k:g}: " + (", ".join(f"{v:.4g}" for v in b) or "none")
                           for k, b in self.boundaries.items())
-        return (f"{self.model}: {len(cycles)} of {len(self.rows)} runs on a limit cycle "
+        return (f"{self.model.name}: {len(cycles)} of {len(self.rows)} runs on a limit cycle "
                 f"(largest +/-{100 * biggest:.3g}% of R/C), hysteresis {'found' if self.hysteresis else 'none'}; "
                 f"linear boundary in {self.parameter} at {bound}")
 
@@ -102,5 +105,5 @@ class BifurcationDiagram:
 
     def __repr__(self):
         n = len({r[self.parameter] for r in self.rows})
-        return (f"BifurcationDiagram({self.model}, {self.parameter} x {n} values, "
+        return (f"BifurcationDiagram({self.model.name}, {self.parameter} x {n} values, "
                 f"{self.fixed_parameter} in {sorted(self.boundaries)}, hysteresis={self.hysteresis})")

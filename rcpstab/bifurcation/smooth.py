@@ -23,7 +23,7 @@ import sympy as sp
 
 from ..models import rcp
 from ..models.spec import ModelSpec, t
-from ..models.symbols import DEFAULTS, C, N, T, alpha, d0, eta, gamma0
+from ..models.symbols import DEFAULTS, FAMILY, C, N, T, alpha, d0, eta, gamma0
 
 __all__ = ["RCP_UNCLAMPED", "RCP_RATE", "SMOOTH_MODELS"]
 
@@ -51,6 +51,7 @@ RCP_RATE = ModelSpec(
     queue=sp.Integer(0),
     initial_state={R: gamma0 * C},
     linearize_at={eta: 1},
+    **FAMILY,
 )
 
 SMOOTH_MODELS = {m.name: m for m in (RCP_UNCLAMPED, RCP_RATE)}

@@ -15,11 +15,11 @@ from ..models import get_model
 from .config import CheckConfig
 from .envelope import envelope_networks, network
 from .fct import fct_finding
+from .feasibility import feasibility_finding, feasible
 from .finding import Finding
 from .nonlinear import LOAD_DOUBLING, NetworkResult, run_networks, step_horizon_rtt
 from .packet import packet_finding, packet_flash_crowd_finding
 
-CRITERIA = ("linear", "nonlinear", "all")
 SMALL_T_PER_RTT = 20   # "T -> 0" for the update-interval comparison: 20 updates per RTT
 
 
@@ -65,8 +65,9 @@ def _where(result: NetworkResult) -> str:
     return f"C = {n['C'] / 1e6:.4g} Mb/s, d0 = {n['d0'] * 1000:.4g} ms, N = {n['N']:g}"
 
 
-def stability_finding(results: list[NetworkResult]) -> Finding:
-    """Every envelope network converges from App. E's six initial conditions."""
+def stability_finding(results: list[NetworkResult], left_out: int = 0) -> Finding:
+    """Every envelope network converges from App. E's six initial conditions (``left_out``: networks no
+    gains can serve, not integrated)."""
     bad = [r for r in results if r.verdict != "converged"]
     slowest = max(results, key=lambda r: -1 if math.isnan(r.convergence_rtt) else r.convergence_rtt)
     if bad:
@@ -75,6 +76,8 @@ def stability_finding(results: list[NetworkResult]) -> Finding:
     else:
         text = (f"all {len(results)} envelope networks (corners and inside) converge from App. E's six initial "
                 f"conditions (queue up to 2 C*d0, held to the buffer); slowest {slowest.convergence_rtt:.3g} RTTs at {_where(slowest)}.")
+    if left_out:
+        text += f" ({left_out} networks no gains can serve left out: see envelope_feasible.)"
     return Finding("nonlinear_stability", "nonlinear", not bad, float(len(bad)), 0.0, "networks not converging", text)
 
 
@@ -94,9 +97,9 @@ FLASH_CROWD_WHY = (
     "50 = 10 + 38 (see Thresholds).")
 
 
-def step_findings(results: list[NetworkResult], config: CheckConfig) -> list[Finding]:
+def step_findings(every: list[NetworkResult], config: CheckConfig) -> list[Finding]:
     """Convergence after the load doubles and recovery after a flash crowd, both with the envelope's buffer;
-    the drops after a doubling."""
+    the drops after a doubling. Each step judges only the networks where some gains could pass it."""
     th, buffer = config.thresholds, config.envelope.buffer_bdp
     horizon = step_horizon_rtt(th.load_doubling_rtt_max, th.flash_crowd_rtt_max)
     findings = []
@@ -106,13 +109,19 @@ def step_findings(results: list[NetworkResult], config: CheckConfig) -> list[Fin
              "thesis Figs. 5.10-5.13, 7.1)"),
             ("flash_crowd", "flash_crowd", th.flash_crowd_rtt_max,
              "to recover from a flash crowd (N -> 10 N from the old equilibrium)")):
+        results = _judged(config, every, attribute)
+        if not results:
+            findings.append(_not_judged(name, "nonlinear", f"after the {name.replace('_', ' ')}"))
+            continue
+        left_out = (f" ({len(every) - len(results)} networks no gains can serve at this step left out: "
+                    f"see envelope_feasible)" if len(results) < len(every) else "")
         worst, time = _slowest_step(results, attribute)
         step = getattr(worst, attribute)
         status = (f"{time:.3g} RTTs" if math.isfinite(step.convergence_rtt)
                   else f"about {time:.3g} RTTs (estimated past the {horizon:.0f}-RTT horizon, not observed)"
                   if math.isfinite(time)
                   else f"not converged within {horizon:.0f} RTTs (verdict at the horizon: {step.verdict})")
-        text = f"slowest {event}: {status} at {_where(worst)}, with a buffer of {buffer:g} C*d0."
+        text = f"slowest {event}: {status} at {_where(worst)}, with a buffer of {buffer:g} C*d0{left_out}."
         if attribute == "flash_crowd":
             peak = max(r.flash_crowd.peak_queue_bdp for r in results)
             drops = [r.flash_crowd.dropped_bdp for r in results]
@@ -126,7 +135,10 @@ def step_findings(results: list[NetworkResult], config: CheckConfig) -> list[Fin
                        "buffer_bdp": buffer, "network": dict(worst.network),
                        "peak_queue_bdp_max": peak, "dropped_bdp_range": [min(drops), max(drops)]}
         findings.append(Finding(name, "nonlinear", time <= limit, time, limit, "RTT", text, details))
-    peak_net = max(results, key=lambda r: (r.doubling.dropped_bdp, r.doubling.peak_queue_bdp))
+    doubled = _judged(config, every, "doubling")
+    if not doubled:
+        return findings + [_not_judged("peak_queue", "info", "after the load doubles")]
+    peak_net = max(doubled, key=lambda r: (r.doubling.dropped_bdp, r.doubling.peak_queue_bdp))
     drop, peak = peak_net.doubling.dropped_bdp, peak_net.doubling.peak_queue_bdp
     # The new flows send at the old rate for one RTT before any feedback reaches them: (2 - 1) C*d0
     # queues whatever the gains, and the rate then needs about 1/alpha RTTs to fall to the new
@@ -162,7 +174,9 @@ def update_interval_finding(config: CheckConfig, router_t: list[NetworkResult], 
         return max(times) if len(times) == len(results) else math.nan
 
     slow_router, slow_small = slowest(router_t), slowest(small_t)
-    crowd_router, crowd_small = (_slowest_step(results, "flash_crowd")[1] for results in (router_t, small_t))
+    crowd_router, crowd_small = (_slowest_step(results, "flash_crowd")[1] if results else math.nan
+                                 for results in (_judged(config, router_t, "flash_crowd"),
+                                                 _judged(config, small_t, "flash_crowd")))
     passed = router_ok or not small_ok
     if router_ok and small_ok:
         effect = (f"both converge (slowest {slow_router:.3g} RTTs with the router's T, {slow_small:.3g} with T -> 0): "
@@ -188,13 +202,26 @@ def config_finding(config: CheckConfig) -> Finding:
                    f"router drops those RTT samples from its average (App. F lines 19-21).")
 
 
+def _judged(config: CheckConfig, results: list[NetworkResult], step: str) -> list[NetworkResult]:
+    """The results of the networks some gains could pass at ``step`` (:mod:`.feasibility`)."""
+    return [r for r, ok in zip(results, feasible(config, [r.network for r in results], step)) if ok]
+
+
 def nonlinear_findings(config: CheckConfig, samples: int, workers: int, packet: bool = False) -> list[Finding]:
-    """Integrate every envelope network (and the T -> 0 twins at the smallest RTT) in parallel;
-    with ``packet``, confirm on the worst corner with the reference implementation."""
+    """Integrate every feasible envelope network (and the T -> 0 twins at the smallest RTT) in parallel;
+    with ``packet``, confirm on the worst corner with the reference implementation.
+
+    Networks no gains can serve (:func:`~rcpstab.check.feasibility.classify`) are not integrated
+    (steady infeasibility) or left out of the step they rule out: the gain findings judge the rest
+    and :func:`~rcpstab.check.feasibility.feasibility_finding` reports them.
+    """
     r, th = config.router, config.thresholds
-    nets = envelope_networks(config, samples)
+    every = envelope_networks(config, samples)
+    nets = [n for n, ok in zip(every, feasible(config, every, "steady")) if ok]
+    if not nets:
+        return [_not_judged(name, kind, "at any envelope network") for name, kind in NONLINEAR_NAMES]
     horizon = step_horizon_rtt(th.load_doubling_rtt_max, th.flash_crowd_rtt_max)
-    d_lo = config.envelope.rtt_ms[0] / 1000.0
+    d_lo = min(n["d0"] for n in nets)
     smallest = [n for n in nets if n["d0"] == d_lo]
     fine = [network(config, n["C"], n["d0"], n["N"], T=d_lo / SMALL_T_PER_RTT)
             for n in smallest if n["T"] > d_lo / SMALL_T_PER_RTT]
@@ -203,12 +230,24 @@ def nonlinear_findings(config: CheckConfig, samples: int, workers: int, packet: 
     results = run_networks(tasks, workers)
     envelope_results = results[:len(nets)]
     router_t = [res for res in envelope_results if res.network["d0"] == d_lo]
-    corners = envelope_results[:len(envelope_networks(config, 0))]  # the corners come first
-    return ([stability_finding(envelope_results)] + step_findings(envelope_results, config)
+    corner_keys = {(n["C"], n["d0"], n["N"]) for n in envelope_networks(config, 0)}
+    corners = [res for res in envelope_results
+               if (res.network["C"], res.network["d0"], res.network["N"]) in corner_keys]
+    return ([stability_finding(envelope_results, len(every) - len(nets))] + step_findings(envelope_results, config)
             + [update_interval_finding(config, router_t if fine else [], results[len(nets):])]
-            + ([packet_finding(corners, r.alpha, r.beta),
-                packet_flash_crowd_finding(corners, r.alpha, r.beta, config.envelope.buffer_bdp,
-                                           th.flash_crowd_rtt_max)] if packet else []))
+            + ([packet_finding(_judged(config, corners, "doubling"), r.alpha, r.beta),
+                packet_flash_crowd_finding(_judged(config, corners, "flash_crowd"), r.alpha, r.beta,
+                                           config.envelope.buffer_bdp, th.flash_crowd_rtt_max)] if packet else []))
+
+
+NONLINEAR_NAMES = (("nonlinear_stability", "nonlinear"), ("load_doubling", "nonlinear"),
+                   ("flash_crowd", "nonlinear"), ("peak_queue", "info"), ("update_interval", "nonlinear"))
+
+
+def _not_judged(name: str, kind: str, where: str) -> Finding:
+    """A gain finding with nothing to judge: every network is infeasible there (it passes; the envelope fails)."""
+    return Finding(name, kind, True, None, None, "",
+                   f"not judged: no gains can serve any envelope network {where} (see envelope_feasible).")
 
 
 @dataclass(frozen=True)
@@ -224,7 +263,7 @@ class CheckReport:
     suggestion : dict or None
         When failing: ``{"alpha", "beta", "distance", "report", "reason"}`` of a verified passing
         configuration nearby, or with alpha, beta and report None and the reason none passes
-        (see :mod:`rcpstab.check.suggest`); None when the search was not run.
+        (see :mod:`rcpstab.check.suggestion`); None when the search was not run.
     """
 
     alpha: float
@@ -237,6 +276,12 @@ class CheckReport:
     def passed(self) -> bool:
         return all(f.passed for f in self.findings if f.gates(self.criterion))
 
+    @property
+    def gains_passed(self) -> bool:
+        """Whether every gating finding the gains can change passes (``config`` findings are the
+        router's constants and the envelope: no (alpha, beta) changes them)."""
+        return all(f.passed for f in self.findings if f.gates(self.criterion) and f.kind != "config")
+
     def finding(self, name: str) -> Finding:
         return next(f for f in self.findings if f.name == name)
 
@@ -248,7 +293,9 @@ class CheckReport:
         lin = names["linear_stability"].passed
         nonlin = names.get("nonlinear_stability")
         nonlinear_ok = all(f.passed for f in self.findings if f.kind == "nonlinear")
-        if nonlin is not None and not lin and nonlin.passed and nonlinear_ok:
+        feasibility = names.get("envelope_feasible")
+        infeasible = feasibility is not None and not feasibility.passed
+        if nonlin is not None and not lin and nonlin.passed and nonlinear_ok and not infeasible:
             return (f"{verdict}: (alpha, beta) = ({self.alpha:g}, {self.beta:g}) is linearly unstable "
                     f"(rightmost root Re = {names['linear_stability'].figure:+.3g}/RTT) but converges in the "
                     f"nonlinear model over the whole envelope and passes every nonlinear check: the linearization "
@@ -257,6 +304,11 @@ class CheckReport:
                     + ("Use --criterion nonlinear to accept the nonlinear verdict."
                        if self.criterion != "nonlinear" else "Accepted under --criterion nonlinear."))
         failing = [f.name for f in self.findings if f.gates(self.criterion) and not f.passed]
+        if infeasible:
+            gains = ("the gains pass every other finding on the rest" if self.gains_passed
+                     else f"on the rest the gains fail {', '.join(n for n in failing if names[n].kind != 'config')}")
+            return (f"{verdict}: failing {', '.join(failing)}; {feasibility.figure:g} envelope networks cannot be served "
+                    f"by any gains (envelope_feasible: narrow the envelope or lower MIN_RATE as it says), {gains}")
         return f"{verdict}" + (f": failing {', '.join(failing)}" if failing else f" under --criterion {self.criterion}")
 
     def to_dict(self) -> dict:
@@ -284,7 +336,7 @@ def run_checks(config: CheckConfig, criterion: str = "all", samples: int = 4, wo
     workers : int
         Local processes for the nonlinear integrations.
     packet : bool
-        Also run the reference implementation on the worst envelope corner (:mod:`.packet`).
+        Also run the reference implementation on the worst envelope corner (:mod:`rcpstab.check.packet`).
     fct : bool
         Also measure flow completion times against processor sharing (:mod:`rcpstab.check.fct`; gates
         under ``criterion="all"``).
@@ -296,7 +348,7 @@ def run_checks(config: CheckConfig, criterion: str = "all", samples: int = 4, wo
     r = config.router
     m = margins(get_model("rcp"), r.alpha, r.beta)
     findings = (linear_findings(m, config) + nonlinear_findings(config, samples, workers, packet)
-                + [config_finding(config)])
+                + [config_finding(config), feasibility_finding(config, envelope_networks(config, samples))])
     if fct:
         findings.append(fct_finding(config, workers=workers))
     return CheckReport(r.alpha, r.beta, criterion, tuple(findings))

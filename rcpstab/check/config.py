@@ -112,7 +112,7 @@ class Thresholds:
         Slowest allowed convergence after the load doubles (N -> 2 N from the old equilibrium,
         R(0) = 2 Re, q(0) = 0: thesis Figs. 5.10-5.13, 7.1), RTTs. The thesis recommends
         alpha in (0.4, 0.6), beta in (0.2, 0.6) as recovering quickly (Sec. 5.4, Ch. 7 Q1) and
-        says "within 10 RTTs"; with its own band (R within 2%, q within 1% of C*d0) and start,
+        says "within 10 RTTs"; with its own band (:data:`~rcpstab.verdicts.band.STANDARD`) and start,
         that box takes 11.8-22.9 RTTs in App. E's set-up (`rcpstab convergence --alpha
         0.4:0.6:0.1 --beta 0.2:0.6:0.1`; Fig. 7.1's own (0.6, 0.2) takes 22.05). 25 accepts the
         thesis' recommended box on that calibration set-up and rejects gains that recover more
@@ -155,17 +155,31 @@ class CheckConfig:
         return replace(self, router=replace(self.router, alpha=float(alpha), beta=float(beta)))
 
 
+ECHO_CHARS = 80                # a value is echoed in a message up to this many characters
+MAX_CONFIG_BYTES = 16 * 2**20  # a configuration file is a few hundred bytes; 16 MB is far beyond any real one
+
+
+def _echo(value) -> str:
+    """``repr(value)`` for a one-line message, cut to :data:`ECHO_CHARS` (a 2M-element array was
+    echoed as one 8 MB line), with the length of what was cut."""
+    text = repr(value)
+    if len(text) <= ECHO_CHARS:
+        return text
+    size = f", {len(value)} items" if isinstance(value, (list, dict, str)) else ""
+    return f"{text[:ECHO_CHARS]}... ({len(text)} characters{size})"
+
+
 def _unknown(key: str, where: str, known) -> InputError:
-    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(key[:200], list(known), n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
-    return InputError(f"unknown key {key!r} in {where}{hint}")
+    return InputError(f"unknown key {_echo(key)} in {where}{hint}")
 
 
 def _number(value, name: str, minimum: float = 0.0, strict: bool = True, maximum: float = math.inf) -> float:
     """``value`` as a finite float in its range, or an InputError naming ``name``."""
     # bool is an int in Python but `ALPHA = true` is a typo, not a gain.
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{name} = {value!r}: expected a number")
+        raise InputError(f"{name} = {_echo(value)}: expected a number")
     value = float(value)
     low_ok = value > minimum if strict else value >= minimum
     if not (math.isfinite(value) and low_ok and value <= maximum):
@@ -177,7 +191,7 @@ def _number(value, name: str, minimum: float = 0.0, strict: bool = True, maximum
 
 def _range(value, name: str, minimum: float, strict: bool = True) -> tuple:
     if not isinstance(value, list) or len(value) != 2:
-        raise InputError(f"{name} = {value!r}: expected [lo, hi]")
+        raise InputError(f"{name} = {_echo(value)}: expected [lo, hi]")
     lo, hi = (_number(v, f"{name}[{i}]", minimum, strict) for i, v in enumerate(value))
     if lo > hi:
         raise InputError(f"{name} = [{lo:g}, {hi:g}]: reversed range (lo > hi)")
@@ -277,6 +291,71 @@ def _check_domains(router: Router, envelope: Envelope) -> None:
                 low, high = domain.low / factor, domain.high / factor
                 raise InputError(f"{where} = {value:g}: must be in {'(' if domain.low_open else '['}{low:g}, "
                                  f"{high:g}]{' ' + unit if unit else ''}")
+    _check_derived(envelope)
+
+
+def _check_derived(envelope: Envelope) -> None:
+    """What the checks derive from the envelope, refused in the file's terms: the nonlinear check's
+    finest update interval T = d0/SMALL_T_PER_RTT and its flash crowd of FLASH_CROWD x N flows
+    (``T = 5e-08 s`` and ``N = 2e7`` named values the file never held)."""
+    from .checks import SMALL_T_PER_RTT
+    from .nonlinear import FLASH_CROWD, LOAD_DOUBLING
+
+    t_low, n_high = DOMAINS["T"].low, DOMAINS["N"].high
+    rtt_ms = envelope.rtt_ms[0]
+    if rtt_ms * 1e-3 / SMALL_T_PER_RTT < t_low:
+        raise InputError(f"rtt_ms[0] = {rtt_ms:g}: the nonlinear check integrates with T = d0/{SMALL_T_PER_RTT:g} = "
+                         f"{rtt_ms * 1e-3 / SMALL_T_PER_RTT:.3g} s, below the {t_low:g} s the model is built for; "
+                         f"rtt_ms must be >= {t_low * SMALL_T_PER_RTT * 1e3:g}")
+    flows = envelope.flows[1]
+    step = max(FLASH_CROWD, LOAD_DOUBLING)
+    if flows * step > n_high:
+        raise InputError(f"flows[1] = {flows:g}: the flash crowd grows it to {step:g} N = {flows * step:.3g} flows, "
+                         f"above the {n_high:.3g} the model is built for; flows must be <= {n_high / step:g}")
+
+
+def _read_text(path: str) -> str:
+    """The text of a regular file of at most :data:`MAX_CONFIG_BYTES`, without a UTF-8 BOM.
+
+    Devices and FIFOs are refused before they are opened (``/dev/zero`` was read until
+    MemoryError; a FIFO with no writer blocked forever); at most the limit plus one byte is read,
+    so a file growing while it is read cannot get past it either.
+    """
+    import os
+    import stat
+
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{path}: is a folder, not a TOML file")
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode) or \
+            stat.S_ISBLK(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file"
+        raise InputError(f"{path}: {kind}, not a TOML file")
+    if info.st_size > MAX_CONFIG_BYTES:
+        raise InputError(f"{path}: {info.st_size} bytes, more than a configuration file's limit of "
+                         f"{MAX_CONFIG_BYTES // 2**20} MB")
+    try:
+        # O_NONBLOCK: should the path have become a FIFO since the check, opening it does not wait.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise InputError(f"{path}: not a regular file, not a TOML file")
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise InputError(f"{path}: more than a configuration file's limit of {MAX_CONFIG_BYTES // 2**20} MB")
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark (Windows editors write one)
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a UTF-8 text file") from None
 
 
 def load_config(path: str) -> CheckConfig:
@@ -289,18 +368,9 @@ def load_config(path: str) -> CheckConfig:
         (see :func:`parse_config`).
     """
     try:
-        with open(path, "rb") as handle:
-            document = tomllib.load(handle)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a TOML file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+        document = tomllib.loads(_read_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: TOML syntax error: {exc}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a UTF-8 text file") from None
     except RecursionError:
         raise InputError(f"{path}: arrays or tables nested too deeply") from None
     return parse_config(document)

@@ -32,7 +32,7 @@ from ..packet.hosts.flow_traffic import parse_sizes
 from .config import CheckConfig
 from .finding import Finding
 
-__all__ = ["fct_finding", "typical_setup"]
+__all__ = ["capacity_note", "fct_finding", "typical_setup"]
 
 LOAD = 0.9
 SIZES = "pareto:mean=25,shape=1.2"
@@ -44,12 +44,22 @@ CAPACITY_RANGE_BPS = (10e6, 2.4e9)
 
 
 def typical_setup(config: CheckConfig) -> dict:
-    """C (b/s), RTPD (s), load, sizes, buffer (BDP) and eta of the finding's run."""
+    """C (b/s), RTPD (s), load, sizes, buffer (BDP) and eta of the finding's run, and the envelope's
+    geometric-mean C before the cap (``envelope_capacity_bps``)."""
     env = config.envelope
     c_bps = math.sqrt(env.link_mbps[0] * env.link_mbps[1]) * 1e6
     rtt_s = math.sqrt(env.rtt_ms[0] * env.rtt_ms[1]) / 1000
     return dict(capacity_bps=min(max(c_bps, CAPACITY_RANGE_BPS[0]), CAPACITY_RANGE_BPS[1]), rtt_s=rtt_s,
-                load=LOAD, sizes=SIZES, buffer_bdp=env.buffer_bdp, eta=config.router.eta)
+                load=LOAD, sizes=SIZES, buffer_bdp=env.buffer_bdp, eta=config.router.eta, envelope_capacity_bps=c_bps)
+
+
+def capacity_note(setup: dict) -> str:
+    """`` (the envelope's geometric mean is ... Mb/s, capped to ...)`` when :func:`typical_setup` capped C, else ``""``."""
+    if setup["capacity_bps"] == setup["envelope_capacity_bps"]:
+        return ""
+    return (f" (the envelope's geometric mean is {setup['envelope_capacity_bps'] / 1e6:.4g} Mb/s, capped to "
+            f"{CAPACITY_RANGE_BPS[0] / 1e6:g}-{CAPACITY_RANGE_BPS[1] / 1e6:g} Mb/s, Fig. 4.1's link at most, as"
+            f" documented in rcpstab.check.fct)")
 
 
 def fct_finding(config: CheckConfig, flows: int = FLOWS, workers: int = 1) -> Finding:
@@ -61,7 +71,7 @@ def fct_finding(config: CheckConfig, flows: int = FLOWS, workers: int = 1) -> Fi
                        eta=setup["eta"], workers=workers)
     short = [b for b in result.bins
              if b.size_hi_pkts <= SHORT_PKTS and b.flows >= MIN_BIN_FLOWS and b.afct_over_ps_same_arrivals]
-    where = (f"C = {setup['capacity_bps'] / 1e6:.4g} Mb/s, RTPD = {setup['rtt_s'] * 1000:.4g} ms, rho = {LOAD:g} "
+    where = (f"C = {setup['capacity_bps'] / 1e6:.4g} Mb/s{capacity_note(setup)}, RTPD = {setup['rtt_s'] * 1000:.4g} ms, rho = {LOAD:g} "
              f"(drawn {result.measured_load:.3f}), {SIZES}, {result.flows} flows, buffer {setup['buffer_bdp']:g} BDP")
     if not short:
         return Finding("fct_vs_ps", "fct", False, None, MAX_AFCT_OVER_PS, "x PS",

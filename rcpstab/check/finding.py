@@ -4,6 +4,9 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+CRITERIA = ("linear", "nonlinear", "all")
+"""Which findings may decide the verdict (``--criterion``); ``config`` findings always do."""
+
 
 @dataclass(frozen=True)
 class Finding:

@@ -37,7 +37,7 @@ class StepResult:
     verdict : str
         One of :data:`~rcpstab.phaseplane.verdicts.VERDICTS` once decided (or at the last horizon).
     convergence_rtt : float
-        Last exit from the convergence band (R within 2%, q within 1% of C*d0), RTTs, measured;
+        Last exit from the convergence band (:data:`~rcpstab.verdicts.band.STANDARD`), RTTs, measured;
         NaN unless converged and observed.
     peak_queue_bdp : float
         Largest queue up to the horizon the verdict needed, in bandwidth-delay products C*d0

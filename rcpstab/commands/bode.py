@@ -5,10 +5,7 @@ w*d0 with the crossovers marked (python-control's layout); --json prints the mar
 """
 from __future__ import annotations
 
-import json
-
-from ..models import get_model
-from .margins import single_gain, summary
+from ..api.point import bode
 from .output import add_point_arguments, check_outputs
 
 EXAMPLES = (
@@ -22,18 +19,12 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    from ..linear.bode_plot import bode_response, save_bode_figure
-    from ..linear.nyquist import check_pade
-
-    model = get_model(args.model)
-    alpha, beta = single_gain(args.alpha, "alpha"), single_gain(args.beta, "beta")
-    pade = check_pade(args.pade)
     check_outputs(args)
-    response = bode_response(model, alpha, beta, pade)
+    result = bode(args.model, args.alpha, args.beta, args.pade)
     if args.out:
-        save_bode_figure(response, args.out)
+        result.save(args.out)
     if args.json:
-        print(json.dumps(response.margins.to_dict(), allow_nan=False))
+        print(result.to_json())
     elif not args.quiet:
-        print(summary(model.name, response.margins))
+        print(result.summary())
     return 0

@@ -13,13 +13,11 @@ every finding of the chosen criterion passes, 1 if one fails (with a verified su
 """
 from __future__ import annotations
 
-import json
 import sys
-from dataclasses import replace
 
-from ..check import CRITERIA, load_config, run_checks, suggest
+from ..api.checker import CRITERIA, check, check_example, check_examples, check_schema
 from ..errors import InputError
-from .output import add_worker_argument, check_workers
+from .output import add_worker_argument
 
 EXAMPLES = (
     ("rcpstab check --example thesis_box_a0.6_b0.2_T2ms > router.toml && rcpstab check router.toml --no-suggest",
@@ -68,36 +66,25 @@ def _table(report, colour: bool, packet: bool = False) -> str:
     lines += ["", report.summary]
     if not report.passed:
         s = report.suggestion
-        lines.append("suggestion search not run (--no-suggest)" if s is None else
-                     f"no passing (alpha, beta): {s['reason']}" if s["alpha"] is None else
-                     f"suggestion: ALPHA = {s['alpha']:g}, BETA = {s['beta']:g} (verified: passes the same checks"
-                     + (", fluid only: the packet runs are not repeated for it)" if packet else ")"))
+        lines.append("suggestion search not run (--no-suggest)" if s is None else s["text"])
     return "\n".join(lines)
 
 
 def run(args) -> int:
     if args.schema or args.example is not None:
-        from ..check.bundled import example_names, example_text, schema_text
         if args.schema:
-            print(schema_text(), end="")
+            print(check_schema(), end="")
         elif args.example != LIST_EXAMPLES:
-            print(example_text(args.example), end="")
+            print(check_example(args.example), end="")
         else:
-            print("\n".join(example_names()))
+            print("\n".join(check_examples()))
         return 0
     if args.config is None:
         raise InputError("CONFIG.toml: required (or --schema, --example NAME)")
-    check_workers(args)
-    if args.samples < 0:
-        raise InputError(f"--samples {args.samples}: must be >= 0")
-    config = load_config(args.config)
-    outcome = run_checks(config, args.criterion, args.samples, args.workers, packet=args.packet, fct=args.fct)
-    if not outcome.passed and not args.no_suggest:
-        found = suggest(config, args.criterion, args.samples, args.workers)
-        # the suggestion is verified by the fluid checks only (a packet run per candidate would take minutes)
-        outcome = replace(outcome, suggestion=dict(found, verified_with_packet=False) if args.packet else found)
+    result = check(args.config, args.criterion, args.samples, args.workers, packet=args.packet, fct=args.fct,
+                   suggest=not args.no_suggest)
     if args.json:
-        print(json.dumps(outcome.to_dict()))
+        print(result.to_json())
     elif not args.quiet:
-        print(_table(outcome, sys.stdout.isatty(), args.packet))
-    return 0 if outcome.passed else 1
+        print(_table(result.value, sys.stdout.isatty(), args.packet))
+    return 0 if result.passed else 1

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import warnings
 
+from ..api.validation import DOMAINS, check_integer, check_value
 from ..errors import InputError
-from ..runtime.validation import DOMAINS, check_integer, check_value
 
 __all__ = ["check_arguments", "usable_cores"]
 
@@ -22,6 +22,7 @@ OPTION_DOMAINS = {
     "alpha": "alpha", "beta": "beta", "T": "T", "d0": "d0", "C": "C", "N": "N", "rtt": "rtt",
     "t_end": "t_end", "rtts": "rtts", "transient_rtt": "transient_rtt", "buffer": "buffer_bdp",
     "seed": "seed", "workers": "workers", "samples": "samples", "pade": "pade",
+    "load": "load", "buffer_bdp": "buffer_bdp", "flows": "flows", "replications": "replications", "eta": "eta",
 }
 # Options that override a scenario field: the message names the field, as the library's own check does.
 FIELDS = {"rtt": "rtt_s"}
@@ -44,12 +45,15 @@ def check_arguments(args) -> None:
     for dest, value in vars(args).items():
         if isinstance(value, str) and not value.strip():
             raise InputError(f"{_option(dest)} {value!r}: empty value")
-        if isinstance(value, list) and any(isinstance(v, str) and not v.strip() for v in value):
-            raise InputError(f"{_option(dest)}: empty value")
+        empty = [v for v in value if isinstance(v, str) and not v.strip()] if isinstance(value, list) else []
+        if empty:
+            raise InputError(f"{_option(dest)} {empty[0]!r}: empty value")
         name = OPTION_DOMAINS.get(dest)
         if name is None or value is None or isinstance(value, (str, bool)):
             continue
         for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):  # a range or list text (--alpha 0.1:2:0.1): checked where it is parsed
+                continue
             if DOMAINS[name].integer:
                 check_integer(name, item, _option(dest), FIELDS.get(dest))
             else:

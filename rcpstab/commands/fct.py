@@ -70,18 +70,12 @@ from __future__ import annotations
 
 import json
 
-from ..errors import InputError
-from ..fct import fct_study, save_fct_figure
-from ..fct.regime import regime_note
-from ..packet.hosts.flow_traffic import parse_arrivals, parse_sizes
-from .output import add_worker_argument, check_outputs, check_workers
-
-SHORT_FLOW_PKTS = 255  # "flows up to a few hundred packets": the summary's headline range
-
+from ..api.flows import DEFAULT_SIZES, fct, fct_fixed_rate, fct_protocols
+from .output import DeprecatedAlias, add_worker_argument, check_outputs, check_workers
 
 EXAMPLES = (
-    ("rcpstab fct --alpha 0.1 --beta 1.0 --C 10e6 --rtt 0.1 --load 0.5 --flows 2000", "AFCT against processor sharing"),
-    ("rcpstab fct --alpha 0.5 --beta 0.4 --C 10e6 --rtt 0.1 --load 0.9 --flows 2000 --json", "the same at load 0.9, as JSON"),
+    ("rcpstab fct --alpha 0.1 --beta 1.0 --C 10e6 --d0 0.1 --load 0.5 --flows 2000", "AFCT against processor sharing"),
+    ("rcpstab fct --alpha 0.5 --beta 0.4 --C 10e6 --d0 0.1 --load 0.9 --flows 2000 --json", "the same at load 0.9, as JSON"),
 )
 
 
@@ -89,13 +83,14 @@ def add_arguments(parser):
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (>= 0)")
     parser.add_argument("--C", type=float, required=True, metavar="BPS", help="bottleneck capacity, bit/s")
-    parser.add_argument("--rtt", type=float, required=True, metavar="SECONDS", help="round-trip propagation delay, s")
+    parser.add_argument("--d0", "--rtt", type=float, required=True, metavar="SECONDS", action=DeprecatedAlias,
+                        help="round-trip propagation delay, s")
     parser.add_argument("--load", type=float, required=True, metavar="RHO", help="offered load, in (0, 1)")
-    parser.add_argument("--sizes", default="pareto:mean=25,shape=1.2",
-                        help="flow sizes in packets (default: pareto:mean=25,shape=1.2, thesis Ch. 4)")
+    parser.add_argument("--sizes", default=DEFAULT_SIZES,
+                        help=f"flow sizes in packets (default: {DEFAULT_SIZES}, thesis Ch. 4)")
     parser.add_argument("--arrivals", default="poisson", help="poisson (default) or pareto:shape=S (Sec. 4.2.4)")
-    parser.add_argument("--buffer-bdp", type=float, default=1.0, metavar="BDP",
-                        help="bottleneck buffer in bandwidth-delay products (default 1, thesis Ch. 4)")
+    parser.add_argument("--buffer", "--buffer-bdp", type=float, default=1.0, metavar="BDP", action=DeprecatedAlias,
+                        help="bottleneck buffer in bandwidth-delay products C*d0 (default 1, thesis Ch. 4)")
     parser.add_argument("--flows", type=int, default=10000, metavar="N", help="flows to simulate (default 10000)")
     parser.add_argument("--replications", type=int, default=1,
                         help="independent runs the flows are split over (default 1)")
@@ -120,39 +115,24 @@ def run(args) -> int:
         return run_fixed_rate(args)
     if args.protocol is not None:
         return run_protocols(args)
-    sizes = parse_sizes(args.sizes)
-    arrivals = parse_arrivals(args.arrivals)
-    if args.replications < 1:
-        raise InputError(f"--replications {args.replications}: must be at least 1")
-    if args.flows < args.replications:
-        raise InputError(f"--flows {args.flows}: must be at least --replications ({args.replications})")
-    result = fct_study(args.alpha, args.beta, capacity_bps=args.C, rtt_s=args.rtt, load=args.load, sizes=sizes,
-                       n_flows=args.flows, buffer_bdp=args.buffer_bdp, arrivals=arrivals, seed=args.seed,
-                       replications=args.replications, workers=args.workers, eta=args.eta)
+    result = fct(args.alpha, args.beta, C=args.C, d0=args.d0, load=args.load, sizes=args.sizes,
+                 arrivals=args.arrivals, buffer_bdp=args.buffer, flows=args.flows, replications=args.replications,
+                 eta=args.eta, seed=args.seed, workers=args.workers)
     if args.csv:
         result.to_csv(args.csv)
     if args.out:
-        save_fct_figure(result, args.out)
+        result.save(args.out)
     if args.json:
-        print(json.dumps(result.summary(), allow_nan=False))
+        print(result.to_json())
     elif not args.quiet:
-        print(summary_line(result))
-        note = regime_note(result)
-        if note:
-            print(note)
+        print(result.summary())
     return 0
 
 
 def run_protocols(args) -> int:
-    from ..fct.protocols import DEFAULT_GAINS, check_protocol, compare_protocols
-
-    names = [check_protocol(p.strip()) for p in args.protocol.split(",") if p.strip()]
-    if not names:
-        raise InputError(f"--protocol {args.protocol!r}: give at least one of rcp, rcpac, xcp, tcp")
-    gains = {p: DEFAULT_GAINS.get(p, (args.alpha, args.beta)) for p in names if p != "tcp"}
     seeds = list(range(args.seed, args.seed + args.replications))
-    out = compare_protocols(names, gains, capacity_bps=args.C, rtt_s=args.rtt, load=args.load,
-                            sizes=parse_sizes(args.sizes), n_flows=args.flows, seeds=seeds, buffer_bdp=args.buffer_bdp)
+    out = fct_protocols(args.protocol, args.alpha, args.beta, C=args.C, d0=args.d0, load=args.load, sizes=args.sizes,
+                        flows=args.flows, seeds=seeds, buffer_bdp=args.buffer)
     if args.json:
         print(json.dumps({"protocols": out, "seeds": seeds}, allow_nan=False))
     elif not args.quiet:
@@ -160,7 +140,7 @@ def run_protocols(args) -> int:
             if d["mean"] is None:
                 return "n/a"
             return f"{d['mean']:.2f}" + ("" if d["ci95"] is None else f" +- {d['ci95']:.2f}")
-        print(f"fct --protocol: C={args.C:g} b/s, RTPD={args.rtt:g} s, load {args.load:g}, {args.flows} flows x "
+        print(f"fct --protocol: C={args.C:g} b/s, RTPD={args.d0:g} s, load {args.load:g}, {args.flows} flows x "
               f"{len(seeds)} seeds; AFCT / PS on the same arrivals (95% CI over seeds)")
         for name, r in out.items():
             label = "ns-3 NewReno" if name == "tcp" else f"{r['alpha']:g}, {r['beta']:g}"
@@ -171,17 +151,8 @@ def run_protocols(args) -> int:
 
 
 def run_fixed_rate(args) -> int:
-    from ..fct.fixed_rate import fixed_rate_study, parse_bounded_pareto
-
-    try:
-        rates = [float(x) for x in args.fixed_rate.split(",") if x.strip()]
-    except ValueError:
-        raise InputError(f"--fixed-rate {args.fixed_rate!r}: expected comma-separated rates in bit/s") from None
-    if not rates:
-        raise InputError(f"--fixed-rate {args.fixed_rate!r}: give at least one rate")
-    sizes = parse_bounded_pareto(args.sizes) if args.sizes.strip().startswith("bpareto") else parse_sizes(args.sizes)
-    out = fixed_rate_study(rates, capacity_bps=args.C, rtt_s=args.rtt, load=args.load, sizes=sizes,
-                           n_flows=args.flows, seed=args.seed, alpha=args.alpha, beta=args.beta)
+    out = fct_fixed_rate(args.fixed_rate, args.alpha, args.beta, C=args.C, d0=args.d0, load=args.load,
+                         sizes=args.sizes, flows=args.flows, seed=args.seed)
     if args.json:
         print(json.dumps(out, allow_nan=False))
     elif not args.quiet:
@@ -196,17 +167,3 @@ def run_fixed_rate(args) -> int:
               f"RCP ({args.alpha:g}, {args.beta:g}): {ms(out['rcp']['duration_s'])} at mean R = "
               f"{out['rcp']['rate_over_C']:.3f} C")
     return 0
-
-
-def summary_line(result) -> str:
-    s = result.setup
-    short = [b for b in result.bins if b.size_hi_pkts <= SHORT_FLOW_PKTS and b.afct_over_ps]
-    ref = {"same_arrivals": "PS on the same arrivals", "eq_4_1": "eq. 4.1"}
-    refs = sorted({ref[b.ps_reference] for b in short})
-    ratios = [b.afct_over_ps for b in short]
-    ratio = (f"AFCT/PS {min(ratios):.2f}-{max(ratios):.2f} for flows up to {SHORT_FLOW_PKTS} pkts "
-             f"(vs {' and '.join(refs)})" if short else "AFCT/PS n/a (no PS reference)")
-    return (f"fct: RCP ({s.alpha:g}, {s.beta:g}) at C={s.capacity_bps:g} b/s, RTPD={s.rtt_s:g} s: "
-            f"load nominal {s.load:g}, offered {result.measured_load:.3f}, carried {result.utilization:.3f}; "
-            f"{result.flows_completed}/{result.flows} flows, {ratio}, loss {result.loss_probability:.2e}, "
-            f"mean flows {result.mean_active:.2f} (Little {result.little_mean_active:.2f})")

@@ -1,38 +1,19 @@
 """Map the stable (alpha, beta) region of a model with one method.
 
-Methods: exact (true delayed loop), bode (eqs. 5.8-5.12, counted for any loop), nyquist
-(indented contour; --pade N to use python-control's Pade approximation), margins (gain,
-phase and delay margins and the rightmost root per point; --out draws contour maps),
-phaseplane (nonlinear model integrated from App. E's initial conditions), packet (reference
-implementation), certified (a Lyapunov-Krasovskii functional found by SDP: sufficient,
-switched/linear models).
-Without --alpha/--beta the thesis' Fig. 5.2 plane (linear methods) or App. E's
-0.1..2.0 grid (phaseplane, packet) is used.
+Methods (rcpstab.api.methods.METHODS, with each one's default grid):
+{methods}
 """
 from __future__ import annotations
 
 import sys
 
+from ..api.methods import METHODS
+from ..api.regions import region
 from ..errors import InputError
-from ..linear.grid import parse_range
-from ..models import get_model
-from ..runtime.validation import check_grid_size
-from .output import (
-    add_sweep_arguments,
-    check_outputs,
-    check_workers,
-    model_help,
-    parse_params,
-    region_summary,
-    report,
-    writable_path,
-)
+from .output import add_sweep_arguments, check_outputs, check_workers, model_help, report, writable_path
 
-LINEAR_METHODS = ("exact", "bode", "nyquist", "margins")
-SIMULATED_METHODS = ("phaseplane", "packet")
-# Rough single-core seconds per grid point and configuration (bench runs, for the refusal message only).
-SECONDS_PER_POINT = {"exact": 3e-4, "bode": 3e-4, "nyquist": 0.08, "margins": 0.01, "phaseplane": 6e-3, "packet": 1.0,
-                     "certified": 0.1}
+__doc__ = __doc__.format(methods="\n".join(
+    f"  {m.name:<11} {m.about}\n              (default grid --alpha {m.grid[0]} --beta {m.grid[1]})" for m in METHODS.values()))
 
 EXAMPLES = (
     ("rcpstab map --method exact --alpha 0.05:2:0.05 --beta 0.05:1:0.05 --out exact.png --csv exact.csv",
@@ -40,21 +21,31 @@ EXAMPLES = (
     ("rcpstab map --method phaseplane --alpha 0.2:1.4:0.4 --beta 0.2:1.0:0.4 --C 0.15e9 10e9 --workers 2",
      "the nonlinear model's region common to two link capacities"),
 )
-DEFAULT_RANGES = {
-    "linear": ("0.02:2.0:0.02", "0.01:1.0:0.01"),      # Fig. 5.2's plane
-    "margins": ("0.05:2.0:0.05", "0.025:1.0:0.025"),   # same plane, coarser (1600 root computations)
-    "simulated": ("0.1:2.0:0.1", "0.1:2.0:0.1"),       # App. E's grid
-}
+
+# command-line destination -> keyword of rcpstab.region (the registry's options are keywords)
+KEYWORDS = {"pade": "pade", "C": "C", "d0": "d0", "N": "N", "T": "T", "param": "params", "buffer": "buffer_bdp",
+            "scenario": "scenario", "scheduler": "scheduler", "checkpoint": "checkpoint"}
+# options read outside the engine call: the methods that use them
+EXTRA = {"boundary": ("exact",)}
+
+
+def _default_grid(axis: int) -> str:
+    grids = {}
+    for m in METHODS.values():
+        grids.setdefault(m.grid[axis], []).append(m.name)
+    return "; ".join(f"{grid} for {', '.join(names)}" for grid, names in grids.items())
 
 
 def add_arguments(parser):
     parser.add_argument("--model", default="rcp", help=model_help())
-    parser.add_argument("--method", default="exact", choices=LINEAR_METHODS + SIMULATED_METHODS + ("certified",),
+    parser.add_argument("--method", default="exact", choices=list(METHODS),
                         help="which lens maps the region: %(choices)s (default: exact)")
-    parser.add_argument("--alpha", help="rate gain grid START:STOP:STEP, STOP inclusive, dimensionless (default: "
-                        f"{DEFAULT_RANGES['linear'][0]} for linear methods, {DEFAULT_RANGES['simulated'][0]} otherwise)")
-    parser.add_argument("--beta", help="queue gain grid START:STOP:STEP, STOP inclusive, dimensionless (default: "
-                        f"{DEFAULT_RANGES['linear'][1]} for linear methods, {DEFAULT_RANGES['simulated'][1]} otherwise)")
+    parser.add_argument("--alpha", nargs="+", metavar="VALUES",
+                        help="rate gains, dimensionless: START:STOP:STEP (STOP inclusive), V1,V2,... or several "
+                             f"of these, as --C takes (default: {_default_grid(0)})")
+    parser.add_argument("--beta", nargs="+", metavar="VALUES",
+                        help="queue gains, dimensionless, given as --alpha (default: "
+                             f"{_default_grid(1)})")
     parser.add_argument("--pade", type=int, metavar="N", help="nyquist: Pade order for the delay (default: exact delay)")
     parser.add_argument("--scenario", help="packet: scenario name (default: fig5.3)")
     parser.add_argument("--out", metavar="FIG", help="write a figure (.png, .svg or .pdf)")
@@ -64,90 +55,43 @@ def add_arguments(parser):
     add_sweep_arguments(parser)
 
 
+def options(args) -> dict:
+    """The keyword options of :func:`rcpstab.region` this command line sets (refusing one the method ignores)."""
+    m = METHODS[args.method]
+    out = {}
+    for dest, methods in {**{d: None for d in KEYWORDS}, **EXTRA}.items():
+        value = getattr(args, dest)
+        used = methods if methods is not None else [n for n, x in METHODS.items() if KEYWORDS[dest] in x.options]
+        if value is not None and args.method not in used:
+            shown = value if not isinstance(value, list) else " ".join(map(str, value))
+            raise InputError(f"--{dest} {shown}: not used by --method {args.method} (only by {', '.join(used)})")
+        if dest in KEYWORDS and KEYWORDS[dest] in m.options and value is not None:
+            out[KEYWORDS[dest]] = value
+    if "params" in out:
+        from ..api.common import parse_params
+
+        out["params"] = parse_params(out["params"])
+    for name in ("workers", "progress"):
+        if name in m.options:
+            out[name] = args.workers if name == "workers" else sys.stderr.isatty()
+    return out
+
+
 def run(args) -> int:
-    model = get_model(args.model)
-    kind = "margins" if args.method == "margins" else "linear" if args.method in LINEAR_METHODS else "simulated"
-    alpha_text, beta_text = DEFAULT_RANGES[kind]
-    alphas = parse_range(args.alpha or alpha_text, "alpha")
-    betas = parse_range(args.beta or beta_text, "beta")
-    _reject_unused_options(args)
-    if args.pade is not None and not 1 <= args.pade <= 20:
-        raise InputError(f"--pade {args.pade}: order must be between 1 and 20")
+    kwargs = options(args)
     check_workers(args)
-    configs = len(args.C or [0]) * len(args.d0 or [0]) * len(args.N or [0])
-    check_grid_size(alphas.size * betas.size * configs, SECONDS_PER_POINT[args.method], f"map --method {args.method}")
     check_outputs(args)
     if args.boundary:
         writable_path(args.boundary, "--boundary")
-
-    region = compute_map(model, args.method, alphas, betas, args)
-
+    result = region(args.model, args.alpha, args.beta, method=args.method, **kwargs)
     if args.csv:
-        region.to_csv(args.csv)
+        result.to_csv(args.csv)
     if args.boundary:
-        from ..linear.exact import write_boundary_csv
-        write_boundary_csv(model, float(alphas.max()), float(betas.max()), args.boundary)
+        result.write_boundary(args.boundary)
     if args.out:
-        if args.method == "margins":
-            from ..linear.marginmap_plot import save_margin_figure
-            save_margin_figure(region, args.out)
-        else:
-            from ..plotting import save_region_figure
-            save_region_figure(region, args.out)
+        result.save(args.out)
     if args.json:
-        print(region.to_json())
+        print(result.to_json())
     else:
-        report(args, region_summary(region))
+        report(args, result.summary())
     return 0
-
-
-# Options that only some methods read; given to another method they would be silently ignored.
-OPTION_METHODS = {
-    "pade": ("nyquist",),
-    "C": ("phaseplane",),
-    "d0": ("phaseplane",),
-    "N": ("phaseplane",),
-    "T": ("phaseplane",),
-    "param": ("phaseplane",),
-    "buffer": ("phaseplane",),
-    "scenario": ("packet",),
-    "boundary": ("exact",),
-    "scheduler": ("phaseplane",),
-    "checkpoint": ("phaseplane", "packet"),
-}
-
-
-def _reject_unused_options(args):
-    for option, methods in OPTION_METHODS.items():
-        value = getattr(args, option)
-        if value is not None and args.method not in methods:
-            raise InputError(f"--{option} {value if not isinstance(value, list) else ' '.join(map(str, value))}: "
-                             f"not used by --method {args.method} (only by {', '.join(methods)})")
-
-
-def compute_map(model, method, alphas, betas, args):
-    """Dispatch to the engine of ``method``; engines are imported only when used."""
-    if method == "exact":
-        from ..linear.exact import exact_region
-        return exact_region(model, alphas, betas)
-    if method == "bode":
-        from ..linear.bode import bode_region
-        return bode_region(model, alphas, betas)
-    if method == "nyquist":
-        from ..linear.nyquist import nyquist_region
-        return nyquist_region(model, alphas, betas, pade=args.pade)
-    if method == "certified":   # Lyapunov-Krasovskii SDP (optional extra rcpstab[sdp]); App. E's grid by default
-        from ..linear.certified import certified_region
-        return certified_region(model, alphas, betas)
-    if method == "margins":
-        from ..linear.marginmap import margin_map
-        return margin_map(model, alphas, betas)
-    progress = sys.stderr.isatty()
-    if method == "phaseplane":
-        from ..phaseplane.sweep import phaseplane_region
-        return phaseplane_region(model, alphas, betas, C=args.C, d0=args.d0, N=args.N, T=args.T,
-                                 params=parse_params(args.param), workers=args.workers, scheduler=args.scheduler,
-                                 checkpoint=args.checkpoint, progress=progress, buffer_bdp=args.buffer)
-    from ..packet.lens.region import packet_region
-    return packet_region(model, alphas, betas, scenario=args.scenario, workers=args.workers,
-                         checkpoint=args.checkpoint, progress=progress)

@@ -7,34 +7,29 @@ root. Margins that do not exist are printed as "none" with the reason (null in J
 """
 from __future__ import annotations
 
-import json
 import math
 
+from ..api.point import is_loop_model, margins
 from ..errors import InputError
-from ..linear.grid import parse_range
-from ..linear.margins import margins
-from ..models import get_model
+from .loop import add_loop_arguments, run_loop
 from .output import model_help, report
 
 EXAMPLES = (
     ("rcpstab margins --alpha 0.4 --beta 0.2", "margins of the thesis' recommended gains, as a table"),
     ("rcpstab margins --model xcp --alpha 0.4 --beta 0.226 --json", "XCP's published gains, as JSON"),
+    ("rcpstab margins --tf 2 1,-1 --delay 0.3", "any LTI loop: L(s) = 2 e^{-0.3 s}/(s - 1), exact, in rad/s and s"),
+    ("rcpstab margins --model dcqcn --param N=10 --param tau_star=50e-6 --json",
+     "DCQCN (Zhu et al. 2016) with 10 flows and a 50 us feedback delay"),
 )
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", default="rcp", help=model_help())
-    parser.add_argument("--alpha", type=str, required=True, help="rate gain alpha (> 0, dimensionless)")
-    parser.add_argument("--beta", type=str, required=True, help="queue gain beta (> 0, dimensionless)")
+    parser.add_argument("--model", default="rcp", help=model_help() + "; or dcqcn, timely (Zhu et al. 2016; "
+                        "their parameters with --param NAME=VALUE)")
+    parser.add_argument("--alpha", type=str, help="rate gain alpha (> 0, dimensionless)")
+    parser.add_argument("--beta", type=str, help="queue gain beta (> 0, dimensionless)")
+    add_loop_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON object (null with a reason where a margin does not exist)")
-
-
-def single_gain(text, name):
-    """One positive, finite gain from the command line (``--alpha 0.4``)."""
-    values = parse_range(text, name)
-    if values.size != 1:
-        raise InputError(f"--{name} {text!r}: expected a single number")
-    return float(values[0])
 
 
 def _value(x, fmt, unit="", note=None):
@@ -43,22 +38,16 @@ def _value(x, fmt, unit="", note=None):
     return f"{x:{fmt}}{unit}"
 
 
-def summary(model_name: str, m) -> str:
-    """One line: the verdict, the rightmost root and the margins that exist."""
-    gm = "none" if m.gain_margin is None else f"{m.gain_margin:.4g}"
-    pm = "none" if m.phase_margin_deg is None else f"{m.phase_margin_deg:.4g} deg"
-    dm = "none" if m.delay_margin is None else f"{m.delay_margin:.4g} d0"
-    return (f"{model_name} at alpha = {m.alpha:g}, beta = {m.beta:g} is {'STABLE' if m.stable else 'UNSTABLE'} "
-            f"(linear loop): rightmost root Re(s*d0) = {m.rightmost_root[0]:.3g}, gain margin {gm}, "
-            f"phase margin {pm}, delay margin {dm}")
-
-
 def run(args) -> int:
-    model = get_model(args.model)
-    m = margins(model, single_gain(args.alpha, "alpha"), single_gain(args.beta, "beta"))
+    if args.tf is not None or is_loop_model(args.model):
+        return run_loop(args)
+    if args.alpha is None or args.beta is None:
+        raise InputError("margins: --alpha and --beta are required (a model's gains), or give --tf NUM DEN --delay SECONDS")
+    result = margins(args.model, args.alpha, args.beta)
     if args.json:
-        print(json.dumps(m.to_dict(), allow_nan=False))
+        print(result.to_json())
         return 0
+    m = result.value
     notes = m.notes
     gm = m.gain_margin
     gm_text = _value(gm, ".6g", note=notes.get("gain_margin"))
@@ -67,7 +56,7 @@ def run(args) -> int:
     re, im = m.rightmost_root
     if args.quiet:
         return 0
-    print(f"margins of model {model.name} (normalized: w*d0, s*d0):")
+    print(f"margins of model {result.inputs['model'].name} (normalized: w*d0, s*d0):")
     print(f"  gain margin          {gm_text}")
     if m.gain_margin_lower is not None:
         print(f"  lower gain margin    {m.gain_margin_lower:.6g} ({notes.get('gain_margin_lower', '')})")
@@ -80,5 +69,5 @@ def run(args) -> int:
     print(f"  delay margin         {dm_text}")
     print(f"  rightmost root       s*d0 = {re:.6g} {'+' if im >= 0 else '-'} {abs(im):.6g}j")
     print(f"  roots in RHP (Bode)  {m.unstable_roots}")
-    report(args, summary(model.name, m))
+    report(args, result.summary())
     return 0

@@ -3,10 +3,10 @@ parameter by name) and the one-line summary."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 
 from ..errors import InputError
-from ..units import rate_text
 
 FIGURE_FORMATS = (".png", ".svg", ".pdf")
 
@@ -40,11 +40,53 @@ def check_outputs(args) -> None:
         writable_path(args.csv, "--csv")
 
 
+def add_param_argument(parser) -> None:
+    """``--param NAME=VALUE``: any parameter the model declares, by its own name (one value)."""
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help="any other parameter of the model by name (its default otherwise); repeatable. "
+                             "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05 (a user protocol)")
+
+
+OUTPUT_OPTIONS = ("out", "csv", "boundary")  # argparse destinations of files a command writes
+
+
+@contextlib.contextmanager
+def safe_outputs(args):
+    """Run a command with its output files written atomically (:mod:`rcpstab.runtime.atomic`).
+
+    One path for two outputs, or for an output and ``--checkpoint``, is refused first; the
+    outputs are checked under their real names; then each option points at a temporary file
+    beside its target, renamed over it only when the command returned (an error, a full disk or
+    Ctrl-C leaves the old file, and the message names the target).
+    """
+    from ..api.files import AtomicOutputs, check_distinct
+
+    paths = {dest: getattr(args, dest, None) for dest in OUTPUT_OPTIONS}
+    paths = {dest: path for dest, path in paths.items() if isinstance(path, str) and path}
+    check_distinct({**{f"--{dest}": path for dest, path in paths.items()},
+                    "--checkpoint": getattr(args, "checkpoint", None)})
+    check_outputs(args)
+    if paths.get("boundary"):
+        writable_path(paths["boundary"], "--boundary")
+    outputs = AtomicOutputs({f"--{dest}": path for dest, path in paths.items()})
+    with outputs as temporary:
+        for dest in paths:
+            setattr(args, dest, temporary[f"--{dest}"])
+        args.output_targets = dict(paths)
+        try:
+            yield
+        finally:
+            for dest, path in paths.items():
+                setattr(args, dest, path)
+            del args.output_targets
+
+
 def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
     """Network configurations and execution options of a phase-plane sweep."""
     parser.add_argument("--C", type=float, nargs="+", metavar="BPS",
                         help=f"{what}link capacities, bit/s; every combination of C, d0, N is swept (default: 0.15e9, App. E)")
-    parser.add_argument("--d0", type=float, nargs="+", metavar="SECONDS", help=f"{what}propagation RTTs, s (default: 0.2)")
+    parser.add_argument("--d0", "--rtt", type=float, nargs="+", metavar="SECONDS", action=DeprecatedAlias,
+                        help=f"{what}round-trip propagation delays, s (default: 0.2)")
     parser.add_argument("--N", type=float, nargs="+", metavar="FLOWS", help=f"{what}numbers of flows (default: 10)")
     parser.add_argument("--T", type=float, metavar="SECONDS", help=f"{what}rate update interval, s (default: 0.01)")
     parser.add_argument("--param", action="append", metavar="NAME=VALUES",
@@ -58,26 +100,27 @@ def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
                         help="save finished chunks to FILE and resume from them; kept on Ctrl-C (default: none)")
 
 
-def parse_params(items) -> dict:
-    """``--param NAME=VALUES`` options as ``{name: [values]}`` (one line naming a malformed one)."""
-    from ..linear.grid import parse_range
+def add_network_arguments(parser, what: str = "") -> None:
+    """One network configuration: ``--C``, ``--d0`` (alias ``--rtt``, deprecated), ``--N``, ``--T``."""
+    parser.add_argument("--C", type=float, metavar="BPS", help=f"{what}link capacity, bit/s (default 0.15e9)")
+    parser.add_argument("--d0", "--rtt", type=float, metavar="SECONDS", action=DeprecatedAlias,
+                        help=f"{what}round-trip propagation delay, s (default 0.2)")
+    parser.add_argument("--N", type=float, metavar="FLOWS", help=f"{what}number of flows (default 10)")
+    parser.add_argument("--T", type=float, metavar="SECONDS", help=f"{what}rate update interval, s (default 0.01)")
 
-    params: dict = {}
-    for item in items or ():
-        name, sep, text = item.partition("=")
-        name = name.strip()
-        if not sep or not name or not text.strip():
-            raise InputError(f"--param {item!r}: expected NAME=VALUE, NAME=V1,V2,... or NAME=START:STOP:STEP")
-        if name in params:
-            raise InputError(f"--param {name}: given twice")
-        if ":" in text:
-            params[name] = [float(v) for v in parse_range(text, f"param {name}")]
-            continue
-        try:
-            params[name] = [float(v) for v in text.split(",")]
-        except ValueError:
-            raise InputError(f"--param {item!r}: not a number") from None
-    return params
+
+class DeprecatedAlias(argparse.Action):
+    """Store the value; when given under a name other than the first, warn once that the first is the name."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string and option_string != self.option_strings[0]:
+            import warnings
+
+            warnings.warn(f"{option_string} is deprecated: use {self.option_strings[0]} (same value and unit)",
+                          stacklevel=2)
+            # messages about this value then name the option as it was typed (see rcpstab.cli.as_typed)
+            namespace.typed_aliases = {**getattr(namespace, "typed_aliases", {}), self.option_strings[0]: option_string}
+        setattr(namespace, self.dest, values)
 
 
 def add_point_arguments(parser, drawing: str, json_help: str) -> None:
@@ -136,67 +179,15 @@ def report(args, line: str) -> None:
 
 def files_written(args) -> str:
     """``"; figure in X, table in Y"`` for the output files the command was given ('' if none)."""
-    parts = [f"{what} in {getattr(args, option)}" for option, what in (("out", "figure"), ("csv", "table"))
-             if getattr(args, option, None)]
+    targets = getattr(args, "output_targets", {})  # safe_outputs: the real names behind the temporary files
+    parts = [f"{what} in {targets.get(option, getattr(args, option))}" for option, what in
+             (("out", "figure"), ("csv", "table"), ("boundary", "boundary curve")) if getattr(args, option, None)]
     return "; " + ", ".join(parts) if parts else ""
-
-
-def network_text(config: dict) -> str:
-    """``C = 150 Mb/s, d0 = 200 ms, N = 10, T = 10 ms`` from a configuration in SI units."""
-    parts = []
-    if "C" in config:
-        parts.append(f"C = {rate_text(config['C'])}")
-    if "d0" in config:
-        parts.append(f"d0 = {config['d0'] * 1e3:.4g} ms")
-    if "N" in config:
-        parts.append(f"N = {config['N']:g}")
-    if "T" in config:
-        parts.append(f"T = {config['T'] * 1e3:.4g} ms")
-    return ", ".join(parts)
-
-
-def region_summary(region) -> str:
-    """What a region map decided, and which configurations it left out of the common region and why."""
-    n, total = int(region.stable.sum()), region.stable.size
-    line = f"{region.method} region of {region.model}: {n} of {total} grid points stable ({100 * region.stable_fraction:.1f}%)"
-    configs = region.meta.get("configurations") or []
-    if len(configs) == 1:
-        line += f" at {network_text(configs[0])}"
-        if region.meta.get("unreachable_configurations"):
-            line += "; this configuration cannot reach equilibrium (C/N < MIN_RATE), whatever the gains"
-    elif configs:
-        lost = region.meta.get("unreachable_configurations") or []
-        line += f" in every one of the {len(configs) - len(lost)} configurations whose equilibrium is reachable"
-        if lost:
-            everywhere = region.meta.get("stable_points_all_configurations", 0)
-            line += (f"; {len(lost)} of {len(configs)} configurations cannot reach equilibrium (C/N < MIN_RATE) "
-                     f"and are not in the common region; over all {len(configs)} the common region is "
-                     + ("empty" if everywhere == 0 else f"{everywhere} points"))
-    counts = region.meta.get("verdict_counts")
-    if counts:
-        line += " (" + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if v) + " point-configurations)"
-    return line
 
 
 def model_help(default: str = "rcp", names=None) -> str:
     """Help text of ``--model`` listing the valid names (every registered model unless ``names``)."""
     if names is None:
-        from ..models import MODELS
-        names = MODELS
+        from ..api.common import model_names
+        names = model_names()
     return f"model: one of {', '.join(names)}, or a protocol file (FILE.py defining MODEL) (default: {default})"
-
-
-def off_target_links(summary: dict, label: str = "") -> str:
-    """``"; L1 ends 42% below its max-min target (not within the 2% band at the end of the run)"`` or ''.
-
-    ``summary`` has ``<L>_final_error`` (relative) per link, as the network summaries do.
-    """
-    from ..verdicts.judgement import RATE_BAND
-
-    off = [(key[: -len("_final_error")], value) for key, value in summary.items()
-           if key.endswith("_final_error") and value is not None and abs(value) > RATE_BAND]
-    if not off:
-        return ""
-    words = ", ".join(f"{link} ends {100 * abs(err):.2g}% {'below' if err < 0 else 'above'}" for link, err in off)
-    return (f"; {label}{words} its max-min target (outside the {100 * RATE_BAND:g}% band at the end of the run: "
-            "not settled, or settled elsewhere; see --json)")

@@ -6,8 +6,7 @@ Theorem 1 (xcp-katabi.txt lines 238-260) guarantees stability on beta = sqrt(2) 
 """
 from __future__ import annotations
 
-import json
-
+from ..api.linear import theorem1
 from .output import model_help
 
 EXAMPLES = (
@@ -23,28 +22,19 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    from ..models import get_model
-    from ..theorem1 import theorem1_report
-
-    model = get_model(args.model)
-    r = theorem1_report(model)
+    result = theorem1(args.model)
     if args.json:
-        print(json.dumps(r, allow_nan=False))
+        print(result.to_json())
         return 0
     if args.quiet:
         return 0
-    if r["exit_alpha"] is None:
-        print(f"Theorem 1 on model {model.name}: bound alpha < pi/(4 sqrt 2) = {r['bound']:.9f}; "
-              f"the curve beta = sqrt(2) alpha^2 stays in the exact region ({r['notes']['exit_alpha']})")
-        return 0
-    print(f"Theorem 1 on model {model.name}: bound alpha < pi/(4 sqrt 2) = {r['bound']:.9f}; the curve "
-          f"beta = sqrt(2) alpha^2 leaves the exact region at alpha = {r['exit_alpha']:.9f}; "
-          f"tightness {r['tightness']:.9f}")
-    if args.details:
+    r = result.value
+    if args.details and r["exit_alpha"] is not None:
         print(f"  exit point           (alpha, beta) = ({r['exit_alpha']:.9f}, {r['exit_beta']:.9f})")
         print(f"  root on the axis     s*d0 = +-{r['exit_w']:.9f}j (pi/4 = {3.141592653589793 / 4:.9f})")
         verdict = ("tight: the theorem covers its curve exactly up to the linear boundary"
                    if abs(r["tightness"] - 1) < 1e-6 else
                    "conservative" if r["tightness"] > 1 else "NOT sufficient: the curve leaves before the bound")
         print(f"  tightness            exit / bound = {r['tightness']:.9f}: {verdict}")
+    print(result.summary())
     return 0

@@ -15,7 +15,8 @@ after the crowd starts, and both recovery times are counted from that arrival.
 
 The band of each side:
 
-- fluid: the thesis' band (R within 2% of eta/N, q within 1% of C*d0 of 0);
+- fluid: the band passed in (:data:`~rcpstab.verdicts.band.STANDARD`, the thesis', by default) about
+  R = eta C/N and q = 0;
 - packet: the router's packet-level equilibrium, the fixed point of the rate law with the
   standing queue that paced flows keep (as :func:`~rcpstab.packet.lens.region.segment_verdict` does: q_e = mean
   one-RTT-mean queue over the run's last half after the crowd, R_e from alpha*(eta*C - y) =
@@ -43,15 +44,23 @@ import numpy as np
 from ..packet.lens.fluid_twin import fluid_run
 from ..packet.lens.verdicts import NOISE_K, occupancy_floor
 from ..packet.simulator.run import run_scenario
-from ..packet.simulator.scenarios import Scenario, crowd_time_s, get_scenario
+from ..packet.simulator.scenarios import CROWD_AFTER_RTT, CROWD_BEFORE_RTT, CROWD_FACTOR, Scenario, crowd_time_s, get_scenario
 from ..packet.simulator.segments import control_interval_s, rtt_average
-from ..verdicts.judgement import QUEUE_BAND, RATE_BAND
+from ..packet.simulator.topology import RWND_PACKETS
+from ..verdicts.band import STANDARD, Band
 from ..verdicts.recovery import recovery_rtt
 from .packet_vs_fluid import PACKET_PROTOCOL
 
 OVERLOAD = 1.05          # input above 5% over C: overloaded (the packet count's noise is a few %)
 STALL = 0.05             # input below 5% of C: the senders are not sending
 NOISE_WINDOW_RTT = 20.0   # the noise floor: the last 20 RTTs before the crowd (the N flows settle within 15)
+# Cost of a flash crowd, from runs at N = 2 to 2e4 (10 N flows after the crowd): each flow about
+# 300 us and 500 bytes (the packet simulator's and the fluid run's per-flow state, Python and C);
+# each packet about 1 us. Refused above the run-cost limits (runtime.validation.check_run_cost).
+SECONDS_PER_FLOW = 300e-6
+BYTES_PER_FLOW = 500
+SECONDS_PER_PACKET = 1e-6
+
 AGREEMENT = 0.30          # issue 11: fluid and packet within 30% on recovery and drops
 
 
@@ -164,15 +173,27 @@ class FlashCrowdResult:
         if rel["recovery_rtt"] is None or rel["recovery_rtt"] > AGREEMENT:
             head = f"recovery: fluid {_num(f.recovery_rtt)}, packet {_num(p.recovery_rtt)}" + (
                 f" ({p.reason})" if p.reason else "") + ". "
-            if self.model == "rcp":
+            cap = self.window_cap_over_C()
+            if not math.isfinite(p.overload_input) and cap < OVERLOAD:
+                # No overload in the packet run: nothing for the RTT estimate or the window to explain.
                 out.append(head + (
-                    f"During the overload the packet router's RTT estimate stays at {p.overload_d_over_d0:.3g} d0 "
+                    f"The packet senders never overload the link: each R-TCP sender is capped by its "
+                    f"{RWND_PACKETS}-packet receive window per RTT, so the {self.scenario.n_flows(self.crowd_s)} "
+                    f"flows after the crowd can send at most {cap:.3g} C; the fluid senders are paced only "
+                    f"(overload {_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C)."))
+            elif self.model == "rcp" and math.isfinite(p.overload_d_over_d0):
+                out.append(head + (
+                    f"During the overload the packet router's RTT estimate stays at {_g(p.overload_d_over_d0)} d0 "
                     f"(it averages the RTTs the senders write in their headers, measured before the queue built) "
-                    f"where eqs. 5.1-5.4's d = d0 + q/C is {f.overload_d_over_d0:.3g} d0, so each update cuts R "
-                    f"about {f.overload_d_over_d0 / p.overload_d_over_d0:.2g}x harder: the rate bottoms at R/C = "
-                    f"{p.trough_R_over_C:.2g} against {f.trough_R_over_C:.2g}. R grows at most e^alpha per RTT, "
-                    f"so climbing back alone takes the packet run >= {self.packet_recovery_bound():.3g} RTTs "
+                    f"where eqs. 5.1-5.4's d = d0 + q/C is {_g(f.overload_d_over_d0)} d0, so each update cuts R "
+                    f"about {_g(f.overload_d_over_d0 / p.overload_d_over_d0, '.2g')}x harder: the rate bottoms at R/C = "
+                    f"{_g(p.trough_R_over_C, '.2g')} against {_g(f.trough_R_over_C, '.2g')}. R grows at most e^alpha per RTT, "
+                    f"so climbing back alone takes the packet run >= {_g(self.packet_recovery_bound())} RTTs "
                     f"(the rcp-router fluid model has the router's RTT average)."))
+            elif not math.isfinite(p.overload_input):
+                out.append(head + (
+                    f"The packet run's input never exceeds {OVERLOAD:g} C after the crowd (the fluid's is "
+                    f"{_g(f.overload_input)} C for {_g(f.overload_rtt, '.2g')} RTTs)."))
             elif not (math.isfinite(p.recovery_rtt) or math.isfinite(f.recovery_rtt)):
                 out.append(head + "Neither run recovers: they agree on that.")
             elif math.isfinite(p.recovery_rtt) and not math.isfinite(f.recovery_rtt):
@@ -184,28 +205,33 @@ class FlashCrowdResult:
                 out.append(head + (
                     f"R-TCP's window (rate x smoothed RTT, measured before the queue built) caps what a sender "
                     f"has in flight while the full queue delays its ACKs; the fluid senders are paced only. "
-                    f"The packet overload is {p.overload_rtt:.2g} RTTs at {p.overload_input:.3g} C against "
-                    f"{f.overload_rtt:.2g} RTTs at {f.overload_input:.3g} C, so the rate falls to R/C = "
-                    f"{p.trough_R_over_C:.2g} against {f.trough_R_over_C:.2g} and climbs back sooner."))
+                    f"The packet overload is {_g(p.overload_rtt, '.2g')} RTTs at {_g(p.overload_input)} C against "
+                    f"{_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C, so the rate falls to R/C = "
+                    f"{_g(p.trough_R_over_C, '.2g')} against {_g(f.trough_R_over_C, '.2g')} and climbs back sooner."))
             else:
                 sc = self.scenario
                 n_after = sc.n_flows(self.crowd_s)
                 out.append(head + (
-                    f"The paced packet flows keep a standing queue the fluid has not, {p.queue_eq_bdp:.2g} C*d0 "
-                    f"({p.queue_eq_bdp * sc.bdp_bytes / sc.packet_bytes:.2g} packets) on average after the crowd; "
-                    f"the rate law turns it into an equilibrium R_e = {p.gamma_eq * n_after / sc.eta:.3g} eta C/N "
+                    f"The paced packet flows keep a standing queue the fluid has not, {_g(p.queue_eq_bdp, '.2g')} C*d0 "
+                    f"({_g(p.queue_eq_bdp * sc.bdp_bytes / sc.packet_bytes, '.2g')} packets) on average after the crowd; "
+                    f"the rate law turns it into an equilibrium R_e = {_g(p.gamma_eq * n_after / sc.eta)} eta C/N "
                     f"(beta = {self.beta:g}), and the collisions of the flows' packets move the rate about it: "
-                    f"its last exit from the {100 * p.rate_band:.2g}% band comes later."))
+                    f"its last exit from the {_g(100 * p.rate_band, '.2g')}% band comes later."))
         if p.stall_rtt > f.stall_rtt + 1.0:
             out.append(
-                f"stall: after the overload the packet input stays under {STALL:g} C for {p.stall_rtt:.3g} RTTs "
-                f"against the fluid's {f.stall_rtt:.3g}: at App. F's MIN_RATE = 0.01 MTU/d a sender sends one "
+                f"stall: after the overload the packet input stays under {STALL:g} C for {_g(p.stall_rtt)} RTTs "
+                f"against the fluid's {_g(f.stall_rtt)}: at App. F's MIN_RATE = 0.01 MTU/d a sender sends one "
                 f"packet per 100 RTTs and hears a higher rate only from an ACK or a rate-refresh probe.")
         if rel["dropped_bdp"] is None or rel["dropped_bdp"] > AGREEMENT:
-            out.append(f"drops: fluid {f.dropped_bdp:.3g} C*d0, packet {p.dropped_bdp:.3g} C*d0; first overload "
-                       f"{f.overload_rtt:.2g} RTTs at {f.overload_input:.3g} C (fluid) against "
-                       f"{p.overload_rtt:.2g} RTTs at {p.overload_input:.3g} C (packet).")
+            out.append(f"drops: fluid {_g(f.dropped_bdp)} C*d0, packet {_g(p.dropped_bdp)} C*d0; first overload "
+                       f"{_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C (fluid) against "
+                       f"{_g(p.overload_rtt, '.2g')} RTTs at {_g(p.overload_input)} C (packet).")
         return out
+
+    def window_cap_over_C(self) -> float:
+        """The most the packet senders after the crowd can send, over C: N receive windows per round trip."""
+        sc = self.scenario
+        return sc.n_flows(self.crowd_s) * RWND_PACKETS * sc.packet_bytes * 8.0 / (sc.rtt_s * sc.capacity_bps)
 
     def packet_recovery_bound(self) -> float:
         """RTTs the packet rate needs to climb from its trough to its equilibrium at the fastest
@@ -238,6 +264,11 @@ class FlashCrowdResult:
         return flash_crowd_plot(self, axes)
 
 
+def _g(x: float, spec: str = ".3g") -> str:
+    """A measured number for a sentence: "n/a" where it was not measured (never "nan")."""
+    return format(x, spec) if math.isfinite(x) else "n/a"
+
+
 def _num(x: float) -> str:
     return f"{x:.3g} RTTs" if math.isfinite(x) else "not measured"
 
@@ -267,14 +298,14 @@ def arrival_delay_s(scenario: Scenario) -> float:
     return scenario.rtt_s
 
 
-def _fluid_response(run, scenario: Scenario, arrival_s: float) -> CrowdResponse:
+def _fluid_response(run, scenario: Scenario, arrival_s: float, band: Band = STANDARD) -> CrowdResponse:
     bdp = scenario.capacity_bps * scenario.rtt_s
     t, gamma, queue = run.t, run.gamma[:, 0], run.queue[:, 0] / bdp
     dropped = run.states["dropped"][:, 0] / bdp
     after = t >= arrival_s
     n_after = scenario.n_flows(arrival_s)
     gamma_eq = scenario.eta / n_after
-    recovery, reason = recovery_rtt(t / scenario.rtt_s, gamma, queue, gamma_eq, 0.0, arrival_s / scenario.rtt_s)
+    recovery, reason = recovery_rtt(t / scenario.rtt_s, gamma, queue, gamma_eq, 0.0, arrival_s / scenario.rtt_s, band)
     before = dropped[np.searchsorted(t, arrival_s) - 1] if np.any(~after) else 0.0
     lag = int(round(scenario.rtt_s / run.dt))
     inflow = n_after * np.concatenate([np.full(lag, gamma[0]), gamma[:-lag]])  # N*R(t - d0)/C
@@ -282,11 +313,11 @@ def _fluid_response(run, scenario: Scenario, arrival_s: float) -> CrowdResponse:
     d_over_d0 = run.states["D"][:, 0] / scenario.rtt_s if "D" in run.states else 1.0 + queue
     episodes = input_episodes(t[after] / scenario.rtt_s, inflow[after], d_over_d0[after])
     return CrowdResponse(float(queue[after].max()), float(dropped[-1] - before), recovery, reason,
-                         gamma_eq, 0.0, RATE_BAND, QUEUE_BAND, float(gamma[after].min()), *episodes)
+                         gamma_eq, 0.0, band.rate, band.queue, float(gamma[after].min()), *episodes)
 
 
 def _packet_response(packet, scenario: Scenario, alpha: float, beta: float, crowd_s: float,
-                     arrival_s: float) -> CrowdResponse:
+                     arrival_s: float, band: Band = STANDARD) -> CrowdResponse:
     bdp_bits = scenario.capacity_bps * scenario.rtt_s
     per_rtt = max(int(round(scenario.rtt_s / control_interval_s(scenario))), 1)
     t, gamma = packet.t, packet.R_over_C
@@ -314,20 +345,65 @@ def _packet_response(packet, scenario: Scenario, alpha: float, beta: float, crow
         return CrowdResponse(peak, dropped, math.nan, "the standing queue drives the rate law to zero: no equilibrium",
                              gamma_eq, queue_eq, math.nan, math.nan)
     quantum = scenario.packet_bytes * 8.0 / (bdp_bits * gamma_eq)  # one datagram per RTT, relative to R_e
-    rate_band = max(RATE_BAND, min(NOISE_K * rate_noise / gamma_eq, quantum))
-    queue_band = max(QUEUE_BAND, min(NOISE_K * queue_noise, n_after * scenario.packet_bytes * 8.0 / bdp_bits))
+    widened = band.widened(min(NOISE_K * rate_noise / gamma_eq, quantum),
+                           min(NOISE_K * queue_noise, n_after * scenario.packet_bytes * 8.0 / bdp_bits))
+    rate_band, queue_band = widened.rate, widened.queue
     smooth_gamma = rtt_average(gamma, per_rtt)
     smooth_queue = rtt_average(queue, per_rtt)
     recovery, reason = recovery_rtt(t / scenario.rtt_s, smooth_gamma, smooth_queue, gamma_eq, queue_eq,
-                                    arrival_s / scenario.rtt_s, rate_band, queue_band)
+                                    arrival_s / scenario.rtt_s, widened)
     episodes = input_episodes(t[after] / scenario.rtt_s, packet.utilization[after],
                               packet.avg_rtt_s[after] / scenario.rtt_s)
     return CrowdResponse(peak, dropped, recovery, reason, gamma_eq, queue_eq, rate_band, queue_band,
                          float(gamma[after].min()), *episodes)
 
 
+def check_flash_crowd(capacity_bps, rtt_s, n_flows, buffer_bdp=1.0, packet_bytes: int = 1500,
+                      factor: int = CROWD_FACTOR, duration_rtt: float = CROWD_BEFORE_RTT + CROWD_AFTER_RTT, options=("--C", "--rtt", "--N", "--buffer")) -> None:
+    """Refuse a flash crowd outside the domain table or above the run-cost limits, in one line.
+
+    Parameters
+    ----------
+    capacity_bps, rtt_s : float
+        C (bit/s) and d0 (s).
+    n_flows : int
+        Flows before the crowd (``factor`` times as many after it).
+    buffer_bdp : float or None
+        Drop-tail buffer in C*d0 (None: unbounded).
+    packet_bytes, factor, duration_rtt
+        Of the scenario (:func:`~rcpstab.packet.simulator.scenarios.flash_crowd`).
+    options : tuple of str
+        How the user gave C, d0, N and the buffer (the messages name them).
+
+    Raises
+    ------
+    InputError
+    """
+    from ..errors import InputError
+    from ..runtime.validation import SIMULATOR_INTEGERS, check_integer, check_run_cost, check_value
+
+    o_c, o_rtt, o_n, o_buffer = options
+    check_value("C", capacity_bps, o_c)
+    check_value("rtt", rtt_s, o_rtt)
+    check_integer("N", n_flows, o_n)
+    if buffer_bdp is not None:
+        check_value("buffer_bdp", buffer_bdp, o_buffer)
+        buffer_bytes = buffer_bdp * capacity_bps * rtt_s / 8
+        if buffer_bytes > SIMULATOR_INTEGERS["buffer_bytes"][1]:
+            raise InputError(f"{o_buffer} {buffer_bdp:g} at {o_c} {capacity_bps:g} and {o_rtt} {rtt_s:g}: a buffer of "
+                             f"{buffer_bytes:.3g} bytes, more than the packet simulator's "
+                             f"{SIMULATOR_INTEGERS['buffer_bytes'][1]:.3g}")
+    flows = factor * n_flows
+    # Packets: what the link carries, or what the senders' windows let out if that is less.
+    per_rtt = min(capacity_bps * rtt_s / (8 * packet_bytes), flows * RWND_PACKETS)
+    packets = duration_rtt * per_rtt + 3 * flows
+    check_run_cost(f"cosim --scenario flash-crowd with {o_n} {n_flows} ({flows:g} flows after the crowd) at "
+                   f"{o_c} {capacity_bps:g}, {o_rtt} {rtt_s:g}", flows * SECONDS_PER_FLOW + packets * SECONDS_PER_PACKET,
+                   flows * BYTES_PER_FLOW)
+
+
 def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, seed: int = 0,
-                      model: str = "rcp") -> FlashCrowdResult:
+                      model: str = "rcp", band: Band = STANDARD) -> FlashCrowdResult:
     """Run a flash crowd packet by packet and as the fluid ``model`` with the same buffer.
 
     Parameters
@@ -343,6 +419,9 @@ def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, se
         is eqs. 5.1-5.4; ``rcp-router`` is the one with the packet router's timing (the rate law
         reads the input over the last interval T, updates every T, uses App. F's RTT average of
         the header RTTs): the fluid model the packet run should match.
+    band : Band
+        The convergence band recovery is measured against (the packet side widens it to its
+        noise floor).
 
     Returns
     -------
@@ -362,7 +441,7 @@ def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, se
         packet_dropped_bdp=packet.dropped_packets * scenario.packet_bytes * 8.0 / bdp_bits,
         fluid_t=fluid.t, fluid_R_over_C=fluid.gamma[:, 0], fluid_queue_bdp=fluid.queue[:, 0] / bdp_bits,
         fluid_dropped_bdp=fluid.states["dropped"][:, 0] / bdp_bits,
-        packet=_packet_response(packet, scenario, alpha, beta, crowd_s, arrival_s),
-        fluid=_fluid_response(fluid, scenario, arrival_s),
+        packet=_packet_response(packet, scenario, alpha, beta, crowd_s, arrival_s, band),
+        fluid=_fluid_response(fluid, scenario, arrival_s, band),
         conservation={k: int(counters[k]) for k in ("sent", "delivered", "dropped", "in_flight")},
         wall_time_s=time.perf_counter() - wall)

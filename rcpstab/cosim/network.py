@@ -25,6 +25,7 @@ from ..errors import InputError
 from ..network.convergence import summarize
 from ..network.fluid import NetworkRun, simulate_network
 from ..network.topology import fig57
+from ..runtime.atomic import atomic_open
 from .network_packet_run import NETWORK_MAX_RTT_MS, run_network
 
 NETWORK_SCENARIOS = {"fig5.7": fig57}
@@ -99,7 +100,7 @@ class NetworkCosimResult:
     def to_csv(self, path: str) -> None:
         """Write :meth:`columns`, one row per grid time."""
         columns = self.columns()
-        with open(path, "w", newline="") as fh:
+        with atomic_open(path) as fh:  # a full disk leaves the old file, not a torn one
             writer = csv.writer(fh)
             writer.writerow(columns)
             for row in zip(*columns.values()):

@@ -35,6 +35,7 @@ from ..packet.protocols.registry import model_protocol
 from ..packet.simulator.run import run_scenario
 from ..packet.simulator.scenarios import Scenario, get_scenario
 from ..packet.simulator.segments import control_interval_s, flow_segments, rtt_average
+from ..runtime.atomic import atomic_open
 
 TRANSIENT_RTT = 20.0   # after each flow-count change: measured settling (5% band) is <= 15 RTTs at alpha <= 0.8
 SETTLE_BAND = 0.05     # settled: one-RTT mean of R/C within 5% of eta/N (the packet plateau sits up to ~3% low)
@@ -189,7 +190,7 @@ class CosimResult:
 
     def to_csv(self, path: str) -> None:
         """Write :data:`CSV_COLUMNS`, one row per grid time."""
-        with open(path, "w", newline="") as fh:
+        with atomic_open(path) as fh:  # a full disk leaves the old file, not a torn one
             writer = csv.writer(fh)
             writer.writerow(CSV_COLUMNS)
             columns = (self.t, self.packet_R_over_C, self.fluid_R_over_C, self.packet_queue_bytes, self.fluid_queue_bytes)

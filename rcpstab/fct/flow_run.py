@@ -24,7 +24,7 @@ from ..packet.routers.rcp.control import RcpController, rate_register
 from ..packet.simulator.topology import TCP_HEADER_BYTES
 from .flows_py import RECORD_FIELDS, PyFlowSimulator
 
-__all__ = ["FlowRun", "run_flows", "draw_workload", "DATA_PACKET_BYTES", "CTRL_PACKET_BYTES"]
+__all__ = ["FlowRun", "run_flows", "check_flow_run", "draw_workload", "DATA_PACKET_BYTES", "CTRL_PACKET_BYTES"]
 
 NS_PER_S = 1_000_000_000
 NS_PER_MS = 1_000_000
@@ -128,23 +128,94 @@ class FlowRun:
                 f"loss={self.loss_probability:.2e})")
 
 
-def _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed) -> None:
-    checks = (
-        (isinstance(seed, (int, np.integer)) and seed >= 0, f"seed={seed} must be a non-negative integer"),
-        (alpha > 0, f"alpha={alpha} must be > 0"),
-        (beta >= 0, f"beta={beta} must be >= 0"),
-        (capacity_bps > 0 and math.isfinite(capacity_bps), f"C={capacity_bps} must be a positive capacity, b/s"),
-        (rtt_s > 0 and math.isfinite(rtt_s), f"rtt={rtt_s} must be a positive delay, s"),
-        (0 < load < 1, f"load={load} must be in (0, 1): PS has no steady state at or above 1"),
-        (n_flows >= 1, f"flows={n_flows} must be >= 1"),
-        (buffer_bdp > 0 and math.isfinite(buffer_bdp), f"buffer={buffer_bdp} BDP must be > 0"),
-        (0 < eta <= 1, f"eta={eta} must be in (0, 1]"),
-        (packet_bytes > TCP_HEADER_BYTES + 32, f"packet_bytes={packet_bytes} too small for the headers"),
-        (backend in ("c", "python"), f"backend={backend!r} is not c or python"),
-    )
-    for ok, message in checks:
-        if not ok:
-            raise InputError(message)
+# Cost model of one run, from benchmark runs (benchmarks of fct at C = 1e5-1e9 b/s): every
+# rate-estimation interval costs a Python control step and a sample (about 300 us and 320 bytes),
+# every packet event about 0.5 us of C; data and control packets come to about 2.5 events each.
+SECONDS_PER_INTERVAL = 300e-6
+BYTES_PER_INTERVAL = 320
+SECONDS_PER_EVENT = 0.5e-6
+EVENTS_PER_PACKET = 5
+MIN_WINDOW_INTERVALS = 10  # expected measurement window, in rate-estimation intervals
+
+
+def check_flow_run(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed,
+                   sizes: SizeDistribution | None = None, replications: int = 1, window: bool = True) -> None:
+    """Refuse, in one line naming the value given, what the flow simulator cannot run or measure.
+
+    Every value is checked against the one domain table (:data:`~rcpstab.runtime.validation.DOMAINS`),
+    then what they lead to: the buffer in bytes and the simulated time against the simulator's
+    integer table, the measurement window against the control interval (shorter and the time
+    averages do not exist), and the estimated CPU time and memory against the limits.
+
+    Parameters
+    ----------
+    alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed
+        As :func:`run_flows` takes them (``n_flows``: all replications together).
+    sizes : SizeDistribution, optional
+        Flow sizes, for the duration and cost estimates.
+    replications : int
+        Runs the flows are split over (each has its own warm-up and window).
+    window : bool
+        Whether the time averages are asked for (a study): then each run's flows must arrive over
+        at least ``MIN_WINDOW_INTERVALS`` control intervals. A single run may be shorter (one flow's
+        FCT is exact); its time averages are then NaN, "does not exist".
+
+    Raises
+    ------
+    InputError
+    """
+    from ..runtime.validation import SIMULATOR_INTEGERS, check_integer, check_run_cost, check_value
+
+    if backend not in ("c", "python"):
+        raise InputError(f"backend={backend!r} is not c or python")
+    check_integer("seed", int(seed) if isinstance(seed, np.integer) else seed, field="seed")
+    check_value("alpha", alpha, field="alpha")
+    if not (isinstance(beta, (int, float)) and beta == 0):
+        check_value("beta", beta, field="beta")  # 0 is allowed here: the rate term alone
+    check_value("C", capacity_bps, field="C")
+    check_value("rtt", rtt_s, field="rtt")
+    check_value("load", load, field="load")
+    check_value("buffer_bdp", buffer_bdp, field="buffer_bdp")
+    if not (isinstance(eta, (int, float)) and 0 < eta <= 1):
+        raise InputError(f"eta={eta!r}: must be in (0, 1]")
+    check_integer("packet_bytes", int(packet_bytes) if isinstance(packet_bytes, np.integer) else packet_bytes,
+                  field="packet_bytes")
+    n_flows = check_integer("flows", int(n_flows) if isinstance(n_flows, np.integer) else n_flows, field="flows")
+    replications = check_integer("replications", replications, field="replications")
+    if n_flows < replications:
+        raise InputError(f"flows={n_flows} must be at least replications={replications}")
+    where = f"C = {capacity_bps:g} bit/s, RTPD = {rtt_s:g} s"
+    buffer_bytes = buffer_bdp * capacity_bps * rtt_s / 8
+    if buffer_bytes > SIMULATOR_INTEGERS["buffer_bytes"][1]:
+        raise InputError(f"buffer_bdp={buffer_bdp:g} at {where}: a buffer of {buffer_bytes:.3g} bytes, more than "
+                         f"the flow simulator's {SIMULATOR_INTEGERS['buffer_bytes'][1]:.3g}")
+    if sizes is None:
+        return
+    per_run = n_flows / replications
+    gap_s = sizes.mean_packets * packet_bytes * 8 / (load * capacity_bps)  # 1/lambda
+    span_s = per_run * gap_s
+    duration_s = span_s + 100 * rtt_s
+    interval_s = min(rtt_s, 0.01)  # App. F line 13: Tr = min(avg_rtt, 10 ms)
+    flows_text = f"flows={n_flows}" + (f" over {replications} replications" if replications > 1 else "")
+    if duration_s * NS_PER_S > SIMULATOR_INTEGERS["t_ns"][1]:
+        raise InputError(f"load={load:g} and {flows_text} at {where}: about {duration_s:.3g} s of simulated time, "
+                         f"more than the flow simulator's {SIMULATOR_INTEGERS['t_ns'][1] / NS_PER_S:.3g} s")
+    window_s = (1 - WARMUP_FRACTION) * span_s
+    if window and window_s < MIN_WINDOW_INTERVALS * interval_s:
+        raise InputError(f"{flows_text} at load={load:g}, {where}: the flows arrive within about {window_s:.3g} s, "
+                         f"less than {MIN_WINDOW_INTERVALS} rate-estimation intervals ({interval_s:g} s each), too "
+                         "short for the time averages (utilization, loss, mean flows); give more flows per run")
+    intervals = replications * duration_s / interval_s
+    events = n_flows * (sizes.mean_packets + 3) * EVENTS_PER_PACKET
+    check_run_cost(f"fct with {flows_text}, load={load:g}, mean size {sizes.mean_packets:.3g} packets at {where}",
+                   intervals * SECONDS_PER_INTERVAL + events * SECONDS_PER_EVENT,
+                   duration_s / interval_s * BYTES_PER_INTERVAL + per_run * RECORD_DTYPE.itemsize * 3)
+
+
+def _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed,
+           sizes=None) -> None:
+    check_flow_run(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed,
+                   sizes, window=False)
 
 
 def make_flow_simulator(capacity_bps: float, rtt_s: float, buffer_bytes: int, packet_bytes: int, backend: str,
@@ -309,7 +380,7 @@ def run_flows(
     (50, True)
     """
     arrivals = arrivals or ArrivalProcess()
-    _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed)
+    _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed, sizes)
     wall_start = time.perf_counter()
     buffer_bytes = max(int(buffer_bdp * capacity_bps * rtt_s / 8), packet_bytes)
     sim = make_flow_simulator(capacity_bps, rtt_s, buffer_bytes, packet_bytes, backend, rate_refresh)

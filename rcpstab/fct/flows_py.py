@@ -18,6 +18,7 @@ import numpy as np
 from ..packet.hosts import rtcp_host_py as host
 from ..packet.routers.rcp.datapath_py import PortRegisters, dp_arrive, dp_depart, port_admit, port_release, receiver_echo
 from ..packet.simulator.events_py import NS_PER_S, EventLoop
+from ..runtime.validation import SIMULATOR_INTEGERS, check_simulator_integer
 
 __all__ = ["PyFlowSimulator", "RECORD_FIELDS"]
 
@@ -35,9 +36,10 @@ class _Link:
     __slots__ = ("capacity_bps", "delay_ns", "rcp", "port", "queue", "busy", "arrivals", "tx_bytes")
 
     def __init__(self, spec, rcp: bool, name: str) -> None:
-        capacity, delay, buffer = spec
-        if capacity <= 0 or delay < 0:
-            raise ValueError(f"{name} link: capacity {capacity} b/s and delay {delay} ns must be > 0 and >= 0")
+        if not isinstance(spec, (tuple, list)) or len(spec) != 3:
+            raise TypeError(f"{name} link must be a tuple (capacity_bps, delay_ns, buffer_bytes)")
+        capacity, delay, buffer = (check_simulator_integer(key, value, name)
+                                   for key, value in zip(("capacity_bps", "delay_ns", "buffer_bytes"), spec))
         self.capacity_bps, self.delay_ns, self.rcp = capacity, delay, rcp
         self.port = PortRegisters(buffer_bytes=buffer)
         self.queue: deque[_Packet] = deque()
@@ -68,8 +70,11 @@ class PyFlowSimulator(EventLoop):
 
     def __init__(self, forward, reverse, data_size, ctrl_size, window_denominator, rwnd_pkts, request,
                  rate_refresh=True) -> None:
-        if data_size < 12 or ctrl_size < 12 or window_denominator < 1 or rwnd_pkts < 1:
-            raise ValueError("packet sizes must hold an RCP header; window terms must be >= 1")
+        # The order of the checks is C's (csrc/flows_module.c), so both raise the same error first.
+        data_size, ctrl_size, window_denominator, rwnd_pkts, request = (
+            check_simulator_integer(name, value) for name, value in (
+                ("data_size", data_size), ("ctrl_size", ctrl_size), ("window_denominator", window_denominator),
+                ("rwnd_pkts", rwnd_pkts), ("request", request)))
         self.links = (_Link(forward, True, "forward"), _Link(reverse, False, "reverse"))
         self.data_size, self.ctrl_size, self.window_denominator = data_size, ctrl_size, window_denominator
         self.rwnd_pkts, self.request = rwnd_pkts, request
@@ -277,19 +282,28 @@ class PyFlowSimulator(EventLoop):
         self._schedule_next_arrival()
 
     def add_arrivals(self, start_ns, size_pkts) -> None:
-        """Append arrivals: int64 buffers (or sequences) of start times (ns) and sizes (packets)."""
-        t = np.frombuffer(start_ns, dtype=np.int64) if isinstance(start_ns, bytes) else np.asarray(start_ns, np.int64)
-        z = np.frombuffer(size_pkts, dtype=np.int64) if isinstance(size_pkts, bytes) else np.asarray(size_pkts, np.int64)
-        if len(t) != len(z):
+        """Append arrivals: C-contiguous int64 buffers (bytes, arrays) of start times (ns) and sizes (packets)."""
+        t, z = (np.frombuffer(_contiguous(b), dtype=np.uint8) for b in (start_ns, size_pkts))
+        if len(t) != len(z) or len(t) % 8:
             raise ValueError("start times and sizes must be int64 buffers of equal length")
-        last = self.arrivals[-1][0] if self.arrivals else self.now
-        for tk, zk in zip(t.tolist(), z.tolist()):
-            if tk < last or tk < self.now or zk < 1:
-                raise ValueError("arrivals must be in time order, not before the clock, sizes >= 1")
+        t, z = t.view(np.int64).tolist(), z.view(np.int64).tolist()  # copies: alignment does not matter
+        (t_low, t_high), (z_low, z_high) = SIMULATOR_INTEGERS["start_ns"], SIMULATOR_INTEGERS["size_pkts"]
+        last = max(self.arrivals[-1][0], self.now) if self.arrivals else self.now
+        for k, (tk, zk) in enumerate(zip(t, z)):
+            if not (t_low <= tk <= t_high and z_low <= zk <= z_high):
+                raise ValueError(f"arrival {k}: start_ns={tk} and size_pkts={zk} must be in {t_low}..{t_high} and "
+                                 f"{z_low}..{z_high}")
+            if tk < last:
+                raise ValueError(f"arrival {k}: start_ns={tk} is before the clock or the previous arrival ({last}); "
+                                 "arrivals must be in time order")
             last = tk
-        self.arrivals.extend(zip(t.tolist(), z.tolist()))
+        self.arrivals.extend(zip(t, z))
         if not self.arrival_pending:
             self._schedule_next_arrival()
+
+    def run_until(self, t_ns) -> None:
+        """Process every event strictly before ``t_ns`` (ns, range-checked as in C), then set the clock to it."""
+        super().run_until(check_simulator_integer("t_ns", t_ns))
 
     # ---- the loop
     def _dispatch(self, etype: int, arg, gen: int) -> None:
@@ -324,15 +338,13 @@ class PyFlowSimulator(EventLoop):
                 "max_rtt": p.max_rtt, "rate": p.rate}  # fmt: skip
 
     def set_registers(self, *, rate=None, input_bytes=None, rtt_sum=None, rtt_count=None) -> None:
-        """Write the bottleneck port's registers by name."""
+        """Write the bottleneck port's registers by name (None: left as it is); all are checked first."""
+        given = {name: check_simulator_integer(name, value, "register") for name, value in
+                 (("rate", rate), ("input_bytes", input_bytes), ("rtt_sum", rtt_sum), ("rtt_count", rtt_count))
+                 if value is not None}
         p = self.links[FL_FWD].port
-        if rate is not None:
-            if not 0 <= rate <= 0xFFFFFFFF:
-                raise ValueError(f"register rate={rate} does not fit in 32 bits")
-            p.rate = rate
-        for name, value in (("input_bytes", input_bytes), ("rtt_sum", rtt_sum), ("rtt_count", rtt_count)):
-            if value is not None:
-                setattr(p, name, value)
+        for name, value in given.items():
+            setattr(p, name, value)
 
     def take_records(self) -> bytes:
         """Finished flows since the last call, packed int64 per :data:`RECORD_FIELDS`."""
@@ -359,3 +371,13 @@ class PyFlowSimulator(EventLoop):
     def n_active(self) -> int:
         """Flows whose SYN is sent and whose last data packet has not yet arrived."""
         return self.n_active_flows
+
+
+def _contiguous(buffer) -> memoryview:
+    """A buffer as C's ``y*`` format takes it: bytes-like and C-contiguous, else the errors C raises."""
+    if isinstance(buffer, str):
+        raise TypeError(f"a bytes-like object is required, not '{type(buffer).__name__}'")
+    view = memoryview(buffer)  # TypeError for anything without the buffer protocol
+    if not view.c_contiguous:
+        raise BufferError("memoryview: underlying buffer is not C-contiguous")
+    return view.cast("B") if view.ndim != 1 or view.format != "B" else view

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..packet.hosts.flow_traffic import ArrivalProcess, SizeDistribution
-from .flow_run import DATA_PACKET_BYTES, NS_PER_S, FlowRun, run_flows
+from .flow_run import DATA_PACKET_BYTES, NS_PER_S, FlowRun, check_flow_run, run_flows
 from .ps import lower_bound_fct, processor_sharing_fct, processor_sharing_sojourn
 
 __all__ = ["FctBin", "FctResult", "fct_study", "size_bins"]
@@ -299,6 +299,8 @@ def fct_study(
         raise InputError(f"replications={replications} and workers={workers} must be >= 1")
     if n_flows < replications:
         raise InputError(f"flows={n_flows} must be at least replications={replications}")
+    check_flow_run(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed,
+                   sizes, replications)  # all of them, before any worker starts
     seeds = [seed] if replications == 1 else [
         int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(replications)]
     counts = [n_flows // replications + (k < n_flows % replications) for k in range(replications)]

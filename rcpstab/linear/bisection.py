@@ -1,8 +1,11 @@
-"""Refine sign-change brackets to rounding: many at once with SciPy's vectorized bracketing root
-finder, a handful one by one with mpmath's (a point command's few crossings)."""
+"""Refine sign-change brackets to rounding: many at once with Chandrupatla's vectorized bracketing
+root finder (:mod:`.chandrupatla`, SciPy's algorithm without importing scipy.optimize), a handful
+one by one with mpmath's (a point command's few crossings)."""
 from __future__ import annotations
 
 import numpy as np
+
+from .chandrupatla import find_roots
 
 # Up to this many brackets are refined by mpmath's Anderson-Bjorck solver: mpmath is loaded with SymPy,
 # while importing scipy.optimize costs more than a point command's whole computation (0.3-0.5 s).
@@ -21,7 +24,7 @@ def bisect_brackets(f, lo, hi, iterations: int | None = None):
         Bracket ends, ``f`` of opposite signs (or zero) at the two ends.
     iterations : int, optional
         Ignored (kept for callers of the former fixed-count bisection): both solvers stop at
-        rounding, Chandrupatla's method (:func:`scipy.optimize.elementwise.find_root`) for more
+        rounding, Chandrupatla's method (:func:`.chandrupatla.find_roots`, SciPy's bit for bit) for more
         than :data:`FEW_BRACKETS` brackets, Anderson-Bjorck's (:func:`mpmath.findroot`) for fewer,
         each result checked (a bracket it cannot refine goes to SciPy with the rest).
 
@@ -44,15 +47,7 @@ def bisect_brackets(f, lo, hi, iterations: int | None = None):
         few = [_refine_one(f, k, a, b) for k, (a, b) in enumerate(zip(lo, hi))]
         if all(r is not None for r in few):
             return np.array(few)
-    from scipy.optimize import elementwise  # imported here: half a second of every command's start-up
-
-    k = np.arange(lo.size)
-
-    def g(x, kk):
-        return f(x, kk.astype(int))
-
-    res = elementwise.find_root(g, (lo, hi), args=(k.astype(float),))
-    x = np.asarray(res.x, dtype=float)
+    x = find_roots(f, lo, hi)
     # An end where f is exactly zero is a root; find_root reports those too, but be explicit.
     return np.where(np.isfinite(x), x, 0.5 * (lo + hi))
 

@@ -115,8 +115,17 @@ def crossovers(model: ModelSpec, alpha, beta, gain_band: bool = True) -> Crossov
     return Crossovers(gain_w=gain_w, phase_w=phase_w, gain_count=gain_count)
 
 
-def bode_region(model: ModelSpec, alphas, betas) -> RegionMap:
+def bode_region(model: ModelSpec, alphas, betas, params: dict | None = None) -> RegionMap:
     """Stable points by the Bode diagram: no net crossing of -180 + k*360 deg where ``|G|`` > 1.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    alphas, betas : array_like
+        Grid axes (positive gains).
+    params : dict, optional
+        Any other parameter the model declares, by name, one value each (the model's own
+        values otherwise): the linear loop at those values.
 
     Returns
     -------
@@ -130,13 +139,13 @@ def bode_region(model: ModelSpec, alphas, betas) -> RegionMap:
     >>> bode_region(get_model("rcpac"), [0.4, 1.6], [0.1]).stable.astype(int).tolist()
     [[1, 0]]
     """
-    model = as_model(model)  # a name works too; anything else is an InputError
+    model = as_model(model).with_values(params)  # a name works too; anything else is an InputError
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
     A, B = np.meshgrid(alphas, betas)
     pc = phase_crossings(open_loop(model), A.ravel(), B.ravel())
     z = pc.unstable()
     table = {"alpha": A.ravel(), "beta": B.ravel(), "stable": (z == 0).astype(int), "unstable_roots": z}
-    return RegionMap(model=model.name, method="bode", alpha=alphas, beta=betas,
+    return RegionMap(model=model, method="bode", alpha=alphas, beta=betas,
                      stable=(z == 0).reshape(A.shape), table=table,
                      meta={"multiple_gain_crossovers": int((pc.gain_count > 1).sum())})

@@ -43,6 +43,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import InputError
+from ..models import as_model
 from ..models.spec import ModelSpec
 from .grid import check_gains
 from .linearization import linearize
@@ -141,7 +142,7 @@ BOUNDS = {"wirtinger": (_lmi_wirtinger, 2), "jensen": (_lmi_jensen, 1)}
 """Integral bound -> (LMI builder, size of P in units of n)."""
 
 
-def certified_region(model: ModelSpec, alphas, betas, bound: str = "wirtinger") -> RegionMap:
+def certified_region(model: ModelSpec, alphas, betas, bound: str = "wirtinger", params: dict | None = None) -> RegionMap:
     """Grid points where a common Lyapunov-Krasovskii functional proves stability (see the module docstring).
 
     Parameters
@@ -153,6 +154,10 @@ def certified_region(model: ModelSpec, alphas, betas, bound: str = "wirtinger") 
     bound : {'wirtinger', 'jensen'}
         Integral inequality bounding the functional's double integral (Wirtinger's is less
         conservative; both are sound).
+
+    params : dict, optional
+        Any other parameter the model declares, by name, one value each (the model's own
+        values otherwise): the linear loop at those values.
 
     Returns
     -------
@@ -171,6 +176,7 @@ def certified_region(model: ModelSpec, alphas, betas, bound: str = "wirtinger") 
         raise InputError(f"integral bound {bound!r}: choose from {', '.join(BOUNDS)}")
     lmi, p_blocks = BOUNDS[bound]
     cp, solver = _import_cvxpy()
+    model = as_model(model).with_values(params)
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
     A0f, Adf, modes = switched_modes(model)
@@ -221,7 +227,7 @@ def certified_region(model: ModelSpec, alphas, betas, bound: str = "wirtinger") 
     aa, bb = np.meshgrid(alphas, betas)
     table = {"alpha": aa.ravel(), "beta": bb.ravel(), "stable": stable.ravel().astype(int),
              "margin": np.where(np.isfinite(margin), margin, 0.0).ravel()}
-    return RegionMap(model=model.name, method="certified", alpha=alphas, beta=betas, stable=stable, table=table,
+    return RegionMap(model=model, method="certified", alpha=alphas, beta=betas, stable=stable, table=table,
                      meta={"functional": f"common Lyapunov-Krasovskii, {bound} bound", "modes": len(modes),
                            "solver": solver})
 

@@ -37,7 +37,7 @@ from .grid import check_gains
 from .quasipoly import QuasiPolynomial, quasi_polynomial
 from .result import RegionMap
 
-__all__ = ["RowStructure", "row_structure", "row_crossings", "exact_region", "boundary_table",
+__all__ = ["RowStructure", "row_structure", "row_crossings", "exact_region", "boundary_table", "has_linear_boundary",
            "boundary_points", "write_boundary_csv"]
 
 REFERENCE_STEP = 0.005     # argument-principle step at the reference point (rad per unit delay)
@@ -150,23 +150,34 @@ def _reference(qp: QuasiPolynomial, alpha_c: float, edges: np.ndarray) -> dict:
 
 
 def _labels(structure: RowStructure, alphas: np.ndarray):
-    """Z at every (alphas[i], betas[j]); NaN where a root is on the axis (a grid point on a crossing)."""
-    nb = structure.betas.size
-    counts = np.bincount(structure.row, minlength=nb)
-    width = int(counts.max()) if counts.size else 0
-    # Rows padded to the same number of crossings (a handful): one broadcast instead of a loop.
-    cross = np.full((nb, width), np.inf)
-    steps = np.zeros((nb, width))
-    rank = np.arange(structure.row.size) - np.concatenate(([0], np.cumsum(counts)))[structure.row]
-    cross[structure.row, rank] = structure.alpha
-    steps[structure.row, rank] = structure.direction
-    Z = np.repeat(structure.z_start[:, None], alphas.size, axis=1)
-    on = np.zeros((nb, alphas.size), bool)
-    for k in range(width):
-        Z += steps[:, k, None] * (cross[:, k, None] < alphas[None, :])
-        on |= cross[:, k, None] == alphas[None, :]
-    Z[on] = np.nan
-    return Z
+    """Z at every (alphas[i], betas[j]) as integers, and where it is undefined.
+
+    Returns ``(Z, undefined)``: ``Z`` (int64, shape (nb, na)) counts right-half-plane roots;
+    ``undefined`` marks a root on the axis (a grid point on a crossing) and rows whose start
+    count is undefined (a root at 0 all along). Each crossing adds its direction to every grid
+    alpha right of it: one scatter of the directions at the first such alpha, then one running
+    sum along the rows, for a cost of two passes over the grid whatever the number of crossings.
+    """
+    order = np.argsort(alphas, kind="stable")
+    if np.any(order != np.arange(alphas.size)):      # a grid axis is sorted; any other order is put back after
+        Z, undefined = _labels(structure, alphas[order])
+        back = np.empty_like(order)
+        back[order] = np.arange(order.size)
+        return Z[:, back], undefined[:, back]
+    nb, na = structure.betas.size, alphas.size
+    start = np.nan_to_num(structure.z_start, nan=0.0).astype(np.int64)
+    steps = np.zeros((nb, na + 1), np.int64)
+    steps[:, 0] = start
+    first = np.searchsorted(alphas, structure.alpha, side="right")     # first grid alpha > the crossing
+    np.add.at(steps, (structure.row, first), structure.direction.astype(np.int64))
+    Z = np.cumsum(steps[:, :na], axis=1)
+    undefined = np.zeros((nb, na), bool)
+    undefined[~np.isfinite(structure.z_start)] = True
+    at = np.searchsorted(alphas, structure.alpha, side="left")          # a grid alpha equal to the crossing
+    hit = at < na
+    hit[hit] = alphas[at[hit]] == structure.alpha[hit]
+    undefined[structure.row[hit], at[hit]] = True
+    return Z, undefined
 
 
 def _crosscheck(qp: QuasiPolynomial, structure: RowStructure, alphas: np.ndarray, Z_of) -> dict:
@@ -206,7 +217,7 @@ def row_crossings(model: ModelSpec, betas, alpha_max: float) -> list[np.ndarray]
     return [s.alpha[s.row_slice(j)] for j in range(betas.size)]
 
 
-def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True) -> RegionMap:
+def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True, params: dict | None = None) -> RegionMap:
     """Exact linear stability of ``model`` on the grid ``alphas`` x ``betas``.
 
     Parameters
@@ -217,6 +228,10 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True) -> Re
         Grid axes, positive.
     crosscheck : bool
         Also count roots by the argument principle at up to 8 interval midpoints.
+
+    params : dict, optional
+        Any other parameter the model declares, by name, one value each (the model's own
+        values otherwise): the linear loop at those values.
 
     Returns
     -------
@@ -233,14 +248,17 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True) -> Re
     >>> r.stable.astype(int).tolist()
     [[1, 1], [0, 0]]
     """
-    model = as_model(model)  # a name works too; anything else is an InputError
+    model = as_model(model).with_values(params)  # a name works too; anything else is an InputError
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
     structure = row_structure(model, betas, float(alphas.min()), float(alphas.max()))
-    Z = _labels(structure, alphas)
-    meta = {"crossings": [structure.alpha[structure.row_slice(j)].tolist() for j in range(betas.size)],
+    Z, undefined = _labels(structure, alphas)
+    stable = (Z == 0) & ~undefined
+    # rows are sorted: one split instead of a search per row
+    per_row = np.split(structure.alpha, np.searchsorted(structure.row, np.arange(1, betas.size)))
+    meta = {"crossings": [c.tolist() for c in per_row],
             "reference": structure.reference,
-            "inconsistent_points": int(np.sum(Z < 0))}
+            "inconsistent_points": int(np.count_nonzero((Z < 0) & ~undefined))}
     if crosscheck:
         qp = quasi_polynomial(model)
 
@@ -254,9 +272,10 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True) -> Re
 
         meta["crosscheck"] = _crosscheck(qp, structure, alphas, z_of)
     A, B = np.meshgrid(alphas, betas)
-    table = {"alpha": A.ravel(), "beta": B.ravel(), "stable": (Z == 0).ravel().astype(int),
-             "unstable_roots": np.where(np.isfinite(Z), Z, -1).ravel().astype(int)}
-    return RegionMap(model=model.name, method="exact", alpha=alphas, beta=betas, stable=Z == 0,
+    Z[undefined] = -1
+    table = {"alpha": A.ravel(), "beta": B.ravel(), "stable": stable.ravel().astype(int),
+             "unstable_roots": Z.ravel()}
+    return RegionMap(model=model, method="exact", alpha=alphas, beta=betas, stable=stable,
                      table=table, meta=meta)
 
 
@@ -302,6 +321,16 @@ def boundary_table(model: ModelSpec, alpha_max: float, beta_max: float, floor: f
     return {"w": curves.w[idx], "alpha": curves.alpha[idx], "beta": curves.beta[idx], "piece": piece}
 
 
+def has_linear_boundary(model: ModelSpec) -> bool:
+    """Whether ``model``'s linear loop is one this lens maps (affine in the two loop gains, retarded type),
+    so that :func:`boundary_points` can draw its boundary."""
+    try:
+        quasi_polynomial(model)
+    except InputError:
+        return False
+    return True
+
+
 def boundary_points(model: ModelSpec, alpha_max: float, beta_max: float):
     """The stable boundary of :func:`boundary_table` as ``(alpha, beta)`` arrays, NaN between pieces.
 
@@ -319,8 +348,10 @@ def write_boundary_csv(model: ModelSpec, alpha_max: float, beta_max: float, path
     """Write :func:`boundary_table` as CSV (piece, w_d0, alpha, beta); returns the number of rows."""
     import csv
 
+    from ..runtime.atomic import atomic_open
+
     t = boundary_table(model, alpha_max, beta_max)
-    with open(path, "w", newline="") as fh:
+    with atomic_open(path) as fh:  # a full disk leaves the old file, not a torn one
         writer = csv.writer(fh)
         writer.writerow(["piece", "w_d0", "alpha", "beta"])
         for row in zip(t["piece"], t["w"], t["alpha"], t["beta"]):

@@ -78,6 +78,16 @@ class LinearDelaySystem:
         lead = sp.Poly(expr.subs({sp.exp(a): 0 for a in _exponents(expr)}), lam).LC()
         return sp.expand(sp.powsimp(sp.simplify(expr / lead), combine="exp"))
 
+    def at_defaults(self, expr: sp.Expr) -> sp.Expr:
+        """``expr`` with every parameter but the loop gains at the model's own value.
+
+        What the linear lenses map when the normalized loop still depends on a parameter (a
+        second delay's ratio to the time scale, say): the model's declared default, as
+        ``linearize_at`` would fix it. The bundled models normalize to the gains alone.
+        """
+        rest = expr.free_symbols & set(self.model.parameters) - set(self.model.loop_parameters)
+        return expr.xreplace({sym: sp.nsimplify(self.model.parameters[sym]) for sym in rest}) if rest else expr
+
     def free_parameters(self) -> set:
         """Symbols other than lambda left in :attr:`normalized_characteristic`."""
         return self.normalized_characteristic.free_symbols - {lam}
@@ -93,6 +103,13 @@ class LinearDelaySystem:
     def normalized_open_loop(self) -> sp.Expr:
         """G as a function of lambda = s*d0 (the d0 dependence cancels)."""
         return sp.simplify(self.open_loop.subs(s, lam / self.model.time_scale))
+
+    def to_control(self, pade: int | None = None, **parameter_values):
+        """The open loop as a ``control.TransferFunction``, each delay a Pade approximant of order ``pade``
+        (see :func:`rcpstab.linear.export.to_control`)."""
+        from .export import to_control
+
+        return to_control(self, pade, **parameter_values)
 
     def latex(self) -> str:
         """The linear system and G(s) as LaTeX."""

@@ -55,9 +55,22 @@ def latex(expr) -> str:
     return TimeFirstLatexPrinter().doprint(expr)
 
 
+def _time_unit(system: LinearDelaySystem, printer) -> str:
+    """The model's time scale as ``printer`` writes it: a parameter by its public name (``d0``, ``d_0`` in
+    LaTeX, for RCP), an expression as it is."""
+    scale = sp.sympify(system.model.time_scale)
+    if isinstance(scale, sp.Symbol):
+        return system.model.public_name(scale) if printer is text else printer(scale).replace("{", "").replace("}", "")
+    return printer(scale)
+
+
 def _dropped_delays(system: LinearDelaySystem):
-    """Delays of the model whose coefficient matrix vanishes at the equilibrium."""
-    return [tau for tau in system.model.delays if tau not in system.delayed]
+    """Delays of the model whose coefficient matrix vanishes at the equilibrium.
+
+    The delayed matrices are keyed by the delay after the ``linearize_at`` substitutions (rcp-router's
+    T = d0/20): a delay that survives under its substituted value is not dropped."""
+    at = system.model.linearize_at
+    return [tau for tau in system.model.delays if sp.sympify(tau).subs(at) not in system.delayed]
 
 
 def _equations(system: LinearDelaySystem, fmt):
@@ -101,7 +114,8 @@ def describe(system: LinearDelaySystem) -> str:
     lines.append("")
     lines.append(f"G(s) = {text(system.open_loop)}")
     lines.append(sp.pretty(system.open_loop, use_unicode=False).replace("\n", "\n       ").join(["       ", ""]))
-    lines.append(f"closed loop 1 + G(s) = 0; in lambda = s*d0: {text(system.normalized_characteristic)} = 0")
+    lines.append(f"closed loop 1 + G(s) = 0; in lambda = s*{_time_unit(system, text)}: "
+                 f"{text(system.normalized_characteristic)} = 0")
     lines.append(f"parameters left after normalization: {', '.join(sorted(map(str, system.free_parameters())))}")
     return "\n".join(lines)
 
@@ -121,7 +135,8 @@ def latex_document(system: LinearDelaySystem, standalone: bool = False) -> str:
                         for k, (c, state, arg) in enumerate(terms))
         rows.append(rf"\frac{{d}}{{dt}}\,\delta {latex(sp.Symbol(name))}(t) &= {body or '0'}")
     rows.append(rf"G(s) &= {latex(system.open_loop)}")
-    rows.append(rf"\Delta(\lambda) &= {latex(system.normalized_characteristic)} = 0, \qquad \lambda = s\,d_0")
+    rows.append(rf"\Delta(\lambda) &= {latex(system.normalized_characteristic)} = 0, "
+                rf"\qquad \lambda = s\,{_time_unit(system, latex)}")
     body = "\\begin{equation}\n\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}\n\\end{equation}"
     if not standalone:
         return body

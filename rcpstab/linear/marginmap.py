@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..models import as_model
 from ..models.spec import ModelSpec
 from .grid import check_gains
 from .margins import GAIN_LIMITS, _assemble, _gain_margin, _single
@@ -24,8 +25,17 @@ FIELDS = ("gain_margin", "phase_margin_deg", "delay_margin", "rightmost_real", "
 __all__ = ["FIELDS", "margin_map"]
 
 
-def margin_map(model: ModelSpec, alphas, betas) -> RegionMap:
+def margin_map(model: ModelSpec, alphas, betas, params: dict | None = None) -> RegionMap:
     """Margins and rightmost root at every point of ``alphas`` x ``betas``.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    alphas, betas : array_like
+        Grid axes (positive gains).
+    params : dict, optional
+        Any other parameter the model declares, by name, one value each (the model's own
+        values otherwise): the linear loop at those values.
 
     Returns
     -------
@@ -41,6 +51,7 @@ def margin_map(model: ModelSpec, alphas, betas) -> RegionMap:
     >>> [round(float(x), 4) for x in m.layers["gain_margin"][0]]
     [2.6779, 1.2062]
     """
+    model = as_model(model).with_values(params)
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
     A, B = np.meshgrid(alphas, betas)
@@ -64,7 +75,7 @@ def margin_map(model: ModelSpec, alphas, betas) -> RegionMap:
     values["rightmost_real"], values["rightmost_imag"] = roots.real, roots.imag
     stable = roots.real < 0
     table = {"alpha": a, "beta": b, "stable": stable.astype(int), "unstable_roots": z, **values}
-    return RegionMap(model=model.name, method="margins", alpha=alphas, beta=betas, stable=stable.reshape(A.shape),
+    return RegionMap(model=model, method="margins", alpha=alphas, beta=betas, stable=stable.reshape(A.shape),
                      table=table, layers={k: v.reshape(A.shape) for k, v in values.items()},
                      meta={"fields": {"gain_margin": "loop-gain factor (see rcpstab margins)",
                                       "phase_margin_deg": "deg", "delay_margin": "units of d0",

@@ -122,7 +122,9 @@ def stable_gain_intervals(pc, index: int = 0):
     lo, hi = edges[:-1], edges[1:]
     with np.errstate(invalid="ignore"):
         reps = np.where(np.isinf(hi), 2.0 * lo + 1.0, np.where(lo == 0, 0.5 * hi, np.sqrt(lo * hi)))
-    stable = np.array([sub.unstable(k)[0] == 0 for k in reps])
+    # Z for every representative gain at once (what sub.unstable(k) gives one k at a time)
+    counted = (reps[:, None] * sub.magnitude[None, :] > 1) @ sub.direction
+    stable = np.rint(sub.rhp_poles + 2 * (sub.low[0] + counted)).astype(int) == 0
     edge_w = np.concatenate(([np.nan], end_w, [np.nan]))
     out = []
     i = 0
@@ -207,8 +209,11 @@ def _gain_margin(ol, alpha, beta, stable: bool, notes: dict, first=None):
     return float(end), None, float(w)
 
 
-def margins(model: ModelSpec, alpha: float, beta: float) -> Margins:
+def margins(model: ModelSpec, alpha: float, beta: float, params: dict | None = None) -> Margins:
     """Compute :class:`Margins` for ``model`` at (``alpha``, ``beta``).
+
+    ``params`` maps any other parameter the model declares, by name, to one value (the model's
+    own values otherwise): the linear loop at those values.
 
     Examples
     --------
@@ -217,7 +222,7 @@ def margins(model: ModelSpec, alpha: float, beta: float) -> Margins:
     >>> m.stable, round(m.gain_margin, 4), round(m.phase_margin_deg, 2)
     (True, 2.6779, 16.25)
     """
-    model = as_model(model)  # a name works too; anything else is an InputError
+    model = as_model(model).with_values(params)  # a name works too; anything else is an InputError
     alpha = float(check_gains(alpha, "alpha")[0])
     beta = float(check_gains(beta, "beta")[0])
     ol = open_loop(model)

@@ -265,21 +265,32 @@ def nyquist_curve(model: ModelSpec, alpha: float, beta: float, pade: int | None 
                         count=nyquist_count(model, alpha, beta, pade))
 
 
-def nyquist_region(model: ModelSpec, alphas, betas, pade: int | None = None) -> RegionMap:
+def nyquist_region(model: ModelSpec, alphas, betas, pade: int | None = None, params: dict | None = None) -> RegionMap:
     """Stable points (Z = 0) of the grid ``alphas`` x ``betas`` by the Nyquist criterion.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    alphas, betas : array_like
+        Grid axes (positive gains).
+    pade : int, optional
+        Pade order for the delay (None: the exact delay).
+    params : dict, optional
+        Any other parameter the model declares, by name, one value each (the model's own
+        values otherwise): the linear loop at those values.
 
     Returns
     -------
     RegionMap
         ``method='nyquist'``, ``meta={'pade': pade}``.
     """
-    model = as_model(model)  # a name works too; anything else is an InputError
+    model = as_model(model).with_values(params)  # a name works too; anything else is an InputError
     pade = check_pade(pade)
     alphas = check_gains(alphas, "alpha")
     betas = check_gains(betas, "beta")
     A, B = np.meshgrid(alphas, betas)
     count = nyquist_count(model, A, B, pade)
-    return RegionMap(model=model.name, method="nyquist", alpha=alphas, beta=betas,
+    return RegionMap(model=model, method="nyquist", alpha=alphas, beta=betas,
                      stable=count.stable, meta={"pade": pade})
 
 

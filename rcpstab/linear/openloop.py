@@ -82,7 +82,8 @@ def open_loop(model: ModelSpec) -> OpenLoop:
 
 
 def _compile(model: ModelSpec) -> OpenLoop:
-    G = linearize(model).normalized_open_loop
+    system = linearize(model)
+    G = system.at_defaults(system.normalized_open_loop)  # a parameter left in the loop: the model's own value
     alpha, beta = model.loop_parameters
     exps = list(G.atoms(sp.exp))
     theta = sum((-e.args[0] / lam for e in exps), sp.Integer(0))

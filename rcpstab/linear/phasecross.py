@@ -38,6 +38,7 @@ RATIO = 1.05          # geometric step up to w = 1: a first-order factor turns <
 STEP = 0.02           # uniform step above w = 1, per unit delay
 SAMPLES_PER_CHUNK = 4_000_000   # loops x frequencies evaluated together (memory ~ 16 bytes each)
 W_CAP = 4096.0        # widest band sampled (w*d0); a loop needing more is refused
+ROUNDING = 64         # a departure from the level within this many eps of its terms is rounding
 
 from ..errors import InputError  # noqa: E402  (kept beside the limits it enforces)
 
@@ -111,13 +112,43 @@ def band_end(ol: OpenLoop, a, b, gain_limit: float = 1.0) -> float:
     return end
 
 
+def _departure(ol: OpenLoop, w, a, b, sign_k, r):
+    """The phase's departure from its w -> 0+ value arg K - n*pi/2, without adding that constant.
+
+    Adding the constant (-pi for RCP) first would bury a departure below ~1e-16 rad in its
+    rounding: at alpha = beta RCP's phase leaves -180 deg as -w**3/3, which a sum with -pi
+    reads as a random sign up to w ~ 1e-5, where ``|G|`` ~ 1e10 (a spurious crossing). Samples
+    whose departure is within rounding of zero (:data:`ROUNDING`) before the first one that is
+    not are set just off the level on the side the phase then departs to: the phase is
+    continuous, so it cannot have crossed the level in between.
+
+    Returns
+    -------
+    departure : ndarray
+        Rows: loops; columns: ``w``. Radians.
+    side : ndarray
+        Per loop, the sign (-1, 0, +1) of the first departure above rounding (0: none).
+    """
+    rp = np.unwrap(np.angle(sign_k * r), axis=-1)
+    rp = rp - 2 * np.pi * np.rint(rp[:, :1] / (2 * np.pi))   # start within pi of arg K (exact: no rounding of pi)
+    departure = rp - ol.theta * w
+    noise = ROUNDING * np.finfo(float).eps * (np.abs(rp) + ol.theta * w)
+    reliable = np.abs(departure) > noise
+    first = np.where(reliable.any(axis=1), reliable.argmax(axis=1), w.size)
+    side = np.sign(departure[np.arange(departure.shape[0]), np.minimum(first, w.size - 1)]) * (first < w.size)
+    before = np.arange(w.size)[None, :] < first[:, None]
+    departure = np.where(before, side[:, None] * noise, departure)
+    return departure, side
+
+
 def _chunk(ol: OpenLoop, a, b, gain_limit):
     n = ol.integrators
     k0 = ol.rational(np.zeros(1), a[:, None], b[:, None])[:, 0].real
     arg_k = np.where(k0 < 0, np.pi, 0.0)
+    sign_k = np.where(k0 < 0, -1.0, 1.0)[:, None]
     w = _grid(band_end(ol, a, b, gain_limit), ol.theta)
     r = ol.rational(1j * w, a[:, None], b[:, None])
-    phase = _continuous_phase(ol, w, a[:, None], b[:, None], arg_k[:, None], r)
+    departure, side = _departure(ol, w, a[:, None], b[:, None], sign_k, r)
     above = np.abs(r) > w**n
     gain_count = (above[:, :-1] != above[:, 1:]).sum(axis=1)
 
@@ -125,30 +156,38 @@ def _chunk(ol: OpenLoop, a, b, gain_limit):
     e = arg_k - n * np.pi / 2
     levels_between = np.floor((arg_k + np.pi) / (2 * np.pi) - 1e-12) - np.floor((e + np.pi) / (2 * np.pi) + 1e-12)
     on_level_end = np.isclose(np.cos(e), -1.0, rtol=0, atol=1e-12) & (np.abs(np.sin(e)) < 1e-12)
-    falling_after = phase[:, 0] < e
+    falling_after = side < 0
     start_on_level = arg_k == np.pi
     if n >= 1:
         low = np.maximum(levels_between, 0) + (on_level_end & falling_after) + 0.5 * start_on_level
     else:
         # No integrator: G(0) is finite; a start left of -1 on the axis is half a crossing.
         left = start_on_level & (np.abs(k0) > 1)
-        low = np.where(left, np.where(phase[:, 0] < np.pi, 0.5, -0.5), 0.0)
+        low = np.where(left, np.where(side >= 0, 0.5, -0.5), 0.0)
 
-    band = np.floor((phase + np.pi) / (2 * np.pi))
+    # Bands between levels -pi + 2 pi k, counted from e in quarter turns so that a phase
+    # starting on a level (e + pi = 0 mod 2 pi, RCP's case) is compared with 0 exactly.
+    quarters = np.rint((e + np.pi) / (np.pi / 2)).astype(int)
+    whole, rest = np.floor_divide(quarters, 4), np.mod(quarters, 4)
+    band = whole[:, None] + np.floor((rest[:, None] * (np.pi / 2) + departure) / (2 * np.pi))
     rows, cols = np.nonzero(band[:, :-1] != band[:, 1:])
     falling = band[rows, cols + 1] < band[rows, cols]
-    # Level crossed between samples cols and cols+1 (one per bracket: steps turn << 2 pi).
-    level = 2 * np.pi * np.where(falling, band[rows, cols], band[rows, cols + 1]) - np.pi
-    base_w, base_phase = w[cols], phase[rows, cols]
-    base_angle = np.angle(ol.rational(1j * base_w, a[rows], b[rows]))
+    # Level crossed between samples cols and cols+1 (one per bracket: steps turn << 2 pi),
+    # measured from e: 2 pi (k - whole) - rest * pi/2, exactly 0 for the level the phase starts on.
+    k = np.where(falling, band[rows, cols], band[rows, cols + 1])
+    offset = 2 * np.pi * (k - whole[rows]) - rest[rows] * (np.pi / 2)
+    base_w, base_departure = w[cols], departure[rows, cols]
+    base_angle = np.angle(sign_k[rows, 0] * ol.rational(1j * base_w, a[rows], b[rows]))
 
     def minus_level(x, i):
-        r = np.angle(ol.rational(1j * x, a[rows[i]], b[rows[i]]))
-        return base_phase[i] + _wrap(r - base_angle[i]) - ol.theta * (x - base_w[i]) - level[i]
+        r = np.angle(sign_k[rows[i], 0] * ol.rational(1j * x, a[rows[i]], b[rows[i]]))
+        turn = r - base_angle[i]
+        turn = turn - 2 * np.pi * np.rint(turn / (2 * np.pi))  # not _wrap: its +pi rounds a small turn
+        return base_departure[i] + turn - ol.theta * (x - base_w[i]) - offset[i]
 
     w_cross = bisect_brackets(minus_level, w[cols], w[cols + 1])
     magnitude = np.abs(ol(1j * w_cross, a[rows], b[rows]))
-    return rows, w_cross, level, np.where(falling, 1.0, -1.0), magnitude, low, gain_count
+    return rows, w_cross, e[rows] + offset, np.where(falling, 1.0, -1.0), magnitude, low, gain_count
 
 
 def phase_crossings(ol: OpenLoop, alpha, beta, gain_limit: float = 1.0) -> PhaseCrossings:

@@ -21,6 +21,16 @@ from ..models.spec import ModelSpec
 from .linearization import lam, linearize
 
 
+def horner(x: np.ndarray, c: np.ndarray):
+    """``sum_p c[p] x**p`` by Horner's rule: :func:`numpy.polynomial.polynomial.polyval`'s operations in
+    its order (so the same values to the bit) without its argument handling, which cost more than the
+    arithmetic on the short frequency arrays of a root refinement. ``c`` is 1-D and real."""
+    c0 = c[-1] + x * 0
+    for i in range(2, c.size + 1):
+        c0 = c[-i] + c0 * x
+    return c0
+
+
 @dataclass(frozen=True)
 class QuasiPolynomial:
     """Delta(lambda; alpha, beta), affine in the loop gains.
@@ -44,9 +54,8 @@ class QuasiPolynomial:
     def parts(self, lam_values):
         """(D0, D1, D2) at ``lam_values``: Delta = D0 + alpha*D1 + beta*D2."""
         lam_values = np.asarray(lam_values, dtype=complex)
-        polyval = np.polynomial.polynomial.polyval   # Horner: complex powers are slow
         delays = [np.exp(-lam_values * theta) if theta else 1.0 for theta in self.thetas]
-        return tuple(sum(polyval(lam_values, self.coeffs[k, :, j]) * delays[k] for k in range(self.thetas.size))
+        return tuple(sum(horner(lam_values, self.coeffs[k, :, j]) * delays[k] for k in range(self.thetas.size))
                      for j in range(3))
 
     @cached_property
@@ -60,10 +69,9 @@ class QuasiPolynomial:
     def parts_derivative(self, lam_values):
         """(D0', D1', D2'): the derivatives of :meth:`parts` with respect to lambda."""
         lam_values = np.asarray(lam_values, dtype=complex)
-        polyval = np.polynomial.polynomial.polyval
         der = self._derivative_coeffs
         delays = [np.exp(-lam_values * theta) if theta else 1.0 for theta in self.thetas]
-        return tuple(sum(polyval(lam_values, der[k, :, j]) * delays[k] for k in range(self.thetas.size))
+        return tuple(sum(horner(lam_values, der[k, :, j]) * delays[k] for k in range(self.thetas.size))
                      for j in range(3))
 
     def __call__(self, lam_values, alpha, beta):
@@ -127,8 +135,9 @@ def _wrap(angle):
 def quasi_polynomial(model: ModelSpec) -> QuasiPolynomial:
     """Compile ``model``'s normalized characteristic quasi-polynomial (cached on disk, :mod:`.diskcache`).
 
-    Raises :class:`InputError` if parameters other than the two loop gains survive
-    normalization, or if the gains do not enter affinely (D-subdivision needs both).
+    Parameters other than the two loop gains that survive normalization are at the model's own
+    values (:meth:`~.linearization.LinearDelaySystem.at_defaults`). Raises :class:`InputError` if
+    the gains do not enter affinely (D-subdivision needs it).
     """
     from ..models import spec
     from ..runtime.derivation_cache import cached
@@ -144,9 +153,9 @@ def quasi_polynomial(model: ModelSpec) -> QuasiPolynomial:
 
 def _compile(model: ModelSpec) -> QuasiPolynomial:
     system = linearize(model)
-    expr = system.normalized_characteristic
+    expr = system.at_defaults(system.normalized_characteristic)
     alpha, beta = model.loop_parameters
-    extra = system.free_parameters() - {alpha, beta}
+    extra = expr.free_symbols - {lam, alpha, beta}
     if extra:
         raise InputError(f"model {model.name!r}: the normalized loop still depends on "
                          f"{', '.join(sorted(map(str, extra)))}")

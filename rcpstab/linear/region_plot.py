@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import matplotlib
 import numpy as np
+import sympy as sp
 
 from ..figures import current_axes, grid_extent, region_caption, set_title
-from ..models import get_model
 from .result import RegionMap
 
-__all__ = ["METHOD_LABELS", "region_plot"]
+__all__ = ["INSIDE_EXACT", "METHOD_LABELS", "exact_region_patch", "gain_labels", "region_plot"]
 
 METHOD_LABELS = {
     "exact": "exact (D-subdivision)",
@@ -23,30 +23,65 @@ METHOD_LABELS = {
 }
 
 
+def gain_labels(model, short: bool = False) -> tuple[str, str]:
+    """Axis labels of the grid: the model's own two loop gains (RCP's: alpha, the rate gain; beta, the queue gain)."""
+    first, second = (sp.latex(sym) for sym in model.loop_parameters)
+    if short:
+        return f"${first}$", f"${second}$"
+    if (first, second) == (r"\alpha", r"\beta"):
+        return r"$\alpha$ (rate gain, dimensionless)", r"$\beta$ (queue gain, dimensionless)"
+    return f"${first}$ (first loop gain)", f"${second}$ (second loop gain)"
+
+
+INSIDE_EXACT = ("exact", "certified")
+"""Methods whose stable points lie inside the exact region by construction (the certificate is
+sufficient): their cells are clipped to the exact boundary, which a cell centred on an inside
+point would otherwise cross."""
+
+
+def exact_region_patch(ax, a, b, beta_min: float):
+    """The stable region under a one-piece exact boundary (``a``, ``b`` from
+    :func:`~rcpstab.linear.exact.boundary_points`) as a clip patch; None for a boundary in pieces."""
+    from matplotlib.patches import Polygon
+
+    if a.size < 3 or np.isnan(a).any() or np.isnan(b).any():
+        return None
+    floor = beta_min - 1.0
+    points = np.column_stack([np.concatenate([a, [a[-1], a[0]]]), np.concatenate([b, [floor, floor]])])
+    return Polygon(points, closed=True, transform=ax.transData)
+
+
 def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:blue"):
     """Shade the stable grid points of ``region`` on ``ax``; draw the exact linear boundary.
 
     Returns the axes.
     """
-    from .exact import boundary_points
+    from .exact import boundary_points, has_linear_boundary
 
     ax = ax or current_axes()
     extent = grid_extent(region.alpha, region.beta)
-    ax.imshow(np.where(region.stable, 1.0, np.nan), origin="lower", extent=extent, aspect="auto",
-              cmap=matplotlib.colors.ListedColormap([color]), alpha=0.45, interpolation="nearest")
+    image = ax.imshow(np.where(region.stable, 1.0, np.nan), origin="lower", extent=extent, aspect="auto",
+                      cmap=matplotlib.colors.ListedColormap([color]), alpha=0.45, interpolation="nearest")
     label = METHOD_LABELS.get(region.method, region.method)
     if region.meta.get("pade"):
         label += f", Pade order {region.meta['pade']}"
     handles = [matplotlib.patches.Patch(color=color, alpha=0.45, label=f"stable: {label}")]
-    if boundary:
-        a, b = boundary_points(get_model(region.model), extent[1], extent[3])
+    if boundary and has_linear_boundary(region.model):
+        a, b = boundary_points(region.model, extent[1], extent[3])
         (line,) = ax.plot(a, b, color="k", lw=1.5, label="exact linear boundary")
         handles.append(line)
+        clip = exact_region_patch(ax, a, b, extent[2]) if region.method in INSIDE_EXACT else None
+        if clip is not None:
+            image.set_clip_path(clip)
+            if region.stable.size <= 2500:   # show which points were decided (cells end at the boundary)
+                alphas, betas = np.meshgrid(region.alpha, region.beta)
+                ax.plot(alphas[region.stable], betas[region.stable], ".", color=color, ms=3)
     ax.set_xlim(extent[0], extent[1])
     ax.set_ylim(extent[2], extent[3])
-    ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
-    ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
-    set_title(ax, f"Stable region of model '{region.model}', {label} ({100 * region.stable_fraction:.1f}% of grid)",
+    xlabel, ylabel = gain_labels(region.model)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    set_title(ax, f"Stable region of model '{region.model.name}', {label} ({100 * region.stable_fraction:.1f}% of grid)",
               region_caption(region))
     ax.legend(handles=handles, loc="upper right", fontsize="small")
     return ax

@@ -1,11 +1,14 @@
 """The result every region engine returns: a stability verdict over an (alpha, beta) grid."""
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ..models import ModelSpec, as_model
+from ..runtime.atomic import atomic_path
+from ..runtime.csvtable import write_csv_table
 
 
 @dataclass
@@ -14,8 +17,11 @@ class RegionMap:
 
     Attributes
     ----------
-    model, method : str
-        Which model and which lens (``exact``, ``bode``, ``nyquist``, ``phaseplane``, ``packet``).
+    model : ModelSpec
+        The model mapped: the object itself, so plotting and saving never look a name up again
+        (a name given here is looked up once, now).
+    method : str
+        Which lens (``exact``, ``bode``, ``nyquist``, ``phaseplane``, ``packet``...).
     alpha, beta : ndarray, shape (na,), (nb,)
         The grid axes (dimensionless gains).
     stable : ndarray of bool, shape (nb, na)
@@ -32,7 +38,7 @@ class RegionMap:
         :meth:`to_dict` writes them with null for NaN.
     """
 
-    model: str
+    model: ModelSpec
     method: str
     alpha: np.ndarray
     beta: np.ndarray
@@ -42,6 +48,7 @@ class RegionMap:
     layers: dict = field(default_factory=dict)
 
     def __post_init__(self):
+        self.model = as_model(self.model)
         self.alpha = np.asarray(self.alpha, dtype=float)
         self.beta = np.asarray(self.beta, dtype=float)
         self.stable = np.asarray(self.stable, dtype=bool)
@@ -67,17 +74,13 @@ class RegionMap:
 
     def to_csv(self, path) -> None:
         """Write a header row and one row per grid point (and configuration)."""
-        names = list(self.table)
-        with open(path, "w", newline="") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(names)
-            for row in zip(*(self.table[n] for n in names)):
-                writer.writerow([_cell(v) for v in row])
+        with atomic_path(path) as temporary:  # a full disk leaves the old file, not a torn one
+            write_csv_table(temporary, self.table)
 
     def to_dict(self) -> dict:
         """A JSON-serializable summary: axes, the stable mask and the settings."""
         return {
-            "model": self.model,
+            "model": self.model.name,
             "method": self.method,
             "alpha": self.alpha.tolist(),
             "beta": self.beta.tolist(),
@@ -93,7 +96,7 @@ class RegionMap:
 
     def __repr__(self) -> str:
         # Short: the grids and the count, never the arrays (python-control's response objects do the same).
-        return (f"RegionMap(model={self.model!r}, method={self.method!r}, {_axis_text('alpha', self.alpha)}, "
+        return (f"RegionMap(model={self.model.name!r}, method={self.method!r}, {_axis_text('alpha', self.alpha)}, "
                 f"{_axis_text('beta', self.beta)}, stable: {int(self.stable.sum())} of {self.stable.size} "
                 f"({100 * self.stable_fraction:.1f}%))")
 
@@ -122,13 +125,3 @@ def _strict(value):
         return int(value)
     return value
 
-
-def _cell(value):
-    """CSV cell text: integers without a decimal point, floats round-trippable, NaN empty."""
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    if isinstance(value, (np.floating, float)):
-        return repr(float(value)) if np.isfinite(value) else ""
-    if isinstance(value, np.integer):
-        return int(value)
-    return value

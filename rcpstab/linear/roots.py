@@ -63,19 +63,7 @@ def _normalized_matrices(model: ModelSpec):
 
 def generator_eigenvalues(model: ModelSpec, alpha: float, beta: float, nodes: int = COLLOCATION_NODES):
     """Eigenvalues of the collocated infinitesimal generator (normalized lambda = s*d0)."""
-    A0_fn, delayed_fns = _normalized_matrices(model)
-    A0 = np.asarray(A0_fn(alpha, beta), dtype=float)
-    n = A0.shape[0]
-    tau = max(delayed_fns)
-    x, Dc = chebyshev_differentiation(nodes)
-    theta = tau * (x - 1) / 2                      # nodes on [-tau, 0], theta[0] = 0
-    D = Dc * (2 / tau)
-    G = np.kron(D, np.eye(n))
-    first = np.kron(np.eye(1, nodes + 1), A0)      # A0 x(0)
-    for th, fn in delayed_fns.items():
-        first = first + np.kron(_lagrange_weights(theta, -th)[None, :], np.asarray(fn(alpha, beta), float))
-    G[:n, :] = first
-    return np.linalg.eigvals(G)
+    return np.linalg.eigvals(_generator(model, alpha, beta, nodes))
 
 
 def polish(model: ModelSpec, roots, alpha: float, beta: float, iterations: int = 30):
@@ -157,14 +145,34 @@ def rightmost_roots_many(model: ModelSpec, alphas, betas, nodes: int = COLLOCATI
 def _generator(model: ModelSpec, alpha: float, beta: float, nodes: int) -> np.ndarray:
     """The collocated generator matrix of :func:`generator_eigenvalues` (before eigenvalues)."""
     A0_fn, delayed_fns = _normalized_matrices(model)
-    A0 = np.asarray(A0_fn(alpha, beta), dtype=float)
+    return collocated_generator(np.asarray(A0_fn(alpha, beta), dtype=float),
+                                {th: np.asarray(fn(alpha, beta), float) for th, fn in delayed_fns.items()}, nodes)
+
+
+def collocated_generator(A0: np.ndarray, delayed: dict, nodes: int = COLLOCATION_NODES) -> np.ndarray:
+    """The Chebyshev collocation of the generator of x' = A0 x + sum_theta A_theta x(t - theta).
+
+    Parameters
+    ----------
+    A0 : ndarray, shape (n, n)
+        The undelayed matrix (per unit of time).
+    delayed : dict
+        Delay theta (> 0, same time unit) -> its matrix, shape (n, n).
+    nodes : int
+        Chebyshev nodes on [-max theta, 0].
+
+    Returns
+    -------
+    ndarray, shape (n*(nodes+1), n*(nodes+1))
+        Its eigenvalues approximate the rightmost characteristic roots spectrally.
+    """
     n = A0.shape[0]
-    tau = max(delayed_fns)
+    tau = max(delayed)
     x, Dc = chebyshev_differentiation(nodes)
     theta = tau * (x - 1) / 2
     G = np.kron(Dc * (2 / tau), np.eye(n))
     first = np.kron(np.eye(1, nodes + 1), A0)
-    for th, fn in delayed_fns.items():
-        first = first + np.kron(_lagrange_weights(theta, -th)[None, :], np.asarray(fn(alpha, beta), float))
+    for th, A in delayed.items():
+        first = first + np.kron(_lagrange_weights(theta, -th)[None, :], A)
     G[:n, :] = first
     return G

@@ -86,9 +86,13 @@ def get_model(name) -> ModelSpec:
         return load_model_file(name)
     found = load_entry_point(name)
     if found is None:
+        import difflib
+
         installed = plugin_names()
         extra = f"; installed plug-ins: {', '.join(installed)}" if installed else ""
-        raise InputError(f"unknown model {name!r} (choose from {', '.join(MODELS)}{extra}, "
+        close = difflib.get_close_matches(name, list(MODELS) + list(installed), n=1, cutoff=0.5)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise InputError(f"unknown model {name!r} ({hint}choose from {', '.join(MODELS)}{extra}, "
                          "or give a protocol file path)")
     return found
 

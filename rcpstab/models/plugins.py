@@ -48,6 +48,8 @@ def load_model_file(path: str) -> ModelSpec:
     if not file.is_file():
         raise InputError(f"--model {path}: no such protocol file")
     spec = importlib.util.spec_from_file_location(f"rcpstab_protocol_{file.stem}", file)
+    if spec is None or spec.loader is None:  # README.md: importlib has no loader for it
+        raise InputError(f"--model {path}: not a Python protocol file (expected a .py file defining MODEL)")
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)

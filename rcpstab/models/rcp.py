@@ -5,9 +5,18 @@
     d     = d0 + q/C
     dq/dt = y - C,  clamped so that 0 <= q <= buffer (the overflow is dropped and counted)
 
-R is updated every T from R(t-T), as the thesis' phase-plane C program and the router's
-control path do (App. F line 8 with Tr = T and avg_rtt = d), and kept inside
-[MIN_RATE, eta*C] with MIN_RATE = 0.01*MTU/d (App. F lines 9-12).
+R is updated every T from R(t-T), as the thesis' phase-plane C program does (App. F line 8 with
+Tr = T and avg_rtt = d), and kept inside [MIN_RATE, eta*C] with MIN_RATE = 0.01*MTU/d (App. F
+lines 9-12).
+
+**Which input rate the update reads.** With u_k the rate held on [kT, (k+1)T) and d0 = m T, the
+update at t = (k+1)T reads y = N R(t - d0) = N u_{k+1-m}: the rate *arriving at the update
+instant*. App. F line 1 measures the bytes that arrived over the last interval, N u_{k-m}: one
+interval older. This model keeps eqs. 5.1-5.4's instantaneous y; ``rcp-router``
+(:mod:`rcpstab.models.rcp_router`) has App. F's reading (and its RTT average). The difference
+is one interval of delay on alpha's term only, so it matters where T/d0 is large; the measured
+consequence is in the documentation's page on the models (docs/models.md), and
+:func:`rcpstab.models.rcp_router.sampled_characteristic` gives both sampled loops.
 
 The buffer (bits, ``buffer``; unbounded by default, as the thesis' eqs.) holds the queue below
 B: what arrives at a full buffer is dropped and integrated in the state ``dropped``. What the
@@ -19,7 +28,7 @@ drop; retransmissions of long-lived flows only change which bytes are sent, not 
 import sympy as sp
 
 from .spec import Clamp, ModelSpec, Saturation, t
-from .symbols import BUFFERED, DOMAINS, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, mtu, q0
+from .symbols import BUFFERED, DOMAINS, FAMILY, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, mtu, q0
 
 R = sp.Function("R")
 q = sp.Function("q")
@@ -46,5 +55,6 @@ MODEL = ModelSpec(
     saturations=(Saturation(R, lower=sp.Rational(1, 100) * mtu / d, upper=eta * C),),
     sampled={R: T},
     linearize_at={eta: 1},
+    **FAMILY,
     domains=DOMAINS,
 )

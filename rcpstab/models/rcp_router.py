@@ -57,7 +57,7 @@ import numpy as np
 import sympy as sp
 
 from .spec import Clamp, ModelSpec, Saturation, t
-from .symbols import BUFFERED, DOMAINS, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, mtu, q0
+from .symbols import BUFFERED, DOMAINS, FAMILY, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, mtu, q0
 
 R = sp.Function("R")
 Y = sp.Function("Y")
@@ -96,6 +96,7 @@ MODEL = ModelSpec(
     sampled={R: T, D: T},
     linearize_at={eta: 1, T: APP_E_RATIO * d0},
     counters=(Y,),
+    **FAMILY,
     domains=DOMAINS,
 )
 

@@ -56,7 +56,7 @@ import sympy as sp
 from ..runtime.validation import Domain
 from . import rcp
 from .spec import Clamp, ModelSpec, t
-from .symbols import BUFFERED, DOMAINS, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, q0
+from .symbols import BUFFERED, DOMAINS, FAMILY, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, q0
 
 gamma_ac = sp.Symbol("gamma_AC", positive=True)
 """Acceleration gain gamma of eq. 2 (dimensionless: the budget is gamma*B, B in bits)."""
@@ -89,6 +89,7 @@ MODEL = ModelSpec(
     saturations=rcp.MODEL.saturations,
     sampled={R: T},
     linearize_at={eta: 1},
+    **FAMILY,
     domains={**DOMAINS, gamma_ac: Domain("acceleration gain gamma_AC", 0.0, 1e6)},
 )
 

@@ -57,7 +57,7 @@ from ..runtime.validation import Domain
 from . import rcp_router
 from .rcpac import gamma_ac, y
 from .spec import Clamp, ModelSpec, t
-from .symbols import BUFFERED, DOMAINS, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, q0
+from .symbols import BUFFERED, DOMAINS, FAMILY, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, q0
 
 R, Y, q, D = rcp_router.R, rcp_router.Y, rcp_router.q, rcp_router.D
 E = sp.Function("E")   # the deficits sum_j (R - r_j)^+ averaged over one RTT average, bit/s
@@ -104,6 +104,7 @@ MODEL = ModelSpec(
     sampled={R: T, D: T, E: T},
     linearize_at={eta: 1, T: APP_E_RATIO * d0},
     counters=(Y,),
+    **FAMILY,
     domains={**DOMAINS, gamma_ac: Domain("acceleration gain gamma_AC", 0.0, 1e6)},
 )
 

@@ -11,6 +11,7 @@ Units follow the thesis: time in seconds, rates in bit/s, queues in bits.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -114,14 +115,26 @@ class ModelSpec:
         ignores eta: thesis Sec. 5.1 footnote 1).
     queue_scale : sympy.Expr, optional
         The queue's unit for judging convergence (one bandwidth-delay product, C*d0 for the RCP
-        family): the band is 1% of it. Default C*d0 when the model has parameters C and d_0.
+        family): the band's queue half-width is a fraction of it (:class:`~rcpstab.verdicts.band.Band`). A model without one can be integrated and linearized, but
+        not judged.
+    capacity : sympy.Expr, optional
+        The link capacity (bit/s): the rate that ``gamma`` is a share of (C for the RCP family).
+        Default ``queue_scale / time_scale``.
+    flows : sympy.Symbol, optional
+        The parameter that counts the flows (N for the RCP family): what a flow schedule sets.
+    configuration : tuple of sympy.Symbol, optional
+        The parameters that describe the network a result was computed for, reported with every
+        configuration of a sweep in this order (C, d0, N, T for the RCP family). Default: the
+        parameters of :attr:`time_scale`.
+    aliases : dict, optional
+        ``{name: parameter}``: other names a parameter may be given by (``d0`` for ``d_0``); the
+        first alias of a parameter is the name results report it under (:meth:`public_name`).
     domains : dict
         ``{parameter: Domain}``: allowed values, checked before any work; a parameter without
         one must only be finite.
     origin : str
         Where the model came from when it is not bundled: the protocol file's path (set by
         :func:`rcpstab.models.plugins.load_model_file`), so worker processes can load it again.
-        ignores eta: thesis Sec. 5.1 footnote 1), delays included.
     counters : tuple of sympy.Function
         Cumulative counters read only through differences such as ``Y(t) - Y(t - T)``
         (``rcp-router``'s arrivals): their level is arbitrary, so the linearization drops
@@ -157,17 +170,87 @@ class ModelSpec:
     queue_scale: sp.Expr | None = None
     domains: dict = field(default_factory=dict)
     origin: str = ""
+    capacity: sp.Expr | None = None
+    flows: sp.Symbol | None = None
+    configuration: tuple | None = None
+    aliases: dict = field(default_factory=dict)
 
     @property
     def queue_unit(self) -> sp.Expr:
-        """:attr:`queue_scale`, or C*d0 for a model with parameters named C and d_0."""
+        """:attr:`queue_scale`; an :class:`InputError` if the model declares none."""
         if self.queue_scale is not None:
             return self.queue_scale
-        names = {sym.name: sym for sym in self.parameters}
-        if "C" in names and "d_0" in names:
-            return names["C"] * names["d_0"]
         raise InputError(f"model {self.name!r} declares no queue_scale (the queue's unit, e.g. capacity * RTT), "
                          "which the nonlinear lenses need to judge convergence")
+
+    @property
+    def rate_unit(self) -> sp.Expr:
+        """:attr:`capacity`, or :attr:`queue_unit` per :attr:`time_scale` if the model declares none."""
+        return self.capacity if self.capacity is not None else self.queue_unit / self.time_scale
+
+    @cached_property
+    def configuration_parameters(self) -> tuple:
+        """:attr:`configuration`, or the parameters of :attr:`time_scale` (in the order of :attr:`parameters`)."""
+        if self.configuration is not None:
+            return tuple(self.configuration)
+        used = sp.sympify(self.time_scale).free_symbols
+        return tuple(sym for sym in self.parameters if sym in used)
+
+    @cached_property
+    def buffer(self) -> sp.Symbol | None:
+        """The parameter that bounds the queue (the upper bound of a bounded clamp, ``buffer`` for
+        RCP), or None if the model has no such single parameter."""
+        bounds = {c.upper for c in self.clamps if c.bounded}
+        return next(iter(bounds)) if len(bounds) == 1 and next(iter(bounds)) in self.parameters else None
+
+    def parameter(self, name: str) -> sp.Symbol | None:
+        """The parameter called ``name`` or given by an alias of :attr:`aliases`; None if none is."""
+        found = self.aliases.get(name)
+        if found is not None:
+            return found
+        return next((sym for sym in self.parameters if sym.name == name), None)
+
+    def with_values(self, values: dict | None) -> ModelSpec:
+        """This model with other defaults: ``values`` maps parameters (by name or declared alias) to numbers.
+
+        What a lens that maps one set of parameter values (the linear ones) takes a user's
+        ``--param NAME=VALUE`` through. The loop gains are the grid, not values here. The model
+        itself when ``values`` is empty.
+
+        Raises
+        ------
+        InputError
+            A name the model does not declare, a loop gain, or a value outside its domain.
+        """
+        if not values:
+            return self
+        updated = dict(self.parameters)
+        for name, value in values.items():
+            sym = self.parameter(name)
+            if sym is None or sym in self.loop_parameters:
+                what = "is a loop gain (the grid) of" if sym is not None else "is not a parameter of the model"
+                raise InputError(f"--param {name}: {what} {self.name!r}")
+            if isinstance(value, (list, tuple)):
+                if len(value) != 1:
+                    raise InputError(f"--param {name}: give one value (this lens maps one set of parameter values)")
+                value = value[0]
+            number = float(value)
+            problem = self.domain(sym).violation(number, sym.name)
+            if problem:
+                raise InputError(problem)
+            updated[sym] = number
+        return dataclasses.replace(self, parameters=updated)
+
+    def public_name(self, sym: sp.Symbol) -> str:
+        """The name results report ``sym`` under: its first alias, else its own name."""
+        return next((alias for alias, target in self.aliases.items() if target == sym), sym.name)
+
+    def flow_parameter(self) -> str:
+        """Name of :attr:`flows`; an :class:`InputError` if the model declares none (no flow schedule then)."""
+        if self.flows is None:
+            raise InputError(f"model {self.name!r} declares no flows parameter (the number of flows), "
+                             "which a change in the number of flows needs")
+        return self.flows.name
 
     def domain(self, sym: sp.Symbol) -> Domain:
         """The declared :class:`Domain` of parameter ``sym`` (finite values only if none is declared)."""
@@ -196,6 +279,10 @@ class ModelSpec:
                 raise ValueError(f"model {self.name!r}: upper bound {c.upper} is not a parameter expression")
         if len(self.states) != len(self.rhs):
             raise ValueError(f"model {self.name!r}: {len(self.states)} states but {len(self.rhs)} right-hand sides")
+        declared = [*(self.configuration or ()), *self.aliases.values(), *([self.flows] if self.flows is not None else [])]
+        for sym in declared:
+            if sym not in self.parameters:
+                raise ValueError(f"model {self.name!r}: {sym} is declared (configuration, aliases, flows) but is not a parameter")
         for term in self.delayed_terms:
             if term.delay.free_symbols & {t}:
                 raise ValueError(f"model {self.name!r}: delay {term.delay} depends on time")

@@ -11,7 +11,7 @@ set by the router's feedback (eq. 5.14 has no loss term), so a drop only removes
 import sympy as sp
 
 from .spec import Clamp, ModelSpec, t
-from .symbols import BUFFERED, DEFAULTS, DOMAINS, C, N, alpha, beta, buffer, d0, dropped, gamma0, q0
+from .symbols import BUFFERED, DEFAULTS, DOMAINS, FAMILY, C, N, alpha, beta, buffer, d0, dropped, gamma0, q0
 
 y = sp.Function("y")
 q = sp.Function("q")
@@ -38,6 +38,7 @@ def aggregate_rate_model(name: str, title: str, clamps: tuple) -> ModelSpec:
         queue=q(t),
         initial_state={y: N * gamma0 * C, q: q0},
         clamps=clamps,
+        **FAMILY,
         domains=DOMAINS,
     )
 

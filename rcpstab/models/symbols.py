@@ -30,3 +30,9 @@ DOMAINS = {alpha: _TABLE["alpha"], beta: _TABLE["beta"], C: _TABLE["C"], N: _TAB
            T: _TABLE["T"], eta: _TABLE["eta"], mtu: _TABLE["MTU"], buffer: _TABLE["buffer_bits"]}
 """What each parameter of the RCP family may be: its entry in the one table of domains
 (:data:`rcpstab.runtime.validation.DOMAINS`), checked before any integration."""
+
+FAMILY = {"capacity": C, "queue_scale": C * d0, "flows": N, "configuration": (C, d0, N, T),
+          "aliases": {"d0": d0, "mtu": mtu}}
+"""What every RCP-family model declares about its parameters (:class:`~rcpstab.models.spec.ModelSpec`):
+the link capacity C, the queue judged in bandwidth-delay products C*d0, N counting the flows, the
+network configuration (C, d0, N, T) reported with every sweep, and the short names d0 and mtu."""

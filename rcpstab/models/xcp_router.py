@@ -19,7 +19,7 @@ a first-order lag of time constant d0, a stand-in for the hold, whose delay is d
 lambda = s d0: ``lambda**2 (lambda + 1) + exp(-lambda) (alpha (1 - exp(-lambda)) + beta) = 0``.
 The average puts ``(1 - exp(-lambda)) / lambda`` on the alpha term of eq. 16's loop. The packet
 map compares XCP runs with ``xcp``, which they match more often: this model's hosts are a rate
-state, the packet hosts ack-clocked windows (reference_impl README; benchmarks/xcp_ack_clock.py).
+state, the packet hosts ack-clocked windows (reference_impl README; experiments/xcp_ack_clock.py).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ import sympy as sp
 
 from .spec import Clamp, ModelSpec, t
 from .switched import q, y
-from .symbols import BUFFERED, DOMAINS, C, N, alpha, beta, buffer, d0, dropped, gamma0, q0
+from .symbols import BUFFERED, DOMAINS, FAMILY, C, N, alpha, beta, buffer, d0, dropped, gamma0, q0
 
 Y = sp.Function("Y")
 F = sp.Function("F")
@@ -56,6 +56,7 @@ MODEL = ModelSpec(
     clamps=(Clamp(q, upper=buffer, overflow=dropped), Clamp(y)),  # the drop-tail buffer, as in xcp
     sampled={F: d0},
     counters=(Y,),
+    **FAMILY,
     domains=DOMAINS,
 )
 

@@ -1,7 +1,8 @@
 """Did a network run converge? Each link's rate judged by the one judgement, and RTT-estimate swings.
 
-Every verdict and convergence time comes from :mod:`rcpstab.verdicts.judgement` (the thesis' band,
-Sec. 5.4: a rate has converged when it stays within :data:`RATE_BAND` of its max-min target;
+Every verdict and convergence time comes from :mod:`rcpstab.verdicts.judgement` (with the rate
+half-width of a :class:`~rcpstab.verdicts.band.Band`, the thesis' :data:`~rcpstab.verdicts.band.STANDARD`
+by default: a rate has converged when it stays within the band about its max-min target;
 its convergence time is its last band exit). The queue of a multi-link network is not part of
 the per-link verdict (its target is not zero at links that are not bottlenecks). The RTT
 estimate's swing (max - min) over the last :data:`LATE_WINDOWS` windows is reported as a
@@ -9,28 +10,37 @@ measurement: a growing swing is a growing oscillation of the estimate.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..verdicts.judgement import RATE_BAND, band_distance, judge_trace, last_band_exit
+from ..verdicts.band import STANDARD, Band, band_distance, last_band_exit
+from ..verdicts.judgement import judge_trace
 from .fluid import NetworkRun
 
 LATE_WINDOWS = 4      # windows the late part of a run is split into
 
 
-def settling_time(t, x, target, band: float = RATE_BAND):
+def settling_time(t, x, target, band: Band | float = STANDARD):
     """Last exit (s) of ``x`` (shape (n, B)) from ``band`` around ``target``; NaN if it ends outside.
 
-    This is :func:`~rcpstab.verdicts.judgement.last_band_exit` on the rate's band distance (the
-    queue is not judged here).
+    This is :func:`~rcpstab.verdicts.band.last_band_exit` on the rate's band distance (the
+    queue is not judged here). ``band``: a :class:`~rcpstab.verdicts.band.Band` (its rate
+    half-width is used) or the relative half-width itself.
 
     Returns
     -------
     ndarray, shape (B,)
     """
     x = np.asarray(x, dtype=float)
-    distance = band_distance(x, 0.0, target, 0.0, 1.0, rate_band=band, queue_band=np.inf)
+    distance = band_distance(x, 0.0, target, 0.0, 1.0, _rate_only(band))
     last = np.atleast_1d(last_band_exit(t, distance))
     return np.where(~(distance[-1] <= 1.0), np.nan, last)
+
+
+def _rate_only(band: Band | float) -> Band:
+    """The band of a rate alone (the queue is not judged)."""
+    return Band(band.rate if isinstance(band, Band) else float(band), math.inf)
 
 
 def window_swings(t, x, start: float, windows: int = LATE_WINDOWS):
@@ -44,7 +54,8 @@ def window_swings(t, x, start: float, windows: int = LATE_WINDOWS):
     return np.array([np.ptp(x[(t >= a) & (t <= b)], axis=0) for a, b in zip(edges[:-1], edges[1:])])
 
 
-def summarize(run: NetworkRun, links=("L1", "L3"), rtt_link: str = "L1", late_from: float | None = None) -> list[dict]:
+def summarize(run: NetworkRun, links=("L1", "L3"), rtt_link: str = "L1", late_from: float | None = None,
+              band: Band = STANDARD) -> list[dict]:
     """Per (alpha, beta) of the batch: settling times, final errors, RTT-estimate swings.
 
     Parameters
@@ -56,6 +67,8 @@ def summarize(run: NetworkRun, links=("L1", "L3"), rtt_link: str = "L1", late_fr
         Link whose RTT estimate is checked.
     late_from : float, optional
         Start of the late part (s); default the second half of the run.
+    band : Band
+        The convergence band (its rate half-width: the queue is not judged per link).
 
     Returns
     -------
@@ -71,10 +84,10 @@ def summarize(run: NetworkRun, links=("L1", "L3"), rtt_link: str = "L1", late_fr
     for name in links:
         i = run.link(name)
         target = run.target_rate[i]
-        settle = settling_time(run.t, run.rate[:, i], target)
+        settle = settling_time(run.t, run.rate[:, i], target, band)
         rtt = float(run.target_rtt[i])
         judged = judge_trace(run.t / rtt, run.rate[:, i] / target, np.zeros_like(run.rate[:, i]), 1.0, 0.0, 1.0,
-                             queue_band=np.inf)
+                             _rate_only(band))
         for b, row in enumerate(out):
             row[f"{name}_verdict"] = str(judged.names[b])
             row[f"{name}_envelope_rate_per_rtt"] = float(judged.rate_per_rtt[b])

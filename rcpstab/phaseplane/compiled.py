@@ -17,6 +17,7 @@ import sympy as sp
 
 from ..models.spec import ModelSpec, t
 from ..runtime.build import load_library
+from ..verdicts.band import STANDARD, Band
 from .codegen import c_source
 
 
@@ -79,6 +80,7 @@ class CompiledModel:
             for s in spec.states
         )
         self.time_scale = self._param_function(spec.time_scale)
+        self._kernels: dict = {}
 
     def _param_function(self, expr):
         """Compile a parameter expression (a delay, an interval) into ``f(*parameters)``."""
@@ -93,11 +95,29 @@ class CompiledModel:
         return self._param_function(self.spec.queue_unit)
 
     @cached_property
+    def rate_scale(self):
+        """The link capacity as ``f(*parameters)`` (the model's declared ``capacity``, C for RCP)."""
+        return self._param_function(self.spec.rate_unit)
+
+    @property
+    def judged(self) -> bool:
+        """Whether the model declares the queue's unit, without which convergence cannot be judged."""
+        return self.spec.queue_scale is not None
+
+    @property
     def kernel(self) -> ctypes.CDLL:
-        """The model's stepping loop in C (:mod:`.codegen`): compiled on first use, then loaded from the disk cache."""
-        library = load_library(self.spec.name, c_source(self.spec, self.continuous, self.piecewise_constant, self.wide_history))
-        library.rcpstab_run.restype = ctypes.c_int
-        return library
+        """The model's stepping loop in C (:mod:`.codegen`) with the standard band."""
+        return self.kernel_for(STANDARD)
+
+    def kernel_for(self, band: Band) -> ctypes.CDLL:
+        """The stepping loop whose envelope monitor measures in ``band``: compiled on first use, then
+        loaded from the disk cache (keyed by the source, so each band is a kernel of its own)."""
+        if band not in self._kernels:
+            library = load_library(self.spec.name, c_source(self.spec, self.continuous, self.piecewise_constant,
+                                                            self.wide_history, band))
+            library.rcpstab_run.restype = ctypes.c_int
+            self._kernels[band] = library
+        return self._kernels[band]
 
     @cached_property
     def delay_symbols(self) -> tuple[str, ...]:

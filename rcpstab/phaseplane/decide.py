@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from ..models.spec import ModelSpec
+from ..verdicts.band import STANDARD, Band
 from ..verdicts.judgement import DIVERGED, UNDECIDED, Judgement, judge_envelope
 from .monitor import EnvelopeMonitor
 from .setup import make_integrator, unreachable
@@ -29,7 +30,8 @@ MAX_HORIZON_RTT = 204800.0   # 100 * 2**11: the doubling horizons end exactly he
 
 
 def decide(model: ModelSpec, params: dict, initial: dict, dt: float | None = None,
-           first_horizon_rtt: float = FIRST_HORIZON_RTT, max_horizon_rtt: float = MAX_HORIZON_RTT) -> Judgement:
+           first_horizon_rtt: float = FIRST_HORIZON_RTT, max_horizon_rtt: float = MAX_HORIZON_RTT,
+           band: Band = STANDARD) -> Judgement:
     """Verdict, measured convergence time (RTTs) and envelope trend of every trajectory of a batch.
 
     Parameters
@@ -39,6 +41,8 @@ def decide(model: ModelSpec, params: dict, initial: dict, dt: float | None = Non
         may be arrays over the batch).
     first_horizon_rtt, max_horizon_rtt : float
         First look and last possible look (round trips).
+    band : Band
+        The convergence band (distances, floors and convergence times are measured in it).
 
     Returns
     -------
@@ -57,7 +61,7 @@ def decide(model: ModelSpec, params: dict, initial: dict, dt: float | None = Non
     if not alive.size:
         return result
     integrator.keep(~lost)
-    monitor = EnvelopeMonitor(integrator)
+    monitor = EnvelopeMonitor(integrator, band)
     target = min(first_horizon_rtt, max_horizon_rtt)
     while True:
         steps = math.ceil(target * monitor.steps_per_rtt - 1e-9)

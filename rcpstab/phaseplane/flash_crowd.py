@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..models import as_model
 from ..models.spec import ModelSpec
 from .trajectory import simulate
 
@@ -22,6 +23,7 @@ def flash_crowd_peak_queue(model: ModelSpec, params: dict, N: float = 10, factor
     Parameters
     ----------
     model : ModelSpec
+        A model that declares its flows parameter (N for RCP) and its queue unit.
     params : dict
         Model parameters by name (``alpha``, ``beta``, ``C`` bit/s, ``d0`` s, ``T`` s, ...); any
         may be an array over the batch, except the delays.
@@ -35,9 +37,10 @@ def flash_crowd_peak_queue(model: ModelSpec, params: dict, N: float = 10, factor
     Returns
     -------
     ndarray, shape (B,)
-        Largest queue after ``t_jump``, in units of C*d0 (bandwidth-delay products).
+        Largest queue after ``t_jump``, in the model's queue unit (bandwidth-delay products C*d0 for RCP).
     """
-    run = simulate(model, {**params, "N": N}, {"gamma0": 1.0 / N, "q0": 0.0}, t_end,
+    model = as_model(model)
+    run = simulate(model, {**params, model.flow_parameter(): N}, {"gamma0": 1.0 / N, "q0": 0.0}, t_end,
                    n_schedule=[(t_jump, factor * N)])
     after = run.t >= t_jump
-    return run.queue[after].max(axis=0) / (run.capacity * run.d0)
+    return run.queue[after].max(axis=0) / run.queue_scale

@@ -56,12 +56,12 @@ class BatchIntegrator:
         whole number of steps.
     n_schedule : list of (float, float), optional
         Piecewise-constant number of flows: ``(time_s, N)`` pairs, N taking effect at time_s.
-    n_param : str
-        The parameter the schedule sets (a model's own name for its flow count; default ``N``).
+    n_param : str, optional
+        The parameter the schedule sets (default: the model's declared ``flows``).
     """
 
     def __init__(self, model: CompiledModel, params: list, initial: list, dt: float, n_schedule=None,
-                 n_param: str = "N"):
+                 n_param: str | None = None):
         self.model = model
         self.params = list(params)
         self.dt = float(dt)
@@ -75,7 +75,7 @@ class BatchIntegrator:
             if steps != round(steps) or steps < 1:
                 raise ValueError(f"sampling interval is not a whole number of steps of {dt} s")
             self.update_every[i] = int(steps)
-        self.n_index = model.param_names.index(n_param) if n_schedule else None
+        self.n_index = model.param_names.index(n_param or model.spec.flow_parameter()) if n_schedule else None
         self.n_schedule = sorted(n_schedule or [])
         self._x = np.ascontiguousarray(np.column_stack([np.asarray(x, dtype=float) for x in initial]))
         self._x0 = self._x.copy()
@@ -144,7 +144,8 @@ class BatchIntegrator:
         crossings = np.empty((n_windows, size), dtype=np.int64)
         rate_peaks, queue_peaks = np.empty((n_windows, size)), np.empty((n_windows, size))
         m = monitor or _NO_MONITOR
-        failed = self.model.kernel.rcpstab_run(
+        kernel = self.model.kernel_for(monitor.band) if monitor is not None else self.model.kernel
+        failed = kernel.rcpstab_run(
             ctypes.c_long(size), ctypes.c_long(n), ctypes.c_long(self.k), ctypes.c_double(self.dt),
             ctypes.c_long(self.length), _pointer(delay), _pointer(every),
             _pointer(self._x), _pointer(self._ring_values), _pointer(self._ring_slopes), _pointer(self._x0), _pointer(params),

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..verdicts.judgement import QUEUE_BAND, RATE_BAND, WINDOW_RTT, Envelope, trace_envelope
+from ..verdicts.band import STANDARD, Band
+from ..verdicts.envelope import WINDOW_RTT, Envelope, trace_envelope
 from .integrator import BatchIntegrator
 from .trajectory import Trajectory
 
@@ -27,9 +28,12 @@ class EnvelopeMonitor:
     ----------
     integrator : BatchIntegrator
         The batch observed; its parameters fix the equilibrium and C*d0.
+    band : Band
+        The convergence band distances are measured in (the kernel is compiled for it).
     """
 
-    def __init__(self, integrator: BatchIntegrator):
+    def __init__(self, integrator: BatchIntegrator, band: Band = STANDARD):
+        self.band = band
         model = integrator.model
         values = integrator.params
         size = integrator.size
@@ -85,8 +89,8 @@ class EnvelopeMonitor:
             last_out_rtt=self.last_out / self.steps_per_rtt,
             horizon_rtt=k / self.steps_per_rtt,
             window_rtt=self.window_steps / self.steps_per_rtt,
-            rate_peaks=np.array(self.rate_peaks).reshape(-1, size) * RATE_BAND if known else None,
-            queue_peaks=np.array(self.queue_peaks).reshape(-1, size) * QUEUE_BAND if known else None,
+            rate_peaks=np.array(self.rate_peaks).reshape(-1, size) * self.band.rate if known else None,
+            queue_peaks=np.array(self.queue_peaks).reshape(-1, size) * self.band.queue if known else None,
         )
 
     def keep(self, mask: np.ndarray) -> None:
@@ -98,10 +102,10 @@ class EnvelopeMonitor:
             setattr(self, name, [p[mask] for p in getattr(self, name)])
 
 
-def trajectory_envelope(traj: Trajectory, **floors) -> Envelope:
+def trajectory_envelope(traj: Trajectory, band: Band = STANDARD, **floors) -> Envelope:
     """The :class:`Envelope` of a recorded trajectory (same windows as the online monitor).
 
-    ``floors`` (``rate_floor``, ``queue_floor``) are passed to :func:`~rcpstab.verdicts.judgement.trace_envelope`.
+    ``floors`` (``rate_floor``, ``queue_floor``) are passed to :func:`~rcpstab.verdicts.envelope.trace_envelope`.
     """
     return trace_envelope(traj.rtt, traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq,
-                          traj.capacity * traj.d0, **floors)
+                          traj.queue_scale, band, **floors)

@@ -10,7 +10,9 @@ import matplotlib
 import numpy as np
 
 from ..figures import current_axes, grid_extent, network_caption, region_caption, set_title
+from ..linear.region_plot import gain_labels
 from ..linear.result import RegionMap
+from ..verdicts.band import STANDARD, Band
 from ..verdicts.judgement import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 from .trajectory import Trajectory
 
@@ -49,8 +51,7 @@ def verdict_plot(region: RegionMap, ax=None, boundary: bool = True):
     -------
     matplotlib.axes.Axes
     """
-    from ..linear.exact import boundary_points
-    from ..models import get_model
+    from ..linear.exact import boundary_points, has_linear_boundary
 
     ax = ax or current_axes()
     codes = point_verdicts(region)
@@ -66,21 +67,18 @@ def verdict_plot(region: RegionMap, ax=None, boundary: bool = True):
                 hatch=style["hatch"], edgecolor="white" if style["hatch"] is None else "0.4", lw=0.3))
         handles.append(matplotlib.patches.Patch(facecolor=style["color"], alpha=0.6, hatch=style["hatch"],
                                                 edgecolor="0.4", label=f"{style['label']}: {len(cells)}"))
-    if boundary:
-        try:
-            a, b = boundary_points(get_model(region.model), extent[1], extent[3])
-        except Exception:  # a model without a linear boundary (user file): the verdicts alone
-            a = b = None
-        if a is not None:
-            (line,) = ax.plot(a, b, color="k", lw=1.5, label="exact linear boundary")
-            handles.append(line)
+    if boundary and has_linear_boundary(region.model):  # else (gains not affine in the loop): the verdicts alone
+        a, b = boundary_points(region.model, extent[1], extent[3])
+        (line,) = ax.plot(a, b, color="k", lw=1.5, label="exact linear boundary")
+        handles.append(line)
     ax.set_xlim(extent[0], extent[1])
     ax.set_ylim(extent[2], extent[3])
-    ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
-    ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
+    xlabel, ylabel = gain_labels(region.model)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     # what a point's verdict is the worst of: the phase plane's starts, or the packet scenario's flow-count segments
     over = "flow-count segments of the scenario" if region.method == "packet" else "initial conditions"
-    set_title(ax, f"Verdicts of model '{region.model}' ({region.method}; a point's verdict is its worst over the "
+    set_title(ax, f"Verdicts of model '{region.model.name}' ({region.method}; a point's verdict is its worst over the "
                   f"{over})", region_caption(region))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     return ax
@@ -119,23 +117,72 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None, verdicts=
             text += f" (R within {100 * rel:.2g}% of Re, period {verdicts.period_rtt[b]:.3g} RTTs)"
         ax.plot(gamma, queue / MBIT, color="k", lw=2.5, label=text if k == 0 else None, zorder=5)
     ax.plot(traj.gamma_eq[0], traj.queue_eq[0] / MBIT, "k*", ms=12, label="equilibrium")
-    if cycles:
-        _cycle_inset(ax, traj, cycles)
     ax.set_xlabel("normalized rate R/C (dimensionless)")
     ax.set_ylabel("queue q (Mbit)")
-    alpha, beta = (np.atleast_1d(traj.params.get(k, np.nan)) for k in ("alpha", "beta"))
-    gains = f", alpha = {alpha[0]:g}, beta = {beta[0]:g}" if alpha.size == 1 and beta.size == 1 else ""
-    set_title(ax, title or f"Phase portrait, model '{traj.model}'{gains}",
+    names = [sym.name for sym in traj.model.loop_parameters]
+    values = [np.atleast_1d(traj.params.get(k, np.nan)) for k in names]
+    gains = "".join(f", {k} = {v[0]:g}" for k, v in zip(names, values)) if all(v.size == 1 for v in values) else ""
+    set_title(ax, title or f"Phase portrait, model '{traj.model.name}'{gains}",
               f"{network_caption(traj.params)}; nonlinear fluid model, {traj.rtt[-1]:.4g} RTTs")
-    ax.legend(fontsize="x-small", loc="upper right")
+    # below the axes: inside, it hid trajectories and left no room for the cycle's zoom
+    legend = ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
+    if cycles:
+        _cycle_inset(ax, traj, cycles, legend)
     return ax
 
 
-def _cycle_inset(ax, traj: Trajectory, cycles: dict) -> None:
-    """A zoom on the limit cycles (a cycle below the 2% band is invisible at the portrait's scale)."""
+INSET_SIZE = (0.4, 0.33)     # axes fraction; the inset's title takes about 0.06 more above it
+INSET_CELLS = 60             # grid over the axes on which the free space is counted
+
+
+def inset_place(ax, curves, avoid=(), size=INSET_SIZE) -> list:
+    """``[x, y, w, h]`` (axes fraction) of the candidate inset box that covers the fewest drawn samples.
+
+    ``curves`` are (x, y) arrays in data coordinates; ``avoid`` boxes (axes fraction ``(x0, y0, x1, y1)``,
+    e.g. the legend's) count as fully covered. Candidates are a 6 x 6 grid of positions inside the axes.
+    """
+    ax.relim()
+    ax.autoscale_view()
+    to_axes = ax.transData + ax.transAxes.inverted()
+    covered = np.zeros((INSET_CELLS, INSET_CELLS), bool)
+    for x, y in curves:
+        xy = to_axes.transform(np.column_stack([np.ravel(x), np.ravel(y)]))
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        # the lines between samples hide what is under them too: fill them in at half a cell
+        steps = np.maximum(1, np.ceil(np.hypot(*np.diff(xy, axis=0).T) * 2 * INSET_CELLS)).astype(int)
+        xy = np.concatenate([np.linspace(a, b, n, endpoint=False) for a, b, n in zip(xy[:-1], xy[1:], steps)]
+                            + [xy[-1:]]) if len(xy) > 1 else xy
+        xy = xy[np.all((xy >= 0) & (xy < 1), axis=1)]
+        cells = (xy * INSET_CELLS).astype(int)
+        covered[cells[:, 1], cells[:, 0]] = True
+    for x0, y0, x1, y1 in avoid:
+        i0, i1 = (int(np.clip(v * INSET_CELLS, 0, INSET_CELLS)) for v in (y0, y1))
+        j0, j1 = (int(np.clip(v * INSET_CELLS, 0, INSET_CELLS)) for v in (x0, x1))
+        covered[i0:i1 + 1, j0:j1 + 1] = True
+    w, h = size
+    best = None
+    for y in np.linspace(0.06, 0.92 - h, 6):        # leave room for the inset's title above
+        for x in np.linspace(0.1, 0.98 - w, 6):     # and its tick labels on the left
+            i0, i1 = int(y * INSET_CELLS), int(min(1.0, y + h + 0.06) * INSET_CELLS)
+            j0, j1 = int((x - 0.06) * INSET_CELLS), int((x + w) * INSET_CELLS)
+            score = int(covered[i0:i1 + 1, max(j0, 0):j1 + 1].sum())
+            if best is None or score < best[0]:
+                best = (score, [x, y, w, h])
+    return best[1]
+
+
+def _cycle_inset(ax, traj: Trajectory, cycles: dict, legend=None) -> None:
+    """A zoom on the limit cycles (a cycle inside the convergence band is invisible at the portrait's scale),
+    placed where it hides the fewest trajectory samples and not on the legend."""
     gamma = np.concatenate([g for g, _ in cycles.values()] + [traj.gamma_eq[:1]])
     queue = np.concatenate([q for _, q in cycles.values()] + [traj.queue_eq[:1]]) / MBIT
-    inset = ax.inset_axes([0.45, 0.25, 0.5, 0.4])
+    avoid = []
+    if legend is not None:
+        box = legend.get_window_extent().transformed(ax.transAxes.inverted())
+        avoid.append((box.x0, box.y0, box.x1, box.y1))
+    curves = [(traj.gamma[:, b], traj.queue[:, b] / MBIT) for b in range(traj.gamma.shape[1])]
+    curves += [(g, q / MBIT) for g, q in cycles.values()]
+    inset = ax.inset_axes(inset_place(ax, curves, avoid))
     for g, q in cycles.values():
         inset.plot(g, q / MBIT, color="k", lw=1.5)
     inset.plot(traj.gamma_eq[0], traj.queue_eq[0] / MBIT, "k*", ms=8)
@@ -171,8 +218,10 @@ def convergence_plot(region: RegionMap, ax=None):
             handles.append(matplotlib.patches.Patch(color=style["color"], label=style["label"]))
     if handles:
         ax.legend(handles=handles, loc="upper right", fontsize="small")
-    ax.set_xlabel(r"$\alpha$ (rate gain, dimensionless)")
-    ax.set_ylabel(r"$\beta$ (queue gain, dimensionless)")
-    set_title(ax, f"Convergence time of model '{region.model}' (R within 2%, q within 1% of C·d0)",
+    xlabel, ylabel = gain_labels(region.model)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    band = Band(region.meta["band"]["band_rate"], region.meta["band"]["band_queue"]) if "band" in region.meta else STANDARD
+    set_title(ax, f"Convergence time of model '{region.model.name}' ({band.describe('its queue unit')})",
               f"{region_caption(region)}; blank: does not converge")
     return ax

@@ -14,7 +14,16 @@ from .integrator import BatchIntegrator
 STEPS_PER_DELAY = 20          # RK4 steps per round trip: error ~1e-7 of the amplitude (see tests)
 MAX_STEP_DIVISOR = 64         # largest k tried so that T/k divides the delay
 DELAY_READ_TOLERANCE = 1e-3   # incommensurate delays: largest relative move of the delay by the step grid
-ALIASES = {"d0": "d_0", "mtu": "MTU"}
+GAIN_AXES = ("alpha", "beta")  # the grid's axes: a model's first and second loop gain, whatever it calls them
+
+
+def own_name(spec: ModelSpec, name: str) -> str | None:
+    """The model's own name of the parameter given as ``name``: itself, an alias the model declares
+    (``d0`` for RCP's ``d_0``) or a grid axis (``alpha``, ``beta``: the loop gains); None if none."""
+    if name in GAIN_AXES and len(spec.loop_parameters) == len(GAIN_AXES) and spec.parameter(name) is None:
+        return spec.loop_parameters[GAIN_AXES.index(name)].name
+    sym = spec.parameter(name)
+    return None if sym is None else sym.name
 
 
 def parameter_values(model: CompiledModel, params: dict) -> list:
@@ -24,21 +33,21 @@ def parameter_values(model: CompiledModel, params: dict) -> list:
     ----------
     model : CompiledModel
     params : dict
-        Name (``alpha``, ``beta``, ``C`` bit/s, ``N``, ``d0`` s, ``T`` s, ``eta``, ``MTU`` bits)
-        to a number or an array over the batch; ``alpha`` and ``beta`` also name the loop gains
-        of a model that calls them otherwise.
+        Any parameter the model declares, by its name or an alias it declares (see
+        :func:`own_name`), to a number or an array over the batch (SI units, the model's
+        declared units); ``alpha`` and ``beta`` name its two loop gains whatever it calls them.
 
     Raises
     ------
     InputError
-        For an unknown name or a value outside its physical range.
+        For an unknown name or a value outside its declared domain.
     """
-    # RCP's names are aliases everywhere: d0 for d_0, and alpha/beta for a model's own two loop gains
-    aliases = {**ALIASES, **dict(zip(("alpha", "beta"), (sym.name for sym in model.spec.loop_parameters)))}
-    given = {aliases.get(k, k): v for k, v in params.items()}
-    unknown = set(given) - set(model.param_names)
-    if unknown:
-        raise InputError(f"unknown parameter {sorted(unknown)[0]!r} (model has {', '.join(model.param_names)})")
+    given = {}
+    for key, value in params.items():
+        name = own_name(model.spec, key)
+        if name is None:
+            raise InputError(f"unknown parameter {key!r} (model has {', '.join(model.param_names)})")
+        given[name] = value
     values = []
     for sym, default in model.spec.parameters.items():
         value = given.get(sym.name, default)
@@ -122,7 +131,7 @@ def default_step(model: CompiledModel, values: list) -> float:
 
 
 def make_integrator(model: ModelSpec, params: dict, initial: dict, dt: float | None = None,
-                    n_schedule=None, engine: type = BatchIntegrator, n_param: str = "N") -> BatchIntegrator:
+                    n_schedule=None, engine: type = BatchIntegrator, n_param: str | None = None) -> BatchIntegrator:
     """A checked, ready-to-run batch: see :func:`~rcpstab.phaseplane.trajectory.simulate` for the arguments.
 
     ``engine`` is the integrator class: the compiled one, or
@@ -133,6 +142,10 @@ def make_integrator(model: ModelSpec, params: dict, initial: dict, dt: float | N
     x0 = initial_states(compiled, values, initial.get("gamma0", 0.5), initial.get("q0", 0.0))
     if dt is not None and not (math.isfinite(dt) and dt > 0):
         raise InputError(f"dt = {dt} s: must be > 0")
+    if n_schedule:
+        given, n_param = n_param, own_name(model, n_param) if n_param is not None else model.flow_parameter()
+        if n_param is None:
+            raise InputError(f"flow schedule: model {model.name!r} has no parameter {given!r}")
     for _, flows in n_schedule or []:
         parameter_values(compiled, {n_param: flows})
     for name in compiled.delay_symbols:

@@ -30,9 +30,10 @@ from ..models import as_model, get_model
 from ..runtime.checkpoint import Checkpoint, chunk_key
 from ..runtime.executors import run_chunks
 from ..runtime.validation import check_grid_size
+from ..verdicts.band import STANDARD, Band
 from .compiled import compile_model
 from .decide import FIRST_HORIZON_RTT, MAX_HORIZON_RTT, decide
-from .setup import ALIASES, default_step, parameter_values, unreachable
+from .setup import default_step, own_name, parameter_values, unreachable
 from .verdicts import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 
 APP_E_LOADS = (5.0, 1.0, 0.1)     # initial R in units of C/N: App. E's R/C = 0.5, 0.1, 0.01 at N = 10
@@ -42,64 +43,63 @@ APP_E_QUEUES = (2.0, 0.0)         # initial queue in units of C*d0 (App. E)
 STARTS = ("appE", "load-doubling", "half-load")
 MEASURED = ("convergence_rtt", "convergence_estimate_rtt", "envelope_rate_per_rtt")  # per-row table columns
 POINTS_PER_CHUNK = 500            # 3000 trajectories: big enough to amortize NumPy's per-call cost
-SECONDS_PER_POINT = 6e-3          # rough single-core cost at App. E's set-up (for a refusal message only)
-RESULT_VERSION = 3                # bump when a change alters chunk results, so old checkpoints are not reused
+SECONDS_PER_POINT = 2e-3          # single-core cost at App. E's set-up, benchmarks/bench_cost_per_point.py, rounded up (refusals only)
+RESULT_VERSION = 3                # bump when code changes alter chunk results (the band is in the key by itself)
 
 # The verdict of a point is its worst trajectory's: diverged > limit_cycle > undecided > converged.
 _SEVERITY = np.zeros(len(VERDICTS), dtype=int)
 _SEVERITY[[CONVERGED, UNDECIDED, LIMIT_CYCLE, DIVERGED]] = range(len(VERDICTS))
 
 
-RCP_AXES = ("C", "d0", "N")     # swept by name on the command line (--C, --d0, --N); T is one value
-
-
-def configurations(model, C=None, d0=None, N=None, T=None, params=None) -> list[dict]:
-    """Every combination of the given parameter values (None: the model's default), checked.
+def configurations(model, params=None) -> list[dict]:
+    """Every combination of the given parameter values (the model's configuration by default), checked.
 
     Parameters
     ----------
     model : ModelSpec
-    C, d0, N : list of float, optional
-        The RCP family's capacities (bit/s), propagation RTTs (s) and numbers of flows. For a
-        model with these parameters each defaults to its value in the model.
-    T : float, optional
-        The update interval (s), one value.
     params : dict, optional
-        Any other declared parameter by name: a number (held fixed) or a list (swept, every
-        combination with the others). The loop gains are the grid, not parameters here.
+        Any declared parameter by name or declared alias (``d0`` for RCP's ``d_0``): a number
+        (held fixed) or a list (swept, every combination with the others; None: the default).
+        The loop gains are the grid, not parameters here.
 
     Returns
     -------
     list of dict
-        ``{name: value}`` per configuration (RCP's names as given: ``d0`` for ``d_0``), in
-        the order of the axes (C-major for the RCP family).
+        ``{name: value}`` per configuration: the model's configuration parameters
+        (:attr:`~rcpstab.models.spec.ModelSpec.configuration_parameters`, C, d0, N, T for RCP) at
+        their defaults unless given, then the other given ones, each under its public name; in
+        the order of the axes (the first varies slowest).
 
     Raises
     ------
     InputError
         A name the model does not declare, or a value outside the parameter's domain.
     """
+    model = as_model(model)
     compiled = compile_model(model)
-    names = set(compiled.param_names)
     gains = {sym.name for sym in model.loop_parameters}
-    defaults = {sym.name: value for sym, value in model.parameters.items()}
-    axes: dict = {}
-    for name, given in zip(RCP_AXES + ("T",), (C, d0, N, T)):
-        model_name = ALIASES.get(name, name)
-        if model_name not in names:
-            if given is not None:
-                raise InputError(f"model {model.name!r} has no parameter {name} (it has {', '.join(compiled.param_names)})")
-            continue
-        axes[name] = [given] if name == "T" and given is not None else (given or [defaults[model_name]])
+    axes: dict = {model.public_name(sym): [model.parameters[sym]] for sym in model.configuration_parameters}
+    from_params: dict = {}  # public name -> the name it was given under
     for name, given in (params or {}).items():
-        model_name = ALIASES.get(name, name)
-        if model_name not in names or model_name in gains:
-            what = "is a loop gain: it is the grid" if model_name in gains else "is not a parameter of the model"
-            raise InputError(f"--param {name}: {what} {model.name!r} (parameters: {', '.join(sorted(names - gains))})")
-        values = list(np.atleast_1d(np.asarray(given, dtype=float)))
+        if given is None:
+            continue
+        sym = model.parameter(name)
+        if sym is None or sym.name in gains:
+            what = "is a loop gain (the grid) of" if sym is not None else "is not a parameter of the model"
+            names = set(compiled.param_names) - gains
+            raise InputError(f"--param {name}: {what} {model.name!r} (parameters: {', '.join(sorted(names))})")
+        try:
+            values = list(np.atleast_1d(np.asarray(given, dtype=float)).ravel())
+        except (TypeError, ValueError):
+            raise InputError(f"{name} = {given!r}: not a number (or a list of numbers)") from None
         if not values:
             raise InputError(f"--param {name}: no value given")
-        axes[name] = values
+        axis = model.public_name(sym)
+        # --param d0=... --param d_0=... name one parameter twice: refuse, as map and convergence would pick either
+        if axis in from_params:
+            raise InputError(f"--param {name}: {axis} is also given as --param {from_params[axis]}; give it once")
+        from_params[axis] = name
+        axes[axis] = values
     configs = []
     for combination in itertools.product(*axes.values()):
         config = {name: float(value) for name, value in zip(axes, combination)}
@@ -109,18 +109,19 @@ def configurations(model, C=None, d0=None, N=None, T=None, params=None) -> list[
 
 
 def buffer_bits(model, buffer_bdp, params: dict) -> dict:
-    """``{"buffer": bits}`` for a buffer of ``buffer_bdp`` queue units (``{}`` for None).
+    """``{name: bits}`` for a buffer of ``buffer_bdp`` queue units (``{}`` for None).
 
     The queue unit is the model's (:attr:`~rcpstab.models.spec.ModelSpec.queue_unit`: one
-    bandwidth-delay product C*d0 for RCP) at ``params`` (name to value or array). Raises
-    :class:`InputError` when the model has no buffer (``linear``: its queue is unclamped).
+    bandwidth-delay product C*d0 for RCP) at ``params`` (name to value or array); ``name`` is the
+    model's buffer parameter (:attr:`~rcpstab.models.spec.ModelSpec.buffer`, ``buffer`` for RCP).
+    Raises :class:`InputError` when the model has no buffer (``linear``: its queue is unclamped).
     """
     if buffer_bdp is None:
         return {}
-    if "buffer" not in {sym.name for sym in model.parameters}:
+    if model.buffer is None:
         raise InputError(f"--buffer {buffer_bdp:g}: model {model.name!r} has no buffer (its queue is not clamped)")
     compiled = compile_model(model)
-    return {"buffer": buffer_bdp * np.asarray(compiled.queue_scale(*parameter_values(compiled, params)), dtype=float)}
+    return {model.public_name(model.buffer): buffer_bdp * np.asarray(compiled.queue_scale(*parameter_values(compiled, params)), dtype=float)}
 
 
 def start_states(gamma_eq, queue_unit, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
@@ -173,13 +174,23 @@ def initial_conditions(C, d0, N, start: str = "appE") -> tuple[np.ndarray, np.nd
     return start_states(1.0 / N, C * d0, start)
 
 
-def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
+def portable(model):
+    """What a worker gets to find ``model``: its reference (a name or a protocol file, cheap to send)
+    when that gives this very model back, else the model object itself (one built in a session)."""
+    try:
+        return model.reference if get_model(model.reference) is model else model
+    except InputError:
+        return model
+
+
+def solve_chunk(model_ref, rows: dict, start: str, band: Band = STANDARD) -> dict:
     """Verdict and convergence time of each row (point and configuration) of a chunk (runs in a worker).
 
     ``rows`` maps ``alpha``, ``beta`` (the model's two loop gains) and each configuration
     parameter to equal-length lists; the parameters that set the delay line (d0 and T for RCP)
     are the same in a chunk, so every row is integrated in one batch. ``model_ref`` is what
-    :func:`~rcpstab.models.get_model` takes (a name, or a protocol file for a user's model).
+    :func:`portable` gave: a name or a protocol file (:func:`~rcpstab.models.get_model` finds the
+    model again in the worker), or the model object itself.
 
     Returns
     -------
@@ -196,12 +207,13 @@ def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
     named = {key: np.asarray(value, dtype=float) for key, value in rows.items()}
     gammas, queues = equilibrium_starts(model, named, len(rows["alpha"]), start)
     n_ic = gammas.shape[1]
-    if "buffer" in named:  # App. E's full queue (2 C*d0) held to a smaller buffer
-        queues = np.minimum(queues, np.broadcast_to(named["buffer"], gammas.shape[:1])[:, None])
+    held = model.public_name(model.buffer) if model.buffer is not None else None
+    if held in named:  # App. E's full queue (2 C*d0) held to a smaller buffer
+        queues = np.minimum(queues, np.broadcast_to(named[held], gammas.shape[:1])[:, None])
     # the delay line's parameters are one value per chunk; the others vary over the batch
-    params = {key: value[0] if ALIASES.get(key, key) in compiled.delay_symbols else np.repeat(value, n_ic)
+    params = {key: value[0] if own_name(model, key) in compiled.delay_symbols else np.repeat(value, n_ic)
               for key, value in named.items()}
-    verdicts = decide(model, params, {"gamma0": gammas.ravel(), "q0": queues.ravel()})
+    verdicts = decide(model, params, {"gamma0": gammas.ravel(), "q0": queues.ravel()}, band=band)
     codes = verdicts.codes.reshape(-1, n_ic)
     worst = np.take_along_axis(codes, _SEVERITY[codes].argmax(axis=1)[:, None], axis=1)[:, 0]
     all_converged = (codes == CONVERGED).all(axis=1)
@@ -220,10 +232,10 @@ def solve_chunk(model_ref: str, rows: dict, start: str) -> dict:
             "envelope_rate_per_rtt": listed(trend)}
 
 
-def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, workers: int = 1,
+def phaseplane_region(model, alphas, betas, params: dict | None = None, workers: int = 1,
                       scheduler: str | None = None, checkpoint: str | None = None,
-                      progress: bool = False, start: str = "appE", params: dict | None = None,
-                      buffer_bdp: float | None = None) -> RegionMap:
+                      progress: bool = False, start: str = "appE", buffer_bdp: float | None = None,
+                      band: Band = STANDARD, **named) -> RegionMap:
     """Stable region of ``model`` by phase-plane integration (thesis Sec. 5.1.2, App. E).
 
     Parameters
@@ -231,11 +243,12 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     model : ModelSpec
     alphas, betas : array_like
         Grid axes.
-    C, d0, N : list of float, optional
-        Capacities (bit/s), propagation RTTs (s), numbers of flows: every combination is
-        swept. None: App. E (0.15 Gb/s, 0.2 s, 10).
-    T : float, optional
-        Rate update interval (s), default 0.01 (used by ``rcp``).
+    params : dict, optional
+        Any declared parameter of the model by name or declared alias (``--C``, ``--d0``,
+        ``--param NAME=VALUES`` on the command line): a number is held fixed (e.g.
+        ``{"gamma_AC": 0.2}`` for ``rcpac``), a list is swept, every combination with the others
+        (``{"C": [0.15e9, 10e9]}``). Unset ones take the model's defaults (App. E's set-up for
+        RCP). Checked against the model's declared domains before any work.
     workers : int
         Local processes.
     scheduler : str, optional
@@ -246,13 +259,13 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
         Show a progress bar (on stderr).
     start : str
         Initial conditions: ``appE`` (default) or ``half-load`` (see :func:`initial_conditions`).
-    params : dict, optional
-        Any other declared parameter of the model by name (``--param NAME=VALUES`` on the
-        command line): a number is held fixed (e.g. ``{"gamma_AC": 0.2}`` for ``rcpac``), a list
-        is swept like C, d0 and N. Checked against the model's declared domains before any work.
     buffer_bdp : float, optional
         Buffer in units of the model's queue unit (bandwidth-delay products C*d0 for RCP) of each
         configuration (None: unbounded). App. E's full-queue start is held to it.
+    band : Band
+        The convergence band (default the thesis'); part of every chunk's checkpoint key.
+    **named
+        Parameters as keywords, the same as in ``params`` (``C=[0.15e9, 10e9]``, ``lag=[0.1]``).
 
     Returns
     -------
@@ -267,7 +280,7 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     model = as_model(model)  # a name works too; anything else is an InputError
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
-    configs = configurations(model, C, d0, N, T, params)
+    configs = configurations(model, {**named, **(params or {})})
     start_states(1.0, 1.0, start)  # reject an unknown start before any work
     compiled = compile_model(model)
     # the cost of a point grows with the steps per round trip (App. E's set-up: 20)
@@ -282,14 +295,17 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
     for key in configs[0]:
         rows[key] = np.repeat([config[key] for config in configs], aa.size)
     if buffer_bdp is not None:  # in each configuration's own bandwidth-delay product
-        rows["buffer"] = np.broadcast_to(buffer_bits(model, buffer_bdp, rows)["buffer"], rows["alpha"].shape)
-    chunks = _chunks(rows, compile_model(model).delay_symbols)
+        rows.update({name: np.broadcast_to(bits, rows["alpha"].shape)
+                     for name, bits in buffer_bits(model, buffer_bdp, rows).items()})
+    chunks = _chunks(model, rows, compile_model(model).delay_symbols)
     keys = [chunk_key({"model": model.reference, "rows": {k: v[part].tolist() for k, v in rows.items()},
-                       "version": RESULT_VERSION, "start": start, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT]})
+                       "version": RESULT_VERSION, "start": start, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT],
+                       **band.key()})
             for part in chunks]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(model.reference, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start) for i in todo]
+    ref = portable(model)
+    tasks = [(ref, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start, band) for i in todo]
     with tqdm(total=len(chunks), initial=len(chunks) - len(todo), disable=not progress,
               desc=f"phaseplane {model.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_chunk, tasks, workers, scheduler):
@@ -303,15 +319,19 @@ def phaseplane_region(model, alphas, betas, C=None, d0=None, N=None, T=None, wor
             measured[name][part] = np.array(store.get(key)[name], dtype=float)
     return _region(model, alphas, betas, configs, rows, codes, measured,
                    {"start": start, "loop_parameters": [sym.name for sym in model.loop_parameters],
-                    "chunks_total": len(chunks), "chunks_computed": len(todo), "buffer_bdp": buffer_bdp})
+                    "chunks_total": len(chunks), "chunks_computed": len(todo), "buffer_bdp": buffer_bdp,
+                    "band": band.key()})
 
 
-def _chunks(rows: dict, delay_symbols) -> list[np.ndarray]:
-    """Row indices of each chunk: rows sharing the delay line's parameters, in slices of :data:`POINTS_PER_CHUNK`."""
-    line = [key for key in rows if ALIASES.get(key, key) in delay_symbols]
+def _chunks(model, rows: dict, delay_symbols) -> list[np.ndarray]:
+    """Row indices of each chunk: rows sharing the delay line's parameters, in slices of :data:`POINTS_PER_CHUNK`.
+
+    A delay parameter not in ``rows`` is at the model's default in every row (one group).
+    """
+    line = [key for key in rows if own_name(model, key) in delay_symbols]
     groups: dict = {}
-    for i, key in enumerate(zip(*(rows[k] for k in line))):
-        groups.setdefault(key, []).append(i)
+    for i in range(len(rows["alpha"])):
+        groups.setdefault(tuple(rows[k][i] for k in line), []).append(i)
     return [np.array(members[s:s + POINTS_PER_CHUNK])
             for members in groups.values() for s in range(0, len(members), POINTS_PER_CHUNK)]
 
@@ -335,4 +355,4 @@ def _region(model, alphas, betas, configs, rows, codes, measured, counts) -> Reg
     reachable = stable[~np.array(lost)]
     common = (reachable.all(axis=0) if reachable.size else np.zeros(stable.shape[1], dtype=bool))
     common = common.reshape(betas.size, alphas.size)
-    return RegionMap(model.name, "phaseplane", alphas, betas, common, table=table, meta=meta)
+    return RegionMap(model, "phaseplane", alphas, betas, common, table=table, meta=meta)

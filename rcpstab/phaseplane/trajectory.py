@@ -10,8 +10,9 @@ from ..errors import InputError
 from ..models import as_model
 from ..models.spec import ModelSpec
 from ..runtime.validation import check_run_cost
+from .compiled import compile_model
 from .integrator import BatchIntegrator
-from .setup import make_integrator
+from .setup import make_integrator, parameter_values
 
 MAX_SAMPLES = 20_000  # recorded samples per trajectory by default (memory: B * 8 bytes each)
 CPU_S_PER_STEP = 5e-8  # one step of one trajectory in the compiled kernel (measured 23-49 ns), for refusals
@@ -23,8 +24,8 @@ class Trajectory:
 
     Attributes
     ----------
-    model : str
-        Model name.
+    model : ModelSpec
+        The model integrated (the object: plotting and re-use never look a name up again).
     t : ndarray, shape (n,)
         Sample times (s).
     states : dict of str to ndarray, shape (n, B)
@@ -36,16 +37,18 @@ class Trajectory:
     gamma_eq, queue_eq : ndarray, shape (B,)
         The equilibrium the protocol aims for (R/C = eta/N, q = 0), at the final N.
     d0 : float
-        Round-trip propagation delay (s): one RTT, the unit of :attr:`rtt`.
+        The model's time scale (s; the round-trip propagation delay d0 for RCP): one RTT, the unit of :attr:`rtt`.
     capacity : ndarray, shape (B,)
-        Link capacity C (bit/s): the queue's unit (:attr:`queue_scale`) per round trip.
+        The model's declared link capacity (bit/s; C for RCP), NaN if it declares no queue unit.
+    queue_scale : ndarray, shape (B,)
+        The model's declared queue unit (bits; C*d0 for RCP) that convergence is judged in, NaN if none.
     dt : float
         Integration step (s).
     params : dict
         Parameter values used (name to float or array).
     """
 
-    model: str
+    model: ModelSpec
     t: np.ndarray
     states: dict
     gamma: np.ndarray
@@ -56,6 +59,7 @@ class Trajectory:
     capacity: np.ndarray
     dt: float
     params: dict = field(default_factory=dict)
+    queue_scale: np.ndarray | None = None
 
     @property
     def rtt(self) -> np.ndarray:
@@ -63,9 +67,9 @@ class Trajectory:
         return self.t / self.d0
 
     def __repr__(self) -> str:
-        gains = "".join(f", {k}={np.ravel(self.params[k])[0]:g}" for k in ("alpha", "beta")
+        gains = "".join(f", {k}={np.ravel(self.params[k])[0]:g}" for k in (s.name for s in self.model.loop_parameters)
                         if k in self.params and np.size(self.params[k]) == 1)
-        return (f"Trajectory(model={self.model!r}, {self.gamma.shape[1]} trajectories, "
+        return (f"Trajectory(model={self.model.name!r}, {self.gamma.shape[1]} trajectories, "
                 f"0..{self.rtt[-1]:.4g} RTTs (d0 = {self.d0:g} s){gains})")
 
     def plot(self, ax=None, **kwargs):
@@ -76,7 +80,7 @@ class Trajectory:
 
 
 def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: float | None = None,
-             n_schedule=None, record_every: int | None = None, n_param: str = "N") -> Trajectory:
+             n_schedule=None, record_every: int | None = None, n_param: str | None = None) -> Trajectory:
     """Integrate ``model`` for a batch of parameter sets and initial conditions.
 
     Parameters
@@ -84,9 +88,9 @@ def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: fl
     model : ModelSpec
         The model (``rcpstab.models.get_model('rcp')``...).
     params : dict
-        Parameter name (``alpha``, ``beta``, ``C`` bit/s, ``N``, ``d0`` s, ``T`` s, ``eta``,
-        ``MTU`` bits) to a float or an array of shape (B,); missing ones take App. E's defaults.
-        ``d0`` and ``T`` must be single values (they set the delay line and the step).
+        Any parameter the model declares, by name or declared alias (``alpha`` and ``beta`` name
+        its two loop gains), to a float or an array of shape (B,); missing ones take the model's
+        defaults. The parameters of the delays and sampling intervals must be single values.
     initial : dict
         ``gamma0`` (R/C, in (0, 1]) and ``q0`` (bits, >= 0): floats or arrays of shape (B,).
     t_end : float
@@ -95,8 +99,8 @@ def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: fl
         Step (s). Default: T for ``rcp`` (exact), d0/20 for the continuous models (RK4).
     n_schedule : list of (float, float), optional
         Piecewise-constant number of flows, ``[(time_s, N), ...]`` (e.g. the fig5.3 scenario).
-    n_param : str
-        The parameter ``n_schedule`` sets (default ``N``; a model with its own name for it).
+    n_param : str, optional
+        The parameter ``n_schedule`` sets (default: the model's declared ``flows``, N for RCP).
     record_every : int, optional
         Keep every this many steps (default: at most 20 000 samples).
 
@@ -116,6 +120,42 @@ def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: fl
     return _trajectory(integrator, np.arange(recorded.shape[0]) * every * integrator.dt, recorded)
 
 
+def simulate_rtts(model: ModelSpec, alpha: float, beta: float, rtts: float, params: dict | None = None,
+                  gamma0=None, q0=None) -> Trajectory:
+    """Integrate ``model`` at one point of its gain grid for ``rtts`` of its time units, from App. E's starts.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    alpha, beta : float
+        The model's first and second loop gain.
+    rtts : float
+        Duration in the model's time unit (round trips d0 for RCP).
+    params : dict, optional
+        Any declared parameter by name or declared alias (one value each; None values ignored).
+    gamma0, q0 : array_like, optional
+        Initial normalized rates and queues, one trajectory per pair; default App. E's six
+        starts placed relative to the model's equilibrium
+        (:func:`~rcpstab.phaseplane.sweep.equilibrium_starts`).
+    """
+    from .sweep import configurations, equilibrium_starts
+
+    model = as_model(model)
+    if not (np.isfinite(rtts) and rtts > 0):
+        raise InputError(f"rtts = {rtts}: must be > 0")
+    given = {k: v for k, v in (params or {}).items() if v is not None}
+    (config,) = configurations(model, {k: [v] for k, v in given.items()})
+    point = dict(config, alpha=alpha, beta=beta)
+    if gamma0 is None and q0 is None:
+        gamma0, q0 = (v[0] for v in equilibrium_starts(model, point))
+    elif gamma0 is None or q0 is None:
+        raise InputError("gamma0 and q0: give both or neither")
+    gamma0, q0 = np.broadcast_arrays(np.asarray(gamma0, dtype=float), np.asarray(q0, dtype=float))
+    compiled = compile_model(model)
+    unit = float(compiled.time_scale(*parameter_values(compiled, point)))
+    return simulate(model, point, {"gamma0": gamma0.ravel(), "q0": q0.ravel()}, rtts * unit)
+
+
 def _trajectory(integrator: BatchIntegrator, times: np.ndarray, recorded: np.ndarray) -> Trajectory:
     """Assemble recorded states, shape (n, B, S), into a :class:`Trajectory`."""
     compiled = integrator.model
@@ -124,8 +164,11 @@ def _trajectory(integrator: BatchIntegrator, times: np.ndarray, recorded: np.nda
     size = stacked[0].shape[1]
     eq = [np.broadcast_to(f(*[0.0] * compiled.n_states, *values), (size,)) for f in compiled.equilibrium]
     names = compiled.param_names
+
+    def scale(f):  # a model that declares no queue unit is integrated all the same, but not judged
+        return np.broadcast_to(f(*values) if compiled.judged else np.nan, (size,)).astype(float)
     return Trajectory(
-        model=compiled.spec.name,
+        model=compiled.spec,
         t=times,
         states={s.__name__: x for s, x in zip(compiled.spec.states, stacked)},
         gamma=np.asarray(compiled.gamma(*stacked, *values)) * np.ones_like(stacked[0]),
@@ -133,8 +176,8 @@ def _trajectory(integrator: BatchIntegrator, times: np.ndarray, recorded: np.nda
         gamma_eq=np.broadcast_to(compiled.gamma(*eq, *values), (size,)).copy(),
         queue_eq=np.broadcast_to(compiled.queue(*eq, *values), (size,)).copy(),
         d0=float(np.max(compiled.time_scale(*values))),
-        capacity=np.broadcast_to(values[names.index("C")] if "C" in names
-                                 else compiled.queue_scale(*values) / compiled.time_scale(*values), (size,)).copy(),
+        capacity=scale(lambda *v: compiled.rate_scale(*v)),
         dt=integrator.dt,
         params=dict(zip(names, values)),
+        queue_scale=scale(lambda *v: compiled.queue_scale(*v)),
     )

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["cache_dir", "compiler", "load_library", "verified"]
+__all__ = ["cache_dir", "compiler", "load_library", "user_cache_root", "verified"]
 
 # -O3 vectorizes the interleaved trajectories; -ffp-contract=off: no fused multiply-adds, so results
 # match the NumPy reference to rounding
@@ -46,7 +46,24 @@ def cache_dir() -> Path:
     (``~/.cache/rcpstab/kernels``); :func:`load_library` falls back to a per-user temporary cache."""
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rcpstab" / "kernels"
+    root = user_cache_root()
+    return root / "rcpstab" / "kernels" if root is not None else _private_temp_cache()
+
+
+def user_cache_root() -> Path | None:
+    """``$XDG_CACHE_HOME``, else ``$HOME/.cache``, if absolute; None when neither is usable (``HOME=''``
+    used to put the caches in ``.cache`` of the working folder, ``/.cache`` at the root): the callers
+    then use a private temporary cache."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg)
+    home = os.environ.get("HOME")
+    if home is None:
+        try:
+            home = str(Path.home())  # from the password database
+        except (KeyError, RuntimeError):
+            return None
+    return Path(home) / ".cache" if os.path.isabs(home) and home != "/" else None
 
 
 def compiler() -> str:
@@ -99,9 +116,9 @@ def _can_create_in(directory: Path) -> bool:
         return False
 
 
-def _private_temp_cache() -> Path:
-    """``$TMPDIR/rcpstab-kernels-UID``, owned by this user and closed to others (else a fresh one)."""
-    directory = Path(tempfile.gettempdir()) / f"rcpstab-kernels-{os.getuid()}"
+def _private_temp_cache(prefix: str = "rcpstab-kernels") -> Path:
+    """``$TMPDIR/<prefix>-UID``, owned by this user and closed to others (else a fresh one)."""
+    directory = Path(tempfile.gettempdir()) / f"{prefix}-{os.getuid()}"
     try:
         directory.mkdir(mode=0o700, exist_ok=True)
         info = directory.lstat()
@@ -110,7 +127,7 @@ def _private_temp_cache() -> Path:
     except OSError:
         pass
     # Someone else's (or a symlink planted by them): libraries from there would run their code.
-    return Path(tempfile.mkdtemp(prefix="rcpstab-kernels-"))
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}-"))
 
 
 def _build(cc: str, name: str, source: str, source_digest: str, target: Path) -> None:
@@ -121,7 +138,10 @@ def _build(cc: str, name: str, source: str, source_digest: str, target: Path) ->
         built = Path(work) / "kernel.so"
         result = subprocess.run([cc, *FLAGS, "-o", str(built), str(c_file), "-lm"], capture_output=True, text=True)
         if result.returncode != 0:
-            first = (result.stderr.strip().splitlines() or ["(no message)"])[0]
+            first = (result.stderr.strip().splitlines() or ["(no message)"])[0][:200]
+            if os.environ.get("CC"):  # the user's compiler: bad input (one line, exit 2), not a bug of ours
+                raise InputError(f"$CC={os.environ['CC']!r}: compiling the {name} kernel failed ({first}); "
+                                 "set CC to a working C compiler or unset it")
             raise RuntimeError(f"compiling the {name} kernel with {cc} failed: {first}")
         body = built.read_bytes()
         with open(built, "ab") as fh:

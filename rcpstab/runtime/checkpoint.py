@@ -151,19 +151,22 @@ def _read_and_repair(path: str) -> tuple[dict, int]:
         raise InputError(f"--checkpoint {path!r}: cannot read ({exc.strerror})") from None
     complete = data.rfind(b"\n") + 1  # bytes up to the end of the last complete line
     lines = data[:complete].splitlines(keepends=True)
-    done, skipped = {}, 0
+    done, damaged = {}, []
     for number, line in enumerate(lines, start=1):
         record = _decode_record(line)
         if record is None:
-            if not done and number == 1:
-                # A first line that is no record: this file is not a checkpoint (or is wholly
-                # damaged); refusing keeps a wrong path from being appended to.
-                raise InputError(f"--checkpoint {path!r}: not an rcpstab checkpoint (line 1 is no chunk record)")
-            skipped += 1
-            warnings.warn(f"checkpoint {path!r}: line {number} is damaged; its chunk is computed again",
-                          CheckpointWarning, stacklevel=3)
+            damaged.append(number)
             continue
         done[record[0]] = record[1]
+    if lines and not done and not any(line.startswith((MAGIC, b"{")) for line in lines):
+        # Not one line verifies or even looks like a record: this file is not a checkpoint (a
+        # wrong path); refusing keeps it from being appended to. A damaged first line of a real
+        # checkpoint is skipped like any other (its chunk is computed again).
+        raise InputError(f"--checkpoint {path!r}: not an rcpstab checkpoint (no line is a chunk record)")
+    for number in damaged:
+        warnings.warn(f"checkpoint {path!r}: line {number} is damaged; its chunk is computed again",
+                      CheckpointWarning, stacklevel=3)
+    skipped = len(damaged)
     if complete == 0 and data:
         # A single partial line and nothing else: the first write was cut short.
         if not data.startswith(MAGIC[:len(data)]) and not data.startswith(b"{"):

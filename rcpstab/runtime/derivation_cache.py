@@ -20,8 +20,12 @@ CACHE_ENV = "RCPSTAB_CACHE_DIR"
 
 def cache_dir() -> Path:
     """``$RCPSTAB_CACHE_DIR/symbolic``, else ``$XDG_CACHE_HOME/rcpstab/symbolic`` (``~/.cache/...``)."""
-    root = os.environ.get(CACHE_ENV) or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rcpstab"
-    return Path(root) / "symbolic"
+    from .build import _private_temp_cache, user_cache_root
+
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV]) / "symbolic"
+    root = user_cache_root()
+    return root / "rcpstab" / "symbolic" if root is not None else _private_temp_cache("rcpstab-symbolic")
 
 
 def key(kind: str, model, sources) -> str:

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from ..errors import InputError
 
 __all__ = ["Domain", "DOMAINS", "MAX_GRID_POINTS", "GRID_ENV", "MAX_CPU_HOURS", "HOURS_ENV", "check_value", "check_values",
-           "check_integer", "check_grid_size", "check_run_cost", "max_grid_points", "max_cpu_hours", "max_memory_gb"]
+           "check_integer", "check_grid_size", "check_run_cost", "max_grid_points", "max_cpu_hours", "max_memory_gb",
+           "SIMULATOR_INTEGERS", "check_simulator_integer"]
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,8 @@ DOMAINS = {
     "N": Domain("number of flows N", 1.0, 1e7),
     "MTU": Domain("MTU", 0.0, 1e6, low_open=True, unit="bits"),
     "t_end": Domain("simulated time", 0.0, 1e6, low_open=True, unit="s"),
-    "rtts": Domain("duration", 0.0, 1e5, low_open=True, unit="RTTs"),
+    # At least one round trip: 1e-320 RTTs ran and reported "after 9.99989e-321 RTTs".
+    "rtts": Domain("duration", 1.0, 1e5, unit="RTTs"),
     "transient_rtt": Domain("transient", 0.0, 1e4, unit="RTTs"),
     "load": Domain("load", 0.0, 1.0, low_open=True, high_open=True),
     "buffer_bytes": Domain("buffer", 1.0, 1e15, unit="bytes", integer=True),
@@ -128,7 +130,63 @@ DOMAINS = {
     "workers": Domain("workers", 1.0, 4096.0, integer=True),
     "samples": Domain("samples", 0.0, 10_000.0, integer=True),
     "pade": Domain("Pade order", 1.0, 20.0, integer=True),
+    # fct: flows and replications are bounded again by the run's cost estimate (fct.flow_run).
+    "flows": Domain("flows", 1.0, 1e9, integer=True),
+    "replications": Domain("replications", 1.0, 1e6, integer=True),
+    "packet_bytes": Domain("data packet", 53.0, 2.0 ** 24, unit="bytes", integer=True),  # TCP + RCP + IP headers
 }
+
+# The integer arguments of the flow simulator, (low, high) inclusive. fct/csrc/flows_module.c reads
+# this table when it is imported and fct/flows_py.py checks with check_simulator_integer, so the C
+# simulator and its Python twin refuse exactly the same values (C's format codes used to wrap
+# them: a 1e35-byte buffer became 0). The bounds keep every sum and product in int64: simulated
+# times up to 2**60 ns (36 years) leave room for a timeout of twice the smoothed RTT; the sizes
+# fit the packet simulator's 24-bit bound; the registers are the port's 32- and 64-bit ones.
+SIMULATOR_INTEGERS = {
+    "capacity_bps": (1, 10**13),
+    "delay_ns": (0, 10**11),
+    "buffer_bytes": (0, 1 << 62),
+    "data_size": (12, 1 << 24),     # an RCP header (12 bytes) at least
+    "ctrl_size": (12, 1 << 24),
+    "window_denominator": (1, 1 << 24),
+    "rwnd_pkts": (1, 1 << 40),
+    "request": (0, 0xFFFFFFFF),
+    "start_ns": (0, 1 << 60),
+    "size_pkts": (1, 1 << 40),
+    "t_ns": (0, 1 << 60),
+    "rate": (0, 0xFFFFFFFF),
+    "input_bytes": (0, (1 << 63) - 1),
+    "rtt_sum": (0, (1 << 63) - 1),
+    "rtt_count": (0, (1 << 63) - 1),
+}
+
+
+def check_simulator_integer(name: str, value, where: str = "") -> int:
+    """``value`` as an int in :data:`SIMULATOR_INTEGERS` ``[name]``, refused as the C extension refuses it.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SIMULATOR_INTEGERS`.
+    value : int
+        Any object with ``__index__`` (int, numpy integer); a float is a TypeError, as in C.
+    where : str
+        Prefix of the name in the message (``forward``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        The same type and message as ``rcpstab.fct._flows``.
+    """
+    import operator
+
+    number = operator.index(value)
+    low, high = SIMULATOR_INTEGERS[name]
+    if not low <= number <= high:
+        shown = f"{where} {name}" if where else name
+        raise ValueError(f"{shown}={number} is outside {low}..{high}")
+    return number
+
 
 MAX_GRID_POINTS = 1_000_000
 GRID_ENV = "RCPSTAB_MAX_GRID_POINTS"
@@ -250,7 +308,8 @@ def check_run_cost(what: str, cpu_seconds: float, memory_bytes: float = 0.0) -> 
                          f"{max_memory_gb():g}; shorten the run or set {MEMORY_ENV}")
 
 
-def check_grid_size(points: int, seconds_per_point: float, what: str) -> None:
+def check_grid_size(points: int, seconds_per_point: float, what: str, bytes_per_point: float = 0.0,
+                    default_limit: int | None = None) -> None:
     """Refuse a grid of more than :func:`max_grid_points` points, with an estimate of its cost.
 
     Parameters
@@ -261,8 +320,13 @@ def check_grid_size(points: int, seconds_per_point: float, what: str) -> None:
         Rough single-core cost of one point (for the message).
     what : str
         What is being computed (``phaseplane map``).
+    bytes_per_point : float
+        Peak memory per point (bytes), where memory rather than time bounds the grid (the exact map).
+    default_limit : int, optional
+        The point limit unless ``$RCPSTAB_MAX_GRID_POINTS`` is set, for a method whose measured cost
+        per point is so small that :data:`MAX_GRID_POINTS` would refuse cheap work (default: that).
     """
-    limit = max_grid_points()
+    limit = _limit(GRID_ENV, default_limit, int) if default_limit else max_grid_points()
     hours = points * seconds_per_point / 3600
     if points > limit:
         raise InputError(f"{what}: {points:.4g} grid points is more than the limit {limit} "
@@ -270,3 +334,7 @@ def check_grid_size(points: int, seconds_per_point: float, what: str) -> None:
     if hours > max_cpu_hours():
         raise InputError(f"{what}: {points:.4g} grid points would take about {hours:.3g} CPU-hours, more than "
                          f"the limit {max_cpu_hours():g}; use a coarser grid or set {HOURS_ENV}")
+    gigabytes = points * bytes_per_point / 1e9
+    if gigabytes > max_memory_gb():
+        raise InputError(f"{what}: {points:.4g} grid points would need about {gigabytes:.3g} GB of memory, more "
+                         f"than the limit {max_memory_gb():g}; use a coarser grid or set {MEMORY_ENV}")

@@ -1,17 +1,19 @@
 """The one judgement of traces, fluid or packet: converged, limit cycle, diverged or undecided.
 
-The convergence band (thesis Sec. 5.4): the rate R within :data:`RATE_BAND` (2%) of its
-equilibrium and the queue q within :data:`QUEUE_BAND` (1%) of C*d0 of its equilibrium. A
-trace's distance from equilibrium is measured in *band units* (:func:`band_distance`): it is
+The convergence band is one object, :class:`~rcpstab.verdicts.band.Band` (:mod:`rcpstab.verdicts.band`; the
+thesis' :data:`~rcpstab.verdicts.band.STANDARD` band of Sec. 5.4 by default). A trace's distance
+from equilibrium is measured in *band units* (:func:`~rcpstab.verdicts.band.band_distance`): it is
 inside the band when the distance is <= 1. The convergence time of a trace is the last time it
-was outside the band (:func:`last_band_exit`), measured on the trace, never extrapolated; an
-extrapolated time is a separate, labelled estimate.
+was outside the band (:func:`~rcpstab.verdicts.band.last_band_exit`), measured on the trace, never
+extrapolated; an extrapolated time is a separate, labelled estimate.
 
-A trace is judged from its **envelope** (:class:`Envelope`): the largest band distance in each
-window of :data:`WINDOW_RTT` round trips, the number of times the rate crossed its equilibrium
-in each window, and the last band exit. An integrator can keep these online
-(:class:`~rcpstab.phaseplane.monitor.EnvelopeMonitor`); a recorded trace gives them with
-:func:`trace_envelope`. :func:`judge_envelope` applies the rules; :func:`judge_trace` does both.
+A trace is judged from its **envelope** (:class:`~rcpstab.verdicts.envelope.Envelope`,
+:mod:`rcpstab.verdicts.envelope`): the largest band distance in each window of ``WINDOW_RTT`` round trips, the
+number of times the rate crossed its equilibrium in each window, and the last band exit. An
+integrator can keep these online (:class:`~rcpstab.phaseplane.monitor.EnvelopeMonitor`); a
+recorded trace gives them with :func:`~rcpstab.verdicts.envelope.trace_envelope`.
+:func:`judge_envelope` applies the rules (in band units, whatever the band); :func:`judge_trace`
+does both.
 
 The rules (blocks are maxima over :data:`BLOCK_WINDOWS` consecutive windows; the trend is the
 least-squares slope of the blocks' log over the second half of the observation, with its
@@ -70,27 +72,34 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from statistics import NormalDist
 
 import numpy as np
 
-__all__ = ["BLOCK_WINDOWS", "CONVERGED", "DIVERGED", "DIVERGED_BAND", "Envelope", "FLAT_RATE", "Judgement",
-           "LIMIT_CYCLE", "MAX_PERIOD_RTT", "NUMERICAL_FLOOR", "QUEUE_BAND", "RATE_BAND", "UNDECIDED", "VERDICTS",
-           "WINDOW_RTT", "band_distance", "coherence_threshold", "dominant_oscillation", "judge_envelope", "judge_trace",
-           "last_band_exit", "trace_envelope"]
+# the band and the envelope are modules of their own; their names stay importable from here
+from .band import NUMERICAL_FLOOR, STANDARD, Band, band_distance, last_band_exit
+from .envelope import (
+    COHERENCE_FALSE_ALARM,
+    MAX_PERIOD_RTT,
+    WINDOW_RTT,
+    Envelope,
+    coherence_threshold,
+    dominant_oscillation,
+    trace_envelope,
+)
 
-RATE_BAND = 0.02       # R within 2% of equilibrium (thesis Sec. 5.4)
-QUEUE_BAND = 0.01      # q within 1% of C*d0
+__all__ = ["BLOCK_WINDOWS", "COHERENCE_FALSE_ALARM", "CONVERGED", "DIVERGED", "DIVERGED_BAND", "FLAT_RATE",
+           "LIMIT_CYCLE", "MAX_PERIOD_RTT", "NUMERICAL_FLOOR", "QUEUE_BAND", "RATE_BAND", "STANDARD", "UNDECIDED",
+           "VERDICTS", "WINDOW_RTT", "Band", "Envelope", "Judgement", "band_distance", "coherence_threshold",
+           "dominant_oscillation", "judge_envelope", "judge_trace", "last_band_exit", "trace_envelope"]
+
+# the standard band's half-widths, for callers that need the numbers (the band itself is STANDARD)
+RATE_BAND = STANDARD.rate
+QUEUE_BAND = STANDARD.queue
 
 VERDICTS = ("converged", "limit_cycle", "diverged", "undecided")
 CONVERGED, LIMIT_CYCLE, DIVERGED, UNDECIDED = range(4)
 
-WINDOW_RTT = 5.0         # envelope window: about one period of the loop's oscillation
 BLOCK_WINDOWS = 4        # a block = 4 windows, so oscillations with periods up to 20 RTTs peak in each block
-# Numerical floor, band units: 1e-3 of the band is R within 2e-5 of Re and q within 1e-5 C*d0, far
-# below the band and far above rounding (the integrators' truncation error is proportional to the
-# deviation itself, so it cannot sustain an oscillation). A smaller oscillation counts as converged.
-NUMERICAL_FLOOR = 1e-3
 ROUNDOFF_BAND = 1e-9     # band units: closer than this to the equilibrium, only rounding error is left
 DIVERGED_BAND = 1e12     # 1e10 C*d0 of queue: no draining queue of a fluid model gets there
 FLAT_RATE = 1e-5         # per RTT: an envelope e-folding more slowly than in 1e5 RTTs is flat
@@ -102,109 +111,6 @@ STATIONARY = 1e-3        # a state settled away from the equilibrium: block peak
 SETTLE_FRACTION = 0.25   # within a noise floor for a quarter of the time it took (and a block): settled
 STEADY = 0.5             # late log-rate >= half the early one: exponential (or faster) decay, not levelling off
 STEADY_GROWTH = 0.9      # late slope >= 90% of the early one: growth that is not slowing down
-MAX_PERIOD_RTT = 40.0    # longest period the autocorrelation searches (the loops' periods are 4-20 RTTs)
-COHERENCE_FALSE_ALARM = 0.01  # chance that noise alone passes the coherence test of a noisy cycle (rule 5b)
-
-
-def band_distance(gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=RATE_BAND, queue_band=QUEUE_BAND):
-    """Distance from equilibrium in band units (<= 1 means within the convergence band).
-
-    Parameters
-    ----------
-    gamma, gamma_eq : array_like
-        Normalized rate R/C (dimensionless) and its equilibrium value.
-    queue, queue_eq : array_like
-        Queue and its equilibrium (bits, or any unit shared with ``queue_scale``).
-    queue_scale : array_like
-        C*d0 in the queue's unit: the queue is measured relative to one bandwidth-delay product.
-    rate_band, queue_band : float
-        Half-widths of the band: relative rate error and queue as a fraction of C*d0. Noisy
-        (packet) traces pass wider bands measured from their noise floor.
-
-    Returns
-    -------
-    ndarray
-        ``max(|gamma/gamma_eq - 1| / rate_band, |queue - queue_eq| / (queue_scale * queue_band))``.
-
-    Examples
-    --------
-    >>> round(float(band_distance(0.103, 0.0, 0.1, 0.0, 1.0)), 12)  # 3% off in rate: 1.5 band widths
-    1.5
-    """
-    rate = np.abs(np.asarray(gamma) / gamma_eq - 1.0) / rate_band
-    return np.maximum(rate, np.abs(np.asarray(queue) - queue_eq) / (np.asarray(queue_scale) * queue_band))
-
-
-def last_band_exit(t, distance, axis=0):
-    """The last time a trace was outside the band (the measured convergence time).
-
-    Parameters
-    ----------
-    t : array_like, shape (n,)
-        Sample times (any unit, RTTs usually), increasing.
-    distance : array_like, shape (n, ...)
-        Band distance (:func:`band_distance`) at those times; NaN counts as outside.
-    axis : int
-        The time axis of ``distance``.
-
-    Returns
-    -------
-    ndarray or float
-        For each trace, the time of the last sample outside the band (``t[0]`` if it never was
-        outside). Whether the trace then *stays* inside is for the caller to judge from the horizon.
-
-    Examples
-    --------
-    >>> float(last_band_exit([0, 1, 2, 3], [5.0, 2.0, 0.5, 0.2]))
-    1.0
-    """
-    t = np.asarray(t, dtype=float)
-    outside = ~(np.moveaxis(np.asarray(distance, dtype=float), axis, 0) <= 1.0)
-    last = outside.shape[0] - 1 - np.argmax(outside[::-1], axis=0)
-    result = np.where(outside.any(axis=0), t[last], t[0])
-    return result if result.ndim else float(result)
-
-
-@dataclass
-class Envelope:
-    """What the judgement needs from a batch of B traces observed up to ``horizon_rtt``.
-
-    Attributes
-    ----------
-    peaks : ndarray, shape (n_windows, B)
-        Largest band distance in each window of ``window_rtt`` round trips (inf once not finite).
-    crossings : ndarray, shape (n_windows, B)
-        Times the rate crossed its equilibrium value in each window.
-    last_out_rtt : ndarray, shape (B,)
-        Last time (RTTs) the trace was outside the band (its start if never).
-    horizon_rtt : float
-        How long the traces have been observed (RTTs).
-    window_rtt : float
-        Window length (RTTs).
-    floor_peaks : ndarray, shape (n_windows, B), optional
-        Largest distance in *floor units* (<= 1: within the noise or numerical floor) in each
-        window. Default: ``peaks / NUMERICAL_FLOOR``.
-    rate_peaks, queue_peaks : ndarray, shape (n_windows, B), optional
-        Largest ``|R/Re - 1|`` and ``|q - qe| / (C*d0)`` in each window, when known (recorded
-        traces): they give a limit cycle's amplitude in rate and in queue.
-    coherence, coherence_period_rtt : ndarray, shape (B,), optional
-        Autocorrelation of the rate's deviation at its dominant period, and that period (RTTs),
-        measured on the second half of a noisy trace (:func:`dominant_oscillation`): rule 5b.
-    coherence_span_rtt : float
-        Length of the stretch they were measured on (RTTs).
-    """
-
-    peaks: np.ndarray
-    crossings: np.ndarray
-    last_out_rtt: np.ndarray
-    horizon_rtt: float
-    window_rtt: float = WINDOW_RTT
-    floor_peaks: np.ndarray | None = None
-    rate_peaks: np.ndarray | None = None
-    queue_peaks: np.ndarray | None = None
-    coherence: np.ndarray | None = None
-    coherence_period_rtt: np.ndarray | None = None
-    coherence_span_rtt: float = 0.0
 
 
 @dataclass
@@ -296,52 +202,6 @@ class Judgement:
                 for i in range(len(self))]
 
 
-def dominant_oscillation(deviation, samples_per_rtt: int) -> tuple[float, float]:
-    """Dominant period (RTTs) of a trace and its autocorrelation there (0, 0 if none is found).
-
-    The period is the lag of the autocorrelation's highest peak after its first zero crossing,
-    up to :data:`MAX_PERIOD_RTT`. A sustained cycle repeats at its period (the autocorrelation is
-    its share of the power); noise does not.
-
-    Examples
-    --------
-    >>> t = np.arange(0, 300, 0.1)
-    >>> period, rho = dominant_oscillation(np.sin(2 * np.pi * t / 5.0), 10)
-    >>> round(period, 1), rho > 0.95
-    (5.0, True)
-    """
-    x = np.asarray(deviation, dtype=float)
-    x = x - x.mean()
-    power = float(x @ x)
-    if not power > 0:
-        return 0.0, 0.0
-    lags = min(x.size - 1, int(MAX_PERIOD_RTT * samples_per_rtt))
-    acf = np.array([x[:x.size - k] @ x[k:] for k in range(lags + 1)]) / power
-    negative = np.flatnonzero(acf < 0)
-    if negative.size == 0:
-        return 0.0, 0.0
-    peak = int(negative[0] + np.argmax(acf[negative[0]:]))
-    return peak / samples_per_rtt, float(acf[peak])
-
-
-def coherence_threshold(span_rtt: float) -> float:
-    """Autocorrelation that noise alone exceeds with probability :data:`COHERENCE_FALSE_ALARM` (rule 5b).
-
-    The autocorrelation of n independent samples at a lag is about normal with standard deviation
-    1/sqrt(n); one-RTT means are independent one RTT apart, so n is the span in RTTs, and the
-    search takes the largest of about :data:`MAX_PERIOD_RTT` such lags: the two-sided Gaussian
-    level of that many, over sqrt(n).
-
-    Examples
-    --------
-    >>> round(coherence_threshold(300.0), 3)
-    0.211
-    """
-    if not span_rtt > 0:
-        return math.inf
-    z = NormalDist().inv_cdf(1.0 - COHERENCE_FALSE_ALARM / (2.0 * MAX_PERIOD_RTT))
-    return z / math.sqrt(span_rtt)
-
 
 def _blocks(values: np.ndarray, reduce=np.max) -> np.ndarray:
     """Non-overlapping blocks of :data:`BLOCK_WINDOWS` windows, aligned to the end (oldest dropped)."""
@@ -368,7 +228,7 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
 
     Parameters
     ----------
-    env : Envelope
+    env : rcpstab.verdicts.envelope.Envelope
     final : bool
         No more observation is possible (the last horizon): decide what can be decided.
     noise_floor : bool
@@ -538,75 +398,8 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
     return out
 
 
-def trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=RATE_BAND,
-                   queue_band=QUEUE_BAND, rate_floor=None, queue_floor=None, window_rtt=WINDOW_RTT) -> Envelope:
-    """The :class:`Envelope` of recorded traces (the windows of the online monitor).
 
-    Parameters
-    ----------
-    t_rtt : array_like, shape (n,)
-        Sample times in RTTs, increasing; the first sample is the start.
-    gamma, queue : array_like, shape (n,) or (n, B)
-        Normalized rate R/C and queue (unit of ``queue_scale``).
-    gamma_eq, queue_eq, queue_scale : array_like, shape (B,) or scalar
-        Equilibrium and C*d0 (see :func:`band_distance`).
-    rate_band, queue_band : float
-        Band half-widths (widened for noisy traces).
-    rate_floor, queue_floor : float, optional
-        Noise floor: relative rate deviation and queue (fraction of C*d0) below which a trace is
-        at the equilibrium. Default: :data:`NUMERICAL_FLOOR` of the thesis band. Given, the trace
-        is noisy: its rate's autocorrelation on the second half is measured too (rule 5b).
-    window_rtt : float
-        Window length (RTTs).
-    """
-    t = np.asarray(t_rtt, dtype=float)
-    gamma = np.asarray(gamma, dtype=float).reshape(t.size, -1)
-    queue = np.asarray(queue, dtype=float).reshape(t.size, -1)
-    size = gamma.shape[1]
-    geq, qeq, scale = (np.broadcast_to(np.asarray(v, dtype=float), (size,)) for v in (gamma_eq, queue_eq, queue_scale))
-    rate_dev = np.abs(gamma / geq - 1.0)
-    queue_dev = np.abs(queue - qeq) / scale
-    distance = np.maximum(rate_dev / rate_band, queue_dev / queue_band)
-    noisy = rate_floor is not None or queue_floor is not None
-    rate_floor = NUMERICAL_FLOOR * RATE_BAND if rate_floor is None else rate_floor
-    queue_floor = NUMERICAL_FLOOR * QUEUE_BAND if queue_floor is None else queue_floor
-    floor_distance = np.maximum(rate_dev / rate_floor, queue_dev / queue_floor)
-    rel = t - t[0]
-    # sample i > 0 closes the step (t[i-1], t[i]] and belongs to window floor((t[i] - eps) / W)
-    window = np.floor((rel - 1e-9) / window_rtt).astype(int)[1:]
-    n_windows = int(math.floor(rel[-1] / window_rtt + 1e-9))
-    above = gamma > geq
-    flips = (above[1:] != above[:-1]).astype(int)
-    rows = window < n_windows
-    window, flips = window[rows], flips[rows]
-    starts = np.searchsorted(window, np.arange(n_windows))
-    empty = np.append(starts[1:], window.size) == starts
-    arrays = {}
-    for name, source in (("peaks", distance), ("floor", floor_distance), ("rate", rate_dev), ("queue", queue_dev)):
-        values = np.nan_to_num(source[1:][rows], nan=np.inf)
-        arrays[name] = (np.maximum.reduceat(values, np.minimum(starts, max(window.size - 1, 0)), axis=0)
-                        if window.size else np.zeros((n_windows, size)))
-        arrays[name][empty] = 0.0
-    crossings = (np.add.reduceat(flips, np.minimum(starts, max(window.size - 1, 0)), axis=0)
-                 if window.size else np.zeros((n_windows, size), dtype=int))
-    crossings[empty] = 0
-    outside = ~(distance <= 1.0)
-    last = np.where(outside.any(axis=0), rel[::-1][np.argmax(outside[::-1], axis=0)], 0.0)
-    coherence = period = None
-    span = 0.0
-    if noisy:  # rule 5b's autocorrelation, on the second half (the settled part) of the rate
-        late = rel >= rel[-1] / 2.0
-        per_rtt = max(int(round(1.0 / float(np.median(np.diff(rel))))), 1) if rel.size > 1 else 1
-        found = [dominant_oscillation(gamma[late, b] / geq[b] - 1.0, per_rtt) for b in range(size)]
-        period = np.array([f[0] for f in found])
-        coherence = np.array([f[1] for f in found])
-        span = float(rel[-1] - rel[late][0]) if late.any() else 0.0
-    return Envelope(arrays["peaks"], crossings, last, float(rel[-1]), window_rtt, floor_peaks=arrays["floor"],
-                    rate_peaks=arrays["rate"], queue_peaks=arrays["queue"], coherence=coherence,
-                    coherence_period_rtt=period, coherence_span_rtt=span)
-
-
-def judge_trace(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=RATE_BAND, queue_band=QUEUE_BAND,
+def judge_trace(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, band: Band = STANDARD,
                 rate_floor=None, queue_floor=None, final=True) -> Judgement:
     """Judge recorded traces (fluid or packet): :func:`trace_envelope` then :func:`judge_envelope`.
 
@@ -621,9 +414,8 @@ def judge_trace(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band=
     >>> t = np.arange(0, 400.01, 0.1)
     >>> gamma = 0.1 * (1 + 0.1 * np.clip(1 - t / 100, 0, None))
     >>> j = judge_trace(t, gamma, 0 * t, 0.1, 0.0, 1.0)
-    >>> str(j.names[0]), round(float(j.convergence_rtt[0]), 1)   # 2% band left at t = 80
+    >>> str(j.names[0]), round(float(j.convergence_rtt[0]), 1)   # the standard 2% band is left at t = 80
     ('converged', 80.0)
     """
-    env = trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, rate_band, queue_band,
-                         rate_floor, queue_floor)
+    env = trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, band, rate_floor, queue_floor)
     return judge_envelope(env, final=final, noise_floor=rate_floor is not None or queue_floor is not None)

@@ -1,7 +1,7 @@
 """Recovery after a disturbance (a flash crowd): when a trace re-enters the convergence band for good.
 
-The band and the exit time are the one judgement of :mod:`rcpstab.verdicts.judgement`
-(:func:`~rcpstab.verdicts.judgement.band_distance`, :func:`~rcpstab.verdicts.judgement.last_band_exit`);
+The band and the exit time are the one judgement's (:class:`~rcpstab.verdicts.band.Band`,
+:func:`~rcpstab.verdicts.band.band_distance`, :func:`~rcpstab.verdicts.band.last_band_exit`);
 this module only cuts the trace at the disturbance and says whether the exit is a recovery: the
 trace must stay inside for :data:`STAY_RTT` round trips before its end, or the recovery is not
 measured (NaN, with the reason).
@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .judgement import QUEUE_BAND, RATE_BAND, band_distance, last_band_exit
+from .band import STANDARD, Band, band_distance, last_band_exit
 
 __all__ = ["STAY_RTT", "recovery_rtt"]
 
@@ -20,7 +20,7 @@ STAY_RTT = 10.0   # inside the band this long before the end of the trace = stay
 
 
 def recovery_rtt(t_rtt, gamma, queue_bdp, gamma_eq: float, queue_eq_bdp: float = 0.0, since_rtt: float = 0.0,
-                 rate_band: float = RATE_BAND, queue_band: float = QUEUE_BAND) -> tuple[float, str | None]:
+                 band: Band = STANDARD) -> tuple[float, str | None]:
     """Round trips from ``since_rtt`` until the trace enters the band and stays in it to its end.
 
     Parameters
@@ -33,9 +33,9 @@ def recovery_rtt(t_rtt, gamma, queue_bdp, gamma_eq: float, queue_eq_bdp: float =
         The equilibrium after the disturbance.
     since_rtt : float
         The disturbance (RTTs): samples before it are ignored.
-    rate_band, queue_band : float
-        Half-widths of the band (relative rate; queue in C*d0): the thesis' by default, wider for
-        noisy packet traces.
+    band : Band
+        The convergence band (queue half-width in C*d0): the thesis' by default, wider for noisy
+        packet traces.
 
     Returns
     -------
@@ -56,7 +56,7 @@ def recovery_rtt(t_rtt, gamma, queue_bdp, gamma_eq: float, queue_eq_bdp: float =
     if after.sum() < 2:
         return math.nan, "no samples after the disturbance"
     distance = band_distance(np.asarray(gamma, dtype=float)[after], np.asarray(queue_bdp, dtype=float)[after],
-                             gamma_eq, queue_eq_bdp, 1.0, rate_band, queue_band)
+                             gamma_eq, queue_eq_bdp, 1.0, band)
     exit_rtt = last_band_exit(t[after], distance)
     end = t[after][-1]
     if not distance[-1] <= 1.0:

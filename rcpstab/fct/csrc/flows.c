@@ -341,6 +341,8 @@ static void flow_arrive(fl_sim *s)
 
 int fl_add_arrivals(fl_sim *s, const int64_t *t_ns, const int64_t *size, int64_t n)
 {
+    if (n <= 0) /* nothing to add (and no NULL buffers handed to memcpy) */
+        return n == 0 ? 0 : -2;
     int64_t last = s->arr_len > 0 ? s->arr_t[s->arr_len - 1] : s->now;
     for (int64_t k = 0; k < n; k++) {
         if (t_ns[k] < last || t_ns[k] < s->now || size[k] < 1)

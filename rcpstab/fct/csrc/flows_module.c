@@ -6,28 +6,108 @@
 
 #include "flows.h"
 
+/* The integer arguments' ranges, read from rcpstab.runtime.validation.SIMULATOR_INTEGERS when the
+ * module is imported: the Python twin checks against the same table, so both refuse the same values. */
+enum {
+    I_CAPACITY, I_DELAY, I_BUFFER, I_DATA_SIZE, I_CTRL_SIZE, I_WINDOW_DENOMINATOR, I_RWND, I_REQUEST, I_START, I_SIZE,
+    I_T, I_RATE, I_INPUT_BYTES, I_RTT_SUM, I_RTT_COUNT, N_INTEGERS
+};
+static const char *INTEGER_NAMES[N_INTEGERS] = {
+    "capacity_bps", "delay_ns", "buffer_bytes", "data_size", "ctrl_size", "window_denominator", "rwnd_pkts",
+    "request", "start_ns", "size_pkts", "t_ns", "rate", "input_bytes", "rtt_sum", "rtt_count"};
+static long long LOW[N_INTEGERS], HIGH[N_INTEGERS];
+
+static int load_domains(void)
+{
+    PyObject *mod = PyImport_ImportModule("rcpstab.runtime.validation");
+    PyObject *table = mod ? PyObject_GetAttrString(mod, "SIMULATOR_INTEGERS") : NULL;
+    Py_XDECREF(mod);
+    if (!table)
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < N_INTEGERS && rc == 0; i++) {
+        PyObject *bounds = PyMapping_GetItemString(table, INTEGER_NAMES[i]);
+        if (!bounds || !PyArg_ParseTuple(bounds, "LL", &LOW[i], &HIGH[i]))
+            rc = -1;
+        Py_XDECREF(bounds);
+    }
+    Py_DECREF(table);
+    /* What the C code relies on: headers fit, no int64 overflow (flows.h), 32-bit registers. */
+    if (rc == 0 && (LOW[I_DATA_SIZE] < RCP_HEADER_LEN || LOW[I_CTRL_SIZE] < RCP_HEADER_LEN ||
+                    HIGH[I_DATA_SIZE] > (1LL << 24) || HIGH[I_CTRL_SIZE] > (1LL << 24) ||
+                    HIGH[I_WINDOW_DENOMINATOR] > (1LL << 24) || LOW[I_WINDOW_DENOMINATOR] < 1 ||
+                    LOW[I_CAPACITY] < 1 || LOW[I_DELAY] < 0 || HIGH[I_DELAY] > (1LL << 40) || LOW[I_BUFFER] < 0 ||
+                    LOW[I_RWND] < 1 || LOW[I_SIZE] < 1 || HIGH[I_SIZE] > (1LL << 40) || LOW[I_START] < 0 ||
+                    HIGH[I_START] > (1LL << 60) || HIGH[I_T] > (1LL << 60) || LOW[I_REQUEST] < 0 ||
+                    HIGH[I_REQUEST] > 0xFFFFFFFFLL || LOW[I_RATE] < 0 || HIGH[I_RATE] > 0xFFFFFFFFLL)) {
+        PyErr_SetString(PyExc_ImportError, "SIMULATOR_INTEGERS: a bound is beyond what flows.c is written for");
+        rc = -1;
+    }
+    return rc;
+}
+
+/* An integer argument in its table range, or the error flows_py.py raises for it (check_simulator_integer). */
+static int int_arg(PyObject *o, int which, const char *where, long long *out)
+{
+    PyObject *index = PyNumber_Index(o); /* int or an integer type (numpy); TypeError for floats */
+    if (!index)
+        return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+    if (v == -1 && PyErr_Occurred()) {
+        Py_DECREF(index);
+        return -1;
+    }
+    if (overflow || v < LOW[which] || v > HIGH[which]) {
+        PyErr_Format(PyExc_ValueError, "%s%s%s=%S is outside %lld..%lld", where, *where ? " " : "",
+                     INTEGER_NAMES[which], index, LOW[which], HIGH[which]);
+        Py_DECREF(index);
+        return -1;
+    }
+    Py_DECREF(index);
+    *out = v;
+    return 0;
+}
+
 typedef struct {
     PyObject_HEAD
     fl_sim sim;
     int ready;
+    int running; /* run_until has released the GIL: no other call may touch sim (set and read under the GIL) */
 } FlowSimulatorObject;
 
+static int idle(FlowSimulatorObject *self)
+{
+    if (self->running)
+        PyErr_SetString(PyExc_RuntimeError, "FlowSimulator is running (run_until) in another thread; one "
+                                            "FlowSimulator serves one thread at a time");
+    return !self->running;
+}
+
+/* (capacity_bps, delay_ns, buffer_bytes): a tuple or a list of three integers. */
 static int parse_link(PyObject *t, fl_link *l, int rcp, const char *name)
 {
-    long long cap, delay;
-    unsigned long long buffer;
-    if (!PyArg_ParseTuple(t, "LLK", &cap, &delay, &buffer))
-        return -1;
-    if (cap <= 0 || delay < 0) {
-        PyErr_Format(PyExc_ValueError, "%s link: capacity %lld b/s and delay %lld ns must be > 0 and >= 0", name, cap,
-                     delay);
+    if ((!PyTuple_Check(t) && !PyList_Check(t)) || PySequence_Size(t) != 3) {
+        PyErr_Format(PyExc_TypeError, "%s link must be a tuple (capacity_bps, delay_ns, buffer_bytes)", name);
         return -1;
     }
+    PyObject *items = PySequence_Tuple(t);
+    if (!items)
+        return -1;
+    long long cap, delay, buffer;
+    int rc = int_arg(PyTuple_GET_ITEM(items, 0), I_CAPACITY, name, &cap) < 0 ||
+                     int_arg(PyTuple_GET_ITEM(items, 1), I_DELAY, name, &delay) < 0 ||
+                     int_arg(PyTuple_GET_ITEM(items, 2), I_BUFFER, name, &buffer) < 0
+                 ? -1
+                 : 0;
+    Py_DECREF(items);
+    if (rc < 0)
+        return -1;
     l->capacity_bps = cap;
     l->delay_ns = delay;
     l->rcp = rcp;
     port_init(&l->port);
-    l->port.buffer_bytes = buffer;
+    l->port.buffer_bytes = (uint64_t)buffer;
     return 0;
 }
 
@@ -35,25 +115,32 @@ static int FlowSimulator_init(FlowSimulatorObject *self, PyObject *args, PyObjec
 {
     static char *kwlist[] = {"forward", "reverse", "data_size", "ctrl_size", "window_denominator", "rwnd_pkts",
                              "request", "rate_refresh", NULL};
-    PyObject *fwd, *rev;
-    fl_params prm = {.rate_refresh = 1};
-    long long rwnd;
+    PyObject *fwd, *rev, *data_obj, *ctrl_obj, *denominator_obj, *rwnd_obj, *request_obj;
+    long long data_size, ctrl_size, denominator, rwnd, request;
+    int rate_refresh = 1;
+    if (!idle(self))
+        return -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOO|p", kwlist, &fwd, &rev, &data_obj, &ctrl_obj,
+                                     &denominator_obj, &rwnd_obj, &request_obj, &rate_refresh))
+        return -1;
+    if (int_arg(data_obj, I_DATA_SIZE, "", &data_size) < 0 || int_arg(ctrl_obj, I_CTRL_SIZE, "", &ctrl_size) < 0 ||
+        int_arg(denominator_obj, I_WINDOW_DENOMINATOR, "", &denominator) < 0 ||
+        int_arg(rwnd_obj, I_RWND, "", &rwnd) < 0 || int_arg(request_obj, I_REQUEST, "", &request) < 0)
+        return -1;
+    fl_link links[2];
+    memset(links, 0, sizeof links);
+    if (parse_link(fwd, &links[FL_FWD], 1, "forward") < 0 || parse_link(rev, &links[FL_REV], 0, "reverse") < 0)
+        return -1;
+    /* Only now, with every argument good, is the old state replaced. */
     if (self->ready)
         fl_free(&self->sim);
     self->ready = 0;
     memset(&self->sim, 0, sizeof self->sim);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOIIILI|p", kwlist, &fwd, &rev, &prm.data_size, &prm.ctrl_size,
-                                     &prm.window_denominator, &rwnd, &prm.request, &prm.rate_refresh))
-        return -1;
-    if (prm.data_size < RCP_HEADER_LEN || prm.ctrl_size < RCP_HEADER_LEN || prm.window_denominator < 1 || rwnd < 1) {
-        PyErr_SetString(PyExc_ValueError, "packet sizes must hold an RCP header; window terms must be >= 1");
-        return -1;
-    }
-    prm.rwnd_pkts = rwnd;
-    self->sim.prm = prm;
-    if (parse_link(fwd, &self->sim.links[FL_FWD], 1, "forward") < 0 ||
-        parse_link(rev, &self->sim.links[FL_REV], 0, "reverse") < 0)
-        return -1;
+    self->sim.prm = (fl_params){.data_size = (uint32_t)data_size, .ctrl_size = (uint32_t)ctrl_size,
+                                .window_denominator = (uint32_t)denominator, .rwnd_pkts = rwnd,
+                                .request = (uint32_t)request, .rate_refresh = rate_refresh};
+    self->sim.links[FL_FWD] = links[FL_FWD];
+    self->sim.links[FL_REV] = links[FL_REV];
     fl_init(&self->sim);
     self->ready = 1;
     return 0;
@@ -68,9 +155,38 @@ static void FlowSimulator_dealloc(FlowSimulatorObject *self)
 
 static int ready(FlowSimulatorObject *self)
 {
+    if (!idle(self))
+        return 0;
     if (!self->ready)
         PyErr_SetString(PyExc_RuntimeError, "simulator is not initialised");
     return self->ready;
+}
+
+/* Arrivals, checked one by one in the twin's order: start and size in range, times non-decreasing
+ * and not before the clock. The buffers may be unaligned (a memoryview slice): values are copied. */
+static int check_arrivals(const fl_sim *s, const char *t, const char *z, Py_ssize_t n, int64_t *t_out, int64_t *z_out)
+{
+    int64_t last = s->arr_len > 0 && s->arr_t[s->arr_len - 1] > s->now ? s->arr_t[s->arr_len - 1] : s->now;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t tk, zk;
+        memcpy(&tk, t + k * (Py_ssize_t)sizeof tk, sizeof tk);
+        memcpy(&zk, z + k * (Py_ssize_t)sizeof zk, sizeof zk);
+        if (tk < LOW[I_START] || tk > HIGH[I_START] || zk < LOW[I_SIZE] || zk > HIGH[I_SIZE]) {
+            PyErr_Format(PyExc_ValueError, "arrival %zd: start_ns=%lld and size_pkts=%lld must be in %lld..%lld and "
+                         "%lld..%lld", k, (long long)tk, (long long)zk, LOW[I_START], HIGH[I_START], LOW[I_SIZE],
+                         HIGH[I_SIZE]);
+            return -1;
+        }
+        if (tk < last) {
+            PyErr_Format(PyExc_ValueError, "arrival %zd: start_ns=%lld is before the clock or the previous "
+                         "arrival (%lld); arrivals must be in time order", k, (long long)tk, (long long)last);
+            return -1;
+        }
+        last = tk;
+        t_out[k] = tk;
+        z_out[k] = zk;
+    }
+    return 0;
 }
 
 static PyObject *FlowSimulator_add_arrivals(FlowSimulatorObject *self, PyObject *args)
@@ -79,10 +195,16 @@ static PyObject *FlowSimulator_add_arrivals(FlowSimulatorObject *self, PyObject 
     if (!ready(self) || !PyArg_ParseTuple(args, "y*y*", &t, &z))
         return NULL;
     PyObject *out = NULL;
+    int64_t *copy = NULL;
+    Py_ssize_t n = t.len / (Py_ssize_t)sizeof(int64_t);
     if (t.len != z.len || t.len % (Py_ssize_t)sizeof(int64_t)) {
         PyErr_SetString(PyExc_ValueError, "start times and sizes must be int64 buffers of equal length");
-    } else {
-        int rc = fl_add_arrivals(&self->sim, t.buf, z.buf, t.len / (Py_ssize_t)sizeof(int64_t));
+    } else if (n == 0) {
+        out = Py_NewRef(Py_None);
+    } else if (!(copy = PyMem_Malloc(2 * (size_t)n * sizeof *copy))) {
+        PyErr_NoMemory();
+    } else if (check_arrivals(&self->sim, t.buf, z.buf, n, copy, copy + n) == 0) {
+        int rc = fl_add_arrivals(&self->sim, copy, copy + n, n);
         if (rc == -1)
             PyErr_NoMemory();
         else if (rc == -2)
@@ -90,6 +212,7 @@ static PyObject *FlowSimulator_add_arrivals(FlowSimulatorObject *self, PyObject 
         else
             out = Py_NewRef(Py_None);
     }
+    PyMem_Free(copy);
     PyBuffer_Release(&t);
     PyBuffer_Release(&z);
     return out;
@@ -97,19 +220,21 @@ static PyObject *FlowSimulator_add_arrivals(FlowSimulatorObject *self, PyObject 
 
 static PyObject *FlowSimulator_run_until(FlowSimulatorObject *self, PyObject *args)
 {
+    PyObject *t_obj;
     long long t;
-    if (!ready(self) || !PyArg_ParseTuple(args, "L", &t))
+    if (!ready(self) || !PyArg_ParseTuple(args, "O", &t_obj) || int_arg(t_obj, I_T, "", &t) < 0)
         return NULL;
     int rc;
+    self->running = 1; /* under the GIL: another thread sees it before it can touch sim */
     Py_BEGIN_ALLOW_THREADS
     rc = fl_run_until(&self->sim, t);
     Py_END_ALLOW_THREADS
+    self->running = 0;
     if (rc < 0)
         return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
-/* The forward (RCP) port's registers, as the App. F control path reads them. */
 static PyObject *FlowSimulator_registers(FlowSimulatorObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (!ready(self))
@@ -123,20 +248,24 @@ static PyObject *FlowSimulator_registers(FlowSimulatorObject *self, PyObject *Py
 static PyObject *FlowSimulator_set_registers(FlowSimulatorObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"rate", "input_bytes", "rtt_sum", "rtt_count", NULL};
+    static const int which[] = {I_RATE, I_INPUT_BYTES, I_RTT_SUM, I_RTT_COUNT};
+    PyObject *given[4] = {NULL, NULL, NULL, NULL};
+    long long value[4];
+    if (!ready(self) ||
+        !PyArg_ParseTupleAndKeywords(args, kwds, "|$OOOO", kwlist, &given[0], &given[1], &given[2], &given[3]))
+        return NULL;
+    for (int i = 0; i < 4; i++) /* all checked before any is written; None: left as it is */
+        if (given[i] && given[i] != Py_None && int_arg(given[i], which[i], "register", &value[i]) < 0)
+            return NULL;
     rcp_port *p = &self->sim.links[FL_FWD].port;
-    if (!ready(self))
-        return NULL;
-    unsigned long long rate = p->rate, input = p->input_bytes, rsum = p->rtt_sum, rcount = p->rtt_count;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$KKKK", kwlist, &rate, &input, &rsum, &rcount))
-        return NULL;
-    if (rate > 0xFFFFFFFFull) {
-        PyErr_Format(PyExc_ValueError, "register rate=%llu does not fit in 32 bits", rate);
-        return NULL;
-    }
-    p->rate = (uint32_t)rate;
-    p->input_bytes = input;
-    p->rtt_sum = rsum;
-    p->rtt_count = rcount;
+    if (given[0] && given[0] != Py_None)
+        p->rate = (uint32_t)value[0];
+    if (given[1] && given[1] != Py_None)
+        p->input_bytes = (uint64_t)value[1];
+    if (given[2] && given[2] != Py_None)
+        p->rtt_sum = (uint64_t)value[2];
+    if (given[3] && given[3] != Py_None)
+        p->rtt_count = (uint64_t)value[3];
     Py_RETURN_NONE;
 }
 
@@ -169,6 +298,8 @@ static PyObject *FlowSimulator_counters(FlowSimulatorObject *self, PyObject *Py_
 
 static PyObject *FlowSimulator_n_active(FlowSimulatorObject *self, PyObject *Py_UNUSED(ignored))
 {
+    if (!idle(self))
+        return NULL;
     return PyLong_FromLongLong(self->ready ? (long long)self->sim.n_active : 0);
 }
 
@@ -206,6 +337,8 @@ static struct PyModuleDef flows_module = {
 
 PyMODINIT_FUNC PyInit__flows(void)
 {
+    if (load_domains() < 0)
+        return NULL;
     if (PyType_Ready(&FlowSimulatorType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&flows_module);

@@ -103,8 +103,9 @@ static inline int rtcp_take_rate(rtcp_host *h, uint32_t reverse, uint32_t data_s
     if (rate_refresh && h->last_send_ns >= 0)
         h->next_send_ns = h->last_send_ns + rtcp_pace_ns(h, data_size);
     int64_t denom = RTCP_NS_PER_MS * (int64_t)window_denominator;
-    int64_t wnd = ((int64_t)reverse * h->srtt_ns + denom - 1) / denom;
-    h->wnd = wnd < 1 ? 1 : (wnd > rwnd_pkts ? rwnd_pkts : wnd);
+    /* 128 bits: a 32-bit rate times an RTT of tens of seconds is beyond int64 (the twin's ints are exact). */
+    __int128 wnd = ((__int128)reverse * h->srtt_ns + denom - 1) / denom;
+    h->wnd = wnd < 1 ? 1 : (wnd > rwnd_pkts ? rwnd_pkts : (int64_t)wnd);
     return 1;
 }
 

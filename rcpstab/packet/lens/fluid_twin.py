@@ -45,4 +45,4 @@ def fluid_run(scenario: Scenario, alpha: float, beta: float, t_end: float, model
     params = dict(protocol.fluid_parameters(facts) if protocol else facts)
     initial = {key: params.pop(key) for key in ("gamma0", "q0") if key in params}
     return simulate(model, params, initial, t_end, n_schedule=schedule[1:], record_every=1,
-                    n_param=protocol.fluid_flows if protocol else "N")
+                    n_param=protocol.fluid_flows if protocol else None)

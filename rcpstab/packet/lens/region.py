@@ -14,7 +14,7 @@ Next to each packet verdict the map gives the verdict of the fluid model that sh
 the packet runs (:data:`FLUID_MODELS`; for RCP ``rcp-router``, the fluid model with the
 router's timing) on the same scenario and initial conditions, sampled once per control
 interval and judged segment by segment alike (:func:`fluid_verdicts`). Measured agreements
-and every disagreement with the experiment that explains it: ``benchmarks/bench_packet_region.py``
+and every disagreement with the experiment that explains it: ``experiments/packet_region.py``
 and docs notebook 05.
 
 Chunks of points run on local processes (:func:`~rcpstab.runtime.executors.run_chunks`) and
@@ -35,6 +35,7 @@ from ...phaseplane.sweep import _SEVERITY, phaseplane_region
 from ...phaseplane.verdicts import CONVERGED, DIVERGED, UNDECIDED, VERDICTS
 from ...runtime.checkpoint import Checkpoint, chunk_key
 from ...runtime.executors import run_chunks
+from ...verdicts.band import STANDARD, Band
 from ..protocols.registry import get_protocol, model_protocol
 from ..simulator.run import PROTOCOLS, PacketRun, run_scenario
 from ..simulator.scenarios import Scenario, get_scenario
@@ -44,7 +45,7 @@ from .verdicts import judge_segment
 
 DEFAULT_SCENARIO = "fig5.3"
 POINTS_PER_CHUNK = 10      # ~1 s of work per chunk at fig5.3: small enough to checkpoint often
-RESULT_VERSION = 7         # bump when a change alters chunk results, so old checkpoints are not reused
+RESULT_VERSION = 7         # bump when code changes alter chunk results (the band is in the key by itself)
 FIG53_BETA = 0.6           # thesis Fig. 5.3: at beta = 0.6 the system is stable so long as alpha <= 1.2
 FIG53_ALPHA_MAX = 1.2
 FLUID_MODEL = "rcp-router"  # the fluid model with the router's timing: what the packet map should match
@@ -58,7 +59,8 @@ def _window_senders(protocol: str) -> bool:
     return get_protocol(protocol).sender == "xcp"
 
 
-def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int) -> tuple[int, float]:
+def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int,
+                    band: Band = STANDARD) -> tuple[int, float]:
     """Verdict code and convergence time (RTTs from ``start_s``) of one segment of a packet run.
 
     Parameters
@@ -66,16 +68,18 @@ def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int)
     run : PacketRun
     start_s, stop_s : float
         The segment, seconds; ``n_flows`` (>= 1) long-lived flows are active throughout.
+    band : Band
+        The convergence band (widened to the trace's noise floor).
     """
     return trace_segment_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
                                  start_s, stop_s, n_flows, rate_offset=run.protocol != "xcp",
-                                 window_input=_window_senders(run.protocol))
+                                 window_input=_window_senders(run.protocol), band=band)
 
 
 def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
                           queue_bits: np.ndarray, start_s: float, stop_s: float, n_flows: int,
                           noisy: bool = True, rate_offset: bool = True,
-                          window_input: bool = False) -> tuple[int, float]:
+                          window_input: bool = False, band: Band = STANDARD) -> tuple[int, float]:
     """:func:`segment_verdict` on any trace sampled once per control interval (packet or fluid).
 
     Parameters
@@ -93,6 +97,8 @@ def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np
         The ``n_flows`` senders are windows (XCP's and RCP-AC's hosts): the trace (XCP's y/(N C),
         RCP-AC's R/C, which they turn into whole packets per RTT) has their window quantum as a
         floor (:func:`~rcpstab.packet.lens.verdicts.judge_segment`).
+    band : Band
+        The convergence band.
     """
     sc = scenario
     inside = (t_s >= start_s) & (t_s < stop_s)
@@ -111,18 +117,18 @@ def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np
         return DIVERGED, math.nan
     return judge_segment(t_s[inside] - start_s, np.asarray(gamma)[inside], queue, gamma_eq, queue_eq,
                          sc.rtt_s, sc.capacity_bps, per_rtt, 8.0 * sc.packet_bytes, noisy,
-                         n_flows if window_input else 0)
+                         n_flows if window_input else 0, band)
 
 
 def trace_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
                   queue_bits: np.ndarray, noisy: bool = True, rate_offset: bool = True,
-                  window_input: bool = False) -> tuple[int, float]:
+                  window_input: bool = False, band: Band = STANDARD) -> tuple[int, float]:
     """Worst verdict over a trace's segments with flows, and the slowest convergence (NaN unless all converged).
 
-    ``noisy``, ``rate_offset``, ``window_input``: see :func:`trace_segment_verdict`.
+    ``noisy``, ``rate_offset``, ``window_input``, ``band``: see :func:`trace_segment_verdict`.
     """
     judged = [trace_segment_verdict(scenario, alpha, beta, t_s, gamma, queue_bits, seg.start_s, seg.stop_s,
-                                    seg.n_flows, noisy, rate_offset, window_input)
+                                    seg.n_flows, noisy, rate_offset, window_input, band)
               for seg in flow_segments(scenario, float(t_s[-1]) + 1e-9) if seg.n_flows >= 1]
     codes = [code for code, _ in judged]
     worst = max(codes, key=lambda c: _SEVERITY[c]) if codes else UNDECIDED
@@ -130,13 +136,14 @@ def trace_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray
     return worst, (max(t for _, t in judged) if all_converged else math.nan)
 
 
-def run_verdict(run: PacketRun) -> tuple[int, float]:
+def run_verdict(run: PacketRun, band: Band = STANDARD) -> tuple[int, float]:
     """Worst verdict over the run's segments with flows, and the slowest convergence (NaN unless all converged)."""
     return trace_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
-                         rate_offset=run.protocol != "xcp", window_input=_window_senders(run.protocol))
+                         rate_offset=run.protocol != "xcp", window_input=_window_senders(run.protocol), band=band)
 
 
-def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) -> tuple[np.ndarray, np.ndarray]:
+def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL,
+                   band: Band = STANDARD) -> tuple[np.ndarray, np.ndarray]:
     """The router-timed fluid model on the packet run's network and initial conditions, judged alike.
 
     Every (alpha, beta) is one trajectory of one batch: the scenario's C, d0, eta, MTU, its flow
@@ -162,12 +169,14 @@ def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL) 
     if model in ("xcp", "xcp-router"):  # XCP has no router rate: y/(N(t) C), as the packet map judges it
         flows = np.maximum([scenario.n_flows(x) for x in t_s], 1)
         gamma = traj.states["y"][every::every] / (flows[:, None] * scenario.capacity_bps)
-    judged = [trace_verdict(scenario, a, b, t_s, gamma[:, i], traj.queue[every::every, i], noisy=False)
+    judged = [trace_verdict(scenario, a, b, t_s, gamma[:, i], traj.queue[every::every, i], noisy=False,
+                            band=band)
               for i, (a, b) in enumerate(zip(alphas, betas))]
     return np.array([c for c, _ in judged], dtype=int), np.array([t for _, t in judged], dtype=float)
 
 
-def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int, protocol="rcp") -> dict:
+def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int, protocol="rcp",
+                 band: Band = STANDARD) -> dict:
     """Run and judge each (alpha, beta) point of a chunk (runs in a worker).
 
     ``protocol``: a registered name, or the ModelSpec of a user's protocol file (a worker process
@@ -180,12 +189,14 @@ def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int, proto
     """
     if not isinstance(protocol, str):
         protocol = model_protocol(protocol).name
-    judged = [run_verdict(run_scenario(scenario, a, b, seed=seed, protocol=protocol)) for a, b in zip(alphas, betas)]
+    judged = [run_verdict(run_scenario(scenario, a, b, seed=seed, protocol=protocol), band)
+              for a, b in zip(alphas, betas)]
     return {"codes": [c for c, _ in judged], "convergence_rtt": [t for _, t in judged]}
 
 
 def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, workers: int = 1,
-                  checkpoint: str | None = None, progress: bool = False, seed: int = 0) -> RegionMap:
+                  checkpoint: str | None = None, progress: bool = False, seed: int = 0,
+                  band: Band = STANDARD) -> RegionMap:
     """Stable region of the RCP reference implementation by packet-level simulation.
 
     Parameters
@@ -206,6 +217,8 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
         Show a progress bar (on stderr).
     seed : int
         Seed of every run (only Poisson arrivals use it): the map is deterministic.
+    band : Band
+        The convergence band (widened per trace to its noise floor); part of every chunk's key.
 
     Returns
     -------
@@ -235,10 +248,11 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     # The protocol joins the key only when it is not rcp, so existing rcp checkpoints stay valid.
     protocol = {} if router == "rcp" else {"protocol": router}
     keys = [chunk_key({"method": "packet", "scenario": described, "alpha": aa[p].tolist(), "beta": bb[p].tolist(),
-                       "seed": seed, "version": RESULT_VERSION, **protocol}) for p in parts]
+                       "seed": seed, "version": RESULT_VERSION, **band.key(), **protocol}) for p in parts]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed, model if user else router) for i in todo]
+    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed, model if user else router,
+              band) for i in todo]
     with tqdm(total=len(parts), initial=len(parts) - len(todo), disable=not progress,
               desc=f"packet {scenario.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_points, tasks, workers):
@@ -248,7 +262,7 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     convergence = np.concatenate([store.get(key)["convergence_rtt"] for key in keys]).astype(float)
     # a user's packet protocol matches its own fluid model; a router-timed model asked for is its own column
     fluid_model = model if user else model.name if model.name in PACKET_ROUTER else FLUID_MODELS[router]
-    fluid_codes, _ = fluid_verdicts(scenario, aa, bb, fluid_model)
+    fluid_codes, _ = fluid_verdicts(scenario, aa, bb, fluid_model, band)
     table = {
         "alpha": aa, "beta": bb, "stable": (codes == CONVERGED).astype(int),
         "verdict": np.asarray(VERDICTS, dtype=object)[codes], "convergence_rtt": convergence,
@@ -266,7 +280,7 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
                                 for a, b, c, f, ok in zip(aa, bb, codes, fluid_codes, same) if not ok],
     }
     stable = (codes == CONVERGED).reshape(betas.size, alphas.size)
-    return RegionMap(model.name, "packet", alphas, betas, stable, table=table, meta=meta)
+    return RegionMap(model, "packet", alphas, betas, stable, table=table, meta=meta)
 
 
 def phaseplane_counterpart(model, alphas, betas, scenario: str | Scenario | None = None,
@@ -278,8 +292,8 @@ def phaseplane_counterpart(model, alphas, betas, scenario: str | Scenario | None
     """
     scenario = get_scenario(scenario or DEFAULT_SCENARIO)
     flows = sorted({seg.n_flows for seg in flow_segments(scenario, scenario.t_end_s) if seg.n_flows >= 1})
-    return phaseplane_region(model, alphas, betas, C=[scenario.capacity_bps], d0=[scenario.rtt_s],
-                             N=[float(n) for n in flows], T=control_interval_s(scenario),
+    return phaseplane_region(model, alphas, betas, params={"C": [scenario.capacity_bps], "d0": [scenario.rtt_s],
+                                                           "N": [float(n) for n in flows], "T": control_interval_s(scenario)},
                              workers=workers, progress=progress)
 
 

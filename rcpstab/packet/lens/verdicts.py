@@ -1,8 +1,8 @@
 """Verdicts on one segment of a packet trace: the shared judgement, with a measured noise floor.
 
 A packet router's R/C and queue are noisy where the fluid model's are smooth: y is counted in
-whole datagrams per interval and the queue holds whole packets. The thesis' bands (R within 2%
-of equilibrium, q within 1% of C*d0) can be narrower than that noise (at 10 Mb/s and 100 ms,
+whole datagrams per interval and the queue holds whole packets. The thesis' band
+(:data:`~rcpstab.verdicts.band.STANDARD`, or the band passed in) can be narrower than that noise (at 10 Mb/s and 100 ms,
 1% of C*d0 is less than one 1500-byte packet). :func:`judge_segment` therefore measures the
 noise and hands the one-RTT means of the traces to the shared judgement
 (:func:`rcpstab.verdicts.judgement.judge_trace`) with that noise as its floor; it has no rule of
@@ -17,8 +17,8 @@ its own. Every constant is fixed from first principles, none fitted to a map:
      rate: a larger fluctuation is not counting noise.
    - the queue: its spread about its centred one-RTT mean (:func:`occupancy_floor`).
 
-2. **Floor = max(thesis band, K noise)**: the thesis calls a trace converged once it stays in
-   its band (R within 2%, q within 1% of C*d0), and noise must not carry a converged trace out
+2. **Floor = max(band, K noise)**: the thesis calls a trace converged once it stays in
+   its band (:class:`~rcpstab.verdicts.band.Band`), and noise must not carry a converged trace out
    of it. K is the level that Gaussian noise's one-RTT means exceed with probability
    :data:`FALSE_ALARM` anywhere in the judgement's last block (``BLOCK_WINDOWS * WINDOW_RTT``
    one-RTT means, independent): ``K = Phi^-1(1 - FALSE_ALARM / (2 n))``, 3.5 for n = 20. A
@@ -37,8 +37,8 @@ its own. Every constant is fixed from first principles, none fitted to a map:
    closed loop keeps a deterministic, coherent cycle (and an offset) of that size that shrinks
    as the windows hold more packets (a coherent cycle that the noise estimate of 1 discounts),
    so for these traces the floor is at least one quantum. It is a bound from the sender, not a
-   fitted level (measured cycle sizes: ``benchmarks/bench_xcp_region.py``,
-   ``benchmarks/bench_rcpac_router.py``).
+   fitted level (measured cycle sizes: ``experiments/xcp_region.py``,
+   ``experiments/rcpac_router.py``).
 """
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ import math
 import numpy as np
 from scipy.stats import norm
 
+from ...verdicts.band import STANDARD, Band
 from ...verdicts.judgement import (  # noqa: F401
     BLOCK_WINDOWS,
     MAX_PERIOD_RTT,
@@ -90,7 +91,8 @@ def occupancy_floor(raw: np.ndarray, samples_per_rtt: int) -> float:
 
 def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray, gamma_eq: float,
                   queue_eq: float, d0: float, capacity: float, samples_per_rtt: int,
-                  packet_bits: float, noisy: bool = True, window_flows: int = 0) -> tuple[int, float]:
+                  packet_bits: float, noisy: bool = True, window_flows: int = 0,
+                  band: Band = STANDARD) -> tuple[int, float]:
     """Verdict code and convergence time (RTTs from the first sample) of one packet segment.
 
     Parameters
@@ -114,17 +116,19 @@ def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray,
     window_flows : int
         The number N of window senders behind the trace (XCP's y/(N C), RCP-AC's R/C); 0 for
         rate-paced senders. Given, the floor is at least the window quantum (point 3 above).
+    band : Band
+        The convergence band (widened to the measured noise, point 2 above).
     """
     judged = judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capacity, samples_per_rtt,
-                                  packet_bits, noisy, window_flows)
+                                  packet_bits, noisy, window_flows, band)
     return int(judged.codes[0]), float(judged.convergence_rtt[0])
 
 
 def judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capacity, samples_per_rtt,
-                         packet_bits, noisy=True, window_flows=0):
+                         packet_bits, noisy=True, window_flows=0, band: Band = STANDARD):
     """The full :class:`~rcpstab.verdicts.judgement.Judgement` of one segment (see :func:`judge_segment`)."""
     if not noisy:
-        return judge_trace(t_s / d0, gamma_raw, queue_raw, gamma_eq, queue_eq, capacity * d0, final=True)
+        return judge_trace(t_s / d0, gamma_raw, queue_raw, gamma_eq, queue_eq, capacity * d0, band, final=True)
     late = slice(gamma_raw.size // 2, None)
     gamma_mean = rtt_average(gamma_raw, samples_per_rtt)
     settled = gamma_mean[late] / gamma_eq - 1.0
@@ -135,11 +139,11 @@ def judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capa
     queue_noise = occupancy_floor(queue_raw[late], samples_per_rtt) / (capacity * d0)
     # The thesis calls a trace converged inside its band: the floor is the band, widened where the
     # noise would carry a converged trace out of it.
-    rate_floor = max(NOISE_K * rate_noise, RATE_BAND)
-    queue_floor = max(NOISE_K * queue_noise, QUEUE_BAND)
+    rate_floor = max(NOISE_K * rate_noise, band.rate)
+    queue_floor = max(NOISE_K * queue_noise, band.queue)
     if window_flows:  # window senders: y and q are resolved to one packet per flow per RTT (point 3)
         rate_floor = max(rate_floor, quantum)
         queue_floor = max(queue_floor, window_flows * packet_bits / (capacity * d0))
     return judge_trace(t_s / d0, gamma_mean, rtt_average(queue_raw, samples_per_rtt), gamma_eq, queue_eq,
-                       capacity * d0, rate_band=rate_floor, queue_band=queue_floor,
+                       capacity * d0, Band(rate_floor, queue_floor),
                        rate_floor=rate_floor, queue_floor=queue_floor, final=True)

@@ -7,7 +7,9 @@ arrivals of Pareto-sized flows. ``n_flows(t)`` gives the fluid model its N(t).
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass
+from functools import cached_property
 
 from ...errors import InputError
 
@@ -95,7 +97,17 @@ class Scenario:
 
     def n_flows(self, t: float) -> int:
         """Number of scripted long-lived flows active at time ``t`` seconds."""
-        return sum(start <= t < stop for start, stop in self.long_flows)
+        starts, stops = self._flow_edges
+        # active <=> start <= t < stop; for start < stop, stop <= t implies start <= t
+        return bisect_right(starts, t) - bisect_right(stops, t)
+
+    @cached_property
+    def _flow_edges(self) -> tuple[list, list]:
+        """The sorted starts and stops of the flows that are ever active (start < stop), computed once: the
+        router's control path asks for the count every interval, and a scan of 1000 flows cost more than
+        the interval's events."""
+        live = [(start, stop) for start, stop in self.long_flows if start < stop]
+        return sorted(start for start, _ in live), sorted(stop for _, stop in live)
 
     def validate(self) -> None:
         """Raise :class:`InputError` naming the first invalid value."""
@@ -196,11 +208,21 @@ FLASH_CROWD = flash_crowd(100e6, 0.05, 2)
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (FIG5_3, TESTBED, FLASH_CROWD)}
 
 
-def get_scenario(scenario: str | Scenario) -> Scenario:
-    """Look a scenario up by name (or pass a :class:`Scenario` through) and validate it."""
+def get_scenario(scenario: str | Scenario, also: tuple = ()) -> Scenario:
+    """Look a scenario up by name (or pass a :class:`Scenario` through) and validate it.
+
+    ``also`` names the caller's other valid scenarios (``cosim``'s network ``fig5.7``), so that
+    the error for an unknown name lists everything the user may type, with the closest match.
+    """
     if isinstance(scenario, str):
         if scenario not in SCENARIOS:
-            raise InputError(f"unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})")
+            import difflib
+
+            known = list(SCENARIOS) + list(also)
+            close = difflib.get_close_matches(scenario, known, n=1, cutoff=0.5)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise InputError(f"unknown scenario {scenario!r} ({hint}known: {', '.join(known)})")
         scenario = SCENARIOS[scenario]
     scenario.validate()
     return scenario
+

@@ -1,0 +1,219 @@
+"""What a command costs against what its work costs: wall time of whole commands, of their
+computation alone, and of the import floor every plotting command pays.
+
+For each command the benchmark times, in the same run and interleaved (so that a load on the
+machine hits every side alike):
+
+- ``command``: ``python -m rcpstab ...`` in a fresh process, wall clock;
+- ``floor``: ``python -c "import numpy, matplotlib"`` in a fresh process (the least any plotting
+  command can cost);
+- ``work``: the command's computation in a warm process (imports done, derivations cached on
+  disk, but the exact engine's curve cache cleared), timed with ``time.perf_counter``;
+- ``baseline`` (with ``--baseline PATH``): the same command run from another checkout (e.g. a
+  ``git worktree`` of ``main``), so before/after ratios come from one run.
+
+It prints medians over ``--repeat`` rounds and the ratio command / (work + floor), the
+acceptance measure of issue 26 (within 1.5x). Outputs of the baseline and of this tree are
+compared byte for byte (CSV) so that a speed-up cannot hide a changed result.
+
+``--csv-writers`` times the map's CSV table alone: ``csv.writer`` cell by cell against the columnar writer.
+
+Usage: python benchmarks/bench_commands.py [--repeat 3] [--baseline PATH] [--only map,margins,portrait] [--json]
+       python benchmarks/bench_commands.py --csv-writers [--repeat 3]
+"""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parents[1]
+
+COMMANDS = {
+    "map": ["map", "--method", "exact", "--alpha", "0.004:2:0.004", "--beta", "0.002:1:0.002",
+            "--out", "{dir}/x.png", "--csv", "{dir}/x.csv"],
+    "margins": ["margins", "--alpha", "0.4", "--beta", "0.2"],
+    "portrait": ["portrait", "--alpha", "1.4", "--beta", "0.8", "--out", "{dir}/p.png", "--csv", "{dir}/p.csv"],
+}
+
+# The computation of each command, in a warm process (imports and disk-cached derivations done).
+WORK = {
+    "map": """
+import numpy as np
+from rcpstab.linear.dcurves import clear_cache
+from rcpstab.linear.exact import exact_region
+from rcpstab.models import get_model
+m = get_model("rcp"); a = np.arange(1, 501) * 0.004; b = np.arange(1, 501) * 0.002
+exact_region(m, a[:3], b[:3])
+def work():
+    clear_cache(); exact_region(m, a, b)
+""",
+    "margins": """
+from rcpstab.linear.margins import margins
+from rcpstab.models import get_model
+m = get_model("rcp"); margins(m, 0.41, 0.21)
+def work():
+    margins(m, 0.4, 0.2)
+""",
+    "portrait": """
+from rcpstab.commands.portrait import limit_cycles
+from rcpstab.models import get_model
+from rcpstab.phaseplane.compiled import compile_model
+from rcpstab.phaseplane.decide import decide
+from rcpstab.phaseplane.setup import parameter_values
+from rcpstab.phaseplane.sweep import buffer_bits, configurations, equilibrium_starts
+from rcpstab.phaseplane.trajectory import simulate
+model = get_model("rcp")
+def work():
+    # what portrait's run() computes for its summary, CSV and figure: trajectories, verdicts, limit cycles
+    (config,) = configurations(model, None, None, None, None)
+    params = dict(config, alpha=1.4, beta=0.8)
+    params.update(buffer_bits(model, None, params))
+    gammas, queues = (v[0] for v in equilibrium_starts(model, params))
+    rtt = float(compile_model(model).time_scale(*parameter_values(compile_model(model), params)))
+    start = {"gamma0": gammas, "q0": queues}
+    simulate(model, params, start, 100.0 * rtt)
+    judged = decide(model, params, start)
+    limit_cycles(model, params, start, judged)
+work()
+""",
+}
+
+
+def _run(argv, env, cwd):
+    start = time.perf_counter()
+    subprocess.run(argv, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return time.perf_counter() - start
+
+
+def _env(path):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(path)
+    env["MPLBACKEND"] = "agg"
+    return env
+
+
+def _work_time(name, path, repeat):
+    """Median of ``repeat`` timings of the computation in one warm process (run from ``path``)."""
+    code = WORK[name] + f"""
+import time, statistics
+ts = []
+for _ in range({repeat}):
+    s = time.perf_counter(); work(); ts.append(time.perf_counter() - s)
+print(statistics.median(ts))
+"""
+    out = subprocess.run([sys.executable, "-c", code], env=_env(path), check=True, capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (default 3)")
+    parser.add_argument("--baseline", help="another checkout to time the same commands from (before/after)")
+    parser.add_argument("--only", default="map,margins,portrait", help="comma-separated commands")
+    parser.add_argument("--csv-writers", action="store_true", help="only time the two CSV writers on the 500x500 map")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if args.csv_writers:
+        print(json.dumps(csv_writers(args.repeat)))
+        return
+    names = [n for n in args.only.split(",") if n]
+    trees = {"after": HERE} | ({"before": Path(args.baseline).resolve()} if args.baseline else {})
+    times = {(n, t): [] for n in names for t in trees} | {("floor", None): []}
+    work = {(n, t): [] for n in names for t in trees}
+    with tempfile.TemporaryDirectory() as tmp:
+        dirs = {t: Path(tmp) / t for t in trees}
+        for d in dirs.values():
+            d.mkdir()
+        for name in names:                          # warm the disk caches (derivations, compiled kernels)
+            for tree in trees:
+                argv = [a.format(dir=dirs[tree]) for a in COMMANDS[name]]
+                _run([sys.executable, "-m", "rcpstab", *argv], _env(trees[tree]), dirs[tree])
+        for _ in range(args.repeat):
+            times[("floor", None)].append(_run([sys.executable, "-c", "import numpy, matplotlib"], _env(HERE), tmp))
+            for name in names:
+                for tree in trees:
+                    argv = [a.format(dir=dirs[tree]) for a in COMMANDS[name]]
+                    times[(name, tree)].append(_run([sys.executable, "-m", "rcpstab", *argv], _env(trees[tree]),
+                                                    dirs[tree]))
+                    if name in WORK_FUNCS:
+                        work[(name, tree)].append(WORK_FUNCS[name](trees[tree]))
+        same = {}
+        if "before" in trees:
+            for f in ("x.csv", "p.csv"):
+                a, b = dirs["after"] / f, dirs["before"] / f
+                if a.exists() and b.exists():
+                    same[f] = filecmp.cmp(a, b, shallow=False)
+    floor = float(np.median(times[("floor", None)]))
+    result = {"repeat": args.repeat, "floor_s": round(floor, 3), "load_1min": os.getloadavg()[0], "commands": {},
+              "outputs_identical": same}
+    for name in names:
+        for tree in trees:
+            cmd = float(np.median(times[(name, tree)]))
+            wk = float(np.median(work[(name, tree)])) if work[(name, tree)] else float("nan")
+            result["commands"][f"{name} ({tree})"] = {
+                "command_s": round(cmd, 3), "work_s": round(wk, 4),
+                "ratio_command_to_work_plus_floor": round(cmd / (wk + floor), 2)}
+        if "before" in trees:
+            result["commands"][f"{name} speed-up"] = round(
+                float(np.median(times[(name, "before")])) / float(np.median(times[(name, "after")])), 2)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(json.dumps(result, indent=1))
+
+
+def csv_writers(repeat: int) -> dict:
+    """The 500x500 exact map's table written by csv.writer cell by cell (the former RegionMap.to_csv) and by
+    :func:`rcpstab.runtime.csvtable.write_csv_table`, interleaved; medians and whether the files are equal."""
+    import csv
+
+    from rcpstab.linear.exact import exact_region
+    from rcpstab.runtime.csvtable import cell, write_csv_table
+
+    region = exact_region("rcp", np.arange(1, 501) * 0.004, np.arange(1, 501) * 0.002, crosscheck=False)
+    table = region.table
+    old, new = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        a, b = Path(tmp) / "old.csv", Path(tmp) / "new.csv"
+        for _ in range(repeat):
+            start = time.perf_counter()
+            with open(a, "w", newline="") as fh:
+                writer = csv.writer(fh)
+                writer.writerow(list(table))
+                for row in zip(*table.values()):
+                    writer.writerow([cell(v) for v in row])
+            old.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            write_csv_table(b, table)
+            new.append(time.perf_counter() - start)
+        same = filecmp.cmp(a, b, shallow=False)
+    return {"csv_writer_s": round(float(np.median(old)), 3), "columnar_s": round(float(np.median(new)), 3),
+            "speed_up": round(float(np.median(old) / np.median(new)), 1), "identical": same}
+
+
+def _map_work(path):
+    return _work_time("map", path, 3)
+
+
+def _margins_work(path):
+    return _work_time("margins", path, 3)
+
+
+def _portrait_work(path):
+    return _work_time("portrait", path, 1)
+
+
+WORK_FUNCS = {"map": _map_work, "margins": _margins_work, "portrait": _portrait_work}
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""``rcpstab.region``: the stable (alpha, beta) region of a model, by any registered method (``rcpstab map``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from ..units import rate_text
+from .common import as_model, axis, network_params, plausible
+from .methods import method as registered
+from .result import Result
+
+__all__ = ["RegionResult", "network_text", "region", "region_buffer_text", "region_summary"]
+
+# units of the table columns the engines write with bare parameter names
+UNITS = {"C": "C_bps", "d0": "d0_s", "T": "T_s", "N": "N_flows", "buffer": "buffer_bits"}
+
+
+def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options):
+    """The stable (alpha, beta) region of ``model`` seen by one ``method``.
+
+    Parameters
+    ----------
+    model : str or ModelSpec
+        ``"rcp"``, ``"xcp"``, ... a protocol file or a model object.
+    alpha, beta : str, float or array_like, optional
+        Grid axes: ``"START:STOP:STEP"`` (STOP inclusive) or values. Default: the method's own grid
+        (:data:`rcpstab.api.methods.METHODS`: Fig. 5.2's plane for exact, bode, nyquist; 40 x 40 on it
+        for margins; App. E's 0.1..2.0 grid for phaseplane, packet and certified).
+    method : {"exact", "bode", "nyquist", "margins", "phaseplane", "packet", "certified"}
+    **options
+        For an LTI loop (a python-control system or ``(num, den)`` as ``model``): ``gain`` and
+        ``delay`` (s) arrays, the exact region over them (:func:`rcpstab.linear.lti.loop_region`).
+        Otherwise the method's own options (``Method.options``): ``pade`` (nyquist); ``C`` (bit/s), ``d0`` (s),
+        ``N`` (lists), ``T`` (s), ``params`` ({name: [values]}), ``buffer_bdp`` (C*d0), ``workers``,
+        ``scheduler``, ``checkpoint``, ``progress`` (phaseplane); ``scenario``, ``workers``,
+        ``checkpoint``, ``progress`` (packet). An option the method does not read is refused.
+
+    Returns
+    -------
+    RegionResult
+        ``.stable[j, i]`` at ``(alpha[i], beta[j])``; ``.plot()`` draws it; ``.value`` is the engine's map.
+
+    Examples
+    --------
+    >>> r = region("rcp", alpha="0.2:1.6:0.2", beta="0.1:0.7:0.2")
+    >>> r                              # 15: the closed-form boundary (eq. D.1) gives the same count
+    RegionResult(exact region of rcp: 15 of 32 grid points stable (46.9%))
+    >>> bool(r.stable[0, 1])           # (alpha, beta) = (0.4, 0.1): inside the thesis' region
+    True
+    """
+    from ..linear.lti import is_loop
+
+    if is_loop(model):                                # an LTI loop: its exact region over (gain, delay)
+        from ..linear.lti import loop_region
+
+        if "gain" not in options or "delay" not in options:
+            raise InputError("region of an LTI loop: give gain=[...] (loop-gain factors) and delay=[...] (s)")
+        return loop_region(model, options["gain"], options["delay"])
+    m = registered(method)
+    unused = sorted(k for k, v in options.items() if k not in m.options and v is not None)
+    if unused:
+        raise InputError(f"{', '.join(unused)}: not used by method {method}")
+    spec = as_model(model)
+    alphas = axis(alpha, "alpha", m.grid[0])
+    betas = axis(beta, "beta", m.grid[1])
+    if m.name == "nyquist" and options.get("pade") is not None and not 1 <= options["pade"] <= 20:
+        raise InputError(f"--pade {options['pade']}: order must be between 1 and 20")
+    for name in ("C", "d0", "T"):
+        plausible(name, options.get(name), f"--{name}")
+    kwargs = {k: v for k, v in options.items() if k in m.options}
+    if "params" in m.options:   # the engine takes every parameter by name, the RCP family's four included
+        kwargs["params"] = network_params(spec, *(kwargs.pop(k, None) for k in ("C", "d0", "N", "T")), kwargs.get("params"))
+    configs = int(np.prod([len(v) if isinstance(v, (list, tuple, np.ndarray)) else 1
+                           for v in kwargs.get("params", {}).values()]))
+    from ..runtime.validation import check_grid_size
+
+    check_grid_size(alphas.size * betas.size * configs, m.seconds_per_point, f"map --method {method}",
+                    bytes_per_point=m.bytes_per_point, default_limit=m.point_limit)
+    return RegionResult(m.function()(spec, alphas, betas, **kwargs), model=spec, method=method)
+
+
+class RegionResult(Result):
+    """A region map (:class:`~rcpstab.linear.result.RegionMap` in ``.value``) with the API's contract."""
+
+    command = "map"
+
+    def columns(self) -> dict:
+        return {UNITS.get(k, k): np.asarray(v) for k, v in self.value.table.items()}
+
+    def to_csv(self, path: str) -> None:
+        self.value.to_csv(path)   # the engine's columns, as ``map --csv`` has always written them
+
+    def summary(self) -> str:
+        return region_summary(self.value)
+
+    def _repr_text(self) -> str:
+        text = self.summary()
+        return text.split(" at C = ")[0].split(" in every ")[0]
+
+    def plot(self, ax=None, **kwargs):
+        if self.value.method == "margins":
+            from ..linear.marginmap_plot import margin_map_plot
+
+            return margin_map_plot(self.value, **kwargs)
+        return self.value.plot(ax=ax, **kwargs)
+
+    def save(self, path: str) -> None:
+        if self.value.method == "margins":
+            from ..linear.marginmap_plot import save_margin_figure
+
+            save_margin_figure(self.value, path)
+        else:
+            from ..plotting import save_region_figure
+
+            save_region_figure(self.value, path)
+
+    def write_boundary(self, path: str) -> int:
+        """Write the exact stable boundary up to this grid's largest gains as CSV (piece, w_d0, alpha, beta)."""
+        from ..linear.exact import write_boundary_csv
+
+        return write_boundary_csv(self.inputs["model"], float(self.value.alpha.max()), float(self.value.beta.max()),
+                                  path)
+
+
+def network_text(config: dict) -> str:
+    """``C = 150 Mb/s, d0 = 200 ms, N = 10, T = 10 ms`` from a configuration in SI units."""
+    parts = []
+    if "C" in config:
+        parts.append(f"C = {rate_text(config['C'])}")
+    if "d0" in config:
+        parts.append(f"d0 = {config['d0'] * 1e3:.4g} ms")
+    if "N" in config:
+        parts.append(f"N = {config['N']:g}")
+    if "T" in config:
+        parts.append(f"T = {config['T'] * 1e3:.4g} ms")
+    # a model's own parameters (a user's protocol), as given
+    parts += [f"{name} = {value:g}" for name, value in config.items() if name not in ("C", "d0", "N", "T")]
+    return ", ".join(parts)
+
+
+def region_buffer_text(meta: dict) -> str:
+    """``"; buffer 1 C*d0 (the overflow dropped)"`` when the runs had a buffer, and
+    ``"; resumed: 3 of 8 chunks read from the checkpoint"`` when a sweep resumed; else ``""``."""
+    text = "" if meta.get("buffer_bdp") is None else f"; buffer {meta['buffer_bdp']:g} C*d0 (the overflow dropped)"
+    total, computed = meta.get("chunks_total"), meta.get("chunks_computed")
+    if total is not None and computed is not None and computed < total:
+        text += f"; resumed: {total - computed} of {total} chunks read from the checkpoint, {computed} computed"
+    return text
+
+
+def region_summary(region) -> str:
+    """What a region map decided, and which configurations it left out of the common region and why."""
+    n, total = int(region.stable.sum()), region.stable.size
+    name = region.model.name
+    line = f"{region.method} region of {name}: {n} of {total} grid points stable ({100 * region.stable_fraction:.1f}%)"
+    configs = region.meta.get("configurations") or []
+    if len(configs) == 1:
+        line += f" at {network_text(configs[0])}"
+        if region.meta.get("unreachable_configurations"):
+            line += "; this configuration cannot reach equilibrium (C/N < MIN_RATE), whatever the gains"
+    elif configs:
+        lost = region.meta.get("unreachable_configurations") or []
+        line += f" in every one of the {len(configs) - len(lost)} configurations whose equilibrium is reachable"
+        if lost:
+            everywhere = region.meta.get("stable_points_all_configurations", 0)
+            line += (f"; {len(lost)} of {len(configs)} configurations cannot reach equilibrium (C/N < MIN_RATE) "
+                     f"and are not in the common region; over all {len(configs)} the common region is "
+                     + ("empty" if everywhere == 0 else f"{everywhere} points"))
+    counts = region.meta.get("verdict_counts")
+    if counts:
+        line += " (" + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if v) + " point-configurations)"
+    return line + region_buffer_text(region.meta)

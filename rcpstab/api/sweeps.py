@@ -1,0 +1,184 @@
+"""``rcpstab.convergence`` (``rcpstab convergence``) and ``rcpstab.bifurcation`` (``rcpstab bifurcation``)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InputError
+from .common import as_model, axis, gain_values, network_params, plausible
+from .regions import RegionResult, network_text
+from .result import Result, strict
+
+__all__ = ["BifurcationResult", "ConvergenceResult", "bifurcation", "convergence"]
+
+CONVERGENCE_GRID = "0.1:1.0:0.1"     # the range of thesis Fig. 5.13
+CONVERGENCE_START = "load-doubling"
+
+
+def convergence(model="rcp", alpha=CONVERGENCE_GRID, beta=CONVERGENCE_GRID, start: str = CONVERGENCE_START, *,
+                C=None, d0=None, N=None, T=None, params=None, buffer_bdp=None, workers: int = 1,
+                scheduler=None, checkpoint=None, progress: bool = False):
+    """``model``'s convergence time over (alpha, beta), as thesis Figs. 5.10-5.13 and 7.1.
+
+    Parameters
+    ----------
+    model : str or ModelSpec
+    alpha, beta : str or array_like
+        Grid axes (``START:STOP:STEP``, STOP inclusive); default 0.1..1.0 by 0.1.
+    start : {"load-doubling", "appE", "half-load"}
+        Initial conditions (``rcpstab convergence --help``).
+    C, d0, N : list of float, optional
+        bit/s, s, flows: every combination is swept. ``T`` (s), ``params``, ``buffer_bdp`` (C*d0),
+        ``workers``, ``scheduler``, ``checkpoint``, ``progress`` as :func:`region` (phaseplane).
+
+    Returns
+    -------
+    ConvergenceResult
+        ``.times`` (RTTs, NaN where a point does not converge), ``.stable``; ``.plot()`` draws the map.
+
+    Examples
+    --------
+    >>> c = convergence("rcp", alpha="0.4", beta="0.2")
+    >>> bool(c.stable.all()), bool(c.times[0] > 0)
+    (True, True)
+    """
+    from ..phaseplane.sweep import STARTS, phaseplane_region
+    from ..runtime.validation import check_grid_size
+    from .methods import METHODS
+
+    if start not in STARTS:
+        raise InputError(f"--start {start!r}: choose from {', '.join(STARTS)}")
+    spec = as_model(model)
+    alphas, betas = axis(alpha, "alpha", CONVERGENCE_GRID), axis(beta, "beta", CONVERGENCE_GRID)
+    for name, value in (("C", C), ("d0", d0), ("T", T)):
+        plausible(name, value, f"--{name}")
+    given = network_params(spec, C, d0, N, T, params)
+    configs = int(np.prod([len(v) if isinstance(v, (list, tuple, np.ndarray)) else 1 for v in given.values()]))
+    check_grid_size(alphas.size * betas.size * configs, METHODS["phaseplane"].seconds_per_point, "convergence")
+    region = phaseplane_region(spec, alphas, betas, params=given, workers=workers, scheduler=scheduler,
+                               checkpoint=checkpoint, progress=progress, start=start, buffer_bdp=buffer_bdp)
+    return ConvergenceResult(region, model=spec, method="phaseplane", start=start)
+
+
+class ConvergenceResult(RegionResult):
+    """A convergence-time map (a phase-plane :class:`~rcpstab.linear.result.RegionMap` in ``.value``)."""
+
+    command = "convergence"
+
+    @property
+    def times(self) -> np.ndarray:
+        """Convergence time per row of the table, RTTs (NaN: did not converge)."""
+        return np.asarray(self.value.table["convergence_rtt"], dtype=float)
+
+    def to_dict(self) -> dict:
+        table = self.value.table
+        return strict({**self.value.to_dict(), "start": self.inputs["start"], "convergence_rtt": self.times,
+                       "convergence_estimate_rtt": np.asarray(table["convergence_estimate_rtt"], dtype=float),
+                       "verdict": [str(v) for v in table["verdict"]]})
+
+    def summary(self) -> str:
+        from .regions import region_buffer_text
+
+        table, times = self.value.table, self.times
+        best = np.nanargmin(times) if np.isfinite(times).any() else None
+        where = "no point converged" if best is None else (
+            f"fastest {times[best]:.1f} RTTs at alpha={table['alpha'][best]:g}, beta={table['beta'][best]:g}")
+        configs = self.value.meta.get("configurations") or []
+        at = f" at {network_text(configs[0])}" if len(configs) == 1 else f" over {len(configs)} configurations"
+        return (f"convergence of {self.inputs['model'].name}{at}, start {self.inputs['start']}: "
+                f"{self.value.stable.sum()} of {self.value.stable.size} grid points converge (blank in the map "
+                f"otherwise); {where}{region_buffer_text(self.value.meta)}")
+
+    def _repr_text(self) -> str:
+        return self.summary()
+
+    def plot(self, ax=None, **kwargs):
+        from ..phaseplane.plotting import convergence_plot
+
+        return convergence_plot(self.value, ax=ax, **kwargs)
+
+    def save(self, path: str) -> None:
+        from ..figures import draw_and_save
+        from ..phaseplane.plotting import convergence_plot
+
+        draw_and_save(convergence_plot, self.value, path)
+
+
+def bifurcation_model(model):
+    """A bundled or file model, or one of the smooth variants ``rcp-unclamped``, ``rcp-rate``."""
+    from ..bifurcation.smooth import SMOOTH_MODELS
+    from ..models import MODELS
+
+    if isinstance(model, str) and model in SMOOTH_MODELS and model not in MODELS:
+        return SMOOTH_MODELS[model]
+    return as_model(model)
+
+
+def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=None, d0=None, N=None, T=None,
+                params=None):
+    """Continue ``model``'s attractor along one gain, up then down: limit-cycle amplitude, period, hysteresis.
+
+    Parameters
+    ----------
+    model : str or ModelSpec
+        Also the smooth variants ``rcp-unclamped`` and ``rcp-rate``.
+    alpha, beta : str or sequence
+        Exactly one is ``START:STOP:STEP`` (swept); the other one value or several (``V1,V2`` or a list), held.
+    rtts : float
+        Run per gain value, RTTs (>= 20).
+    C, d0, N, T : float, optional
+        bit/s, s, flows, s (the model's defaults).
+    params : dict, optional
+        Any other parameter the model declares, by name: one value each.
+
+    Returns
+    -------
+    BifurcationResult
+        ``.rows`` per run, ``.boundaries``, ``.hysteresis``; ``.plot()`` draws the diagram.
+    """
+    from ..bifurcation import bifurcation_sweep
+    from ..linear.grid import parse_range
+
+    spec = bifurcation_model(model)
+    texts = {"alpha": alpha, "beta": beta}
+    swept = [name for name, v in texts.items() if isinstance(v, str) and ":" in v]
+    if len(swept) != 1:
+        raise InputError(f"--alpha {alpha!r} --beta {beta!r}: give exactly one gain as START:STOP:STEP")
+    parameter = swept[0]
+    other = "beta" if parameter == "alpha" else "alpha"
+    values = parse_range(texts[parameter], parameter)
+    if texts[other] is None:
+        raise InputError(f"--{other}: required (the value or values held)")
+    fixed = gain_values(texts[other], other)
+    twice = [v for i, v in enumerate(fixed) if v in fixed[:i]]
+    if twice:  # each held value is one curve of the diagram; a repeat merged two (KeyError 'hysteresis')
+        raise InputError(f"--{other} {texts[other]!r}: {twice[0]:g} is given twice")
+    if not (math.isfinite(rtts) and rtts >= 20):
+        raise InputError(f"--rtts {rtts}: must be at least 20")
+    for name, value in (("C", C), ("d0", d0), ("T", T)):
+        plausible(name, value, f"--{name}")
+    given = network_params(spec, C, d0, N, T, params, single=True)
+    return BifurcationResult(bifurcation_sweep(spec, values, fixed, parameter=parameter, rtts=rtts, params=given),
+                             model=spec)
+
+
+class BifurcationResult(Result):
+    """A bifurcation diagram (:class:`~rcpstab.bifurcation.result.BifurcationDiagram` in ``.value``)."""
+
+    command = "bifurcation"
+
+    def columns(self) -> dict:
+        rows = self.value.rows
+        keys = list(dict.fromkeys(k for r in rows for k in r))
+        names = {"period_rtt": "period_rtt", "growth_rtt": "growth_per_rtt", "rightmost_real_rtt":
+                 "rightmost_real_per_rtt", "amplitude": "amplitude_R_over_C"}
+        return {names.get(k, k): [r.get(k) for r in rows] for k in keys}
+
+    def summary(self) -> str:
+        return self.value.summary()
+
+    def plot(self, ax=None, **kwargs):
+        from ..bifurcation.plotting import bifurcation_plot
+
+        return bifurcation_plot(self.value, ax=ax, **kwargs)

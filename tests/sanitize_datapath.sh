@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Build both C extensions (rcpstab.packet._datapath and rcpstab.fct._flows) with
+# AddressSanitizer + UndefinedBehaviorSanitizer in
+# a temporary copy of the repository and run the data-path and simulator tests (including the
+# fuzz tests) against that build. The normal build in the working tree is not touched.
+# tests/test_reliability_cext.py walks every C entry point (all methods of Datapath, XcpDatapath
+# and Simulator, their constructors, receiver_echo, xcp_receiver_echo) with hostile arguments,
+# the constructors' list and parameter paths (out-of-range integers, lists for tuples, a path
+# whose len() lies) and concurrent use of a running Simulator from a second thread.
+# tests/test_reliability_flows.py does the same for the flow simulator: every entry point with the
+# values at and beyond each bound of the one integer table, empty and unaligned buffers, and two
+# threads calling random entry points of one FlowSimulator (RCPSTAB_HAMMER_S seconds).
+# tests/test_reliability_flows.py::test_sanitizer_run runs this script (a slow test).
+# Usage: tests/sanitize_datapath.sh [extra pytest args]
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$repo/rcpstab" "$repo/tests" "$repo/setup.py" "$repo/pyproject.toml" "$work/"
+find "$work/rcpstab" -name '*.so' -delete
+cd "$work"
+san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
+CFLAGS="$san" LDFLAGS="$san" python setup.py -q build_ext --inplace 2>/dev/null
+# Refuse to report success for a build that is not instrumented.
+for so in rcpstab/packet/_datapath*.so rcpstab/fct/_flows*.so; do
+    nm -D "$so" | grep -q __asan_report_load && nm -D "$so" | grep -q __ubsan_handle || { echo "not instrumented: $so"; exit 1; }
+done
+# The interpreter is not built with ASan, so the runtime must be loaded first.
+export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+# CPython keeps its allocations at exit; leak reports would be about the interpreter, not us.
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export PYTHONPATH="$work"
+python - <<PY
+import rcpstab.packet._datapath as d
+import rcpstab.fct._flows as f
+for m in (d, f):
+    assert m.__file__.startswith("$work"), m.__file__
+    print("sanitized build:", m.__file__)
+PY
+export RCPSTAB_HAMMER_S=${RCPSTAB_HAMMER_S:-5}
+python -m pytest -q -p no:cacheprovider -m "not slow" tests/test_reference_datapath.py tests/test_reference_sim.py \
+    tests/test_reference_xcp.py tests/test_reference_rcpac.py tests/test_reliability_cext.py \
+    tests/test_reliability_flows.py tests/test_fct_rate_refresh.py "$@"

@@ -1,0 +1,177 @@
+"""Issue 27 defect 6: outputs cannot destroy inputs. One path for two outputs (or an output and the
+checkpoint) is refused; outputs are written to a temporary file and renamed, so a full disk or an
+error leaves the old file, never a torn one, and the message names the file; a damaged first
+checkpoint line is recomputed like any other."""
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from rcpstab.cli import main
+from rcpstab.errors import InputError
+from rcpstab.runtime.atomic import AtomicOutputs, check_distinct
+from rcpstab.runtime.checkpoint import Checkpoint, CheckpointWarning, encode_record
+
+MAP = ["map", "--model", "rcp", "--alpha", "0.1:1:0.3", "--beta", "0.1:1:0.3"]
+
+
+class FullDisk:
+    """A table file that is full after ``limit`` characters (ENOSPC, as a full disk raises it)."""
+
+    def __init__(self, fh, limit: int):
+        self.fh, self.limit, self.written = fh, limit, 0
+
+    def write(self, text):
+        self.written += len(text)
+        if self.written > self.limit:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return self.fh.write(text)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return self.fh.__exit__(*exc)
+
+
+def fill_disk_after(monkeypatch, limit: int) -> None:
+    """Every CSV table written from now on (rcpstab.runtime.csvtable) meets a full disk after ``limit`` characters."""
+    from rcpstab.runtime import csvtable
+
+    monkeypatch.setattr(csvtable, "open", lambda *a, **k: FullDisk(open(*a, **k), limit), raising=False)
+
+
+def one_line_refusal(argv, capsys, *needles):
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert len(err.strip().splitlines()) == 1, err
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+@pytest.mark.parametrize("options", [
+    ["--csv", "X.csv", "--out", "X.csv"],            # --out's suffix check is not what refuses it
+    ["--csv", "X.png", "--out", "./X.png"],
+    ["--csv", "X.csv", "--boundary", "X.csv"],
+])
+def test_one_path_for_two_outputs_is_refused(options, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path(options[1]).write_text("keep me\n")
+    one_line_refusal(MAP + options, capsys, "same file")
+    assert Path(options[1]).read_text() == "keep me\n"
+
+
+def test_the_csv_cannot_overwrite_the_checkpoint(tmp_path, capsys):
+    # The CSV used to overwrite the checkpoint (exit 0) and the next resume was refused.
+    ck = tmp_path / "X"
+    argv = ["map", "--model", "rcp", "--method", "phaseplane", "--alpha", "0.4", "--beta", "0.2"]
+    assert main(argv + ["--checkpoint", str(ck)]) == 0
+    before = ck.read_bytes()
+    capsys.readouterr()
+    one_line_refusal(argv + ["--checkpoint", str(ck), "--csv", str(tmp_path / "." / "X")], capsys, "--checkpoint")
+    assert ck.read_bytes() == before
+    os.link(ck, tmp_path / "hard")  # another name for the same inode
+    one_line_refusal(argv + ["--checkpoint", str(ck), "--csv", str(tmp_path / "hard")], capsys, "same file")
+
+
+def test_a_full_disk_leaves_the_old_csv_and_names_it(tmp_path, capsys, monkeypatch):
+    """ENOSPC half-way through the table (after its first 4 kB): the old file stays whole."""
+    target = tmp_path / "table.csv"
+    target.write_text("old\n")
+    fill_disk_after(monkeypatch, 4096)
+    err = one_line_refusal(MAP[:3] + ["--alpha", "0.01:1:0.01", "--beta", "0.01:1:0.1", "--csv", str(target)],
+                           capsys, "--csv", str(target), "No space left on device", "old file is kept")
+    assert ".tmp" not in err
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]  # no temporary file left
+
+
+def test_a_real_full_disk_on_a_tiny_tmpfs(tmp_path):
+    """The same with a 64 KB tmpfs, where this process may mount one (root); skipped otherwise."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        target = mount / "a.csv"
+        target.write_text("old,content\n")
+        proc = subprocess.run([sys.executable, "-m", "rcpstab", *MAP[:3], "--alpha", "0.01:1:0.005", "--beta",
+                               "0.01:1:0.02", "--csv", str(target)], capture_output=True, text=True, cwd=mount,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.count("\n") == 1 and str(target) in proc.stderr and "No space" in proc.stderr
+        assert target.read_text() == "old,content\n" and os.listdir(mount) == ["a.csv"]
+    finally:
+        subprocess.run(["umount", str(mount)])
+
+
+def test_success_replaces_and_keeps_the_mode(tmp_path, capsys):
+    target = tmp_path / "t.csv"
+    target.write_text("old\n")
+    target.chmod(0o640)
+    assert main(MAP + ["--csv", str(target)]) == 0
+    assert f"table in {target}" in capsys.readouterr().out  # the real name, not the temporary one
+    assert target.read_text().startswith("alpha,beta") and (target.stat().st_mode & 0o777) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+def test_an_error_after_the_csv_is_written_keeps_the_old_one(tmp_path):
+    target = tmp_path / "t.csv"
+    target.write_text("old\n")
+    with pytest.raises(RuntimeError):
+        with AtomicOutputs({"--csv": str(target)}) as paths:
+            Path(paths["--csv"]).write_text("new, complete\n")
+            raise RuntimeError("the figure failed")
+    assert target.read_text() == "old\n" and os.listdir(tmp_path) == ["t.csv"]
+
+
+def test_check_distinct_names_both_options(tmp_path):
+    with pytest.raises(InputError, match="--out .* and --csv"):
+        check_distinct({"--out": str(tmp_path / "a"), "--csv": str(tmp_path / "b" / ".." / "a")})
+    check_distinct({"--out": str(tmp_path / "a"), "--csv": str(tmp_path / "b"), "--boundary": None})
+
+
+def test_a_damaged_first_checkpoint_line_is_recomputed_like_any_other(tmp_path):
+    path = tmp_path / "ck"
+    lines = [encode_record(f"k{i}", {"v": i}) for i in range(5)]
+    for damaged in (0, 4):  # the first line used to refuse the whole file; line 5 was skipped
+        data = bytearray(b"".join(lines))
+        offset = sum(len(x) for x in lines[:damaged]) + 20  # a byte of the checksum or payload
+        data[offset] ^= 0x01
+        path.write_bytes(bytes(data))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ck = Checkpoint(str(path))
+        assert sorted(ck.done) == sorted(f"k{i}" for i in range(5) if i != damaged)
+        assert ck.skipped == 1 and any(issubclass(w.category, CheckpointWarning) for w in caught)
+
+
+def test_a_file_that_is_no_checkpoint_is_still_refused(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("some notes\nand more\n")
+    with pytest.raises(InputError, match="not an rcpstab checkpoint"):
+        Checkpoint(str(path))
+    assert path.read_text() == "some notes\nand more\n"
+
+
+def test_library_writers_are_atomic_too(tmp_path, monkeypatch):
+    """RegionMap.to_csv outside the command line: ENOSPC after the header leaves the old file and names it."""
+    from rcpstab.api import region
+    target = tmp_path / "r.csv"
+    target.write_text("old\n")
+    result = region("rcp", "0.2:1:0.4", "0.2:1:0.4")
+    fill_disk_after(monkeypatch, 30)
+    with pytest.raises(InputError, match=r"r\.csv'.*No space left.*old file is kept"):
+        result.to_csv(target)
+    assert target.read_text() == "old\n" and os.listdir(tmp_path) == ["r.csv"]
+    monkeypatch.undo()
+    result.to_csv(target)
+    rows = target.read_text().splitlines()
+    assert rows[0].startswith("alpha,beta") and len(rows) == 1 + 9
