@@ -19,67 +19,11 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
 SIZES = "pareto:mean=25,shape=1.2"
 PACKET_BYTES = 1000
-SEGMENT_BYTES = PACKET_BYTES - 40  # IP and TCP headers, no options
-
-
-def ns3_worker(spec_path: str) -> None:
-    """Replay the arrivals of ``spec_path`` in ns-3 and print per-flow FCTs as JSON."""
-    from ns import ns
-
-    spec = json.load(open(spec_path))
-    C, rtt = spec["C"], spec["rtt"]
-    start_s, size_pkts = np.array(spec["start_s"]), np.array(spec["size_pkts"])
-    bdp_pkts = max(int(C * rtt / 8 / PACKET_BYTES), 1)
-    ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpNewReno"))
-    ns.Config.SetDefault("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(2))
-    ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(SEGMENT_BYTES))
-    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(1 << 30))
-    ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(1 << 30))
-    ns.Config.SetDefault("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
-    ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))
-    nodes = ns.NodeContainer()
-    nodes.Create(2)
-    link = ns.PointToPointHelper()
-    link.SetDeviceAttribute("DataRate", ns.StringValue(f"{int(C)}bps"))
-    link.SetChannelAttribute("Delay", ns.StringValue(f"{int(round(rtt / 2 * 1e9))}ns"))
-    link.SetQueue("ns3::DropTailQueue", "MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{bdp_pkts}p")))
-    devices = link.Install(nodes)
-    ns.InternetStackHelper().Install(nodes)
-    addresses = ns.Ipv4AddressHelper(ns.Ipv4Address("10.1.1.0"), ns.Ipv4Mask("255.255.255.0"))
-    interfaces = addresses.Assign(devices)
-    ns.TrafficControlHelper().Uninstall(devices)  # drop-tail at the device, as the thesis' routers
-    port = 9
-    sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
-    sink.Install(nodes.Get(1)).Start(ns.Seconds(0))
-    target = ns.InetSocketAddress(interfaces.GetAddress(1), port).ConvertTo()
-    for t, size in zip(start_s.tolist(), size_pkts.tolist()):
-        app = ns.BulkSendHelper("ns3::TcpSocketFactory", target)
-        app.SetAttribute("MaxBytes", ns.UintegerValue(int(size) * SEGMENT_BYTES))
-        app.SetAttribute("SendSize", ns.UintegerValue(SEGMENT_BYTES))
-        app.Install(nodes.Get(0)).Start(ns.Seconds(float(t)))
-    monitor_helper = ns.FlowMonitorHelper()
-    monitor = monitor_helper.InstallAll()
-    ns.Simulator.Stop(ns.Seconds(float(start_s[-1]) + spec["drain_s"]))
-    wall = time.perf_counter()
-    ns.Simulator.Run()
-    wall = time.perf_counter() - wall
-    classifier = monitor_helper.GetClassifier()
-    flows = []
-    for flow_id, stats in monitor.GetFlowStats():
-        five = classifier.FindFlow(flow_id)
-        if str(five.destinationAddress) != str(interfaces.GetAddress(1)):
-            continue  # the ACK direction
-        flows.append((int(five.sourcePort), stats.timeFirstTxPacket.GetSeconds(), stats.timeLastRxPacket.GetSeconds(),
-                      int(stats.rxBytes), int(stats.lostPackets)))
-    events = int(ns.Simulator.GetEventCount())
-    ns.Simulator.Destroy()
-    print(json.dumps({"flows": flows, "wall_s": wall, "events": events}))
 
 
 def main() -> None:
@@ -91,11 +35,7 @@ def main() -> None:
     ap.add_argument("--rtt", type=float, default=0.1)
     ap.add_argument("--drain", type=float, default=60.0, help="simulated seconds after the last arrival")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--ns3-worker", metavar="SPEC", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.ns3_worker:
-        ns3_worker(args.ns3_worker)
-        return
     from rcpstab.fct.flow_run import NS_PER_S, run_flows
     from rcpstab.fct.ps import processor_sharing_fct
     from rcpstab.fct.study import combine_runs, size_bins
@@ -110,7 +50,8 @@ def main() -> None:
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump({"C": args.C, "rtt": args.rtt, "start_s": start_s.tolist(), "size_pkts": size.tolist(),
                    "drain_s": args.drain}, fh)
-    proc = subprocess.run([sys.executable, __file__, "--ns3-worker", fh.name], capture_output=True, text=True)
+    # The ns-3 replay lives in the package (rcpstab/fct/tcp_ns3.py), run in its own process.
+    proc = subprocess.run([sys.executable, "-m", "rcpstab.fct.tcp_ns3", fh.name], capture_output=True, text=True)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     if proc.returncode != 0 or not lines:
         print(json.dumps({"tcp": None, "note": "ns-3 run failed or ns3 not installed: "

@@ -5,7 +5,7 @@ from ..errors import InputError
 from .common import plausible
 from .result import Result, strict
 
-__all__ = ["FctResult", "fct"]
+__all__ = ["FctResult", "fct", "fct_fixed_rate", "fct_protocols"]
 
 SHORT_FLOW_PKTS = 255  # "flows up to a few hundred packets": the summary's headline range
 DEFAULT_SIZES = "pareto:mean=25,shape=1.2"
@@ -93,17 +93,68 @@ class FctResult(Result):
         self.value.to_csv(path)
 
     def summary(self) -> str:
+        # issue 24: nominal, offered and carried load; the headline ratio names its PS reference
         result = self.value
         s = result.setup
-        short = [b.afct_over_ps for b in result.bins if b.size_hi_pkts <= SHORT_FLOW_PKTS and b.afct_over_ps]
-        ratio = (f"AFCT/PS {min(short):.2f}-{max(short):.2f} for flows up to {SHORT_FLOW_PKTS} pkts"
-                 if short else "AFCT/PS n/a (no PS reference)")
-        return (f"fct: RCP ({s.alpha:g}, {s.beta:g}) at C={s.capacity_bps:g} b/s, RTPD={s.rtt_s:g} s, rho={s.load:g} "
-                f"(drawn {result.measured_load:.3f}): {result.flows_completed}/{result.flows} flows, {ratio}, "
-                f"utilization {result.utilization:.3f}, loss {result.loss_probability:.2e}, "
-                f"mean flows {result.mean_active:.2f} (Little {result.little_mean_active:.2f})")
+        short = [b for b in result.bins if b.size_hi_pkts <= SHORT_FLOW_PKTS and b.afct_over_ps]
+        ref = {"same_arrivals": "PS on the same arrivals", "eq_4_1": "eq. 4.1"}
+        refs = sorted({ref[b.ps_reference] for b in short})
+        ratios = [b.afct_over_ps for b in short]
+        ratio = (f"AFCT/PS {min(ratios):.2f}-{max(ratios):.2f} for flows up to {SHORT_FLOW_PKTS} pkts "
+                 f"(vs {' and '.join(refs)})" if short else "AFCT/PS n/a (no PS reference)")
+        return (f"fct: RCP ({s.alpha:g}, {s.beta:g}) at C={s.capacity_bps:g} b/s, RTPD={s.rtt_s:g} s: "
+                f"load nominal {s.load:g}, offered {result.measured_load:.3f}, carried {result.utilization:.3f}; "
+                f"{result.flows_completed}/{result.flows} flows, {ratio}, loss {result.loss_probability:.2e}, "
+                f"mean flows {result.mean_active:.2f} (Little {result.little_mean_active:.2f})"
+                + self.regime())
+
+    def regime(self) -> str:
+        """A second line naming the high-load regime the run is in (``rcpstab.fct.regime``), or ''."""
+        from ..fct.regime import regime_note
+
+        note = regime_note(self.value)
+        return "" if note is None else "\n" + note
 
     def save(self, path: str) -> None:
         from ..fct import save_fct_figure
 
         save_fct_figure(self.value, path)
+
+
+def fct_protocols(protocols: str, alpha: float, beta: float, *, C: float, d0: float, load: float,
+                  sizes: str = DEFAULT_SIZES, flows: int = 1000, seeds=(0,), buffer_bdp: float = 1.0) -> dict:
+    """RCP, RCP-AC, XCP and TCP (ns-3) on the same arrivals (issue 24): ``rcpstab fct --protocol``.
+
+    ``protocols`` is a comma-separated list; RCP and RCP-AC use ``alpha``, ``beta``, XCP its paper's
+    (0.4, 0.226). Returns :func:`rcpstab.fct.protocols.compare_protocols`'s dict.
+    """
+    from ..fct.protocols import DEFAULT_GAINS, check_protocol, compare_protocols
+    from ..packet.hosts.flow_traffic import parse_sizes
+
+    names = [check_protocol(p.strip()) for p in str(protocols).split(",") if p.strip()]
+    if not names:
+        raise InputError(f"--protocol {protocols!r}: give at least one of rcp, rcpac, xcp, tcp")
+    gains = {p: DEFAULT_GAINS.get(p, (alpha, beta)) for p in names if p != "tcp"}
+    return compare_protocols(names, gains, capacity_bps=C, rtt_s=d0, load=load, sizes=parse_sizes(sizes),
+                             n_flows=flows, seeds=list(seeds), buffer_bdp=buffer_bdp)
+
+
+def fct_fixed_rate(rates: str, alpha: float, beta: float, *, C: float, d0: float, load: float,
+                   sizes: str = DEFAULT_SIZES, flows: int = 10000, seed: int = 0) -> dict:
+    """The optimal-rate U curve (thesis App. A) on one workload: ``rcpstab fct --fixed-rate``.
+
+    ``rates`` is a comma-separated list of bit/s; ``sizes`` may be ``bpareto:mean=M,shape=S,max=X``.
+    Returns :func:`rcpstab.fct.fixed_rate.fixed_rate_study`'s dict.
+    """
+    from ..fct.fixed_rate import fixed_rate_study, parse_bounded_pareto
+    from ..packet.hosts.flow_traffic import parse_sizes
+
+    try:
+        values = [float(x) for x in str(rates).split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"--fixed-rate {rates!r}: expected comma-separated rates in bit/s") from None
+    if not values:
+        raise InputError(f"--fixed-rate {rates!r}: give at least one rate")
+    law = parse_bounded_pareto(sizes) if sizes.strip().startswith("bpareto") else parse_sizes(sizes)
+    return fixed_rate_study(values, capacity_bps=C, rtt_s=d0, load=load, sizes=law, n_flows=flows, seed=seed,
+                            alpha=alpha, beta=beta)

@@ -4,8 +4,9 @@ twin) between timer expiries, the App. F control path in Python at each expiry.
 The set-up is thesis Ch. 4's single bottleneck: capacity C, round-trip propagation delay
 RTPD split evenly between the data and the ACK direction, a drop-tail buffer of
 ``buffer_bdp`` bandwidth-delay products, flows arriving with sizes from a
-:class:`~rcpstab.packet.hosts.flow_traffic.SizeDistribution` at the rate that makes the offered load rho.
-Arrivals are drawn in chunks and handed to the simulator just ahead of its clock, and
+:class:`~rcpstab.packet.hosts.flow_traffic.SizeDistribution` at the rate that makes the drawn
+workload offer exactly rho (:func:`draw_workload`). Arrivals are drawn up front (16 bytes a
+flow) and handed to the simulator in chunks just ahead of its clock, and
 finished flows are drained from it at every expiry, so the simulator holds only the
 flows in progress and Python holds 40 bytes per finished flow.
 """
@@ -23,7 +24,7 @@ from ..packet.routers.rcp.control import RcpController, rate_register
 from ..packet.simulator.topology import TCP_HEADER_BYTES
 from .flows_py import RECORD_FIELDS, PyFlowSimulator
 
-__all__ = ["FlowRun", "run_flows", "check_flow_run", "DATA_PACKET_BYTES", "CTRL_PACKET_BYTES"]
+__all__ = ["FlowRun", "run_flows", "check_flow_run", "draw_workload", "DATA_PACKET_BYTES", "CTRL_PACKET_BYTES"]
 
 NS_PER_S = 1_000_000_000
 NS_PER_MS = 1_000_000
@@ -49,7 +50,8 @@ class FlowRun:
     n_flows : int
         Flows that arrived; ``len(records)`` finished.
     arrival_rate_per_s : float
-        lambda of the arrival process, flows/s.
+        The run's arrival rate lambda, flows over the time they arrived in, flows/s: set from
+        the drawn sizes so that they offer ``load`` (:func:`draw_workload`).
     window_s : (float, float)
         Measurement window of the time averages: from the arrival of flow
         ``WARMUP_FRACTION * n_flows`` to the last arrival, seconds.
@@ -66,8 +68,13 @@ class FlowRun:
         Time averages over the window of the bottleneck queue and of the router's rate.
     measured_load : float
         Data bytes of the flows that arrived in the window over C times the window: the
-        offered load the run actually drew. With heavy-tailed sizes (Pareto shape 1.2 has
-        infinite variance) it converges to ``load`` very slowly.
+        offered load the run actually drew, ``load`` up to the rounding of arrival times to
+        nanoseconds (:func:`draw_workload` sets the arrival rate from the drawn sizes).
+        ``utilization`` is the load carried by the link in the same window.
+    trace : ndarray or None
+        With ``keep_trace``: per control interval its end ``t_s``, flows in progress
+        ``n_active``, router rate ``R_over_C``, ``queue_bytes`` and the ``input_bps`` the
+        router measured over it.
     counters : dict
         Final simulator counters (sent, delivered, dropped, in_flight, ...).
     wall_time_s : float
@@ -98,6 +105,7 @@ class FlowRun:
     counters: dict = field(default_factory=dict)
     wall_time_s: float = 0.0
     backend: str = "c"
+    trace: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def fct_s(self) -> np.ndarray:
@@ -228,39 +236,63 @@ def make_flow_simulator(capacity_bps: float, rtt_s: float, buffer_bytes: int, pa
     return PyFlowSimulator(**args)
 
 
-class _ArrivalFeed:
-    """Draws arrivals chunk by chunk and hands them to the simulator ahead of its clock."""
+def draw_workload(sizes: SizeDistribution, arrivals: ArrivalProcess, n_flows: int, load: float,
+                  capacity_bps: float, packet_bytes: int, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Arrival times (s) and sizes (packets) of a run whose drawn workload offers exactly ``load``.
 
-    def __init__(self, sim, sizes, arrivals, rate_per_s, n_flows, seed) -> None:
-        self.sim, self.sizes, self.arrivals, self.rate = sim, sizes, arrivals, rate_per_s
-        self.rng = np.random.default_rng(seed)
-        self.remaining, self.t_s, self.index = n_flows, 0.0, 0
+    Sizes and gaps are drawn i.i.d. (gaps at the nominal rate), then the gaps are scaled so that
+    the data of the drawn flows over C times the time they arrive in is ``load``: separately for
+    the warm-up (flows before ``WARMUP_FRACTION * n_flows``; the first arrival is at the end of
+    its gap) and for the measurement window (from that flow's arrival to the last), so both the
+    whole run and the window offer ``load``. For Poisson arrivals this is the Poisson process
+    conditioned on its span (the scaled gaps are the spacings of uniform order statistics), so
+    arrivals stay Poisson; only the rate is taken from the drawn sizes rather than from the
+    distribution's mean. Heavy-tailed sizes (Pareto shape near 1) otherwise offer far less than
+    ``load`` in any finite run (issue 24).
+
+    Returns
+    -------
+    start_s, size_pkts, warm_index
+    """
+    rng = np.random.default_rng(seed)
+    size = sizes.sample(rng, n_flows)
+    nominal_rate = load * capacity_bps / (sizes.mean_packets * packet_bytes * 8)
+    gaps = arrivals.gaps(rng, n_flows, nominal_rate)
+    warm = int(WARMUP_FRACTION * n_flows)
+    bits_per_s = load * capacity_bps
+    seconds = size * (packet_bytes * 8.0) / bits_per_s  # time each flow's data takes at the offered load
+    for seg_gaps, target in ((gaps[:warm + 1], seconds[:warm].sum()), (gaps[warm + 1:], seconds[warm:].sum())):
+        total = seg_gaps.sum()
+        if len(seg_gaps) and total > 0:
+            seg_gaps *= target / total
+    return np.cumsum(gaps), size, warm
+
+
+class _ArrivalFeed:
+    """Hands the drawn arrivals to the simulator chunk by chunk, ahead of its clock."""
+
+    def __init__(self, sim, start_s: np.ndarray, size: np.ndarray, warm_index: int) -> None:
+        self.sim = sim
+        self.start_ns = np.round(start_s * NS_PER_S).astype(np.int64)
+        self.size = size.astype(np.int64)
+        self.index = 0
         self.last_ns = -1
-        self.warm_index = int(WARMUP_FRACTION * n_flows)
-        self.warm_ns: int | None = None
-        self.largest = 0
-        self.window_pkts = 0  # data packets of the arrivals from warm_index on
+        self.warm_index = warm_index
+        self.warm_ns = int(self.start_ns[warm_index])
+        self.largest = int(size.max())
+        self.window_pkts = int(size[warm_index:].sum())  # data packets of the arrivals from warm_index on
 
     def cover(self, t_ns: int) -> None:
         """Hand over arrivals until one lies at or beyond ``t_ns`` (or none are left)."""
-        while self.remaining > 0 and self.last_ns < t_ns:
-            n = min(CHUNK_FLOWS, self.remaining)
-            gaps = self.arrivals.gaps(self.rng, n, self.rate)
-            size = self.sizes.sample(self.rng, n)
-            start_ns = np.round((self.t_s + np.cumsum(gaps)) * NS_PER_S).astype(np.int64)
-            self.t_s += float(np.sum(gaps))
-            if self.warm_ns is None and self.index + n > self.warm_index:
-                self.warm_ns = int(start_ns[self.warm_index - self.index])
-            self.largest = max(self.largest, int(size.max()))
-            self.window_pkts += int(size[max(self.warm_index - self.index, 0):].sum())
-            self.sim.add_arrivals(start_ns.tobytes(), size.tobytes())
-            self.index += n
-            self.remaining -= n
-            self.last_ns = int(start_ns[-1])
+        while not self.done and self.last_ns < t_ns:
+            a, b = self.index, min(self.index + CHUNK_FLOWS, len(self.size))
+            self.sim.add_arrivals(self.start_ns[a:b].tobytes(), self.size[a:b].tobytes())
+            self.index = b
+            self.last_ns = int(self.start_ns[b - 1])
 
     @property
     def done(self) -> bool:
-        return self.remaining == 0
+        return self.index == len(self.size)
 
 
 def _batch_stderr(values: np.ndarray, weights: np.ndarray) -> float:
@@ -288,6 +320,8 @@ def run_flows(
     backend: str = "c",
     drain_s: float | None = None,
     rate_refresh: bool = True,
+    fixed_rate_bps: float | None = None,
+    keep_trace: bool = False,
 ) -> FlowRun:
     """Simulate ``n_flows`` flows arriving at offered load ``load`` on one RCP bottleneck.
 
@@ -326,6 +360,11 @@ def run_flows(
         while their next packet is over a minimum RTT away (ns-2's RCP host, as the packet
         simulator's R-TCP sender); False: the old pacing (next packet one old-rate interval
         after the last, a new rate heard from ACKs only), kept for comparison.
+    fixed_rate_bps : float, optional
+        Hold the router's rate at this value (bit/s, at most C) instead of running the
+        control path: every flow is sent at this fixed rate (thesis App. A's set-up).
+    keep_trace : bool
+        Attach :attr:`FlowRun.trace`, one row per control interval.
 
     Returns
     -------
@@ -349,11 +388,17 @@ def run_flows(
     # An empty link: the router starts where an idle App. F router settles, at eta * C.
     ctrl = RcpController(link_rate=link_rate, alpha=alpha, beta=beta, eta=eta, rate=eta * link_rate,
                          avg_rtt=rtt_s * 1000, mtu=packet_bytes)
+    if fixed_rate_bps is not None:
+        if not (math.isfinite(fixed_rate_bps) and 0 < fixed_rate_bps <= capacity_bps):
+            raise InputError(f"fixed rate {fixed_rate_bps:g} b/s must be in (0, C = {capacity_bps:g}]")
+        ctrl.rate = fixed_rate_bps / 8000
     sim.set_registers(rate=rate_register(ctrl.rate))
-    rate_per_s = load * capacity_bps / (sizes.mean_packets * packet_bytes * 8)
-    feed = _ArrivalFeed(sim, sizes, arrivals, rate_per_s, n_flows, seed)
+    start_s, size_pkts, warm_index = draw_workload(sizes, arrivals, n_flows, load, capacity_bps, packet_bytes, seed)
+    # The run's own arrival rate: flows over the time they arrive in (the drawn mean size sets it).
+    rate_per_s = n_flows / start_s[-1] if start_s[-1] > 0 else float("nan")
+    feed = _ArrivalFeed(sim, start_s, size_pkts, warm_index)
     chunks: list[np.ndarray] = []
-    samples: list[tuple[float, int, int, int, int, int, float]] = []  # dt, n, tx, drops, offered, queue, R/C
+    samples: list[tuple] = []  # dt, n, tx, drops, offered, queue, R/C, input bytes of the interval
     interval_ns = int(round(ctrl.interval * NS_PER_MS))
     t_ns, t_cap_ns = 0, None
     while True:
@@ -361,11 +406,15 @@ def run_flows(
         feed.cover(t_next)
         sim.run_until(t_next)
         registers = sim.registers()
-        next_tr, writes = ctrl.service(registers, interval_ns / NS_PER_MS)
-        sim.set_registers(**writes)
+        if fixed_rate_bps is None:
+            next_tr, writes = ctrl.service(registers, interval_ns / NS_PER_MS)
+            sim.set_registers(**writes)
+        else:  # the rate register keeps the fixed rate; the interval counters are still cleared
+            next_tr = ctrl.interval
+            sim.set_registers(input_bytes=0, rtt_sum=0, rtt_count=0)
         c = sim.counters()
         samples.append((interval_ns, c["n_active"], c["fwd_tx_bytes"], c["fwd_dropped"], c["fwd_arrivals"],
-                        registers["queue_bytes"], ctrl.rate / link_rate))
+                        registers["queue_bytes"], ctrl.rate / link_rate, registers["input_bytes"]))
         records = sim.take_records()
         if records:
             chunks.append(np.frombuffer(records, dtype=RECORD_DTYPE))
@@ -385,7 +434,21 @@ def run_flows(
         arrival_rate_per_s=rate_per_s, window_s=(feed.warm_ns / NS_PER_S, feed.last_ns / NS_PER_S),
         window_arrivals=n_flows - feed.warm_index,  # ids follow arrival order
         measured_load=measured_load, counters=sim.counters(), wall_time_s=time.perf_counter() - wall_start, backend=backend, **window,
+        trace=_trace(samples) if keep_trace else None,
     )
+
+
+TRACE_DTYPE = np.dtype([("t_s", float), ("n_active", float), ("R_over_C", float), ("queue_bytes", float),
+                        ("input_bps", float)])
+
+
+def _trace(samples) -> np.ndarray:
+    a = np.array(samples, dtype=float)
+    out = np.empty(len(a), dtype=TRACE_DTYPE)
+    out["t_s"] = np.cumsum(a[:, 0]) / NS_PER_S
+    out["n_active"], out["queue_bytes"], out["R_over_C"] = a[:, 1], a[:, 5], a[:, 6]
+    out["input_bps"] = a[:, 7] * 8 / (a[:, 0] / NS_PER_S)
+    return out
 
 
 def _default_drain_s(largest_pkts, packet_bytes, capacity_bps, rtt_s) -> float:

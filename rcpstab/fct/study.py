@@ -23,7 +23,8 @@ from .ps import lower_bound_fct, processor_sharing_fct, processor_sharing_sojour
 __all__ = ["FctBin", "FctResult", "fct_study", "size_bins"]
 
 CSV_COLUMNS = ("size_lo_pkts", "size_hi_pkts", "flows", "mean_size_pkts", "afct_s", "max_fct_s", "ps_afct_s",
-               "lower_bound_s", "afct_over_ps", "ps_measured_load_afct_s", "ps_same_arrivals_afct_s")
+               "lower_bound_s", "afct_over_ps", "ps_measured_load_afct_s", "ps_same_arrivals_afct_s",
+               "afct_over_ps_eq41")
 
 
 def size_bins(max_size: int) -> list[tuple[int, int]]:
@@ -71,9 +72,24 @@ class FctBin:
         return None if self.ps_measured_load_afct_s is None else self.afct_s / self.ps_measured_load_afct_s
 
     @property
-    def afct_over_ps(self) -> float | None:
-        """AFCT over the PS AFCT of the same flows."""
+    def afct_over_ps_eq41(self) -> float | None:
+        """AFCT over eq. 4.1 at the nominal load and the bin's mean size."""
         return None if self.ps_afct_s is None else self.afct_s / self.ps_afct_s
+
+    @property
+    def ps_reference(self) -> str | None:
+        """Which PS the headline :attr:`afct_over_ps` divides by: ``same_arrivals`` or ``eq_4_1``."""
+        if self.ps_same_arrivals_afct_s is not None:
+            return "same_arrivals"
+        return None if self.ps_afct_s is None else "eq_4_1"
+
+    @property
+    def afct_over_ps(self) -> float | None:
+        """The headline: AFCT over PS on the same arrivals (an exact PS queue fed the run's
+        flows); eq. 4.1 at the nominal load only where that is unavailable (a run that did
+        not finish every flow)."""
+        same = self.afct_over_ps_same_arrivals
+        return same if same is not None else self.afct_over_ps_eq41
 
 
 @dataclass
@@ -95,7 +111,7 @@ class FctResult:
     little_mean_active : float
         Little's law for the simulated system: lambda times the AFCT of the window's flows.
     ps_mean_active : float or None
-        Little's law for PS: lambda times the PS AFCT (eq. 4.1 at the mean size).
+        Little's law for PS: the run's lambda times eq. 4.1 at the drawn mean size.
     runs : list of FlowRun
     """
 
@@ -140,6 +156,7 @@ class FctResult:
             "bins": [{"size_lo_pkts": b.size_lo_pkts, "size_hi_pkts": b.size_hi_pkts, "flows": b.flows,
                       "afct_s": num(b.afct_s), "max_fct_s": num(b.max_fct_s), "ps_afct_s": num(b.ps_afct_s),
                       "lower_bound_s": num(b.lower_bound_s), "afct_over_ps": num(b.afct_over_ps),
+                      "ps_reference": b.ps_reference, "afct_over_ps_eq41": num(b.afct_over_ps_eq41),
                       "ps_measured_load_afct_s": num(b.ps_measured_load_afct_s),
                       "ps_same_arrivals_afct_s": num(b.ps_same_arrivals_afct_s)}
                      for b in self.bins],
@@ -147,6 +164,9 @@ class FctResult:
             "loss_probability": num(self.loss_probability),
             "flows_completed": self.flows_completed,
             "measured_load": num(self.measured_load),
+            "nominal_load": s.load,
+            "offered_load": num(self.measured_load),
+            "carried_load": num(self.utilization),
             "flows": self.flows,
             "afct_s": num(self.afct_s),
             "mean_active_flows": num(self.mean_active),
@@ -172,7 +192,8 @@ class FctResult:
                             f"{b.max_fct_s:.9g}", "" if b.ps_afct_s is None else f"{b.ps_afct_s:.9g}",
                             f"{b.lower_bound_s:.9g}", "" if b.afct_over_ps is None else f"{b.afct_over_ps:.6g}",
                             "" if b.ps_measured_load_afct_s is None else f"{b.ps_measured_load_afct_s:.9g}",
-                            "" if b.ps_same_arrivals_afct_s is None else f"{b.ps_same_arrivals_afct_s:.9g}"])
+                            "" if b.ps_same_arrivals_afct_s is None else f"{b.ps_same_arrivals_afct_s:.9g}",
+                            "" if b.afct_over_ps_eq41 is None else f"{b.afct_over_ps_eq41:.6g}"])
 
     def plot(self, ax=None, **kwargs):
         """Fig. 4.1: AFCT against flow size with PS; see :func:`.plotting.fct_plot`."""
@@ -334,7 +355,10 @@ def combine_runs(runs: list[FlowRun]) -> FctResult:
         little.append(r.window_arrivals / span * fct.mean() if span > 0 and len(fct) else float("nan"))
     little_arr = np.array(little)
     stderrs = np.array([r.mean_active_stderr for r in runs], dtype=float)
-    mean_size_bits = first.sizes.mean_packets * first.packet_bytes * 8
+    # The drawn sizes' mean: the run's arrival rate is set from it (draw_workload), so
+    # lambda * E[L] = rho * C holds for it, not for the distribution's mean.
+    mean_size_bits = float(records["size_pkts"].mean()) * first.packet_bytes * 8 if len(records) else float("nan")
+    rate = float(np.average([r.arrival_rate_per_s for r in runs], weights=[r.n_flows for r in runs]))
     return FctResult(
         bins=bin_records(records, packet_bytes=first.packet_bytes, capacity_bps=first.capacity_bps,
                          rtt_s=first.rtt_s, load=first.load if poisson else None,
@@ -350,7 +374,7 @@ def combine_runs(runs: list[FlowRun]) -> FctResult:
         little_mean_active=float(np.average(little_arr[np.isfinite(little_arr)],
                                             weights=weights[np.isfinite(little_arr)]))
         if np.isfinite(little_arr).any() else float("nan"),
-        ps_mean_active=float(first.arrival_rate_per_s * processor_sharing_fct(
+        ps_mean_active=float(rate * processor_sharing_fct(
             mean_size_bits, first.capacity_bps, first.rtt_s, first.load)) if poisson else None,
         runs=runs,
     )

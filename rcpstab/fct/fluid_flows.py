@@ -1,0 +1,227 @@
+"""A flow-level fluid model of RCP: the second method behind the high-load regime (issue 24).
+
+Independent of the packet flow simulator (no packets, no App. F register arithmetic, no
+hosts): flows are fluid, the router's rate follows the fluid RCP law (thesis eq. 3.2 with
+the queue term, eq. 5.1-5.4), and every flow whose data is reaching the router is sent at
+the rate the router stamped one round trip earlier.
+
+The single bottleneck of thesis Ch. 4 in the router's time frame, RTPD ``d``:
+
+* flow i arrives at ``a_i`` (SYN sent; the router is next to the sender), its data reach the
+  router from ``a_i + d`` (after SYN / SYN-ACK) at rate ``R(t - d)``: the rate stamped on the
+  SYN for its first round trip, then the rate its ACKs bring back, both one RTPD old;
+* the input rate is ``y(t) = n(t) R(t - d)`` with ``n(t)`` the flows sending;
+  the queue obeys ``dq/dt = y - C`` (``q >= 0``, no buffer limit);
+* the rate obeys ``dR/dt = R / (C d_c) * (alpha (C - y) - beta q / d_c)``, capped to
+  ``[R_min, C]``, with ``d_c = d`` (``rtt="propagation"``) or ``d + q/C`` (``rtt="with_queue"``, the
+  RTT the packets carry);
+* a flow of ``L`` bits is done when its data have entered the queue (time ``e_i``); its FCT
+  is ``e_i - a_i + q(e_i)/C + d/2`` (the last bit's wait and the propagation to the receiver),
+  so an alone flow at ``R = C`` takes eq. 4.1's lower bound ``1.5 d + L/C``.
+
+Switches isolate what the model leaves out: ``lag=False`` gives flows the current rate
+``R(t)`` (no round trip between the router and the senders); ``quantum_bps`` rounds the
+stamped rate to multiples of a quantum with a floor of one quantum, as the packet
+simulator's rate register does (integer bytes per ms = 8 kb/s); ``packet_bits`` adds the
+packet-scale queue a fluid queue does not have: packets of many paced flows arrive nearly
+at random, so below capacity a real queue holds on average about the M/D/1 number
+``u^2 / (2 (1 - u))`` packets at input utilisation ``u = y/C`` (Pollaczek-Khinchine,
+deterministic service), reached with the relaxation time ``t_pkt / (1 - sqrt(u))^2`` of a
+single-server queue (Cohen's, exact for M/M/1; an approximation here) and left to the fluid
+queue when ``y >= C``. The router sees it and the rate law's ``beta q / d`` cuts the rate
+for it, so the controller settles where ``alpha (C - y) = beta q_packets(y) / d``: below C by
+a margin that grows as the bandwidth-delay product in packets shrinks (:func:`rho_star`).
+
+Time is stepped by ``dt`` (default ``d / 200``); flows finishing inside a step finish at the
+exact time their remaining bits run out at the step's rate.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["FluidFlowRun", "fluid_flow_run", "rho_star", "time_average_in_progress"]
+
+def rho_star(alpha: float, beta: float, bdp_packets: float) -> float:
+    """Utilisation at which RCP's rate law balances the packet-scale queue, a fraction of C.
+
+    Solves ``alpha (1 - u) C = beta q(u) / d`` with the M/D/1 mean queue
+    ``q(u) = u^2 / (2 (1 - u))`` packets: ``u* = 1 / (1 + sqrt(beta / (2 alpha B)))`` with
+    ``B = C d / packet`` the bandwidth-delay product in packets. An offered load above ``u*``
+    exceeds what the controller lets the flows send on average, so flows accumulate.
+
+    Examples
+    --------
+    >>> round(rho_star(0.1, 1.0, 250), 3)    # 20 Mb/s, 0.1 s, 1000-byte packets, Ch. 4 gains
+    0.876
+    >>> round(rho_star(0.1, 1.0, 30000), 3)  # thesis Fig. 4.1: 2.4 Gb/s
+    0.987
+    """
+    return 1.0 / (1.0 + math.sqrt(beta / (2.0 * alpha * bdp_packets)))
+
+
+@dataclass
+class FluidFlowRun:
+    """Result of :func:`fluid_flow_run`.
+
+    Attributes
+    ----------
+    fct_s : ndarray
+        FCT of every flow (arrival order), s; NaN if unfinished at the horizon.
+    arrival_s, size_bits : ndarray
+        The input.
+    t_s, R_bps, queue_bits, sending : ndarray
+        Trace per step: time, router rate, queue, flows sending.
+    utilization : float
+        Bits entering the queue over C times the span, over the window of :func:`window`.
+    """
+
+    fct_s: np.ndarray
+    arrival_s: np.ndarray
+    size_bits: np.ndarray
+    t_s: np.ndarray
+    R_bps: np.ndarray
+    queue_bits: np.ndarray
+    sending: np.ndarray
+    capacity_bps: float
+    rtt_s: float
+    sent_bits: np.ndarray
+
+    def window_utilization(self, t0: float, t1: float) -> float:
+        """Bits sent into the queue in ``[t0, t1]`` over ``C (t1 - t0)``."""
+        i0, i1 = np.searchsorted(self.t_s, [t0, t1])
+        return float((self.sent_bits[i1 - 1] - self.sent_bits[i0]) / (self.capacity_bps * (t1 - t0)))
+
+
+def time_average_in_progress(arrival_s, fct_s, t0: float, t1: float) -> float:
+    """Time-average number of flows in progress (arrived, not finished) over ``[t0, t1]``."""
+    a = np.asarray(arrival_s, float)
+    e = a + np.where(np.isfinite(fct_s), fct_s, np.inf)
+    overlap = np.clip(np.minimum(e, t1) - np.maximum(a, t0), 0.0, None)
+    return float(overlap.sum() / (t1 - t0))
+
+
+def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: float, arrival_s, size_bits,
+                   rtt: str = "propagation", lag: bool = True, quantum_bps: float = 0.0, dt_s: float | None = None,
+                   horizon_s: float | None = None, fixed_rate_bps: float | None = None,
+                   packet_bits: float = 0.0) -> FluidFlowRun:
+    """Run the flow-level fluid model on given arrivals.
+
+    Parameters
+    ----------
+    alpha, beta : float
+        Gains of the rate law.
+    capacity_bps, rtt_s : float
+        C (bit/s) and RTPD d (s).
+    arrival_s, size_bits : array_like
+        Arrival times (s, non-decreasing) and sizes (bits, > 0) of the flows.
+    rtt : {"propagation", "with_queue"}
+        The delay in the rate law: d, or d + q/C.
+    lag : bool
+        Senders use the rate stamped one RTPD earlier (True) or the current one.
+    quantum_bps : float
+        Round the stamped rate to multiples of this (bit/s, floor one quantum); 0: exact.
+    dt_s : float, optional
+        Time step, s (default d / 200).
+    horizon_s : float, optional
+        Stop at this time (default: last arrival plus 100 d plus the largest flow at C/100).
+    fixed_rate_bps : float, optional
+        Hold R at this value (App. A's fixed-rate set-up) instead of the rate law.
+    packet_bits : float
+        Packet size for the packet-scale queue term (module docstring), bits; 0: none.
+
+    Returns
+    -------
+    FluidFlowRun
+
+    Examples
+    --------
+    >>> r = fluid_flow_run(0.5, 0.4, capacity_bps=1e6, rtt_s=0.1, arrival_s=[0.0], size_bits=[1e5])
+    >>> round(float(r.fct_s[0]), 3)   # 1.5 d + L/C
+    0.25
+    """
+    a = np.asarray(arrival_s, float)
+    size = np.asarray(size_bits, float)
+    C, d = float(capacity_bps), float(rtt_s)
+    if not (C > 0 and d > 0 and alpha > 0 and beta >= 0):
+        raise InputError(f"C={C}, d={d}, alpha={alpha}, beta={beta}: need C, d, alpha > 0 and beta >= 0")
+    if rtt not in ("propagation", "with_queue"):
+        raise InputError(f"rtt={rtt!r}: propagation or with_queue")
+    if len(a) != len(size) or len(a) == 0 or np.any(np.diff(a) < 0) or np.any(size <= 0):
+        raise InputError("arrivals must be non-decreasing, sizes > 0, equal lengths, at least one flow")
+    dt = d / 200 if dt_s is None else float(dt_s)
+    lag_steps = int(round(d / dt)) if lag else 0
+    horizon = horizon_s if horizon_s is not None else a[-1] + 100 * d + size.max() / (0.01 * C)
+    n_steps = int(math.ceil(horizon / dt)) + 1
+    r_min = 1e-6 * C
+    R_hist = np.empty(n_steps + 1)
+    R = C if fixed_rate_bps is None else float(fixed_rate_bps)
+    q = q_pkt = 0.0  # fluid queue and the packet-scale queue above it, bits
+    fct = np.full(len(a), np.nan)
+    start = a + d  # data reach the router
+    nxt = 0  # next flow to start sending
+    act_id = np.empty(0, dtype=np.int64)
+    act_left = np.empty(0)
+    trace_t, trace_R, trace_q, trace_n, trace_sent = [], [], [], [], []
+    sent_total = 0.0
+    done = 0
+    for k in range(n_steps):
+        t = k * dt
+        R_hist[k] = R
+        # Flows whose data reach the router during this step join at its start (dt << d).
+        j = np.searchsorted(start, t + dt, side="left")
+        if j > nxt:
+            act_id = np.concatenate([act_id, np.arange(nxt, j)])
+            act_left = np.concatenate([act_left, size[nxt:j]])
+            nxt = j
+        r = R_hist[k - lag_steps] if k >= lag_steps else (C if fixed_rate_bps is None else R)
+        if quantum_bps > 0:
+            r = max(round(r / quantum_bps), 1) * quantum_bps
+        n = len(act_id)
+        y_bits = 0.0
+        if n:
+            step_bits = r * dt
+            finish = act_left <= step_bits
+            y_bits = float(np.minimum(act_left, step_bits).sum())
+            act_left = act_left - step_bits
+            q_after = max(q + y_bits - C * dt, 0.0)
+            if finish.any():
+                ids = act_id[finish]
+                t_end = t + (act_left[finish] + step_bits) / r
+                fct[ids] = t_end - a[ids] + q_after / C + d / 2
+                done += len(ids)
+                keep = ~finish
+                act_id, act_left = act_id[keep], act_left[keep]
+            q = q_after
+        else:
+            q = max(q - C * dt, 0.0)
+        sent_total += y_bits
+        if fixed_rate_bps is None:
+            y = y_bits / dt
+            if packet_bits > 0:
+                u = y / C
+                if u < 1:
+                    target = packet_bits * u * u / (2.0 * (1.0 - u))
+                    relax = packet_bits / C / (1.0 - math.sqrt(u)) ** 2
+                else:  # the fluid queue is the queue
+                    target, relax = 0.0, packet_bits / C
+                q_pkt += (target - q_pkt) * min(dt / relax, 1.0)
+            q_seen = q + q_pkt
+            dc = d + q_seen / C if rtt == "with_queue" else d
+            R += dt * R / (C * dc) * (alpha * (C - y) - beta * q_seen / dc)
+            R = min(max(R, r_min), C)
+        if k % 10 == 0:
+            trace_t.append(t)
+            trace_R.append(R)
+            trace_q.append(q)
+            trace_n.append(n)
+            trace_sent.append(sent_total)
+        if done == len(a):
+            break
+    return FluidFlowRun(fct_s=fct, arrival_s=a, size_bits=size, t_s=np.array(trace_t), R_bps=np.array(trace_R),
+                        queue_bits=np.array(trace_q), sending=np.array(trace_n), capacity_bps=C, rtt_s=d,
+                        sent_bits=np.array(trace_sent))

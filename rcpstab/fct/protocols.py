@@ -1,0 +1,171 @@
+"""Flow completion times of RCP, RCP-AC and XCP on the same arrivals (issue 24, item 4).
+
+The workload is :func:`~rcpstab.fct.flow_run.draw_workload`'s (the load asked for, on the drawn
+sizes); the flows are replayed through the general packet simulator
+(:mod:`rcpstab.packet.simulator`) with the protocol's reference router and senders: App. F
+and R-TCP hosts for ``rcp``, the RCP-AC router and XCP's window senders for ``rcpac``, XCP's
+router and senders for ``xcp``. The flow simulator (:mod:`.flow_run`) runs RCP only; running
+``rcp`` here as well cross-checks the two simulators.
+
+TCP is ns-3's NewReno (:mod:`.tcp_ns3`, the ``bench`` extra): rcpstab writes no TCP of its
+own, and ``tcp`` is refused in one line without ns-3.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InputError
+from ..packet.hosts.flow_traffic import ArrivalProcess
+from ..packet.protocols import get_protocol
+from ..packet.simulator.run import build_simulator, make_controller
+from ..packet.simulator.scenarios import Scenario
+from ..packet.simulator.topology import IP_HEADER_BYTES, TCP_HEADER_BYTES, dumbbell, request_field
+from .flow_run import DATA_PACKET_BYTES, NS_PER_S, draw_workload
+from .ps import processor_sharing_sojourn
+from .tcp_ns3 import NS3_MISSING, ns3_available, tcp_fct
+
+__all__ = ["FCT_PROTOCOLS", "DEFAULT_GAINS", "check_protocol", "compare_protocols", "protocol_fct"]
+
+# XCP: its paper's (0.4, 0.226); RCP and RCP-AC: thesis Ch. 4's (0.1, 1.0) unless --alpha/--beta say
+DEFAULT_GAINS = {"xcp": (0.4, 0.226)}
+
+FCT_PROTOCOLS = ("rcp", "rcpac", "xcp", "tcp")
+
+
+def check_protocol(name: str) -> str:
+    """The protocol name, or InputError in one line (``tcp`` without ns-3 included)."""
+    if name not in FCT_PROTOCOLS:
+        raise InputError(f"--protocol {name!r}: one of {', '.join(FCT_PROTOCOLS)}")
+    if name == "tcp" and not ns3_available():
+        raise InputError(NS3_MISSING)
+    return name
+
+
+def sim_ctrl_bytes(protocol: str) -> int:
+    """Bytes of a SYN / ACK in the packet simulator for ``protocol`` (as :func:`build_simulator` sets them)."""
+    return IP_HEADER_BYTES + TCP_HEADER_BYTES + get_protocol(protocol).header_bytes
+
+
+def protocol_fct(protocol: str, alpha: float, beta: float, *, capacity_bps: float, rtt_s: float, load: float,
+                 sizes, n_flows: int, seed: int = 0, buffer_bdp: float = 1.0,
+                 packet_bytes: int = DATA_PACKET_BYTES, drain_s: float | None = None) -> dict:
+    """Run one protocol on the drawn workload through the packet simulator.
+
+    Parameters
+    ----------
+    protocol : {"rcp", "rcpac", "xcp"}
+    alpha, beta : float
+        Router gains (App. F for RCP and RCP-AC's rate controller; XCP's efficiency controller).
+    capacity_bps, rtt_s, load : float
+        C (bit/s), RTPD (s), offered load in (0, 1).
+    sizes : SizeDistribution
+    n_flows, seed : int
+    buffer_bdp : float
+        Drop-tail buffer, bandwidth-delay products.
+    drain_s : float, optional
+        Seconds after the last arrival allowed to finish (default 200 RTPD plus the largest flow
+        at C / 50).
+
+    Returns
+    -------
+    dict
+        ``fct_s`` (per flow in arrival order; NaN if unfinished), ``ps_fct_s`` (1.5 RTPD plus the
+        sojourn in an exact PS queue fed the same flows), ``arrival_s``, ``size_pkts``,
+        ``mean_queue_bytes``, ``dropped``, ``protocol``.
+    """
+    check_protocol(protocol)
+    start_s, size, _ = draw_workload(sizes, ArrivalProcess(), n_flows, load, capacity_bps, packet_bytes, seed)
+    ps = 1.5 * rtt_s + processor_sharing_sojourn(start_s, size * (packet_bytes * 8.0), capacity_bps)
+    if protocol == "tcp":  # ns-3 NewReno (tcp_ns3.py); its buffer is one BDP whatever buffer_bdp says
+        if packet_bytes != 1000 or buffer_bdp != 1.0:
+            raise InputError("--protocol tcp runs with 1000-byte packets and a one-BDP buffer only")
+        drain = drain_s if drain_s is not None else 200 * rtt_s + size.max() * packet_bytes * 8 / (capacity_bps / 50)
+        t = tcp_fct(start_s, size, capacity_bps, rtt_s, drain)
+        return {"protocol": protocol, "fct_s": t["fct_s"], "ps_fct_s": ps, "arrival_s": start_s, "size_pkts": size,
+                "mean_queue_bytes": math.nan, "dropped": t["lost_packets"]}
+    proto = get_protocol(protocol)
+    scenario = Scenario(name="fct", capacity_bps=capacity_bps, rtt_s=rtt_s, eta=1.0, long_flows=(),
+                        t_end_s=1.0, buffer_bytes=max(int(buffer_bdp * capacity_bps * rtt_s / 8), packet_bytes),
+                        initial_R_over_C=1.0, packet_bytes=packet_bytes)
+    topology = dumbbell(scenario, protocol)
+    req = request_field(0.0)
+    flows = [(int(round(t * NS_PER_S)), -1, int(z), req, topology.forward_path, topology.reverse_path)
+             for t, z in zip(start_s, size)]
+    sim = build_simulator(topology, flows, packet_bytes, "c", protocol)
+    controllers = {}
+    for li, link in enumerate(topology.links):
+        if link.controlled:
+            controllers[li] = make_controller(link, alpha, beta, 1.0, 1.0, rtt_s, packet_bytes)
+            proto.initial_writes(sim, li, controllers[li])
+    interval = {li: proto.initial_interval_ns(c) for li, c in controllers.items()}
+    tick = dict(interval)
+    drain = drain_s if drain_s is not None else 200 * rtt_s + size.max() * packet_bytes * 8 / (capacity_bps / 50)
+    t_end = int(round((start_s[-1] + drain) * NS_PER_S))
+    monitored = topology.monitored_link
+    queue, dt = [], []
+    while True:
+        t_next = min(tick.values())
+        if t_next > t_end:
+            break
+        sim.run_until(t_next)
+        for li, ctrl in controllers.items():
+            if tick[li] != t_next:
+                continue
+            next_ns, _, _, registers = proto.service(sim, li, ctrl, interval[li])
+            if li == monitored and t_next <= start_s[-1] * NS_PER_S:
+                queue.append(registers["queue_bytes"])
+                dt.append(interval[li])
+            interval[li] = next_ns
+            tick[li] = t_next + next_ns
+        if sim.counters()["flows_done"] >= n_flows:
+            break
+    fct_ns = np.array([np.nan if x is None else x for x in sim.flow_stats()[1]], dtype=float)
+    # The packet simulator ends a flow when the sender has the last ACK; the thesis (and the
+    # flow simulator) when the receiver has the last data packet: take off the ACK's way back
+    # (the return link's propagation and one control packet's serialisation).
+    ack_back_s = rtt_s * (1 - scenario.forward_delay_share) + sim_ctrl_bytes(protocol) * 8 / capacity_bps
+    fct = fct_ns / NS_PER_S - ack_back_s
+    return {"protocol": protocol, "fct_s": fct, "ps_fct_s": ps, "arrival_s": start_s, "size_pkts": size,
+            "mean_queue_bytes": float(np.average(queue, weights=dt)) if queue else math.nan,
+            "dropped": int(sim.counters()["dropped"])}
+
+
+def compare_protocols(protocols, gains: dict, *, capacity_bps: float, rtt_s: float, load: float, sizes,
+                      n_flows: int, seeds=(0,), buffer_bdp: float = 1.0, split_pkts: int = 500) -> dict:
+    """Each protocol on the same arrivals per seed: AFCT over same-arrivals PS, for all flows and
+    below / from ``split_pkts`` packets (thesis Figs. 4.10-4.14 split at 500), mean over seeds
+    with a 95% t-interval half-width.
+
+    ``gains`` maps a protocol to its (alpha, beta); ``tcp`` takes none.
+    """
+    from scipy.stats import t as student
+
+    out = {}
+    for name in protocols:
+        check_protocol(name)
+        per_seed = {"all": [], "small": [], "large": [], "unfinished": [], "queue_bdp": [], "dropped": []}
+        for seed in seeds:
+            r = protocol_fct(name, *(gains.get(name) or (0.0, 0.0)), capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
+                             n_flows=n_flows, seed=seed, buffer_bdp=buffer_bdp)
+            f, ps, z = r["fct_s"], r["ps_fct_s"], r["size_pkts"]
+            for key, sel in (("all", z > 0), ("small", z < split_pkts), ("large", z >= split_pkts)):
+                per_seed[key].append(float(np.nanmean(f[sel]) / ps[sel].mean()) if sel.any() else math.nan)
+            per_seed["unfinished"].append(int(np.isnan(f).sum()))
+            per_seed["queue_bdp"].append(r["mean_queue_bytes"] * 8 / (capacity_bps * rtt_s))
+            per_seed["dropped"].append(r["dropped"])
+        g = gains.get(name) or (None, None)
+        row = {"alpha": g[0], "beta": g[1]}
+        for key in ("all", "small", "large", "queue_bdp"):
+            v = np.array(per_seed[key], dtype=float)
+            v = v[np.isfinite(v)]
+            mean = float(v.mean()) if len(v) else None
+            half = (float(student.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
+                    if len(v) > 1 else None)
+            row[key] = {"mean": mean, "ci95": half,
+                        "per_seed": [float(x) if math.isfinite(x) else None for x in per_seed[key]]}
+        row["unfinished"] = sum(per_seed["unfinished"])
+        row["dropped"] = sum(per_seed["dropped"])
+        out[name] = row
+    return out

@@ -1,0 +1,238 @@
+"""The optimal-rate "U" curve (thesis App. A; the M/Pareto report): every flow sent at one fixed rate R.
+
+Flows arrive as a Poisson process with bounded Pareto sizes and each is sent at a fixed rate
+``R = C / K`` into a FCFS link of capacity C. Low R stretches every flow (``L / R``); high R
+builds a queue (at ``R >= C`` the M/G/1 queue, infinite for an unbounded Pareto of shape
+below 2). The expected flow duration ``E[tau] = E[L]/R + E[Q_l]/C`` (eq. A.1) has a minimum.
+
+Three methods:
+
+* :func:`app_a_duration`: App. A's approximation, eq. A.11 (``R < C``, through the
+  M/Pareto/K model of its ref. [23], eqs. A.7-A.10) and eq. A.12 (``R >= C``, exact);
+* :func:`fixed_rate_fcfs`: an exact packet-level FCFS queue fed every flow's paced packets
+  (Lindley's recursion, vectorised), with or without background flows at another rate;
+  ``tau = L / R + W`` with ``W`` the wait of the flow's last packet, App. A's decomposition;
+* the packet flow simulator at a fixed router rate
+  (:func:`~rcpstab.fct.flow_run.run_flows` with ``fixed_rate_bps``), which adds the handshake
+  and the propagation (its FCT minus 1.5 RTPD is comparable, up to a packet time).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import poisson
+
+from ..errors import InputError
+
+__all__ = ["BoundedPareto", "app_a_duration", "app_a_blocking", "fixed_rate_fcfs", "durations_at_rates"]
+
+
+@dataclass(frozen=True)
+class BoundedPareto:
+    """Bounded Pareto law on ``[m, M]`` with shape ``a`` (App. A): ``F(x) = (1 - (m/x)^a) / (1 - (m/M)^a)``.
+
+    Sizes in packets (real-valued); :meth:`sample` rounds up to whole packets for the packet
+    simulators and :attr:`mean_packets` is the exact mean of the rounded sizes, so the object
+    can stand in for a :class:`~rcpstab.packet.hosts.flow_traffic.SizeDistribution`.
+
+    Examples
+    --------
+    >>> d = BoundedPareto.with_mean(25.0, 1.2, 1e4)
+    >>> round(d.moment(1), 6)
+    25.0
+    """
+
+    m: float
+    M: float
+    a: float
+
+    def __post_init__(self) -> None:
+        if not (0 < self.m < self.M and math.isfinite(self.M) and 0 < self.a and self.a != 1 and self.a != 2):
+            raise InputError(f"bounded Pareto m={self.m}, M={self.M}, shape={self.a}: need 0 < m < M < inf, "
+                             "shape > 0, not 1 or 2")
+
+    @classmethod
+    def with_mean(cls, mean: float, a: float, M: float) -> BoundedPareto:
+        """The law on ``[m, M]`` whose mean is ``mean`` (m found by bisection)."""
+        lo, hi = 1e-12, mean
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if cls(mid, M, a).moment(1) < mean:
+                lo = mid
+            else:
+                hi = mid
+        return cls(0.5 * (lo + hi), M, a)
+
+    def moment(self, k: int) -> float:
+        """``E[X^k]`` for k = 1, 2, packets^k."""
+        m, M, a = self.m, self.M, self.a
+        norm = 1.0 - (m / M) ** a
+        return a * m**a * (M ** (k - a) - m ** (k - a)) / ((k - a) * norm)
+
+    def cdf(self, x: float) -> float:
+        x = min(max(x, self.m), self.M)
+        return (1.0 - (self.m / x) ** self.a) / (1.0 - (self.m / self.M) ** self.a)
+
+    def sample_real(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """Real-valued sizes by inversion, packets."""
+        u = rng.random(n)
+        m, M, a = self.m, self.M, self.a
+        return m / (1.0 - u * (1.0 - (m / M) ** a)) ** (1.0 / a)
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """Whole-packet sizes ``max(1, ceil(X))``, int64."""
+        return np.maximum(np.ceil(self.sample_real(rng, n)), 1).astype(np.int64)
+
+    @property
+    def mean_packets(self) -> float:
+        """Exact mean of ``max(1, ceil(X))``: ``1 + sum_{k >= 1} P(X > k)``."""
+        k = np.arange(1, int(math.ceil(self.M)))
+        return float(1.0 + np.sum(1.0 - np.array([self.cdf(x) for x in k]))) if len(k) else 1.0
+
+    def __str__(self) -> str:
+        return f"bpareto:m={self.m:.4g},M={self.M:g},shape={self.a:g}"
+
+
+def app_a_blocking(K: float, load: float, dist: BoundedPareto) -> float:
+    """Eq. A.8: P(blocking) of the M/Pareto/K approximation (two-point split of the sizes).
+
+    ``alpha`` is the fraction of flows between m and M/20; the small and the large flows get
+    the two sizes A and B with the law's mean and variance (A.8's A, B), loads rho_s, rho_l.
+    """
+    mean, var = dist.moment(1), dist.moment(2) - dist.moment(1) ** 2
+    frac = dist.cdf(dist.M / 20.0)
+    A = mean - math.sqrt(var * (1 - frac) / frac)
+    B = mean + math.sqrt(var * frac / (1 - frac))
+    rho_s = frac * A / mean * load
+    rho_l = (1 - frac) * B / mean * load
+    x = K * (1 - rho_s) - 1
+    return float(1.0 - poisson.cdf(math.floor(x), rho_l * K)) if x >= 0 else 1.0
+
+
+def app_a_duration(rate_bps, capacity_bps: float, arrival_rate: float, dist: BoundedPareto,
+                   packet_bits: float = 8000.0):
+    """App. A's expected flow duration E[tau] (s) at fixed rate(s) R: eq. A.11 below C, A.12 from C.
+
+    Parameters
+    ----------
+    rate_bps : float or array_like
+        The fixed rate R, bit/s (K = C/R need not be an integer; A.8's Poisson CDF is taken
+        at the floor of its argument).
+    capacity_bps : float
+        C, bit/s.
+    arrival_rate : float
+        Poisson flow arrivals lambda, flows/s; the load is ``lambda E[L] / C`` (< 1).
+    dist : BoundedPareto
+        Flow sizes, packets of ``packet_bits``.
+
+    Examples
+    --------
+    >>> d = BoundedPareto.with_mean(25.0, 1.2, 1e4)
+    >>> C = 150e6
+    >>> tau_C = float(app_a_duration(C, C, 600.0, d))   # A.12 at R = C: E[L]/C + M/G/1 wait - lam E[L^2]/(2 C R)
+    >>> L1, L2, rho = d.moment(1) * 8000, d.moment(2) * 8000**2, 600 * d.moment(1) * 8000 / C
+    >>> abs(tau_C - (L1 / C + 600 * L2 / (2 * C) * (1 / ((1 - rho) * C) - 1 / C))) < 1e-12
+    True
+    """
+    L1, L2 = dist.moment(1) * packet_bits, dist.moment(2) * packet_bits**2
+    C, lam = float(capacity_bps), float(arrival_rate)
+    rho = lam * L1 / C
+    if not 0 < rho < 1:
+        raise InputError(f"load lambda E[L]/C = {rho:.3g} must be in (0, 1)")
+    rates = np.atleast_1d(np.asarray(rate_bps, dtype=float))
+    out = np.empty(len(rates))
+    for i, R in enumerate(rates):
+        if R >= C:  # eq. A.12
+            out[i] = L1 / R + lam * L2 / (2 * C) * (1 / ((1 - rho) * C) - 1 / R)
+        else:  # eq. A.11
+            K = C / R
+            out[i] = L1 * K / C + lam * L2 * rho / (2 * (1 - rho) * C**2) * app_a_blocking(K, rho, dist)
+    return out if np.ndim(rate_bps) else float(out[0])
+
+
+def fixed_rate_fcfs(arrival_s, size_pkts, rate_bps, capacity_bps: float, packet_bits: float = 8000.0) -> np.ndarray:
+    """Flow durations ``L/R + W_last`` in an exact packet FCFS queue, every flow paced at its rate.
+
+    Flow i sends packet k at ``arrival_s[i] + k * packet_bits / rate_bps[i]``; the link serves
+    packets in arrival order, one per ``packet_bits / C`` (Lindley: departure
+    ``D_k = max(A_k, D_{k-1}) + s``, vectorised as ``(k+1) s + cummax(A_j - j s)``); ``W_last``
+    is the wait in queue of the flow's last packet.
+
+    Parameters
+    ----------
+    arrival_s : array_like
+        Flow start times, s.
+    size_pkts : array_like
+        Flow sizes, whole packets (>= 1).
+    rate_bps : float or array_like
+        Sending rate of every flow (or of each), bit/s.
+    capacity_bps, packet_bits : float
+
+    Returns
+    -------
+    ndarray
+        Duration of each flow, s (App. A's ``L/R + Q_l/C``).
+
+    Examples
+    --------
+    >>> fixed_rate_fcfs([0.0, 0.0], [2, 1], 1e6, 1e6, packet_bits=1e6).tolist()   # 2nd waits a packet
+    [2.0, 2.0]
+    """
+    start = np.asarray(arrival_s, float)
+    n = np.asarray(size_pkts, np.int64)
+    rate = np.broadcast_to(np.asarray(rate_bps, float), start.shape)
+    if np.any(n < 1) or np.any(rate <= 0) or capacity_bps <= 0:
+        raise InputError("sizes must be >= 1 packet, rates and C > 0")
+    flow = np.repeat(np.arange(len(n)), n)
+    k = np.arange(len(flow)) - np.repeat(np.cumsum(n) - n, n)
+    t = start[flow] + k * (packet_bits / rate[flow])
+    order = np.argsort(t, kind="stable")
+    t_sorted = t[order]
+    s = packet_bits / capacity_bps
+    idx = np.arange(len(t_sorted))
+    depart = (idx + 1) * s + np.maximum.accumulate(t_sorted - idx * s)
+    wait = np.empty(len(t))
+    wait[order] = depart - s - t_sorted
+    last = np.cumsum(n) - 1
+    return n * packet_bits / rate + wait[last]
+
+
+def durations_at_rates(rates_bps, *, capacity_bps: float, dist, n_flows: int, load: float, seed: int = 0,
+                       background: tuple | None = None, packet_bits: float = 8000.0) -> np.ndarray:
+    """Mean duration of the flows of interest at each fixed rate, by :func:`fixed_rate_fcfs`.
+
+    The same Poisson arrivals and sizes at every rate (common random numbers). ``background``
+    = (dist, pool, load, rate_bps): Poisson flows of another law at their own fixed rate over
+    the same span, at the rate with which ``pool`` sizes drawn offer ``load`` (the M/Pareto
+    report's set-up); their durations are not counted.
+
+    Returns
+    -------
+    ndarray
+        Mean duration of the flows of interest, s, one per rate.
+    """
+    rng = np.random.default_rng(seed)
+    size = dist.sample(rng, n_flows)
+    lam = load * capacity_bps / (size.mean() * packet_bits)  # the drawn sizes offer exactly ``load``
+    start = np.cumsum(rng.exponential(1.0 / lam, n_flows))
+    if background is not None:
+        # Poisson background over the same span at the rate its drawn sizes need to offer ``bload``
+        bdist, bn, bload, brate = background
+        bpool = bdist.sample(rng, bn)
+        blam = bload * capacity_bps / (bpool.mean() * packet_bits)
+        bstart = np.cumsum(rng.exponential(1.0 / blam, 4 * bn + 100))
+        bstart = bstart[bstart <= start[-1]]
+        bsize = bpool[np.arange(len(bstart)) % bn]
+    out = []
+    for R in np.atleast_1d(rates_bps):
+        if background is None:
+            tau = fixed_rate_fcfs(start, size, R, capacity_bps, packet_bits)
+        else:
+            all_start = np.concatenate([start, bstart])
+            all_size = np.concatenate([size, bsize])
+            all_rate = np.concatenate([np.full(n_flows, float(R)), np.full(len(bsize), float(brate))])
+            tau = fixed_rate_fcfs(all_start, all_size, all_rate, capacity_bps, packet_bits)[:n_flows]
+        out.append(tau.mean())
+    return np.array(out)
