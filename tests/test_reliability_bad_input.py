@@ -34,8 +34,11 @@ def test_a_model_file_that_is_not_python_is_refused(capsys):
 
 def test_a_failing_cc_is_named(capsys, monkeypatch, tmp_path):
     # RuntimeError: compiling the rcp kernel with /bin/false failed (exit 1)
+    from rcpstab.phaseplane import compiled
+
     monkeypatch.setenv("CC", "false")
     monkeypatch.setenv("RCPSTAB_CACHE_DIR", str(tmp_path))  # no cached kernel to fall back on
+    monkeypatch.setattr(compiled, "_CACHE", {})   # nor one an earlier test loaded into this process
     refused(["map", "--method", "phaseplane", "--alpha", "0.4", "--beta", "0.2"], capsys, "$CC='false'",
             "compiling the rcp kernel failed")
 

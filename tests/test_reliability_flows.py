@@ -1,6 +1,6 @@
 """The flow simulator's C extension (issue 27 defects 1 and 2): integers range-checked from the one
 table both twins read (no wrap), concurrent use refused with RuntimeError, no undefined behaviour
-(benchmarks/sanitize_datapath.sh runs this file under ASan + UBSan, see test_sanitizer_run)."""
+(tests/sanitize_datapath.sh runs this file under ASan + UBSan, see test_sanitizer_run)."""
 import os
 import random
 import shutil
@@ -268,7 +268,7 @@ def test_sanitizer_run():
     """Both C extensions built with ASan + UBSan run their hostile-input, twin and hammering tests: no report."""
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
-    proc = subprocess.run(["bash", str(REPO / "benchmarks" / "sanitize_datapath.sh"), "-x"],
+    proc = subprocess.run(["bash", str(REPO / "tests" / "sanitize_datapath.sh"), "-x"],
                           capture_output=True, text=True, timeout=1200)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]

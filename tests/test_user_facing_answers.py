@@ -176,7 +176,8 @@ def test_notebook_06_margin_table_matches_its_text():
     from rcpstab.linear.margins import margins
     from rcpstab.models import get_model
     from rcpstab.models.xcp import PAPER_POINT
-    namespace = {"margins": margins, "rcp": get_model("rcp"), "PAPER_POINT": PAPER_POINT,
+    import rcpstab
+    namespace = {"rcpstab": rcpstab, "margins": margins, "rcp": get_model("rcp"), "PAPER_POINT": PAPER_POINT,
                  "named": {"XCP (0.4, 0.226)": PAPER_POINT}}
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):

@@ -46,8 +46,10 @@ def fct(alpha: float, beta: float, *, C: float, d0: float, load: float, sizes: s
     >>> d = r.to_dict()
     >>> d["flows_completed"], d["flows"], d["loss_probability"]
     (200, 200, 0.0)
+    >>> r.to_dict()["offered_load"]     # the drawn sizes offer exactly the load asked for
+    0.5
     >>> r      # doctest: +ELLIPSIS
-    FctResult(fct: RCP (0.4, 0.2) at C=1e+08 b/s, RTPD=0.1 s, rho=0.5 ...: 200/200 flows, AFCT/PS ...)
+    FctResult(fct: RCP (0.4, 0.2) at C=1e+08 b/s, RTPD=0.1 s: load nominal 0.5, offered 0.500, ...; 200/200 flows, AFCT/PS ...)
     """
     from ..fct import fct_study
     from ..packet.hosts.flow_traffic import parse_arrivals, parse_sizes

@@ -177,8 +177,12 @@ def fixed_rate_fcfs(arrival_s, size_pkts, rate_bps, capacity_bps: float, packet_
 
     Examples
     --------
-    >>> fixed_rate_fcfs([0.0, 0.0], [2, 1], 1e6, 1e6, packet_bits=1e6).tolist()   # 2nd waits a packet
-    [2.0, 2.0]
+    Three 1 s packets through a 1 s/packet link from t = 0: the link is busy until 3 s, so the
+    two-packet flow (its second packet, sent at 1 s, waits behind the other flow's) ends at 3 s
+    and the one-packet flow at 2 s:
+
+    >>> fixed_rate_fcfs([0.0, 0.0], [2, 1], 1e6, 1e6, packet_bits=1e6).tolist()
+    [3.0, 2.0]
     """
     start = np.asarray(arrival_s, float)
     n = np.asarray(size_pkts, np.int64)

@@ -18,7 +18,7 @@ the Bode/Nyquist crossings and the margins come from the same code as the bundle
 - gain margins both ways, phase margin and delay margin as in :mod:`rcpstab.linear.margins`
   (the delay margin is exact: the extra delay min over gain crossovers w_c of
   ((phase(w_c) + pi) mod 2 pi)/w_c puts a root on j*w_c, and no smaller one puts a root
-  anywhere on the axis, since |L| does not depend on the delay);
+  anywhere on the axis, since ``|L|`` does not depend on the delay);
 - ``notes`` whenever a margin's sign and the roots disagree (an unstable open loop).
 
 All outputs are in SI units (rad/s, s), not normalized.
