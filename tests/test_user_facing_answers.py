@@ -173,10 +173,10 @@ def test_notebook_06_margin_table_matches_its_text():
     table_code = next(c for c in cells if "gain margin" in c and "for label, (a, b) in points.items()" in c)
     text = next(c for c in cells if "The lower corners of the box have gain margins" in c)
     assert "phase margins of 10-25" in text and "linearly unstable" in text
+    import rcpstab
     from rcpstab.linear.margins import margins
     from rcpstab.models import get_model
     from rcpstab.models.xcp import PAPER_POINT
-    import rcpstab
     namespace = {"rcpstab": rcpstab, "margins": margins, "rcp": get_model("rcp"), "PAPER_POINT": PAPER_POINT,
                  "named": {"XCP (0.4, 0.226)": PAPER_POINT}}
     printed = io.StringIO()
