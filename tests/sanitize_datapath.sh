@@ -33,7 +33,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export PYTHONPATH="$work"
 python - <<PY
 import rcpstab.packet._datapath as d
-import rcpstab.fct._flows as f
+from rcpstab.fct import _flows as f  # rcpstab.fct is also the API function: read the package
 for m in (d, f):
     assert m.__file__.startswith("$work"), m.__file__
     print("sanitized build:", m.__file__)

@@ -1,7 +1,11 @@
 """DCQCN and patched TIMELY (Zhu et al., CoNEXT 2016) as delayed fluid models: their loops and margins.
 
-Reference data: tests/data/zhu2016 (the authors' published figure data, see its README).
+Reference data: the authors' published figure data (their public repository jitupadhye-zz/rdma, folder
+conext2016/: pm_rai40_delay{0,50,100}.txt, pm_timely_delay{0,50,100}_fixed.txt), read from the folder
+named by $RCPSTAB_ZHU2016_DATA. It is not committed here (data from a fetched snapshot stays out of the
+repository); without it the comparisons with the paper are skipped and say so.
 """
+import os
 import pathlib
 
 import numpy as np
@@ -11,11 +15,14 @@ from rcpstab.linear.fluid_loop import linearized_loop, loop_matrices, model_marg
 from rcpstab.linear.lti import loop_roots
 from rcpstab.models.delayloop import get_loop_model
 
-DATA = pathlib.Path(__file__).parent / "data" / "zhu2016"
+DATA = pathlib.Path(os.environ.get("RCPSTAB_ZHU2016_DATA", "/nonexistent"))
 
 
 def _paper(name):
-    return np.loadtxt(DATA / f"{name}.txt")
+    path = DATA / f"{name}.txt"
+    if not path.exists():
+        pytest.skip(f"the paper's figure data ({name}.txt) is not here: set RCPSTAB_ZHU2016_DATA")
+    return np.loadtxt(path)
 
 
 @pytest.mark.parametrize("delay,name,stride", [(100e-6, "pm_timely_delay100_fixed", 1),

@@ -14,6 +14,9 @@ from rcpstab.fct.flow_run import NS_PER_S, WARMUP_FRACTION, draw_workload, run_f
 from rcpstab.fct.ps import processor_sharing_sojourn
 from rcpstab.packet.hosts.flow_traffic import parse_arrivals, parse_sizes
 
+# the installed package, not the source tree (whose C extensions a clean clone has not built)
+TESTS = str(__import__('pathlib').Path(__file__).resolve().parent)
+
 PKT = 1000
 SIZES = ["pareto:mean=25,shape=1.2", "pareto:mean=25,shape=2.5", "exponential:mean=30", "fixed:size=37",
          "pareto:mean=10,shape=1.05"]
@@ -95,8 +98,8 @@ def _keys(obj, out):
 def test_help_documents_every_output_column():
     cmd = [sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.4", "--beta", "0.3", "--C", "10e6", "--d0", "0.05",
            "--load", "0.5", "--flows", "200", "--sizes", "exponential:mean=5"]
-    js = json.loads(subprocess.run(cmd + ["--json"], capture_output=True, text=True, check=True).stdout)
-    help_text = subprocess.run(cmd[:4] + ["--help"], capture_output=True, text=True, check=True).stdout
+    js = json.loads(subprocess.run(cmd + ["--json"], capture_output=True, text=True, check=True, cwd=TESTS).stdout)
+    help_text = subprocess.run(cmd[:4] + ["--help"], capture_output=True, text=True, check=True, cwd=TESTS).stdout
     missing = sorted(k for k in _keys(js, set()) if k not in help_text)
     assert not missing, missing
-    assert "offered" in subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    assert "offered" in subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=TESTS).stdout

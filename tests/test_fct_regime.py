@@ -13,6 +13,9 @@ from rcpstab.fct.regime import compare_methods
 from rcpstab.fct.ucurve import fixed_rate_fcfs
 from rcpstab.packet.hosts.flow_traffic import parse_arrivals, parse_sizes
 
+# the installed package, not the source tree (whose C extensions a clean clone has not built)
+TESTS = str(__import__('pathlib').Path(__file__).resolve().parent)
+
 C, D = 20e6, 0.1  # BDP 250 packets of 1000 bytes
 
 
@@ -85,8 +88,8 @@ def test_fct_summary_names_the_regime():
     import sys
 
     base = [sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.1", "--beta", "1", "--d0", "0.1", "--flows", "1500"]
-    above = subprocess.run(base + ["--C", "20e6", "--load", "0.9", "--sizes", "fixed:size=37"], capture_output=True,
+    above = subprocess.run(base + ["--C", "20e6", "--load", "0.9", "--sizes", "fixed:size=37"], capture_output=True, cwd=TESTS,
                            text=True, check=True).stdout
     assert "regime:" in above and "u* = 0.876" in above
-    small = subprocess.run(base + ["--C", "2.4e9", "--load", "0.5"], capture_output=True, text=True, check=True).stdout
+    small = subprocess.run(base + ["--C", "2.4e9", "--load", "0.5"], capture_output=True, text=True, check=True, cwd=TESTS).stdout
     assert "regime:" not in small
