@@ -2,10 +2,15 @@
 arguments (with a description), ``Returns`` and a doctest ``Examples`` section.
 
 The examples themselves run in ``tests/test_doctests.py`` (one test per module that has any); here we
-check they are there, so that a new entry point without them fails."""
+check they are there, so that a new entry point without them fails. The tutorial notebooks reach
+rcpstab only through these public names (``test_notebooks_use_only_the_public_api``)."""
+import ast
 import doctest
+import importlib
 import inspect
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +75,55 @@ def test_sections_parser_finds_a_missing_section():
     doc = "Summary.\n\nParameters\n----------\nx : float\n    Length, m.\n\nReturns\n-------\nfloat\n"
     assert set(sections(doc)) == {"Parameters", "Returns"}
     assert documented_parameters(doc) == {"x": "Length, m."}
+
+
+# --- the notebooks teach through the public API -------------------------------------------------------------
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "docs" / "notebooks").glob("*.ipynb"))
+# The public surface: the names in each public module's ``__all__`` (the top level: one function per command,
+# the models; rcpstab.api: the same functions where they are documented). Results and their methods
+# (``.plot()``, ``.to_pandas()``...) are reached through these functions' return values.
+PUBLIC_MODULES = ("rcpstab", "rcpstab.api")
+
+
+def public_names(module: str) -> set:
+    return set(importlib.import_module(module).__all__)
+
+
+def private_uses(source: str) -> set:
+    """``module:name`` for every rcpstab name a notebook's code reaches outside the public surface: imports
+    from a non-public module or of a name not in a public module's ``__all__``, ``import rcpstab.x``, and
+    attribute chains ``rcpstab.x`` whose ``x`` is not public."""
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    found = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "rcpstab":
+            for alias in node.names:
+                if node.module not in PUBLIC_MODULES or alias.name not in public_names(node.module):
+                    found.add(f"{node.module}:{alias.name}")
+        elif isinstance(node, ast.Import):
+            found |= {f"{a.name}:" for a in node.names if a.name.startswith("rcpstab.") and a.name not in PUBLIC_MODULES}
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "rcpstab"
+              and node.attr not in public_names("rcpstab")):
+            found.add(f"rcpstab:{node.attr}")
+    return found
+
+
+def notebook_code(path: Path) -> str:
+    cells = json.loads(path.read_text())["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+
+
+def test_private_use_detector():
+    # it must catch each way of reaching an internal name, and pass the public ones
+    assert private_uses("from rcpstab.linear.bode import crossovers\n%matplotlib inline") == {
+        "rcpstab.linear.bode:crossovers"}
+    assert private_uses("from rcpstab import region, figures") == {"rcpstab:figures"}
+    assert private_uses("import rcpstab.models.xcp as x") == {"rcpstab.models.xcp:"}
+    assert private_uses("import rcpstab\nrcpstab.figures.grid_extent(a, b)") == {"rcpstab:figures"}
+    assert private_uses("import rcpstab\nfrom rcpstab.api import margins\nrcpstab.region('rcp').plot()") == set()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebooks_use_only_the_public_api(path):
+    assert private_uses(notebook_code(path)) == set(), f"{path.name} reaches internal names"
