@@ -153,11 +153,39 @@ class RegionResult(Result):
         text = self.summary()
         return text.split(" at C = ")[0].split(" in every ")[0]
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax=None, *, verdicts: bool = True, **kwargs):
+        """Draw the map: the margins' panels, the four verdicts of a simulated map, else the shaded region.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on (default: a new figure; a margins map draws its own figure).
+        verdicts : bool
+            A map with verdicts (phase plane, packet) shows each point's verdict (as ``map --out``);
+            ``False`` shades its stable points instead.
+        **kwargs
+            Passed on to the drawing function (e.g. ``color`` of the shaded region, ``title``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes or matplotlib.figure.Figure
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> r = region("rcp", alpha="0.5:1.5:0.5", beta="0.5:1.5:0.5", method="phaseplane")
+        >>> [t.get_text() for t in r.plot().get_legend().get_texts()][:4]   # each verdict with its count
+        ['converged (stable): 5', 'limit cycle: 4', 'diverged: 0', 'undecided (not known): 0']
+        """
         if self.value.method == "margins":
             from ..linear.marginmap_plot import margin_map_plot
 
             return margin_map_plot(self.value, **kwargs)
+        if verdicts and self.value.table is not None and "verdict" in self.value.table:
+            from ..phaseplane.plotting import verdict_plot
+
+            return verdict_plot(self.value, ax=ax, **kwargs)
         return self.value.plot(ax=ax, **kwargs)
 
     def save(self, path: str) -> None:
