@@ -20,7 +20,12 @@ XARRAY_UNITS = {"alpha": "1", "beta": "1", "stable": "1", "C": "bit/s", "d0": "s
                 "buffer": "bit", "unstable_roots": "1", "gain_margin": "1", "phase_margin_deg": "deg",
                 "delay_margin": "d0", "rightmost_real": "1/d0", "rightmost_imag": "rad/d0",
                 "convergence_rtt": "RTT", "convergence_estimate_rtt": "RTT", "envelope_rate_per_rtt": "1/RTT",
-                "fluid_stable": "1", "verdict": "", "fluid_verdict": ""}
+                "fluid_stable": "1", "verdict": "", "fluid_verdict": "",
+                # a replicated packet map (--seeds): per point over the seeds
+                "stable_fraction": "1", "stable_ci_low": "1", "stable_ci_high": "1", "convergence_rtt_ci_low": "RTT",
+                "convergence_rtt_ci_high": "RTT", "convergence_rtt_std": "RTT", "convergence_rtt_median": "RTT",
+                "convergence_rtt_median_low": "RTT", "convergence_rtt_median_high": "RTT", "median_level": "1",
+                "seeds": "1"}
 
 
 def column_unit(model, name: str) -> str:
@@ -54,7 +59,9 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
         Otherwise the method's own options (``Method.options``): ``pade`` (nyquist); ``C`` (bit/s), ``d0`` (s),
         ``N`` (lists), ``T`` (s), ``params`` ({name: [values]}), ``buffer_bdp`` (C*d0), ``workers``,
         ``scheduler``, ``checkpoint``, ``progress`` (phaseplane); ``scenario``, ``workers``,
-        ``checkpoint``, ``progress`` (packet). An option the method does not read is refused.
+        ``checkpoint``, ``progress``, ``seeds`` (replications with per-point 95% intervals) and
+        ``start_jitter_s`` (s; default one d0 with ``seeds``) (packet). An option the method does not read
+        is refused.
 
     Returns
     -------
@@ -93,6 +100,8 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
         kwargs["params"] = network_params(spec, *(kwargs.pop(k, None) for k in ("C", "d0", "N", "T")), kwargs.get("params"))
     configs = int(np.prod([len(v) if isinstance(v, (list, tuple, np.ndarray)) else 1
                            for v in kwargs.get("params", {}).values()]))
+    if isinstance(kwargs.get("seeds"), (int, np.integer)) and kwargs["seeds"] > 1:
+        configs *= int(kwargs["seeds"])   # every point runs once per seed
     from ..runtime.validation import check_grid_size
 
     check_grid_size(alphas.size * betas.size * configs, m.seconds_per_point, f"map --method {method}",

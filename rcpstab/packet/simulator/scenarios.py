@@ -70,6 +70,10 @@ class Scenario:
         IP datagram size of a data packet, bytes.
     poisson : PoissonArrivals or None
         Short flows on top of the long-lived ones.
+    start_jitter_s : float
+        Each long-lived flow starts at its start time plus a uniform draw from [0, start_jitter_s),
+        seconds, from the run's seed (ns-3's random start times); 0: no draw, every seed the same run.
+        The flow-count segments a run is judged by stay the scripted ones.
     """
 
     name: str
@@ -85,6 +89,7 @@ class Scenario:
     request_bps: float = 0.0
     packet_bytes: int = 1500
     poisson: PoissonArrivals | None = None
+    start_jitter_s: float = 0.0
 
     @property
     def bdp_bytes(self) -> float:
@@ -125,6 +130,7 @@ class Scenario:
             ),
             (0 < self.initial_R_over_C <= 1, f"initial_R_over_C={self.initial_R_over_C} must be in (0, 1]"),
             (self.request_bps >= 0, f"request_bps={self.request_bps} must be >= 0"),
+            (self.start_jitter_s >= 0, f"start_jitter_s={self.start_jitter_s} must be >= 0"),
             (
                 self.reverse_capacity_bps is None or self.reverse_capacity_bps > 0,
                 f"reverse_capacity_bps={self.reverse_capacity_bps} must be > 0",
@@ -136,6 +142,9 @@ class Scenario:
         for start, stop in self.long_flows:
             if not 0 <= start < stop:
                 raise InputError(f"scenario {self.name}: flow ({start}, {stop}) needs 0 <= start < stop")
+            if not start + self.start_jitter_s < stop:
+                raise InputError(f"scenario {self.name}: start_jitter_s={self.start_jitter_s:g} would start flow "
+                                 f"({start:g}, {stop:g}) after its stop")
         if self.poisson is not None:
             p = self.poisson
             if p.rate_per_s <= 0 or p.mean_size_bytes <= 0 or p.shape <= 1 or not 0 <= p.start_s < p.stop_s:
