@@ -162,7 +162,7 @@ NOT_YET_PUBLIC = {
         "rcpstab.linear.nyquist:nyquist_region", "rcpstab.linear.nyquist_plot:nyquist_plot",
         "rcpstab.linear.openloop:open_loop", "rcpstab.plotting:region_plot"},
     "05-reference-implementation": {
-        "rcpstab.cosim.packet_vs_fluid:cosimulate", "rcpstab.cosim.plot:cosim_plot", "rcpstab.models:rcp_router",
+        "rcpstab.models:rcp_router",
         "rcpstab.packet._datapath:Datapath", "rcpstab.packet.lens.region:fluid_verdicts",
         "rcpstab.packet.lens.region:run_verdict", "rcpstab.packet.routers.rcp.datapath_py:PyDatapath",
         "rcpstab.packet.simulator.segments:rtt_average", "rcpstab.packet:RcpController", "rcpstab.packet:RcpHeader",

@@ -173,7 +173,7 @@ class TrajectoryResult(Result):
         Returns
         -------
         numpy.ndarray, shape (samples, trajectories)
-            max(|R/Re - 1| / 2%, |q - qe| / 1% of C*d0) (dimensionless; the standard band).
+            ``max(abs(R/Re - 1) / 0.02, abs(q - qe) / (0.01 C d0))`` (dimensionless; the standard band).
 
         Examples
         --------
