@@ -49,6 +49,9 @@ napoleon_numpy_docstring = True
 # delete it, or pass -D nb_execution_mode=force, to run every notebook.
 # A failing cell fails the build either way.
 nb_execution_mode = "cache"
+# The explorer notebook's sliders need a live kernel; the built page shows its figures, and myst-nb's default
+# would load the widgets' JavaScript (RequireJS, the widget manager) from CDNs: none, so pages need no network.
+nb_ipywidgets_js = {}
 nb_execution_timeout = 300
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
