@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..models.spec import ModelSpec
-from .gainrules import assemble_many, crossover_readings, gain_margins_many
+from .gainrules import read_margins
 from .grid import check_gains
-from .margins import GAIN_LIMITS, _gain_margin, _single
+from .margins import GAIN_LIMITS
 from .nyquist import tail_frequency
 from .openloop import open_loop
 from .phasecross import gain_crossovers_many, phase_crossings
@@ -193,13 +193,7 @@ def _group_margins(model, ol, a, b) -> list:
     doubt = np.nonzero((roots.real < 0) != (z == 0) | ~np.isfinite(roots))[0]
     if doubt.size:
         roots[doubt] = rightmost_roots_many(model, a[doubt], b[doubt], nodes=COLLOCATION_NODES)
-    point, wz, phase = gain_crossovers_many(ol, a, b)
-    stable = roots.real < 0
-    gains = gain_margins_many(first, stable)
-    for i in np.nonzero([g is None for g in gains])[0]:      # intervals past the first search: widen it
-        notes: dict = {}
-        gains[i] = (_gain_margin(ol, a[i], b[i], bool(stable[i]), notes, first=_single(first, i)), notes)
-    return assemble_many(a, b, stable, roots, z, gains, crossover_readings(a.size, point, wz, phase, stable))
+    return read_margins(ol, a, b, roots, first, z, gain_crossovers_many(ol, a, b))
 
 
 def margins_many(model: ModelSpec, alphas, betas) -> MarginsBatch:

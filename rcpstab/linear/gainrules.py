@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .margins import GAIN_LIMITS, Margins, _crossover_notes
+from .margins import GAIN_LIMITS, Margins, _crossover_notes, _gain_margin, _single
 
-__all__ = ["crossover_readings", "gain_margins_many"]
+__all__ = ["assemble_many", "crossover_readings", "gain_margins_many", "read_margins"]
 
 
 def _table(pc, n: int):
@@ -187,3 +187,16 @@ def assemble_many(alpha, beta, stable, roots, z, gains, readings) -> list:
                            rightmost_root=(float(roots[i].real), float(roots[i].imag)), gain_margin_lower=gm_lower,
                            unstable_roots=int(z[i]), notes=notes))
     return out
+
+
+def read_margins(ol, a, b, roots, first, z, crossovers) -> list:
+    """:class:`Margins` of every loop (a[i], b[i]) from the batched pieces: the rightmost roots, the
+    -180 deg crossings ``first`` (searched to ``GAIN_LIMITS[0]``) with their Bode count ``z``, and the
+    gain ``crossovers`` (point, w, phase) of :func:`~rcpstab.linear.phasecross.gain_crossovers_many`."""
+    point, wz, phase = crossovers
+    stable = roots.real < 0
+    gains = gain_margins_many(first, stable)
+    for i in np.nonzero([g is None for g in gains])[0]:      # intervals past the first search: widen it
+        notes: dict = {}
+        gains[i] = (_gain_margin(ol, a[i], b[i], bool(stable[i]), notes, first=_single(first, i)), notes)
+    return assemble_many(a, b, stable, roots, z, gains, crossover_readings(a.size, point, wz, phase, stable))
