@@ -1,7 +1,7 @@
 """DCQCN linearized as Zhu et al. (CoNEXT 2016) linearize it: the loop behind their stability figure.
 
 The exact linearization of the paper's fluid model (:mod:`rcpstab.models.dcqcn`, the default)
-does not give the paper's phase margins (up to 20 deg apart). The paper's appendix linearizes
+does not give the paper's phase margins (up to 22, 34 and 70 deg apart in its three panels). The paper's appendix linearizes
 after approximations, and its figure (data files ``pm_rai*_delay*.txt``) was computed with a few
 more. Each is written here as a change to equations (1)-(5) of :mod:`rcpstab.models.dcqcn`;
 the linearization is then derived symbolically as for every delayed model
@@ -21,6 +21,7 @@ R_C(t - tau*); starred symbols are frozen at the operating point.
     A = 1/B + 1/(T R_C~).
 ``"frozen_A"`` (paper, appendix: A = 1/B + 1/(T R_C*) is a constant in its linearization)
     A is held at its operating value A*, so R_C~ A varies as A* dR_C~ (its true variation is dR_C~/B).
+    Only together with ``"taylor"`` (without it there is no A).
 ``"split"`` (paper, appendix: the Laplace transform of dR_C/dt it prints)
     In (5), the rate-increase factor (R_T - R_C) R_C~ enters as (R_T - R_C~) R_C: the printed transform
     puts R_T* dR_C~ on the undelayed side and R_C* dR_C on the delayed one.
