@@ -1,8 +1,9 @@
 """Bode and Nyquist diagrams of any SISO loop with delays, L(s) = sum_m n_m(s)/d(s) e^{-s tau_m}.
 
 Frequencies in rad/s, delays in s. The phase is continuous: the rational part unwrapped along a
-logarithmic grid fine enough that it turns by far less than 180 deg per step, each delay's
--w tau added exactly. The Nyquist count is the winding of 1 + L around 0 along the Nyquist
+logarithmic grid fine enough that it turns by far less than 180 deg per step, the first delay's
+-w tau added exactly (with several delays, the others' factors are unwrapped with the rational
+part, so a user's ``w`` must then be fine enough for them). The Nyquist count is the winding of 1 + L around 0 along the Nyquist
 contour (the imaginary axis, indented to the right around open-loop poles on it, closed at
 infinity where a strictly proper L vanishes)::
 
