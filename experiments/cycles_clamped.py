@@ -39,24 +39,39 @@ START_ALPHA = {0.05: 1.85, 0.1: 1.8, 0.2: 1.75, 0.3: 1.7, 0.5: 1.5}
 
 
 def simulate_cycle(model, alpha, beta, rtts=800.0, gamma0=0.5, kick=None):
-    """Amplitude and period of the last quarter of a long run (default step)."""
-    integ = make_integrator(model, {"alpha": alpha, "beta": beta}, {"gamma0": gamma0})
-    if kick is not None:                        # start at the equilibrium, rate nudged by ``kick`` (relative)
-        eq = 0.1 * 0.15e9
-        integ._x[:, 0] = eq * (1 + kick)
-        integ._ring_values[:, 0, :] = eq * (1 + kick)
+    """Amplitude, period and envelope growth over the last quarter of long runs (default step).
+
+    ``alpha`` and ``kick`` may be arrays (one trajectory each). With ``kick`` the run starts at the
+    equilibrium with its rate (and rate history) moved by ``kick`` (relative), else at ``gamma0``.
+    """
+    alpha = np.atleast_1d(np.asarray(alpha, dtype=float))
+    B = alpha.size if kick is None else np.broadcast(alpha, np.atleast_1d(kick)).size
+    alpha = np.broadcast_to(alpha, (B,)).copy()
+    integ = make_integrator(model, {"alpha": alpha, "beta": beta}, {"gamma0": np.full(B, gamma0)})
+    if kick is not None:
+        eq = 0.1 * 0.15e9                       # C/N at the defaults
+        k = np.broadcast_to(np.asarray(kick, dtype=float), (B,))
+        integ._x[:, 0] = eq * (1 + k)
+        integ._x[:, 1] = 0.0
+        integ._ring_values[:, 0, :] = (eq * (1 + k))[:, None]
+        integ._ring_values[:, 1, :] = 0.0
     d0 = 0.2
     n = int(round(rtts * d0 / integ.dt))
-    rec = integ.run(n, record_every=1)
+    every = max(1, int(round(0.01 * d0 / integ.dt)))
+    rec = integ.run(n, record_every=every)
     g = rec[:, :, 0] / 0.15e9
-    t = np.arange(1, n + 1) * integ.dt / d0
+    t = np.arange(1, g.shape[0] + 1) * every * integ.dt / d0
     m = measure_cycles(t, g, 0 * g, 0.75 * rtts)
-    return float(m.amplitude[0]), float(m.period_rtt[0]), float(m.growth_rtt[0])
+    return m.amplitude, m.period_rtt, m.growth_rtt
 
 
-def kernel_escape(system, orbit, eps=1e-3, periods=6):
-    """Start the kernel on the orbit scaled about the equilibrium by 1 +- eps: per-period growth of the gap."""
-    # equilibrium in scaled units: each state's equilibrium / scale (the queue's is 0)
+def kernel_escape(system, orbit, eps=1e-3, periods=8):
+    """Start the kernel on the orbit scaled about the equilibrium by 1 +- eps.
+
+    Returns the median per-period ratio of successive |amplitude - orbit amplitude| (the
+    amplitude measured over each period): the largest multiplier if the orbit's unstable
+    direction is its amplitude.
+    """
     eqv = []
     for i in system.loop:
         e = float(system.compiled.equilibrium[i](*[0.0] * system.compiled.n_states, *_params(system, orbit.gain)))
@@ -64,14 +79,13 @@ def kernel_escape(system, orbit, eps=1e-3, periods=6):
     eq = np.concatenate(eqv)
     out = {}
     for sign in (+1, -1):
-        z0 = eq + (1 + sign * eps) * (orbit.z - eq)
-        z, gaps = z0[:, None], []
-        ref = orbit.z[:, None]
+        z = (eq + (1 + sign * eps) * (orbit.z - eq))[:, None]
+        gaps = []
         for _ in range(periods):
-            z = system.run(z, orbit.period, np.array([orbit.gain]))
-            gaps.append(float(np.linalg.norm(z - ref)))
+            z, gamma = system.run(z, orbit.period, np.array([orbit.gain]), record=True)
+            gaps.append(abs(0.5 * np.ptp(gamma) - orbit.amplitude))
         ratios = np.array(gaps[1:]) / np.array(gaps[:-1])
-        out["out" if sign > 0 else "in"] = float(np.median(ratios[1:]))
+        out["out" if sign > 0 else "in"] = float(np.median(ratios[2:]))
     return out
 
 
@@ -142,34 +156,49 @@ def main() -> None:
         pts = list(reversed(down.points)) + up.points[1:]
         stable = [p for p in pts if p.stable]
         # simulation on the stable stretch: points not used to start (every 3rd)
+        # simulations (an independent start, a finer step) from below (half) and above (1.5x) the cycle
         sims = []
-        for p in stable[1::3]:
-            amp, per, growth = simulate_cycle(RCP_CLAMPED, p.gain, beta, rtts=1000)
-            sims.append({"alpha": p.gain, "kernel_amplitude": p.amplitude, "sim_amplitude": amp,
-                         "kernel_period": p.period, "sim_period": per, "sim_growth_rtt": growth})
+        chosen = stable[1::2]
+        if chosen:
+            gains = np.repeat([p.gain for p in chosen], 2)
+            kicks = np.array([f * p.amplitude / 0.1 for p in chosen for f in (0.5, 1.5)])
+            amp, per, growth = simulate_cycle(RCP_CLAMPED, gains, beta, rtts=1500, kick=kicks)
+            from rcpstab.models import get_model
+            sampled, sampled_period, _ = simulate_cycle(get_model("rcp"), gains[1::2], beta, rtts=1500,
+                                                         kick=kicks[1::2])
+            for j, p in enumerate(chosen):
+                sims.append({"alpha": p.gain, "kernel_amplitude": p.amplitude, "kernel_period": p.period,
+                             "max_multiplier": p.max_multiplier,
+                             "sim_amplitude_from_below": amp[2 * j], "sim_amplitude_from_above": amp[2 * j + 1],
+                             "sim_period": per[2 * j + 1], "sim_growth_rtt": [growth[2 * j], growth[2 * j + 1]],
+                             "rcp_sampled_amplitude": sampled[j], "rcp_sampled_period": sampled_period[j]})
         onset = down.points[-1]
         branches[str(beta)] = {
             "points": [{"alpha": p.gain, "amplitude": p.amplitude, "period": p.period, "stable": p.stable,
                         "max_multiplier": p.max_multiplier} for p in pts],
             "folds": down.folds + up.folds, "stop_down": down.stop, "stop_up": up.stop,
             "last_alpha": onset.gain, "last_amplitude": onset.amplitude, "simulation": sims}
-        worst = max((abs(s["sim_amplitude"] / s["kernel_amplitude"] - 1) for s in sims), default=math.nan)
+        settled = [s for s in sims if s["max_multiplier"] < 0.95]   # e-folding < ~80 RTTs: settled in 1500
+        worst = max((abs(x / s["kernel_amplitude"] - 1) for s in settled
+                     for x in (s["sim_amplitude_from_below"], s["sim_amplitude_from_above"])), default=math.nan)
+        bracketed = sum(s["sim_amplitude_from_below"] <= s["kernel_amplitude"] * (1 + 1e-3)
+                        and s["sim_amplitude_from_above"] >= s["kernel_amplitude"] * (1 - 1e-3) for s in sims)
         print(f"beta={beta}: {len(pts)} orbits, alpha {min(p.gain for p in pts):.4f}..{max(p.gain for p in pts):.4f}, "
               f"folds {len(down.folds + up.folds)}, unstable {sum(not p.stable for p in pts)}, "
-              f"worst sim amplitude rel. diff {worst:.2e} ({time.perf_counter() - t1:.0f} s)")
+              f"settled sims: worst amplitude rel. diff {worst:.2e} ({len(settled)} points); kernel amplitude between the "
+              f"runs from below and above at {bracketed} of {len(sims)} ({time.perf_counter() - t1:.0f} s)")
     result["clamped"] = branches
 
     # 4. both sides just inside the onset: small kick and large start, clamped and sampled rcp
+    from rcpstab.models import get_model
     probes = []
     for beta, b in branches.items():
         alpha = round(b["last_alpha"] - 0.01, 4)
         row = {"beta": float(beta), "alpha": alpha}
-        for name, model in (("rcp-clamped", RCP_CLAMPED), ("rcp", "rcp")):
-            from rcpstab.models import get_model
-            spec = model if not isinstance(model, str) else get_model(model)
-            small = simulate_cycle(spec, alpha, float(beta), rtts=600, kick=1e-3)
-            large = simulate_cycle(spec, alpha, float(beta), rtts=600, gamma0=1.0)
-            row[name] = {"small_amplitude": small[0], "large_amplitude": large[0]}
+        for name, spec in (("rcp-clamped", RCP_CLAMPED), ("rcp", get_model("rcp"))):
+            small = simulate_cycle(spec, alpha, float(beta), rtts=1500, kick=1e-3)[0][0]
+            large = simulate_cycle(spec, alpha, float(beta), rtts=1500, gamma0=1.0)[0][0]
+            row[name] = {"small_amplitude": float(small), "large_amplitude": float(large)}
         probes.append(row)
         print(f"probe beta={beta} alpha={alpha}: {row}")
     result["probes"] = probes

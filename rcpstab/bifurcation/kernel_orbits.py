@@ -50,7 +50,7 @@ from ..phaseplane.setup import make_integrator, own_name, parameter_values
 from .measure import measure_cycles
 
 __all__ = ["KernelOrbitSystem", "KernelOrbit", "KernelBranch", "RCP_CLAMPED", "continue_kernel_orbits",
-           "orbit_from_simulation"]
+           "orbit_from_simulation", "solve_kernel_orbit", "state_from_profile"]
 
 FD_EPS = 1e-6            # forward-difference step (scaled units): above the map's kinks, below the orbit's scale
 NEWTON_TOL = 1e-9        # weighted RMS Newton step at which a solve has converged
@@ -264,11 +264,47 @@ def _orbit(system, y, monodromy) -> KernelOrbit:
                        max_multiplier=biggest, multipliers=mu[:6], z=y[:n].copy(), gamma_min=lo, gamma_max=hi)
 
 
-def solve_kernel_orbit(system: KernelOrbitSystem, z: np.ndarray, period: float, gain: float) -> KernelOrbit | None:
-    """Newton for the orbit near state ``z`` and ``period`` with the gain held; None if it fails."""
+def solve_kernel_orbit(system: KernelOrbitSystem, z: np.ndarray, period: float, gain: float,
+                       free_gain: bool = False) -> KernelOrbit | None:
+    """Newton for the orbit near state ``z`` and ``period``; None if it fails.
+
+    The gain is held, or, with ``free_gain``, left free while the current value of the first
+    state stays at ``z``'s (which fixes the orbit's size: the way through a vertical branch,
+    such as the continuum of cycles of a linear or positively homogeneous model at its
+    critical gain, or to find on which side of a Hopf point a small orbit lives).
+    """
     y = np.concatenate([z, [period, gain]])
-    y, ok, M = _newton(system, y, z, lambda Y: Y[-1] - gain)
+    if free_gain:
+        def extra(Y):
+            return Y[0] - z[0]
+    else:
+        def extra(Y):
+            return Y[-1] - gain
+    y, ok, M = _newton(system, y, z, extra)
     return _orbit(system, y, M) if ok else None
+
+
+def state_from_profile(system: KernelOrbitSystem, profile: np.ndarray, period: float,
+                       scale: np.ndarray | None = None) -> np.ndarray:
+    """The kernel state z of a periodic profile (n states x M samples over one period, phase 0 at sample 0).
+
+    Values and derivatives on the delay line come from the profile's Fourier series (band-limited);
+    ``scale`` is the profile's own state scale (default: the system's).
+    """
+    n, M = profile.shape
+    scale = system.scale if scale is None else scale
+    spectrum = np.fft.rfft(profile, axis=1) / M
+    k = np.arange(spectrum.shape[1])
+    weight = np.where((k == 0) | ((M % 2 == 0) & (k == M // 2)), 1.0, 2.0)
+    times = np.arange(-system.L, 1) / system.N                     # fractions of the period, oldest first
+    phase = np.exp(2j * np.pi * np.outer(k, times))
+    values = np.real((spectrum * weight) @ phase)
+    slopes = np.real((spectrum * weight * 2j * np.pi * k) @ phase) / period
+    out = []
+    for i in system.loop:
+        r = scale[i] / system.scale[i]
+        out.append(np.concatenate([[values[i, -1] * r], values[i, :-1] * r, slopes[i, :-1] * r]))
+    return np.concatenate(out)
 
 
 def orbit_from_simulation(model, gain: float, parameter: str = "alpha", rtts: float = 400.0, start: dict | None = None,
