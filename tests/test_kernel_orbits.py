@@ -107,7 +107,7 @@ def test_clamped_rcp_orbit_agrees_with_a_finer_simulation(clamped_orbit):
     assert m.amplitude[0] == pytest.approx(orbit.amplitude, rel=1e-3)
     assert m.period_rtt[0] == pytest.approx(orbit.period, rel=1e-4)
     queue = rec[:, 0, 1]
-    assert np.mean(queue[-int(orbit.period * 0.2 / integ.dt):] == 0) > 0.2     # the clamp is active
+    assert np.mean(queue[-int(orbit.period * 0.2 / integ.dt):] == 0) > 0.02    # the clamp is active part of the cycle
 
 
 def test_clamped_multipliers_do_not_depend_on_the_difference_step(clamped_orbit, monkeypatch):
