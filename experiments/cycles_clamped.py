@@ -1,6 +1,6 @@
 """Issue 29: periodic orbits of the clamped RCP models, criticality map, bistability band (run by hand).
 
-``python experiments/cycles_clamped.py [--out docs/notebooks/data/08_cycles.json]``
+``python experiments/cycles_clamped.py [--out rcpstab/bifurcation/data/cycles_clamped.json]``
 
 - l1 along the whole exact boundary of ``rcp-unclamped`` (both branches, beta 0.02..0.6);
 - branches of periodic orbits of ``rcp-clamped`` (rcp with the update continuous in time: clamp,
@@ -35,6 +35,8 @@ from rcpstab.phaseplane.setup import make_integrator
 
 BETAS_L1 = np.round(np.concatenate([np.arange(0.02, 0.3, 0.02), np.arange(0.3, 0.61, 0.05)]), 3)
 BETAS_BRANCH = (0.05, 0.1, 0.2, 0.3, 0.5)
+SWITCHED_BETAS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+SWITCHED_START = {0.05: 1.58, 0.1: 1.56, 0.2: 1.5, 0.3: 1.44, 0.4: 1.38, 0.5: 1.3, 0.6: 1.25}
 START_ALPHA = {0.05: 1.85, 0.1: 1.8, 0.2: 1.75, 0.3: 1.7, 0.5: 1.5}
 
 
@@ -108,11 +110,58 @@ def _params(system, gain):
     return p
 
 
+def switched_onsets(betas, alphas_start):
+    """The switched system's (eq. 5.14) critical gain per beta: a kernel orbit with the gain left free.
+
+    Eq. 5.14 is positively homogeneous (the clamp max(0, .) and the linear right-hand sides), so
+    its periodic orbits come as rays: at one gain every multiple of the orbit about the
+    equilibrium is an orbit. The start is a run just past the onset (its shape is the ray's);
+    the check: the orbit scaled by 2 is again a fixed point, and two multipliers are 1.
+    """
+    from rcpstab.bifurcation.kernel_orbits import _state_from
+    from rcpstab.models import get_model
+
+    sw = get_model("switched")
+    out = []
+    for beta, alpha in zip(betas, alphas_start):
+        integ = make_integrator(sw, {"alpha": alpha, "beta": beta}, {"gamma0": 0.11})
+        n = int(round(300 * 0.2 / integ.dt))
+        g = integ.run(n, record_every=1)[:, :, 0] / 1.5e9
+        m = measure_cycles(np.arange(1, n + 1) * integ.dt / 0.2, g, 0 * g, 200)
+        period = float(m.period_rtt[0])
+        system = KernelOrbitSystem(sw, "alpha", period=period, beta=beta)
+        dt = period * 0.2 / system.N
+        integ = make_integrator(sw, {"alpha": alpha, "beta": beta}, {"gamma0": 0.11}, dt=dt)
+        integ.run(int(round(300 * 0.2 / dt)))
+        o = solve_kernel_orbit(system, _state_from(system, integ, dt), period, alpha, free_gain=True)
+        if o is None:
+            print(f"switched beta={beta}: Newton failed from alpha={alpha} (period {period:.3f})")
+            continue
+        eq = np.concatenate([np.concatenate([[1.0], np.ones(system.L), np.zeros(system.L)]),
+                             np.zeros(1 + 2 * system.L)])
+        res = [float(np.abs(system.run(zz[:, None], o.period, np.array([o.gain]))[:, 0] - zz).max() / np.abs(zz - eq).max())
+               for zz in (o.z, eq + 2 * (o.z - eq))]
+        out.append({"beta": beta, "alpha_c": o.gain, "period": o.period,
+                    "multipliers_abs": [float(x) for x in np.abs(o.multipliers[:3])],
+                    "relative_defect": res[0], "relative_defect_scaled_2x": res[1]})
+        print(f"switched beta={beta}: alpha_c={o.gain:.5f} period {o.period:.4f} |mu| {np.abs(o.multipliers[:3])} "
+              f"defect {res[0]:.1e}, scaled x2 {res[1]:.1e}")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default="docs/notebooks/data/08_cycles.json")
+    ap.add_argument("--out", default="rcpstab/bifurcation/data/cycles_clamped.json")
+    ap.add_argument("--switched-only", action="store_true", help="add the switched onsets to an existing file")
     args = ap.parse_args()
     t0 = time.perf_counter()
+    if args.switched_only:
+        with open(args.out) as f:
+            result = json.load(f)
+        result["switched"] = switched_onsets(SWITCHED_BETAS, [SWITCHED_START[b] for b in SWITCHED_BETAS])
+        with open(args.out, "w") as f:
+            json.dump(_strict(result), f, allow_nan=False, indent=1)
+        return
     result = {}
 
     # 1. criticality along the whole boundary of the smooth model
@@ -202,6 +251,7 @@ def main() -> None:
         probes.append(row)
         print(f"probe beta={beta} alpha={alpha}: {row}")
     result["probes"] = probes
+    result["switched"] = switched_onsets(SWITCHED_BETAS, [SWITCHED_START[b] for b in SWITCHED_BETAS])
     result["seconds"] = time.perf_counter() - t0
     with open(args.out, "w") as f:
         json.dump(_strict(result), f, allow_nan=False, indent=1)
