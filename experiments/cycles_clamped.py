@@ -26,8 +26,13 @@ import time
 import numpy as np
 
 from rcpstab.bifurcation.criticality import boundary_criticality
-from rcpstab.bifurcation.kernel_orbits import (RCP_CLAMPED, KernelOrbitSystem, continue_kernel_orbits,
-                                                orbit_from_simulation, solve_kernel_orbit)
+from rcpstab.bifurcation.kernel_orbits import (
+    RCP_CLAMPED,
+    KernelOrbitSystem,
+    continue_kernel_orbits,
+    orbit_from_simulation,
+    solve_kernel_orbit,
+)
 from rcpstab.bifurcation.measure import measure_cycles
 from rcpstab.bifurcation.periodic import PeriodicSystem, continue_from_hopf
 from rcpstab.bifurcation.smooth import RCP_UNCLAMPED

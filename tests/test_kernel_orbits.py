@@ -10,10 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.special import lambertw
+from test_periodic_orbits import linear_delay_model
 
 from rcpstab.bifurcation import kernel_orbits as ko
-from rcpstab.bifurcation.kernel_orbits import (RCP_CLAMPED, KernelOrbitSystem, orbit_from_simulation,
-                                                solve_kernel_orbit, state_from_profile)
+from rcpstab.bifurcation.kernel_orbits import (
+    RCP_CLAMPED,
+    KernelOrbitSystem,
+    orbit_from_simulation,
+    solve_kernel_orbit,
+    state_from_profile,
+)
 from rcpstab.bifurcation.lyapunov import hopf_point
 from rcpstab.bifurcation.measure import measure_cycles
 from rcpstab.bifurcation.periodic import PeriodicSystem, _hopf_guess, continue_from_hopf
@@ -21,8 +27,6 @@ from rcpstab.bifurcation.smooth import RCP_UNCLAMPED
 from rcpstab.bifurcation.textbook import hutchinson_model
 from rcpstab.errors import InputError
 from rcpstab.phaseplane.setup import make_integrator
-
-from test_periodic_orbits import linear_delay_model
 
 TESTS = Path(__file__).parent
 

@@ -43,7 +43,6 @@ import numpy as np
 
 from ..errors import InputError
 from ..models import as_model, rcp
-from ..models.spec import ModelSpec
 from ..phaseplane.compiled import compile_model
 from ..phaseplane.integrator import BatchIntegrator
 from ..phaseplane.setup import make_integrator, own_name, parameter_values

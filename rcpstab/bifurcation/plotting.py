@@ -80,7 +80,7 @@ def continuation_plot(diagram: BifurcationDiagram, branches: list, ax=None, titl
     p = diagram.parameter
     scale = 100 / diagram.gamma_eq
     labelled = set()
-    for k, b in enumerate(branches):
+    for b in branches:
         gains = np.array([r[p] for r in b.points])
         amps = np.array([r["amplitude"] for r in b.points]) * scale
         stable = np.array([r["stable"] for r in b.points])
