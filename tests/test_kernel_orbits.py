@@ -155,3 +155,22 @@ def test_cli_continuation_bad_input_is_one_line_exit_2(args, needle):
     r = _cli("--model", "rcp-unclamped", "--continuation", *args)
     assert r.returncode == 2
     assert needle in r.stderr and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_kernel_passes_the_fold_of_the_bautin_equation_at_the_exact_gain():
+    """y' = -a u - u^3 + u^5, u = y(t-1) - 1: subcritical Hopf point, fold at a = 1.3447437 (exact, Kaplan-Yorke;
+    tests/test_periodic_orbits.py), where the unstable orbits turn into stable ones."""
+    from rcpstab.bifurcation.kernel_orbits import continue_kernel_orbits
+    from rcpstab.bifurcation.textbook import bistable_model
+
+    start = continue_from_hopf(bistable_model(), (1.4, 1.7), beta=1.0, steps=1, first_amplitude=0.05, N=64).points[-1]
+    ps = PeriodicSystem(bistable_model(), beta=1.0)
+    system = KernelOrbitSystem(bistable_model(), period=start.period, beta=1.0)
+    first = solve_kernel_orbit(system, state_from_profile(system, start.profile, start.period, ps.scale),
+                               start.period, start.gain)
+    branch = continue_kernel_orbits(system, first, -1, steps=9, step=0.05, max_step=0.3)
+    (fold,) = branch.folds
+    assert fold["gain"] == pytest.approx(1.3447437, abs=2e-5)
+    assert fold["amplitude"] == pytest.approx(0.7707, abs=2e-3)
+    assert not fold["stable_before"] and fold["stable_after"]
+    assert fold["max_multiplier_before"] > 1 > fold["max_multiplier_after"]

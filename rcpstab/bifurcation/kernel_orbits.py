@@ -435,7 +435,7 @@ def continue_kernel_orbits(system: KernelOrbitSystem, first: KernelOrbit, direct
     points = [first, second]
     stop, h = "steps", step
     for _ in range(steps):
-        taken = _arclength_step(system, points[-2], points[-1], h)
+        taken = _smooth_step(system, points[-2], points[-1], h)
         if taken is None:
             stop = "step size underflow"
             break
@@ -451,17 +451,55 @@ def continue_kernel_orbits(system: KernelOrbitSystem, first: KernelOrbit, direct
         if system.longest * system.N / point.period + 3 > system.L - 1:
             stop = "period too short for the delay line"
             break
-    return KernelBranch(parameter=system.parameter, points=points, folds=_folds(points), stop=stop)
+    return KernelBranch(parameter=system.parameter, points=points, folds=_folds(system, points), stop=stop)
 
 
-def _folds(points) -> list:
+MIN_COSINE = 0.95    # successive secants of the branch must turn by less than ~18 degrees (else the step halves)
+FOLD_STEPS = 12      # a turn is passed again with steps this many times shorter than the coarse ones
+
+
+def _smooth_step(system, before, last, h, min_step=1e-5):
+    """An arclength step whose secant turns little from the previous one (a long step can jump branches)."""
+    w = _weights(system)
+    previous = (_y(last) - _y(before)) * w
+    previous /= np.linalg.norm(previous)
+    while h > min_step:
+        taken = _arclength_step(system, before, last, h, min_step)
+        if taken is None:
+            return None
+        point, h_taken = taken
+        new = (_y(point) - _y(last)) * w
+        if new @ previous >= MIN_COSINE * np.linalg.norm(new):
+            return point, h_taken
+        h = h_taken / 2
+    return None
+
+
+def _folds(system, points) -> list:
+    """Turning points of the gain: each turn passed again with short steps, then a parabola's vertex."""
     g = np.array([p.gain for p in points])
     d = np.diff(g)
     out = []
     for i in range(1, d.size):
         if d[i] == 0 or np.sign(d[i]) == np.sign(d[i - 1]):
             continue
-        around = points[i - 1:i + 2]
+        w = _weights(system)
+        span = np.linalg.norm((_y(points[i + 1]) - _y(points[i - 1])) * w)
+        fine = [points[i - 1], solve_kernel_orbit(system, points[i - 1].z, points[i - 1].period,
+                                                  points[i - 1].gain + 1e-3 * span * np.sign(d[i - 1]))]
+        if fine[-1] is None:
+            fine = [points[i - 1], points[i]]
+        for _ in range(4 * FOLD_STEPS):
+            taken = _smooth_step(system, fine[-2], fine[-1], span / FOLD_STEPS)
+            if taken is None:
+                break
+            fine.append(taken[0])
+            fg = [p.gain for p in fine]
+            if len(fg) >= 4 and np.sign(fg[-1] - fg[-2]) != np.sign(fg[-2] - fg[-3]):
+                break
+        fg = np.array([p.gain for p in fine])
+        turn = np.flatnonzero(np.sign(np.diff(fg[1:])) != np.sign(np.diff(fg[:-1])))
+        around = fine[int(turn[-1]):int(turn[-1]) + 3] if turn.size else points[i - 1:i + 2]
         amps = np.array([p.amplitude for p in around])
         c = np.polyfit(amps, [p.gain for p in around], 2)
         a_star = float(np.clip(-c[1] / (2 * c[0]), amps.min(), amps.max())) if c[0] != 0 else float(amps[1])
