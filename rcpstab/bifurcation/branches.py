@@ -125,8 +125,14 @@ def _rate_scale(system) -> float:
 
 
 def _covers(branch: Branch, parameter, orbit) -> bool:
-    """Whether ``orbit`` lies on ``branch`` (same gain neighbourhood and amplitude within 1%)."""
-    for p in branch.points:
-        if abs(p[parameter] - orbit.gain) < 0.02 and math.isclose(p["amplitude"], orbit.amplitude, rel_tol=0.01):
-            return True
+    """Whether ``orbit`` lies on ``branch``: a segment of the branch spans its gain with an amplitude
+    (interpolated) within 5% of its own."""
+    pts = branch.points
+    for a, b in zip(pts[:-1], pts[1:]):
+        lo, hi = sorted((a[parameter], b[parameter]))
+        if lo <= orbit.gain <= hi and hi > lo:
+            f = (orbit.gain - a[parameter]) / (b[parameter] - a[parameter])
+            amplitude = a["amplitude"] + f * (b["amplitude"] - a["amplitude"])
+            if math.isclose(amplitude, orbit.amplitude, rel_tol=0.05):
+                return True
     return False
