@@ -174,3 +174,21 @@ def test_kernel_passes_the_fold_of_the_bautin_equation_at_the_exact_gain():
     assert fold["amplitude"] == pytest.approx(0.7707, abs=2e-3)
     assert not fold["stable_before"] and fold["stable_after"]
     assert fold["max_multiplier_before"] > 1 > fold["max_multiplier_after"]
+
+
+def test_switched_system_has_a_ray_of_orbits_at_the_gain_where_simulations_change_from_decay_to_growth():
+    """Eq. 5.14 is positively homogeneous: its orbits form a ray at one gain (scaling by 2 keeps a fixed
+    point; the scaling adds a second multiplier 1). Runs just below that gain decay, just above they grow."""
+    from rcpstab.bifurcation.kernel_orbits import ray_orbit
+    from rcpstab.models import get_model
+
+    switched = get_model("switched")
+    system, orbit, homogeneous = ray_orbit(switched, 1.56, beta=0.1)
+    assert homogeneous
+    assert np.sum(np.abs(np.abs(orbit.multipliers) - 1) < 1e-3) == 2
+    integ = make_integrator(switched, {"alpha": [orbit.gain - 3e-3, orbit.gain + 3e-3], "beta": 0.1},
+                            {"gamma0": 0.11})
+    n = int(round(600 * 0.2 / integ.dt))
+    g = integ.run(n, record_every=1)[:, :, 0] / 1.5e9
+    m = measure_cycles(np.arange(1, n + 1) * integ.dt / 0.2, g, 0 * g, 200)
+    assert m.growth_rtt[0] < 0 < m.growth_rtt[1]

@@ -211,8 +211,9 @@ def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=No
     from ..bifurcation.branches import orbit_branches
 
     cycles = [r[parameter] for r in diagram.rows if r["state"] == "cycle"]
+    growing = [r[parameter] for r in diagram.rows if r["state"] in ("growing", "diverged")]
     branches = orbit_branches(spec, parameter, float(values[0]), float(values[-1]), {other: float(fixed[0])},
-                              given, cycles, steps=branch_steps)
+                              given, cycles, steps=branch_steps, growing=growing)
     return ContinuationResult(diagram, model=spec, branches=branches)
 
 
@@ -258,6 +259,9 @@ class ContinuationResult(BifurcationResult):
         p = self.value.parameter
         parts = []
         for b in self.branches:
+            if b.source == "ray":
+                parts.append(f"{b.model}: {b.stop}")
+                continue
             stable = sum(r["stable"] for r in b.points)
             gains = [r[p] for r in b.points]
             folds = ", ".join(f"{f[p]:.4f}" for f in b.folds) or "none"

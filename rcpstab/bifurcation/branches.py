@@ -5,7 +5,10 @@
   form's amplitude as first guess).
 - A clamped (non-smooth) model: the branch starts from the settled cycles of the up/down
   simulations (:func:`~.kernel_orbits.orbit_from_simulation`) and is continued both ways by
-  shooting on the compiled kernel, down to a vanishing amplitude or the range's end.
+  shooting on the compiled kernel, down to a vanishing amplitude or the range's end. Where no
+  run settles (eq. 5.14, ``switched``: positively homogeneous, its oscillations grow or decay
+  without bound), the orbit is found with the gain free (:func:`~.kernel_orbits.ray_orbit`): a
+  vertical ray of neutral orbits at the critical gain.
 - A sampled model (a rate held between updates): its cycles are invariant circles of the
   update map, not periodic orbits, so the branches are those of the same model with its
   update continuous in time (``<name>-continuous``); the result says so, and the simulations
@@ -20,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .boundary import linear_boundary
-from .kernel_orbits import continue_kernel_orbits, orbit_from_simulation
+from .kernel_orbits import continue_kernel_orbits, orbit_from_simulation, ray_orbit
 from .periodic import continue_from_hopf
 
 __all__ = ["Branch", "orbit_branches"]
@@ -65,7 +68,7 @@ def orbit_model(spec):
 
 
 def orbit_branches(spec, parameter: str, low: float, high: float, held: dict, values: dict,
-                   cycles: list, steps: int = 30) -> list[Branch]:
+                   cycles: list, steps: int = 30, growing: list = ()) -> list[Branch]:
     """Branches of periodic orbits of ``spec`` in ``parameter`` over [low, high].
 
     Parameters
@@ -81,6 +84,9 @@ def orbit_branches(spec, parameter: str, low: float, high: float, held: dict, va
     cycles : list of float
         Gains where the simulations settled on a cycle (starts for a clamped model; the
         highest and the lowest are used).
+    growing : list of float
+        Gains where the simulations oscillated with a growing envelope (where no run settled,
+        the lowest is the start of the search for a ray of orbits).
     steps : int
         Continuation steps per branch and direction.
 
@@ -99,6 +105,9 @@ def orbit_branches(spec, parameter: str, low: float, high: float, held: dict, va
                               [{parameter: f["gain"], "amplitude": f["amplitude"]} for f in b.folds], b.stop))
         return out
     starts = sorted(set(cycles))
+    if not starts:
+        ray = _ray(model, parameter, min(growing, default=high), held, values)
+        return [ray] if ray else []
     for gain in ([starts[-1], starts[0]] if len(starts) > 1 else starts):
         system, first = orbit_from_simulation(model, gain, parameter, **held, **values)
         if first is None:
@@ -114,6 +123,25 @@ def orbit_branches(spec, parameter: str, low: float, high: float, held: dict, va
         out.append(Branch("simulation", model.name, _rows(parameter, points), folds,
                           f"down: {parts[0].stop}; up: {parts[1].stop}"))
     return out
+
+
+RAY_AMPLITUDES = (0.05, 0.25, 0.5, 1.0)   # a ray drawn at these amplitudes (fractions of the equilibrium rate)
+
+
+def _ray(model, parameter, gain, held, values) -> Branch | None:
+    """No settled cycle: the orbits of a positively homogeneous model, a ray at its critical gain."""
+    found = ray_orbit(model, gain, parameter, **held, **values)
+    if found is None:
+        return None
+    system, orbit, homogeneous = found
+    row = {parameter: orbit.gain, "period": orbit.period, "stable": False, "max_multiplier": orbit.max_multiplier}
+    if not homogeneous:
+        return Branch("growing run, gain free", model.name, [{**row, "amplitude": orbit.amplitude}], [],
+                      "one orbit (not a ray: the model is not positively homogeneous)")
+    scale = _rate_scale(system)
+    return Branch("ray", model.name, [{**row, "amplitude": f * scale} for f in RAY_AMPLITUDES], [],
+                  f"positively homogeneous: every multiple of the orbit is an orbit at {parameter} = {orbit.gain:.6g}"
+                  " (neutral: the scaling multiplier is 1)")
 
 
 def _rate_scale(system) -> float:

@@ -49,7 +49,7 @@ from ..phaseplane.setup import make_integrator, own_name, parameter_values
 from .measure import measure_cycles
 
 __all__ = ["KernelOrbitSystem", "KernelOrbit", "KernelBranch", "RCP_CLAMPED", "continue_kernel_orbits",
-           "orbit_from_simulation", "solve_kernel_orbit", "state_from_profile"]
+           "equilibrium_state", "orbit_from_simulation", "ray_orbit", "solve_kernel_orbit", "state_from_profile"]
 
 FD_EPS = 1e-6            # forward-difference step (scaled units): above the map's kinks, below the orbit's scale
 NEWTON_TOL = 1e-9        # weighted RMS Newton step at which a solve has converged
@@ -339,6 +339,64 @@ def orbit_from_simulation(model, gain: float, parameter: str = "alpha", rtts: fl
     return system, solve_kernel_orbit(system, _state_from(system, integ, dt), period, gain)
 
 
+HOMOGENEITY_TOLERANCE = 1e-6   # relative defect of the orbit scaled by 2: below it the orbits form a ray
+
+
+def ray_orbit(model, gain: float, parameter: str = "alpha", rtts: float = 200.0, N: int | None = None,
+              **values) -> tuple[KernelOrbitSystem, KernelOrbit, bool] | None:
+    """The orbit of a model whose oscillation grows without settling, with the gain left free.
+
+    For a positively homogeneous model (eq. 5.14: linear right-hand sides and a clamp at the
+    equilibrium) the orbits come as a ray at one critical gain: every multiple of an orbit about
+    the equilibrium is an orbit. The run at ``gain`` (past that gain, so growing) gives the
+    period and the shape; Newton with the gain free finds the critical gain.
+
+    Returns
+    -------
+    (system, orbit, homogeneous) or None
+        ``homogeneous``: the orbit scaled by 2 about the equilibrium is again a fixed point
+        (relative defect below :data:`HOMOGENEITY_TOLERANCE`). None when the run does not
+        oscillate or Newton fails.
+    """
+    model = as_model(model)
+    integ = make_integrator(model, {**values, parameter: gain}, {"gamma0": 0.5})
+    d0 = float(integ.model.time_scale(*integ.params))
+    n = int(round(rtts * d0 / integ.dt))
+    rec = integ.run(n, record_every=1)
+    states = [rec[:, :, s] for s in range(integ.model.n_states)]
+    with np.errstate(all="ignore"):
+        gamma = np.asarray(integ.model.gamma(*states, *integ.params)) * np.ones_like(states[0])
+    if not np.all(np.isfinite(gamma)):
+        return None
+    m = measure_cycles(np.arange(1, n + 1) * integ.dt / d0, gamma, 0 * gamma, 0.5 * rtts)
+    period = float(m.period_rtt[0])
+    if not math.isfinite(period):
+        return None
+    system = KernelOrbitSystem(model, parameter, N=N, period=period, **values)
+    dt = period * system.time_unit / system.N
+    integ = make_integrator(model, {**values, parameter: gain}, {"gamma0": 0.5}, dt=dt)
+    integ.run(int(round(rtts * d0 / dt)))
+    orbit = solve_kernel_orbit(system, _state_from(system, integ, dt), period, gain, free_gain=True)
+    if orbit is None:
+        return None
+    eq = equilibrium_state(system, orbit.gain)
+    doubled = eq + 2 * (orbit.z - eq)
+    defect = np.abs(system.run(doubled[:, None], orbit.period, np.array([orbit.gain]))[:, 0] - doubled).max()
+    return system, orbit, bool(defect < HOMOGENEITY_TOLERANCE * np.abs(doubled - eq).max())
+
+
+def equilibrium_state(system: KernelOrbitSystem, gain: float) -> np.ndarray:
+    """The equilibrium as a kernel state z (scaled; slopes zero)."""
+    p = list(system.params)
+    p[system.gain_index] = gain
+    c = system.compiled
+    out = []
+    for i in system.loop:
+        e = float(c.equilibrium[i](*[0.0] * c.n_states, *p)) / system.scale[i]
+        out.append(np.concatenate([[e], np.full(system.L, e), np.zeros(system.L)]))
+    return np.concatenate(out)
+
+
 def _state_from(system: KernelOrbitSystem, integ: BatchIntegrator, dt: float) -> np.ndarray:
     """A running integrator's state as one vector z (the slots older than its delay line repeat its oldest)."""
     old = integ.length
@@ -454,7 +512,7 @@ def continue_kernel_orbits(system: KernelOrbitSystem, first: KernelOrbit, direct
     return KernelBranch(parameter=system.parameter, points=points, folds=_folds(system, points), stop=stop)
 
 
-MIN_COSINE = 0.95    # successive secants of the branch must turn by less than ~18 degrees (else the step halves)
+MIN_COSINE = 0.8     # successive secants of the branch must turn by less than ~37 degrees (else the step halves)
 FOLD_STEPS = 12      # a turn is passed again with steps this many times shorter than the coarse ones
 
 
@@ -463,16 +521,21 @@ def _smooth_step(system, before, last, h, min_step=1e-5):
     w = _weights(system)
     previous = (_y(last) - _y(before)) * w
     previous /= np.linalg.norm(previous)
+    # a clamped branch is only piecewise smooth (the clamp's timing jumps a step), so the turn is
+    # not asked of steps 4 times shorter than the one proposed: they are taken as they come
+    # (and where shorter steps fail at such a kink, the first, longer step is kept: it jumped over it)
+    accept_below, first = h / 4, None
     while h > min_step:
         taken = _arclength_step(system, before, last, h, min_step)
         if taken is None:
-            return None
+            return first
         point, h_taken = taken
+        first = first or taken
         new = (_y(point) - _y(last)) * w
-        if new @ previous >= MIN_COSINE * np.linalg.norm(new):
+        if h_taken <= accept_below or new @ previous >= MIN_COSINE * np.linalg.norm(new):
             return point, h_taken
         h = h_taken / 2
-    return None
+    return first
 
 
 def _folds(system, points) -> list:
