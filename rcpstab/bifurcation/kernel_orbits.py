@@ -23,7 +23,10 @@ effect while being small against the orbit: :data:`FD_EPS` = 1e-6 of the scale (
 rounding is ~1e-15 of the map, its own truncation error ~1e-7 of the amplitude at 20 steps per
 delay does not enter: the map differentiated *is* the discrete kernel). The multipliers are
 checked to be independent of the step (1e-5 and 1e-7 give the same leading multiplier to
-1e-4 in the tests). Forward differences keep a clamped state at or above its bound.
+2e-3 on a clamped orbit in the tests). Forward differences keep a clamped state at or above its bound.
+A continuation step is halved when the branch's secant turns by more than ~37 degrees (a long
+step can land on another branch), except below a quarter of the proposed step: a clamped
+branch is only piecewise smooth.
 
 The Floquet multipliers are the eigenvalues of dF/dz; one is the trivial multiplier 1 (time
 shift), the orbit is stable when every other one is inside the unit circle.
