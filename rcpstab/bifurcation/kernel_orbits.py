@@ -498,6 +498,8 @@ def continue_kernel_orbits(system: KernelOrbitSystem, first: KernelOrbit, direct
     for _ in range(steps):
         taken = _smooth_step(system, points[-2], points[-1], h)
         if taken is None:
+            taken = _over_kink(system, points, step)
+        if taken is None:
             stop = "step size underflow"
             break
         point, h = taken
@@ -517,6 +519,19 @@ def continue_kernel_orbits(system: KernelOrbitSystem, first: KernelOrbit, direct
 
 MIN_COSINE = 0.8     # successive secants of the branch must turn by less than ~37 degrees (else the step halves)
 FOLD_STEPS = 12      # a turn is passed again with steps this many times shorter than the coarse ones
+
+
+def _over_kink(system, points, step):
+    """After short steps failed at a kink of a clamped branch (the last secant is then noisy too): one
+    step of the initial length along the secant from a point at least that far back, kept only if its
+    amplitude is within a factor 2 of the last one (not the equilibrium, not another branch)."""
+    w = _weights(system)
+    last = points[-1]
+    back = next((p for p in reversed(points[:-1]) if np.linalg.norm((_y(p) - _y(last)) * w) >= step), points[0])
+    taken = _arclength_step(system, back, last, step, min_step=step / 8)
+    if taken is None or not 0.5 * last.amplitude <= taken[0].amplitude <= 2 * last.amplitude:
+        return None
+    return taken
 
 
 def _smooth_step(system, before, last, h, min_step=1e-5):
