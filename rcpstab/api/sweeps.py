@@ -121,12 +121,15 @@ class ConvergenceResult(RegionResult):
 
 
 def bifurcation_model(model):
-    """A bundled or file model, or one of the smooth variants ``rcp-unclamped``, ``rcp-rate``."""
+    """A bundled or file model, one of the smooth variants ``rcp-unclamped``, ``rcp-rate``, or
+    ``rcp-clamped`` (rcp with its update continuous in time)."""
+    from ..bifurcation.kernel_orbits import RCP_CLAMPED
     from ..bifurcation.smooth import SMOOTH_MODELS
     from ..models import MODELS
 
-    if isinstance(model, str) and model in SMOOTH_MODELS and model not in MODELS:
-        return SMOOTH_MODELS[model]
+    variants = {**SMOOTH_MODELS, RCP_CLAMPED.name: RCP_CLAMPED}
+    if isinstance(model, str) and model in variants and model not in MODELS:
+        return variants[model]
     return as_model(model)
 
 

@@ -5,7 +5,8 @@ gain given as a range is swept, the other may list several values). Each run sta
 previous run's end state; the last half of each run is measured. --out draws the bifurcation
 diagram with the exact linear boundary; --json gives the points. --continuation adds the branches of
 periodic orbits, stable and unstable (rcpstab.bifurcation.branches). Models: the bundled ones and
-the smooth variants rcp-unclamped and rcp-rate (see rcpstab.bifurcation.smooth).
+the smooth variants rcp-unclamped and rcp-rate (see rcpstab.bifurcation.smooth), and rcp-clamped
+(rcp with its update continuous in time: rcpstab.bifurcation.kernel_orbits).
 """
 from __future__ import annotations
 
