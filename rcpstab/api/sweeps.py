@@ -10,7 +10,7 @@ from .common import as_model, axis, gain_values, network_params, plausible
 from .regions import RegionResult, network_text
 from .result import Result, strict
 
-__all__ = ["BifurcationResult", "ConvergenceResult", "bifurcation", "convergence"]
+__all__ = ["BifurcationResult", "ContinuationResult", "ConvergenceResult", "bifurcation", "convergence"]
 
 CONVERGENCE_GRID = "0.1:1.0:0.1"     # the range of thesis Fig. 5.13
 CONVERGENCE_START = "load-doubling"
@@ -121,17 +121,20 @@ class ConvergenceResult(RegionResult):
 
 
 def bifurcation_model(model):
-    """A bundled or file model, or one of the smooth variants ``rcp-unclamped``, ``rcp-rate``."""
+    """A bundled or file model, one of the smooth variants ``rcp-unclamped``, ``rcp-rate``, or
+    ``rcp-clamped`` (rcp with its update continuous in time)."""
+    from ..bifurcation.kernel_orbits import RCP_CLAMPED
     from ..bifurcation.smooth import SMOOTH_MODELS
     from ..models import MODELS
 
-    if isinstance(model, str) and model in SMOOTH_MODELS and model not in MODELS:
-        return SMOOTH_MODELS[model]
+    variants = {**SMOOTH_MODELS, RCP_CLAMPED.name: RCP_CLAMPED}
+    if isinstance(model, str) and model in variants and model not in MODELS:
+        return variants[model]
     return as_model(model)
 
 
 def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=None, d0=None, N=None, T=None,
-                params=None):
+                params=None, continuation: bool = False, branch_steps: int = 30):
     """Continue ``model``'s attractor along one gain, up then down: limit-cycle amplitude, period, hysteresis.
 
     Parameters
@@ -148,12 +151,21 @@ def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=No
         bit/s, s, flows, s (the model's defaults).
     params : dict, optional
         Any other parameter the model declares, by name: one value each.
+    continuation : bool
+        Also compute the branches of periodic orbits, stable and unstable, over the swept range
+        (one held value only): from the Hopf points of a smooth model, from the simulations'
+        settled cycles of a clamped one (shooting on the compiled kernel); a sampled model's
+        orbits are those of its continuous-update variant (:mod:`rcpstab.bifurcation.branches`).
+    branch_steps : int
+        Continuation steps per branch and direction (``continuation`` only).
 
     Returns
     -------
-    BifurcationResult
+    BifurcationResult or ContinuationResult
         ``.rows`` per run (amplitudes relative to R/C, periods in RTTs), ``.boundaries`` (held value ->
         the swept gain's linear stability boundaries), ``.hysteresis``; ``.plot()`` draws the diagram.
+        With ``continuation``, also ``.branches`` (amplitude in R/C, period in RTTs, ``stable``, the
+        largest non-trivial Floquet multiplier per point, folds).
 
     Examples
     --------
@@ -188,8 +200,24 @@ def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=No
     for name, value in (("C", C), ("d0", d0), ("T", T)):
         plausible(name, value, f"--{name}")
     given = network_params(spec, C, d0, N, T, params, single=True)
-    return BifurcationResult(bifurcation_sweep(spec, values, fixed, parameter=parameter, rtts=rtts, params=given),
-                             model=spec)
+    if continuation:
+        from ..runtime.validation import check_integer
+
+        branch_steps = check_integer("branch_steps", branch_steps, "--branch-steps")
+        if len(fixed) != 1:
+            raise InputError(f"--continuation: give one --{other} value (got {len(fixed)})")
+        if values.size < 2:
+            raise InputError(f"--continuation: --{parameter} must span a range (START:STOP:STEP with STOP > START)")
+    diagram = bifurcation_sweep(spec, values, fixed, parameter=parameter, rtts=rtts, params=given)
+    if not continuation:
+        return BifurcationResult(diagram, model=spec)
+    from ..bifurcation.branches import orbit_branches
+
+    cycles = [r[parameter] for r in diagram.rows if r["state"] == "cycle"]
+    growing = [r[parameter] for r in diagram.rows if r["state"] in ("growing", "diverged")]
+    branches = orbit_branches(spec, parameter, float(values[0]), float(values[-1]), {other: float(fixed[0])},
+                              given, cycles, steps=branch_steps, growing=growing)
+    return ContinuationResult(diagram, model=spec, branches=branches)
 
 
 class BifurcationResult(Result):
@@ -211,3 +239,40 @@ class BifurcationResult(Result):
         from ..bifurcation.plotting import bifurcation_plot
 
         return bifurcation_plot(self.value, ax=ax, **kwargs)
+
+
+class ContinuationResult(BifurcationResult):
+    """A bifurcation diagram with its branches of periodic orbits (``bifurcation --continuation``).
+
+    ``.value`` is the simulations' :class:`~rcpstab.bifurcation.result.BifurcationDiagram`,
+    ``.branches`` the list of :class:`~rcpstab.bifurcation.branches.Branch`.
+    """
+
+    @property
+    def branches(self) -> list:
+        return self.inputs["branches"]
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        out["branches"] = strict([{"source": b.source, "model": b.model, "points": b.points, "folds": b.folds,
+                                   "stop": b.stop} for b in self.branches])
+        return out
+
+    def summary(self) -> str:
+        p = self.value.parameter
+        parts = []
+        for b in self.branches:
+            if b.source == "ray":
+                parts.append(f"{b.model}: {b.stop}")
+                continue
+            stable = sum(r["stable"] for r in b.points)
+            gains = [r[p] for r in b.points]
+            folds = ", ".join(f"{f[p]:.4f}" for f in b.folds) or "none"
+            parts.append(f"{b.model} branch from {b.source}: {len(b.points)} orbits, {p} {min(gains):.4f}..{max(gains):.4f},"
+                         f" {stable} stable, {len(b.points) - stable} unstable, folds at {p} = {folds}")
+        return "\n".join([super().summary()] + (parts or ["no periodic orbit found in the range"]))
+
+    def plot(self, ax=None, **kwargs):
+        from ..bifurcation.plotting import continuation_plot
+
+        return continuation_plot(self.value, self.branches, ax=ax, **kwargs)

@@ -130,6 +130,8 @@ DOMAINS = {
     "workers": Domain("workers", 1.0, 4096.0, integer=True),
     "samples": Domain("samples", 0.0, 10_000.0, integer=True),
     "pade": Domain("Pade order", 1.0, 20.0, integer=True),
+    # bifurcation --continuation: pseudo-arclength steps per branch and direction (each one a Newton solve)
+    "branch_steps": Domain("continuation steps", 1.0, 500.0, integer=True),
     # fct: flows and replications are bounded again by the run's cost estimate (fct.flow_run).
     "flows": Domain("flows", 1.0, 1e9, integer=True),
     "replications": Domain("replications", 1.0, 1e6, integer=True),
