@@ -1,0 +1,137 @@
+"""Certificates beyond the linear region: a functional over two round trips that knows the queue clamp."""
+import numpy as np
+import pytest
+
+from rcpstab.linear.exact import exact_region
+from rcpstab.linear.roots import rightmost_roots
+from rcpstab.linear.switched_lkf import shifted_legendre
+from rcpstab.models import get_model
+from rcpstab.phaseplane import simulate
+from rcpstab.verdicts.judgement import band_distance
+
+pytest.importorskip("cvxpy")
+from rcpstab.linear.certified_window import (  # noqa: E402
+    certified_window_region,
+    loop_matrices,
+    window_certificate,
+)
+
+SWITCHED = get_model("switched")
+STEPS = 200                      # integration steps per round trip for the independent functional check
+
+
+def _simulate_rtts(A, Ad, clamped, history, rtts):
+    """x'(tau) = A x + Ad x(tau-1), the clamped state projected onto >= 0 (Heun's method, own code).
+
+    ``history``: (k*STEPS + 1, n) samples of the initial function on [-k, 0].
+    """
+    h = 1.0 / STEPS
+    xs = [row for row in history]
+    for _ in range(int(rtts * STEPS)):
+        x, xd, xd1 = xs[-1], xs[-1 - STEPS], xs[-STEPS]
+
+        def rate(state, delayed):
+            r = A @ state + Ad @ delayed
+            if clamped is not None and state[clamped] <= 0 and r[clamped] < 0:
+                r[clamped] = 0.0
+            return r
+
+        k1 = rate(x, xd)
+        pred = x + h * k1
+        pred[clamped] = max(pred[clamped], 0.0)
+        new = x + h / 2 * (k1 + rate(pred, xd1))
+        new[clamped] = max(new[clamped], 0.0)
+        xs.append(new)
+    return np.array(xs)
+
+
+def _functional(cert, xs, end):
+    """V at sample ``end`` by quadrature of its definition (independent of the LMI builders)."""
+    h = 1.0 / STEPS
+    L, N = cert.window, cert.order
+    Y = np.hstack([xs[end - k * STEPS - STEPS:end - k * STEPS + 1] for k in range(L)])   # Y(tau+s), s in [-1, 0]
+    s = np.linspace(-1.0, 0.0, STEPS + 1)
+    w = np.full(STEPS + 1, h)
+    w[[0, -1]] = h / 2
+    moments = [((np.polynomial.polynomial.polyval(s, shifted_legendre(k)) * w)[:, None] * Y).sum(0) for k in range(N)]
+    eta = np.concatenate([Y[-1]] + moments)
+    dY = np.gradient(Y, h, axis=0)
+    q_term = np.einsum("i,ij,jk,ik->", w, Y, cert.Q, Y)
+    r_term = np.einsum("i,i,ij,jk,ik->", w, s + 1.0, dY, cert.R, dY)
+    return eta @ cert.P @ eta + q_term + r_term
+
+
+def _random_history(rng, n, rtts, clamped, scale):
+    s = np.linspace(-rtts, 0.0, rtts * STEPS + 1)
+    out = np.zeros((s.size, n))
+    for i in range(n):
+        for _ in range(3):
+            out[:, i] += rng.normal() * scale[i] * np.sin(rng.uniform(0.3, 3.0) * s + rng.uniform(0, 2 * np.pi))
+    out[:, clamped] = np.abs(out[:, clamped])
+    return out
+
+
+@pytest.fixture(scope="module")
+def beyond():
+    return window_certificate(SWITCHED, 0.8, 0.55, window=2)
+
+
+def test_the_thesis_point_is_linearly_unstable_and_certified_over_two_round_trips(beyond):
+    root = rightmost_roots(get_model("linear"), 0.8, 0.55, count=1)[0]
+    assert root.real == pytest.approx(0.0126, abs=5e-4)           # outside the exact linear region...
+    assert beyond is not None and beyond.margin > 0               # ...and certified for the switched system
+    assert window_certificate(SWITCHED, 0.8, 0.55, window=1) is None  # one round trip cannot (see the docs)
+
+
+def test_the_functional_decreases_along_simulated_switched_trajectories(beyond):
+    """Soundness, checked without the LMIs: V by quadrature along 12 switched runs from random histories."""
+    A, Ad, clamped = loop_matrices(SWITCHED, 0.8, 0.55)
+    rng = np.random.default_rng(7)
+    scale = np.array([0.5, 0.5 * 0.2]) * 1.5e8                    # rate deviation 0.5 C, queue 0.5 BDP (bits)
+    switches = 0
+    for _ in range(12):
+        xs = _simulate_rtts(A, Ad, clamped, _random_history(rng, 2, 3, clamped, scale), 30)
+        q = xs[3 * STEPS:, clamped]
+        switches += int(np.sum((q[1:] == 0) & (q[:-1] > 0)))
+        # from tau = 2 on: the window (x on [tau-2, tau], its derivative included) is the loop's own solution
+        V = np.array([_functional(beyond, xs, e) for e in range(5 * STEPS, xs.shape[0], STEPS // 4)])
+        assert (np.diff(V) <= 1e-4 * V[:-1]).all()                   # never up (quadrature error allowed)
+        assert V[-1] < 0.5 * V[0]                                    # and down overall
+    assert switches >= 12                                           # the runs visit the clamped mode
+
+    # the same check fails for a functional that is not a certificate of this loop
+    wrong = window_certificate(SWITCHED, 0.4, 0.1, window=2)
+    xs = _simulate_rtts(A, Ad, clamped, _random_history(np.random.default_rng(1), 2, 3, clamped, scale), 20)
+    V = np.array([_functional(wrong, xs, e) for e in range(5 * STEPS, xs.shape[0], STEPS // 4)])
+    assert (np.diff(V) > 1e-3 * V[:-1]).any()
+
+
+def test_every_certified_point_converges_from_50_starts_including_large_ones():
+    grid_a, grid_b = np.array([0.6, 0.8, 1.0, 1.2]), np.array([0.45, 0.55, 0.65])
+    cert = certified_window_region(SWITCHED, grid_a, grid_b, window=2)
+    exact = exact_region(get_model("linear"), grid_a, grid_b)
+    points = [(a, b) for j, b in enumerate(grid_b) for i, a in enumerate(grid_a) if cert.stable[j, i]]
+    assert (cert.stable & ~exact.stable).sum() >= 2                  # certified outside the linear region
+    gammas = np.array([0.001, 0.01, 0.05, 0.3, 1.0])                 # R/C: 1/100 to 10 times the fair share
+    queues = np.array([0.0, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 100.0, 1000.0]) * 0.15e9 * 0.2   # up to 1000 BDP
+    G, Q = np.meshgrid(gammas, queues)
+    a = np.repeat([p[0] for p in points], G.size)
+    b = np.repeat([p[1] for p in points], G.size)
+    tr = simulate(SWITCHED, {"alpha": a, "beta": b},
+                  {"gamma0": np.tile(G.ravel(), len(points)), "q0": np.tile(Q.ravel(), len(points))}, 1500 * 0.2)
+    dist = band_distance(tr.gamma, tr.queue, tr.gamma_eq, tr.queue_eq, tr.capacity * tr.d0)
+    assert np.isfinite(dist).all()
+    assert (dist[tr.rtt > 1400] <= 1).all()
+
+
+def test_a_linearly_stable_point_is_certified_for_both_models():
+    for model in ("switched", "linear"):
+        assert window_certificate(model, 0.4, 0.2, window=2) is not None
+        assert window_certificate(model, 0.4, 0.2, window=1) is not None
+
+
+def test_unstable_points_are_never_certified():
+    """(0.5, 0.8) and (1.9, 0.9) oscillate for ever in the phase plane; the linear model is never certified outside its region."""
+    for a, b in [(0.5, 0.8), (1.9, 0.9)]:
+        assert window_certificate(SWITCHED, a, b, window=2) is None
+    assert window_certificate("linear", 0.8, 0.55, window=2) is None
