@@ -7,6 +7,7 @@ from rcpstab.linear.roots import rightmost_roots
 from rcpstab.linear.switched_lkf import shifted_legendre
 from rcpstab.models import get_model
 from rcpstab.phaseplane import simulate
+from rcpstab.phaseplane.sweep import phaseplane_region
 from rcpstab.verdicts.judgement import band_distance
 
 pytest.importorskip("cvxpy")
@@ -130,8 +131,10 @@ def test_a_linearly_stable_point_is_certified_for_both_models():
         assert window_certificate(model, 0.4, 0.2, window=1) is not None
 
 
-def test_unstable_points_are_never_certified():
-    """(0.5, 0.8) and (1.9, 0.9) oscillate for ever in the phase plane; the linear model is never certified outside its region."""
-    for a, b in [(0.5, 0.8), (1.9, 0.9)]:
-        assert window_certificate(SWITCHED, a, b, window=2) is None
-    assert window_certificate("linear", 0.8, 0.55, window=2) is None
+def test_points_the_phase_plane_refutes_are_never_certified():
+    grid_a, grid_b = np.array([1.3, 1.6, 1.9]), np.array([0.3, 0.6, 0.9])
+    pp = phaseplane_region(SWITCHED, grid_a, grid_b)
+    cert = certified_window_region(SWITCHED, grid_a, grid_b, window=2)
+    assert (~pp.stable).sum() >= 3                                  # the grid has points that oscillate...
+    assert not (cert.stable & ~pp.stable).any()                     # ...and none of them is certified
+    assert window_certificate("linear", 0.8, 0.55, window=2) is None  # nor the linear loop outside its region
