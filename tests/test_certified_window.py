@@ -138,3 +138,31 @@ def test_points_the_phase_plane_refutes_are_never_certified():
     assert (~pp.stable).sum() >= 3                                  # the grid has points that oscillate...
     assert not (cert.stable & ~pp.stable).any()                     # ...and none of them is certified
     assert window_certificate("linear", 0.8, 0.55, window=2) is None  # nor the linear loop outside its region
+
+
+def test_the_obstruction_two_queue_positive_states_along_which_any_quadratic_functional_grows():
+    """The theorem's key step, checked by simulation with the clamp active and arbitrary functionals."""
+    from types import SimpleNamespace
+
+    from rcpstab.linear.window_obstruction import obstruction, witness_histories
+
+    ob = obstruction(SWITCHED, 0.8, 0.55, window=1)
+    assert ob is not None and ob.root.real == pytest.approx(0.0126, abs=5e-4) and ob.spread < np.pi / 2
+    assert obstruction(SWITCHED, 0.8, 0.55, window=2) is None        # 2 * 0.973 > pi/2: the window that works
+    A, Ad, clamped = loop_matrices(SWITCHED, 0.8, 0.55)
+    theta = np.linspace(-2.0, 0.0, 2 * STEPS + 1)
+    pair = witness_histories(A, Ad, clamped, ob.root, 1, theta)
+    assert (pair[:, -STEPS - 1:, clamped] > 0).all()               # queue positive over the whole last round trip
+    runs = [_simulate_rtts(A, Ad, clamped, h, 0.25) for h in pair]
+    assert all((r[-STEPS - 1:, clamped] > 0).all() for r in runs)   # still the free mode a quarter RTT later
+    rng = np.random.default_rng(3)
+    end0, end1 = 2 * STEPS, 2 * STEPS + STEPS // 4
+    for _ in range(5):                                              # any positive definite P, Q, R of one round trip
+        P, Q, R = (M @ M.T + 0.1 * np.eye(M.shape[0]) for M in (rng.normal(size=(4, 4)), rng.normal(size=(2, 2)),
+                                                                 rng.normal(size=(2, 2))))
+        f = SimpleNamespace(window=1, order=1, P=P / 1e14, Q=Q / 1e14, R=R / 1e14)
+        w0 = sum(_functional(f, r, end0) for r in runs)
+        w1 = sum(_functional(f, r, end1) for r in runs)
+        assert w1 / w0 == pytest.approx(np.exp(2 * ob.root.real * 0.25), rel=2e-4)   # grows like e^{2 sigma tau}
+    for order in (1, 2, 3):                                          # and the SDP agrees at every size tried
+        assert window_certificate(SWITCHED, 0.8, 0.55, window=1, order=order) is None
