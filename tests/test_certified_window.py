@@ -166,3 +166,27 @@ def test_the_obstruction_two_queue_positive_states_along_which_any_quadratic_fun
         assert w1 / w0 == pytest.approx(np.exp(2 * ob.root.real * 0.25), rel=2e-4)   # grows like e^{2 sigma tau}
     for order in (1, 2, 3):                                          # and the SDP agrees at every size tried
         assert window_certificate(SWITCHED, 0.8, 0.55, window=1, order=order) is None
+
+
+def test_the_theorem_predicts_which_window_can_work():
+    """(0.2, 0.6): omega = 0.715/RTT, so 2 round trips are ruled out (1.43 < pi/2) and 3 are not, and do certify."""
+    two = certified_window_region(SWITCHED, [0.2, 0.8], [0.55, 0.6], window=2)
+    ruled = two.table["ruled_out"].reshape(two.stable.shape)
+    assert ruled[1, 0] == 1 and not two.stable[1, 0]               # (0.2, 0.6): impossible over 2 round trips
+    assert two.stable[0, 1] and ruled[0, 1] == 0                    # (0.8, 0.55): certified
+    assert not (ruled.astype(bool) & two.stable).any()
+    assert window_certificate(SWITCHED, 0.2, 0.6, window=3) is not None
+
+
+def test_map_certified_window_command(capsys):
+    from rcpstab.cli import main
+
+    assert main(["map", "--method", "certified-window", "--model", "switched", "--alpha", "0.8",
+                 "--beta", "0.55", "--window", "1", "--json"]) == 0
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    assert out["stable"] == [[0]]                                   # one round trip: ruled out (see the docs)
+    assert main(["map", "--method", "certified-window", "--model", "switched", "--alpha", "0.8",
+                 "--beta", "0.55", "--window", "0"]) == 2
+    assert "window 0" in capsys.readouterr().err

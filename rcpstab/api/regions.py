@@ -54,7 +54,8 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
         Otherwise the method's own options (``Method.options``): ``pade`` (nyquist); ``C`` (bit/s), ``d0`` (s),
         ``N`` (lists), ``T`` (s), ``params`` ({name: [values]}), ``buffer_bdp`` (C*d0), ``workers``,
         ``scheduler``, ``checkpoint``, ``progress`` (phaseplane); ``scenario``, ``workers``,
-        ``checkpoint``, ``progress`` (packet). An option the method does not read is refused.
+        ``checkpoint``, ``progress`` (packet); ``window`` (certified-window: round trips of history, 1 to 3).
+        An option the method does not read is refused.
 
     Returns
     -------

@@ -23,7 +23,7 @@ EXAMPLES = (
 )
 
 # command-line destination -> keyword of rcpstab.region (the registry's options are keywords)
-KEYWORDS = {"pade": "pade", "C": "C", "d0": "d0", "N": "N", "T": "T", "param": "params", "buffer": "buffer_bdp",
+KEYWORDS = {"pade": "pade", "window": "window", "C": "C", "d0": "d0", "N": "N", "T": "T", "param": "params", "buffer": "buffer_bdp",
             "scenario": "scenario", "scheduler": "scheduler", "checkpoint": "checkpoint"}
 # options read outside the engine call: the methods that use them
 EXTRA = {"boundary": ("exact",)}
@@ -47,6 +47,8 @@ def add_arguments(parser):
                         help="queue gains, dimensionless, given as --alpha (default: "
                              f"{_default_grid(1)})")
     parser.add_argument("--pade", type=int, metavar="N", help="nyquist: Pade order for the delay (default: exact delay)")
+    parser.add_argument("--window", type=int, metavar="L",
+                        help="certified-window: round trips of history in the functional, 1 to 3 (default: 2)")
     parser.add_argument("--scenario", help="packet: scenario name (default: fig5.3)")
     parser.add_argument("--out", metavar="FIG", help="write a figure (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per grid point")

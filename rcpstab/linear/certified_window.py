@@ -27,6 +27,7 @@ from .certified import CHECK_TOLERANCE, _import_cvxpy, switched_modes
 from .grid import check_gains
 from .result import RegionMap
 from .switched_lkf import Layout, common_eta_forms, decrease_lmi, positivity_lmi, window_modes
+from .window_obstruction import obstruction
 
 __all__ = ["WindowCertificate", "window_certificate", "certified_window_region", "loop_matrices"]
 
@@ -239,7 +240,9 @@ def certified_window_region(model: ModelSpec, alphas, betas, window: int = 2, or
     Returns
     -------
     RegionMap
-        ``method = "certified-window"``; table ``alpha, beta, stable, margin``.
+        ``method = "certified-window"``; table ``alpha, beta, stable, margin, ruled_out`` (1 where
+        :func:`rcpstab.linear.window_obstruction.obstruction` proves that no quadratic functional
+        over this window exists, so a longer one is needed).
     """
     _check_shape(window, order)
     model = as_model(model).with_values(params)
@@ -253,7 +256,11 @@ def certified_window_region(model: ModelSpec, alphas, betas, window: int = 2, or
         stable[j, i] = cert is not None
         margin[j, i] = t if np.isfinite(t) else 0.0
     aa, bb = np.meshgrid(alphas, betas)
-    table = {"alpha": aa.ravel(), "beta": bb.ravel(), "stable": stable.ravel().astype(int), "margin": margin.ravel()}
+    # where the SDP finds nothing, say whether no functional of this window can exist (window_obstruction)
+    ruled_out = np.array([[not stable[j, i] and obstruction(model, a, b, window) is not None
+                           for i, a in enumerate(alphas)] for j, b in enumerate(betas)], dtype=bool)
+    table = {"alpha": aa.ravel(), "beta": bb.ravel(), "stable": stable.ravel().astype(int), "margin": margin.ravel(),
+             "ruled_out": ruled_out.ravel().astype(int)}
     return RegionMap(model=model, method="certified-window", alpha=alphas, beta=betas, stable=stable, table=table,
                      meta={"functional": f"common Lyapunov-Krasovskii over {window} round trips, "
                                          f"{order} Legendre moment(s), S-procedure on the clamp"})
