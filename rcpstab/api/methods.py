@@ -74,8 +74,8 @@ METHODS = {m.name: m for m in (
            ("scenario", "workers", "checkpoint", "progress"), "the packet-level reference implementation"),
     Method("certified", "rcpstab.linear.certified:certified_region", APP_E_GRID, 0.1, ("params",),
            "a Lyapunov-Krasovskii functional found by SDP: sufficient, switched/linear models"),
-    Method("certified-window", "rcpstab.linear.certified_window:certified_window_region", APP_E_GRID, 0.5,
-           ("params", "window"), "a functional over two round trips that knows the queue clamp: beyond the linear region"),
+    Method("certified-window", "rcpstab.linear.certified_window:certified_window_region", APP_E_GRID, 1.0,
+           ("params", "window"), "a functional over 3 round trips that knows the queue clamp: beyond the linear region"),
 )}
 """Method name -> :class:`Method`, in the order ``map --help`` lists them."""
 

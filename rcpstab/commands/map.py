@@ -48,7 +48,7 @@ def add_arguments(parser):
                              f"{_default_grid(1)})")
     parser.add_argument("--pade", type=int, metavar="N", help="nyquist: Pade order for the delay (default: exact delay)")
     parser.add_argument("--window", type=int, metavar="L",
-                        help="certified-window: round trips of history in the functional, 1 to 3 (default: 2)")
+                        help="certified-window: round trips of history in the functional, 1 to 3 (default: 3)")
     parser.add_argument("--scenario", help="packet: scenario name (default: fig5.3)")
     parser.add_argument("--out", metavar="FIG", help="write a figure (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per grid point")

@@ -196,7 +196,7 @@ def _solve_grid(model, points, window, order):
         yield a, b, float(t.value), cert
 
 
-def window_certificate(model, alpha: float, beta: float, window: int = 2, order: int = 1,
+def window_certificate(model, alpha: float, beta: float, window: int = 3, order: int = 1,
                        params: dict | None = None) -> WindowCertificate | None:
     """The verified certificate at one point, or None where the SDP finds none.
 
@@ -220,7 +220,7 @@ def window_certificate(model, alpha: float, beta: float, window: int = 2, order:
     return cert
 
 
-def certified_window_region(model: ModelSpec, alphas, betas, window: int = 2, order: int = 1,
+def certified_window_region(model: ModelSpec, alphas, betas, window: int = 3, order: int = 1,
                             params: dict | None = None) -> RegionMap:
     """Grid points certified by a functional over ``window`` round trips (see the module docstring).
 
