@@ -198,3 +198,29 @@ def test_map_certified_window_command(capsys):
     assert main(["map", "--method", "certified-window", "--model", "switched", "--alpha", "0.8",
                  "--beta", "0.55", "--window", "0"]) == 2
     assert "window 0" in capsys.readouterr().err
+
+
+def test_legendre_and_bernstein_building_blocks_against_closed_forms():
+    from rcpstab.linear.switched_lkf import bernstein_in_legendre, legendre_derivative
+
+    P = np.polynomial.polynomial
+    s = np.linspace(-1.0, 0.0, 7)
+    assert P.polyval(s, shifted_legendre(2)) == pytest.approx(6 * s**2 + 6 * s + 1)    # P_2(2s + 1)
+    c = legendre_derivative(3)
+    assert c[1, 0] == pytest.approx(2) and c[2, 1] == pytest.approx(6)                # L_1' = 2, L_2' = 6 L_1
+    assert c[3, 0] == pytest.approx(2) and c[3, 2] == pytest.approx(10) and abs(c[3, 1]) < 1e-12
+    coef, ends, dcoef = bernstein_in_legendre(3)                                          # s^2, -2s(s+1), (s+1)^2
+    assert coef.sum(0) == pytest.approx([1, 0, 0])                                        # a partition of unity
+    assert ends.tolist() == [[0, 1], [0, 0], [1, 0]]                                      # (b_j(0), b_j(-1))
+    assert dcoef[0] == pytest.approx([-1, 1, 0])                                          # d/ds s^2 = 2s = L_1 - L_0
+    assert dcoef[2] == pytest.approx([1, 1, 0])                                           # d/ds (s+1)^2 = L_1 + L_0
+    assert coef[1] == pytest.approx([1 / 3, 0, -1 / 3])                                   # -2s(s+1) = (L_0 - L_2)/3
+
+
+def test_region_api_takes_the_window(capsys):
+    import rcpstab
+
+    r = rcpstab.region("switched", "0.8", "0.55", method="certified-window", window=2)
+    assert bool(r.stable[0, 0])
+    with pytest.raises(rcpstab.InputError, match="window"):
+        rcpstab.region("switched", "0.8", "0.55", method="exact", window=2)

@@ -51,7 +51,7 @@ from numpy.polynomial import legendre as npleg
 from numpy.polynomial import polynomial as nppoly
 
 __all__ = ["Layout", "Mode", "legendre_derivative", "bernstein_in_legendre", "window_modes", "decrease_lmi",
-           "positivity_lmi", "shifted_legendre"]
+           "positivity_lmi", "common_eta_forms", "shifted_legendre"]
 
 
 def shifted_legendre(k: int) -> np.ndarray:
@@ -97,8 +97,7 @@ def bernstein_in_legendre(order: int):
     coef, ends, dcoef = np.zeros((order, order)), np.zeros((order, 2)), np.zeros((order, order))
     r = np.array([1.0, 1.0])                       # r = s + 1, in [0, 1]
     for j in range(order):
-        b = comb(deg, j) * nppoly.polymul(nppoly.polypow(r, j), nppoly.polypow([0.0, -1.0], deg - j) * 1.0)
-        # (1 - r) = -s
+        b = comb(deg, j) * nppoly.polymul(nppoly.polypow(r, j), nppoly.polypow([0.0, -1.0], deg - j))   # 1 - r = -s
         coef[j] = _project(b, order)
         ends[j] = nppoly.polyval(0.0, b), nppoly.polyval(-1.0, b)
         dcoef[j] = _project(nppoly.polyder(b), order)
