@@ -224,3 +224,39 @@ def test_region_api_takes_the_window(capsys):
     assert bool(r.stable[0, 0])
     with pytest.raises(rcpstab.InputError, match="window"):
         rcpstab.region("switched", "0.8", "0.55", method="exact", window=2)
+
+
+def test_the_dual_certificate_makes_every_one_round_trip_sdp_infeasible():
+    """At (0.8, 0.55), for orders 1-4: on the two witness states every cone form is >= 0 and the LMI's own
+    derivative bound exceeds 2 sigma times the functional's lower bound, for any P, Q, R: so no (P, Q, R, K)
+    can make the decrease LMI negative while keeping V positive (W = xi_a xi_a' + xi_b xi_b' is the dual)."""
+    from rcpstab.linear.switched_lkf import decrease_lmi, positivity_lmi, window_modes
+    from rcpstab.linear.window_obstruction import obstruction, witness_histories
+
+    A, Ad, clamped = loop_matrices(SWITCHED, 0.8, 0.55)
+    s = obstruction(SWITCHED, 0.8, 0.55, window=1).root
+    nodes, weights = np.polynomial.legendre.leggauss(40)
+    theta = (nodes - 1) / 2                                           # Gauss nodes on [-1, 0]
+    pair = witness_histories(A, Ad, clamped, s, 1, np.concatenate([theta, [-1.0, 0.0]]))
+    rng = np.random.default_rng(5)
+    for order in (1, 2, 3, 4):
+        lay, modes = window_modes(A, Ad, clamped, 1, order)
+        free = next(m for m in modes if m.modes == (1,))
+        xis, rs = [], []
+        for w, h in enumerate(pair):
+            moments = [(weights / 2 * np.polynomial.polynomial.polyval(theta, shifted_legendre(k))) @ h[:-2]
+                       for k in range(order)]
+            xis.append(np.concatenate([h[-1], h[-2]] + moments))
+            rs.append(A @ h[-1] + Ad @ h[-2])                          # x'(0) on the witness
+        assert min((free.forms @ xi).min() for xi in xis) > -1e-9 * max(np.abs(xi).max() for xi in xis)
+        for _ in range(4):
+            M = rng.normal(size=(lay.dim_eta,) * 2)
+            P = (M + M.T) / 2
+            Q, R = ((X @ X.T) for X in (rng.normal(size=(2, 2)), rng.normal(size=(2, 2))))
+            none = np.zeros((0, 0))
+            dec = decrease_lmi(lay, free, P, Q, R, np.zeros((free.forms.shape[0],) * 2), np.block)
+            growth = sum(np.concatenate([xi, r]) @ dec @ np.concatenate([xi, r]) for xi, r in zip(xis, rs))
+            pos = positivity_lmi(lay, P, Q, none, np.zeros((0, lay.dim_eta)))
+            lower = sum((lay.eta @ xi) @ pos @ (lay.eta @ xi) for xi in xis)
+            scale = sum(np.abs(xi).sum() ** 2 for xi in xis) * (np.abs(P).max() + np.abs(Q).max() + np.abs(R).max())
+            assert growth >= 2 * s.real * lower - 1e-9 * scale
