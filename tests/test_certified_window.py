@@ -243,7 +243,7 @@ def test_the_dual_certificate_makes_every_one_round_trip_sdp_infeasible():
         lay, modes = window_modes(A, Ad, clamped, 1, order)
         free = next(m for m in modes if m.modes == (1,))
         xis, rs = [], []
-        for w, h in enumerate(pair):
+        for h in pair:
             moments = [(weights / 2 * np.polynomial.polynomial.polyval(theta, shifted_legendre(k))) @ h[:-2]
                        for k in range(order)]
             xis.append(np.concatenate([h[-1], h[-2]] + moments))
