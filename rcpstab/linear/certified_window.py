@@ -26,7 +26,7 @@ from ..models.spec import ModelSpec
 from .certified import CHECK_TOLERANCE, _import_cvxpy, switched_modes
 from .grid import check_gains
 from .result import RegionMap
-from .switched_lkf import Layout, common_eta_forms, decrease_lmi, positivity_lmi, window_modes
+from .switched_lkf import Layout, common_eta_forms, decrease_lmi, positivity_lmi, stacked_loop, window_modes
 from .window_obstruction import obstruction
 
 __all__ = ["WindowCertificate", "window_certificate", "certified_window_region", "loop_matrices"]
@@ -87,6 +87,7 @@ def loop_matrices(model: ModelSpec, alpha: float, beta: float):
 def _problem(cp, A, Ad, clamped, window, order):
     """The SDP (maximize t) with A and Ad as cvxpy parameters, compiled once per grid."""
     n = A.shape[0]
+    # cone forms from the first point (they depend on the queue row of A only); the NumPy check uses each point's own
     lay, modes = window_modes(A, Ad, clamped, window, order)
     big = lay.n
     A_par = cp.Parameter((n, n))
@@ -110,57 +111,41 @@ def _problem(cp, A, Ad, clamped, window, order):
         if m:
             cons.append(K >= 0)
         Ks.append(K)
-        # the mode's matrices are the parameters with rows zeroed and blocks placed (linear maps of A, Ad)
-        mode_param = _mode_matrices(cp, A_par, Ad_par, mode, n, clamped)
-        M = decrease_lmi(lay, _ParamMode(mode, *mode_param), P, Q, R, K, cp.bmat)
+        # the mode's matrices are linear maps of the parameters A, Ad: one compiled problem for the grid
+        stacked = stacked_loop(A_par, Ad_par, clamped, mode.modes, cp.bmat)
+        M = decrease_lmi(lay, _ParamMode(mode, *stacked), P, Q, R, K, cp.bmat)
         cons.append((M + M.T) / 2 << -t * np.eye(M.shape[0]))
     return cp.Problem(cp.Maximize(t), cons), (A_par, Ad_par), (P, Q, R, K0, Ks, t), lay, modes, eta_forms
 
 
 class _ParamMode:
+    """A mode combination with the loop matrices as cvxpy expressions of the parameters A, Ad."""
+
     def __init__(self, mode, A, Ad):
         self.modes, self.forms, self.basis, self.A, self.Ad = mode.modes, mode.forms, mode.basis, A, Ad
 
 
-def _mode_matrices(lib, A, Ad, mode, n, clamped):
-    """Y' = A_big Y + Ad_big Y(tau-1) of one mode combination, from the loop's A and Ad (numeric or cvxpy)."""
-    window = len(mode.modes)
-    free = np.eye(n)
-    if clamped is not None:
-        free_c = np.eye(n)
-        free_c[clamped, clamped] = 0.0
-    zero = np.zeros((n, n))
-    rows_a, rows_d = [], []
-    for k, m in enumerate(mode.modes):
-        S = free if m == 1 else free_c
-        Ak, Adk = S @ A, S @ Ad
-        rows_a.append([Ak if j == k else (Adk if j == k + 1 else zero) for j in range(window)])
-        rows_d.append([Adk if (j == k == window - 1) else zero for j in range(window)])
-    if lib is np:
-        return np.block(rows_a), np.block(rows_d)
-    return lib.bmat(rows_a), lib.bmat(rows_d)
+def _verified(lay: Layout, modes, eta_forms, P, Q, R, K0, Ks):
+    """Every inequality again in double precision (K clipped to >= 0, Q shifted to >= 0 first).
 
-
-def _verified(lay: Layout, modes, eta_forms, A, Ad, clamped, P, Q, R, K0, Ks) -> bool:
-    """Every inequality again in double precision, K clipped to >= 0 and Q shifted to >= 0 first."""
+    Returns
+    -------
+    (P, Q, R) as checked, or None.
+    """
     P, Q, R = ((X + X.T) / 2 for X in (P, Q, R))
     if np.linalg.eigvalsh(R).min() <= CHECK_TOLERANCE:
-        return False
+        return None
     Q = Q + max(0.0, -np.linalg.eigvalsh(Q).min()) * np.eye(Q.shape[0])
     K0 = np.clip((K0 + K0.T) / 2, 0.0, None) if eta_forms.shape[0] else K0
     pos = positivity_lmi(lay, P, Q, K0, eta_forms)
     if np.linalg.eigvalsh((pos + pos.T) / 2).min() <= CHECK_TOLERANCE:
-        return False
-    n = A.shape[0]
+        return None
     for mode, K in zip(modes, Ks):
         K = np.clip((K + K.T) / 2, 0.0, None) if mode.forms.shape[0] else K
-        Am, Adm = _mode_matrices(np, A, Ad, mode, n, clamped)
-        if not (np.allclose(Am, mode.A) and np.allclose(Adm, mode.Ad)):
-            return False                     # the parametrized problem and the plain builder disagree
         M = decrease_lmi(lay, mode, P, Q, R, K, np.block)
         if np.linalg.eigvalsh((M + M.T) / 2).max() >= -CHECK_TOLERANCE:
-            return False
-    return True
+            return None
+    return P, Q, R
 
 
 def _check_shape(window: int, order: int):
@@ -189,10 +174,10 @@ def _solve_grid(model, points, window, order):
             continue
         k0 = K0.value if eta_forms.shape[0] else K0
         ks = [K.value if m.forms.shape[0] else K for K, m in zip(Ks, modes)]
-        modes_num = window_modes(A, Ad, clamped, window, order)[1]
-        ok = float(t.value) > 0 and _verified(lay, modes_num, eta_forms, A, Ad, clamped, P.value, Q.value, R.value, k0, ks)
-        cert = WindowCertificate(a, b, window, order, (P.value + P.value.T) / 2, (Q.value + Q.value.T) / 2,
-                                 (R.value + R.value.T) / 2, float(t.value)) if ok else None
+        # the plain builders at this point's matrices, not the compiled problem, decide
+        _, modes_here = window_modes(A, Ad, clamped, window, order)
+        checked = _verified(lay, modes_here, eta_forms, P.value, Q.value, R.value, k0, ks) if t.value > 0 else None
+        cert = WindowCertificate(a, b, window, order, *checked, float(t.value)) if checked else None
         yield a, b, float(t.value), cert
 
 

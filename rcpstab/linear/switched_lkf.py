@@ -50,7 +50,7 @@ import numpy as np
 from numpy.polynomial import legendre as npleg
 from numpy.polynomial import polynomial as nppoly
 
-__all__ = ["Layout", "Mode", "legendre_derivative", "bernstein_in_legendre", "window_modes", "decrease_lmi",
+__all__ = ["Layout", "Mode", "stacked_loop", "legendre_derivative", "bernstein_in_legendre", "window_modes", "decrease_lmi",
            "positivity_lmi", "common_eta_forms", "shifted_legendre"]
 
 
@@ -163,6 +163,39 @@ def _null_basis(rows: list, dim: int) -> np.ndarray:
     return vt[rank:].T
 
 
+def stacked_loop(A, Ad, clamped: int | None, combo, block):
+    """Y' = A_Y Y + Ad_Y Y(tau - 1) of one mode combination (block k: the state at tau - k).
+
+    Parameters
+    ----------
+    A, Ad : (n, n) arrays or cvxpy expressions
+        The free loop in round trips.
+    clamped : int or None
+        Index of the clamped state (its row is zeroed in a clamped block).
+    combo : tuple of int
+        Per block, 1 free or 2 clamped.
+    block : callable
+        ``np.block`` or ``cvxpy.bmat``.
+
+    Returns
+    -------
+    (A_Y, Ad_Y)
+    """
+    n = A.shape[0]
+    window = len(combo)
+    zero = np.zeros((n, n))
+    rows_a, rows_d = [], []
+    for k, m in enumerate(combo):
+        keep = np.eye(n)
+        if m == 2:
+            keep[clamped, clamped] = 0.0
+        Ak, Adk = keep @ A, keep @ Ad
+        # x(tau-k)' = A_m x(tau-k) + Ad_m x(tau-k-1): the next block now, or the last block one round trip ago
+        rows_a.append([Ak if j == k else (Adk if j == k + 1 else zero) for j in range(window)])
+        rows_d.append([Adk if j == k == window - 1 else zero for j in range(window)])
+    return block(rows_a), block(rows_d)
+
+
 def window_modes(A, Ad, clamped: int | None, window: int, order: int):
     """Every mode combination of the stacked state over ``window`` round trips.
 
@@ -186,20 +219,12 @@ def window_modes(A, Ad, clamped: int | None, window: int, order: int):
     coef, ends, dcoef = bernstein_in_legendre(order)
     out = []
     for combo in itertools.product((1, 2) if clamped is not None else (1,), repeat=window):
-        big_a, big_ad = np.zeros((n * window,) * 2), np.zeros((n * window,) * 2)
+        big_a, big_ad = stacked_loop(A, Ad, clamped, combo, np.block)
         forms, equal = [], []
         for k, m in enumerate(combo):
-            Ak, Adk = A.copy(), Ad.copy()
-            if m == 2:
-                Ak[clamped] = 0.0
-                Adk[clamped] = 0.0
             rows = slice(n * k, n * (k + 1))
-            big_a[rows, rows] = Ak
             if k < window - 1:                     # x(tau-k-1) is the next block, now
-                big_a[rows, n * (k + 1):n * (k + 2)] = Adk
                 equal.extend(lay.x[n * (k + 1):n * (k + 2)] - lay.xd[rows])
-            else:
-                big_ad[rows, rows] = Adk
             if clamped is None:
                 continue
             i = n * k + clamped
