@@ -277,7 +277,7 @@ def common_eta_forms(lay: Layout, modes: list) -> np.ndarray:
 
 
 def positivity_lmi(lay: Layout, P, Q, K0, forms):
-    """P + blockdiag(0, Q, 3Q, ...) - E0'K0E0: positive definite => V >= margin |eta|^2 on every state."""
+    """P + blockdiag(0, Q, 3Q, ...) - E0'K0E0: positive definite => V >= margin * eta'eta on every state."""
     out = P
     for k in range(lay.order):
         Ok = lay.om[k] @ lay.eta.T
