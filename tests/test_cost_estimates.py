@@ -17,7 +17,8 @@ def _check(points, method):
 
 
 def test_every_method_has_an_estimate():
-    assert set(METHODS) == {"exact", "bode", "nyquist", "margins", "phaseplane", "packet", "certified"}
+    assert set(METHODS) == {"exact", "bode", "nyquist", "margins", "phaseplane", "packet", "certified",
+                            "certified-window"}
     assert all(m.seconds_per_point > 0 for m in METHODS.values())
 
 

@@ -75,6 +75,8 @@ METHODS = {m.name: m for m in (
            "the packet-level reference implementation (--seeds N: replications with start jitter)"),
     Method("certified", "rcpstab.linear.certified:certified_region", APP_E_GRID, 0.1, ("params",),
            "a Lyapunov-Krasovskii functional found by SDP: sufficient, switched/linear models"),
+    Method("certified-window", "rcpstab.linear.certified_window:certified_window_region", APP_E_GRID, 1.0,
+           ("params", "window"), "a functional over 3 round trips that knows the queue clamp: beyond the linear region"),
 )}
 """Method name -> :class:`Method`, in the order ``map --help`` lists them."""
 

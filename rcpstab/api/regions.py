@@ -48,8 +48,8 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
     alpha, beta : str, float or array_like, optional
         Grid axes of the gains (dimensionless): ``"START:STOP:STEP"`` (STOP inclusive) or values. Default: the method's own grid
         (:data:`rcpstab.api.methods.METHODS`: Fig. 5.2's plane for exact, bode, nyquist; 40 x 40 on it
-        for margins; App. E's 0.1..2.0 grid for phaseplane, packet and certified).
-    method : {"exact", "bode", "nyquist", "margins", "phaseplane", "packet", "certified"}
+        for margins; App. E's 0.1..2.0 grid for phaseplane, packet and the certified ones).
+    method : {"exact", "bode", "nyquist", "margins", "phaseplane", "packet", "certified", "certified-window"}
         How each point is judged: the linear loop's exact roots, its Bode or Nyquist criterion or its
         margins; the nonlinear fluid model's runs (phaseplane); the packet simulator; or an interval-
         certified linear verdict (:data:`rcpstab.api.methods.METHODS`).
@@ -60,8 +60,8 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
         ``N`` (lists), ``T`` (s), ``params`` ({name: [values]}), ``buffer_bdp`` (C*d0), ``workers``,
         ``scheduler``, ``checkpoint``, ``progress`` (phaseplane); ``scenario``, ``workers``,
         ``checkpoint``, ``progress``, ``seeds`` (replications with per-point 95% intervals) and
-        ``start_jitter_s`` (s; default one d0 with ``seeds``) (packet). An option the method does not read
-        is refused.
+        ``start_jitter_s`` (s; default one d0 with ``seeds``) (packet); ``window`` (certified-window: round
+        trips of history, 1 to 3). An option the method does not read is refused.
 
     Returns
     -------

@@ -23,8 +23,8 @@ EXAMPLES = (
 )
 
 # command-line destination -> keyword of rcpstab.region (the registry's options are keywords)
-KEYWORDS = {"pade": "pade", "C": "C", "d0": "d0", "N": "N", "T": "T", "param": "params", "buffer": "buffer_bdp",
-            "scenario": "scenario", "scheduler": "scheduler", "checkpoint": "checkpoint", "seeds": "seeds",
+KEYWORDS = {"pade": "pade", "window": "window", "C": "C", "d0": "d0", "N": "N", "T": "T", "param": "params",
+            "buffer": "buffer_bdp", "scenario": "scenario", "scheduler": "scheduler", "checkpoint": "checkpoint", "seeds": "seeds",
             "start_jitter": "start_jitter_s"}
 # options read outside the engine call: the methods that use them
 EXTRA = {"boundary": ("exact",)}
@@ -48,6 +48,8 @@ def add_arguments(parser):
                         help="queue gains, dimensionless, given as --alpha (default: "
                              f"{_default_grid(1)})")
     parser.add_argument("--pade", type=int, metavar="N", help="nyquist: Pade order for the delay (default: exact delay)")
+    parser.add_argument("--window", type=int, metavar="L",
+                        help="certified-window: round trips of history in the functional, 1 to 3 (default: 3)")
     parser.add_argument("--scenario", help="packet: scenario name or single-link topology file (default: fig5.3)")
     parser.add_argument("--seeds", type=int, metavar="N",
                         help="packet: run every point with seeds 0..N-1 (N >= 2), each drawing the flows' start "
