@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import InputError
+from ...runtime.validation import check_integer, check_value
 from .topology import NS_PER_S, Link, Topology, request_field
 
 __all__ = ["UNBOUNDED_BUFFER_BYTES", "FlowSpec", "LinkSpec", "TopologySpec", "load_topology", "parse_topology"]
@@ -229,11 +230,11 @@ def parse_topology(document: dict, default_name: str = "topology") -> TopologySp
         packet_bytes=_integer(document, "packet_bytes", "packet_bytes", 1500),
         t_end_s=_number(document, "t_end_s", "t_end_s", 400.0),
     )
-    for ok, message in ((0 < spec.eta <= 1, f"eta={spec.eta}: must be in (0, 1]"),
-                        (spec.packet_bytes >= 64, f"packet_bytes={spec.packet_bytes}: must be >= 64"),
-                        (spec.t_end_s > 0, f"t_end_s={spec.t_end_s}: must be > 0")):
-        if not ok:
-            raise InputError(message)
+    check_value("eta", spec.eta, field="eta")
+    check_integer("packet_bytes", spec.packet_bytes, field="packet_bytes")
+    check_value("t_end", spec.t_end_s, field="t_end_s")
+    if spec.packet_bytes < 64:
+        raise InputError(f"packet_bytes={spec.packet_bytes}: must be >= 64")
     for link in links:
         if link.buffer_bytes < spec.packet_bytes:
             raise InputError(f"links[{link.name}].buffer_bytes={link.buffer_bytes}: holds no packet of "
@@ -281,10 +282,11 @@ def _link(i: int, entry: dict) -> LinkSpec:
         buffer = UNBOUNDED_BUFFER_BYTES
     else:
         buffer = _integer(entry, "buffer_bytes", f"{where}.buffer_bytes (bytes or \"unbounded\")")
-    if not capacity > 0:
-        raise InputError(f"{where}.capacity_bps={capacity:g}: must be > 0")
-    if not delay >= 0:
-        raise InputError(f"{where}.delay_s={delay:g}: must be >= 0")
+    # the one domain table: 1e20 b/s or a 1e12 s delay reached the simulator and overflowed int64 there
+    check_value("C", capacity, field=f"{where}.capacity_bps")
+    check_value("link_delay", delay, field=f"{where}.delay_s")
+    if buffer != UNBOUNDED_BUFFER_BYTES:
+        check_integer("buffer_bytes", buffer, field=f"{where}.buffer_bytes")
     return LinkSpec(name, capacity, delay, buffer)
 
 
@@ -305,10 +307,10 @@ def _flow(i: int, entry: dict, link_names: list[str]) -> FlowSpec:
     stop = entry.get("stop_s", "never")
     stop = math.inf if stop == "never" else _number(entry, "stop_s", f"{where}.stop_s (s or \"never\")")
     jitter = _number(entry, "start_jitter_s", f"{where}.start_jitter_s", 0.0)
-    if count < 1:
-        raise InputError(f"{where}.count={count}: must be >= 1")
-    if not 0 <= jitter:
-        raise InputError(f"{where}.start_jitter_s={jitter:g}: must be >= 0")
+    check_integer("flows", count, field=f"{where}.count")
+    for key, value in (("start_s", start), ("start_jitter_s", jitter), ("stop_s", stop)):
+        if value != math.inf:
+            check_value("time", value, field=f"{where}.{key}")
     if not (0 <= start and start + jitter < stop):
         raise InputError(f"{where}: start_s={start:g}, start_jitter_s={jitter:g}, stop_s={stop:g} need "
                          "0 <= start_s and start_s + start_jitter_s < stop_s")
