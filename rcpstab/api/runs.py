@@ -448,8 +448,10 @@ class NetworkResult(Result):
     def to_csv(self, path: str) -> None:
         import csv
 
+        from ..runtime.atomic import atomic_open
+
         cols = self.columns()
-        with open(path, "w", newline="") as fh:
+        with atomic_open(path) as fh:  # a full disk leaves the old file, not a torn one
             writer = csv.writer(fh)
             writer.writerow(cols)
             for row in zip(*cols.values()):
