@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
+from ..runtime.validation import check_value
 from .margins import _assemble
 from .openloop import OpenLoop
 from .phasecross import gain_crossovers, phase_crossings
@@ -161,10 +162,15 @@ def as_loop(sys, delay=0.0) -> DelayedLoop:
     >>> as_loop(([2.0], [1.0, 0.0]), delay=0.5).delay
     0.5
     """
-    delays = np.atleast_1d(np.asarray(delay, dtype=float))
-    if delays.ndim != 1 or not np.all(np.isfinite(delays)) or np.any(delays < 0):
-        raise InputError(f"delay = {delay!r}: must be seconds >= 0 (one number, or several that add)")
-    total = float(delays.sum())
+    try:
+        delays = np.atleast_1d(np.asarray(delay, dtype=float))
+    except (TypeError, ValueError):
+        delays = np.empty((0, 0))
+    if delays.ndim != 1:
+        raise InputError(f"delay = {delay!r}: must be seconds (one number, or several that add)")
+    for value in delays:
+        check_value("loop_delay", value, field="delay")
+    total = check_value("loop_delay", float(delays.sum()), field="delay (the sum)")
     if isinstance(sys, DelayedLoop):
         return sys.with_delay(sys.delay + total) if total else sys
     if isinstance(sys, tuple) and len(sys) == 2:

@@ -124,6 +124,8 @@ DOMAINS = {
     "link_delay": Domain("one-way delay", 0.0, 100.0, unit="s"),
     # At least one round trip: 1e-320 RTTs ran and reported "after 9.99989e-321 RTTs".
     "rtts": Domain("duration", 1.0, 1e5, unit="RTTs"),
+    # bifurcation measures the last half of each run: fewer than 20 RTTs leave no cycle to measure
+    "bifurcation_rtts": Domain("run per gain value", 20.0, 1e5, unit="RTTs"),
     "transient_rtt": Domain("transient", 0.0, 1e4, unit="RTTs"),
     "load": Domain("load", 0.0, 1.0, low_open=True, high_open=True),
     "buffer_bytes": Domain("buffer", 1.0, 1e15, unit="bytes", integer=True),
@@ -133,6 +135,12 @@ DOMAINS = {
     "workers": Domain("workers", 1.0, 4096.0, integer=True),
     "samples": Domain("samples", 0.0, 10_000.0, integer=True),
     "pade": Domain("Pade order", 1.0, 20.0, integer=True),
+    # linearize: the update interval in round trips, for a model that fixes T before linearizing
+    "T_over_d0": Domain("T/d0", 0.0, 10.0, low_open=True),
+    # margins --tf: an LTI loop's delay (several add); 1e4 s ran out of memory, 1e9 s raised inside numpy
+    "loop_delay": Domain("loop delay", 0.0, 100.0, unit="s"),
+    # cosim --seeds: replications of a topology file's packet run (2 at least for a confidence interval)
+    "seeds": Domain("seeds", 2.0, 10_000.0, integer=True),
     # fct: flows and replications are bounded again by the run's cost estimate (fct.flow_run).
     "flows": Domain("flows", 1.0, 1e9, integer=True),
     "replications": Domain("replications", 1.0, 1e6, integer=True),
