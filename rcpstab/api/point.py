@@ -148,11 +148,16 @@ def bode(model, alpha, beta, pade: int | None = None):
     (True, 16.25)
     """
     from ..linear.bode_plot import bode_response
+
+    spec, alpha, beta, pade = _loop_point(model, alpha, beta, pade)
+    return BodeResult(bode_response(spec, alpha, beta, pade), model=spec)
+
+
+def _loop_point(model, alpha, beta, pade):
+    """The arguments of :func:`bode` and :func:`nyquist`, checked: (spec, alpha, beta, pade)."""
     from ..linear.nyquist import check_pade
 
-    spec = as_model(model)
-    alpha, beta = single_gain(alpha, "alpha"), single_gain(beta, "beta")
-    return BodeResult(bode_response(spec, alpha, beta, check_pade(pade)), model=spec)
+    return as_model(model), single_gain(alpha, "alpha"), single_gain(beta, "beta"), check_pade(pade)
 
 
 class BodeResult(Result):
@@ -185,13 +190,9 @@ def nyquist(model, alpha, beta, pade: int | None = None):
 
     Parameters
     ----------
-    model : str or ModelSpec
-        A bundled model's name (``"rcp"``, ``"xcp"``, ...), a protocol file's path or a
-        :class:`~rcpstab.models.ModelSpec`.
-    alpha, beta : float
-        The controller gains (> 0, dimensionless).
-    pade : int, optional
-        Order of the Pade approximation of the delay e^{-s d0} (>= 1); ``None`` (default): the exact delay.
+    model, alpha, beta, pade
+        As for :func:`bode`: the model, its gains (> 0, dimensionless) and the order of the Pade
+        approximation of the delay (``None``, the default: the exact delay).
 
     Returns
     -------
@@ -205,11 +206,9 @@ def nyquist(model, alpha, beta, pade: int | None = None):
     (0, 0, 0, True)
     """
     from ..linear.margins import margins as compute
-    from ..linear.nyquist import check_pade, nyquist_curve
+    from ..linear.nyquist import nyquist_curve
 
-    spec = as_model(model)
-    alpha, beta = single_gain(alpha, "alpha"), single_gain(beta, "beta")
-    pade = check_pade(pade)
+    spec, alpha, beta, pade = _loop_point(model, alpha, beta, pade)
     curve = nyquist_curve(spec, alpha, beta, pade)
     return NyquistResult(curve, model=spec, margins=compute(spec, alpha, beta), pade=pade)
 
