@@ -594,8 +594,9 @@ static int parse_paths(sim_t *s, PyObject *paths)
         char where[32];
         long long len;
         snprintf(where, sizeof where, "path %zd", i);
-        PyObject *len_obj = PyLong_FromSsize_t(PyObject_Length(PySequence_Fast_GET_ITEM(paths, i)));
-        int rc = len_obj && !PyErr_Occurred() ? int_arg(len_obj, &D[P_PATH_LINKS], where, &len) : -1;
+        Py_ssize_t length = PyObject_Length(PySequence_Fast_GET_ITEM(paths, i));
+        PyObject *len_obj = length < 0 ? NULL : PyLong_FromSsize_t(length); /* the twin checks len() alike */
+        int rc = len_obj ? int_arg(len_obj, &D[P_PATH_LINKS], where, &len) : -1;
         Py_XDECREF(len_obj);
         if (rc < 0)
             return -1;
