@@ -2,7 +2,8 @@
 
 Build with ``python -m sphinx -W -b html docs OUT`` after ``pip install ".[docs]"``.
 The notebooks in ``notebooks/`` are committed without outputs; myst-nb executes them
-during the build, so the pages show freshly computed figures.
+during the build (cached by jupyter-cache: only notebooks whose code changed run again), so the pages
+show figures computed by the code they stand beside.
 """
 import shutil
 import sys
@@ -42,8 +43,15 @@ autodoc_typehints = "description"
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 
-# Notebooks: always executed at build time, a failing cell fails the build.
-nb_execution_mode = "force"
+# Notebooks: executed at build time through jupyter-cache. A notebook runs again only when its code
+# cells change (the cache keys on them); a warm build reuses the stored outputs, even into a new output
+# folder. The cache lives beside the output folder (<outdir>/../.jupyter_cache, i.e. _build/.jupyter_cache);
+# delete it, or pass -D nb_execution_mode=force, to run every notebook.
+# A failing cell fails the build either way.
+nb_execution_mode = "cache"
+# The explorer notebook's sliders need a live kernel; the built page shows its figures, and myst-nb's default
+# would load the widgets' JavaScript (RequireJS, the widget manager) from CDNs: none, so pages need no network.
+nb_ipywidgets_js = {}
 nb_execution_timeout = 300
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True

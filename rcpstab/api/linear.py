@@ -178,12 +178,40 @@ class Theorem1Result(Result):
                 f"beta = sqrt(2) alpha^2 leaves the exact region at alpha = {r['exit_alpha']:.9f}; "
                 f"tightness {r['tightness']:.9f}")
 
-    def plot(self, ax=None, **kwargs):
-        """The exact region of the model with Theorem 1's curve and bound."""
-        from ..theorem1 import theorem1_plot
-        from .regions import region
+    def plot(self, ax=None, *, region: bool = True, alpha_max: float | None = None, color: str = "tab:red"):
+        """Theorem 1's curve beta = sqrt(2) alpha^2 up to its bound, on the model's exact region.
 
-        r = region(self.inputs["model"], alpha="0.02:1.2:0.02", beta="0.01:1.0:0.01")
-        ax = r.plot(ax=ax)
-        theorem1_plot(ax)
-        return ax
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on (default: a new figure).
+        region : bool
+            Shade the model's exact region first (alpha 0.02..1.2, beta 0.01..1.0, dimensionless);
+            ``False`` draws the curve alone on ``ax`` (e.g. over a region drawn before), keeping its limits.
+        alpha_max : float, optional
+            Also draw the curve, dashed, past the bound up to this alpha (dimensionless).
+        color : str
+            The curve's colour.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> ax = theorem1("xcp").plot(alpha_max=1.2)
+        >>> [line.get_label() for line in ax.get_lines()][-2]   # the dashed part past the bound
+        'same curve, no guarantee'
+        """
+        from ..theorem1 import theorem1_plot
+        from .regions import region as region_map
+
+        if region:
+            ax = region_map(self.inputs["model"], alpha="0.02:1.2:0.02", beta="0.01:1.0:0.01").plot(ax=ax)
+        elif ax is None:
+            import matplotlib.pyplot as plt
+
+            ax = plt.figure().add_subplot()
+        return theorem1_plot(ax, alpha_max=alpha_max, color=color)

@@ -71,7 +71,8 @@ METHODS = {m.name: m for m in (
     Method("phaseplane", "rcpstab.phaseplane.sweep:phaseplane_region", APP_E_GRID, 2e-3, _SWEEP,
            "the nonlinear model integrated from App. E's initial conditions"),
     Method("packet", "rcpstab.packet.lens.region:packet_region", APP_E_GRID, 0.4,
-           ("scenario", "workers", "checkpoint", "progress"), "the packet-level reference implementation"),
+           ("scenario", "workers", "checkpoint", "progress", "seeds", "start_jitter_s"),
+           "the packet-level reference implementation (--seeds N: replications with start jitter)"),
     Method("certified", "rcpstab.linear.certified:certified_region", APP_E_GRID, 0.1, ("params",),
            "a Lyapunov-Krasovskii functional found by SDP: sufficient, switched/linear models"),
 )}

@@ -123,40 +123,59 @@ class MarginsResult(Result):
         bode(self.inputs["model"], self.value.alpha, self.value.beta).save(path)
 
 
-def bode(model, alpha, beta, pade: int | None = None):
+def bode(model, alpha=None, beta=None, pade: int | None = None, *, delay=None, w=None):
     """Bode response of the loop at one (alpha, beta), exact delay (or a Pade approximation), with its margins.
 
     Parameters
     ----------
-    model : str or ModelSpec
+    model : str, ModelSpec, control.TransferFunction, control.StateSpace or (num, den)
         A bundled model's name (``"rcp"``, ``"xcp"``, ...), a protocol file's path or a
-        :class:`~rcpstab.models.ModelSpec`.
+        :class:`~rcpstab.models.ModelSpec`; or any SISO LTI loop L(s), closed through ``delay``.
     alpha, beta : float
-        The controller gains (> 0, dimensionless).
+        The controller gains (> 0, dimensionless) of a model.
     pade : int, optional
         Order of the Pade approximation of the delay e^{-s d0} (>= 1); ``None`` (default): the exact delay.
+    delay : float or sequence of float, optional
+        An LTI loop's delay(s) in seconds (several add).
+    w : array_like, optional
+        An LTI loop's frequencies (rad/s); see :func:`~rcpstab.linear.lti_response.loop_bode`.
 
     Returns
     -------
-    BodeResult
-        ``.w`` (w*d0), ``.magnitude``, ``.phase_deg``, ``.margins``; ``to_dict()`` is the margins' dict.
+    BodeResult or LoopBode
+        A model's: ``.w`` (w*d0), ``.magnitude``, ``.phase_deg``, ``.margins``; ``to_dict()`` is the
+        margins' dict. An LTI loop's (:class:`~rcpstab.linear.lti_response.LoopBode`): w in rad/s,
+        magnitude, continuous phase (deg), exact margins; ``.plot()`` labelled in those units.
 
     Examples
     --------
     >>> r = bode("rcp", 0.4, 0.2)
     >>> r.to_dict()["stable"], round(r.to_dict()["phase_margin_deg"], 2)
     (True, 16.25)
+    >>> r = bode(([2.0], [1.0, -1.0]), delay=0.3, w=[1.0])       # 2 e^{-0.3 s}/(s - 1) at 1 rad/s
+    >>> round(float(r.magnitude[0]), 6), round(float(r.phase_deg[0]), 2)
+    (1.414214, -152.19)
     """
+    from ..linear.lti import is_loop
+
+    if delay is not None or is_loop(model):
+        from ..linear.lti_response import loop_bode
+
+        return loop_bode(model, 0.0 if delay is None else delay, w=w)
     from ..linear.bode_plot import bode_response
 
-    spec, alpha, beta, pade = _loop_point(model, alpha, beta, pade)
+    spec, alpha, beta, pade = _model_point("bode", model, alpha, beta, pade)
     return BodeResult(bode_response(spec, alpha, beta, pade), model=spec)
 
 
-def _loop_point(model, alpha, beta, pade):
-    """The arguments of :func:`bode` and :func:`nyquist`, checked: (spec, alpha, beta, pade)."""
+def _model_point(command: str, model, alpha, beta, pade):
+    """A model's arguments of :func:`bode` or :func:`nyquist`, checked: (spec, alpha, beta, pade)."""
     from ..linear.nyquist import check_pade
 
+    if alpha is None or beta is None:
+        from ..errors import InputError
+
+        raise InputError(f"{command} of model {getattr(model, 'name', model)!r}: give alpha and beta")
     return as_model(model), single_gain(alpha, "alpha"), single_gain(beta, "beta"), check_pade(pade)
 
 
@@ -185,30 +204,47 @@ class BodeResult(Result):
         save_bode_figure(self.value, path)
 
 
-def nyquist(model, alpha, beta, pade: int | None = None):
+def nyquist(model, alpha=None, beta=None, pade: int | None = None, *, delay=None):
     """The Nyquist curve of the loop at one (alpha, beta) and its count N, P, Z = N + P.
 
     Parameters
     ----------
-    model, alpha, beta, pade
-        As for :func:`bode`: the model, its gains (> 0, dimensionless) and the order of the Pade
-        approximation of the delay (``None``, the default: the exact delay).
+    model : str, ModelSpec, control.TransferFunction, control.StateSpace or (num, den)
+        A bundled model's name (``"rcp"``, ``"xcp"``, ...), a protocol file's path or a
+        :class:`~rcpstab.models.ModelSpec`; or any strictly proper SISO LTI loop L(s), closed
+        through ``delay``.
+    alpha, beta : float
+        The controller gains (> 0, dimensionless) of a model.
+    pade : int, optional
+        Order of the Pade approximation of the delay e^{-s d0} (>= 1); ``None`` (default): the exact delay.
+    delay : float or sequence of float, optional
+        An LTI loop's delay(s) in seconds (several add).
 
     Returns
     -------
-    NyquistResult
-        ``.N``, ``.P``, ``.Z``, ``.stable``; ``.curve`` (G(j w)) and ``.margins``.
+    NyquistResult or LoopNyquist
+        ``.N``, ``.P``, ``.Z``, ``.stable``; a model's ``.curve`` (G(j w)) and ``.margins``; an LTI
+        loop's (:class:`~rcpstab.linear.lti_response.LoopNyquist`) ``.w`` (rad/s), ``.L``, ``.margins``.
 
     Examples
     --------
     >>> r = nyquist("rcp", 0.4, 0.2)
     >>> r.N, r.P, r.Z, r.stable
     (0, 0, 0, True)
+    >>> r = nyquist(([2.0], [1.0, -1.0]), delay=0.3)       # one counter-clockwise turn around -1
+    >>> r.N, r.P, r.Z, r.stable
+    (-1, 1, 0, True)
     """
+    from ..linear.lti import is_loop
+
+    if delay is not None or is_loop(model):
+        from ..linear.lti_response import loop_nyquist
+
+        return loop_nyquist(model, 0.0 if delay is None else delay)
     from ..linear.margins import margins as compute
     from ..linear.nyquist import nyquist_curve
 
-    spec, alpha, beta, pade = _loop_point(model, alpha, beta, pade)
+    spec, alpha, beta, pade = _model_point("nyquist", model, alpha, beta, pade)
     curve = nyquist_curve(spec, alpha, beta, pade)
     return NyquistResult(curve, model=spec, margins=compute(spec, alpha, beta), pade=pade)
 

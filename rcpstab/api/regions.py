@@ -20,7 +20,12 @@ XARRAY_UNITS = {"alpha": "1", "beta": "1", "stable": "1", "C": "bit/s", "d0": "s
                 "buffer": "bit", "unstable_roots": "1", "gain_margin": "1", "phase_margin_deg": "deg",
                 "delay_margin": "d0", "rightmost_real": "1/d0", "rightmost_imag": "rad/d0",
                 "convergence_rtt": "RTT", "convergence_estimate_rtt": "RTT", "envelope_rate_per_rtt": "1/RTT",
-                "fluid_stable": "1", "verdict": "", "fluid_verdict": ""}
+                "fluid_stable": "1", "verdict": "", "fluid_verdict": "",
+                # a replicated packet map (--seeds): per point over the seeds
+                "stable_fraction": "1", "stable_ci_low": "1", "stable_ci_high": "1", "convergence_rtt_ci_low": "RTT",
+                "convergence_rtt_ci_high": "RTT", "convergence_rtt_std": "RTT", "convergence_rtt_median": "RTT",
+                "convergence_rtt_median_low": "RTT", "convergence_rtt_median_high": "RTT", "median_level": "1",
+                "seeds": "1"}
 
 
 def column_unit(model, name: str) -> str:
@@ -54,7 +59,9 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
         Otherwise the method's own options (``Method.options``): ``pade`` (nyquist); ``C`` (bit/s), ``d0`` (s),
         ``N`` (lists), ``T`` (s), ``params`` ({name: [values]}), ``buffer_bdp`` (C*d0), ``workers``,
         ``scheduler``, ``checkpoint``, ``progress`` (phaseplane); ``scenario``, ``workers``,
-        ``checkpoint``, ``progress`` (packet). An option the method does not read is refused.
+        ``checkpoint``, ``progress``, ``seeds`` (replications with per-point 95% intervals) and
+        ``start_jitter_s`` (s; default one d0 with ``seeds``) (packet). An option the method does not read
+        is refused.
 
     Returns
     -------
@@ -93,6 +100,8 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
         kwargs["params"] = network_params(spec, *(kwargs.pop(k, None) for k in ("C", "d0", "N", "T")), kwargs.get("params"))
     configs = int(np.prod([len(v) if isinstance(v, (list, tuple, np.ndarray)) else 1
                            for v in kwargs.get("params", {}).values()]))
+    if isinstance(kwargs.get("seeds"), (int, np.integer)) and kwargs["seeds"] > 1:
+        configs *= int(kwargs["seeds"])   # every point runs once per seed
     from ..runtime.validation import check_grid_size
 
     check_grid_size(alphas.size * betas.size * configs, m.seconds_per_point, f"map --method {method}",
@@ -153,11 +162,39 @@ class RegionResult(Result):
         text = self.summary()
         return text.split(" at C = ")[0].split(" in every ")[0]
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax=None, *, verdicts: bool = True, **kwargs):
+        """Draw the map: the margins' panels, the four verdicts of a simulated map, else the shaded region.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on (default: a new figure; a margins map draws its own figure).
+        verdicts : bool
+            A map with verdicts (phase plane, packet) shows each point's verdict (as ``map --out``);
+            ``False`` shades its stable points instead.
+        **kwargs
+            Passed on to the drawing function (e.g. ``color`` of the shaded region, ``title``).
+
+        Returns
+        -------
+        matplotlib.axes.Axes or matplotlib.figure.Figure
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> r = region("rcp", alpha="0.5:1.5:0.5", beta="0.5:1.5:0.5", method="phaseplane")
+        >>> [t.get_text() for t in r.plot().get_legend().get_texts()][:4]   # each verdict with its count
+        ['converged (stable): 5', 'limit cycle: 4', 'diverged: 0', 'undecided (not known): 0']
+        """
         if self.value.method == "margins":
             from ..linear.marginmap_plot import margin_map_plot
 
             return margin_map_plot(self.value, **kwargs)
+        if verdicts and self.value.table is not None and "verdict" in self.value.table:
+            from ..phaseplane.plotting import verdict_plot
+
+            return verdict_plot(self.value, ax=ax, **kwargs)
         return self.value.plot(ax=ax, **kwargs)
 
     def save(self, path: str) -> None:

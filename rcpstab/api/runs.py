@@ -60,7 +60,8 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
     scenario : str
         ``"fig5.3"``, ``"testbed"``, ..., ``"flash-crowd"`` or ``"fig5.7"``, or a topology file
         (``*.toml``/``*.json``: :mod:`rcpstab.packet.simulator.topofile`, e.g.
-        ``examples/topologies/fig5.7.toml``), run as a network; its per-flow packet trace is
+        ``examples/topologies/fig5.7.toml``). A file with one link that every flow crosses runs as the
+        single-link presets do (they are such files); any other runs as a network; its per-flow packet trace is
         ``result.packet_run.to_pandas("flows")``, its per-link one ``result.packet_run.to_pandas("links")``.
     model : str
         ``"rcp"``, ``"xcp"``, ``"rcpac"``, ``"rcp-router"``, ... or a protocol file defining ``PACKET_PROTOCOL``.
@@ -118,6 +119,11 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
     plausible("C", C, "--C")
     if seeds is not None:
         return _replications(alpha, beta, scenario, model, seeds, t_end, (d0, buffer_bdp, C, N))
+    if str(scenario).endswith((".toml", ".json")):
+        from ..packet.simulator.topofile import load_topology
+
+        # one link that every flow crosses: a single-link scenario, run as the presets (which are such files)
+        scenario = load_topology(scenario).single_link() or scenario
     if scenario in NETWORK_SCENARIOS or str(scenario).endswith((".toml", ".json")):
         return _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end)
     if scenario == FLASH_CROWD.name:

@@ -22,7 +22,7 @@ def _check_rtts(rtts) -> float:
 
 
 def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d0=None, N=None, T=None,
-             gamma0=None, q0=None, **params):
+             gamma0=None, q0=None, record_every: int | None = None, **params):
     """Integrate the nonlinear fluid model at one (alpha, beta) for ``rtts`` round trips.
 
     Parameters
@@ -34,24 +34,28 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
         The gains (> 0, dimensionless).
     rtts : float
         Duration in round trips d0.
-    C, d0, N, T : float, optional
+    C, d0, N, T : float or array_like, optional
         Capacity (bit/s), propagation RTT (s), flows, update interval (s); App. E's by default
-        (0.15 Gb/s, 0.2 s, 10, 0.01 s).
+        (0.15 Gb/s, 0.2 s, 10, 0.01 s). C and N (and any ``**params`` that is not a delay) may take one
+        value per trajectory (a batch, broadcast against ``gamma0``/``q0``, which must then be given);
+        d0 and T are shared by the batch.
     gamma0, q0 : array_like, optional
         Initial R/C and queues (bits), one trajectory per pair. Default: App. E's six starts
         (R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0}), placed relative to the model's equilibrium.
+    record_every : int, optional
+        Keep every this many integration steps (default: at most 20 000 samples per trajectory).
     **params
         Any other parameter the model declares, by name (a user's model: its own names).
 
     Returns
     -------
     TrajectoryResult
-        ``.gamma`` (R/C) and ``.queue`` (bits) per sample and start; ``.plot()`` draws the portrait.
+        ``.gamma`` (R/C) and ``.queue`` (bits) per sample and start; ``.plot()`` draws the portrait,
+        ``.judge()`` judges each recorded trace, ``.band_distance()`` measures it in the convergence band.
 
     See Also
     --------
     portrait : App. E's starts about the model's own equilibrium, each judged (``rcpstab portrait``).
-    rcpstab.phaseplane.simulate : batches over any parameters, flow schedules, custom steps.
 
     Examples
     --------
@@ -60,6 +64,13 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     TrajectoryResult(model='rcp', 6 trajectories, 0..400 RTTs (d0 = 0.2 s), alpha=0.4, beta=0.2)
     >>> [round(float(g), 4) for g in traj.gamma[-1]]   # every start ends at R/C = 1/N
     [0.1, 0.1, 0.1, 0.1, 0.1, 0.1]
+
+    A batch over capacity and flows, each started at half its fair share: the normalized loop is the same,
+    so R/(C/N) follows one curve whatever C and N (the thesis' Sec. 5.1 normalization):
+
+    >>> batch = simulate("rcp", 0.4, 0.2, rtts=40, C=[10e6, 10e9], N=[10, 1000], gamma0=[0.05, 0.0005], q0=0.0)
+    >>> bool(abs(batch.gamma[:, 0] * 10 - batch.gamma[:, 1] * 1000).max() < 1e-9)
+    True
     """
     from ..phaseplane.sweep import configurations
     from ..phaseplane.trajectory import simulate_rtts
@@ -69,8 +80,12 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     for name, value in (("C", C), ("d0", d0), ("T", T)):
         plausible(name, value)
     alpha, beta = check_value("alpha", alpha, field="alpha"), check_value("beta", beta, field="beta")
-    given = network_params(spec, C, d0, N, T, params, single=True)
+    given = network_params(spec, C, d0, N, T, params)
+    batch = {k: np.asarray(v, dtype=float).ravel() for k, v in given.items() if np.size(v) > 1}
+    given = network_params(spec, params={k: v for k, v in given.items() if k not in batch}, single=True)
     (config,) = configurations(spec, {k: [v] for k, v in given.items()})
+    if record_every is not None and not (isinstance(record_every, (int, np.integer)) and record_every >= 1):
+        raise InputError(f"record_every = {record_every!r}: must be a whole number >= 1")
     starts = 6   # App. E's
     if gamma0 is not None or q0 is not None:
         if gamma0 is None or q0 is None:
@@ -82,11 +97,18 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
         if not (np.all(np.isfinite(gamma0)) and np.all(np.isfinite(q0))):
             raise InputError("gamma0 and q0: must be finite")
         starts = gamma0.size
+    if batch:
+        try:
+            starts = np.broadcast_shapes(*(v.shape for v in batch.values()), np.shape(gamma0 if gamma0 is not None else 0))
+        except ValueError:
+            raise InputError(f"{', '.join(batch)}, gamma0, q0: one value per trajectory, of one length "
+                             f"(got {', '.join(str(v.size) for v in batch.values())} and {np.size(gamma0)})") from None
+        starts = int(np.prod(starts))
     # 1e6 starts at 100 RTTs asked numpy for 8.94 GiB: about 90 bytes per start and RTT
     check_run_cost(f"simulate with {starts} starts over {rtts:g} RTTs", 0.0,
                    starts * max(rtts, 1.0) * SIMULATE_BYTES_PER_START_RTT)
-    traj = simulate_rtts(spec, alpha, beta, rtts, given, gamma0, q0)
-    return TrajectoryResult(traj, model=spec, config=config, alpha=alpha, beta=beta, rtts=rtts)
+    traj = simulate_rtts(spec, alpha, beta, rtts, given, gamma0, q0, batch=batch, record_every=record_every)
+    return TrajectoryResult(traj, model=spec, config=dict(config, **batch), alpha=alpha, beta=beta, rtts=rtts)
 
 
 class TrajectoryResult(Result):
@@ -119,9 +141,55 @@ class TrajectoryResult(Result):
     def write_csv(self, path: str) -> None:
         self.to_csv(path)
 
+    def judge(self):
+        """Judge each recorded trajectory as it stands (the one judgement of fluid and packet traces).
+
+        Returns
+        -------
+        rcpstab.verdicts.judgement.Judgement
+            Per trajectory: ``names`` (converged, limit_cycle, diverged, undecided), ``convergence_rtt`` (the
+            last exit from the band, RTTs), ``amplitude_rate`` (fraction of the equilibrium rate),
+            ``amplitude_queue`` (fraction of C*d0), ``period_rtt`` and the envelope's trend ``rate_per_rtt``
+            with its standard error ``rate_stderr`` (per RTT). Unlike :func:`portrait`, no horizon is chosen:
+            a run too short to tell is ``undecided``.
+
+        Examples
+        --------
+        >>> j = simulate("rcp", 0.4, 0.2, rtts=400).judge()
+        >>> [str(n) for n in j.names]
+        ['converged', 'converged', 'converged', 'converged', 'converged', 'converged']
+        >>> j = simulate("rcp", 1.4, 0.8, rtts=400, gamma0=0.5, q0=0.0).judge()   # outside the linear region
+        >>> str(j.names[0])
+        'limit_cycle'
+        """
+        from ..verdicts.judgement import judge_trace
+
+        traj = self.value
+        return judge_trace(traj.rtt, traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq, traj.queue_scale)
+
+    def band_distance(self):
+        """Distance of every sample from equilibrium in units of the convergence band (<= 1: inside).
+
+        Returns
+        -------
+        numpy.ndarray, shape (samples, trajectories)
+            ``max(abs(R/Re - 1) / 0.02, abs(q - qe) / (0.01 C d0))`` (dimensionless; the standard band).
+
+        Examples
+        --------
+        >>> traj = simulate("rcp", 0.4, 0.2, rtts=200, gamma0=0.2, q0=0.0)   # twice the fair share 1/N
+        >>> d = traj.band_distance()
+        >>> round(float(d[0, 0]), 6), bool(d[-1, 0] < 1)          # starts 100% off: 50 band widths
+        (50.0, True)
+        """
+        from ..verdicts.band import band_distance
+
+        traj = self.value
+        return band_distance(traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq, traj.queue_scale)
+
 
 def portrait(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d0=None, N=None, T=None,
-             buffer_bdp=None, **params):
+             buffer_bdp=None, gamma0=None, q0=None, **params):
     """App. E's six starts about ``model``'s own equilibrium, integrated and each judged (``rcpstab portrait``).
 
     Starts R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0} placed relative to the equilibrium (the full
@@ -141,13 +209,16 @@ def portrait(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
         bit/s, s, flows, s (the model's defaults).
     buffer_bdp : float, optional
         Buffer in bandwidth-delay products (default: unbounded).
+    gamma0, q0 : array_like, optional
+        Other starts instead of App. E's: initial R/C (dimensionless) and queues (bits), one start per pair.
     **params
         Any other parameter the model declares, by name (a user's model: its own names).
 
     Returns
     -------
     PortraitResult
-        ``.trajectory``, ``.verdicts`` (names per start), ``.summary()``, ``.plot()`` (with any limit cycle).
+        ``.trajectory``, ``.verdicts`` (names per start), ``.judgement`` (convergence times, amplitudes,
+        periods), ``.summary()``, ``.plot()`` (with any limit cycle).
 
     Examples
     --------
@@ -169,9 +240,17 @@ def portrait(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     point = dict(config, alpha=alpha, beta=beta)
     held = buffer_bits(spec, buffer_bdp, point)
     point.update(held)
-    gammas, queues = (v[0] for v in equilibrium_starts(spec, point))
-    if held:  # App. E's full-queue start (2 C*d0) cannot exceed the buffer
-        queues = queues.clip(max=next(iter(held.values())))
+    if gamma0 is not None or q0 is not None:
+        if gamma0 is None or q0 is None:
+            raise InputError("gamma0 and q0: give both or neither")
+        gammas, queues = (np.ravel(v) for v in np.broadcast_arrays(np.asarray(gamma0, dtype=float),
+                                                                    np.asarray(q0, dtype=float)))
+        if not (np.all(np.isfinite(gammas)) and np.all(np.isfinite(queues))):
+            raise InputError("gamma0 and q0: must be finite")
+    else:
+        gammas, queues = (v[0] for v in equilibrium_starts(spec, point))
+        if held:  # App. E's full-queue start (2 C*d0) cannot exceed the buffer
+            queues = queues.clip(max=next(iter(held.values())))
     compiled = compile_model(spec)
     rtt = float(compiled.time_scale(*parameter_values(compiled, point)))
     start = {"gamma0": gammas, "q0": queues}
@@ -193,6 +272,28 @@ class PortraitResult(TrajectoryResult):
     @property
     def verdicts(self) -> list[str]:
         return [str(v) for v in self.inputs["judged"].names]
+
+    @property
+    def judgement(self):
+        """Each start's judgement, each integrated as far as its verdict needed (an adaptive horizon).
+
+        Returns
+        -------
+        rcpstab.verdicts.judgement.Judgement
+            ``names``, ``convergence_rtt`` (the last exit from the band, RTTs), ``horizon_rtt``,
+            ``period_rtt``, ``amplitude_rate``/``amplitude_queue``, ``rate_per_rtt`` +- ``rate_stderr``.
+
+        Examples
+        --------
+        The load doubles (R(0) = 2 C/N): judged with an adaptive horizon, and again from a fixed 400-RTT
+        record of every step, the two agree on when the trajectory last leaves the band:
+
+        >>> j = portrait("rcp", 0.5, 0.5, rtts=1, gamma0=0.2, q0=0.0).judgement
+        >>> fixed = simulate("rcp", 0.5, 0.5, rtts=400, gamma0=0.2, q0=0.0, record_every=1).judge()
+        >>> str(j.names[0]), float(j.convergence_rtt[0]) == float(fixed.convergence_rtt[0])
+        ('converged', True)
+        """
+        return self.inputs["judged"]
 
     def to_dict(self) -> dict:
         judged = self.inputs["judged"]

@@ -24,7 +24,8 @@ EXAMPLES = (
 
 # command-line destination -> keyword of rcpstab.region (the registry's options are keywords)
 KEYWORDS = {"pade": "pade", "C": "C", "d0": "d0", "N": "N", "T": "T", "param": "params", "buffer": "buffer_bdp",
-            "scenario": "scenario", "scheduler": "scheduler", "checkpoint": "checkpoint"}
+            "scenario": "scenario", "scheduler": "scheduler", "checkpoint": "checkpoint", "seeds": "seeds",
+            "start_jitter": "start_jitter_s"}
 # options read outside the engine call: the methods that use them
 EXTRA = {"boundary": ("exact",)}
 
@@ -47,7 +48,14 @@ def add_arguments(parser):
                         help="queue gains, dimensionless, given as --alpha (default: "
                              f"{_default_grid(1)})")
     parser.add_argument("--pade", type=int, metavar="N", help="nyquist: Pade order for the delay (default: exact delay)")
-    parser.add_argument("--scenario", help="packet: scenario name (default: fig5.3)")
+    parser.add_argument("--scenario", help="packet: scenario name or single-link topology file (default: fig5.3)")
+    parser.add_argument("--seeds", type=int, metavar="N",
+                        help="packet: run every point with seeds 0..N-1 (N >= 2), each drawing the flows' start "
+                             "jitter; the CSV gives per point the fraction of seeds that converged and the mean "
+                             "convergence time, each with a 95%% interval; stable = every seed converged")
+    parser.add_argument("--start-jitter", type=float, metavar="S",
+                        help="packet: each flow starts up to S seconds late, uniform from the seed "
+                             "(default: none; one round trip d0 with --seeds)")
     parser.add_argument("--out", metavar="FIG", help="write a figure (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per grid point")
     parser.add_argument("--boundary", metavar="FILE", help="exact: write the stable boundary curve as CSV")

@@ -198,5 +198,5 @@ def _check_fluid_can_run(spec, options) -> None:
                              "model runs long-lived flows from t = 0 (run the packet side alone: run_topology)")
     for link in spec.links:
         if link.buffer_bytes != UNBOUNDED_BUFFER_BYTES:
-            raise InputError(f"links[{link.name}].buffer_bytes={link.buffer_bytes}: the fluid network model's queues "
+            raise InputError(f"links[{link.name}].buffer_bytes={link.effective_buffer_bytes}: the fluid network model's queues "
                              "are unbounded (\"unbounded\"; run the packet side alone: run_topology)")

@@ -2,10 +2,10 @@
 
 The expensive parts run for all points together: the rightmost roots (batched collocation and
 Newton, :func:`~rcpstab.linear.roots.rightmost_roots_many`), the -180 deg crossings and the gain
-crossovers (:mod:`.phasecross`, vectorized over loops). Each point is then assembled by the
-single-point function's own rules (:func:`~rcpstab.linear.margins._gain_margin`,
-:func:`~rcpstab.linear.margins._assemble`), so a point's numbers are those of
-:func:`~rcpstab.linear.margins.margins` to rounding.
+crossovers (:mod:`.phasecross`, vectorized over loops). The single-point function's reading rules
+then run on all points together (:mod:`.gainrules`, the same floating-point operations as
+:func:`~rcpstab.linear.margins._gain_margin` and :func:`~rcpstab.linear.margins._assemble`), so
+a point's numbers are those of :func:`~rcpstab.linear.margins.margins` to rounding.
 
 The collocation uses :data:`BATCH_NODES` nodes rather than 24: Newton's method then lands on
 the same root, and every point whose root disagrees with the exact Bode count of unstable roots
@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..models.spec import ModelSpec
+from .gainrules import read_margins
 from .grid import check_gains
-from .margins import GAIN_LIMITS, _assemble, _gain_margin, _single
+from .margins import GAIN_LIMITS
 from .nyquist import tail_frequency
 from .openloop import open_loop
 from .phasecross import gain_crossovers_many, phase_crossings
@@ -192,17 +193,7 @@ def _group_margins(model, ol, a, b) -> list:
     doubt = np.nonzero((roots.real < 0) != (z == 0) | ~np.isfinite(roots))[0]
     if doubt.size:
         roots[doubt] = rightmost_roots_many(model, a[doubt], b[doubt], nodes=COLLOCATION_NODES)
-    point, wz, phase = gain_crossovers_many(ol, a, b)
-    bounds = np.searchsorted(point, np.arange(a.size + 1))
-    results = []
-    for i in range(a.size):
-        stable = bool(roots[i].real < 0)
-        notes: dict = {}
-        gain = _gain_margin(ol, a[i], b[i], stable, notes, first=_single(first, i))
-        sl = slice(bounds[i], bounds[i + 1])
-        results.append(_assemble(float(a[i]), float(b[i]), stable, roots[i], int(z[i]), gain, wz[sl], phase[sl],
-                                 notes))
-    return results
+    return read_margins(ol, a, b, roots, first, z, gain_crossovers_many(ol, a, b))
 
 
 def margins_many(model: ModelSpec, alphas, betas) -> MarginsBatch:

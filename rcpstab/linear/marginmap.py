@@ -13,8 +13,9 @@ import numpy as np
 
 from ..models import as_model
 from ..models.spec import ModelSpec
+from .gainrules import read_margins
 from .grid import check_gains
-from .margins import GAIN_LIMITS, _assemble, _gain_margin, _single
+from .margins import GAIN_LIMITS
 from .openloop import open_loop
 from .phasecross import gain_crossovers_many, phase_crossings
 from .result import RegionMap
@@ -60,15 +61,8 @@ def margin_map(model: ModelSpec, alphas, betas, params: dict | None = None) -> R
     roots = rightmost_roots_many(model, a, b)
     first = phase_crossings(ol, a, b, gain_limit=GAIN_LIMITS[0])
     z = first.unstable()            # its band holds every crossing that matters at K = 1 too
-    point, wz, phase = gain_crossovers_many(ol, a, b)
-    bounds = np.searchsorted(point, np.arange(a.size + 1))
     values = {name: np.full(a.size, np.nan) for name in FIELDS}
-    for i in range(a.size):
-        stable = bool(roots[i].real < 0)
-        notes: dict = {}
-        gain = _gain_margin(ol, a[i], b[i], stable, notes, first=_single(first, i))
-        sl = slice(bounds[i], bounds[i + 1])
-        m = _assemble(a[i], b[i], stable, roots[i], int(z[i]), gain, wz[sl], phase[sl], notes)
+    for i, m in enumerate(read_margins(ol, a, b, roots, first, z, gain_crossovers_many(ol, a, b))):
         for name, value in (("gain_margin", m.gain_margin), ("phase_margin_deg", m.phase_margin_deg),
                             ("delay_margin", m.delay_margin)):
             values[name][i] = np.nan if value is None else value

@@ -279,26 +279,37 @@ def _assemble(alpha, beta, stable, root, z, gain, wz, phase, notes) -> Margins:
     gm, gm_lower, w_pc = gain
     pm = dm = w_z = None
     if wz.size == 0:
-        notes["phase_margin_deg"] = "|G| never crosses 1"
-        notes["delay_margin"] = "no gain crossover: no extra delay can put a root on the axis"
+        kind = "none"
     else:
         wrapped = (phase + np.pi) % (2 * np.pi)
         signed = np.where(wrapped > np.pi, wrapped - 2 * np.pi, wrapped)
         i = int(np.argmin(signed))
         pm, w_z = float(np.degrees(signed[i])), float(wz[i])
         if stable:
-            dm = float(np.min(wrapped / wz))
+            dm, kind = float(np.min(wrapped / wz)), "stable"
         elif signed[i] < 0:
-            dm = float(signed[i] / wz[i])
-            notes["delay_margin"] = "negative: the loop is unstable; removing this much delay puts a root on the axis"
+            dm, kind = float(signed[i] / wz[i]), "negative"
         else:
-            notes["delay_margin"] = "the loop is unstable with a positive phase margin: no delay margin"
+            kind = "positive"
+    _crossover_notes(notes, kind, w_pc, w_z, gm_lower)
+    return Margins(alpha=alpha, beta=beta, stable=stable, gain_margin=gm, phase_margin_deg=pm, crossover_w=w_z,
+                   phase_crossover_w=w_pc, delay_margin=dm, rightmost_root=(float(root.real), float(root.imag)),
+                   gain_margin_lower=gm_lower, unstable_roots=z, notes=notes)
+
+
+def _crossover_notes(notes: dict, kind: str, w_pc, w_z, gm_lower) -> None:
+    """The notes :func:`_assemble` adds; ``kind`` is how the gain crossovers read ("none": there is
+    none; "stable"; "negative"/"positive": an unstable loop with that sign of the phase margin)."""
+    if kind == "none":
+        notes["phase_margin_deg"] = "|G| never crosses 1"
+        notes["delay_margin"] = "no gain crossover: no extra delay can put a root on the axis"
+    elif kind == "negative":
+        notes["delay_margin"] = "negative: the loop is unstable; removing this much delay puts a root on the axis"
+    elif kind == "positive":
+        notes["delay_margin"] = "the loop is unstable with a positive phase margin: no delay margin"
     if w_pc is None:
         notes.setdefault("phase_crossover_w", "no -180 + k*360 deg crossing sets the gain margin")
     if w_z is None:
         notes.setdefault("crossover_w", "|G| never crosses 1")
     if gm_lower is None:
         notes.setdefault("gain_margin_lower", "defined for a stable loop only")
-    return Margins(alpha=alpha, beta=beta, stable=stable, gain_margin=gm, phase_margin_deg=pm, crossover_w=w_z,
-                   phase_crossover_w=w_pc, delay_margin=dm, rightmost_root=(float(root.real), float(root.imag)),
-                   gain_margin_lower=gm_lower, unstable_roots=z, notes=notes)

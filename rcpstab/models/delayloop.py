@@ -79,7 +79,7 @@ class DelayedFluidModel:
         raise InputError(f"model {self.name!r} has no parameter {name!r}")
 
 
-LOOP_MODELS = {"dcqcn": "dcqcn", "timely": "timely"}
+LOOP_MODELS = {"dcqcn": "dcqcn", "dcqcn-paper": "dcqcn_paper", "timely": "timely"}
 """Model name -> module of this package defining it as ``MODEL``."""
 
 

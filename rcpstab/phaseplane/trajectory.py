@@ -121,7 +121,7 @@ def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: fl
 
 
 def simulate_rtts(model: ModelSpec, alpha: float, beta: float, rtts: float, params: dict | None = None,
-                  gamma0=None, q0=None) -> Trajectory:
+                  gamma0=None, q0=None, batch: dict | None = None, record_every: int | None = None) -> Trajectory:
     """Integrate ``model`` at one point of its gain grid for ``rtts`` of its time units, from App. E's starts.
 
     Parameters
@@ -137,6 +137,11 @@ def simulate_rtts(model: ModelSpec, alpha: float, beta: float, rtts: float, para
         Initial normalized rates and queues, one trajectory per pair; default App. E's six
         starts placed relative to the model's equilibrium
         (:func:`~rcpstab.phaseplane.sweep.equilibrium_starts`).
+    batch : dict, optional
+        Parameters (not the delays) that take one value per trajectory, name to array broadcast against
+        ``gamma0``/``q0`` (which must then be given).
+    record_every : int, optional
+        As for :func:`simulate`.
     """
     from .sweep import configurations, equilibrium_starts
 
@@ -146,14 +151,19 @@ def simulate_rtts(model: ModelSpec, alpha: float, beta: float, rtts: float, para
     given = {k: v for k, v in (params or {}).items() if v is not None}
     (config,) = configurations(model, {k: [v] for k, v in given.items()})
     point = dict(config, alpha=alpha, beta=beta)
-    if gamma0 is None and q0 is None:
+    if gamma0 is None and q0 is None and not batch:
         gamma0, q0 = (v[0] for v in equilibrium_starts(model, point))
     elif gamma0 is None or q0 is None:
-        raise InputError("gamma0 and q0: give both or neither")
-    gamma0, q0 = np.broadcast_arrays(np.asarray(gamma0, dtype=float), np.asarray(q0, dtype=float))
+        raise InputError("gamma0 and q0: give both (with parameters given per trajectory, give the starts too)")
     compiled = compile_model(model)
     unit = float(compiled.time_scale(*parameter_values(compiled, point)))
-    return simulate(model, point, {"gamma0": gamma0.ravel(), "q0": q0.ravel()}, rtts * unit)
+    if batch:   # one value per trajectory; the time unit (the delays) is shared
+        *columns, gamma0, q0 = np.broadcast_arrays(*batch.values(), np.asarray(gamma0, dtype=float),
+                                                   np.asarray(q0, dtype=float))
+        point.update({k: v.ravel().astype(float) for k, v in zip(batch, columns)})
+    gamma0, q0 = np.broadcast_arrays(np.asarray(gamma0, dtype=float), np.asarray(q0, dtype=float))
+    return simulate(model, point, {"gamma0": gamma0.ravel(), "q0": q0.ravel()}, rtts * unit,
+                    record_every=record_every)
 
 
 def _trajectory(integrator: BatchIntegrator, times: np.ndarray, recorded: np.ndarray) -> Trajectory:

@@ -176,27 +176,36 @@ def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL,
 
 
 def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int, protocol="rcp",
-                 band: Band = STANDARD) -> dict:
+                 band: Band = STANDARD, seeds: int | None = None) -> dict:
     """Run and judge each (alpha, beta) point of a chunk (runs in a worker).
 
     ``protocol``: a registered name, or the ModelSpec of a user's protocol file (a worker process
-    loads the file and registers its packet protocol).
+    loads the file and registers its packet protocol). ``seeds``: run each point with seeds
+    ``seed .. seed + seeds - 1`` (None: once, with ``seed``).
 
     Returns
     -------
     dict
-        ``codes`` (verdict codes) and ``convergence_rtt`` (RTTs, NaN unless converged).
+        ``codes`` (verdict codes) and ``convergence_rtt`` (RTTs, NaN unless converged): one per point,
+        or one list over the seeds per point.
     """
     if not isinstance(protocol, str):
         protocol = model_protocol(protocol).name
-    judged = [run_verdict(run_scenario(scenario, a, b, seed=seed, protocol=protocol), band)
-              for a, b in zip(alphas, betas)]
-    return {"codes": [c for c, _ in judged], "convergence_rtt": [t for _, t in judged]}
+
+    def judged(a, b, s):
+        return run_verdict(run_scenario(scenario, a, b, seed=s, protocol=protocol), band)
+
+    if seeds is None:
+        results = [judged(a, b, seed) for a, b in zip(alphas, betas)]
+        return {"codes": [c for c, _ in results], "convergence_rtt": [t for _, t in results]}
+    results = [[judged(a, b, seed + k) for k in range(seeds)] for a, b in zip(alphas, betas)]
+    return {"codes": [[c for c, _ in point] for point in results],
+            "convergence_rtt": [[t for _, t in point] for point in results]}
 
 
 def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, workers: int = 1,
                   checkpoint: str | None = None, progress: bool = False, seed: int = 0,
-                  band: Band = STANDARD) -> RegionMap:
+                  band: Band = STANDARD, seeds: int | None = None, start_jitter_s: float | None = None) -> RegionMap:
     """Stable region of the RCP reference implementation by packet-level simulation.
 
     Parameters
@@ -216,9 +225,19 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     progress : bool
         Show a progress bar (on stderr).
     seed : int
-        Seed of every run (only Poisson arrivals use it): the map is deterministic.
+        Seed of every run (it draws Poisson arrivals and the start jitter; the bundled scenarios have
+        neither, so by default the map is deterministic); with ``seeds``, the first seed.
     band : Band
         The convergence band (widened per trace to its noise floor); part of every chunk's key.
+    seeds : int, optional
+        Replications (>= 2): every point runs with seeds ``seed .. seed + seeds - 1``, each drawing the
+        flows' start jitter, and the table gives per point the fraction of seeds that converged with its
+        95% Wilson interval and the mean convergence time with its 95% Student-t interval
+        (:mod:`~rcpstab.packet.lens.seeded`). A point is ``stable`` when every seed converged; its
+        ``verdict`` is the worst seed's.
+    start_jitter_s : float, optional
+        Each scripted flow starts up to this much later (uniform, s, from the seed). Default: none, or one
+        round trip d0 of the scenario with ``seeds``.
 
     Returns
     -------
@@ -234,7 +253,15 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     router = user.name if user else PACKET_ROUTER.get(model.name, model.name)
     if router not in PROTOCOLS:
         raise InputError(f"--model {model.name}: the packet method runs {', '.join(PROTOCOLS)} routers")
-    scenario = get_scenario(scenario or DEFAULT_SCENARIO)
+    scripted = scenario = get_scenario(scenario or DEFAULT_SCENARIO)
+    if seeds is not None and not (isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool) and seeds >= 2):
+        raise InputError(f"--seeds {seeds!r}: at least 2 for a confidence interval")
+    if start_jitter_s is not None or seeds is not None:
+        jitter = scenario.rtt_s if start_jitter_s is None else start_jitter_s
+        if not (isinstance(jitter, (int, float)) and math.isfinite(jitter) and jitter >= 0):
+            raise InputError(f"--start-jitter {jitter!r}: must be a finite number of seconds >= 0")
+        scenario = dataclasses.replace(scenario, start_jitter_s=float(jitter))
+        scenario.validate()
     alphas = np.asarray(alphas, dtype=float)
     betas = np.asarray(betas, dtype=float)
     if workers < 1:
@@ -245,14 +272,18 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
         raise InputError(f"gain {bad[0]!r}: alpha and beta must be > 0")
     parts = [slice(s, s + POINTS_PER_CHUNK) for s in range(0, aa.size, POINTS_PER_CHUNK)]
     described = dataclasses.asdict(scenario)
-    # The protocol joins the key only when it is not rcp, so existing rcp checkpoints stay valid.
+    if not described["start_jitter_s"]:
+        del described["start_jitter_s"]   # a scenario without jitter keeps the keys it had before jitter existed
+    # The protocol and the replications join the key only when used, so existing rcp checkpoints stay valid.
     protocol = {} if router == "rcp" else {"protocol": router}
+    replications = {} if seeds is None else {"seeds": int(seeds)}
     keys = [chunk_key({"method": "packet", "scenario": described, "alpha": aa[p].tolist(), "beta": bb[p].tolist(),
-                       "seed": seed, "version": RESULT_VERSION, **band.key(), **protocol}) for p in parts]
+                       "seed": seed, "version": RESULT_VERSION, **band.key(), **protocol, **replications})
+            for p in parts]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
     tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed, model if user else router,
-              band) for i in todo]
+              band, seeds) for i in todo]
     with tqdm(total=len(parts), initial=len(parts) - len(todo), disable=not progress,
               desc=f"packet {scenario.name}", unit="chunk") as bar:
         for j, result in run_chunks(solve_points, tasks, workers):
@@ -260,18 +291,27 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
             bar.update(1)
     codes = np.concatenate([store.get(key)["codes"] for key in keys]).astype(int)
     convergence = np.concatenate([store.get(key)["convergence_rtt"] for key in keys]).astype(float)
+    replicated = {}
+    if seeds is not None:   # (points, seeds): the worst seed's verdict, and the per-point statistics
+        from .seeded import seeded_columns
+
+        replicated = seeded_columns(codes == CONVERGED, convergence)
+        codes = np.take_along_axis(codes, _SEVERITY[codes].argmax(axis=1)[:, None], axis=1)[:, 0]
+        convergence = replicated.pop("convergence_rtt")
     # a user's packet protocol matches its own fluid model; a router-timed model asked for is its own column
     fluid_model = model if user else model.name if model.name in PACKET_ROUTER else FLUID_MODELS[router]
-    fluid_codes, _ = fluid_verdicts(scenario, aa, bb, fluid_model, band)
+    fluid_codes, _ = fluid_verdicts(scripted, aa, bb, fluid_model, band)
     table = {
         "alpha": aa, "beta": bb, "stable": (codes == CONVERGED).astype(int),
-        "verdict": np.asarray(VERDICTS, dtype=object)[codes], "convergence_rtt": convergence,
+        "verdict": np.asarray(VERDICTS, dtype=object)[codes], "convergence_rtt": convergence, **replicated,
         "fluid_stable": (fluid_codes == CONVERGED).astype(int),
         "fluid_verdict": np.asarray(VERDICTS, dtype=object)[fluid_codes],
     }
     same = (codes == CONVERGED) == (fluid_codes == CONVERGED)
+    if seeds is not None:
+        replicated = {"seeds": int(seeds), "start_jitter_s": scenario.start_jitter_s}
     meta = {
-        "scenario": scenario.name, "seed": seed,
+        "scenario": scenario.name, "seed": seed, **replicated,
         "verdict_counts": {name: int((codes == i).sum()) for i, name in enumerate(VERDICTS)},
         "chunks_total": len(parts), "chunks_computed": len(todo),
         "fluid_model": getattr(fluid_model, "name", fluid_model),

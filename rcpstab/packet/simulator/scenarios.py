@@ -10,6 +10,7 @@ import math
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from ...errors import InputError
 
@@ -69,6 +70,10 @@ class Scenario:
         IP datagram size of a data packet, bytes.
     poisson : PoissonArrivals or None
         Short flows on top of the long-lived ones.
+    start_jitter_s : float
+        Each long-lived flow starts at its start time plus a uniform draw from [0, start_jitter_s),
+        seconds, from the run's seed (ns-3's random start times); 0: no draw, every seed the same run.
+        The flow-count segments a run is judged by stay the scripted ones.
     """
 
     name: str
@@ -84,6 +89,7 @@ class Scenario:
     request_bps: float = 0.0
     packet_bytes: int = 1500
     poisson: PoissonArrivals | None = None
+    start_jitter_s: float = 0.0
 
     @property
     def bdp_bytes(self) -> float:
@@ -124,6 +130,7 @@ class Scenario:
             ),
             (0 < self.initial_R_over_C <= 1, f"initial_R_over_C={self.initial_R_over_C} must be in (0, 1]"),
             (self.request_bps >= 0, f"request_bps={self.request_bps} must be >= 0"),
+            (self.start_jitter_s >= 0, f"start_jitter_s={self.start_jitter_s} must be >= 0"),
             (
                 self.reverse_capacity_bps is None or self.reverse_capacity_bps > 0,
                 f"reverse_capacity_bps={self.reverse_capacity_bps} must be > 0",
@@ -135,38 +142,29 @@ class Scenario:
         for start, stop in self.long_flows:
             if not 0 <= start < stop:
                 raise InputError(f"scenario {self.name}: flow ({start}, {stop}) needs 0 <= start < stop")
+            if not start + self.start_jitter_s < stop:
+                raise InputError(f"scenario {self.name}: start_jitter_s={self.start_jitter_s:g} would start flow "
+                                 f"({start:g}, {stop:g}) after its stop")
         if self.poisson is not None:
             p = self.poisson
             if p.rate_per_s <= 0 or p.mean_size_bytes <= 0 or p.shape <= 1 or not 0 <= p.start_s < p.stop_s:
                 raise InputError(f"scenario {self.name}: invalid Poisson arrivals {p}")
 
 
-# Thesis Fig. 5.3 gives neither C nor the RTT. 10 Mb/s and 100 ms keep the whole 150 s
-# run at about 0.6 million events, a fraction of a second in C; R/C does not depend on them.
-FIG5_3 = Scenario(
-    name="fig5.3",
-    capacity_bps=10e6,
-    rtt_s=0.1,
-    eta=1.0,
-    long_flows=((0.0, 100.0),) * 5 + ((40.0, math.inf),) * 5,
-    t_end_s=150.0,
-)
+PRESETS = Path(__file__).parent / "presets"
+"""The named single-link presets, each a topology file (:mod:`~rcpstab.packet.simulator.topofile`)."""
 
-# Thesis Sec. 6.1.2, Figs 6.6-6.8: 10 Mb/s bottleneck (10Base-T side), eta = 0.9, 50 ms of
-# delay added by NetEm on the router's Eth1, i.e. on the data direction only; ACKs return
-# over 100Base-T. Each sender asks for its 100 Mb/s interface rate in the SYN; iperf flows
-# of 100 s start at 0, 20, 40 and 60 s.
-TESTBED = Scenario(
-    name="testbed",
-    capacity_bps=10e6,
-    rtt_s=0.05,
-    eta=0.9,
-    long_flows=tuple((s, s + 100.0) for s in (0.0, 20.0, 40.0, 60.0)),
-    t_end_s=180.0,
-    forward_delay_share=1.0,
-    reverse_capacity_bps=100e6,
-    request_bps=100e6,
-)
+
+def preset(name: str) -> Scenario:
+    """The named preset ``PRESETS/<name>.toml`` as a :class:`Scenario` (its one link and flows)."""
+    from .topofile import load_topology  # topofile builds on this module's Scenario
+
+    return load_topology(PRESETS / f"{name}.toml").single_link()
+
+
+# Thesis Fig. 5.3 (10 Mb/s, 100 ms: the thesis gives neither) and the Sec. 6.1.2 testbed, from their files
+FIG5_3 = preset("fig5.3")
+TESTBED = preset("testbed")
 
 CROWD_FACTOR = 10          # a flash crowd: N flows become 10 N (rcp-ac.txt Fig. 1: 10 -> 100; check's envelope)
 CROWD_BEFORE_RTT = 40.0    # the N flows settle first: twice the settling cosim allows (cosim.TRANSIENT_RTT)
@@ -209,11 +207,19 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (FIG5_3, TESTBED, FLASH_CRO
 
 
 def get_scenario(scenario: str | Scenario, also: tuple = ()) -> Scenario:
-    """Look a scenario up by name (or pass a :class:`Scenario` through) and validate it.
+    """Look a scenario up by name or single-link topology file (or pass a :class:`Scenario` through) and validate it.
 
     ``also`` names the caller's other valid scenarios (``cosim``'s network ``fig5.7``), so that
     the error for an unknown name lists everything the user may type, with the closest match.
     """
+    if isinstance(scenario, str) and scenario.endswith((".toml", ".json")):
+        from .topofile import load_topology
+
+        spec = load_topology(scenario)
+        scenario = spec.single_link()
+        if scenario is None:
+            raise InputError(f"topology file {spec.name!r}: not a single-link scenario (one link that every flow "
+                             "crosses, no start jitter); run it with rcpstab.cosim or run_topology")
     if isinstance(scenario, str):
         if scenario not in SCENARIOS:
             import difflib

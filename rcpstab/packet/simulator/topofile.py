@@ -6,12 +6,16 @@ The format (``examples/topologies/fig5.7.toml`` is the thesis' Fig. 5.7 written 
     eta = 1.0                # target utilization of every router (optional, default 1)
     packet_bytes = 1500      # data datagram size, bytes (optional, default 1500)
     t_end_s = 400.0          # default length of a run, s (optional, default 400)
+    request_bps = 0.0        # the rate senders ask for in their headers, bit/s (optional; 0 = as fast as possible)
 
     [[links]]                # one table per link, in any order; every link runs the run's protocol
     name = "L1"
     capacity_bps = 155e6     # bit/s
     delay_s = 0.001          # one-way propagation delay, s
-    buffer_bytes = "unbounded"   # drop-tail limit, bytes (an integer), or "unbounded"
+    buffer_bytes = "unbounded"   # drop-tail limit, bytes (an integer), "unbounded", or "bdp": one
+                             # bandwidth-delay product, capacity x (delay_s + ack_delay_s)
+    ack_capacity_bps = 155e6 # optional: the ACK mirror's line rate (default: capacity_bps), bit/s
+    ack_delay_s = 0.001      # optional: the ACK mirror's delay (default: delay_s), s
 
     [[flows]]                # one table per group of identical flows
     name = "short"
@@ -23,9 +27,15 @@ The format (``examples/topologies/fig5.7.toml`` is the thesis' Fig. 5.7 written 
                              # the run's seed (ns-3's random start times); 0 = every run identical
 
 Every link gets a plain (uncontrolled) mirror that carries the ACKs of the flows crossing it,
-with the same capacity, delay and buffer, so a flow's round-trip propagation delay is twice the
-sum of its path's delays, as in the fluid network model (:mod:`rcpstab.network`). JSON files use
-the same keys. Any mistake is an :class:`~rcpstab.errors.InputError` naming the key and value.
+with the same capacity, delay and buffer unless ``ack_capacity_bps``/``ack_delay_s`` say otherwise, so
+a flow's round-trip propagation delay is the sum of its path's delays and their mirrors' (twice the
+path's by default), as in the fluid network model (:mod:`rcpstab.network`). JSON files use the same
+keys. Any mistake is an :class:`~rcpstab.errors.InputError` naming the key and value.
+
+A file with one link that every flow crosses, and no start jitter, is a single-bottleneck scenario
+(:meth:`TopologySpec.single_link`): it runs as the named presets do, which are files of this format
+(``rcpstab/packet/simulator/presets/``: ``fig5.3.toml``, ``testbed.toml``); the mirror's buffer is then
+one bandwidth-delay product of the mirror (at least a packet), as in the dumbbell.
 """
 from __future__ import annotations
 
@@ -46,8 +56,8 @@ __all__ = ["UNBOUNDED_BUFFER_BYTES", "FlowSpec", "LinkSpec", "TopologySpec", "lo
 UNBOUNDED_BUFFER_BYTES = 1 << 62
 """The drop-tail limit ``"unbounded"`` stands for: a queue this long is out of reach (memory grows
 with what is queued, never with the limit)."""
-_TOP_KEYS = {"name", "eta", "packet_bytes", "t_end_s", "links", "flows"}
-_LINK_KEYS = {"name", "capacity_bps", "delay_s", "buffer_bytes"}
+_TOP_KEYS = {"name", "eta", "packet_bytes", "t_end_s", "request_bps", "links", "flows"}
+_LINK_KEYS = {"name", "capacity_bps", "delay_s", "buffer_bytes", "ack_capacity_bps", "ack_delay_s"}
 _FLOW_KEYS = {"name", "count", "path", "start_s", "stop_s", "start_jitter_s"}
 
 
@@ -62,14 +72,35 @@ class LinkSpec:
         Line rate, bit/s.
     delay_s : float
         One-way propagation delay, s.
-    buffer_bytes : int
-        Drop-tail limit, bytes (:data:`UNBOUNDED_BUFFER_BYTES` for ``"unbounded"``).
+    buffer_bytes : int or None
+        Drop-tail limit, bytes (:data:`UNBOUNDED_BUFFER_BYTES` for ``"unbounded"``; None for ``"bdp"``).
+    ack_capacity_bps, ack_delay_s : float or None
+        The ACK mirror's line rate (bit/s) and delay (s); None: the link's own.
     """
 
     name: str
     capacity_bps: float
     delay_s: float
-    buffer_bytes: int
+    buffer_bytes: int | None
+    ack_capacity_bps: float | None = None
+    ack_delay_s: float | None = None
+
+    @property
+    def mirror_capacity_bps(self) -> float:
+        """The ACK mirror's line rate, bit/s."""
+        return self.capacity_bps if self.ack_capacity_bps is None else self.ack_capacity_bps
+
+    @property
+    def mirror_delay_s(self) -> float:
+        """The ACK mirror's one-way delay, s."""
+        return self.delay_s if self.ack_delay_s is None else self.ack_delay_s
+
+    @property
+    def effective_buffer_bytes(self) -> int:
+        """The drop-tail limit, bytes (``"bdp"``: capacity x round trip over the link and its mirror)."""
+        if self.buffer_bytes is None:
+            return int(self.capacity_bps * (self.delay_s + self.mirror_delay_s) / 8)
+        return self.buffer_bytes
 
 
 @dataclass(frozen=True)
@@ -117,6 +148,7 @@ class TopologySpec:
     eta: float = 1.0
     packet_bytes: int = 1500
     t_end_s: float = 400.0
+    request_bps: float = 0.0
 
     @property
     def n_flows(self) -> int:
@@ -129,13 +161,18 @@ class TopologySpec:
 
     def rtt_s(self, flow: FlowSpec) -> float:
         """Round-trip propagation delay of ``flow``'s path and its ACK mirror, s."""
-        return 2 * sum(self.links[self.link_index(name)].delay_s for name in flow.path)
+        links = [self.links[self.link_index(name)] for name in flow.path]
+        if all(link.ack_delay_s is None for link in links):
+            return 2 * sum(link.delay_s for link in links)      # as before the mirrors had their own delays
+        return sum(link.delay_s + link.mirror_delay_s for link in links)
 
     def packet_topology(self, protocol: str = "rcp") -> tuple[Topology, list[tuple[int, int]]]:
         """``protocol``'s ports (indices 0..L-1), their plain ACK mirrors (L..2L-1), and each group's
         (forward, reverse) path index, for :func:`~rcpstab.packet.simulator.run.build_simulator`."""
-        links = [Link(link.name + suffix, link.capacity_bps, link.delay_s, link.buffer_bytes, kind)
-                 for kind, suffix in ((protocol, ""), ("plain", "-ack")) for link in self.links]
+        links = [Link(link.name, link.capacity_bps, link.delay_s, link.effective_buffer_bytes, protocol)
+                 for link in self.links]
+        links += [Link(link.name + "-ack", link.mirror_capacity_bps, link.mirror_delay_s, link.effective_buffer_bytes,
+                       "plain") for link in self.links]
         n = len(self.links)
         paths, group_paths = [], []
         for flow in self.flows:
@@ -152,7 +189,7 @@ class TopologySpec:
 
         Start jitter is drawn from ``numpy.random.default_rng(seed)``, group by group, only for
         groups that have some (so a file without jitter gives the same table for every seed)."""
-        request = request_field(0.0)
+        request = request_field(self.request_bps)
         rng = np.random.default_rng(seed)
         table = []
         for f, (fwd, rev) in zip(self.flows, group_paths):
@@ -165,6 +202,37 @@ class TopologySpec:
     def flow_names(self) -> list[str]:
         """One label per flow, ``<group>[<i>]``, in :meth:`flow_table` order."""
         return [f"{f.name}[{i}]" for f in self.flows for i in range(f.count)]
+
+    def single_link(self):
+        """The single-bottleneck :class:`~rcpstab.packet.simulator.scenarios.Scenario` this file describes, or
+        None when it is not one (several links, a flow not on the link, or start jitter).
+
+        Returns
+        -------
+        Scenario or None
+            The link's capacity and buffer, round trip ``delay_s + ack_delay_s`` with the data direction's share
+            ``delay_s / round trip``, the mirror's capacity (None when it is the link's), each flow as a
+            (start, stop) pair in file order, and the file's eta, ``packet_bytes``, ``t_end_s``, ``request_bps``.
+
+        Examples
+        --------
+        >>> spec = parse_topology({"links": [{"name": "b", "capacity_bps": 1e7, "delay_s": 0.05, "buffer_bytes": "bdp"}],
+        ...                         "flows": [{"count": 2, "path": ["b"], "stop_s": 9.0}]})
+        >>> sc = spec.single_link()
+        >>> sc.rtt_s, sc.forward_delay_share, sc.long_flows, sc.effective_buffer_bytes   # 10 Mb/s x 0.1 s / 8
+        (0.1, 0.5, ((0.0, 9.0), (0.0, 9.0)), 125000)
+        """
+        from .scenarios import Scenario
+
+        if len(self.links) != 1 or any(f.path != (self.links[0].name,) or f.start_jitter_s for f in self.flows):
+            return None
+        link = self.links[0]
+        rtt = link.delay_s + link.mirror_delay_s
+        return Scenario(name=self.name, capacity_bps=link.capacity_bps, rtt_s=rtt, eta=self.eta,
+                        long_flows=tuple((f.start_s, f.stop_s) for f in self.flows for _ in range(f.count)),
+                        t_end_s=self.t_end_s, forward_delay_share=link.delay_s / rtt if rtt > 0 else 0.5,
+                        buffer_bytes=link.buffer_bytes, reverse_capacity_bps=link.ack_capacity_bps,
+                        request_bps=self.request_bps, packet_bytes=self.packet_bytes)
 
 
 def load_topology(path: str | Path) -> TopologySpec:
@@ -229,15 +297,18 @@ def parse_topology(document: dict, default_name: str = "topology") -> TopologySp
         eta=_number(document, "eta", "eta", 1.0),
         packet_bytes=_integer(document, "packet_bytes", "packet_bytes", 1500),
         t_end_s=_number(document, "t_end_s", "t_end_s", 400.0),
+        request_bps=_number(document, "request_bps", "request_bps", 0.0),
     )
     check_value("eta", spec.eta, field="eta")
     check_integer("packet_bytes", spec.packet_bytes, field="packet_bytes")
     check_value("t_end", spec.t_end_s, field="t_end_s")
-    if spec.packet_bytes < 64:
-        raise InputError(f"packet_bytes={spec.packet_bytes}: must be >= 64")
+    for ok, message in ((spec.packet_bytes >= 64, f"packet_bytes={spec.packet_bytes}: must be >= 64"),
+                        (spec.request_bps >= 0, f"request_bps={spec.request_bps:g}: must be >= 0")):
+        if not ok:
+            raise InputError(message)
     for link in links:
-        if link.buffer_bytes < spec.packet_bytes:
-            raise InputError(f"links[{link.name}].buffer_bytes={link.buffer_bytes}: holds no packet of "
+        if link.effective_buffer_bytes < spec.packet_bytes:
+            raise InputError(f"links[{link.name}].buffer_bytes={link.effective_buffer_bytes}: holds no packet of "
                              f"{spec.packet_bytes} bytes")
     return spec
 
@@ -280,14 +351,20 @@ def _link(i: int, entry: dict) -> LinkSpec:
     buffer = entry.get("buffer_bytes")
     if buffer == "unbounded":
         buffer = UNBOUNDED_BUFFER_BYTES
+    elif buffer == "bdp":
+        buffer = None
     else:
-        buffer = _integer(entry, "buffer_bytes", f"{where}.buffer_bytes (bytes or \"unbounded\")")
+        buffer = _integer(entry, "buffer_bytes", f"{where}.buffer_bytes (bytes, \"unbounded\" or \"bdp\")")
+    ack_capacity = _number(entry, "ack_capacity_bps", f"{where}.ack_capacity_bps") if "ack_capacity_bps" in entry else None
+    ack_delay = _number(entry, "ack_delay_s", f"{where}.ack_delay_s") if "ack_delay_s" in entry else None
     # the one domain table: 1e20 b/s or a 1e12 s delay reached the simulator and overflowed int64 there
-    check_value("C", capacity, field=f"{where}.capacity_bps")
-    check_value("link_delay", delay, field=f"{where}.delay_s")
-    if buffer != UNBOUNDED_BUFFER_BYTES:
+    for key, value, domain in (("capacity_bps", capacity, "C"), ("delay_s", delay, "link_delay"),
+                               ("ack_capacity_bps", ack_capacity, "C"), ("ack_delay_s", ack_delay, "link_delay")):
+        if value is not None:
+            check_value(domain, value, field=f"{where}.{key}")
+    if buffer not in (None, UNBOUNDED_BUFFER_BYTES):
         check_integer("buffer_bytes", buffer, field=f"{where}.buffer_bytes")
-    return LinkSpec(name, capacity, delay, buffer)
+    return LinkSpec(name, capacity, delay, buffer, ack_capacity, ack_delay)
 
 
 def _flow(i: int, entry: dict, link_names: list[str]) -> FlowSpec:

@@ -16,6 +16,7 @@ from ..wire.rcp_header import RATE_ALL_ONES
 from .scenarios import Scenario
 
 NS_PER_S = 1_000_000_000
+JITTER_STREAM = 1  # the start jitter's random stream: default_rng([seed, JITTER_STREAM]), apart from the arrivals'
 # Header bytes of the thesis' window rule: MSS + RCP_HEADER_SIZE + IP_HEADER_SIZE.
 IP_HEADER_BYTES = 20
 TCP_HEADER_BYTES = 20
@@ -103,12 +104,18 @@ def _ns(t_s: float) -> int:
 def flow_table(scenario: Scenario, topology: Topology, seed: int, t_end_s: float) -> list[tuple]:
     """Flows as (start ns, stop ns or -1, size packets or 0, request, forward path, reverse path).
 
-    The scripted long-lived flows come first, in scenario order; Poisson arrivals follow,
-    drawn from ``numpy.random.default_rng(seed)`` so a seed fixes the whole run.
+    The scripted long-lived flows come first, in scenario order, each delayed by its start jitter
+    (``scenario.start_jitter_s``: uniform draws from ``numpy.random.default_rng([seed, 1])``, made only
+    when the jitter is > 0); Poisson arrivals follow, drawn from ``numpy.random.default_rng(seed)``
+    (their own stream: jitter does not move them), so a seed fixes the whole run.
     """
     request = request_field(scenario.request_bps)
     fwd, rev = topology.forward_path, topology.reverse_path
-    flows = [(_ns(start), _ns(stop), 0, request, fwd, rev) for start, stop in scenario.long_flows]
+    starts = [start for start, _ in scenario.long_flows]
+    if scenario.start_jitter_s > 0:
+        jitter = np.random.default_rng([seed, JITTER_STREAM]).uniform(0.0, scenario.start_jitter_s, len(starts))
+        starts = [start + float(j) for start, j in zip(starts, jitter)]
+    flows = [(_ns(start), _ns(stop), 0, request, fwd, rev) for start, (_, stop) in zip(starts, scenario.long_flows)]
     p = scenario.poisson
     if p is not None:
         rng = np.random.default_rng(seed)
