@@ -25,7 +25,7 @@ OPTION_DOMAINS = {
     "t_end": "t_end", "rtts": "rtts", "transient_rtt": "transient_rtt", "buffer": "buffer_bdp",
     "seed": "seed", "workers": "workers", "samples": "samples", "pade": "pade",
     "load": "load", "flows": "flows", "replications": "replications", "eta": "eta",
-    "seeds": "seeds", "T_over_d0": "T_over_d0", "delay": "loop_delay",
+    "seeds": "seeds", "T_over_d0": "T_over_d0", "delay": "loop_delay", "start_jitter": "time",
 }
 # A command whose option of a shared name has its own domain.
 COMMAND_DOMAINS = {"bifurcation": {"rtts": "bifurcation_rtts"}}
