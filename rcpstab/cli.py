@@ -124,6 +124,9 @@ def _main(argv) -> int:
         from .commands.edge import check_arguments  # here, not at the top: --help stays as fast as Python
 
         check_arguments(args)
+        from .api.files import private_matplotlib_cache
+
+        private_matplotlib_cache()  # HOME='': matplotlib's cache went to /.cache at the filesystem root
         from .commands.output import safe_outputs
 
         with safe_outputs(args):  # outputs written atomically, never one path for two of them

@@ -6,7 +6,9 @@
 # tests/test_reliability_cext.py walks every C entry point (all methods of Datapath, XcpDatapath
 # and Simulator, their constructors, receiver_echo, xcp_receiver_echo) with hostile arguments,
 # the constructors' list and parameter paths (out-of-range integers, lists for tuples, a path
-# whose len() lies) and concurrent use of a running Simulator from a second thread.
+# whose len() lies), the twins at and beyond every bound of the one integer table
+# (runtime/validation.SIMULATOR_INTEGERS, read through rcpstab/csrc/domains.h), concurrent use of a
+# running Simulator from a second thread and two threads calling random entry points of one Simulator.
 # tests/test_reliability_flows.py does the same for the flow simulator: every entry point with the
 # values at and beyond each bound of the one integer table, empty and unaligned buffers, and two
 # threads calling random entry points of one FlowSimulator (RCPSTAB_HAMMER_S seconds).

@@ -1,5 +1,6 @@
-"""C extension hardening (issue 13 item 6, issue 18 defect 3): no silent integer wrap, no SystemError,
-no out-of-bounds read from a lying sequence, concurrent use refused; the twins agree on every input."""
+"""C extension hardening (issue 13 item 6, issue 18 defect 3, issue 27): no silent integer wrap, no SystemError,
+no out-of-bounds read from a lying sequence, concurrent use refused; the twins agree on every input, and
+refuse the same integers with the same message, at and beyond every bound of the one table both read."""
 import threading
 import time
 
@@ -10,7 +11,9 @@ from hypothesis import strategies as st
 from rcpstab.packet import _datapath
 from rcpstab.packet.routers.rcp.datapath_py import PyDatapath
 from rcpstab.packet.routers.xcp.datapath_py import PyXcpDatapath
+from rcpstab.packet.simulator.sim_py import PySimulator
 from rcpstab.packet.wire.rcp_header import RcpHeader
+from rcpstab.runtime.validation import SIMULATOR_INTEGERS
 
 PACKET = RcpHeader(rate=1000, rtt=100).pack() + bytes(8)
 any_size = st.integers() | st.sampled_from([2**32 + 12, -1, 2**64, 2**32 - 1, 0]) | st.floats(allow_nan=False)
@@ -60,8 +63,8 @@ ARGS = dict(paths=[(0,)], data_size=1500, ctrl_size=52, window_denominator=1480,
 
 
 @pytest.mark.parametrize("change, error, named", [
-    ({"links": [(10_000_000, 1_000_000, -1, 1)]}, ValueError, "buffer=-1"),          # became 2**64 - 1
-    ({"links": [(10_000_000, 1_000_000, 2**64 + 1500, 1)]}, ValueError, "buffer="),   # became 1500
+    ({"links": [(10_000_000, 1_000_000, -1, 1)]}, ValueError, "link 0 buffer_bytes=-1"),  # became 2**64 - 1
+    ({"links": [(10_000_000, 1_000_000, 2**64 + 1500, 1)]}, ValueError, "buffer_bytes="),  # became 1500
     ({"flows": [(0, -1, 0, 2**32 + 5, 0, 0)]}, ValueError, "request="),
     ({"flows": [(0, -1, 0, -1, 0, 0)]}, ValueError, "request=-1"),
     ({"data_size": 2**32 + 1500}, ValueError, "data_size="),
@@ -170,7 +173,162 @@ def test_every_entry_point_survives_hostile_arguments():
     {"ctrl_size": -1}, {"window_denominator": 2**32 + 1}, {"links": [(10_000_000, 1_000_000, 1.5, 1)]},
 ])
 def test_the_simulator_twin_refuses_the_same_integers(change):
-    from rcpstab.packet.simulator.sim_py import PySimulator
     args = {**ARGS, "links": LINKS, "flows": FLOWS, **change}
     assert outcome(lambda: _datapath.Simulator(**args)) == outcome(lambda: PySimulator(**args))
     assert outcome(lambda: PySimulator(**args))[0] == "error"
+
+
+# ---- issue 27: the packet extension reads the one table of integer ranges, as its twins do
+
+def said(call):
+    """("ok",) or ("error", type, message): the twins must agree on the message too."""
+    try:
+        call()
+        return ("ok",)
+    except (TypeError, ValueError, OverflowError, IndexError) as exc:
+        return ("error", type(exc), str(exc))
+
+
+def _around(low, high):
+    return st.sampled_from([low - 1, low, high, high + 1, 2**63, 2**64 + low, -(2**63) - 1]) | st.integers(low, high)
+
+
+NOT_INTEGERS = st.one_of(st.floats(allow_nan=True), st.none(), st.text(max_size=3), st.booleans())
+TWO_LINKS = [(10_000_000, 1_000_000, 150_000, 1), (10_000_000, 1_000_000, 150_000, 0)]
+TWO_PATHS = [(0,), (1,)]
+BASE = dict(links=TWO_LINKS, paths=TWO_PATHS, flows=[(0, -1, 0, 0, 0, 1)], data_size=1500, ctrl_size=52,
+            window_denominator=1480, rwnd_pkts=4096, sender=0)
+# field -> (where in the arguments, the range a value is accepted in)
+SCALARS = {k: SIMULATOR_INTEGERS[k] for k in ("data_size", "ctrl_size", "window_denominator", "rwnd_pkts")}
+SCALARS["sender"] = (0, 1)
+LINK_FIELDS = {"capacity_bps": SIMULATOR_INTEGERS["capacity_bps"], "delay_ns": SIMULATOR_INTEGERS["delay_ns"],
+               "buffer_bytes": SIMULATOR_INTEGERS["buffer_bytes"], "protocol": (0, 3)}
+FLOW_FIELDS = {k: SIMULATOR_INTEGERS[k] for k in ("start_ns", "stop_ns", "flow_pkts", "request")}
+FLOW_FIELDS.update(fwd_path=(0, 1), rev_path=(0, 1))
+
+
+def _with(field, value):
+    args = dict(BASE)
+    if field in SCALARS:
+        args[field] = value
+    elif field in LINK_FIELDS:
+        link = list(TWO_LINKS[1])
+        link[list(LINK_FIELDS).index(field)] = value
+        args["links"] = [TWO_LINKS[0], tuple(link)]
+    elif field in FLOW_FIELDS:
+        flow = list(BASE["flows"][0])
+        flow[list(FLOW_FIELDS).index(field)] = value
+        args["flows"] = [BASE["flows"][0], tuple(flow)]
+    else:  # "link": an index into the links, in a path
+        args["paths"] = [TWO_PATHS[0], (1, value)]
+    return args
+
+
+@settings(max_examples=400, deadline=None)
+@given(field=st.sampled_from([*SCALARS, *LINK_FIELDS, *FLOW_FIELDS, "link"]), data=st.data())
+def test_simulator_twins_refuse_the_same_integers_at_and_beyond_every_bound(field, data):
+    low, high = {**SCALARS, **LINK_FIELDS, **FLOW_FIELDS, "link": (0, 1)}[field]
+    value = data.draw(_around(low, high) | NOT_INTEGERS)
+    args = _with(field, value)
+    c, py = said(lambda: _datapath.Simulator(**args)), said(lambda: PySimulator(**args))
+    assert c == py
+    in_range = type(value) in (int, bool) and low <= value <= high
+    assert (c[0] == "ok") == in_range, c
+    if not in_range and type(value) is int:
+        assert c[1] is ValueError and f"{field}={value} is outside {low}..{high}" in c[2]
+
+
+@pytest.mark.parametrize("length", [0, 1, 255, 256, 10_000])
+def test_simulator_twins_refuse_the_same_path_lengths(length):
+    args = dict(BASE, paths=[(0,) * length, (1,)])
+    c, py = said(lambda: _datapath.Simulator(**args)), said(lambda: PySimulator(**args))
+    assert c == py
+    low, high = SIMULATOR_INTEGERS["path_links"]
+    assert (c == ("ok",)) == (low <= length <= high)
+    if c[0] == "error":
+        assert c[2] == f"path 0 path_links={length} is outside {low}..{high}"
+
+
+@settings(max_examples=100, deadline=None)
+@given(t=_around(*SIMULATOR_INTEGERS["t_ns"]) | NOT_INTEGERS)
+def test_simulator_twins_refuse_the_same_run_until_times(t):
+    sims = [cls(**dict(BASE, flows=[])) for cls in (_datapath.Simulator, PySimulator)]  # nothing to run: instant
+    c, py = (said(lambda sim=sim: sim.run_until(t)) for sim in sims)
+    assert c == py
+    assert sims[0].counters() == sims[1].counters()
+    low, high = SIMULATOR_INTEGERS["t_ns"]
+    assert (c == ("ok",)) == (type(value := t) in (int, bool) and low <= value <= high)
+
+
+@settings(max_examples=150, deadline=None)
+@given(which=st.sampled_from(["n_ports", "size", "rate"]), proto=st.sampled_from(["rcp", "xcp"]), data=st.data())
+def test_port_twins_refuse_the_same_integers_at_and_beyond_every_bound(which, proto, data):
+    low, high = SIMULATOR_INTEGERS[which]
+    value = data.draw(_around(low, high) if which != "n_ports" else st.sampled_from([low - 1, low, 7, high, high + 1,
+                                                                                      2**63, -(2**63) - 1]))
+    pair = (_datapath.Datapath, PyDatapath) if proto == "rcp" else (_datapath.XcpDatapath, PyXcpDatapath)
+    extra = () if proto == "rcp" else ("xcp",)
+    if which == "n_ports":
+        c, py = (said(lambda cls=cls: cls(value, *extra)) for cls in pair)
+    else:
+        c_dp, py_dp = (cls(1, *extra) for cls in pair)
+        call = {"size": lambda dp: dp.arrive(0, PACKET, value), "rate": lambda dp: dp.set_registers(0, rate=value)}
+        c, py = said(lambda: call[which](c_dp)), said(lambda: call[which](py_dp))
+        assert c_dp.registers(0) == py_dp.registers(0)
+    assert c == py
+    assert (c == ("ok",)) == (low <= value <= high)
+
+
+@pytest.mark.parametrize("module, setup, call, expected", [
+    ("rcpstab.packet._datapath", "v.SIMULATOR_INTEGERS['size'] = (0, 1000)",
+     "m.Datapath(1).arrive(0, bytes(12), 1001)", "size=1001 is outside 0..1000"),
+    ("rcpstab.packet._datapath", "v.SIMULATOR_INTEGERS['path_links'] = (1, 256)", "", "path_links"),  # hop is 8 bits
+    ("rcpstab.fct._flows", "v.SIMULATOR_INTEGERS['rwnd_pkts'] = (1, 7)",
+     "m.FlowSimulator((1, 1, 1), (1, 1, 1), 40, 40, 40, 8, 0)", "rwnd_pkts=8 is outside 1..7"),
+    ("rcpstab.fct._flows", "v.SIMULATOR_INTEGERS['data_size'] = (11, 1500)", "", "data_size"),  # < an RCP header
+])
+def test_each_extension_reads_the_table_when_imported(module, setup, call, expected):
+    """A bound changed in validation.py changes what C refuses; one beyond what C is written for refuses the import."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (f"import importlib, rcpstab.runtime.validation as v\n{setup}\n"
+            f"try:\n    m = importlib.import_module({module!r})\n    {call or 'pass'}\n"
+            f"except (ImportError, ValueError) as exc:\n    print(type(exc).__name__, exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).parent).stdout
+    assert expected in out and (("ImportError" in out) == (not call)), out
+
+
+def _busy_packet_simulator():
+    flows = [(0, -1, 0, 0, 0, 0)] * 20
+    return _datapath.Simulator(**dict(ARGS, links=[(100_000_000, 1_000_000, 10**6, 1)], flows=flows))
+
+
+def test_two_threads_hammering_one_packet_simulator_get_runtime_errors_not_a_crash():
+    import os
+    import random
+
+    sim, seen = _busy_packet_simulator(), set()
+    stop = time.monotonic() + float(os.environ.get("RCPSTAB_HAMMER_S", "1.0"))
+
+    def worker(k):
+        rng = random.Random(k)
+        calls = [lambda: sim.run_until(sim.counters()["now_ns"] + rng.randrange(10**8)), sim.counters,
+                 lambda: sim.registers(0), lambda: sim.set_registers(0, rate=rng.randrange(1, 10**6)),
+                 lambda: sim.xcp_registers(0), sim.n_active, sim.flow_stats,
+                 lambda: sim.__init__(**dict(ARGS, links=LINKS, flows=FLOWS)) if rng.random() < 0.02 else None]
+        while time.monotonic() < stop:
+            try:
+                rng.choice(calls)()
+            except RuntimeError as exc:
+                seen.add(type(exc))
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    c = sim.counters()
+    assert c["sent"] == c["delivered"] + c["dropped"] + c["in_flight"]
+    assert RuntimeError in seen

@@ -82,6 +82,25 @@ def test_no_usable_home_gives_a_private_temporary_cache(home, monkeypatch, tmp_p
         assert owner.stat().st_uid == os.getuid() and not owner.stat().st_mode & 0o077
 
 
+def test_no_usable_home_keeps_matplotlibs_cache_off_the_root_too(tmp_path):
+    """The command line with HOME='': matplotlib (imported by check) created /.cache/matplotlib; now its cache
+    is the private temporary one."""
+    import subprocess
+    import sys
+
+    code = ("import rcpstab.cli as c\n"
+            "c.main(['check', '--criterion', 'linear', '-q', 'x.toml'])\n"
+            "import matplotlib\n"
+            "print(matplotlib.get_cachedir())")
+    (tmp_path / "x.toml").write_text(BODY)
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CACHE_HOME", "MPLCONFIGDIR")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                         env={**env, "HOME": "", "TMPDIR": str(tmp_path)}, timeout=300)
+    cache = Path(out.stdout.strip().splitlines()[-1])
+    assert tmp_path in cache.parents and cache.name.startswith("rcpstab-matplotlib"), out.stdout + out.stderr
+    assert not (tmp_path / ".cache").exists()
+
+
 def test_a_usable_home_is_used(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -175,3 +176,105 @@ def test_library_writers_are_atomic_too(tmp_path, monkeypatch):
     result.to_csv(target)
     rows = target.read_text().splitlines()
     assert rows[0].startswith("alpha,beta") and len(rows) == 1 + 9
+
+
+# ---- every file the API writes goes through runtime/atomic.py (issue 27 item 3, outside the command line)
+
+TEMPORARY = re.compile(r"^\..+\.[0-9a-f]{12}\.tmp(\.\w+)?$")  # atomic._temporary_name's pattern
+
+
+class _FullDiskFile:
+    """A real file object whose writes fail with ENOSPC once ``limit`` bytes or characters are written."""
+
+    def __init__(self, fh, limit: int):
+        self._fh, self._limit, self._written = fh, limit, 0
+
+    def write(self, data):
+        self._written += len(data)
+        if self._written > self._limit:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return self._fh.write(data)
+
+    def __getattr__(self, name):
+        return getattr(self._fh, name)
+
+    def __iter__(self):
+        return iter(self._fh)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return self._fh.__exit__(*exc)
+
+
+@pytest.fixture
+def full_disk(monkeypatch):
+    """Every file opened for writing under tmp paths: a temporary of runtime/atomic.py meets a full disk
+    after ``limit`` units; any other (a direct write of the target) is recorded in ``direct``."""
+    import builtins
+
+    real_open, state = builtins.open, {"limit": 64, "direct": []}
+
+    def guarded(file, mode="r", *args, **kwargs):
+        fh = real_open(file, mode, *args, **kwargs)
+        if isinstance(file, (str, os.PathLike)) and any(m in mode for m in "wax+"):
+            if TEMPORARY.match(os.path.basename(os.fspath(file))):
+                return _FullDiskFile(fh, state["limit"])
+            if "pytest-of" in os.fspath(file) or "/tmp" in os.fspath(file):
+                state["direct"].append(os.fspath(file))
+        return fh
+
+    monkeypatch.setattr(builtins, "open", guarded)
+    yield state
+    monkeypatch.undo()
+
+
+def _api_writers():
+    import rcpstab
+
+    return {
+        "fct to_csv": (lambda: rcpstab.fct(0.1, 1.0, C=10e6, d0=0.1, load=0.5, flows=200), lambda r, p: r.to_csv(p),
+                       ".csv"),
+        "portrait to_csv": (lambda: rcpstab.portrait("rcp", 0.4, 0.2, 30, N=20), lambda r, p: r.to_csv(p), ".csv"),
+        "portrait write_csv": (lambda: rcpstab.portrait("rcp", 0.4, 0.2, 30, N=20), lambda r, p: r.write_csv(p),
+                               ".csv"),
+        "network to_csv": (lambda: rcpstab.network(0.4, 0.2, t_end=40), lambda r, p: r.to_csv(p), ".csv"),
+        "convergence to_csv": (lambda: rcpstab.convergence("rcp", "0.4,0.8", "0.2"), lambda r, p: r.to_csv(p),
+                               ".csv"),
+        "region to_csv": (lambda: rcpstab.region("rcp", "0.2:1:0.4", "0.2:1:0.4"), lambda r, p: r.to_csv(p), ".csv"),
+        "region write_boundary": (lambda: rcpstab.region("rcp", "0.2:1:0.4", "0.2:1:0.4"),
+                                  lambda r, p: r.write_boundary(p), ".csv"),
+        "topology packet run to_csv": (
+            lambda: rcpstab.cosim(0.4, 0.2, str(Path(__file__).resolve().parents[1] / "examples" / "topologies"
+                                                / "fig5.7.toml"), t_end=0.5),
+            lambda r, p: r.value.packet_run.to_csv(p, "links"), ".csv"),
+        "portrait figure": (lambda: rcpstab.portrait("rcp", 0.4, 0.2, 30, N=20), lambda r, p: r.save(p), ".png"),
+    }
+
+
+@pytest.mark.parametrize("writer", list(_api_writers()))
+def test_every_api_writer_is_atomic_and_names_the_file_on_a_full_disk(writer, tmp_path, full_disk):
+    """ENOSPC after 64 bytes: the old file is kept whole (or none is left), the error names the file, and no
+    writer ever opens its target directly; then, with room, the same call writes the whole file."""
+    make, write, suffix = _api_writers()[writer]
+    result = make()
+    for old in ("old,content\n", None):
+        target = tmp_path / f"out{suffix}"
+        if old is not None:
+            target.write_text(old)
+        elif target.exists():
+            target.unlink()
+        with pytest.raises(InputError) as info:
+            write(result, str(target))
+        message = str(info.value)
+        assert str(target) in message and "No space left on device" in message and "\n" not in message
+        assert ("old file is kept" if old else "nothing was written") in message
+        assert target.read_text() == old if old else not target.exists()
+        assert sorted(p.name for p in tmp_path.iterdir()) == ([target.name] if old else [])
+    full_disk["limit"] = 10**12
+    write(result, str(target))
+    assert full_disk["direct"] == [], "written in place, not through runtime/atomic.py"
+    data = target.read_bytes()
+    assert len(data) > 64 and (suffix != ".csv" or data.endswith(b"\n"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]

@@ -6,6 +6,7 @@ import dataclasses
 from ..errors import InputError
 from .common import as_model
 from .result import Result, strict
+from .validation import check_value
 
 __all__ = ["LinearizeResult", "Theorem1Result", "linearize", "theorem1"]
 
@@ -43,14 +44,12 @@ def linearize(model="rcp", T_over_d0: float | None = None):
 
 def with_update_interval(spec, ratio: float):
     """``spec`` with its linearization taken at T = ``ratio`` * d0 (only for a model that fixes T before linearizing)."""
-    import math
 
     fixed = {str(k): k for k in spec.linearize_at}
     if "T" not in fixed:
         raise InputError(f"--T-over-d0 {ratio:g}: model {spec.name} does not fix T before linearizing "
                          "(its linear loop has no update interval, or keeps T as a parameter)")
-    if not (math.isfinite(ratio) and 0 < ratio <= 10):
-        raise InputError(f"--T-over-d0 {ratio!r}: must be a number in (0, 10]")
+    check_value("T_over_d0", ratio, "--T-over-d0")
     import sympy as sp
 
     at = dict(spec.linearize_at)

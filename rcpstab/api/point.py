@@ -163,15 +163,20 @@ def bode(model, alpha=None, beta=None, pade: int | None = None, *, delay=None, w
 
         return loop_bode(model, 0.0 if delay is None else delay, w=w)
     from ..linear.bode_plot import bode_response
+
+    spec, alpha, beta, pade = _model_point("bode", model, alpha, beta, pade)
+    return BodeResult(bode_response(spec, alpha, beta, pade), model=spec)
+
+
+def _model_point(command: str, model, alpha, beta, pade):
+    """A model's arguments of :func:`bode` or :func:`nyquist`, checked: (spec, alpha, beta, pade)."""
     from ..linear.nyquist import check_pade
 
     if alpha is None or beta is None:
         from ..errors import InputError
 
-        raise InputError(f"bode of model {getattr(model, 'name', model)!r}: give alpha and beta")
-    spec = as_model(model)
-    alpha, beta = single_gain(alpha, "alpha"), single_gain(beta, "beta")
-    return BodeResult(bode_response(spec, alpha, beta, check_pade(pade)), model=spec)
+        raise InputError(f"{command} of model {getattr(model, 'name', model)!r}: give alpha and beta")
+    return as_model(model), single_gain(alpha, "alpha"), single_gain(beta, "beta"), check_pade(pade)
 
 
 class BodeResult(Result):
@@ -237,15 +242,9 @@ def nyquist(model, alpha=None, beta=None, pade: int | None = None, *, delay=None
 
         return loop_nyquist(model, 0.0 if delay is None else delay)
     from ..linear.margins import margins as compute
-    from ..linear.nyquist import check_pade, nyquist_curve
+    from ..linear.nyquist import nyquist_curve
 
-    if alpha is None or beta is None:
-        from ..errors import InputError
-
-        raise InputError(f"nyquist of model {getattr(model, 'name', model)!r}: give alpha and beta")
-    spec = as_model(model)
-    alpha, beta = single_gain(alpha, "alpha"), single_gain(beta, "beta")
-    pade = check_pade(pade)
+    spec, alpha, beta, pade = _model_point("nyquist", model, alpha, beta, pade)
     curve = nyquist_curve(spec, alpha, beta, pade)
     return NyquistResult(curve, model=spec, margins=compute(spec, alpha, beta), pade=pade)
 

@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from ..runtime.atomic import atomic_open
+
 __all__ = ["Result", "strict"]
 
 
@@ -72,7 +74,7 @@ class Result:
         """Write :meth:`columns` with a header row; floats round-trippable, NaN as an empty cell."""
         names = list(self.columns())
         cols = self.columns()
-        with open(path, "w", newline="") as fh:
+        with atomic_open(path) as fh:  # a full disk leaves the old file, not a torn one
             writer = csv.writer(fh)
             writer.writerow(names)
             for row in zip(*(cols[n] for n in names)):

@@ -226,8 +226,15 @@ def _replications(alpha, beta, scenario, model, seeds, t_end, unused):
         raise InputError(f"--model {model}: topology files run rcp only")
     if any(value is not None for value in unused):
         raise InputError("--d0/--buffer/--C/--N: do not apply to a topology file")
-    if not (isinstance(seeds, int) and seeds >= 2):
-        raise InputError(f"--seeds {seeds}: at least 2 for a confidence interval")
+    from ..runtime.validation import check_integer, check_run_cost
+
+    seeds = check_integer("seeds", seeds, "--seeds")
+    if t_end is None:
+        from ..packet.simulator.topofile import load_topology
+
+        t_end = load_topology(scenario).t_end_s
+    # each replication is one packet run of the file (about the network co-simulation's packet side)
+    check_run_cost(f"cosim --scenario {scenario} --seeds {seeds} --t-end {t_end:g}", seeds * t_end * NETWORK_CPU_PER_S)
     return ReplicationsResult(replicate_topology(scenario, alpha, beta, seeds, t_end), scenario=scenario,
                               alpha=alpha, beta=beta)
 
@@ -454,8 +461,10 @@ class NetworkResult(Result):
     def to_csv(self, path: str) -> None:
         import csv
 
+        from ..runtime.atomic import atomic_open
+
         cols = self.columns()
-        with open(path, "w", newline="") as fh:
+        with atomic_open(path) as fh:  # a full disk leaves the old file, not a torn one
             writer = csv.writer(fh)
             writer.writerow(cols)
             for row in zip(*cols.values()):

@@ -1,14 +1,13 @@
 """``rcpstab.convergence`` (``rcpstab convergence``) and ``rcpstab.bifurcation`` (``rcpstab bifurcation``)."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..errors import InputError
 from .common import as_model, axis, gain_values, network_params, plausible
 from .regions import RegionResult, network_text
 from .result import Result, strict
+from .validation import check_value
 
 __all__ = ["BifurcationResult", "ContinuationResult", "ConvergenceResult", "bifurcation", "convergence"]
 
@@ -195,8 +194,7 @@ def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=No
     twice = [v for i, v in enumerate(fixed) if v in fixed[:i]]
     if twice:  # each held value is one curve of the diagram; a repeat merged two (KeyError 'hysteresis')
         raise InputError(f"--{other} {texts[other]!r}: {twice[0]:g} is given twice")
-    if not (math.isfinite(rtts) and rtts >= 20):
-        raise InputError(f"--rtts {rtts}: must be at least 20")
+    check_value("bifurcation_rtts", rtts, "--rtts")
     for name, value in (("C", C), ("d0", d0), ("T", T)):
         plausible(name, value, f"--{name}")
     given = network_params(spec, C, d0, N, T, params, single=True)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 
 from .. import api
+from ..api.validation import check_value
 from ..errors import InputError
-from .output import report
+from .output import TypedNumber, report
 
 __all__ = ["add_loop_arguments", "parse_coefficients", "run_loop"]
 
@@ -41,9 +42,10 @@ def _delays(texts):
     out = []
     for t in texts or ["0"]:
         try:
-            out.append(float(t))
+            value = TypedNumber(t)  # the refusal names the delay as typed (1e9, not 1000000000.0)
         except ValueError:
             raise InputError(f"--delay {t!r}: expected seconds, e.g. 0.3") from None
+        out.append(check_value("loop_delay", value, "--delay"))
     return out
 
 
@@ -62,6 +64,10 @@ def parse_params(texts) -> dict:
 
 
 def run_loop(args) -> int:
+    given = "--tf" if args.tf is not None else f"--model {args.model}"
+    for option, value, belongs in (("--delay", args.delay, "--tf"), ("--param", args.param, "a loop model")):
+        if value and (belongs == "--tf") != (args.tf is not None):  # given, but nothing would read it
+            raise InputError(f"{option}: only with {belongs}, not with {given}")
     if args.tf is not None:
         num = parse_coefficients(args.tf[0], "NUM")
         den = parse_coefficients(args.tf[1], "DEN")

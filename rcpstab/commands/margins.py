@@ -41,6 +41,8 @@ def _value(x, fmt, unit="", note=None):
 def run(args) -> int:
     if args.tf is not None or is_loop_model(args.model):
         return run_loop(args)
+    if args.delay:  # read only by an LTI loop: given with a model's gains it was silently ignored
+        raise InputError(f"--delay: only with --tf, not with --model {args.model}")
     if args.alpha is None or args.beta is None:
         raise InputError("margins: --alpha and --beta are required (a model's gains), or give --tf NUM DEN --delay SECONDS")
     result = margins(args.model, args.alpha, args.beta)

@@ -11,6 +11,7 @@ t_s, R_over_C, queue_bits), --json the verdicts and final states. The summary li
 from __future__ import annotations
 
 from ..api.trajectories import portrait
+from ..errors import InputError
 from .output import add_buffer_argument, add_network_arguments, add_param_argument, check_outputs, model_help, report
 
 EXAMPLES = (
@@ -37,8 +38,15 @@ def run(args) -> int:
     from ..api.common import parse_params
 
     check_outputs(args)
-    result = portrait(args.model, args.alpha, args.beta, args.rtts, C=args.C, d0=args.d0, N=args.N, T=args.T,
-                      buffer_bdp=args.buffer, **parse_params(args.param))
+    params = parse_params(args.param)
+    # portrait() takes C, d0, N, T as keywords and the rest as **params: --param d0=... was a TypeError
+    network = {"C": args.C, "d0": args.d0, "N": args.N, "T": args.T}
+    for name in [n for n in params if n in network or n in ("alpha", "beta", "rtts", "buffer_bdp", "model")]:
+        if network.get(name) is not None or name not in network:
+            shown = {"buffer_bdp": "buffer"}.get(name, name)
+            raise InputError(f"--param {name}: the same parameter as --{shown}; give it once")
+        network[name] = params.pop(name)
+    result = portrait(args.model, args.alpha, args.beta, args.rtts, **network, buffer_bdp=args.buffer, **params)
     if args.csv:
         result.to_csv(args.csv)
     if args.out:

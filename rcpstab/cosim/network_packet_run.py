@@ -37,6 +37,7 @@ from ..packet.simulator.run import NS_PER_S, build_simulator, check_inputs, make
 from ..packet.simulator.topofile import UNBOUNDED_BUFFER_BYTES, TopologySpec, load_topology
 from ..packet.simulator.topology import Link, Topology, request_field
 from ..packet.wire.rcp_header import RTT_UNKNOWN
+from ..runtime.atomic import atomic_path
 
 NETWORK_MAX_RTT_MS = RTT_UNKNOWN
 """MAX_ALLOWABLE_RTT of the network's ports, ms: every RTT a sender can write (up to 65.534 s;
@@ -120,7 +121,9 @@ class PacketNetworkRun:
 
     def to_csv(self, path: str, table: str = "links") -> None:
         """Write :meth:`columns` of ``table`` with a header row (through pandas)."""
-        self.to_pandas(table).to_csv(path, index=False)
+        frame = self.to_pandas(table)
+        with atomic_path(path) as temporary:  # a full disk leaves the old file, not a torn one
+            frame.to_csv(temporary, index=False)
 
     def as_network_run(self, grid) -> NetworkRun:
         """The traces held (sample and hold, as the registers hold) at ``grid`` (s), in the fluid's units."""

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..packet.hosts.flow_traffic import ArrivalProcess, SizeDistribution
+from ..runtime.atomic import atomic_open
 from .flow_run import DATA_PACKET_BYTES, NS_PER_S, FlowRun, check_flow_run, run_flows
 from .ps import lower_bound_fct, processor_sharing_fct, processor_sharing_sojourn
 
@@ -184,7 +185,7 @@ class FctResult:
 
     def to_csv(self, path: str) -> None:
         """One row per bin, columns :data:`CSV_COLUMNS` (times in s)."""
-        with open(path, "w", newline="") as fh:
+        with atomic_open(path) as fh:  # a full disk leaves the old file, not a torn one
             w = csv.writer(fh)
             w.writerow(CSV_COLUMNS)
             for b in self.bins:

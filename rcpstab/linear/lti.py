@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from .margins import _assemble
+from ..runtime.validation import check_value
+from .margins import _assemble, margin_from_intervals
 from .openloop import OpenLoop
 from .phasecross import gain_crossovers, phase_crossings
 from .quasipoly import QuasiPolynomial
@@ -161,10 +162,15 @@ def as_loop(sys, delay=0.0) -> DelayedLoop:
     >>> as_loop(([2.0], [1.0, 0.0]), delay=0.5).delay
     0.5
     """
-    delays = np.atleast_1d(np.asarray(delay, dtype=float))
-    if delays.ndim != 1 or not np.all(np.isfinite(delays)) or np.any(delays < 0):
-        raise InputError(f"delay = {delay!r}: must be seconds >= 0 (one number, or several that add)")
-    total = float(delays.sum())
+    try:
+        delays = np.atleast_1d(np.asarray(delay, dtype=float))
+    except (TypeError, ValueError):
+        delays = np.empty((0, 0))
+    if delays.ndim != 1:
+        raise InputError(f"delay = {delay!r}: must be seconds (one number, or several that add)")
+    for value in delays:
+        check_value("loop_delay", value, field="delay")
+    total = check_value("loop_delay", float(delays.sum()), field="delay (the sum)")
     if isinstance(sys, DelayedLoop):
         return sys.with_delay(sys.delay + total) if total else sys
     if isinstance(sys, tuple) and len(sys) == 2:
@@ -516,31 +522,11 @@ def _gain_margins(loop: DelayedLoop, ol: OpenLoop, qp: QuasiPolynomial, stable: 
             for lo, hi in zip(edges[:-1], edges[1:])]
     ok = [z_at(K) == 0 for K in reps]
     intervals = [(edges[i], edges[i + 1], edge_w[i], edge_w[i + 1]) for i in range(len(reps)) if ok[i]]
-    if not intervals:
-        notes["gain_margin"] = f"no loop-gain factor K up to {limit:g} makes K*L stable"
-        return None, None, None
-    if stable:
-        for lo, hi, _, w_hi in intervals:
-            if lo < 1.0 < hi:
-                if np.isinf(hi):
-                    notes["gain_margin"] = f"K*L is stable for every K from 1 to {limit:g} (searched)"
-                if lo > 0:
-                    notes["gain_margin_lower"] = "conditionally stable: below this factor the loop is unstable"
-                else:
-                    notes["gain_margin_lower"] = "stable for every smaller loop gain"
-                return (None if np.isinf(hi) else float(hi)), (float(lo) if lo > 0 else None), \
-                    (None if np.isinf(hi) else float(w_hi))
-        notes["gain_margin"] = "the gain intervals disagree with the roots at K = 1 (on the boundary?)"
-        return None, None, None
-    best = min(((abs(np.log(e)), e, w) for lo, hi, w_lo, w_hi in intervals
-                for e, w in ((lo, w_lo), (hi, w_hi)) if 0 < e < np.inf), default=None)
-    if best is None:
-        notes["gain_margin"] = "unstable; the stable gains have no finite end"
-        return None, None, None
-    _, end, w = best
-    notes["gain_margin"] = (f"the loop is unstable: multiplying the loop gain by this factor "
-                            f"({'shrinking' if end < 1 else 'raising'} it) reaches the edge of the stable range")
-    return float(end), None, (None if not np.isfinite(w) else float(w))
+    return margin_from_intervals(intervals, stable, notes, {
+        "none": f"no loop-gain factor K up to {limit:g} makes K*L stable",
+        "unbounded": f"K*L is stable for every K from 1 to {limit:g} (searched)",
+        "disagree": "the gain intervals disagree with the roots at K = 1 (on the boundary?)",
+        "no_end": "unstable; the stable gains have no finite end"})
 
 
 def _sign_notes(m: LoopMargins, crossovers: int) -> None:

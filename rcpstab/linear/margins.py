@@ -36,7 +36,7 @@ from .openloop import open_loop
 from .phasecross import PhaseCrossings, gain_crossovers, phase_crossings
 from .roots import rightmost_root
 
-__all__ = ["Margins", "margins", "stable_gain_intervals"]
+__all__ = ["Margins", "margin_from_intervals", "margins", "stable_gain_intervals"]
 
 
 @dataclass(frozen=True)
@@ -179,34 +179,63 @@ def _gain_margin(ol, alpha, beta, stable: bool, notes: dict, first=None):
             break
     if reaches:
         notes["gain_margin_limit"] = f"loop gains searched up to {limit:g}"
+    return margin_from_intervals(intervals, stable, notes, {
+        "none": ("no loop gain K makes K*G stable (for RCP: alpha/beta <= 1, the phase falls through -180 deg "
+                 "at w -> 0 with |G| infinite; App. C)"),
+        "unbounded": f"no -180 deg crossing limits the gain: K*G is stable for every K from 1 to {limit:g} (searched)",
+        "disagree": "the Bode count disagrees with the rightmost root at K = 1 (point on the boundary?)",
+        "no_end": "unstable; stable only for loop gains without a finite end"})
+
+
+def margin_from_intervals(intervals, stable: bool, notes: dict, say: dict):
+    """(gain_margin, gain_margin_lower, w of the crossing setting gain_margin) from the stable loop-gain intervals.
+
+    Parameters
+    ----------
+    intervals : list of (lo, hi, w_lo, w_hi)
+        The loop-gain factors K in (lo, hi) that keep K*G stable (``hi`` inf: up to the search limit) and
+        the frequencies (normalized) of the crossings at their ends.
+    stable : bool
+        The verdict at K = 1 (from the roots).
+    notes : dict
+        Written: ``gain_margin`` and ``gain_margin_lower`` notes.
+    say : dict
+        The notes in the caller's terms (a model's G, an LTI loop's L): ``none`` (no stable interval),
+        ``unbounded`` (stable from 1 to the search limit), ``disagree`` (stable, yet no interval holds 1),
+        ``no_end`` (unstable, and no stable interval has a finite end).
+
+    Notes
+    -----
+    Stable: the interval holding K = 1 gives the margin (its upper end) and the lower margin (its
+    lower end, if > 0: conditionally stable). Unstable: the end of the nearest stable interval, in
+    log scale, is the factor that reaches the stable range.
+    """
     if not intervals:
-        notes["gain_margin"] = ("no loop gain K makes K*G stable (for RCP: alpha/beta <= 1, the phase "
-                                "falls through -180 deg at w -> 0 with |G| infinite; App. C)")
+        notes["gain_margin"] = say["none"]
         return None, None, None
     if stable:
         for lo, hi, _w_lo, w_hi in intervals:
             if lo < 1.0 < hi:
                 if not np.isfinite(hi):
-                    notes["gain_margin"] = (f"no -180 deg crossing limits the gain: K*G is stable for every "
-                                            f"K from 1 to {limit:g} (searched)")
-                lower = float(lo) if lo > 0 else None
-                if lower is None:
-                    notes["gain_margin_lower"] = "stable for every smaller loop gain"
-                else:
+                    notes["gain_margin"] = say["unbounded"]
+                if lo > 0:
                     notes["gain_margin_lower"] = "conditionally stable: below this factor the loop is unstable"
-                return (float(hi) if np.isfinite(hi) else None), lower, (float(w_hi) if np.isfinite(hi) else None)
-        notes["gain_margin"] = "the Bode count disagrees with the rightmost root at K = 1 (point on the boundary?)"
+                else:
+                    notes["gain_margin_lower"] = "stable for every smaller loop gain"
+                finite = bool(np.isfinite(hi))
+                return (float(hi) if finite else None), (float(lo) if lo > 0 else None), \
+                    (float(w_hi) if finite else None)
+        notes["gain_margin"] = say["disagree"]
         return None, None, None
-    # Unstable: the end of the nearest stable interval (in log scale).
     best = min(((abs(np.log(e)), e, w) for lo, hi, w_lo, w_hi in intervals
                 for e, w in ((lo, w_lo), (hi, w_hi)) if 0 < e < np.inf), default=None)
     if best is None:
-        notes["gain_margin"] = "unstable; stable only for loop gains without a finite end"
+        notes["gain_margin"] = say["no_end"]
         return None, None, None
     _, end, w = best
     notes["gain_margin"] = (f"the loop is unstable: multiplying the loop gain by this factor "
                             f"({'shrinking' if end < 1 else 'raising'} it) reaches the edge of the stable range")
-    return float(end), None, float(w)
+    return float(end), None, (float(w) if np.isfinite(w) else None)
 
 
 def margins(model: ModelSpec, alpha: float, beta: float, params: dict | None = None) -> Margins:

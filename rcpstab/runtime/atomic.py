@@ -19,12 +19,17 @@ Examples
 """
 from __future__ import annotations
 
+import errno
 import os
 import uuid
 
 from ..errors import InputError
 
 __all__ = ["AtomicOutputs", "OutputError", "atomic_open", "atomic_path", "check_distinct", "same_file"]
+
+
+# errors only writing raises: a disk or quota that is full, a file over the size limit
+_WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 def same_file(a: str, b: str) -> bool:
@@ -89,12 +94,18 @@ class AtomicOutputs:
                 pass
 
     def _failed_option(self, exc: OSError) -> str | None:
-        """The output an error came from: by its file name, else the last temporary file written."""
+        """The output an error came from: by its file name, else the last temporary file written, else
+        the only output when the error is one of writing (a writer that removes its own partial file on
+        error, as PIL does for a figure, leaves no temporary file to tell by)."""
         for option, path in self.temporary.items():
             if exc.filename and same_file(str(exc.filename), path):
                 return option
         written = [(os.stat(p).st_mtime_ns, o) for o, p in self.temporary.items() if os.path.exists(p)]
-        return max(written)[1] if written else None
+        if written:
+            return max(written)[1]
+        if len(self.temporary) == 1 and exc.errno in _WRITE_ERRORS:
+            return next(iter(self.temporary))
+        return None
 
     def __exit__(self, kind, exc, tb) -> bool:
         if exc is not None:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["cache_dir", "compiler", "load_library", "user_cache_root", "verified"]
+__all__ = ["cache_dir", "compiler", "load_library", "private_matplotlib_cache", "user_cache_root", "verified"]
 
 # -O3 vectorizes the interleaved trajectories; -ffp-contract=off: no fused multiply-adds, so results
 # match the NumPy reference to rounding
@@ -64,6 +64,13 @@ def user_cache_root() -> Path | None:
         except (KeyError, RuntimeError):
             return None
     return Path(home) / ".cache" if os.path.isabs(home) and home != "/" else None
+
+
+def private_matplotlib_cache() -> None:
+    """With no user cache (``HOME=''``), point matplotlib's font cache at a private temporary folder too:
+    importing matplotlib created ``/.cache/matplotlib`` at the filesystem root. ``$MPLCONFIGDIR`` wins."""
+    if "MPLCONFIGDIR" not in os.environ and user_cache_root() is None:
+        os.environ["MPLCONFIGDIR"] = str(_private_temp_cache("rcpstab-matplotlib"))
 
 
 def compiler() -> str:

@@ -34,7 +34,7 @@ from ..errors import InputError
 
 __all__ = ["Domain", "DOMAINS", "MAX_GRID_POINTS", "GRID_ENV", "MAX_CPU_HOURS", "HOURS_ENV", "check_value", "check_values",
            "check_integer", "check_grid_size", "check_run_cost", "max_grid_points", "max_cpu_hours", "max_memory_gb",
-           "SIMULATOR_INTEGERS", "check_simulator_integer"]
+           "SIMULATOR_INTEGERS", "check_simulator_integer", "check_index_range"]
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,13 @@ DOMAINS = {
     "N": Domain("number of flows N", 1.0, 1e7),
     "MTU": Domain("MTU", 0.0, 1e6, low_open=True, unit="bits"),
     "t_end": Domain("simulated time", 0.0, 1e6, low_open=True, unit="s"),
+    "time": Domain("time", 0.0, 1e6, unit="s"),  # a moment in a run (a start, a stop, a jitter)
+    # one link's one-way delay (a topology file): 0 is allowed, a path adds them up
+    "link_delay": Domain("one-way delay", 0.0, 100.0, unit="s"),
     # At least one round trip: 1e-320 RTTs ran and reported "after 9.99989e-321 RTTs".
     "rtts": Domain("duration", 1.0, 1e5, unit="RTTs"),
+    # bifurcation measures the last half of each run: fewer than 20 RTTs leave no cycle to measure
+    "bifurcation_rtts": Domain("run per gain value", 20.0, 1e5, unit="RTTs"),
     "transient_rtt": Domain("transient", 0.0, 1e4, unit="RTTs"),
     "load": Domain("load", 0.0, 1.0, low_open=True, high_open=True),
     "buffer_bytes": Domain("buffer", 1.0, 1e15, unit="bytes", integer=True),
@@ -132,18 +137,25 @@ DOMAINS = {
     "pade": Domain("Pade order", 1.0, 20.0, integer=True),
     # bifurcation --continuation: pseudo-arclength steps per branch and direction (each one a Newton solve)
     "branch_steps": Domain("continuation steps", 1.0, 500.0, integer=True),
+    # linearize: the update interval in round trips, for a model that fixes T before linearizing
+    "T_over_d0": Domain("T/d0", 0.0, 10.0, low_open=True),
+    # margins --tf: an LTI loop's delay (several add); 1e4 s ran out of memory, 1e9 s raised inside numpy
+    "loop_delay": Domain("loop delay", 0.0, 100.0, unit="s"),
+    # cosim --seeds: replications of a topology file's packet run (2 at least for a confidence interval)
+    "seeds": Domain("seeds", 2.0, 10_000.0, integer=True),
     # fct: flows and replications are bounded again by the run's cost estimate (fct.flow_run).
     "flows": Domain("flows", 1.0, 1e9, integer=True),
     "replications": Domain("replications", 1.0, 1e6, integer=True),
     "packet_bytes": Domain("data packet", 53.0, 2.0 ** 24, unit="bytes", integer=True),  # TCP + RCP + IP headers
 }
 
-# The integer arguments of the flow simulator, (low, high) inclusive. fct/csrc/flows_module.c reads
-# this table when it is imported and fct/flows_py.py checks with check_simulator_integer, so the C
-# simulator and its Python twin refuse exactly the same values (C's format codes used to wrap
-# them: a 1e35-byte buffer became 0). The bounds keep every sum and product in int64: simulated
-# times up to 2**60 ns (36 years) leave room for a timeout of twice the smoothed RTT; the sizes
-# fit the packet simulator's 24-bit bound; the registers are the port's 32- and 64-bit ones.
+# The integer arguments of both C simulators, (low, high) inclusive. fct/csrc/flows_module.c and
+# packet/csrc/module.c read this table when they are imported (through csrc/domains.h) and their
+# Python twins (fct/flows_py.py, packet/simulator/sim_py.py, packet/routers/*/datapath_py.py) check
+# with check_simulator_integer, so each C extension and its twin refuse exactly the same values
+# (C's format codes used to wrap them: a 1e35-byte buffer became 0). The bounds keep every sum and
+# product in int64: simulated times up to 2**60 ns (36 years) leave room for a timeout of twice the
+# smoothed RTT; packet sizes are 24-bit; the registers are the port's 32- and 64-bit ones.
 SIMULATOR_INTEGERS = {
     "capacity_bps": (1, 10**13),
     "delay_ns": (0, 10**11),
@@ -160,6 +172,13 @@ SIMULATOR_INTEGERS = {
     "input_bytes": (0, (1 << 63) - 1),
     "rtt_sum": (0, (1 << 63) - 1),
     "rtt_count": (0, (1 << 63) - 1),
+    # the packet simulator's own: a flow that may stop (-1: never), may be long-lived (0 packets),
+    # a path of at most 255 links (a packet's hop counter is 8 bits), the stand-alone ports
+    "stop_ns": (-1, 1 << 60),
+    "flow_pkts": (0, 1 << 40),
+    "path_links": (1, 255),
+    "size": (0, 0xFFFFFFFF),        # a datagram's size as the 32-bit port registers count it
+    "n_ports": (1, 65536),
 }
 
 
@@ -180,10 +199,26 @@ def check_simulator_integer(name: str, value, where: str = "") -> int:
     TypeError, ValueError
         The same type and message as ``rcpstab.fct._flows``.
     """
+    low, high = SIMULATOR_INTEGERS[name]
+    return check_index_range(value, name, low, high, where)
+
+
+def check_index_range(value, name: str, low: int, high: int, where: str = "") -> int:
+    """``value`` as an int in ``low..high``, refused as the C extensions' ``int_in_range`` refuses it.
+
+    For the ranges a call sets itself (a path index below the number of paths); the fixed ranges
+    are :func:`check_simulator_integer`'s.
+
+    Raises
+    ------
+    TypeError
+        ``value`` has no ``__index__`` (a float, None).
+    ValueError
+        ``{where} {name}={value} is outside {low}..{high}``.
+    """
     import operator
 
     number = operator.index(value)
-    low, high = SIMULATOR_INTEGERS[name]
     if not low <= number <= high:
         shown = f"{where} {name}" if where else name
         raise ValueError(f"{shown}={number} is outside {low}..{high}")

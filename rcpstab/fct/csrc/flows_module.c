@@ -4,70 +4,36 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "domains.h"
 #include "flows.h"
 
+#include <limits.h>
+
 /* The integer arguments' ranges, read from rcpstab.runtime.validation.SIMULATOR_INTEGERS when the
- * module is imported: the Python twin checks against the same table, so both refuse the same values. */
+ * module is imported (domains.h): the Python twin checks against the same table, so both refuse the
+ * same values. floor..ceiling is what flows.c relies on: headers fit, no int64 overflow (flows.h),
+ * 32-bit registers. */
 enum {
     I_CAPACITY, I_DELAY, I_BUFFER, I_DATA_SIZE, I_CTRL_SIZE, I_WINDOW_DENOMINATOR, I_RWND, I_REQUEST, I_START, I_SIZE,
     I_T, I_RATE, I_INPUT_BYTES, I_RTT_SUM, I_RTT_COUNT, N_INTEGERS
 };
-static const char *INTEGER_NAMES[N_INTEGERS] = {
-    "capacity_bps", "delay_ns", "buffer_bytes", "data_size", "ctrl_size", "window_denominator", "rwnd_pkts",
-    "request", "start_ns", "size_pkts", "t_ns", "rate", "input_bytes", "rtt_sum", "rtt_count"};
-static long long LOW[N_INTEGERS], HIGH[N_INTEGERS];
-
-static int load_domains(void)
-{
-    PyObject *mod = PyImport_ImportModule("rcpstab.runtime.validation");
-    PyObject *table = mod ? PyObject_GetAttrString(mod, "SIMULATOR_INTEGERS") : NULL;
-    Py_XDECREF(mod);
-    if (!table)
-        return -1;
-    int rc = 0;
-    for (int i = 0; i < N_INTEGERS && rc == 0; i++) {
-        PyObject *bounds = PyMapping_GetItemString(table, INTEGER_NAMES[i]);
-        if (!bounds || !PyArg_ParseTuple(bounds, "LL", &LOW[i], &HIGH[i]))
-            rc = -1;
-        Py_XDECREF(bounds);
-    }
-    Py_DECREF(table);
-    /* What the C code relies on: headers fit, no int64 overflow (flows.h), 32-bit registers. */
-    if (rc == 0 && (LOW[I_DATA_SIZE] < RCP_HEADER_LEN || LOW[I_CTRL_SIZE] < RCP_HEADER_LEN ||
-                    HIGH[I_DATA_SIZE] > (1LL << 24) || HIGH[I_CTRL_SIZE] > (1LL << 24) ||
-                    HIGH[I_WINDOW_DENOMINATOR] > (1LL << 24) || LOW[I_WINDOW_DENOMINATOR] < 1 ||
-                    LOW[I_CAPACITY] < 1 || LOW[I_DELAY] < 0 || HIGH[I_DELAY] > (1LL << 40) || LOW[I_BUFFER] < 0 ||
-                    LOW[I_RWND] < 1 || LOW[I_SIZE] < 1 || HIGH[I_SIZE] > (1LL << 40) || LOW[I_START] < 0 ||
-                    HIGH[I_START] > (1LL << 60) || HIGH[I_T] > (1LL << 60) || LOW[I_REQUEST] < 0 ||
-                    HIGH[I_REQUEST] > 0xFFFFFFFFLL || LOW[I_RATE] < 0 || HIGH[I_RATE] > 0xFFFFFFFFLL)) {
-        PyErr_SetString(PyExc_ImportError, "SIMULATOR_INTEGERS: a bound is beyond what flows.c is written for");
-        rc = -1;
-    }
-    return rc;
-}
-
-/* An integer argument in its table range, or the error flows_py.py raises for it (check_simulator_integer). */
-static int int_arg(PyObject *o, int which, const char *where, long long *out)
-{
-    PyObject *index = PyNumber_Index(o); /* int or an integer type (numpy); TypeError for floats */
-    if (!index)
-        return -1;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
-    if (v == -1 && PyErr_Occurred()) {
-        Py_DECREF(index);
-        return -1;
-    }
-    if (overflow || v < LOW[which] || v > HIGH[which]) {
-        PyErr_Format(PyExc_ValueError, "%s%s%s=%S is outside %lld..%lld", where, *where ? " " : "",
-                     INTEGER_NAMES[which], index, LOW[which], HIGH[which]);
-        Py_DECREF(index);
-        return -1;
-    }
-    Py_DECREF(index);
-    *out = v;
-    return 0;
-}
+static int_domain D[N_INTEGERS] = {
+    [I_CAPACITY] = {"capacity_bps", 1, LLONG_MAX},
+    [I_DELAY] = {"delay_ns", 0, 1LL << 40},
+    [I_BUFFER] = {"buffer_bytes", 0, LLONG_MAX},
+    [I_DATA_SIZE] = {"data_size", RCP_HEADER_LEN, 1LL << 24},
+    [I_CTRL_SIZE] = {"ctrl_size", RCP_HEADER_LEN, 1LL << 24},
+    [I_WINDOW_DENOMINATOR] = {"window_denominator", 1, 1LL << 24},
+    [I_RWND] = {"rwnd_pkts", 1, LLONG_MAX},
+    [I_REQUEST] = {"request", 0, 0xFFFFFFFFLL},
+    [I_START] = {"start_ns", 0, 1LL << 60},
+    [I_SIZE] = {"size_pkts", 1, 1LL << 40},
+    [I_T] = {"t_ns", LLONG_MIN, 1LL << 60},
+    [I_RATE] = {"rate", 0, 0xFFFFFFFFLL},
+    [I_INPUT_BYTES] = {"input_bytes", 0, LLONG_MAX},
+    [I_RTT_SUM] = {"rtt_sum", 0, LLONG_MAX},
+    [I_RTT_COUNT] = {"rtt_count", 0, LLONG_MAX},
+};
 
 typedef struct {
     PyObject_HEAD
@@ -95,9 +61,9 @@ static int parse_link(PyObject *t, fl_link *l, int rcp, const char *name)
     if (!items)
         return -1;
     long long cap, delay, buffer;
-    int rc = int_arg(PyTuple_GET_ITEM(items, 0), I_CAPACITY, name, &cap) < 0 ||
-                     int_arg(PyTuple_GET_ITEM(items, 1), I_DELAY, name, &delay) < 0 ||
-                     int_arg(PyTuple_GET_ITEM(items, 2), I_BUFFER, name, &buffer) < 0
+    int rc = int_arg(PyTuple_GET_ITEM(items, 0), &D[I_CAPACITY], name, &cap) < 0 ||
+                     int_arg(PyTuple_GET_ITEM(items, 1), &D[I_DELAY], name, &delay) < 0 ||
+                     int_arg(PyTuple_GET_ITEM(items, 2), &D[I_BUFFER], name, &buffer) < 0
                  ? -1
                  : 0;
     Py_DECREF(items);
@@ -123,9 +89,9 @@ static int FlowSimulator_init(FlowSimulatorObject *self, PyObject *args, PyObjec
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOO|p", kwlist, &fwd, &rev, &data_obj, &ctrl_obj,
                                      &denominator_obj, &rwnd_obj, &request_obj, &rate_refresh))
         return -1;
-    if (int_arg(data_obj, I_DATA_SIZE, "", &data_size) < 0 || int_arg(ctrl_obj, I_CTRL_SIZE, "", &ctrl_size) < 0 ||
-        int_arg(denominator_obj, I_WINDOW_DENOMINATOR, "", &denominator) < 0 ||
-        int_arg(rwnd_obj, I_RWND, "", &rwnd) < 0 || int_arg(request_obj, I_REQUEST, "", &request) < 0)
+    if (int_arg(data_obj, &D[I_DATA_SIZE], "", &data_size) < 0 || int_arg(ctrl_obj, &D[I_CTRL_SIZE], "", &ctrl_size) < 0 ||
+        int_arg(denominator_obj, &D[I_WINDOW_DENOMINATOR], "", &denominator) < 0 ||
+        int_arg(rwnd_obj, &D[I_RWND], "", &rwnd) < 0 || int_arg(request_obj, &D[I_REQUEST], "", &request) < 0)
         return -1;
     fl_link links[2];
     memset(links, 0, sizeof links);
@@ -171,10 +137,10 @@ static int check_arrivals(const fl_sim *s, const char *t, const char *z, Py_ssiz
         int64_t tk, zk;
         memcpy(&tk, t + k * (Py_ssize_t)sizeof tk, sizeof tk);
         memcpy(&zk, z + k * (Py_ssize_t)sizeof zk, sizeof zk);
-        if (tk < LOW[I_START] || tk > HIGH[I_START] || zk < LOW[I_SIZE] || zk > HIGH[I_SIZE]) {
+        if (tk < D[I_START].low || tk > D[I_START].high || zk < D[I_SIZE].low || zk > D[I_SIZE].high) {
             PyErr_Format(PyExc_ValueError, "arrival %zd: start_ns=%lld and size_pkts=%lld must be in %lld..%lld and "
-                         "%lld..%lld", k, (long long)tk, (long long)zk, LOW[I_START], HIGH[I_START], LOW[I_SIZE],
-                         HIGH[I_SIZE]);
+                         "%lld..%lld", k, (long long)tk, (long long)zk, D[I_START].low, D[I_START].high, D[I_SIZE].low,
+                         D[I_SIZE].high);
             return -1;
         }
         if (tk < last) {
@@ -222,7 +188,7 @@ static PyObject *FlowSimulator_run_until(FlowSimulatorObject *self, PyObject *ar
 {
     PyObject *t_obj;
     long long t;
-    if (!ready(self) || !PyArg_ParseTuple(args, "O", &t_obj) || int_arg(t_obj, I_T, "", &t) < 0)
+    if (!ready(self) || !PyArg_ParseTuple(args, "O", &t_obj) || int_arg(t_obj, &D[I_T], "", &t) < 0)
         return NULL;
     int rc;
     self->running = 1; /* under the GIL: another thread sees it before it can touch sim */
@@ -255,7 +221,7 @@ static PyObject *FlowSimulator_set_registers(FlowSimulatorObject *self, PyObject
         !PyArg_ParseTupleAndKeywords(args, kwds, "|$OOOO", kwlist, &given[0], &given[1], &given[2], &given[3]))
         return NULL;
     for (int i = 0; i < 4; i++) /* all checked before any is written; None: left as it is */
-        if (given[i] && given[i] != Py_None && int_arg(given[i], which[i], "register", &value[i]) < 0)
+        if (given[i] && given[i] != Py_None && int_arg(given[i], &D[which[i]], "register", &value[i]) < 0)
             return NULL;
     rcp_port *p = &self->sim.links[FL_FWD].port;
     if (given[0] && given[0] != Py_None)
@@ -337,7 +303,7 @@ static struct PyModuleDef flows_module = {
 
 PyMODINIT_FUNC PyInit__flows(void)
 {
-    if (load_domains() < 0)
+    if (load_int_domains(D, N_INTEGERS, "flows.c") < 0)
         return NULL;
     if (PyType_Ready(&FlowSimulatorType) < 0)
         return NULL;

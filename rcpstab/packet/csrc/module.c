@@ -8,40 +8,47 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "domains.h"
 #include "rcp_port.h"
 #include "sim.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 
-/* An integer argument in [lo, hi], or an error naming it. The 'I' and 'K' format codes wrap
- * silently (buffer = -1 became 2**64 - 1, size 2**32 + 12 became 12); the Python twins take
- * any int, so both sides check the same range and raise the same errors. */
-static int int_in_range(PyObject *o, const char *what, long long lo, long long hi, long long *out)
-{
-    PyObject *index = PyNumber_Index(o); /* int or an integer type (numpy); TypeError for floats */
-    if (!index)
-        return -1;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
-    if (v == -1 && PyErr_Occurred()) {
-        Py_DECREF(index);
-        return -1;
-    }
-    if (overflow || v < lo || v > hi) {
-        PyErr_Format(PyExc_ValueError, "%s=%S is outside %lld..%lld", what, index, lo, hi);
-        Py_DECREF(index);
-        return -1;
-    }
-    Py_DECREF(index);
-    *out = v;
-    return 0;
-}
+/* The integer arguments' ranges, read from rcpstab.runtime.validation.SIMULATOR_INTEGERS when the
+ * module is imported (domains.h); the Python twins (simulator/sim_py.py, routers/rcp and routers/xcp datapath_py.py)
+ * check against the same table, so both refuse the same values with the same message. The 'I',
+ * 'K' and 'L' format codes used to wrap or overflow instead (buffer = -1 became 2**64 - 1, size
+ * 2**32 + 12 became 12). floor..ceiling is what sim.c relies on: headers fit, times and sizes
+ * keep int64 sums and products exact, 32-bit registers, 8-bit hop counters. */
+enum {
+    P_CAPACITY, P_DELAY, P_BUFFER, P_DATA_SIZE, P_CTRL_SIZE, P_WINDOW_DENOMINATOR, P_RWND, P_REQUEST, P_START,
+    P_STOP, P_FLOW_PKTS, P_T, P_PATH_LINKS, P_SIZE, P_N_PORTS, P_RATE, N_INTEGERS
+};
+static int_domain D[N_INTEGERS] = {
+    [P_CAPACITY] = {"capacity_bps", 1, LLONG_MAX},
+    [P_DELAY] = {"delay_ns", 0, 1LL << 40},
+    [P_BUFFER] = {"buffer_bytes", 0, LLONG_MAX},
+    [P_DATA_SIZE] = {"data_size", RCP_HEADER_LEN, 1LL << 24},
+    [P_CTRL_SIZE] = {"ctrl_size", RCP_HEADER_LEN, 1LL << 24},
+    [P_WINDOW_DENOMINATOR] = {"window_denominator", 1, 1LL << 24},
+    [P_RWND] = {"rwnd_pkts", 1, LLONG_MAX},
+    [P_REQUEST] = {"request", 0, 0xFFFFFFFFLL},
+    [P_START] = {"start_ns", 0, 1LL << 60},
+    [P_STOP] = {"stop_ns", LLONG_MIN, 1LL << 60},
+    [P_FLOW_PKTS] = {"flow_pkts", 0, 1LL << 40},
+    [P_T] = {"t_ns", LLONG_MIN, 1LL << 60},
+    [P_PATH_LINKS] = {"path_links", 1, 255},
+    [P_SIZE] = {"size", 0, 0xFFFFFFFFLL},
+    [P_N_PORTS] = {"n_ports", 1, 1LL << 24},
+    [P_RATE] = {"rate", 0, 0xFFFFFFFFLL},
+};
 
 static int size_arg(PyObject *o, uint32_t *size)
 {
     long long v;
-    if (int_in_range(o, "size", 0, 0xFFFFFFFFLL, &v) < 0)
+    if (int_arg(o, &D[P_SIZE], "", &v) < 0)
         return -1;
     *size = (uint32_t)v;
     return 0;
@@ -128,13 +135,10 @@ static int set_registers(rcp_port *p, PyObject *kwargs)
             return -1;
         if (k == RATE_REGISTER) {
             long long v;
-            int rc = int_in_range(index, "register rate", 0, 0xFFFFFFFFLL, &v);
+            int rc = int_arg(index, &D[P_RATE], "register", &v);
             Py_DECREF(index);
-            if (rc < 0) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_ValueError, "register rate=%S does not fit in 32 bits", value);
+            if (rc < 0)
                 return -1;
-            }
             p->rate = (uint32_t)v;
         } else {
             unsigned long long v = PyLong_AsUnsignedLongLong(index);
@@ -267,13 +271,10 @@ typedef struct {
 static int Datapath_init(DatapathObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n_ports", NULL};
-    Py_ssize_t n;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "n", kwlist, &n))
+    PyObject *n_obj;
+    long long n;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O", kwlist, &n_obj) || int_arg(n_obj, &D[P_N_PORTS], "", &n) < 0)
         return -1;
-    if (n < 1 || n > 65536) {
-        PyErr_Format(PyExc_ValueError, "n_ports=%zd is outside 1..65536", n);
-        return -1;
-    }
     PyMem_Free(self->ports);
     self->ports = PyMem_Calloc((size_t)n, sizeof(rcp_port));
     if (!self->ports) {
@@ -282,7 +283,7 @@ static int Datapath_init(DatapathObject *self, PyObject *args, PyObject *kwds)
     }
     for (Py_ssize_t i = 0; i < n; i++)
         port_init(&self->ports[i]);
-    self->n_ports = n;
+    self->n_ports = (Py_ssize_t)n;
     return 0;
 }
 
@@ -393,14 +394,12 @@ typedef struct {
 static int XcpDatapath_init(XcpDatapathObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"n_ports", "protocol", NULL};
-    Py_ssize_t n;
+    PyObject *n_obj;
+    long long n;
     const char *protocol;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ns", kwlist, &n, &protocol))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Os", kwlist, &n_obj, &protocol) ||
+        int_arg(n_obj, &D[P_N_PORTS], "", &n) < 0)
         return -1;
-    if (n < 1 || n > 65536) {
-        PyErr_Format(PyExc_ValueError, "n_ports=%zd is outside 1..65536", n);
-        return -1;
-    }
     if (strcmp(protocol, "xcp") != 0 && strcmp(protocol, "rcpac") != 0) {
         PyErr_Format(PyExc_ValueError, "protocol=%s is not xcp or rcpac", protocol);
         return -1;
@@ -415,7 +414,7 @@ static int XcpDatapath_init(XcpDatapathObject *self, PyObject *args, PyObject *k
     }
     for (Py_ssize_t i = 0; i < n; i++)
         port_init(&self->ports[i]);
-    self->n_ports = n;
+    self->n_ports = (Py_ssize_t)n;
     self->ops = port_ops_by_name(protocol);
     return 0;
 }
@@ -562,22 +561,16 @@ static int parse_links(sim_t *s, PyObject *links)
     s->n_links = (int32_t)n;
     for (Py_ssize_t i = 0; i < n; i++) {
         sim_link *l = &s->links[i];
-        long long cap, delay, buffer;
-        PyObject *buffer_obj;
-        int proto;
-        if (parse_item(PySequence_Fast_GET_ITEM(links, i), "link", i, "LLOi", &cap, &delay, &buffer_obj, &proto) < 0 ||
-            int_in_range(buffer_obj, "buffer", 0, 1LL << 62, &buffer) < 0)
+        char where[32];
+        long long cap, delay, buffer, proto;
+        PyObject *cap_obj, *delay_obj, *buffer_obj, *proto_obj;
+        snprintf(where, sizeof where, "link %zd", i);
+        if (parse_item(PySequence_Fast_GET_ITEM(links, i), "link", i, "OOOO", &cap_obj, &delay_obj, &buffer_obj,
+                       &proto_obj) < 0 ||
+            int_arg(cap_obj, &D[P_CAPACITY], where, &cap) < 0 || int_arg(delay_obj, &D[P_DELAY], where, &delay) < 0 ||
+            int_arg(buffer_obj, &D[P_BUFFER], where, &buffer) < 0 ||
+            int_in_range(proto_obj, where, "protocol", 0, N_PORT_OPS - 1, &proto) < 0)
             return -1;
-        if (proto < 0 || proto >= N_PORT_OPS) {
-            PyErr_Format(PyExc_ValueError, "link %zd: protocol %d is not 0 (plain), 1 (rcp), 2 (xcp) or 3 (rcpac)", i,
-                         proto);
-            return -1;
-        }
-        if (cap <= 0 || delay < 0) {
-            PyErr_Format(PyExc_ValueError, "link %zd: capacity %lld b/s and delay %lld ns must be > 0 and >= 0",
-                         i, cap, delay);
-            return -1;
-        }
         l->capacity_bps = cap;
         l->delay_ns = delay;
         port_init(&l->port);
@@ -598,12 +591,15 @@ static int parse_paths(sim_t *s, PyObject *paths)
     }
     s->n_paths = (int32_t)n;
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t len = PyObject_Length(PySequence_Fast_GET_ITEM(paths, i));
-        if (len < 1 || len > 255) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_ValueError, "path %zd has %zd links, not 1..255", i, len);
+        char where[32];
+        long long len;
+        snprintf(where, sizeof where, "path %zd", i);
+        Py_ssize_t length = PyObject_Length(PySequence_Fast_GET_ITEM(paths, i));
+        PyObject *len_obj = length < 0 ? NULL : PyLong_FromSsize_t(length); /* the twin checks len() alike */
+        int rc = len_obj ? int_arg(len_obj, &D[P_PATH_LINKS], where, &len) : -1;
+        Py_XDECREF(len_obj);
+        if (rc < 0)
             return -1;
-        }
         s->path_off[i] = (int32_t)total;
         s->path_len[i] = (int32_t)len;
         total += len;
@@ -624,11 +620,11 @@ static int parse_paths(sim_t *s, PyObject *paths)
             Py_DECREF(path);
             return -1;
         }
+        char where[32];
+        snprintf(where, sizeof where, "path %zd", i);
         for (Py_ssize_t k = 0; k < s->path_len[i]; k++) {
-            long li = PyLong_AsLong(PyTuple_GET_ITEM(path, k));
-            if (li < 0 || li >= s->n_links) {
-                if (!PyErr_Occurred())
-                    PyErr_Format(PyExc_ValueError, "path %zd names link %ld of %d", i, li, s->n_links);
+            long long li;
+            if (int_in_range(PyTuple_GET_ITEM(path, k), where, "link", 0, s->n_links - 1LL, &li) < 0) {
                 Py_DECREF(path);
                 return -1;
             }
@@ -650,24 +646,23 @@ static int parse_flows(sim_t *s, PyObject *flows)
     s->n_flows = (int32_t)n;
     for (Py_ssize_t i = 0; i < n; i++) {
         sim_flow *f = &s->flows[i];
-        long long start, stop, size, request;
-        PyObject *request_obj;
-        int fwd, rev;
-        if (parse_item(PySequence_Fast_GET_ITEM(flows, i), "flow", i, "LLLOii", &start, &stop, &size, &request_obj,
-                       &fwd, &rev) < 0 ||
-            int_in_range(request_obj, "request", 0, 0xFFFFFFFFLL, &request) < 0)
+        char where[32];
+        long long start, stop, size, request, fwd, rev;
+        PyObject *o[6];
+        snprintf(where, sizeof where, "flow %zd", i);
+        if (parse_item(PySequence_Fast_GET_ITEM(flows, i), "flow", i, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4],
+                       &o[5]) < 0 ||
+            int_arg(o[0], &D[P_START], where, &start) < 0 || int_arg(o[1], &D[P_STOP], where, &stop) < 0 ||
+            int_arg(o[2], &D[P_FLOW_PKTS], where, &size) < 0 || int_arg(o[3], &D[P_REQUEST], where, &request) < 0 ||
+            int_in_range(o[4], where, "fwd_path", 0, s->n_paths - 1LL, &fwd) < 0 ||
+            int_in_range(o[5], where, "rev_path", 0, s->n_paths - 1LL, &rev) < 0)
             return -1;
-        if (start < 0 || size < 0 || fwd < 0 || fwd >= s->n_paths || rev < 0 || rev >= s->n_paths) {
-            PyErr_Format(PyExc_ValueError, "flow %zd: bad start %lld, size %lld or path %d/%d", i, start, size, fwd,
-                         rev);
-            return -1;
-        }
         f->start_ns = start;
         f->stop_ns = stop;
         f->size_pkts = size;
         f->request = (uint32_t)request;
-        f->fwd_path = fwd;
-        f->rev_path = rev;
+        f->fwd_path = (int32_t)fwd;
+        f->rev_path = (int32_t)rev;
     }
     return 0;
 }
@@ -676,10 +671,9 @@ static int Simulator_init(SimulatorObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"links", "paths", "flows", "data_size", "ctrl_size", "window_denominator", "rwnd_pkts",
                              "sender", "rate_refresh", NULL};
-    PyObject *links, *paths, *flows, *data_obj, *ctrl_obj, *denominator_obj;
+    PyObject *links, *paths, *flows, *data_obj, *ctrl_obj, *denominator_obj, *rwnd_obj, *sender_obj = NULL;
     sim_params prm;
-    long long rwnd, data_size, ctrl_size, denominator;
-    prm.sender = SENDER_RTCP;
+    long long rwnd, data_size, ctrl_size, denominator, sender = SENDER_RTCP;
     prm.rate_refresh = 1;
     if (self->running) {
         PyErr_SetString(PyExc_RuntimeError, "Simulator: cannot re-initialise while run_until runs in another thread");
@@ -689,29 +683,29 @@ static int Simulator_init(SimulatorObject *self, PyObject *args, PyObject *kwds)
         sim_free(&self->sim);
     self->ready = 0;
     memset(&self->sim, 0, sizeof self->sim);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOL|ip", kwlist, &links, &paths, &flows, &data_obj, &ctrl_obj,
-                                     &denominator_obj, &rwnd, &prm.sender, &prm.rate_refresh))
+    /* The order of the checks is the twin's (sim_py.check_arguments): the first bad value is named alike. */
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOO|Op", kwlist, &links, &paths, &flows, &data_obj, &ctrl_obj,
+                                     &denominator_obj, &rwnd_obj, &sender_obj, &prm.rate_refresh))
         return -1;
-    if (int_in_range(data_obj, "data_size", 0, 1LL << 24, &data_size) < 0 ||
-        int_in_range(ctrl_obj, "ctrl_size", 0, 1LL << 24, &ctrl_size) < 0 ||
-        int_in_range(denominator_obj, "window_denominator", 0, 1LL << 24, &denominator) < 0)
+    if (int_arg(data_obj, &D[P_DATA_SIZE], "", &data_size) < 0 || int_arg(ctrl_obj, &D[P_CTRL_SIZE], "", &ctrl_size) < 0 ||
+        int_arg(denominator_obj, &D[P_WINDOW_DENOMINATOR], "", &denominator) < 0 ||
+        int_arg(rwnd_obj, &D[P_RWND], "", &rwnd) < 0 ||
+        (sender_obj && int_in_range(sender_obj, "", "sender", 0, N_SENDERS - 1, &sender) < 0))
         return -1;
     prm.data_size = (uint32_t)data_size;
     prm.ctrl_size = (uint32_t)ctrl_size;
     prm.window_denominator = (uint32_t)denominator;
-    if (prm.sender < 0 || prm.sender >= N_SENDERS) {
-        PyErr_Format(PyExc_ValueError, "sender=%d is not 0 (R-TCP) or 1 (XCP)", prm.sender);
-        return -1;
-    }
     prm.rwnd_pkts = rwnd;
+    prm.sender = (int)sender;
     const char *refused = SENDER_OPS[prm.sender].check(&prm);
     if (refused) {
         PyErr_SetString(PyExc_ValueError, refused);
         return -1;
     }
     size_t need = SENDER_OPS[prm.sender].hdr_len;
-    if (prm.data_size < need || prm.ctrl_size < need || prm.window_denominator < 1 || rwnd < 1) {
-        PyErr_SetString(PyExc_ValueError, "packet sizes must hold an RCP header; window terms must be >= 1");
+    if (prm.data_size < need || prm.ctrl_size < need) {
+        PyErr_Format(PyExc_ValueError, "data_size=%lld and ctrl_size=%lld must hold the %s header (%zu bytes)",
+                     data_size, ctrl_size, SENDER_OPS[prm.sender].name, need);
         return -1;
     }
     self->sim.prm = prm;
@@ -765,10 +759,9 @@ static rcp_port *simulator_port(SimulatorObject *self, Py_ssize_t i)
 
 static PyObject *Simulator_run_until(SimulatorObject *self, PyObject *args)
 {
+    PyObject *t_obj;
     long long t;
-    if (!PyArg_ParseTuple(args, "L", &t))
-        return NULL;
-    if (!simulator_ready(self))
+    if (!simulator_ready(self) || !PyArg_ParseTuple(args, "O", &t_obj) || int_arg(t_obj, &D[P_T], "", &t) < 0)
         return NULL;
     int rc;
     self->running = 1; /* under the GIL: another thread sees it before it can touch sim */
@@ -952,6 +945,8 @@ static int add_names(PyObject *m, const char *attr, const char *const *names, in
 
 PyMODINIT_FUNC PyInit__datapath(void)
 {
+    if (load_int_domains(D, N_INTEGERS, "the packet simulator") < 0)
+        return NULL;
     if (PyType_Ready(&DatapathType) < 0 || PyType_Ready(&XcpDatapathType) < 0 || PyType_Ready(&SimulatorType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&datapath_module);

@@ -6,10 +6,10 @@ integer nanoseconds and ties are broken by scheduling order, exactly as in C.
 """
 from __future__ import annotations
 
-import operator
 from collections import deque
 from dataclasses import asdict
 
+from ...runtime.validation import check_index_range, check_simulator_integer
 from ..hosts import rtcp_host_py as host
 from ..hosts.rtcp_sender_py import take_feedback as rtcp_take_feedback
 from ..hosts.senders import SENDER_OPS, SENDER_RTCP
@@ -34,22 +34,78 @@ class _Packet:
         self.hop = 0
 
 
-def _in_range(value, what: str, high: int) -> int:
-    """``value`` as an int in 0..high, with the C module's errors (TypeError for non-integers)."""
-    value = operator.index(value)
-    if not 0 <= value <= high:
-        raise ValueError(f"{what}={value} is outside 0..{high}")
-    return value
+def _fields(item, what: str, i: int, n: int):
+    """An item of the links or flows list as the C module's parse_item takes it (a tuple or a list of n)."""
+    if not isinstance(item, (tuple, list)):
+        raise TypeError(f"{what} {i} must be a tuple, not {type(item).__name__}")
+    if len(item) != n:
+        raise TypeError(f"{what} {i}: function takes exactly {n} arguments ({len(item)} given)")
+    return tuple(item)
+
+
+def check_arguments(links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts, sender):
+    """The constructor's arguments as ints, checked in the C module's order with its errors.
+
+    Every integer is checked against :data:`~rcpstab.runtime.validation.SIMULATOR_INTEGERS`, the
+    table ``csrc/module.c`` reads, or against a range the call sets (a path's links, a flow's paths),
+    so the twins refuse the same values with the same message (TypeError for a non-integer).
+
+    Returns
+    -------
+    tuple
+        (links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts, sender), ints.
+    """
+    data_size, ctrl_size = check_simulator_integer("data_size", data_size), check_simulator_integer("ctrl_size", ctrl_size)
+    window_denominator = check_simulator_integer("window_denominator", window_denominator)
+    rwnd_pkts = check_simulator_integer("rwnd_pkts", rwnd_pkts)
+    sender = check_index_range(sender, "sender", 0, len(SENDER_OPS) - 1)
+    refused = SENDER_OPS[sender].check(data_size, rwnd_pkts)
+    if refused:
+        raise ValueError(refused)
+    ops = SENDER_OPS[sender]
+    if min(data_size, ctrl_size) < ops.header_bytes:
+        raise ValueError(f"data_size={data_size} and ctrl_size={ctrl_size} must hold the {ops.name} header "
+                         f"({ops.header_bytes} bytes)")
+    sequences = []
+    for name, seq in (("links", links), ("paths", paths), ("flows", flows)):
+        try:
+            sequences.append(seq if isinstance(seq, (list, tuple)) else list(seq))
+        except TypeError:
+            raise TypeError(f"{name} must be a sequence") from None
+    links, paths, flows = sequences
+    checked_links = []
+    for i, link in enumerate(links):
+        where = f"link {i}"
+        capacity, delay, buffer, proto = _fields(link, "link", i, 4)
+        checked_links.append((check_simulator_integer("capacity_bps", capacity, where),
+                              check_simulator_integer("delay_ns", delay, where),
+                              check_simulator_integer("buffer_bytes", buffer, where),
+                              check_index_range(proto, "protocol", 0, len(PORT_OPS) - 1, where)))
+    lengths = [check_simulator_integer("path_links", len(path), f"path {i}") for i, path in enumerate(paths)]
+    checked_paths = []
+    for i, (path, length) in enumerate(zip(paths, lengths)):
+        path = tuple(path)
+        if len(path) != length:  # len() and iteration may disagree: the C module indexes only what is there
+            raise ValueError(f"path {i}: len() said {length} links but it holds {len(path)}")
+        checked_paths.append(tuple(check_index_range(li, "link", 0, len(links) - 1, f"path {i}") for li in path))
+    checked_flows = []
+    for i, flow in enumerate(flows):
+        where = f"flow {i}"
+        start, stop, size, request, fwd, rev = _fields(flow, "flow", i, 6)
+        checked_flows.append((check_simulator_integer("start_ns", start, where),
+                              check_simulator_integer("stop_ns", stop, where),
+                              check_simulator_integer("flow_pkts", size, where),
+                              check_simulator_integer("request", request, where),
+                              check_index_range(fwd, "fwd_path", 0, len(paths) - 1, where),
+                              check_index_range(rev, "rev_path", 0, len(paths) - 1, where)))
+    return (checked_links, checked_paths, checked_flows, data_size, ctrl_size, window_denominator, rwnd_pkts,
+            sender)
 
 
 class _Link:
     __slots__ = ("capacity_bps", "delay_ns", "ops", "port", "xcp", "queue", "busy")
 
     def __init__(self, capacity_bps: int, delay_ns: int, buffer_bytes: int, proto: int) -> None:
-        if not 0 <= proto < len(PORT_OPS):
-            raise ValueError(f"protocol {proto} is not 0 (plain), 1 (rcp), 2 (xcp) or 3 (rcpac)")
-        if capacity_bps <= 0 or delay_ns < 0:
-            raise ValueError(f"capacity {capacity_bps} b/s and delay {delay_ns} ns must be > 0 and >= 0")
         self.capacity_bps, self.delay_ns = capacity_bps, delay_ns
         self.ops = PORT_OPS[proto]  # chosen once: the per-packet path never asks for the protocol
         self.port = PortRegisters(buffer_bytes=buffer_bytes)
@@ -84,29 +140,17 @@ class PySimulator(EventLoop):
 
     def __init__(self, links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts,
                  sender=SENDER_RTCP, rate_refresh=True) -> None:
-        # The C module's integer ranges (it refuses rather than wraps; the twin refuses the same)
-        for name, value, high in (("data_size", data_size, 1 << 24), ("ctrl_size", ctrl_size, 1 << 24),
-                                  ("window_denominator", window_denominator, 1 << 24)):
-            _in_range(value, name, high)
-        for link in links:
-            _in_range(link[2], "buffer", 1 << 62)
-        for flow in flows:
-            _in_range(flow[3], "request", 0xFFFFFFFF)
-        if sender not in range(len(SENDER_OPS)):
-            raise ValueError(f"sender={sender} is not 0 (R-TCP) or 1 (XCP)")
-        refused = SENDER_OPS[sender].check(data_size, rwnd_pkts)
-        if refused:
-            raise ValueError(refused)
+        # The C module's checks, in its order: it refuses rather than wraps, and so does the twin
+        (links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts, sender) = check_arguments(
+            links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts, sender)
         self.sender = sender
         self.rate_refresh = bool(rate_refresh)
         self.snd = SENDER_OPS[sender]  # chosen once: the hosts never ask which kind they run
         self.hdr_len = self.snd.header_bytes
-        if min(data_size, ctrl_size) < self.hdr_len or window_denominator < 1 or rwnd_pkts < 1:
-            raise ValueError("packet sizes must hold an RCP header; window terms must be >= 1")
         self.data_size, self.ctrl_size = data_size, ctrl_size
         self.window_denominator, self.rwnd_pkts = window_denominator, rwnd_pkts
         self.links = [_Link(*link) for link in links]
-        self.paths = [tuple(p) for p in paths]
+        self.paths = paths
         self.flows = [_Flow(*f) for f in flows]
         super().__init__()
         self.sent = self.delivered = self.dropped = self.n_active_flows = self.flows_done = 0
@@ -328,6 +372,10 @@ class PySimulator(EventLoop):
             self._flow_start(arg)
         else:
             self._flow_stop(arg)
+
+    def run_until(self, t_ns: int) -> None:
+        """Process every event strictly before ``t_ns`` (ns, refused outside the table's ``t_ns``), then stop."""
+        super().run_until(check_simulator_integer("t_ns", t_ns))
 
     # ---- the control path's view
     def _port(self, li: int) -> PortRegisters:

@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import InputError
+from ...runtime.validation import check_integer, check_value
 from .topology import NS_PER_S, Link, Topology, request_field
 
 __all__ = ["UNBOUNDED_BUFFER_BYTES", "FlowSpec", "LinkSpec", "TopologySpec", "load_topology", "parse_topology"]
@@ -298,9 +299,10 @@ def parse_topology(document: dict, default_name: str = "topology") -> TopologySp
         t_end_s=_number(document, "t_end_s", "t_end_s", 400.0),
         request_bps=_number(document, "request_bps", "request_bps", 0.0),
     )
-    for ok, message in ((0 < spec.eta <= 1, f"eta={spec.eta}: must be in (0, 1]"),
-                        (spec.packet_bytes >= 64, f"packet_bytes={spec.packet_bytes}: must be >= 64"),
-                        (spec.t_end_s > 0, f"t_end_s={spec.t_end_s}: must be > 0"),
+    check_value("eta", spec.eta, field="eta")
+    check_integer("packet_bytes", spec.packet_bytes, field="packet_bytes")
+    check_value("t_end", spec.t_end_s, field="t_end_s")
+    for ok, message in ((spec.packet_bytes >= 64, f"packet_bytes={spec.packet_bytes}: must be >= 64"),
                         (spec.request_bps >= 0, f"request_bps={spec.request_bps:g}: must be >= 0")):
         if not ok:
             raise InputError(message)
@@ -355,11 +357,13 @@ def _link(i: int, entry: dict) -> LinkSpec:
         buffer = _integer(entry, "buffer_bytes", f"{where}.buffer_bytes (bytes, \"unbounded\" or \"bdp\")")
     ack_capacity = _number(entry, "ack_capacity_bps", f"{where}.ack_capacity_bps") if "ack_capacity_bps" in entry else None
     ack_delay = _number(entry, "ack_delay_s", f"{where}.ack_delay_s") if "ack_delay_s" in entry else None
-    for key, value, ok in (("capacity_bps", capacity, capacity > 0), ("delay_s", delay, delay >= 0),
-                           ("ack_capacity_bps", ack_capacity, ack_capacity is None or ack_capacity > 0),
-                           ("ack_delay_s", ack_delay, ack_delay is None or ack_delay >= 0)):
-        if not ok:
-            raise InputError(f"{where}.{key}={value:g}: must be {'>= 0' if 'delay' in key else '> 0'}")
+    # the one domain table: 1e20 b/s or a 1e12 s delay reached the simulator and overflowed int64 there
+    for key, value, domain in (("capacity_bps", capacity, "C"), ("delay_s", delay, "link_delay"),
+                               ("ack_capacity_bps", ack_capacity, "C"), ("ack_delay_s", ack_delay, "link_delay")):
+        if value is not None:
+            check_value(domain, value, field=f"{where}.{key}")
+    if buffer not in (None, UNBOUNDED_BUFFER_BYTES):
+        check_integer("buffer_bytes", buffer, field=f"{where}.buffer_bytes")
     return LinkSpec(name, capacity, delay, buffer, ack_capacity, ack_delay)
 
 
@@ -380,10 +384,10 @@ def _flow(i: int, entry: dict, link_names: list[str]) -> FlowSpec:
     stop = entry.get("stop_s", "never")
     stop = math.inf if stop == "never" else _number(entry, "stop_s", f"{where}.stop_s (s or \"never\")")
     jitter = _number(entry, "start_jitter_s", f"{where}.start_jitter_s", 0.0)
-    if count < 1:
-        raise InputError(f"{where}.count={count}: must be >= 1")
-    if not 0 <= jitter:
-        raise InputError(f"{where}.start_jitter_s={jitter:g}: must be >= 0")
+    check_integer("flows", count, field=f"{where}.count")
+    for key, value in (("start_s", start), ("start_jitter_s", jitter), ("stop_s", stop)):
+        if value != math.inf:
+            check_value("time", value, field=f"{where}.{key}")
     if not (0 <= start and start + jitter < stop):
         raise InputError(f"{where}: start_s={start:g}, start_jitter_s={jitter:g}, stop_s={stop:g} need "
                          "0 <= start_s and start_s + start_jitter_s < stop_s")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 from dataclasses import asdict, dataclass
 
+from ....runtime.validation import check_simulator_integer
 from ...wire.rcp_header import HEADER_LEN, RATE_ALL_ONES
 
 MAX_ALLOWABLE_RTT_MS = 20_000  # App. F's recommendation: the default of each port's max_rtt register
@@ -32,15 +33,9 @@ class PortRegisters:
     rate: int = 0
 
 
-SIZE_MAX = 0xFFFFFFFF  # sizes are 32-bit registers in C; both twins refuse the rest (no wrap)
-
-
 def check_size(size) -> int:
-    """``size`` as an int in 0..2**32-1, with the C module's errors (TypeError, ValueError)."""
-    size = operator.index(size)
-    if not 0 <= size <= SIZE_MAX:
-        raise ValueError(f"size={size} is outside 0..{SIZE_MAX}")
-    return size
+    """``size`` in the range of ``SIMULATOR_INTEGERS["size"]`` (the 32-bit registers), with the C module's errors."""
+    return check_simulator_integer("size", size)
 
 
 def is_malformed(length: int, size: int) -> bool:
@@ -100,8 +95,7 @@ def set_registers(port: PortRegisters, values: dict[str, int]) -> None:
             raise ValueError(f"unknown register {name}")
         value = operator.index(value)  # as C: integers only (TypeError for 1.5)
         if name == "rate":
-            if not 0 <= value <= RATE_ALL_ONES:
-                raise ValueError(f"register rate={value} does not fit in 32 bits")
+            check_simulator_integer("rate", value, "register")
         elif name not in _U64_REGISTERS:
             raise ValueError(f"unknown register {name}")
         elif not 0 <= value <= U64_MASK:
@@ -120,9 +114,7 @@ class PyDatapath:
     """Output ports of an RCP router, in Python. See the C ``Datapath`` for the contract."""
 
     def __init__(self, n_ports: int) -> None:
-        n_ports = operator.index(n_ports)
-        if not 1 <= n_ports <= 65536:
-            raise ValueError(f"n_ports={n_ports} is outside 1..65536")
+        n_ports = check_simulator_integer("n_ports", n_ports)
         self._ports = [PortRegisters() for _ in range(n_ports)]
 
     def _port(self, i: int) -> PortRegisters:

@@ -6,9 +6,9 @@ order so both give bit-identical registers and headers.
 """
 from __future__ import annotations
 
-import operator
 from dataclasses import asdict
 
+from ....runtime.validation import check_simulator_integer
 from ...wire.xcp_header import FEEDBACK_SCALE, feedback_field, read_i32
 from ..rcp.datapath_py import PortRegisters, check_size, registers_dict, set_registers
 from ..rcpac.datapath_py import rcpac_arrive, rcpac_depart
@@ -66,9 +66,7 @@ class PyXcpDatapath:
     """Output ports of an XCP or RCP-AC router, in Python; twin of the C ``XcpDatapath``."""
 
     def __init__(self, n_ports: int, protocol: str) -> None:
-        n_ports = operator.index(n_ports)
-        if not 1 <= n_ports <= 65536:
-            raise ValueError(f"n_ports={n_ports} is outside 1..65536")
+        n_ports = check_simulator_integer("n_ports", n_ports)
         if protocol not in WINDOW_DATAPATHS:
             raise ValueError(f"protocol={protocol} is not xcp or rcpac")
         self._arrive, self._depart = WINDOW_DATAPATHS[protocol]
