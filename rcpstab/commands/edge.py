@@ -26,6 +26,7 @@ OPTION_DOMAINS = {
     "seed": "seed", "workers": "workers", "samples": "samples", "pade": "pade",
     "load": "load", "flows": "flows", "replications": "replications", "eta": "eta",
     "seeds": "seeds", "T_over_d0": "T_over_d0", "delay": "loop_delay", "start_jitter": "time",
+    "window": "window", "branch_steps": "branch_steps",
 }
 # A command whose option of a shared name has its own domain.
 COMMAND_DOMAINS = {"bifurcation": {"rtts": "bifurcation_rtts"}}

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import InputError
 from ..models import as_model
 from ..models.spec import ModelSpec
+from ..runtime.validation import DOMAINS
 from .certified import CHECK_TOLERANCE, _import_cvxpy, switched_modes
 from .grid import check_gains
 from .result import RegionMap
@@ -31,7 +32,7 @@ from .window_obstruction import obstruction
 
 __all__ = ["WindowCertificate", "window_certificate", "certified_window_region", "loop_matrices"]
 
-MAX_WINDOW = 3      # 2^window mode combinations, one LMI each
+MAX_WINDOW = int(DOMAINS["window"].high)      # 2^window mode combinations, one LMI each
 
 
 @dataclass

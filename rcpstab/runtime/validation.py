@@ -135,6 +135,8 @@ DOMAINS = {
     "workers": Domain("workers", 1.0, 4096.0, integer=True),
     "samples": Domain("samples", 0.0, 10_000.0, integer=True),
     "pade": Domain("Pade order", 1.0, 20.0, integer=True),
+    # map --method certified-window: round trips of history in the functional (2^window LMIs)
+    "window": Domain("window", 1.0, 3.0, integer=True),
     # bifurcation --continuation: pseudo-arclength steps per branch and direction (each one a Newton solve)
     "branch_steps": Domain("continuation steps", 1.0, 500.0, integer=True),
     # linearize: the update interval in round trips, for a model that fixes T before linearizing
