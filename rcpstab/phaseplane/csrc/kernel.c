@@ -16,6 +16,7 @@
 #define NP 1
 #define NC 1
 #define LANES 8
+#define TAIL_LANES 8
 #define PIECEWISE_CONSTANT 0
 #define WIDE 0
 #define RATE_BAND 0.02
@@ -123,10 +124,14 @@ static_inline void plan_reads(read_t *r, long k, long slot, long L, const double
    lane-contiguous arrays (x[s][lane], a local copy of the history [s][slot][lane]), which the compiler
    turns into vector instructions: one trajectory's step is a chain of dependent divisions
    (latency-bound), independent trajectories side by side fill the pipeline and the vector units.
-   NL, the lanes computed, is a compile-time constant (LANES; more variants, for blocks of 1, 2 or 4
-   trajectories, would multiply the compile time); lanes past the batch's end compute copies of the
-   block's first and are not written back.
-   LANES (8) is defined in the header, before the model's functions. */
+   NL, the lanes computed, is a compile-time constant (LANES, or TAIL_LANES for a block of a few; more
+   variants, for blocks of 1, 2 or 4 trajectories, would multiply the compile time); lanes past the
+   batch's end compute copies of the block's first and are not written back.
+   LANES is defined in the header, before the model's functions. For the exact Euler loop (the sampled
+   RCP family) it is 32: what a step costs besides its arithmetic (the counters, where the delayed inputs
+   are read) is paid once per block and step, and a block of 32 pays a quarter of what a block of 8 did
+   per trajectory (64 no longer fits the caches); its three variants compile quickly. An RK4 loop keeps
+   blocks of 8 in one variant (its arithmetic dominates, and each variant costs seconds of gcc). */
 #define AT(a, s) (a)[(s) * LANES + ln]
 /* not unrolled: the vectorizer, not the early unroller, must see the lane loops */
 #define LANE_LOOP _Pragma("GCC unroll 1") for (int ln = 0; ln < NL; ln++)
@@ -391,8 +396,10 @@ int rcpstab_run(long B, long n_steps, long k0, double dt, long L, const double *
                                 qeq, qscale, peak, crossing, above, last_out, peaks_out, cross_out, record_every, rec, \
                                 rpeak, qpeak, rpeaks_out, qpeaks_out, lhv, lhs)
         /* a lone trajectory (the last undecided of a sweep, run to 1e5 RTTs) is latency-bound: eight lanes
-           would only add work. A one-lane copy of the cheap Euler loop costs little to compile. */
+           would only add work. A one-lane copy of the cheap Euler loop costs little to compile. A few
+           trajectories (App. E's six starts, a batch's last block) take TAIL_LANES lanes, not LANES. */
         if (PIECEWISE_CONSTANT && lanes == 1) RUN_BLOCK(1);
+        else if (LANES > TAIL_LANES && lanes <= TAIL_LANES) RUN_BLOCK(TAIL_LANES);
         else RUN_BLOCK(LANES);
     }
     free(lhv);
