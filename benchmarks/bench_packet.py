@@ -10,8 +10,10 @@ hop), so the output also gives simulated seconds per wall-clock second, a unit-f
 
 ``--flows-scaling`` instead compares C events per wall second at 10 and 1000 flows (interleaved medians).
 ``--low-speed`` measures the C backend at 10 Mb/s, where few packets pass per control interval: events per
-wall second and the share of the wall time spent in the C event loop (``run_until``), the rest being the
-Python control path and the run's bookkeeping (issue 26 item 6: the control path out of the per-event cost).
+wall second and the share of the wall time spent in C (``run_until``, and ``rcp_intervals``, RCP's control
+path run in C with the event loop), the rest being Python per interval or per window and the run's set-up
+(issue 26 item 6: the control path out of the per-event cost). Run it from two checkouts (PYTHONPATH) for
+before/after.
 
 Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3] [--flows-scaling] [--low-speed]
 """
@@ -94,6 +96,13 @@ def low_speed(t_end: float, capacity_bps: float = 10e6, repeat: int = 3) -> dict
             start = time.perf_counter()
             try:
                 return self._sim.run_until(t)
+            finally:
+                inside[0] += time.perf_counter() - start
+
+        def rcp_intervals(self, *args):   # RCP's control path in C with the event loop (when the run uses it)
+            start = time.perf_counter()
+            try:
+                return self._sim.rcp_intervals(*args)
             finally:
                 inside[0] += time.perf_counter() - start
 
