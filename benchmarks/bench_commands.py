@@ -64,26 +64,11 @@ def work():
     margins(m, 0.4, 0.2)
 """,
     "portrait": """
-from rcpstab.commands.portrait import limit_cycles
-from rcpstab.models import get_model
-from rcpstab.phaseplane.compiled import compile_model
-from rcpstab.phaseplane.decide import decide
-from rcpstab.phaseplane.setup import parameter_values
-from rcpstab.phaseplane.sweep import buffer_bits, configurations, equilibrium_starts
-from rcpstab.phaseplane.trajectory import simulate
-model = get_model("rcp")
+from rcpstab.api.trajectories import portrait
+portrait("rcp", 1.4, 0.8, 5.0)
 def work():
     # what portrait's run() computes for its summary, CSV and figure: trajectories, verdicts, limit cycles
-    (config,) = configurations(model, None, None, None, None)
-    params = dict(config, alpha=1.4, beta=0.8)
-    params.update(buffer_bits(model, None, params))
-    gammas, queues = (v[0] for v in equilibrium_starts(model, params))
-    rtt = float(compile_model(model).time_scale(*parameter_values(compile_model(model), params)))
-    start = {"gamma0": gammas, "q0": queues}
-    simulate(model, params, start, 100.0 * rtt)
-    judged = decide(model, params, start)
-    limit_cycles(model, params, start, judged)
-work()
+    portrait("rcp", 1.4, 0.8).limit_cycles()
 """,
 }
 

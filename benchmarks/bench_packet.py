@@ -9,8 +9,13 @@ Events are not the same unit in both simulators (ns-3 schedules several events p
 hop), so the output also gives simulated seconds per wall-clock second, a unit-free figure.
 
 ``--flows-scaling`` instead compares C events per wall second at 10 and 1000 flows (interleaved medians).
+``--low-speed`` measures the C backend at 10 Mb/s, where few packets pass per control interval: events per
+wall second and the share of the wall time spent in C (``run_until``, and ``rcp_intervals``, RCP's control
+path run in C with the event loop), the rest being Python per interval or per window and the run's set-up
+(issue 26 item 6: the control path out of the per-event cost). Run it from two checkouts (PYTHONPATH) for
+before/after.
 
-Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3] [--flows-scaling]
+Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3] [--flows-scaling] [--low-speed]
 """
 from __future__ import annotations
 
@@ -71,6 +76,55 @@ def flows_scaling(t_end: float, flows=(10, 1000), repeat: int = 3) -> dict:
     median = {n: sorted(r)[len(r) // 2] for n, r in rates.items()}
     return {"t_end_s": t_end, **{f"events_per_s_{n}_flows": round(v) for n, v in median.items()},
             "ratio_first_to_last": round(median[flows[0]] / median[flows[-1]], 2)}
+
+
+def low_speed(t_end: float, capacity_bps: float = 10e6, repeat: int = 3) -> dict:
+    """C events per wall second at ``capacity_bps`` and the share of the wall time inside the C event loop
+    (medians of ``repeat`` runs): what is not in ``run_until`` is the per-interval Python path."""
+    from rcpstab.packet.simulator import run as runner
+
+    scenario = dataclasses.replace(BENCH, capacity_bps=capacity_bps)
+    inside = [0.0]
+
+    class Timed:
+        """The simulator with its event loop timed (every other call passed through)."""
+
+        def __init__(self, sim):
+            self._sim = sim
+
+        def run_until(self, t):
+            start = time.perf_counter()
+            try:
+                return self._sim.run_until(t)
+            finally:
+                inside[0] += time.perf_counter() - start
+
+        def rcp_intervals(self, *args):   # RCP's control path in C with the event loop (when the run uses it)
+            start = time.perf_counter()
+            try:
+                return self._sim.rcp_intervals(*args)
+            finally:
+                inside[0] += time.perf_counter() - start
+
+        def __getattr__(self, name):
+            return getattr(self._sim, name)
+
+    build = runner.build_simulator
+    rates, shares = [], []
+    runner.build_simulator = lambda *a, **k: Timed(build(*a, **k))
+    try:
+        for _ in range(repeat):
+            inside[0] = 0.0
+            run = run_scenario(scenario, **GAINS, backend="c", t_end=t_end)
+            rates.append(run.events_per_s)
+            shares.append(inside[0] / run.wall_time_s)
+    finally:
+        runner.build_simulator = build
+    events = run.counters["events"]
+    return {"capacity_bps": capacity_bps, "t_end_s": t_end, "events": events,
+            "events_per_s": round(sorted(rates)[len(rates) // 2]),
+            "ns_per_event": round(1e9 / sorted(rates)[len(rates) // 2], 1),
+            "c_event_loop_share": round(sorted(shares)[len(shares) // 2], 3)}
 
 
 def ns3_worker(t_end: float) -> None:
@@ -151,9 +205,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-ns3", action="store_true", help="skip the ns-3 comparison")
     parser.add_argument("--ns3-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--flows-scaling", action="store_true", help="only events/s at 10 vs 1000 flows")
+    parser.add_argument("--low-speed", action="store_true", help="only events/s at 10 Mb/s and the C loop's share")
     args = parser.parse_args(argv)
     if args.flows_scaling:
         print(json.dumps(flows_scaling(min(args.t_end, 5.0))))
+        return 0
+    if args.low_speed:
+        print(json.dumps(low_speed(args.t_end)))
         return 0
     if args.ns3_worker:
         ns3_worker(args.ns3_t_end)

@@ -34,10 +34,11 @@ def test_compiled_kernel_matches_the_numpy_reference(name):
 
 
 @pytest.mark.parametrize("name", ["rcp", "linear"])
-@pytest.mark.parametrize("size", [1, 9])
+@pytest.mark.parametrize("size", [1, 9, 37, 41])
 def test_blocks_of_lanes_match_the_numpy_reference(name, size):
-    """The kernel runs blocks of 8 trajectories (a lone one, for rcp, on a one-lane loop): a batch of 1
-    and one of 9 (a full block and a block of one) give the NumPy reference's trajectories bit for bit."""
+    """The kernel runs blocks of 32 trajectories, a block of up to 8 on an 8-lane loop (a lone one, for rcp,
+    on a one-lane loop): random batches of 1, 9 (one block of 9), 37 (a full block and one of 5) and 41
+    (a full block and one of 9) give the NumPy reference's trajectories bit for bit."""
     rng = np.random.default_rng(size)
     params = {"alpha": rng.uniform(0.1, 2.0, size), "beta": rng.uniform(0.1, 2.0, size)}
     initial = {"gamma0": rng.uniform(0.01, 1.0, size), "q0": rng.uniform(0.0, 6e7, size)}

@@ -26,16 +26,19 @@ all come from :func:`row_structure`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
 from ..models import as_model
-from ..models.spec import ModelSpec
 from .dcurves import crossings_many, sample_curves
 from .grid import check_gains
 from .quasipoly import QuasiPolynomial, quasi_polynomial
 from .result import RegionMap
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 __all__ = ["RowStructure", "row_structure", "row_crossings", "exact_region", "boundary_table", "has_linear_boundary",
            "boundary_points", "write_boundary_csv"]

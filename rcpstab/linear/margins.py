@@ -25,16 +25,19 @@ Every null comes with a reason in ``notes``.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
 from ..models import as_model
-from ..models.spec import ModelSpec
 from .grid import check_gains
 from .openloop import open_loop
 from .phasecross import PhaseCrossings, gain_crossovers, phase_crossings
 from .roots import rightmost_root
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 __all__ = ["Margins", "margin_from_intervals", "margins", "stable_gain_intervals"]
 

@@ -39,16 +39,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
 from ..models import as_model
-from ..models.spec import ModelSpec
 from .bisection import bisect_brackets
 from .grid import check_gains
 from .openloop import OpenLoop, open_loop
 from .result import RegionMap
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 INDENT = 1e-6
 """Radius of the indentation around the poles at lambda = 0. The closed loop has no root

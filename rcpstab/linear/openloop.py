@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sympy as sp
 
 from ..errors import InputError
-from ..models.spec import ModelSpec
-from .linearization import lam, linearize
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 
 @dataclass(frozen=True)
@@ -68,20 +69,23 @@ class OpenLoop:
 @cache
 def open_loop(model: ModelSpec) -> OpenLoop:
     """Compile ``model``'s normalized open loop (cached on disk); InputError if it is not of the form above."""
-    from ..models import spec
     from ..runtime.derivation_cache import cached
-    from . import linearization
-
+    from .linearization_sources import DERIVING_SOURCES
     def compute():
         ol = _compile(model)
         return {"theta": np.array(ol.theta), "num": ol.num, "den": ol.den, "integrators": np.array(ol.integrators)}
 
-    data = cached("openloop", model, (__file__, linearization.__file__, spec.__file__), compute)
+    data = cached("openloop", model, (__file__, *DERIVING_SOURCES), compute)
     return OpenLoop(theta=float(data["theta"]), num=data["num"], den=data["den"],
                     integrators=int(data["integrators"]))
 
 
 def _compile(model: ModelSpec) -> OpenLoop:
+    # SymPy only here: a cached derivation is read without it
+    import sympy as sp
+
+    from .linearization import lam, linearize
+
     system = linearize(model)
     G = system.at_defaults(system.normalized_open_loop)  # a parameter left in the loop: the model's own value
     alpha, beta = model.loop_parameters

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache, cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sympy as sp
 
 from ..errors import InputError
-from ..models.spec import ModelSpec
-from .linearization import lam, linearize
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 
 def horner(x: np.ndarray, c: np.ndarray):
@@ -139,19 +140,22 @@ def quasi_polynomial(model: ModelSpec) -> QuasiPolynomial:
     values (:meth:`~.linearization.LinearDelaySystem.at_defaults`). Raises :class:`InputError` if
     the gains do not enter affinely (D-subdivision needs it).
     """
-    from ..models import spec
     from ..runtime.derivation_cache import cached
-    from . import linearization
-
+    from .linearization_sources import DERIVING_SOURCES
     def compute():
         qp = _compile(model)
         return {"thetas": qp.thetas, "coeffs": qp.coeffs, "degree": np.array(qp.degree)}
 
-    data = cached("quasipoly", model, (__file__, linearization.__file__, spec.__file__), compute)
+    data = cached("quasipoly", model, (__file__, *DERIVING_SOURCES), compute)
     return QuasiPolynomial(thetas=data["thetas"], coeffs=data["coeffs"], degree=int(data["degree"]))
 
 
 def _compile(model: ModelSpec) -> QuasiPolynomial:
+    # SymPy only here: a cached derivation is read without it
+    import sympy as sp
+
+    from .linearization import lam, linearize
+
     system = linearize(model)
     expr = system.at_defaults(system.normalized_characteristic)
     alpha, beta = model.loop_parameters

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import matplotlib
 import numpy as np
-import sympy as sp
 
 from ..figures import current_axes, grid_extent, region_caption, set_title
 from .result import RegionMap
@@ -23,9 +22,23 @@ METHOD_LABELS = {
 }
 
 
+def _latex_gains(model) -> tuple[str, str]:
+    """The LaTeX of the model's two loop gains; a bundled model's from the derivation cache (no SymPy)."""
+    def derive():
+        import sympy as sp
+
+        return tuple(sp.latex(sym) for sym in model.loop_parameters)
+
+    if getattr(model, "bundled_sources", None):
+        from ..runtime.derivation_cache import cached
+
+        return cached("gainlabels", model, (__file__,), derive)
+    return derive()
+
+
 def gain_labels(model, short: bool = False) -> tuple[str, str]:
     """Axis labels of the grid: the model's own two loop gains (RCP's: alpha, the rate gain; beta, the queue gain)."""
-    first, second = (sp.latex(sym) for sym in model.loop_parameters)
+    first, second = _latex_gains(model)
     if short:
         return f"${first}$", f"${second}$"
     if (first, second) == (r"\alpha", r"\beta"):

@@ -3,12 +3,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..models import ModelSpec, as_model
+from ..models import as_model
 from ..runtime.atomic import atomic_path
 from ..runtime.csvtable import write_csv_table
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 
 @dataclass

@@ -2,12 +2,17 @@
 
 Use :func:`get_model` to look one up by the name the command line uses.
 """
-import importlib
+from __future__ import annotations
+
+import sys
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from .plugins import is_model_path, load_entry_point, load_model_file, plugin_names
-from .spec import Clamp, DelayedTerm, ModelSpec, Saturation, t
+from .lazy import BundledModel
+
+if TYPE_CHECKING:
+    from .spec import ModelSpec
 
 MODULES = {
     "rcp": "rcp",
@@ -23,11 +28,13 @@ MODULES = {
 
 
 class _Registry(Mapping):
-    """Every model by name, each module imported on first use.
+    """Every model by name, each module imported on first real use.
 
     Building a model's SymPy expressions takes a good part of a second for some (rcpac's
     nested Max, the switched family's aggregate), and a command needs one model: loading
-    them all would double ``rcpstab margins``' start-up.
+    them all would double ``rcpstab margins``' start-up. A model is a
+    :class:`~rcpstab.models.lazy.BundledModel` until more than its name and its cached
+    derivations is asked of it: a command whose derivation is cached imports no SymPy.
     """
 
     def __init__(self, modules: dict):
@@ -36,10 +43,7 @@ class _Registry(Mapping):
 
     def __getitem__(self, name: str) -> ModelSpec:
         if name not in self._loaded:
-            model = importlib.import_module(f"{__name__}.{self._modules[name]}").MODEL
-            if model.name != name:
-                raise ValueError(f"module {self._modules[name]} defines model {model.name!r}, registered as {name!r}")
-            self._loaded[name] = model
+            self._loaded[name] = BundledModel(name, f"{__name__}.{self._modules[name]}")
         return self._loaded[name]
 
     def __iter__(self):
@@ -76,12 +80,15 @@ def get_model(name) -> ModelSpec:
     >>> get_model("rcp").loop_parameters
     (alpha, beta)
     """
-    if isinstance(name, ModelSpec):
-        return name
+    spec = sys.modules.get(f"{__name__}.spec")
+    if isinstance(name, BundledModel) or (spec is not None and isinstance(name, spec.ModelSpec)):
+        return name   # (no ModelSpec exists before its module is imported)
     if not isinstance(name, str):
         raise InputError(f"model {name!r}: expected a model name ({', '.join(MODELS)}), a protocol file or a ModelSpec")
     if name in MODELS:
         return MODELS[name]
+    from .plugins import is_model_path, load_entry_point, load_model_file, plugin_names
+
     if is_model_path(name):
         return load_model_file(name)
     found = load_entry_point(name)
@@ -113,6 +120,23 @@ def as_model(model) -> ModelSpec:
     rcpstab.errors.InputError: model 42: expected a model name (rcp, ...), a protocol file or a ModelSpec
     """
     return get_model(model)
+
+
+_SPEC_NAMES = ("Clamp", "DelayedTerm", "ModelSpec", "Saturation", "t")
+_PLUGIN_NAMES = ("is_model_path", "load_entry_point", "load_model_file", "plugin_names")
+
+
+def __getattr__(name):
+    # the spec's names load SymPy: imported when first asked for, not with the registry
+    if name in _SPEC_NAMES:
+        from . import spec
+
+        return getattr(spec, name)
+    if name in _PLUGIN_NAMES:
+        from . import plugins
+
+        return getattr(plugins, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["MODELS", "Clamp", "DelayedTerm", "ModelSpec", "Saturation", "as_model", "get_model", "t"]

@@ -13,10 +13,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import sympy as sp
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    import sympy as sp
 
 __all__ = ["DelayedFluidModel", "LOOP_MODELS", "get_loop_model", "is_loop_model"]
 

@@ -153,7 +153,7 @@ class BatchIntegrator:
                                                             m.crossing, m.above, m.last_out)),
             _pointer(peaks), _pointer(crossings), ctypes.c_long(record_every), _pointer(recorded),
             _pointer(m.rate_peak), _pointer(m.queue_peak), _pointer(rate_peaks), _pointer(queue_peaks))
-        if failed:  # the kernel's block buffer (history of 8 trajectories) could not be allocated
+        if failed:  # the kernel's block buffer (history of one block of trajectories) could not be allocated
             raise MemoryError(f"the {self.model.spec.name} kernel could not allocate its delay line ({self.length} steps)")
         self.k += n
         if monitor is not None:

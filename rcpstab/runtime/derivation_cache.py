@@ -10,8 +10,10 @@ with the cache (unwritable folder, corrupt or foreign file) just means deriving 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import pickle
+import sys
 import tempfile
 from pathlib import Path
 
@@ -28,12 +30,26 @@ def cache_dir() -> Path:
     return root / "rcpstab" / "symbolic" if root is not None else _private_temp_cache("rcpstab-symbolic")
 
 
-def key(kind: str, model, sources) -> str:
-    """Hash of what the derivation depends on: the model, SymPy's version, the deriving code."""
-    import sympy
+def sympy_version() -> str:
+    """SymPy's version, read from its ``release.py`` when it is not imported (importing it costs more
+    than a cached command's work)."""
+    if "sympy" in sys.modules:
+        return sys.modules["sympy"].__version__
+    text = (Path(importlib.util.find_spec("sympy").origin).parent / "release.py").read_text()
+    return text.split("__version__", 1)[1].split("=", 1)[1].split("\n", 1)[0].strip().strip("'\"")
 
+
+def key(kind: str, model, sources) -> str:
+    """Hash of what the derivation depends on: the model, SymPy's version, the deriving code.
+
+    A bundled model as registered (:class:`~rcpstab.models.lazy.BundledModel`, built or not) is
+    identified by the source of the files its expressions are built from, which determines its
+    ``repr``: so the key, and the cached value, need no SymPy. Any other model by its ``repr``.
+    """
+    bundled = getattr(model, "bundled_sources", None)
+    identity = (f"bundled {model.name}", *(Path(p).read_bytes().decode() for p in bundled)) if bundled else (repr(model),)
     digest = hashlib.sha256()
-    for part in (kind, repr(model), sympy.__version__, *(Path(p).read_bytes().decode() for p in sources)):
+    for part in (kind, *identity, sympy_version(), *(Path(p).read_bytes().decode() for p in sources)):
         digest.update(part.encode())
         digest.update(b"\0")
     return f"{kind}-{model.name}-{digest.hexdigest()[:24]}"

@@ -220,7 +220,25 @@ def run_scenario(
     trace: list[tuple[float, float, int, int, float, int, float]] = []
     windows: list[tuple[float, list[int]]] = []
     monitored = topology.monitored_link
-    while True:
+    native = _native_rcp(backend, controllers, protocols, monitored)
+    at = 0   # the time the simulation has run to, ns
+    while native is not None:   # RCP's control path in C at every expiry (rcp_intervals), Python per window
+        (li, ctrl), t_next = native, min(next_tick[native[0]], next_window)
+        if t_next > t_end_ns:
+            break
+        if next_tick[li] <= next_window:    # every expiry up to the window's end (or the run's)
+            rows, next_tick[li], interval_ns[li], ctrl.rate, ctrl.avg_rtt = sim.rcp_intervals(
+                li, next_tick[li], interval_ns[li], min(next_window, t_end_ns), ctrl.link_rate, ctrl.alpha, ctrl.beta,
+                ctrl.eta, ctrl.rate, ctrl.avg_rtt, ctrl.mtu, ctrl.rtt_estimator == "ns2")
+            trace.extend(rows)
+            at = next_tick[li] - interval_ns[li] if rows else at   # the last expiry's time
+            continue
+        if at != next_window:
+            sim.run_until(next_window)
+        at = next_window
+        windows.append((next_window / NS_PER_S, sim.flow_stats()[0][:n_long]))
+        next_window += window_ns
+    while native is None:
         t_next = min(min(next_tick.values()), next_window)
         if t_next > t_end_ns:
             break
@@ -244,6 +262,18 @@ def run_scenario(
     run = _package(scenario, alpha, beta, seed, backend, trace, windows, sim.flow_stats()[1][n_long:], counters, wall)
     run.protocol = protocol
     return run
+
+
+def _native_rcp(backend, controllers, protocols, monitored):
+    """``(link, controller)`` when the run's one controlled port is RCP's, monitored, on the C backend: its
+    control path then runs in C (``Simulator.rcp_intervals``, App. F as :class:`RcpController` computes it, to
+    the bit; the twin tests compare it with the Python backend). None otherwise."""
+    from ..protocols.rcp import RcpProtocol
+
+    if backend != "c" or len(controllers) != 1:
+        return None
+    ((li, ctrl),) = controllers.items()
+    return (li, ctrl) if type(protocols[li]) is RcpProtocol and li == monitored else None
 
 
 def _package(scenario, alpha, beta, seed, backend, trace, windows, fct_ns, counters, wall) -> PacketRun:

@@ -16,6 +16,7 @@
 #define NP 1
 #define NC 1
 #define LANES 8
+#define TAIL_LANES 8
 #define PIECEWISE_CONSTANT 0
 #define WIDE 0
 #define RATE_BAND 0.02
@@ -37,6 +38,11 @@ static_inline double gamma_of(const double *X, const double *P, int ln) { (void)
 static_inline double queue_of(const double *X, const double *P, int ln) { (void) P; return X[ln]; }
 #endif
 #define GRID_TOL 1e-9
+/* The Euler loop does not zero the stages' arrays (see step): GCC cannot see that the update's F is
+   read only where it was written (now[s] in both loops) and would warn that it may be uninitialized. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 /* loops over the states, unrolled before vectorization so each lane loop sees one state (a constant) */
 #define UNROLL _Pragma("GCC unroll 64")
 
@@ -123,10 +129,14 @@ static_inline void plan_reads(read_t *r, long k, long slot, long L, const double
    lane-contiguous arrays (x[s][lane], a local copy of the history [s][slot][lane]), which the compiler
    turns into vector instructions: one trajectory's step is a chain of dependent divisions
    (latency-bound), independent trajectories side by side fill the pipeline and the vector units.
-   NL, the lanes computed, is a compile-time constant (LANES; more variants, for blocks of 1, 2 or 4
-   trajectories, would multiply the compile time); lanes past the batch's end compute copies of the
-   block's first and are not written back.
-   LANES (8) is defined in the header, before the model's functions. */
+   NL, the lanes computed, is a compile-time constant (LANES, or TAIL_LANES for a block of a few; more
+   variants, for blocks of 1, 2 or 4 trajectories, would multiply the compile time); lanes past the
+   batch's end compute copies of the block's first and are not written back.
+   LANES is defined in the header, before the model's functions. For the exact Euler loop (the sampled
+   RCP family) it is 32: what a step costs besides its arithmetic (the counters, where the delayed inputs
+   are read) is paid once per block and step, and a block of 32 pays a quarter of what a block of 8 did
+   per trajectory (64 no longer fits the caches); its three variants compile quickly. An RK4 loop keeps
+   blocks of 8 in one variant (its arithmetic dominates, and each variant costs seconds of gcc). */
 #define AT(a, s) (a)[(s) * LANES + ln]
 /* not unrolled: the vectorizer, not the early unroller, must see the lane loops */
 #define LANE_LOOP _Pragma("GCC unroll 1") for (int ln = 0; ln < NL; ln++)
@@ -212,7 +222,11 @@ static_inline void step(double *X, double *hv, double *hs, const double *x0, lon
                         const double *P, double dt, const int *now, int due, const int NL) {
     double N1[NS * LANES], T[NS * LANES], K1[NS * LANES], K2[NS * LANES], K3[NS * LANES], K4[NS * LANES];
     double F[NS * LANES], dl[(ND > 0 ? ND : 1) * LANES];
-    UNROLL for (int s = 0; s < NS; s++) LANE_LOOP AT(K1, s) = AT(K2, s) = AT(K3, s) = AT(K4, s) = AT(F, s) = 0.0;
+    /* Only the continuous states' slopes are read, and slopes() writes each of them (an overflow state's
+       from its source): the Euler loop skips zeroing the arrays, which took a third of its time (F is
+       written before it is read too); the RK4 loop, whose arithmetic dominates, keeps it. */
+    if (!PIECEWISE_CONSTANT)
+        UNROLL for (int s = 0; s < NS; s++) LANE_LOOP AT(K1, s) = AT(K2, s) = AT(K3, s) = AT(K4, s) = AT(F, s) = 0.0;
     read_delayed(dl, hv, hs, x0, L, plan->first, NL);
     slopes(K1, X, dl, P, dt, NL);
     UNROLL for (int s = 0; s < NS; s++) LANE_LOOP hv[(s * L + slot) * LANES + ln] = AT(X, s);
@@ -391,8 +405,10 @@ int rcpstab_run(long B, long n_steps, long k0, double dt, long L, const double *
                                 qeq, qscale, peak, crossing, above, last_out, peaks_out, cross_out, record_every, rec, \
                                 rpeak, qpeak, rpeaks_out, qpeaks_out, lhv, lhs)
         /* a lone trajectory (the last undecided of a sweep, run to 1e5 RTTs) is latency-bound: eight lanes
-           would only add work. A one-lane copy of the cheap Euler loop costs little to compile. */
+           would only add work. A one-lane copy of the cheap Euler loop costs little to compile. A few
+           trajectories (App. E's six starts, a batch's last block) take TAIL_LANES lanes, not LANES. */
         if (PIECEWISE_CONSTANT && lanes == 1) RUN_BLOCK(1);
+        else if (LANES > TAIL_LANES && lanes <= TAIL_LANES) RUN_BLOCK(TAIL_LANES);
         else RUN_BLOCK(LANES);
     }
     free(lhv);

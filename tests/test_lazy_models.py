@@ -1,0 +1,105 @@
+"""A bundled model's cached derivations are used without SymPy, and give the numbers deriving gives."""
+import json
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rcpstab.models import MODELS, get_model
+from rcpstab.models.lazy import MODEL_SOURCES, BundledModel
+
+TESTS = Path(__file__).resolve().parent
+
+# runs a command in this process and reports which heavy modules it loaded
+PROBE = """
+import json, runpy, sys
+sys.argv = ["rcpstab", *json.loads(sys.argv[1])]
+try:
+    runpy.run_module("rcpstab", run_name="__main__")
+except SystemExit as exc:
+    assert not exc.code, exc.code
+heavy = ("sympy", "scipy.optimize", "scipy.signal", "scipy.integrate")
+print(json.dumps(sorted(m for m in sys.modules if m in heavy)))
+"""
+
+
+def _probe(argv, cache, cwd):
+    env = dict(os.environ, RCPSTAB_CACHE_DIR=str(cache), MPLBACKEND="agg",
+               PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv)], env=env, cwd=cwd,
+                         capture_output=True, text=True, check=True)
+    lines = out.stdout.strip().splitlines()
+    return json.loads(lines[-1]), "\n".join(lines[:-1])
+
+
+@pytest.mark.parametrize("argv, outputs", [
+    (["margins", "--alpha", "0.4", "--beta", "0.2", "--json"], []),
+    (["map", "--method", "exact", "--alpha", "0.02:1:0.02", "--beta", "0.02:1:0.02", "--out", "x.png", "--csv", "x.csv"],
+     ["x.csv", "x.png"]),
+])
+def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(tmp_path, argv, outputs):
+    cache = tmp_path / "cache"
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    loaded, printed = _probe(argv, cache, first)           # an empty cache: derived with SymPy
+    assert "sympy" in loaded
+    cached, printed_again = _probe(argv, cache, second)      # the same command, derivations read from disk
+    assert cached == []
+    assert printed_again == printed
+    for name in outputs:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_the_model_sources_cover_every_module_a_bundled_model_is_built_from():
+    # the cache keys a bundled model by these files' source instead of its repr: a file its expressions
+    # depend on but the key does not read would let a changed model read a stale derivation
+    package = TESTS.parent / "rcpstab"
+    allowed = {p.resolve() for p in MODEL_SOURCES} | {package / "__init__.py", package / "runtime" / "__init__.py"}
+    for name, module in MODELS._modules.items():
+        code = (f"import sys, rcpstab.models.{module}; "
+                "print('\\n'.join(m.__file__ for k, m in sys.modules.items() if k.startswith('rcpstab')))")
+        out = subprocess.run([sys.executable, "-c", code], cwd=TESTS, capture_output=True, text=True, check=True,
+                             env=dict(os.environ, PYTHONPATH=str(TESTS.parent)))
+        loaded = {Path(f).resolve() for f in out.stdout.split()}
+        assert loaded <= allowed, (name, loaded - allowed)
+
+
+def test_a_bundled_model_becomes_the_modules_spec_on_first_use():
+    from rcpstab.models import rcpac
+    from rcpstab.models.spec import ModelSpec
+
+    model = get_model("rcpac")
+    assert model.name == "rcpac"
+    assert str(model.loop_parameters) == "(alpha, beta)"      # built from here on
+    assert type(model) is ModelSpec and not isinstance(model, BundledModel)
+    assert rcpac.MODEL is model and get_model("rcpac") is model
+    assert pickle.loads(pickle.dumps(model)).rhs == model.rhs
+    assert get_model(model) is model
+
+
+def test_the_cached_root_matrices_compute_what_lambdify_computes_to_the_bit():
+    import sympy as sp
+
+    from rcpstab.linear.linearization import linearize
+    from rcpstab.linear.roots import _compile_source, _matrix_sources
+
+    rng = np.random.default_rng(26)
+    for name in ("rcp", "xcp", "rcpac", "rcp-router", "switched"):
+        model = get_model(name)
+        sources = _matrix_sources(model)
+        system = linearize(model)
+        alpha, beta = model.loop_parameters
+        d0 = model.time_scale
+        others = {k: v for k, v in model.parameters.items() if k not in (alpha, beta)}
+        direct = [sp.lambdify((alpha, beta), (A * d0).subs(others), modules=np)
+                  for A in (system.A0, *system.delayed.values())]
+        compiled = [_compile_source(text) for text in (sources["A0"], *(text for _, text in sources["delayed"]))]
+        assert [theta for theta, _ in sources["delayed"]] == [float((tau / d0).subs(others)) for tau in system.delayed]
+        for a, b in rng.uniform(0.001, 3.0, size=(20, 2)):
+            for f, g in zip(direct, compiled):
+                assert np.array_equal(np.asarray(f(a, b), float), np.asarray(g(a, b), float)), name
