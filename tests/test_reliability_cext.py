@@ -152,6 +152,19 @@ def test_every_entry_point_survives_hostile_arguments():
             except ALLOWED:
                 pass
             covered.add(f"{name}.__init__")
+    # rcp_intervals takes twelve arguments: hostile values in each position (times, NaN/inf gains, a zero RTT)
+    good = (0, 0, 1_000_000, 10_000_000, 1e4, 0.4, 0.2, 0.95, 1e3, 100.0, 1500, False)
+    sim = _instances()["Simulator"]
+    for i, bad in [(0, -1), (0, 99), (1, -1), (1, 2**61), (2, 0), (2, -5), (3, 2**62), (3, 2**45), (4, 0.0),
+                   (4, float("nan")), (5, float("inf")), (6, float("nan")), (7, 0.0), (8, -1.0), (9, 0.0),
+                   (9, float("nan")), (10, 0), (10, 2**30), (11, None)] + [(j, "x") for j in range(12)]:
+        args = list(good)
+        args[i] = bad
+        try:
+            sim.rcp_intervals(*args)
+        except ALLOWED:
+            pass
+    sim.rcp_intervals(*good)   # and a valid one runs (rows up to 10 ms)
     for function in ("receiver_echo", "xcp_receiver_echo"):
         for args in HOSTILE + [(b"",), (PACKET,), (bytes(20),)]:
             try:
@@ -164,7 +177,7 @@ def test_every_entry_point_survives_hostile_arguments():
     public |= {n for n in dir(_datapath) if callable(getattr(_datapath, n)) and not n.startswith("_")
                and not isinstance(getattr(_datapath, n), type)}
     assert covered == public
-    assert len(public) == 23  # a new entry point must get here too (and into the sanitizer run)
+    assert len(public) == 24  # a new entry point must get here too (and into the sanitizer run)
 
 
 @pytest.mark.parametrize("change", [

@@ -791,6 +791,18 @@ static PyObject *Simulator_rcp_intervals(SimulatorObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "nLLLddddddLp", &li, &tick, &interval, &limit, &link_rate, &alpha, &beta, &eta,
                           &rate, &avg_rtt, &mtu, &ns2))
         return NULL;
+    /* the caller is run_scenario, but a hostile call must not hang, overflow tick or cast a NaN: times within
+       t_ns's domain and at most 2^40 ns (18 min) apart, a positive interval, finite gains and a positive RTT */
+    if (tick < 0 || limit < 0 || tick > (1LL << 60) || limit > (1LL << 60) || limit - tick > (1LL << 40)
+        || interval < 1 || interval > (1LL << 60) || mtu < 1 || mtu > (1LL << 24)) {
+        PyErr_SetString(PyExc_ValueError, "rcp_intervals: tick, interval, limit or mtu out of range");
+        return NULL;
+    }
+    if (!isfinite(link_rate) || !isfinite(alpha) || !isfinite(beta) || !isfinite(eta) || !isfinite(rate)
+        || !isfinite(avg_rtt) || link_rate <= 0.0 || eta <= 0.0 || avg_rtt <= 0.0 || rate < 0.0) {
+        PyErr_SetString(PyExc_ValueError, "rcp_intervals: gains, rates and avg_rtt must be finite, avg_rtt > 0");
+        return NULL;
+    }
     if (!simulator_ready(self))
         return NULL;
     rcp_port *p = simulator_port(self, li);
@@ -849,7 +861,7 @@ static PyObject *Simulator_rcp_intervals(SimulatorObject *self, PyObject *args)
         }
         Py_DECREF(row);
         double next_ns = nearbyint(next_tr * 1000000.0);
-        interval = next_ns < 1.0 ? 1 : (long long) next_ns;                                         /* line 17 */
+        interval = !(next_ns >= 1.0) ? 1 : (long long) next_ns;   /* line 17; NaN (a zero RTT) -> 1 ns, no UB cast */
         tick += interval;
     }
     return Py_BuildValue("(NLLdd)", rows, tick, interval, rate, avg_rtt);
