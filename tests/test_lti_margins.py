@@ -132,3 +132,42 @@ def test_region_boundary_is_hit_at_the_delay_margin():
     gains = np.array([0.45, 0.55, 1.0, 2.0, 2.25, 2.35])
     r = loop_region(([k], [1.0, -a]), gain=gains, delay=[tau])
     assert r.stable[0].tolist() == [bool(m.gain_margin_lower < g < m.gain_margin) for g in gains]
+
+
+def test_dominance_frequency_is_the_positive_root():
+    """Cauchy's bound: the unique positive root of lead*w**m - sum c_p w**p (closed form for m = 2)."""
+    from rcpstab.linear.tailbound import dominance_frequency
+
+    lead, c0, c1 = 1e-4, 4.0, 0.02          # 1e-4 w^2 = 0.02 w + 4
+    root = (c1 + np.sqrt(c1 ** 2 + 4 * lead * c0)) / (2 * lead)
+    w = float(dominance_frequency(lead, np.array([c0, c1])))
+    assert w == pytest.approx(root, rel=1e-12) and lead * w ** 2 >= c1 * w + c0
+    rows = dominance_frequency(np.array([1.0, 2.0]), np.array([[4.0, 0.0], [0.0, 0.0]]))
+    assert rows[0] == pytest.approx(2.0, rel=1e-12) and rows[1] < 1e-20
+
+
+def test_a_loop_in_seconds_behind_a_long_delay():
+    """1/(s^2 + 2 s + 3) behind 100 s: |L| <= 1/(2 sqrt 2) < 1 for all w, so small gain makes it stable;
+    the gain margin is 1/|L| at the -180 (mod 360) deg crossing of largest |L|, found here by brentq on
+    the continuous phase. It ran 50 s and then refused with 'alpha = 1, beta = 0' (the crude tail bound)."""
+    from scipy.optimize import brentq
+
+    import rcpstab
+
+    m = rcpstab.margins(([1.0], [1.0, 2.0, 3.0]), delay=100.0)
+    assert m.stable and m.open_loop_rhp_poles == 0 and m.phase_margin_deg is None
+
+    def phase(w):   # continuous: the rational part's phase runs from 0 to -180 deg, the delay adds -100 w
+        return -np.arctan2(2 * w, 3 - w ** 2) - 100 * w
+
+    def gain(w):
+        return 1 / abs(3 - w ** 2 + 2j * w)
+
+    w = np.linspace(1e-9, 5.0, 200_001)
+    level = (phase(w) + np.pi) / (2 * np.pi)          # integer at every -180 (mod 360) deg crossing
+    cells = np.nonzero(np.floor(level[1:]) != np.floor(level[:-1]))[0]
+    turns = np.floor(level[cells])
+    crossings = [brentq(lambda x, k=k: (phase(x) + np.pi) / (2 * np.pi) - k, w[i], w[i + 1])
+                 for i, k in zip(cells, turns)]
+    assert len(crossings) > 50          # one every 2 pi / 100 rad/s
+    assert m.gain_margin == pytest.approx(1 / max(gain(x) for x in crossings), rel=1e-6)

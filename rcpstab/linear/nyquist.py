@@ -49,6 +49,7 @@ from .bisection import bisect_brackets
 from .grid import check_gains
 from .openloop import OpenLoop, open_loop
 from .result import RegionMap
+from .tailbound import dominance_frequency
 
 if TYPE_CHECKING:
     from ..models.spec import ModelSpec
@@ -164,14 +165,24 @@ def rhp_poles(ol: OpenLoop, pade: int | None) -> int:
 def tail_frequency(ol: OpenLoop, alpha, beta, gain: float = 1.0):
     """A normalized frequency W >= 1 past which ``gain * |G(j w)|`` < 1, for each (alpha, beta).
 
-    For w >= 1, ``|num(j w)|`` <= S_N w**(k+q-1) and ``|w**k den(j w)|`` >= w**(k+q-1) ``(|d_q| w - S_D)``,
-    q = deg den, k integrators, S_N and S_D the sums of the moduli of num's coefficients and
-    of den's lower ones; the delay factor has modulus 1. So W = max(1, ``(gain*S_N + S_D)/|d_q|``).
+    On the axis ``|num(j w)|`` <= sum_p N_p w**p and ``|w**k den(j w)|`` >= ``|d_q|`` w**(k+q) -
+    sum_p D_p w**(p+k) (N_p, D_p the moduli of the coefficients, the lower ones for den; the delay
+    factor has modulus 1), so W is where ``|d_q| w**(k+q)`` dominates both sums
+    (:func:`~rcpstab.linear.tailbound.dominance_frequency`), and at least 1.
     """
-    s_num = gain * (np.abs(ol.num[:, 0]).sum() + np.abs(ol.num[:, 1]).sum() * alpha
-                    + np.abs(ol.num[:, 2]).sum() * beta)
-    s_den = np.abs(ol.den[:-1]).sum()
-    return np.maximum(1.0, (s_num + s_den) / abs(ol.den[-1]))
+    alpha, beta = np.broadcast_arrays(np.abs(np.asarray(alpha, float)), np.abs(np.asarray(beta, float)))
+    k, q = ol.integrators, ol.den.size - 1
+    m = k + q
+    num = np.abs(ol.num)
+    # |num_p(alpha, beta)| <= |c0| + |c_alpha| alpha + |c_beta| beta, per power p
+    n_p = gain * (num[:, 0] + alpha[..., None] * num[:, 1] + beta[..., None] * num[:, 2])
+    if n_p.shape[-1] > m and np.any(n_p[..., m:] > 0):   # not strictly proper: no tail (the margins refuse it)
+        s_num = n_p.sum(axis=-1)
+        return np.maximum(1.0, (s_num + np.abs(ol.den[:-1]).sum()) / abs(ol.den[-1]))
+    lower = np.zeros(alpha.shape + (m,))
+    lower[..., :min(n_p.shape[-1], m)] += n_p[..., :m]
+    lower[..., k:m] += np.abs(ol.den[:-1])
+    return np.maximum(1.0, dominance_frequency(abs(ol.den[-1]), lower))
 
 
 def _path(t):

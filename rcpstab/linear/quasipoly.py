@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import InputError
+from .tailbound import dominance_frequency
 
 if TYPE_CHECKING:
     from ..models.spec import ModelSpec
@@ -93,11 +94,12 @@ class QuasiPolynomial:
         e = np.exp(-lam_values[..., None] * self.thetas)
         return np.sum((dpoly - self.thetas * poly) * e, axis=-1)
 
-    def lower_order_bound(self, alpha, beta):
-        """Sum of ``|coefficients|`` of every term but the principal lambda**n (for the tail bound)."""
+    def dominance(self, alpha, beta, ratio=4.0):
+        """A w past which ``|lambda**n|`` >= ``ratio`` x the other terms' moduli on lambda = j w, per (alpha, beta)."""
         c = np.abs(self.coeffs[..., 0] + np.asarray(alpha)[..., None, None] * self.coeffs[..., 1]
                    + np.asarray(beta)[..., None, None] * self.coeffs[..., 2])
-        return c.sum(axis=(-1, -2)) - 1.0
+        per_power = c.sum(axis=-2)                    # delay factors have modulus 1 on the axis
+        return dominance_frequency(1.0, ratio * per_power[..., :self.degree])
 
     def count_unstable(self, alpha, beta, step=0.01):
         """Number of roots with Re(lambda) > 0, by the argument principle on the imaginary axis.
@@ -105,8 +107,8 @@ class QuasiPolynomial:
         For a retarded quasi-polynomial with monic principal term lambda**n and no root on
         the imaginary axis, the phase of Delta(j w) changes by (n - 2 Z) pi / 2 as w goes
         from 0 to infinity, Z being the number of roots in the right half-plane. Past
-        ``W = 2 + 4 * (sum of the other coefficients' moduli)`` the principal term dominates
-        four to one, so the rest of the phase change is the wrap of the phase at W to n*pi/2.
+        ``W`` = max(2, where ``w**n`` exceeds four times the other terms, :meth:`dominance`) the principal
+        term dominates four to one, so the rest of the phase change is the wrap of the phase at W to n*pi/2.
 
         Returns
         -------
@@ -115,7 +117,7 @@ class QuasiPolynomial:
             (a root on or very near the imaginary axis).
         """
         alpha, beta = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(beta, float))
-        W = 2.0 + 4.0 * np.max(self.lower_order_bound(alpha, beta))
+        W = max(2.0, float(np.max(self.dominance(alpha, beta))))
         # The phase of exp(-j w theta) turns at rate theta, the polynomial part slower:
         # 0.01 rad steps keep consecutive phase differences far below pi.
         w = np.arange(0.0, W + step, step)
