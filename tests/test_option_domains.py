@@ -76,6 +76,7 @@ FCT = ["fct", "--alpha", "0.1", "--beta", "1", "--C", "10e6", "--d0", "0.1", "--
     (["margins", "--tf", "1", "1,2,3", "--delay", "1e9"], "--delay: loop delay = 1e9 s"),  # was an internal error
     (["margins", "--tf", "1", "1,2,3", "--delay", "60", "--delay", "60"], "delay (the sum)=120.0"),
     (["margins", "--model", "rcp", "--alpha", "0.4", "--beta", "0.2", "--delay", "1"], "--delay: only with --tf"),
+    (["margins", "--model", "rcp", "--alpha", "0.4", "--beta", "0.2", "--param", "N=5"], "--param N=5"),  # was ignored
     (FCT + ["--fixed-rate", "nan"], "--fixed-rate nan"),
     (FCT + ["--sizes", "fixed:size=nan"], "--sizes 'fixed:size=nan'"),
     (FCT + ["--arrivals", "pareto:shape=nan"], "--arrivals 'pareto:shape=nan'"),

@@ -43,6 +43,9 @@ def run(args) -> int:
         return run_loop(args)
     if args.delay:  # read only by an LTI loop: given with a model's gains it was silently ignored
         raise InputError(f"--delay: only with --tf, not with --model {args.model}")
+    if args.param:  # a gain model's normalized loop has alpha and beta only: --param N=5 was silently ignored
+        raise InputError(f"--param {args.param[0]}: margins of model {args.model} take --alpha and --beta only "
+                         "(--param is for dcqcn, timely and other loop models)")
     if args.alpha is None or args.beta is None:
         raise InputError("margins: --alpha and --beta are required (a model's gains), or give --tf NUM DEN --delay SECONDS")
     result = margins(args.model, args.alpha, args.beta)
