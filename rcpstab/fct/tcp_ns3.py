@@ -91,13 +91,14 @@ struct PortSampler {
   Ptr<Queue<Packet>> dev;
   Ptr<QueueDisc> disc;
   double dt;
-  std::vector<double> t, q, sent;
+  std::vector<double> t, q, sent, drops;
   void Start(double t0, double step) { dt = step; Simulator::Schedule(Seconds(t0), &PortSampler::Sample, this); }
   void Sample() {
     double n = dev->GetNPackets() + (disc ? disc->GetNPackets() : 0);
     t.push_back(Simulator::Now().GetSeconds());
     q.push_back(n);
     sent.push_back(double(dev->GetTotalReceivedBytes()) - double(dev->GetTotalDroppedBytes()) - double(dev->GetNBytes()));
+    drops.push_back(DiscDrops() + DeviceDrops());
     Simulator::Schedule(Seconds(dt), &PortSampler::Sample, this);
   }
   double DiscDrops() { return disc ? double(disc->GetStats().nTotalDroppedPackets) : 0.0; }
@@ -194,8 +195,9 @@ def _run(ns, cppyy, spec: dict) -> dict:
         for port, nbytes, last in zip(sink.Ports(), sink.Bytes(), sink.Last()):
             got[int(port)] = (nbytes, last)
     out_flows = [[*got.get(FIRST_PORT + k, (0.0, math.nan))] for k in range(len(flows))]
-    ports = [{"t": list(s.t), "q": list(s.q), "sent": list(s.sent), "disc_drops": s.DiscDrops(),
-              "disc_marks": s.DiscMarks(), "device_drops": s.DeviceDrops()} for s in samplers]
+    ports = [{"t": list(s.t), "q": list(s.q), "sent": list(s.sent), "drops": list(s.drops),
+              "disc_drops": s.DiscDrops(), "disc_marks": s.DiscMarks(), "device_drops": s.DeviceDrops()}
+             for s in samplers]
     events = int(ns.Simulator.GetEventCount())
     ns.Simulator.Destroy()
     return {"flows": [[b, (None if math.isnan(t) else t)] for b, t in out_flows], "ports": ports, "wall_s": wall,
@@ -236,8 +238,9 @@ def tcp_runs(specs: list[dict]) -> list[dict]:
     -------
     list of dict
         Per run: ``flows`` ([bytes received, last data byte time s or None] per flow, in
-        order), ``ports`` (per link: sample times ``t``, queue ``q`` in packets, bytes ``sent``,
-        ``disc_drops``, ``disc_marks``, ``device_drops``), ``wall_s`` (ns-3 Run), ``events``.
+        order), ``ports`` (per link: sample times ``t``, queue ``q`` in packets, bytes ``sent``
+        (IP plus link header), packets dropped so far ``drops``; totals ``disc_drops``,
+        ``disc_marks``, ``device_drops``), ``wall_s`` (ns-3 Run), ``events``.
 
     Raises
     ------
