@@ -92,8 +92,23 @@ def run(args) -> None:
             print(f"  {proto} batch {time.perf_counter() - wall:.0f} s wall", flush=True)
 
 
+def _paired(num, den, key):
+    """Mean and 95% t half-width of the per-seed ratio num / den (same arrivals per seed)."""
+    import math
+
+    import numpy as np
+    from scipy.stats import t as student
+
+    a, b = json.loads(num[f"{key}_per_seed"]), json.loads(den[f"{key}_per_seed"])
+    v = np.array([x / y for x, y in zip(a, b) if x is not None and y is not None])
+    if len(v) < 2:
+        return "-"
+    return f"{v.mean():.2f} ± {student.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)):.2f}"
+
+
 def table(path: str) -> str:
-    """Markdown: per point, AFCT / same-arrivals PS (mean +- 95% CI) short and long flows per protocol."""
+    """Markdown: per point, AFCT / same-arrivals PS (mean ± 95% CI over seeds) of short and long
+    flows per protocol, the per-seed ratios XCP / RCP and TCP / RCP, and the mean queue."""
     with open(path) as fh:
         rows = list(csv.DictReader(fh))
     by_point = {}
@@ -101,7 +116,8 @@ def table(path: str) -> str:
         by_point.setdefault((r["figs"], r["C_bps"], r["rtpd_s"], r["load"], r["mean_pkts"], r["flows"]), {})[
             r["protocol"]] = r
     lines = ["| figs | C (b/s) | RTPD (s) | load | E[L] | flows/seed | RCP short | XCP short | TCP short | RCP long | "
-             "XCP long | TCP long |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "XCP long | TCP long | XCP/RCP short | TCP/RCP short | XCP/RCP long | TCP/RCP long | queue/BDP R, X, T |",
+             "|" + "---|" * 17]
 
     def cell(r, k):
         if r is None or not r[f"{k}_mean"]:
@@ -109,8 +125,14 @@ def table(path: str) -> str:
         return f"{float(r[f'{k}_mean']):.2f} ± {float(r[f'{k}_ci95'] or 'nan'):.2f}"
 
     for key, prot in by_point.items():
-        lines.append("| " + " | ".join(key) + " | " + " | ".join(cell(prot.get(p), k) for k in ("small", "large")
-                                                                for p in ("rcp", "xcp", "tcp")) + " |")
+        cells = [cell(prot.get(p), k) for k in ("small", "large") for p in ("rcp", "xcp", "tcp")]
+        rcp = prot.get("rcp")
+        for k in ("small", "large"):
+            for p in ("xcp", "tcp"):
+                cells.append(_paired(prot[p], rcp, k) if p in prot and rcp else "-")
+        cells.append(", ".join(f"{float(prot[p]['queue_bdp']):.3f}" if p in prot and prot[p]["queue_bdp"] else "-"
+                               for p in ("rcp", "xcp", "tcp")))
+        lines.append("| " + " | ".join(key) + " | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

@@ -65,7 +65,8 @@ def tcp_points(points) -> list[dict]:
         specs.append({"links": [{"C": C, "delay_s": rtt / 2, "buffer_pkts": bdp, "red": red_spec(bdp, ecn=True)}],
                       "flows": [{"src": 0, "dst": 1, "start_s": float(t), "size_pkts": 0}
                                 for t in np.sort(rng.uniform(0, rtt, n))],
-                      "stop_s": t_end_s(rtt), "sample_s": min(rtt / 4, 0.01), "ecn": True})
+                      "stop_s": t_end_s(rtt), "sample_s": min(rtt / 4, 0.01), "ecn": True,
+                      "snd_buf_bytes": max(4 * bdp * PACKET_BYTES, 1 << 17)})
     out = []
     for (_, C, rtt, _n), r in zip(points, tcp_runs(specs)):
         port = r["ports"][0]

@@ -17,7 +17,7 @@ def _red_spec():
     red = {"min_th": MIN_TH, "max_th": MAX_TH, "limit": 120, "gentle": True, "ecn": False}
     return {"links": [{"C": C, "delay_s": RTT / 2, "buffer_pkts": 120, "red": red}],
             "flows": [{"src": 0, "dst": 1, "start_s": 0.001 * k, "size_pkts": 0} for k in range(20)],
-            "stop_s": 4.0, "sample_s": 0.002}
+            "stop_s": 4.0, "sample_s": 0.002, "snd_buf_bytes": 200_000}
 
 
 def _chain_spec():

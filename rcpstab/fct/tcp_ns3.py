@@ -130,6 +130,8 @@ def _run(ns, cppyy, spec: dict) -> dict:
     """One run of ``spec`` in the current ns-3 process (see :func:`tcp_runs` for the fields)."""
     links, flows = spec["links"], spec["flows"]
     ns.Config.SetDefault("ns3::TcpSocketBase::UseEcn", ns.StringValue("On" if spec.get("ecn") else "Off"))
+    # BulkSend fills the send buffer: a long-lived flow would buffer all of it (GBs at the default)
+    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(int(spec.get("snd_buf_bytes", 1 << 30))))
     nodes = ns.NodeContainer()
     nodes.Create(len(links) + 1)
     ns.InternetStackHelper().Install(nodes)
@@ -232,7 +234,8 @@ def tcp_runs(specs: list[dict]) -> list[dict]:
         Each: ``links`` (list of {``C`` bit/s, ``delay_s`` one-way s, ``buffer_pkts`` drop-tail
         packets, optional ``red``: :func:`red_spec`}), ``flows`` (list of {``src``, ``dst`` node
         indices, ``start_s``, ``size_pkts`` (0 = long-lived), optional ``stop_s``}), ``stop_s``
-        (simulated s), ``sample_s`` (queue / bytes sampling step, s), optional ``ecn``.
+        (simulated s), ``sample_s`` (queue / bytes sampling step, s), optional ``ecn`` and
+        ``snd_buf_bytes`` (TCP send buffer, default 1 GiB: give long-lived flows a few BDPs).
 
     Returns
     -------
