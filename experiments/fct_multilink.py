@@ -4,7 +4,7 @@ TCP NewReno (ns-3) on the multiple-bottleneck chain of rcpstab.fct.multilink, sa
 n = 1, 2, 4, 8 cascaded links of C = 50 Mb/s [thesis 0.64 Gb/s], group 0's RTPD 0.1 s (the
 caption's; its text says 0.2 s), offered load 0.9 on every link (group 0 and one cross group at
 0.45 each), Pareto sizes (shape 1.2, E[L] = 25 packets), 1000-byte packets, one-BDP drop-tail
-buffers, 400 flows per group and seed, seeds 1-3 (TCP: --tcp-seeds). Reported for group 0 (the
+buffers, 400 flows per group and seed (--flows; TCP runs at 150), seeds 1-3. Reported for group 0 (the
 flows crossing every link), short (< 500 packets) and long flows: AFCT over eq. 4.1's PS at the
 link's load (1.5 RTPD + L / (C (1 - 0.9))), mean over seeds with a 95% t-interval; and the cross
 groups' short flows likewise (their RTPD is 0.1 / n s). RCP (0.1, 1.0), XCP (0.4, 0.226).
@@ -41,6 +41,7 @@ def main() -> None:
     ap.add_argument("--protocols", default="rcp,xcp,tcp")
     ap.add_argument("--links", default="1,2,4,8")
     ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--flows", type=int, default=FLOWS, help="flows per group and seed")
     args = ap.parse_args()
     from rcpstab.fct.multilink import chain_fct
     from rcpstab.fct.ps import processor_sharing_fct
@@ -53,7 +54,7 @@ def main() -> None:
     with open(args.out, "a", newline="") as fh:
         w = csv.writer(fh)
         if new:
-            w.writerow(["n_links", "protocol", "seeds", "g0_short_mean", "g0_short_ci95", "g0_long_mean",
+            w.writerow(["n_links", "protocol", "flows_per_group", "seeds", "g0_short_mean", "g0_short_ci95", "g0_long_mean",
                         "g0_long_ci95", "cross_short_mean", "cross_short_ci95", "g0_short_afct_s", "unfinished",
                         "dropped", "g0_short_per_seed", "g0_long_per_seed"])
         for n in [int(x) for x in args.links.split(",")]:
@@ -62,7 +63,7 @@ def main() -> None:
                 unfinished = dropped = 0
                 for seed in seeds:
                     r = chain_fct(proto, *GAINS[proto], n_links=n, capacity_bps=C, rtt0_s=RTT0, load=LOAD, sizes=sizes,
-                                  n_flows=FLOWS, seed=seed)
+                                  n_flows=args.flows, seed=seed)
                     f, z, g = r["fct_s"], r["size_pkts"], r["group"]
                     ps = processor_sharing_fct(z * 8000.0, C, r["rtt_s"], LOAD)
                     for key, sel in (("g0s", (g == 0) & (z < 500)), ("g0l", (g == 0) & (z >= 500)),
@@ -71,7 +72,7 @@ def main() -> None:
                     per["g0s_abs"].append(float(np.nanmean(f[(g == 0) & (z < 500)])))
                     unfinished += int(np.isnan(f).sum())
                     dropped += int(r["dropped"])
-                row = [n, proto, len(seeds)]
+                row = [n, proto, args.flows, len(seeds)]
                 for key in ("g0s", "g0l", "xs"):
                     m, h = stats(per[key])
                     row += ["" if m is None else f"{m:.4g}", "" if h is None else f"{h:.4g}"]
@@ -79,8 +80,8 @@ def main() -> None:
                         json.dumps(per["g0l"])]
                 w.writerow(row)
                 fh.flush()
-                print(f"n={n} {proto}: group 0 AFCT/PS short {row[3]} +- {row[4]}, long {row[5]} +- {row[6]}; "
-                      f"cross short {row[7]} +- {row[8]}; unfinished {unfinished}, drops {dropped}", flush=True)
+                print(f"n={n} {proto}: group 0 AFCT/PS short {row[4]} +- {row[5]}, long {row[6]} +- {row[7]}; "
+                      f"cross short {row[8]} +- {row[9]}; unfinished {unfinished}, drops {dropped}", flush=True)
 
 
 if __name__ == "__main__":

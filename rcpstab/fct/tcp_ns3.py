@@ -250,11 +250,11 @@ def tcp_runs(specs: list[dict]) -> list[dict]:
     InputError
         ns-3 is not installed (:data:`NS3_MISSING`), too many flows, or the run failed.
     """
-    if not ns3_available():
-        raise InputError(NS3_MISSING)
     for spec in specs:
         if len(spec["flows"]) > MAX_FLOWS:
             raise InputError(f"{len(spec['flows'])} TCP flows: at most {MAX_FLOWS} (one port each)")
+    if not ns3_available():
+        raise InputError(NS3_MISSING)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(specs, fh)
     try:
