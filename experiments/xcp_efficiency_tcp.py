@@ -3,8 +3,8 @@ RCP from the packet simulator (issue 24), at a reduced, stated scale.
 
 Set-up (the paper's in brackets): one bottleneck, long-lived flows only [plus 50 reverse-path
 flows for two-way traffic], 1000-byte packets, buffer one BDP, RED gentle with thresholds a third
-and two thirds of the buffer, ECN on [as the paper]; TCP NewReno with SACK [ns-2's TCP Reno
-flavour of the time]; XCP (0.4, 0.226), RCP (0.1, 1.0) (thesis Ch. 4); TCP flows start uniformly
+and two thirds of the buffer, ECN off (tcp_red) or on (tcp_red_ecn, the paper's); TCP NewReno
+with SACK [ns-2's TCP Reno flavour of the time]; XCP (0.4, 0.226), RCP (0.1, 1.0) (thesis Ch. 4); TCP flows start uniformly
 in the first RTT (seeded); every run lasts max(4 s, 40 RTT) [paper: > 300 RTT] and is measured
 over its second half: utilisation (bytes the bottleneck sent over C x time), average queue over
 the buffer, drops over packets sent.
@@ -54,7 +54,7 @@ def packet_point(protocol: str, C: float, rtt: float, n: int) -> dict:
             "drop_fraction": drops / carried if carried else 0.0}
 
 
-def tcp_points(points) -> list[dict]:
+def tcp_points(points, ecn: bool) -> list[dict]:
     """TCP NewReno over RED in ns-3 at every point, one ns-3 process."""
     from rcpstab.fct.tcp_ns3 import red_spec, tcp_runs
 
@@ -62,10 +62,10 @@ def tcp_points(points) -> list[dict]:
     for _, C, rtt, n in points:
         bdp = max(int(C * rtt / 8 / PACKET_BYTES), 1)
         rng = np.random.default_rng(1)
-        specs.append({"links": [{"C": C, "delay_s": rtt / 2, "buffer_pkts": bdp, "red": red_spec(bdp, ecn=True)}],
+        specs.append({"links": [{"C": C, "delay_s": rtt / 2, "buffer_pkts": bdp, "red": red_spec(bdp, ecn=ecn)}],
                       "flows": [{"src": 0, "dst": 1, "start_s": float(t), "size_pkts": 0}
                                 for t in np.sort(rng.uniform(0, rtt, n))],
-                      "stop_s": t_end_s(rtt), "sample_s": min(rtt / 4, 0.01), "ecn": True,
+                      "stop_s": t_end_s(rtt), "sample_s": min(rtt / 4, 0.01), "ecn": ecn,
                       "snd_buf_bytes": max(4 * bdp * PACKET_BYTES, 1 << 17)})
     out = []
     for (_, C, rtt, _n), r in zip(points, tcp_runs(specs)):
@@ -85,7 +85,7 @@ def tcp_points(points) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="experiments/results/xcp_efficiency_tcp.csv")
-    ap.add_argument("--protocols", default="xcp,rcp,tcp")
+    ap.add_argument("--protocols", default="xcp,rcp,tcp_red", help="xcp, rcp, tcp_red, tcp_red_ecn")
     args = ap.parse_args()
     protos = args.protocols.split(",")
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
@@ -96,7 +96,7 @@ def main() -> None:
             w.writerow(["fig", "C_bps", "rtt_s", "flows", "protocol", "utilization", "queue_over_buffer",
                         "drop_fraction", "ecn_marks"])
         for proto in protos:
-            results = (tcp_points(POINTS) if proto == "tcp"
+            results = (tcp_points(POINTS, ecn=proto.endswith("ecn")) if proto.startswith("tcp")
                        else [packet_point(proto, C, rtt, n) for _, C, rtt, n in POINTS])
             for (fig, C, rtt, n), m in zip(POINTS, results):
                 w.writerow([fig, f"{C:g}", f"{rtt:g}", n, proto, f"{m['utilization']:.4f}",
