@@ -35,6 +35,21 @@ def stats(values):
     return float(v.mean()), half
 
 
+def chain_tcp_batch(n: int, seeds, flows: int, sizes) -> list[dict]:
+    """chain_fct("tcp", ...) for every seed in one ns-3 worker."""
+    from rcpstab.fct.multilink import chain_tcp_spec, chain_workload
+    from rcpstab.fct.protocols import _default_drain_s
+    from rcpstab.fct.tcp_ns3 import flow_fct, tcp_runs
+
+    loads = [chain_workload(n, C, LOAD, sizes, flows, seed) for seed in seeds]
+    specs = [chain_tcp_spec(n, C, RTT0, s, z, g, _default_drain_s(z, RTT0, C, 1000)) for s, z, g in loads]
+    out = []
+    for (s, z, g), r in zip(loads, tcp_runs(specs)):
+        out.append({"fct_s": flow_fct(r, s, z), "size_pkts": z, "group": g, "rtt_s": np.where(g == 0, RTT0, RTT0 / n),
+                    "dropped": int(sum(p["device_drops"] + p["disc_drops"] for p in r["ports"]))})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="experiments/results/fct_multilink.csv")
@@ -61,9 +76,12 @@ def main() -> None:
             for proto in args.protocols.split(","):
                 per = {"g0s": [], "g0l": [], "xs": [], "g0s_abs": []}
                 unfinished = dropped = 0
-                for seed in seeds:
-                    r = chain_fct(proto, *GAINS[proto], n_links=n, capacity_bps=C, rtt0_s=RTT0, load=LOAD, sizes=sizes,
-                                  n_flows=args.flows, seed=seed)
+                if proto == "tcp":  # every seed in one ns-3 process
+                    runs = chain_tcp_batch(n, seeds, args.flows, sizes)
+                else:
+                    runs = [chain_fct(proto, *GAINS[proto], n_links=n, capacity_bps=C, rtt0_s=RTT0, load=LOAD,
+                                      sizes=sizes, n_flows=args.flows, seed=seed) for seed in seeds]
+                for r in runs:
                     f, z, g = r["fct_s"], r["size_pkts"], r["group"]
                     ps = processor_sharing_fct(z * 8000.0, C, r["rtt_s"], LOAD)
                     for key, sel in (("g0s", (g == 0) & (z < 500)), ("g0l", (g == 0) & (z >= 500)),

@@ -275,7 +275,11 @@ def dumbbell_spec(start_s, size_pkts, capacity_bps: float, rtt_s: float, drain_s
     return {"links": [{"C": capacity_bps, "delay_s": rtt_s / 2, "buffer_pkts": bdp}],
             "flows": [{"src": 0, "dst": 1, "start_s": float(t), "size_pkts": int(z)}
                       for t, z in zip(start_s, np.asarray(size_pkts))],
-            "stop_s": float(start_s[-1] + drain_s), "sample_s": sample_s or rtt_s}
+            "stop_s": float(start_s[-1] + drain_s), "sample_s": sample_s or rtt_s,
+            # ns-3's send buffer is a list walked per segment sent: a flow written whole into a
+            # 1 GiB buffer made large flows quadratic; 4 BDP never binds (the window stays
+            # below pipe + one-BDP buffer)
+            "snd_buf_bytes": max(4 * bdp * PACKET_BYTES, 1 << 17)}
 
 
 def flow_fct(result: dict, start_s, size_pkts) -> np.ndarray:
