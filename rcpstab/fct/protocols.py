@@ -24,9 +24,10 @@ from ..packet.simulator.scenarios import Scenario
 from ..packet.simulator.topology import IP_HEADER_BYTES, TCP_HEADER_BYTES, dumbbell, request_field
 from .flow_run import DATA_PACKET_BYTES, NS_PER_S, draw_workload
 from .ps import processor_sharing_sojourn
-from .tcp_ns3 import NS3_MISSING, ns3_available, tcp_fct
+from .tcp_ns3 import NS3_MISSING, PACKET_BYTES, dumbbell_spec, flow_fct, ns3_available, tcp_runs
 
-__all__ = ["FCT_PROTOCOLS", "DEFAULT_GAINS", "check_protocol", "compare_protocols", "protocol_fct"]
+__all__ = ["FCT_PROTOCOLS", "DEFAULT_GAINS", "check_protocol", "compare_protocols", "protocol_fct", "run_packet_flows", "summarize_protocol", "tcp_protocol_batch",
+           "tcp_protocol_fcts"]
 
 # XCP: its paper's (0.4, 0.226); RCP and RCP-AC: thesis Ch. 4's (0.1, 1.0) unless --alpha/--beta say
 DEFAULT_GAINS = {"xcp": (0.4, 0.226)}
@@ -78,14 +79,9 @@ def protocol_fct(protocol: str, alpha: float, beta: float, *, capacity_bps: floa
     check_protocol(protocol)
     start_s, size, _ = draw_workload(sizes, ArrivalProcess(), n_flows, load, capacity_bps, packet_bytes, seed)
     ps = 1.5 * rtt_s + processor_sharing_sojourn(start_s, size * (packet_bytes * 8.0), capacity_bps)
-    if protocol == "tcp":  # ns-3 NewReno (tcp_ns3.py); its buffer is one BDP whatever buffer_bdp says
-        if packet_bytes != 1000 or buffer_bdp != 1.0:
-            raise InputError("--protocol tcp runs with 1000-byte packets and a one-BDP buffer only")
-        drain = drain_s if drain_s is not None else 200 * rtt_s + size.max() * packet_bytes * 8 / (capacity_bps / 50)
-        t = tcp_fct(start_s, size, capacity_bps, rtt_s, drain)
-        return {"protocol": protocol, "fct_s": t["fct_s"], "ps_fct_s": ps, "arrival_s": start_s, "size_pkts": size,
-                "mean_queue_bytes": math.nan, "dropped": t["lost_packets"]}
-    proto = get_protocol(protocol)
+    if protocol == "tcp":
+        return tcp_protocol_fcts((seed,), capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
+                                 n_flows=n_flows, buffer_bdp=buffer_bdp, packet_bytes=packet_bytes, drain_s=drain_s)[0]
     scenario = Scenario(name="fct", capacity_bps=capacity_bps, rtt_s=rtt_s, eta=1.0, long_flows=(),
                         t_end_s=1.0, buffer_bytes=max(int(buffer_bdp * capacity_bps * rtt_s / 8), packet_bytes),
                         initial_R_over_C=1.0, packet_bytes=packet_bytes)
@@ -93,34 +89,10 @@ def protocol_fct(protocol: str, alpha: float, beta: float, *, capacity_bps: floa
     req = request_field(0.0)
     flows = [(int(round(t * NS_PER_S)), -1, int(z), req, topology.forward_path, topology.reverse_path)
              for t, z in zip(start_s, size)]
-    sim = build_simulator(topology, flows, packet_bytes, "c", protocol)
-    controllers = {}
-    for li, link in enumerate(topology.links):
-        if link.controlled:
-            controllers[li] = make_controller(link, alpha, beta, 1.0, 1.0, rtt_s, packet_bytes)
-            proto.initial_writes(sim, li, controllers[li])
-    interval = {li: proto.initial_interval_ns(c) for li, c in controllers.items()}
-    tick = dict(interval)
-    drain = drain_s if drain_s is not None else 200 * rtt_s + size.max() * packet_bytes * 8 / (capacity_bps / 50)
+    drain = drain_s if drain_s is not None else _default_drain_s(size, rtt_s, capacity_bps, packet_bytes)
     t_end = int(round((start_s[-1] + drain) * NS_PER_S))
-    monitored = topology.monitored_link
-    queue, dt = [], []
-    while True:
-        t_next = min(tick.values())
-        if t_next > t_end:
-            break
-        sim.run_until(t_next)
-        for li, ctrl in controllers.items():
-            if tick[li] != t_next:
-                continue
-            next_ns, _, _, registers = proto.service(sim, li, ctrl, interval[li])
-            if li == monitored and t_next <= start_s[-1] * NS_PER_S:
-                queue.append(registers["queue_bytes"])
-                dt.append(interval[li])
-            interval[li] = next_ns
-            tick[li] = t_next + next_ns
-        if sim.counters()["flows_done"] >= n_flows:
-            break
+    sim, queue, dt = run_packet_flows(topology, flows, protocol, alpha, beta, avg_rtt_s=rtt_s,
+                                      packet_bytes=packet_bytes, t_end_ns=t_end, queue_until_s=start_s[-1])
     fct_ns = np.array([np.nan if x is None else x for x in sim.flow_stats()[1]], dtype=float)
     # The packet simulator ends a flow when the sender has the last ACK; the thesis (and the
     # flow simulator) when the receiver has the last data packet: take off the ACK's way back
@@ -132,40 +104,146 @@ def protocol_fct(protocol: str, alpha: float, beta: float, *, capacity_bps: floa
             "dropped": int(sim.counters()["dropped"])}
 
 
+def run_packet_flows(topology, flows: list, protocol: str, alpha: float, beta: float, *, avg_rtt_s: float,
+                     packet_bytes: int, t_end_ns: int, queue_until_s: float):
+    """Run ``flows`` (the simulators' flow table) on ``topology`` with ``protocol``'s routers and
+    senders until every flow is done or ``t_end_ns``.
+
+    Returns
+    -------
+    sim, queue, dt
+        The simulator (its ``flow_stats()`` and ``counters()``), and the monitored link's queue
+        (bytes) and control intervals (ns) of the updates up to ``queue_until_s``.
+    """
+    proto = get_protocol(protocol)
+    sim = build_simulator(topology, flows, packet_bytes, "c", protocol)
+    controllers = {}
+    for li, link in enumerate(topology.links):
+        if link.controlled:
+            controllers[li] = make_controller(link, alpha, beta, 1.0, 1.0, avg_rtt_s, packet_bytes)
+            proto.initial_writes(sim, li, controllers[li])
+    interval = {li: proto.initial_interval_ns(c) for li, c in controllers.items()}
+    tick = dict(interval)
+    monitored = topology.monitored_link
+    queue, dt = [], []
+    n_flows = len(flows)
+    while True:
+        t_next = min(tick.values())
+        if t_next > t_end_ns:
+            break
+        sim.run_until(t_next)
+        for li, ctrl in controllers.items():
+            if tick[li] != t_next:
+                continue
+            next_ns, _, _, registers = proto.service(sim, li, ctrl, interval[li])
+            if li == monitored and t_next <= queue_until_s * NS_PER_S:
+                queue.append(registers["queue_bytes"])
+                dt.append(interval[li])
+            interval[li] = next_ns
+            tick[li] = t_next + next_ns
+        if sim.counters()["flows_done"] >= n_flows:
+            break
+    return sim, queue, dt
+
+
+def _default_drain_s(size, rtt_s: float, capacity_bps: float, packet_bytes: int) -> float:
+    """200 RTPD plus the largest flow at C / 50: time after the last arrival for the flows to finish."""
+    return 200 * rtt_s + size.max() * packet_bytes * 8 / (capacity_bps / 50)
+
+
+def tcp_protocol_batch(points: list[dict]) -> list[list[dict]]:
+    """:func:`protocol_fct` for ``tcp`` (ns-3 NewReno) at several points, every run in one ns-3 process.
+
+    ``points``: dicts of :func:`protocol_fct`'s keyword arguments (``capacity_bps``, ``rtt_s``,
+    ``load``, ``sizes``, ``n_flows``, optional ``buffer_bdp``, ``packet_bytes``, ``drain_s``) with
+    ``seeds`` (a sequence). Returns, per point, one result per seed. The buffer is one BDP of
+    drop-tail at the device and packets are 1000-byte datagrams; anything else is refused. The
+    mean queue is sampled once per RTPD up to the last arrival.
+    """
+    check_protocol("tcp")
+    loads, specs = [], []
+    for p in points:
+        C, rtt = p["capacity_bps"], p["rtt_s"]
+        if p.get("packet_bytes", PACKET_BYTES) != PACKET_BYTES or p.get("buffer_bdp", 1.0) != 1.0:
+            raise InputError("--protocol tcp runs with 1000-byte packets and a one-BDP buffer only")
+        for seed in p["seeds"]:
+            start_s, size, _ = draw_workload(p["sizes"], ArrivalProcess(), p["n_flows"], p["load"], C, PACKET_BYTES,
+                                             seed)
+            drain = p.get("drain_s")
+            drain = drain if drain is not None else _default_drain_s(size, rtt, C, PACKET_BYTES)
+            loads.append((start_s, size, C, rtt))
+            specs.append(dumbbell_spec(start_s, size, C, rtt, drain))
+    flat = []
+    for (start_s, size, C, rtt), r in zip(loads, tcp_runs(specs)):
+        port = r["ports"][0]
+        t, q = np.array(port["t"]), np.array(port["q"])
+        during = t <= start_s[-1]
+        flat.append({"protocol": "tcp", "fct_s": flow_fct(r, start_s, size),
+                     "ps_fct_s": 1.5 * rtt + processor_sharing_sojourn(start_s, size * (PACKET_BYTES * 8.0), C),
+                     "arrival_s": start_s, "size_pkts": size,
+                     "mean_queue_bytes": float(q[during].mean() * PACKET_BYTES) if during.any() else math.nan,
+                     "dropped": int(port["device_drops"] + port["disc_drops"]), "ns3_wall_s": r["wall_s"],
+                     "ns3_events": r["events"]})
+    out, i = [], 0
+    for p in points:
+        out.append(flat[i:i + len(p["seeds"])])
+        i += len(p["seeds"])
+    return out
+
+
+def tcp_protocol_fcts(seeds, **point) -> list[dict]:
+    """:func:`tcp_protocol_batch` for one point: one result per seed."""
+    return tcp_protocol_batch([{**point, "seeds": tuple(seeds)}])[0]
+
+
+def summarize_protocol(runs: list[dict], gains=(None, None), *, capacity_bps: float, rtt_s: float,
+                       split_pkts: int = 500) -> dict:
+    """AFCT over same-arrivals PS of per-seed ``runs`` (:func:`protocol_fct` results): all flows and
+    below / from ``split_pkts`` packets, mean over seeds with a 95% t-interval half-width; the mean
+    queue in BDPs, unfinished flows and drops summed over seeds."""
+    from scipy.stats import t as student
+
+    per_seed = {"all": [], "small": [], "large": [], "unfinished": [], "queue_bdp": [], "dropped": []}
+    for r in runs:
+        f, ps, z = r["fct_s"], r["ps_fct_s"], r["size_pkts"]
+        for key, sel in (("all", z > 0), ("small", z < split_pkts), ("large", z >= split_pkts)):
+            per_seed[key].append(float(np.nanmean(f[sel]) / ps[sel].mean()) if sel.any() else math.nan)
+        per_seed["unfinished"].append(int(np.isnan(f).sum()))
+        per_seed["queue_bdp"].append(r["mean_queue_bytes"] * 8 / (capacity_bps * rtt_s))
+        per_seed["dropped"].append(r["dropped"])
+    row = {"alpha": gains[0], "beta": gains[1]}
+    for key in ("all", "small", "large", "queue_bdp"):
+        v = np.array(per_seed[key], dtype=float)
+        v = v[np.isfinite(v)]
+        mean = float(v.mean()) if len(v) else None
+        half = (float(student.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
+                if len(v) > 1 else None)
+        row[key] = {"mean": mean, "ci95": half,
+                    "per_seed": [float(x) if math.isfinite(x) else None for x in per_seed[key]]}
+    row["unfinished"] = sum(per_seed["unfinished"])
+    row["dropped"] = sum(per_seed["dropped"])
+    return row
+
+
 def compare_protocols(protocols, gains: dict, *, capacity_bps: float, rtt_s: float, load: float, sizes,
                       n_flows: int, seeds=(0,), buffer_bdp: float = 1.0, split_pkts: int = 500) -> dict:
     """Each protocol on the same arrivals per seed: AFCT over same-arrivals PS, for all flows and
     below / from ``split_pkts`` packets (thesis Figs. 4.10-4.14 split at 500), mean over seeds
-    with a 95% t-interval half-width.
+    with a 95% t-interval half-width (:func:`summarize_protocol`).
 
-    ``gains`` maps a protocol to its (alpha, beta); ``tcp`` takes none.
+    ``gains`` maps a protocol to its (alpha, beta); ``tcp`` takes none and runs every seed in one
+    ns-3 process.
     """
-    from scipy.stats import t as student
-
     out = {}
     for name in protocols:
         check_protocol(name)
-        per_seed = {"all": [], "small": [], "large": [], "unfinished": [], "queue_bdp": [], "dropped": []}
-        for seed in seeds:
-            r = protocol_fct(name, *(gains.get(name) or (0.0, 0.0)), capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
-                             n_flows=n_flows, seed=seed, buffer_bdp=buffer_bdp)
-            f, ps, z = r["fct_s"], r["ps_fct_s"], r["size_pkts"]
-            for key, sel in (("all", z > 0), ("small", z < split_pkts), ("large", z >= split_pkts)):
-                per_seed[key].append(float(np.nanmean(f[sel]) / ps[sel].mean()) if sel.any() else math.nan)
-            per_seed["unfinished"].append(int(np.isnan(f).sum()))
-            per_seed["queue_bdp"].append(r["mean_queue_bytes"] * 8 / (capacity_bps * rtt_s))
-            per_seed["dropped"].append(r["dropped"])
-        g = gains.get(name) or (None, None)
-        row = {"alpha": g[0], "beta": g[1]}
-        for key in ("all", "small", "large", "queue_bdp"):
-            v = np.array(per_seed[key], dtype=float)
-            v = v[np.isfinite(v)]
-            mean = float(v.mean()) if len(v) else None
-            half = (float(student.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
-                    if len(v) > 1 else None)
-            row[key] = {"mean": mean, "ci95": half,
-                        "per_seed": [float(x) if math.isfinite(x) else None for x in per_seed[key]]}
-        row["unfinished"] = sum(per_seed["unfinished"])
-        row["dropped"] = sum(per_seed["dropped"])
-        out[name] = row
+        if name == "tcp":
+            runs = tcp_protocol_fcts(seeds, capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
+                                     n_flows=n_flows, buffer_bdp=buffer_bdp)
+        else:
+            runs = [protocol_fct(name, *(gains.get(name) or (0.0, 0.0)), capacity_bps=capacity_bps, rtt_s=rtt_s,
+                                 load=load, sizes=sizes, n_flows=n_flows, seed=seed, buffer_bdp=buffer_bdp)
+                    for seed in seeds]
+        out[name] = summarize_protocol(runs, gains.get(name) or (None, None), capacity_bps=capacity_bps,
+                                       rtt_s=rtt_s, split_pkts=split_pkts)
     return out

@@ -1,20 +1,38 @@
-"""TCP NewReno from ns-3 on a drawn workload: the TCP column of the FCT comparison (issue 24).
+"""TCP NewReno from ns-3 on a drawn workload: the TCP column of the FCT comparisons (issue 24).
 
-rcpstab writes no TCP of its own. This replays the flows (arrival times and sizes) in ns-3 (the
-``bench`` extra: the ``ns3`` wheel) in a separate process, since ns-3's simulator runs once per
-process: one sender node and one receiver node joined by the bottleneck (C, RTPD/2 each way,
-drop-tail of one BDP at the device, no queue disc), one BulkSend per flow (NewReno, initial
-window 2 segments as in thesis Ch. 4 with ns-2's Reno, 960-byte segments so data packets are
-1000-byte datagrams, SACK on, no timestamps), one PacketSink. A flow's FCT is FlowMonitor's last
-packet received minus first packet sent (the SYN) of its 5-tuple; the last packet is the FIN,
-right behind the last data segment, so this slightly overstates TCP's FCT. What differs from the
-thesis' ns-2 Reno: NewReno with SACK, ns-3's RTO and delayed-ACK defaults.
+rcpstab writes no TCP of its own. This replays flows (arrival times and sizes, or long-lived
+flows) in ns-3 (the ``bench`` extra: the ``ns3`` wheel) in a separate worker process, which
+runs a batch of runs one after the other (``Simulator::Destroy`` between them), so ns-3's
+import (~20 s of CPU, most of a small run) is paid once per batch.
 
-Run as ``python -m rcpstab.fct.tcp_ns3 SPEC.json`` (the worker) or call :func:`tcp_fct`.
+Network: a chain of nodes 0..L joined by point-to-point links (link i from node i to node
+i + 1, its capacity and one-way delay, a return direction of the same capacity and delay);
+one link is the single-bottleneck dumbbell of thesis Ch. 4. Each forward link queues either
+drop-tail at the device (``buffer_pkts``, no queue disc, as the thesis' ns-2 routers) or a
+gentle RED queue disc (``red``: ns-3's ``RedQueueDisc`` through ``TrafficControlHelper``, its
+thresholds in packets, ECN optional) in front of a one-packet device queue. A flow runs from
+node ``src`` to node ``dst`` (global routing), one BulkSend per flow (NewReno, initial window 2
+segments as the thesis' ns-2 Reno, 960-byte segments so data packets are 1000-byte IP
+datagrams, SACK on, no timestamps) bound to its own local port. A small C++ sink (compiled once
+per worker through cppyy; not a TCP: it only reads sockets) records per sender port the bytes
+received and the time of the last data byte, and closes its side when the sender closes, so
+finished connections free their endpoints (ns-3 scans endpoints linearly per packet; with
+PacketSink every finished flow stayed in CLOSE_WAIT). TCP's maximum segment lifetime is 1 s
+(TIME_WAIT 2 s) for the same reason; every flow has its own port, so no port is reused.
+A flow's FCT is its last data byte at the receiver minus its arrival (the SYN leaves then),
+the packet simulator's definition. Every ``sample_s`` the worker records each forward link's
+queue (packets) and bytes sent, for average queue and utilisation.
+
+What differs from the thesis' ns-2 Reno: NewReno with SACK, ns-3's RTO (min 1 s) and
+delayed-ACK defaults (ACK every second segment, 200 ms timer).
+
+Run as ``python -m rcpstab.fct.tcp_ns3 SPEC.json`` (the worker) or call :func:`tcp_runs` /
+:func:`tcp_fct`.
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -25,16 +43,75 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["NS3_MISSING", "ns3_available", "tcp_fct"]
+__all__ = ["NS3_MISSING", "PACKET_BYTES", "SEGMENT_BYTES", "ns3_available", "red_spec", "tcp_fct", "tcp_runs"]
 
 PACKET_BYTES = 1000
 SEGMENT_BYTES = PACKET_BYTES - 40  # IP and TCP headers, no options
+FIRST_PORT = 1024  # flow k sends from port FIRST_PORT + k
+MAX_FLOWS = 65535 - FIRST_PORT
 NS3_MISSING = ("--protocol tcp needs ns-3's TCP (the 'bench' extra: pip install 'rcpstab[bench]', the ns3 wheel); "
                "rcpstab has no TCP of its own")
 
+_SINK_CPP = r"""
+namespace rcpstab_ns3 {
+using namespace ns3;
+// Reads every accepted TCP socket: bytes and the time of the last data byte per sender port;
+// closes its side when the sender closes (both endpoints are then freed).
+struct FctSink {
+  Ptr<Socket> listener;
+  std::map<uint16_t, uint64_t> bytes;
+  std::map<uint16_t, double> last_s;
+  void Start(Ptr<Node> node, uint16_t port) {
+    listener = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
+    listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
+    listener->Listen();
+    listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                MakeCallback(&FctSink::Accept, this));
+  }
+  void Accept(Ptr<Socket> s, const Address&) {
+    s->SetRecvCallback(MakeCallback(&FctSink::Recv, this));
+    s->SetCloseCallbacks(MakeCallback(&FctSink::Closed, this), MakeCallback(&FctSink::Closed, this));
+  }
+  void Recv(Ptr<Socket> s) {
+    Address from;
+    Ptr<Packet> p;
+    while ((p = s->RecvFrom(from)) && p->GetSize() > 0) {
+      uint16_t port = InetSocketAddress::ConvertFrom(from).GetPort();
+      bytes[port] += p->GetSize();
+      last_s[port] = Simulator::Now().GetSeconds();
+    }
+  }
+  void Closed(Ptr<Socket> s) { s->Close(); }
+  std::vector<double> Ports() { std::vector<double> v; for (auto &e : bytes) v.push_back(e.first); return v; }
+  std::vector<double> Bytes() { std::vector<double> v; for (auto &e : bytes) v.push_back(e.second); return v; }
+  std::vector<double> Last() { std::vector<double> v; for (auto &e : bytes) v.push_back(last_s[e.first]); return v; }
+};
+// Every dt: packets queued (queue disc plus device queue) and bytes sent by one output port.
+struct PortSampler {
+  Ptr<Queue<Packet>> dev;
+  Ptr<QueueDisc> disc;
+  double dt;
+  std::vector<double> t, q, sent, drops;
+  void Start(double t0, double step) { dt = step; Simulator::Schedule(Seconds(t0), &PortSampler::Sample, this); }
+  void Sample() {
+    double n = dev->GetNPackets() + (disc ? disc->GetNPackets() : 0);
+    t.push_back(Simulator::Now().GetSeconds());
+    q.push_back(n);
+    sent.push_back(double(dev->GetTotalReceivedBytes()) - double(dev->GetTotalDroppedBytes()) - double(dev->GetNBytes()));
+    drops.push_back(DiscDrops() + DeviceDrops());
+    Simulator::Schedule(Seconds(dt), &PortSampler::Sample, this);
+  }
+  double DiscDrops() { return disc ? double(disc->GetStats().nTotalDroppedPackets) : 0.0; }
+  double DiscMarks() { return disc ? double(disc->GetStats().nTotalMarkedPackets) : 0.0; }
+  double DeviceDrops() { return double(dev->GetTotalDroppedPackets()); }
+};
+Ptr<Queue<Packet>> DeviceQueue(Ptr<NetDevice> d) { return DynamicCast<PointToPointNetDevice>(d)->GetQueue(); }
+}
+"""
+
 
 def ns3_available() -> bool:
-    """Whether ns-3's Python bindings import (checked in a subprocess: importing them is slow and global)."""
+    """Whether ns-3's Python bindings are installed (found, not imported: importing them is slow and global)."""
     try:
         import importlib.util
 
@@ -43,14 +120,98 @@ def ns3_available() -> bool:
         return False
 
 
+def red_spec(buffer_pkts: int, *, ecn: bool = True) -> dict:
+    """The XCP paper's RED (its Sec. 5.1): gentle, thresholds a third and two thirds of the buffer (packets)."""
+    return {"min_th": buffer_pkts / 3, "max_th": 2 * buffer_pkts / 3, "limit": int(buffer_pkts), "gentle": True,
+            "ecn": bool(ecn)}
+
+
+def _run(ns, cppyy, spec: dict) -> dict:
+    """One run of ``spec`` in the current ns-3 process (see :func:`tcp_runs` for the fields)."""
+    links, flows = spec["links"], spec["flows"]
+    ns.Config.SetDefault("ns3::TcpSocketBase::UseEcn", ns.StringValue("On" if spec.get("ecn") else "Off"))
+    # BulkSend fills the send buffer: a long-lived flow would buffer all of it (GBs at the default)
+    ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(int(spec.get("snd_buf_bytes", 1 << 30))))
+    nodes = ns.NodeContainer()
+    nodes.Create(len(links) + 1)
+    ns.InternetStackHelper().Install(nodes)
+    addr = ns.Ipv4AddressHelper()
+    samplers, node_address = [], {}
+    for i, link in enumerate(links):
+        p2p = ns.PointToPointHelper()
+        p2p.SetDeviceAttribute("DataRate", ns.StringValue(f"{int(link['C'])}bps"))
+        p2p.SetChannelAttribute("Delay", ns.StringValue(f"{int(round(link['delay_s'] * 1e9))}ns"))
+        red = link.get("red")
+        dev_pkts = 1 if red else int(link["buffer_pkts"])
+        p2p.SetQueue("ns3::DropTailQueue", "MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{dev_pkts}p")))
+        devices = p2p.Install(nodes.Get(i), nodes.Get(i + 1))
+        disc = None
+        if red:
+            tch = ns.TrafficControlHelper()
+            tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                                 "MinTh", ns.DoubleValue(red["min_th"]), "MaxTh", ns.DoubleValue(red["max_th"]),
+                                 "MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{int(red['limit'])}p")),
+                                 "Gentle", ns.BooleanValue(bool(red.get("gentle", True))),
+                                 "UseEcn", ns.BooleanValue(bool(red.get("ecn", False))),
+                                 "LinkBandwidth", ns.DataRateValue(ns.DataRate(f"{int(link['C'])}bps")),
+                                 "LinkDelay", ns.TimeValue(ns.Seconds(link["delay_s"])),
+                                 "MeanPktSize", ns.UintegerValue(PACKET_BYTES))
+            discs = tch.Install(ns.NetDeviceContainer(devices.Get(0)))
+            disc = discs.Get(0)
+        addr.SetBase(ns.Ipv4Address(f"10.{1 + i // 250}.{1 + i % 250}.0"), ns.Ipv4Mask("255.255.255.0"))
+        ifaces = addr.Assign(devices)  # installs ns-3's default queue disc where none is: removed next
+        # drop-tail at the device (no queue disc) unless RED is asked for; the return direction always
+        ns.TrafficControlHelper().Uninstall(devices.Get(1))
+        if disc is None:
+            ns.TrafficControlHelper().Uninstall(devices.Get(0))
+        node_address.setdefault(i + 1, ifaces.GetAddress(1))
+        node_address.setdefault(i, ifaces.GetAddress(0))
+        s = cppyy.gbl.rcpstab_ns3.PortSampler()
+        s.dev = cppyy.gbl.rcpstab_ns3.DeviceQueue(devices.Get(0))
+        if disc is not None:
+            s.disc = disc
+        samplers.append(s)
+    ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
+    sinks = {}
+    for dst in sorted({f["dst"] for f in flows}):
+        sinks[dst] = cppyy.gbl.rcpstab_ns3.FctSink()
+        sinks[dst].Start(nodes.Get(dst), 9)
+    for k, f in enumerate(flows):
+        app = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(node_address[f["dst"]], 9).ConvertTo())
+        app.SetAttribute("MaxBytes", ns.UintegerValue(int(f["size_pkts"]) * SEGMENT_BYTES))  # 0 = long-lived
+        app.SetAttribute("SendSize", ns.UintegerValue(SEGMENT_BYTES))
+        app.SetAttribute("Local", ns.AddressValue(ns.InetSocketAddress(node_address[f["src"]], FIRST_PORT + k)
+                                                  .ConvertTo()))
+        installed = app.Install(nodes.Get(f["src"]))
+        installed.Start(ns.Seconds(float(f["start_s"])))
+        if f.get("stop_s") is not None:
+            installed.Stop(ns.Seconds(float(f["stop_s"])))
+    for s in samplers:
+        s.Start(0.0, float(spec["sample_s"]))
+    ns.Simulator.Stop(ns.Seconds(float(spec["stop_s"])))
+    wall = time.perf_counter()
+    ns.Simulator.Run()
+    wall = time.perf_counter() - wall
+    got = {}
+    for sink in sinks.values():
+        for port, nbytes, last in zip(sink.Ports(), sink.Bytes(), sink.Last()):
+            got[int(port)] = (nbytes, last)
+    out_flows = [[*got.get(FIRST_PORT + k, (0.0, math.nan))] for k in range(len(flows))]
+    ports = [{"t": list(s.t), "q": list(s.q), "sent": list(s.sent), "drops": list(s.drops),
+              "disc_drops": s.DiscDrops(), "disc_marks": s.DiscMarks(), "device_drops": s.DeviceDrops()}
+             for s in samplers]
+    events = int(ns.Simulator.GetEventCount())
+    ns.Simulator.Destroy()
+    return {"flows": [[b, (None if math.isnan(t) else t)] for b, t in out_flows], "ports": ports, "wall_s": wall,
+            "events": events}
+
+
 def _worker(spec_path: str) -> None:
-    """Replay the arrivals of ``spec_path`` in ns-3 and print per-flow results as JSON."""
+    """Run every spec of ``spec_path`` (a JSON list) and print one JSON line per run."""
+    import cppyy
     from ns import ns
 
-    spec = json.load(open(spec_path))
-    C, rtt = spec["C"], spec["rtt"]
-    start_s, size_pkts = np.array(spec["start_s"]), np.array(spec["size_pkts"])
-    bdp_pkts = max(int(C * rtt / 8 / PACKET_BYTES), 1)
+    specs = json.load(open(spec_path))
     ns.Config.SetDefault("ns3::TcpL4Protocol::SocketType", ns.StringValue("ns3::TcpNewReno"))
     ns.Config.SetDefault("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(2))
     ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(SEGMENT_BYTES))
@@ -58,80 +219,90 @@ def _worker(spec_path: str) -> None:
     ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(1 << 30))
     ns.Config.SetDefault("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(False))
     ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))
-    nodes = ns.NodeContainer()
-    nodes.Create(2)
-    link = ns.PointToPointHelper()
-    link.SetDeviceAttribute("DataRate", ns.StringValue(f"{int(C)}bps"))
-    link.SetChannelAttribute("Delay", ns.StringValue(f"{int(round(rtt / 2 * 1e9))}ns"))
-    link.SetQueue("ns3::DropTailQueue", "MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{bdp_pkts}p")))
-    devices = link.Install(nodes)
-    ns.InternetStackHelper().Install(nodes)
-    addresses = ns.Ipv4AddressHelper(ns.Ipv4Address("10.1.1.0"), ns.Ipv4Mask("255.255.255.0"))
-    interfaces = addresses.Assign(devices)
-    ns.TrafficControlHelper().Uninstall(devices)  # drop-tail at the device, as the thesis' routers
-    port = 9
-    sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
-    sink.Install(nodes.Get(1)).Start(ns.Seconds(0))
-    target = ns.InetSocketAddress(interfaces.GetAddress(1), port).ConvertTo()
-    for t, size in zip(start_s.tolist(), size_pkts.tolist()):
-        app = ns.BulkSendHelper("ns3::TcpSocketFactory", target)
-        app.SetAttribute("MaxBytes", ns.UintegerValue(int(size) * SEGMENT_BYTES))
-        app.SetAttribute("SendSize", ns.UintegerValue(SEGMENT_BYTES))
-        app.Install(nodes.Get(0)).Start(ns.Seconds(float(t)))
-    monitor_helper = ns.FlowMonitorHelper()
-    monitor = monitor_helper.InstallAll()
-    ns.Simulator.Stop(ns.Seconds(float(start_s[-1]) + spec["drain_s"]))
-    wall = time.perf_counter()
-    ns.Simulator.Run()
-    wall = time.perf_counter() - wall
-    classifier = monitor_helper.GetClassifier()
-    flows = []
-    for flow_id, stats in monitor.GetFlowStats():
-        five = classifier.FindFlow(flow_id)
-        if str(five.destinationAddress) != str(interfaces.GetAddress(1)):
-            continue  # the ACK direction
-        flows.append((int(five.sourcePort), stats.timeFirstTxPacket.GetSeconds(), stats.timeLastRxPacket.GetSeconds(),
-                      int(stats.rxBytes), int(stats.lostPackets)))
-    events = int(ns.Simulator.GetEventCount())
-    ns.Simulator.Destroy()
-    print(json.dumps({"flows": flows, "wall_s": wall, "events": events}))
+    ns.Config.SetDefault("ns3::TcpSocketBase::MaxSegLifetime", ns.DoubleValue(1.0))
+    cppyy.cppdef(_SINK_CPP)
+    for spec in specs:
+        print(json.dumps(_run(ns, cppyy, spec)), flush=True)
 
 
-def tcp_fct(start_s, size_pkts, capacity_bps: float, rtt_s: float, drain_s: float = 60.0) -> dict:
-    """FCT of each flow (arrival order) under ns-3 TCP NewReno; NaN if it did not finish.
+def tcp_runs(specs: list[dict]) -> list[dict]:
+    """Run a batch of ns-3 TCP runs in one worker process.
+
+    Parameters
+    ----------
+    specs : list of dict
+        Each: ``links`` (list of {``C`` bit/s, ``delay_s`` one-way s, ``buffer_pkts`` drop-tail
+        packets, optional ``red``: :func:`red_spec`}), ``flows`` (list of {``src``, ``dst`` node
+        indices, ``start_s``, ``size_pkts`` (0 = long-lived), optional ``stop_s``}), ``stop_s``
+        (simulated s), ``sample_s`` (queue / bytes sampling step, s), optional ``ecn`` and
+        ``snd_buf_bytes`` (TCP send buffer, default 1 GiB: give long-lived flows a few BDPs).
 
     Returns
     -------
-    dict
-        ``fct_s`` (ndarray), ``lost_packets``, ``wall_s``, ``events``.
+    list of dict
+        Per run: ``flows`` ([bytes received, last data byte time s or None] per flow, in
+        order), ``ports`` (per link: sample times ``t``, queue ``q`` in packets, bytes ``sent``
+        (IP plus link header), packets dropped so far ``drops``; totals ``disc_drops``,
+        ``disc_marks``, ``device_drops``), ``wall_s`` (ns-3 Run), ``events``.
 
     Raises
     ------
     InputError
-        ns-3 is not installed (:data:`NS3_MISSING`) or its run failed.
+        ns-3 is not installed (:data:`NS3_MISSING`), too many flows, or the run failed.
     """
+    for spec in specs:
+        if len(spec["flows"]) > MAX_FLOWS:
+            raise InputError(f"{len(spec['flows'])} TCP flows: at most {MAX_FLOWS} (one port each)")
     if not ns3_available():
         raise InputError(NS3_MISSING)
-    start_s, size = np.asarray(start_s, float), np.asarray(size_pkts, np.int64)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
-        json.dump({"C": capacity_bps, "rtt": rtt_s, "start_s": start_s.tolist(), "size_pkts": size.tolist(),
-                   "drain_s": drain_s}, fh)
+        json.dump(specs, fh)
     try:
         proc = subprocess.run([sys.executable, "-m", "rcpstab.fct.tcp_ns3", fh.name], capture_output=True, text=True)
     finally:
         os.unlink(fh.name)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
-    if proc.returncode != 0 or not lines:
+    if proc.returncode != 0 or len(lines) != len(specs):
         raise InputError("ns-3 run failed: " + (proc.stderr.strip().splitlines() or ["no output"])[-1])
-    ns3 = json.loads(lines[-1])
-    fct = np.full(len(size), np.nan)
-    # A flow's first packet is its SYN, sent when its BulkSend starts: match it to the arrival.
-    for _, first, last, rx_bytes, _ in ns3["flows"]:
-        i = int(np.argmin(np.abs(start_s - first)))
-        if abs(start_s[i] - first) < 1e-6 and rx_bytes >= size[i] * PACKET_BYTES:
-            fct[i] = last - first
-    return {"fct_s": fct, "lost_packets": int(sum(f[4] for f in ns3["flows"])), "wall_s": ns3["wall_s"],
-            "events": ns3["events"]}
+    return [json.loads(line) for line in lines]
+
+
+def dumbbell_spec(start_s, size_pkts, capacity_bps: float, rtt_s: float, drain_s: float,
+                  sample_s: float | None = None) -> dict:
+    """A :func:`tcp_runs` spec: the flows over one link (C, RTPD / 2 each way, one-BDP drop-tail)."""
+    start_s = np.asarray(start_s, float)
+    bdp = max(int(capacity_bps * rtt_s / 8 / PACKET_BYTES), 1)
+    return {"links": [{"C": capacity_bps, "delay_s": rtt_s / 2, "buffer_pkts": bdp}],
+            "flows": [{"src": 0, "dst": 1, "start_s": float(t), "size_pkts": int(z)}
+                      for t, z in zip(start_s, np.asarray(size_pkts))],
+            "stop_s": float(start_s[-1] + drain_s), "sample_s": sample_s or rtt_s,
+            # ns-3's send buffer is a list walked per segment sent: a flow written whole into a
+            # 1 GiB buffer made large flows quadratic; 4 BDP never binds (the window stays
+            # below pipe + one-BDP buffer)
+            "snd_buf_bytes": max(4 * bdp * PACKET_BYTES, 1 << 17)}
+
+
+def flow_fct(result: dict, start_s, size_pkts) -> np.ndarray:
+    """FCT per flow (s) from a :func:`tcp_runs` result; NaN if its bytes did not all arrive."""
+    start_s, size = np.asarray(start_s, float), np.asarray(size_pkts)
+    got = np.array([b for b, _ in result["flows"]], float)
+    last = np.array([np.nan if t is None else t for _, t in result["flows"]], float)
+    return np.where(got >= size * SEGMENT_BYTES, last - start_s, np.nan)
+
+
+def tcp_fct(start_s, size_pkts, capacity_bps: float, rtt_s: float, drain_s: float = 60.0) -> dict:
+    """FCT of each flow (arrival order) under ns-3 TCP NewReno on one link; NaN if it did not finish.
+
+    Returns
+    -------
+    dict
+        ``fct_s`` (ndarray, s), ``lost_packets``, ``mean_queue_pkts``, ``wall_s``, ``events``.
+    """
+    r = tcp_runs([dumbbell_spec(start_s, size_pkts, capacity_bps, rtt_s, drain_s)])[0]
+    port = r["ports"][0]
+    return {"fct_s": flow_fct(r, start_s, size_pkts), "lost_packets": int(port["device_drops"] + port["disc_drops"]),
+            "mean_queue_pkts": float(np.mean(port["q"])) if port["q"] else math.nan, "wall_s": r["wall_s"],
+            "events": r["events"]}
 
 
 if __name__ == "__main__":

@@ -1,0 +1,53 @@
+"""Issue 24, Figs. 4.22-4.24: the multiple-bottleneck chain (rcpstab/fct/multilink.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rcpstab.errors import InputError
+from rcpstab.fct.multilink import chain_fct, chain_tcp_spec, chain_topology, chain_workload
+from rcpstab.packet.hosts.flow_traffic import parse_sizes
+
+SIZES = parse_sizes("pareto:mean=25,shape=1.2")
+KW = dict(capacity_bps=20e6, rtt0_s=0.1, load=0.9, sizes=SIZES, n_flows=80, seed=2)
+
+
+@pytest.mark.parametrize("protocol,gains", [("rcp", (0.1, 1.0)), ("xcp", (0.4, 0.226))])
+def test_chain_run_conserves_packets_and_bytes(protocol, gains):
+    r = chain_fct(protocol, *gains, n_links=3, **KW)
+    assert not np.isnan(r["fct_s"]).any()
+    # every flow received exactly its data; every packet sent was delivered, dropped or is in flight
+    assert np.array_equal(r["delivered_bytes"], r["size_pkts"] * 1000.0)
+    assert r["sent"] == r["delivered"] + r["dropped"] + r["in_flight"] and r["in_flight"] == 0
+
+
+def test_group_zero_crosses_every_link():
+    # Group 0's FCT is at least its own RTPD (handshake) + half of it + L / C; the cross groups'
+    # RTPD is rtt0 / n. Were group 0 routed over one link, its FCTs could fall below this bound.
+    n = 4
+    r = chain_fct("rcp", 0.1, 1.0, n_links=n, **KW)
+    f, z, g = r["fct_s"], r["size_pkts"], r["group"]
+    bound = 1.5 * r["rtt_s"] + z * 8000 / KW["capacity_bps"]
+    assert np.all(f >= bound - 1e-6)
+    assert np.all(r["rtt_s"][g == 0] == 0.1) and np.allclose(r["rtt_s"][g > 0], 0.1 / n)
+    # short group-0 flows take more than 1.5 rtt0: a one-link route would give 1.5 rtt0 / n
+    assert np.min(f[g == 0]) >= 0.15 - 1e-6
+
+
+def test_chain_layout_and_workload():
+    t = chain_topology(3, 1e7, 0.12, "rcp")
+    assert t.paths[0] == (0, 1, 2) and t.paths[1] == (5, 4, 3) and t.paths[2:] == ((0,), (3,), (1,), (4,), (2,), (5,))
+    assert all(link.delay_s == pytest.approx(0.02) for link in t.links)
+    start, size, group = chain_workload(3, 1e7, 0.8, SIZES, 200, 1)
+    assert np.all(np.diff(start) >= 0) and np.all(np.bincount(group) > 0)
+    span = 200 * SIZES.mean_packets * 8000 / (0.4 * 1e7)
+    assert start.max() <= span
+    # each group offers 0.4 over the common span, to within its last flow
+    for g in range(4):
+        z = size[group == g]
+        offered = z.sum() * 8000 / (1e7 * span)
+        assert offered >= 0.4 and offered - z.max() * 8000 / (1e7 * span) < 0.4
+    spec = chain_tcp_spec(3, 1e7, 0.12, start, size, group, 1.0)
+    assert {(f["src"], f["dst"]) for f in spec["flows"]} == {(0, 3), (0, 1), (1, 2), (2, 3)}
+    with pytest.raises(InputError, match="n_links"):
+        chain_topology(0, 1e7, 0.1, "rcp")
