@@ -8,6 +8,7 @@ import pytest
 from rcpstab.fct.tcp_ns3 import SEGMENT_BYTES, dumbbell_spec, flow_fct, red_spec, tcp_runs
 
 pytest.importorskip("ns")
+pytestmark = pytest.mark.slow   # one ns-3 process (~20 s of import) and its runs: 80-150 s under load
 
 C, RTT = 10e6, 0.04
 MIN_TH, MAX_TH = 40.0, 80.0
