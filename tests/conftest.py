@@ -35,3 +35,15 @@ def rcp_inside(A, B):
 def rcp():
     from rcpstab.models import get_model
     return get_model("rcp")
+
+
+def pytest_configure(config):
+    """Under pytest-xdist (``-n auto``), keep each test file on one worker (``--dist loadfile``).
+
+    Module-scoped fixtures (the docs build, the shared simulation runs) are then built once, as in a
+    serial run, and the tests of a file run in their written order. An explicit ``--dist`` wins.
+    """
+    given = config.invocation_params.args
+    explicit = any(str(a).startswith("--dist") or a == "-d" for a in given)
+    if getattr(config.option, "dist", "no") == "load" and not explicit:
+        config.option.dist = "loadfile"

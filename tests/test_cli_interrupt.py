@@ -66,3 +66,23 @@ def test_sigint_on_a_serial_sweep_without_checkpoint(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and time.perf_counter() - sent < 2.0
     assert err.strip() == "rcpstab map: interrupted"
+
+
+def test_interrupt_message_names_what_the_checkpoint_keeps(tmp_path, capsys, monkeypatch):
+    """The quick in-process twin of the two tests above: Ctrl-C (KeyboardInterrupt) inside a sweep gives
+    exit code 130 and one line saying whether the checkpoint has anything to resume from."""
+    import rcpstab.commands.map as map_command
+    from rcpstab.cli import main
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(map_command, "region", interrupted)
+    checkpoint = tmp_path / "sweep.jsonl"
+    argv = ["map", "--method", "phaseplane", "--alpha", "0.5", "--beta", "0.5", "--checkpoint", str(checkpoint)]
+    assert main(argv) == 130
+    assert capsys.readouterr().err == f"rcpstab map: interrupted; no chunk had finished, {checkpoint} has nothing to resume from\n"
+    checkpoint.write_text("{}\n")
+    assert main(argv) == 130
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("rcpstab map: interrupted; finished chunks kept in") and str(checkpoint) in line
+    assert main(argv[:-2]) == 130 and capsys.readouterr().err == "rcpstab map: interrupted\n"

@@ -95,6 +95,7 @@ def _keys(obj, out):
     return out
 
 
+@pytest.mark.slow  # three command-line processes: ~7.5 s CPU
 def test_help_documents_every_output_column():
     cmd = [sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.4", "--beta", "0.3", "--C", "10e6", "--d0", "0.05",
            "--load", "0.5", "--flows", "200", "--sizes", "exponential:mean=5"]

@@ -19,6 +19,7 @@ TESTS = str(__import__('pathlib').Path(__file__).resolve().parent)
 C, D = 20e6, 0.1  # BDP 250 packets of 1000 bytes
 
 
+@pytest.mark.slow  # packet and fluid runs: ~5.6 s CPU
 def test_fluid_fixed_rate_queue_agrees_with_the_packet_fcfs_queue():
     # Two queue implementations: the fluid model with R held (q integrated in steps) and the
     # exact packet Lindley recursion; FCT - 1.5 d of the fluid is L/R + q/C at the last bit.
@@ -59,6 +60,7 @@ def test_packet_flows_pile_up_above_rho_star_and_not_below():
     assert _growth(0.80) < 2.0
 
 
+@pytest.mark.slow  # ~6 s CPU
 def test_two_methods_agree_on_the_regime_and_the_packet_queue_closes_the_gap():
     # Fixed 37-packet flows (15% of a BDP) at 0.9, the case: the fluid model without the
     # packet-scale queue stays near 4-5x PS; with it, it reaches the packet simulator's pile-up.
@@ -83,6 +85,7 @@ def test_time_average_in_progress_is_littles_law_for_a_closed_window():
     assert math.isclose(time_average_in_progress(a, fct, 0.0, 1.0), 0.5)
 
 
+@pytest.mark.slow  # two command-line processes: ~7 s CPU
 def test_fct_summary_names_the_regime():
     import subprocess
     import sys

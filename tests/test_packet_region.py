@@ -122,6 +122,7 @@ def test_real_packet_oscillation_is_not_converged():
     assert min(spans(old)) > 0.08
 
 
+@pytest.mark.slow  # a packet map: ~4.4 s CPU
 def test_agreement_on_a_small_grid():
     """Measured: 10 of 12 agree; the two stable only in the phase plane are alpha = 1.2 (beta 0.2,
     0.6), where the packet runs oscillate for real (see the test above and the reference_impl README)."""

@@ -25,6 +25,19 @@ __all__ = ["linearized_loop", "loop_matrices", "model_margins"]
 s_ = sp.Symbol("s")
 
 
+def _plain_conditions(expr):
+    """``expr`` with each if-then-else condition ``ITE(c, a, b)`` written as ``(c & a) | (~c & b)``.
+
+    Differentiating a Piecewise leaves ITE inside its conditions; SymPy's NumPy printer then runs
+    ``simplify_logic`` on each of them, which dominated a DCQCN ``margins`` run. The rewritten
+    condition has the same truth value at every point, so the same branch is taken.
+    """
+    def plain(e):
+        return e.replace(lambda x: isinstance(x, sp.ITE),
+                         lambda x: sp.Or(sp.And(x.args[0], x.args[1]), sp.And(sp.Not(x.args[0]), x.args[2])))
+    return expr.applyfunc(plain) if isinstance(expr, sp.MatrixBase) else plain(expr)
+
+
 @cache
 def _compiled(model: DelayedFluidModel):
     """The Jacobians, delays and derived symbols of ``model`` as NumPy functions (derived once)."""
@@ -35,7 +48,7 @@ def _compiled(model: DelayedFluidModel):
     columns = [rhs.diff(sym) for sym in model.delayed]
 
     def compile_(expr):
-        return sp.lambdify(args, expr, modules=np)
+        return sp.lambdify(args, _plain_conditions(expr), modules=np)
 
     return {
         "params": params, "derived": tuple((sym, sp.lambdify((*params, *model.states), expr, modules=np))
