@@ -1,7 +1,13 @@
 """Shared test helpers: the RCP boundary in closed form, independent of the engines."""
-import numpy as np
-import pytest
-from scipy.spatial import cKDTree
+import os
+
+# One BLAS thread per test process (set before NumPy loads): with pytest-xdist's workers on two cores,
+# OpenBLAS's threads oversubscribe them, and a 132x132 eigvals (every margins call) ran 15x slower.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from scipy.spatial import cKDTree  # noqa: E402
 
 
 def rcp_boundary_curve(samples=400_001):
