@@ -10,8 +10,12 @@ import pytest
 
 from rcpstab.runtime.checkpoint import _decode_record
 
+# 4800 rows: 12 chunks of at most 500. Long enough that a loaded machine's poller (pytest-xdist's other
+# worker busy) still catches the sweep running: at 2400 rows the twice-faster kernel sometimes finished first.
+D0S = ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6"]
+CHUNKS = 2 * len(D0S)
 SWEEP = ["map", "--method", "phaseplane", "--alpha", "0.05:2.0:0.05", "--beta", "0.05:1.0:0.05",
-         "--d0", "0.1", "0.2", "0.3", "--workers", "2"]  # 2400 rows: 6 chunks of at most 500
+         "--d0", *D0S, "--workers", "2"]
 
 
 def rcpstab(*argv, **kwargs):
@@ -41,13 +45,13 @@ def test_sigint_ends_a_sweep_fast_keeps_the_checkpoint_and_resumes_identically(t
     # every line a complete record that verifies against its checksum (rcpstab.runtime.checkpoint's format)
     lines = checkpoint.read_bytes().splitlines(keepends=True)
     records = [_decode_record(line) for line in lines]
-    assert 1 <= len(records) < 6 and all(r is not None for r in records) and lines[-1].endswith(b"\n")
+    assert 1 <= len(records) < CHUNKS and all(r is not None for r in records) and lines[-1].endswith(b"\n")
 
     resumed = rcpstab(*SWEEP, "--checkpoint", str(checkpoint), "--json")
     fresh = rcpstab(*SWEEP, "--json")
     assert resumed.returncode == fresh.returncode == 0
     resumed, fresh = json.loads(resumed.stdout), json.loads(fresh.stdout)
-    assert resumed["meta"]["chunks_computed"] == 6 - len(records) and fresh["meta"]["chunks_computed"] == 6
+    assert resumed["meta"]["chunks_computed"] == CHUNKS - len(records) and fresh["meta"]["chunks_computed"] == CHUNKS
     for key in ("stable", "alpha", "beta"):
         assert resumed[key] == fresh[key]
     for key in ("verdict_counts", "stable_per_configuration", "unreachable_configurations"):
@@ -56,7 +60,7 @@ def test_sigint_ends_a_sweep_fast_keeps_the_checkpoint_and_resumes_identically(t
 
 @pytest.mark.slow  # waits for a sweep to be interrupted: ~3 s
 def test_sigint_on_a_serial_sweep_without_checkpoint(tmp_path):
-    serial = [*SWEEP[:6], "0.05:2.0:0.05", *SWEEP[7:-1], "1"]  # 4800 rows, about 12 chunk-times in one process
+    serial = [*SWEEP[:6], "0.05:2.0:0.05", *SWEEP[7:-1], "1"]  # 9600 rows, about 24 chunk-times in one process
     proc = subprocess.Popen([sys.executable, "-m", "rcpstab", *serial], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(3.0)  # past start-up, inside the sweep

@@ -183,7 +183,10 @@ NOT_YET_PUBLIC = {
     "08-bifurcation-certified": {
         "rcpstab.bifurcation.criticality:boundary_criticality", "rcpstab.bifurcation.smooth:RCP_RATE",
         "rcpstab.bifurcation.smooth:RCP_UNCLAMPED", "rcpstab.bifurcation.textbook:HUTCHINSON_AMPLITUDE",
-        "rcpstab.bifurcation.textbook:hutchinson_model", "rcpstab.bifurcation:hopf_point"},
+        "rcpstab.bifurcation.textbook:hutchinson_model", "rcpstab.bifurcation:hopf_point",
+        # the clamped models' orbits (issue 29): rcpstab.bifurcation(..., continuation=True) is public, these not yet
+        "rcpstab.bifurcation.kernel_orbits:RCP_CLAMPED", "rcpstab.bifurcation.kernel_orbits:orbit_from_simulation",
+        "rcpstab.bifurcation.stored:stored_cycles"},
 }
 
 

@@ -269,11 +269,14 @@ def _native_rcp(backend, controllers, protocols, monitored):
     control path then runs in C (``Simulator.rcp_intervals``, App. F as :class:`RcpController` computes it, to
     the bit; the twin tests compare it with the Python backend). None otherwise."""
     from ..protocols.rcp import RcpProtocol
+    from ..routers.rcp.control import RcpController
 
     if backend != "c" or len(controllers) != 1:
         return None
     ((li, ctrl),) = controllers.items()
-    return (li, ctrl) if type(protocols[li]) is RcpProtocol and li == monitored else None
+    # exact types: a subclass (a user's controller, a counterfactual RTT estimate) must run its own update
+    native = type(protocols[li]) is RcpProtocol and type(ctrl) is RcpController and li == monitored
+    return (li, ctrl) if native else None
 
 
 def _package(scenario, alpha, beta, seed, backend, trace, windows, fct_ns, counters, wall) -> PacketRun:
