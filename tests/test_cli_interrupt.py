@@ -18,6 +18,14 @@ SWEEP = ["map", "--method", "phaseplane", "--alpha", "0.05:2.0:0.05", "--beta", 
          "--d0", *D0S, "--workers", "2"]
 
 
+def as_from_a_terminal():
+    """In the child before exec: SIGINT unblocked and at its default, as a shell starts a command (a child
+    inherits an ignored or blocked SIGINT). Under pytest-xdist the command twice ran to its end after the
+    signal (exit 0, nothing on stderr), which an inherited signal state explains and a terminal never has."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def rcpstab(*argv, **kwargs):
     return subprocess.run([sys.executable, "-m", "rcpstab", *argv], capture_output=True, text=True, timeout=600, **kwargs)
 
@@ -27,7 +35,8 @@ def test_sigint_ends_a_sweep_fast_keeps_the_checkpoint_and_resumes_identically(t
     checkpoint = tmp_path / "sweep.jsonl"
     # A terminal's Ctrl-C signals the whole foreground process group: the command and its workers.
     proc = subprocess.Popen([sys.executable, "-m", "rcpstab", *SWEEP, "--checkpoint", str(checkpoint)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=as_from_a_terminal)
     deadline = time.time() + 300
     while not (checkpoint.exists() and checkpoint.read_text().count("\n") >= 1):
         assert proc.poll() is None and time.time() < deadline, "the sweep ended before the first chunk was saved"
@@ -62,7 +71,8 @@ def test_sigint_ends_a_sweep_fast_keeps_the_checkpoint_and_resumes_identically(t
 def test_sigint_on_a_serial_sweep_without_checkpoint(tmp_path):
     serial = [*SWEEP[:6], "0.05:2.0:0.05", *SWEEP[7:-1], "1"]  # 9600 rows, about 24 chunk-times in one process
     proc = subprocess.Popen([sys.executable, "-m", "rcpstab", *serial], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=as_from_a_terminal)
     time.sleep(3.0)  # past start-up, inside the sweep
     assert proc.poll() is None
     sent = time.perf_counter()

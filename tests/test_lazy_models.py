@@ -58,13 +58,15 @@ def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(tmp_
 def test_the_model_sources_cover_every_module_a_bundled_model_is_built_from():
     # the cache keys a bundled model by these files' source instead of its repr: a file its expressions
     # depend on but the key does not read would let a changed model read a stale derivation
-    package = TESTS.parent / "rcpstab"
+    import rcpstab
+
+    package = Path(rcpstab.__file__).resolve().parent   # the package this process imports (installed or source)
     allowed = {p.resolve() for p in MODEL_SOURCES} | {package / "__init__.py", package / "runtime" / "__init__.py"}
     for name, module in MODELS._modules.items():
         code = (f"import sys, rcpstab.models.{module}; "
                 "print('\\n'.join(m.__file__ for k, m in sys.modules.items() if k.startswith('rcpstab')))")
-        out = subprocess.run([sys.executable, "-c", code], cwd=TESTS, capture_output=True, text=True, check=True,
-                             env=dict(os.environ, PYTHONPATH=str(TESTS.parent)))
+        # the same package as this process (cwd = tests: a clean clone's root is an unbuilt source tree)
+        out = subprocess.run([sys.executable, "-c", code], cwd=TESTS, capture_output=True, text=True, check=True)
         loaded = {Path(f).resolve() for f in out.stdout.split()}
         assert loaded <= allowed, (name, loaded - allowed)
 
