@@ -53,3 +53,35 @@ def pytest_configure(config):
     explicit = any(str(a).startswith("--dist") or a == "-d" for a in given)
     if getattr(config.option, "dist", "no") == "load" and not explicit:
         config.option.dist = "loadfile"
+
+
+def hammer_two_threads(sim, calls_for, seconds, tolerated=(RuntimeError,), seed=0):
+    """Two threads call random entry points of one C simulator for ``seconds``; the exception types seen.
+
+    ``calls_for(rng)`` gives a thread its list of callables (drawing their arguments from ``rng``); an
+    exception of a ``tolerated`` type is recorded, any other fails the test (a crash ends the process).
+    Afterwards the simulator must still conserve packets: sent = delivered + dropped + in flight.
+    """
+    import random
+    import threading
+    import time
+
+    seen, stop = set(), time.monotonic() + seconds
+
+    def worker(k):
+        rng = random.Random(seed + k)
+        calls = calls_for(rng)
+        while time.monotonic() < stop:
+            try:
+                rng.choice(calls)()
+            except tolerated as exc:
+                seen.add(type(exc))
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    c = sim.counters()
+    assert c["sent"] == c["delivered"] + c["dropped"] + c["in_flight"]
+    return seen

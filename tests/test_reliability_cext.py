@@ -321,27 +321,16 @@ def _busy_packet_simulator():
 
 def test_two_threads_hammering_one_packet_simulator_get_runtime_errors_not_a_crash():
     import os
-    import random
 
-    sim, seen = _busy_packet_simulator(), set()
-    stop = time.monotonic() + float(os.environ.get("RCPSTAB_HAMMER_S", "1.0"))
+    from conftest import hammer_two_threads
 
-    def worker(k):
-        rng = random.Random(k)
-        calls = [lambda: sim.run_until(sim.counters()["now_ns"] + rng.randrange(10**8)), sim.counters,
-                 lambda: sim.registers(0), lambda: sim.set_registers(0, rate=rng.randrange(1, 10**6)),
-                 lambda: sim.xcp_registers(0), sim.n_active, sim.flow_stats,
-                 lambda: sim.__init__(**dict(ARGS, links=LINKS, flows=FLOWS)) if rng.random() < 0.02 else None]
-        while time.monotonic() < stop:
-            try:
-                rng.choice(calls)()
-            except RuntimeError as exc:
-                seen.add(type(exc))
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    c = sim.counters()
-    assert c["sent"] == c["delivered"] + c["dropped"] + c["in_flight"]
+    sim = _busy_packet_simulator()
+
+    def calls_for(rng):
+        return [lambda: sim.run_until(sim.counters()["now_ns"] + rng.randrange(10**8)), sim.counters,
+                lambda: sim.registers(0), lambda: sim.set_registers(0, rate=rng.randrange(1, 10**6)),
+                lambda: sim.xcp_registers(0), sim.n_active, sim.flow_stats,
+                lambda: sim.__init__(**dict(ARGS, links=LINKS, flows=FLOWS)) if rng.random() < 0.02 else None]
+
+    seen = hammer_two_threads(sim, calls_for, float(os.environ.get("RCPSTAB_HAMMER_S", "1.0")))
     assert RuntimeError in seen

@@ -2,7 +2,6 @@
 table both twins read (no wrap), concurrent use refused with RuntimeError, no undefined behaviour
 (tests/sanitize_datapath.sh runs this file under ASan + UBSan, see test_sanitizer_run)."""
 import os
-import random
 import shutil
 import subprocess
 import threading
@@ -234,29 +233,19 @@ def test_every_entry_point_survives_hostile_arguments_initialised_or_not():
 
 def hammer(seconds=1.0, seed=0):
     """Two threads call random entry points of one simulator; returns the exception types seen."""
-    sim = _busy_simulator()
-    seen, stop = set(), time.monotonic() + seconds
+    from conftest import hammer_two_threads
 
-    def worker(k):
-        rng = random.Random(seed + k)
-        calls = [lambda: sim.run_until(sim.counters()["now_ns"] + rng.randrange(10**7)), sim.counters,
-                 sim.registers, lambda: sim.set_registers(rate=rng.randrange(1, 10**6)), sim.take_records,
-                 sim.n_active, lambda: sim.__init__(**ARGS) if rng.random() < 0.02 else None,
-                 lambda: sim.add_arrivals(*arrivals([sim.counters()["now_ns"] + 10**9], [rng.randrange(1, 50)])),
-                 lambda: sim.add_arrivals(b"", b"")]
-        while time.monotonic() < stop:
-            try:
-                rng.choice(calls)()
-            except (RuntimeError, ValueError) as exc:  # ValueError: an arrival raced behind the other's clock
-                seen.add(type(exc))
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    c = sim.counters()
-    assert c["sent"] == c["delivered"] + c["dropped"] + c["in_flight"]
-    return seen
+    sim = _busy_simulator()
+
+    def calls_for(rng):
+        return [lambda: sim.run_until(sim.counters()["now_ns"] + rng.randrange(10**7)), sim.counters,
+                sim.registers, lambda: sim.set_registers(rate=rng.randrange(1, 10**6)), sim.take_records,
+                sim.n_active, lambda: sim.__init__(**ARGS) if rng.random() < 0.02 else None,
+                lambda: sim.add_arrivals(*arrivals([sim.counters()["now_ns"] + 10**9], [rng.randrange(1, 50)])),
+                lambda: sim.add_arrivals(b"", b"")]
+
+    # ValueError: an arrival raced behind the other thread's clock
+    return hammer_two_threads(sim, calls_for, seconds, (RuntimeError, ValueError), seed)
 
 
 def test_two_threads_hammering_one_simulator_get_runtime_errors_not_a_crash():
