@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 
@@ -109,7 +110,7 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
                              ("seed", "seed", seed)):
         if value is not None:
             check_value(key, value, f"--{name}")
-    if not isinstance(scenario, str) and not hasattr(scenario, "validate"):
+    if not isinstance(scenario, str) and not hasattr(scenario, "validate"):  # type: ignore[unreachable]  # callers without type checking pass anything
         raise InputError(f"--scenario {str(scenario)[:80]!r}: a scenario name")
     _check_model(model, PACKET_PROTOCOL)
     transient_rtt = TRANSIENT_RTT if transient_rtt is None else transient_rtt
@@ -298,7 +299,7 @@ class CosimResult(Result):
             cols = r.columns()
             return {("t_s" if k == "t" else k): v for k, v in cols.items()}
         # flash crowd: the two runs have different grids, so one row per sample of either run (long format)
-        parts = {"run": [], "t_s": [], "R_over_C": [], "queue_bdp": [], "dropped_bdp": []}
+        parts: dict[str, list[Any]] = {"run": [], "t_s": [], "R_over_C": [], "queue_bdp": [], "dropped_bdp": []}
         for side in ("fluid", "packet"):
             t = np.asarray(getattr(r, f"{side}_t"), dtype=float)
             parts["run"] += [side] * t.size
@@ -424,7 +425,7 @@ def network(alpha: float, beta: float, scenario: str = "fig5.7", t_end: float = 
     from ..network.fig57 import simulate_fig57
     from ..runtime.validation import check_run_cost, check_value
 
-    if not isinstance(scenario, str) or scenario not in NETWORK_SCENARIOS:
+    if not isinstance(scenario, str) or scenario not in NETWORK_SCENARIOS:  # type: ignore[redundant-expr]  # callers without type checking pass anything
         raise InputError(f"--scenario {str(scenario)[:80]!r}: choose from {', '.join(NETWORK_SCENARIOS)}")
     alpha, beta = check_value("alpha", alpha, "--alpha"), check_value("beta", beta, "--beta")
     t_end = check_value("t_end", t_end, "--t-end")

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +70,7 @@ def orbit_model(spec):
 
 
 def orbit_branches(spec, parameter: str, low: float, high: float, held: dict, values: dict,
-                   cycles: list, steps: int = 30, growing: list = ()) -> list[Branch]:
+                   cycles: list, steps: int = 30, growing: Sequence[Any] = ()) -> list[Branch]:
     """Branches of periodic orbits of ``spec`` in ``parameter`` over [low, high].
 
     Parameters

@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -153,7 +154,7 @@ class KernelOrbitSystem:
         """
         B = Z.shape[1]
         dt = period * self.time_unit / self.N
-        params = list(self.params)
+        params: list[Any] = list(self.params)
         params[self.gain_index] = np.broadcast_to(np.asarray(gain, dtype=float), (B,)).copy()
         eq = [np.full(B, self.scale[i]) for i in range(self.compiled.n_states)]
         if not (0 < dt <= self.delay * self.time_unit) or not math.isfinite(dt):
@@ -578,7 +579,7 @@ def _folds(system, points) -> list:
             if taken is None:
                 break
             fine.append(taken[0])
-            fg = [p.gain for p in fine]
+            fg: list[float] | np.ndarray = [p.gain for p in fine]
             if len(fg) >= 4 and np.sign(fg[-1] - fg[-2]) != np.sign(fg[-2] - fg[-3]):
                 break
         fg = np.array([p.gain for p in fine])

@@ -477,11 +477,11 @@ def _folds(system, points) -> list:
         span = np.linalg.norm((_vector(points[i + 1], N) - _vector(points[i - 1], N)) * w)
         fine = [points[i - 2], points[i - 1]]
         for _ in range(3 * FOLD_STEPS):
-            taken = _arclength_step(system, fine[-2], fine[-1], span / FOLD_STEPS, N)
+            taken = _arclength_step(system, fine[-2], fine[-1], float(span / FOLD_STEPS), N)
             if taken is None:
                 break
             fine.append(taken[0])
-            g = [p.gain for p in fine]
+            g: list[float] | np.ndarray = [p.gain for p in fine]
             if len(g) >= 4 and np.sign(g[-1] - g[-2]) != np.sign(g[-2] - g[-3]):
                 break
         g = np.array([p.gain for p in fine])

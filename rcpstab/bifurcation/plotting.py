@@ -1,6 +1,8 @@
 """Bifurcation diagrams: limit-cycle amplitude against the swept gain, with the exact linear boundary."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..figures import current_axes
@@ -86,7 +88,7 @@ def continuation_plot(diagram: BifurcationDiagram, branches: list, ax=None, titl
         stable = np.array([r["stable"] for r in b.points])
         for flag, style, name in ((True, "-", "stable orbits"), (False, "--", "unstable orbits")):
             # each run of equal stability drawn as one line, joined to its neighbour so no gap shows
-            y = np.where(stable == flag, amps, np.nan)
+            y: Any = np.where(stable == flag, amps, np.nan)
             edge = np.flatnonzero(np.diff(stable.astype(int)) != 0)
             for i in edge:
                 y[i + (stable[i] != flag)] = amps[i + (stable[i] != flag)]

@@ -10,6 +10,7 @@ full checks in that order until one passes; when none does, the suggestion says 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,7 @@ def linear_slack(m: Margins, th: Thresholds) -> float:
     re = m.rightmost_root[0]
     gm = math.inf if m.gain_margin is None and m.stable else (m.gain_margin or 0.0)
     decay = re / th.rightmost_real_max if th.rightmost_real_max < 0 else 1.0 + th.rightmost_real_max - re
+    assert m.phase_margin_deg is not None  # the rcp loop has a pole at 0: |G| crosses 1 at every gain > 0
     return min(gm / th.gain_margin_min, m.phase_margin_deg / th.phase_margin_min_deg, decay)
 
 
@@ -157,7 +159,7 @@ def suggest(config: CheckConfig, criterion: str, samples: int, workers: int, pac
         the user). Alpha, beta, distance and report are None when nothing passes.
     """
     n_bad, excluded = _excluded(config, samples)
-    base = {"alpha": None, "beta": None, "distance": None, "report": None, "checked": [], "not_checked": [],
+    base: dict[str, Any] = {"alpha": None, "beta": None, "distance": None, "report": None, "checked": [], "not_checked": [],
             "excluded_networks": n_bad}
 
     def answer(**fields) -> dict:

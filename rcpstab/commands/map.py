@@ -6,6 +6,7 @@ Methods (rcpstab.api.methods.METHODS, with each one's default grid):
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from ..api.methods import METHODS
 from ..api.regions import region
@@ -31,7 +32,7 @@ EXTRA = {"boundary": ("exact",)}
 
 
 def _default_grid(axis: int) -> str:
-    grids = {}
+    grids: dict[str, Any] = {}
     for m in METHODS.values():
         grids.setdefault(m.grid[axis], []).append(m.name)
     return "; ".join(f"{grid} for {', '.join(names)}" for grid, names in grids.items())

@@ -168,7 +168,7 @@ def cosimulate_network(scenario: str, alpha: float, beta: float, *, t_end: float
         raise InputError(f"alpha={alpha} and beta={beta} must be > 0")
     if scenario in NETWORK_SCENARIOS:
         net = NETWORK_SCENARIOS[scenario](**network_options)
-        judged = ("L1", "L3")
+        judged: tuple[str, ...] = ("L1", "L3")
         packet = run_network(net, alpha, beta, t_end, backend=backend)
     elif str(scenario).endswith((".toml", ".json")):
         spec = load_topology(scenario)

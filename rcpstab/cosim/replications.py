@@ -97,7 +97,7 @@ def replicate_topology(spec: TopologySpec | str, alpha: float, beta: float, seed
         spec = load_topology(spec)
     t_end = spec.t_end_s if t_end is None else t_end
     late_from = t_end / 2 if late_from is None else late_from
-    if not (isinstance(seeds, int) and seeds >= 1):
+    if not (isinstance(seeds, int) and seeds >= 1):  # type: ignore[redundant-expr]  # callers without type checking pass anything
         raise InputError(f"seeds={seeds!r}: must be an integer >= 1")
     if not 0 < confidence < 1:
         raise InputError(f"confidence={confidence}: must be in (0, 1)")

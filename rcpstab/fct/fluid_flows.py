@@ -177,7 +177,7 @@ def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: flo
         if j > nxt:
             act_id = np.concatenate([act_id, np.arange(nxt, j)])
             act_left = np.concatenate([act_left, size[nxt:j]])
-            nxt = j
+            nxt = int(j)
         r = R_hist[k - lag_steps] if k >= lag_steps else (C if fixed_rate_bps is None else R)
         if quantum_bps > 0:
             r = max(round(r / quantum_bps), 1) * quantum_bps

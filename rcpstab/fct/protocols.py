@@ -13,6 +13,7 @@ own, and ``tcp`` is refused in one line without ns-3.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -203,7 +204,7 @@ def summarize_protocol(runs: list[dict], gains=(None, None), *, capacity_bps: fl
     queue in BDPs, unfinished flows and drops summed over seeds."""
     from scipy.stats import t as student
 
-    per_seed = {"all": [], "small": [], "large": [], "unfinished": [], "queue_bdp": [], "dropped": []}
+    per_seed: dict[str, list[Any]] = {"all": [], "small": [], "large": [], "unfinished": [], "queue_bdp": [], "dropped": []}
     for r in runs:
         f, ps, z = r["fct_s"], r["ps_fct_s"], r["size_pkts"]
         for key, sel in (("all", z > 0), ("small", z < split_pkts), ("large", z >= split_pkts)):

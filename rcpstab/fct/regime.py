@@ -19,6 +19,8 @@ Two mechanisms separate RCP from PS at high load (notebook 07):
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..packet.hosts.flow_traffic import ArrivalProcess, SizeDistribution
@@ -65,7 +67,7 @@ def compare_methods(alpha: float, beta: float, *, capacity_bps: float, rtt_s: fl
                     seed=seed, packet_bytes=packet_bytes)
     pkt = np.full(n_flows, np.nan)
     pkt[run.records["id"]] = run.records["fct_ns"] / NS_PER_S
-    out = {"packet": _summary(arrival_s, size, pkt, ps, warm, packet_bytes),
+    out: dict[str, Any] = {"packet": _summary(arrival_s, size, pkt, ps, warm, packet_bytes),
            "ps": _summary(arrival_s, size, ps, ps, warm, packet_bytes)}
     for name, pb in (("fluid", 0.0), ("fluid_packet_queue", packet_bytes * 8.0)):
         fl = fluid_flow_run(alpha, beta, capacity_bps=capacity_bps, rtt_s=rtt_s, arrival_s=arrival_s,

@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 import numpy as np
 
@@ -136,7 +137,8 @@ def _run(ns, cppyy, spec: dict) -> dict:
     nodes.Create(len(links) + 1)
     ns.InternetStackHelper().Install(nodes)
     addr = ns.Ipv4AddressHelper()
-    samplers, node_address = [], {}
+    samplers: list[Any] = []
+    node_address: dict[Any, Any] = {}
     for i, link in enumerate(links):
         p2p = ns.PointToPointHelper()
         p2p.SetDeviceAttribute("DataRate", ns.StringValue(f"{int(link['C'])}bps"))

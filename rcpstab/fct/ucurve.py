@@ -89,7 +89,7 @@ class BoundedPareto:
     def mean_packets(self) -> float:
         """Exact mean of ``max(1, ceil(X))``: ``1 + sum_{k >= 1} P(X > k)``."""
         k = np.arange(1, int(math.ceil(self.M)))
-        return float(1.0 + np.sum(1.0 - np.array([self.cdf(x) for x in k]))) if len(k) else 1.0
+        return float(1.0 + np.sum(1.0 - np.array([self.cdf(float(x)) for x in k]))) if len(k) else 1.0
 
     def __str__(self) -> str:
         return f"bpareto:m={self.m:.4g},M={self.M:g},shape={self.a:g}"

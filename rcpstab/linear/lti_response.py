@@ -17,6 +17,7 @@ until 1 + L turns by less than 45 deg per step, so the count is an integer by co
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -149,7 +150,7 @@ def loop_bode(sys, delay=0.0, w=None) -> LoopBode:
     loop = as_loop(sys, delay)
     margins = loop_margins(loop)
     if w is None:
-        marks = list(_scales(loop)) + [x for x in (margins.crossover_w, margins.phase_crossover_w) if x]
+        marks: Any = list(_scales(loop)) + [x for x in (margins.crossover_w, margins.phase_crossover_w) if x]
         if loop.delay > 0:
             marks.append(1.0 / loop.delay)
         marks = np.array(marks or [1.0])

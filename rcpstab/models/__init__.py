@@ -82,7 +82,7 @@ def get_model(name) -> ModelSpec:
     """
     spec = sys.modules.get(f"{__name__}.spec")
     if isinstance(name, BundledModel) or (spec is not None and isinstance(name, spec.ModelSpec)):
-        return name   # (no ModelSpec exists before its module is imported)
+        return name  # type: ignore[return-value]  # a BundledModel stands in for its ModelSpec (same attributes, built on first use)
     if not isinstance(name, str):
         raise InputError(f"model {name!r}: expected a model name ({', '.join(MODELS)}), a protocol file or a ModelSpec")
     if name in MODELS:

@@ -10,8 +10,10 @@ integrated into a state of its own), *saturated* states are clipped after every 
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import sympy as sp
 
@@ -26,7 +28,7 @@ class DelayedInput:
     """One delayed term as the integrator reads it: which state, and its delay as a function of the parameters."""
 
     state_index: int
-    delay: callable  # f(*parameters) -> delay in seconds (scalar or per-trajectory array)
+    delay: Callable[..., Any]  # f(*parameters) -> delay in seconds (scalar or per-trajectory array)
     sampled: bool
 
 

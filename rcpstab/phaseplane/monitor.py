@@ -108,4 +108,4 @@ def trajectory_envelope(traj: Trajectory, band: Band = STANDARD, **floors) -> En
     ``floors`` (``rate_floor``, ``queue_floor``) are passed to :func:`~rcpstab.verdicts.envelope.trace_envelope`.
     """
     return trace_envelope(traj.rtt, traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq,
-                          traj.queue_scale, band, **floors)
+                          np.asarray(traj.queue_scale, dtype=float), band, **floors)
