@@ -13,12 +13,16 @@ averaged over the late part of the run (default: its second half):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InputError
 from ..packet.simulator.topofile import TopologySpec, load_topology
 from .network_packet_run import run_topology
+
+if TYPE_CHECKING:
+    import pandas
 
 __all__ = ["Replications", "replicate_topology"]
 
@@ -38,12 +42,12 @@ class Replications:
         Start of the averaging window, s.
     """
 
-    seeds: list
-    values: dict
+    seeds: list[int]
+    values: dict[str, Any]
     confidence: float
     late_from_s: float
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Quantity -> {mean, std (sample, ddof=1), ci_low, ci_high, n}; Student t with n - 1 degrees of freedom."""
         from scipy.stats import t as student_t
 
@@ -56,7 +60,7 @@ class Replications:
             out[name] = {"mean": mean, "std": std, "ci_low": mean - half, "ci_high": mean + half, "n": n}
         return out
 
-    def to_pandas(self):
+    def to_pandas(self) -> pandas.DataFrame:
         """One row per quantity: ``quantity``, ``mean``, ``std``, ``ci_low``, ``ci_high``, ``n``."""
         import pandas
 
@@ -107,7 +111,7 @@ def replicate_topology(spec: TopologySpec | str, alpha: float, beta: float, seed
     return Replications(seeds=list(range(seeds)), values=values, confidence=confidence, late_from_s=late_from)
 
 
-def _late_means(run, spec: TopologySpec, late_from: float) -> dict:
+def _late_means(run: Any, spec: TopologySpec, late_from: float) -> dict[str, float]:
     out = {}
     t, d = run.flow_t, run.flow_delivered_bytes
     late = np.flatnonzero(t >= late_from)
