@@ -16,6 +16,7 @@ same chain (:mod:`.tcp_ns3`). The arrivals are the same for every protocol
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -44,8 +45,8 @@ def chain_topology(n_links: int, capacity_bps: float, rtt0_s: float, protocol: s
     return Topology(links=tuple(fwd + back), forward_path=0, reverse_path=1, paths=tuple(paths), monitored_link=0)
 
 
-def chain_workload(n_links: int, capacity_bps: float, load: float, sizes, n_flows: int, seed: int,
-                   packet_bytes: int = DATA_PACKET_BYTES):
+def chain_workload(n_links: int, capacity_bps: float, load: float, sizes: Any, n_flows: int, seed: int,
+                   packet_bytes: int = DATA_PACKET_BYTES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Merged arrivals of groups 0..n over one common span, in time order.
 
     The span T is the time ``n_flows`` flows of the mean size take at ``load / 2``. Each group
@@ -76,8 +77,8 @@ def chain_workload(n_links: int, capacity_bps: float, load: float, sizes, n_flow
     return start[order], size[order], group[order]
 
 
-def chain_tcp_spec(n_links: int, capacity_bps: float, rtt0_s: float, start_s, size_pkts, group,
-                   drain_s: float) -> dict:
+def chain_tcp_spec(n_links: int, capacity_bps: float, rtt0_s: float, start_s: np.ndarray, size_pkts: np.ndarray, group: np.ndarray,
+                   drain_s: float) -> dict[str, Any]:
     """The :func:`~.tcp_ns3.tcp_runs` spec of the chain: nodes 0..n, group 0 from 0 to n, group i from i-1 to i."""
     delay = rtt0_s / (2 * n_links)
     bdp = max(int(capacity_bps * rtt0_s / 8 / PACKET_BYTES), 1)
@@ -88,7 +89,7 @@ def chain_tcp_spec(n_links: int, capacity_bps: float, rtt0_s: float, start_s, si
 
 
 def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacity_bps: float, rtt0_s: float,
-              load: float, sizes, n_flows: int, seed: int = 0, drain_s: float | None = None) -> dict:
+              load: float, sizes: Any, n_flows: int, seed: int = 0, drain_s: float | None = None) -> dict[str, Any]:
     """One protocol on the chain's arrivals (``tcp``: ns-3, one process per call).
 
     Returns
@@ -103,7 +104,7 @@ def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacit
     start, size, group = chain_workload(n_links, capacity_bps, load, sizes, n_flows, seed)
     rtt = np.where(group == 0, rtt0_s, rtt0_s / n_links)
     drain = drain_s if drain_s is not None else _default_drain_s(size, rtt0_s, capacity_bps, DATA_PACKET_BYTES)
-    out = {"protocol": protocol, "arrival_s": start, "size_pkts": size, "group": group, "rtt_s": rtt}
+    out: dict[str, Any] = {"protocol": protocol, "arrival_s": start, "size_pkts": size, "group": group, "rtt_s": rtt}
     if protocol == "tcp":
         r = tcp_runs([chain_tcp_spec(n_links, capacity_bps, rtt0_s, start, size, group, drain)])[0]
         out["fct_s"] = flow_fct(r, start, size)
