@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from ..errors import InputError
 from .common import plausible
 from .result import Result, strict
+
+if TYPE_CHECKING:
+    from ..packet.simulator.scenarios import Scenario
 
 __all__ = ["CosimResult", "NetworkResult", "ReplicationsResult", "cosim", "default_transient_rtt", "network", "off_target_links", "packet_models",
            "scenario_names"]
@@ -46,7 +49,7 @@ def packet_models() -> list[str]:
     return list(PROTOCOLS)
 
 
-def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp", *, d0=None, buffer_bdp=None,
+def cosim(alpha: float, beta: float, scenario: str | Scenario = "fig5.3", model: str = "rcp", *, d0=None, buffer_bdp=None,
           C=None, N=None, t_end=None, transient_rtt=None, seed: int = 0, seeds: int | None = None):
     """Run ``scenario`` packet by packet (reference router) and as the fluid ``model``, and compare.
 
@@ -110,7 +113,7 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
                              ("seed", "seed", seed)):
         if value is not None:
             check_value(key, value, f"--{name}")
-    if not isinstance(scenario, str) and not hasattr(scenario, "validate"):  # type: ignore[unreachable]  # callers without type checking pass anything
+    if not isinstance(scenario, str) and not hasattr(scenario, "validate"):
         raise InputError(f"--scenario {str(scenario)[:80]!r}: a scenario name")
     _check_model(model, PACKET_PROTOCOL)
     transient_rtt = TRANSIENT_RTT if transient_rtt is None else transient_rtt
@@ -124,7 +127,7 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
         from ..packet.simulator.topofile import load_topology
 
         # one link that every flow crosses: a single-link scenario, run as the presets (which are such files)
-        scenario = load_topology(scenario).single_link() or scenario
+        scenario = load_topology(cast(str, scenario)).single_link() or scenario  # a file name (.toml, .json)
     if scenario in NETWORK_SCENARIOS or str(scenario).endswith((".toml", ".json")):
         return _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end)
     if scenario == FLASH_CROWD.name:

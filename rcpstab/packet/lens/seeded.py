@@ -95,7 +95,7 @@ def median_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple
     return median, low, high, level
 
 
-def seeded_columns(converged: np.ndarray, convergence_rtt: np.ndarray) -> dict:
+def seeded_columns(converged: np.ndarray, convergence_rtt: np.ndarray) -> dict[str, np.ndarray]:
     """The per-point columns of a replicated map from per-(point, seed) results.
 
     Parameters

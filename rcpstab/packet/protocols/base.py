@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..hosts.senders import SENDERS
 from ..routers.port_ops import DATAPATH_CODES
 from ..wire.rcp_header import HEADER_LEN
+
+if TYPE_CHECKING:
+    from ..simulator.topology import Link
 
 __all__ = ["NS_PER_MS", "NS_PER_S", "SENDERS", "PacketProtocol", "PortService", "window_service"]
 
@@ -32,7 +35,7 @@ class PortService(NamedTuple):
     """The router's rate over the link capacity (NaN for a router without a rate)."""
     utilization: float
     """Input rate over the interval, fraction of the capacity."""
-    registers: dict
+    registers: dict[str, Any]
     """The integer registers read at the expiry, before the writes."""
 
 
@@ -68,11 +71,11 @@ class PacketProtocol(ABC):
     sender: str = "rtcp"
     header_bytes: int = HEADER_LEN
     datapath: str = "rcp"
-    control_options: tuple = ()
+    control_options: tuple[str, ...] = ()
 
     @abstractmethod
-    def make_controller(self, link, alpha: float, beta: float, eta: float, initial_R_over_C: float,
-                        avg_rtt_s: float, mtu: int, **options) -> Any:
+    def make_controller(self, link: Link, alpha: float, beta: float, eta: float, initial_R_over_C: float,
+                        avg_rtt_s: float, mtu: int, **options: Any) -> Any:
         """The control path of ``link`` (a :class:`~..topology.Link`) in its initial state.
 
         ``options`` are the protocol's own control-path settings, by name (the engine does not
@@ -85,29 +88,29 @@ class PacketProtocol(ABC):
         """
 
     @abstractmethod
-    def initial_writes(self, sim, li: int, ctrl) -> None:
+    def initial_writes(self, sim: Any, li: int, ctrl: Any) -> None:
         """Load ``ctrl``'s initial state into port ``li`` of ``sim``."""
 
     @abstractmethod
-    def service(self, sim, li: int, ctrl, tr_ns: int) -> PortService:
+    def service(self, sim: Any, li: int, ctrl: Any, tr_ns: int) -> PortService:
         """One timer expiry of port ``li`` after an interval of ``tr_ns`` ns: read, update, write."""
 
     @abstractmethod
-    def initial_interval_ns(self, ctrl) -> int:
+    def initial_interval_ns(self, ctrl: Any) -> int:
         """``ctrl``'s first timer interval, ns (>= 1)."""
 
     def monitored_rate(self, rate_over_c: float, utilization: float, n_flows: int) -> float:
         """The rate a run records for the monitored port, over C (default: the router's rate)."""
         return rate_over_c
 
-    def avg_rtt_s(self, ctrl) -> float:
+    def avg_rtt_s(self, ctrl: Any) -> float:
         """The control path's RTT estimate d, s (default NaN: the protocol keeps none)."""
         return math.nan
 
     fluid_flows: str = "N"
     """The fluid model's parameter that the scenario's flow schedule sets."""
 
-    def fluid_parameters(self, facts: dict) -> dict:
+    def fluid_parameters(self, facts: dict[str, Any]) -> dict[str, Any]:
         """The fluid model's parameters on a packet scenario, from its facts in RCP's names.
 
         ``facts``: ``alpha``, ``beta`` (the gains), ``C`` (bit/s), ``d0`` (s), ``T`` (the router's
@@ -132,7 +135,7 @@ class PacketProtocol(ABC):
                 f"{self.datapath} data path>")
 
 
-def window_service(sim, li: int, ctrl, tr_ns: int) -> tuple[int, dict]:
+def window_service(sim: Any, li: int, ctrl: Any, tr_ns: int) -> tuple[int, dict[str, Any]]:
     """The service step of a controller with real-valued registers (XCP, RCP-AC).
 
     ``ctrl.service(registers, real registers, interval s)`` returns (next interval s, integer
