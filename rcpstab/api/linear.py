@@ -121,7 +121,7 @@ class LinearizeResult(Result):
         return region(self.inputs["model"], alpha="0.05:2.0:0.05", beta="0.025:1.0:0.025").plot(ax=ax, **kwargs)
 
 
-def theorem1(model="xcp"):
+def theorem1(model: Any = "xcp") -> Theorem1Result:
     """XCP's Theorem 1 against the exact linear region of ``model``: the bound, where its curve leaves, tightness.
 
     Parameters
