@@ -6,13 +6,10 @@ change both together. The host logic both simulators share is in :mod:`.rtcp_hos
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..routers.rcp.datapath_py import receiver_echo
 from .rtcp_host_py import fill_data_header, fill_syn_header, take_rate
-
-if TYPE_CHECKING:
-    from ..simulator.sim_py import PySimulator, _Flow
 
 __all__ = ["rtcp_check", "rtcp_fill_data", "rtcp_fill_syn", "rtcp_on_ack", "rtcp_on_acked",
            "rtcp_window", "receiver_echo", "take_feedback", "tcp_grow"]
@@ -23,29 +20,30 @@ def rtcp_check(data_size: int, rwnd_pkts: int) -> str | None:
     return None
 
 
-def rtcp_fill_syn(sim: PySimulator, f: _Flow) -> bytearray:
+def rtcp_fill_syn(sim: Any, f: Any) -> bytearray:
     return fill_syn_header(f.request)
 
 
-def rtcp_fill_data(sim: PySimulator, f: _Flow) -> bytearray:
+def rtcp_fill_data(sim: Any, f: Any) -> bytearray:
     return fill_data_header(f.request, f)
 
 
-def rtcp_window(sim: PySimulator, f: _Flow) -> int:
-    return f.wnd if f.rcp_mode else f.cwnd
+def rtcp_window(sim: Any, f: Any) -> int:
+    result: int = f.wnd if f.rcp_mode else f.cwnd
+    return result
 
 
-def take_feedback(sim: PySimulator, f: _Flow, reverse: int) -> None:
+def take_feedback(sim: Any, f: Any, reverse: int) -> None:
     """Rate feedback from the reverse field: valid -> R-TCP window, otherwise TCP-like mode."""
     f.rcp_mode = take_rate(f, reverse, sim.data_size, sim.window_denominator, sim.rwnd_pkts, sim.rate_refresh)
 
 
-def rtcp_on_ack(sim: PySimulator, f: _Flow, hdr: bytearray) -> None:
+def rtcp_on_ack(sim: Any, f: Any, hdr: bytearray) -> None:
     """The SYN-ACK's or ACK's reverse rate field."""
     take_feedback(sim, f, int.from_bytes(hdr[4:8], "big"))
 
 
-def tcp_grow(sim: PySimulator, f: _Flow, newly_acked: int) -> None:
+def tcp_grow(sim: Any, f: Any, newly_acked: int) -> None:
     if f.cwnd < f.ssthresh:
         f.cwnd += newly_acked
     else:
@@ -56,7 +54,7 @@ def tcp_grow(sim: PySimulator, f: _Flow, newly_acked: int) -> None:
     f.cwnd = min(f.cwnd, sim.rwnd_pkts)
 
 
-def rtcp_on_acked(sim: PySimulator, f: _Flow, newly: int) -> None:
+def rtcp_on_acked(sim: Any, f: Any, newly: int) -> None:
     """Without a rate from the routers R-TCP grows its window as TCP does."""
     if not f.rcp_mode:
         tcp_grow(sim, f, newly)

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from ..hosts.senders import SENDERS
 from ..routers.port_ops import DATAPATH_CODES
 from ..wire.rcp_header import HEADER_LEN
-
-if TYPE_CHECKING:
-    from ..simulator.topology import Link
 
 __all__ = ["NS_PER_MS", "NS_PER_S", "SENDERS", "PacketProtocol", "PortService", "window_service"]
 
@@ -74,7 +71,7 @@ class PacketProtocol(ABC):
     control_options: tuple[str, ...] = ()
 
     @abstractmethod
-    def make_controller(self, link: Link, alpha: float, beta: float, eta: float, initial_R_over_C: float,
+    def make_controller(self, link: Any, alpha: float, beta: float, eta: float, initial_R_over_C: float,
                         avg_rtt_s: float, mtu: int, **options: Any) -> Any:
         """The control path of ``link`` (a :class:`~..topology.Link`) in its initial state.
 

@@ -1,15 +1,12 @@
 """RCP-AC (rcp-ac.txt): App. F's rate controller plus the acceleration controller, XCP window senders."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from ..routers.rcpac.control import RCPAC_GAMMA, RcpAcController
 from ..wire.xcp_header import XCP_HEADER_LEN
 from .base import NS_PER_S, PacketProtocol, PortService, window_service
 from .rcp import RCP
-
-if TYPE_CHECKING:
-    from ..simulator.topology import Link
 
 __all__ = ["RCPAC", "RcpAcProtocol"]
 
@@ -26,7 +23,7 @@ class RcpAcProtocol(PacketProtocol):
     datapath = "rcpac"
     control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (routers.rcp.control)
 
-    def make_controller(self, link: Link, alpha: float, beta: float, eta: float, initial_R_over_C: float, avg_rtt_s: float, mtu: int, **options: Any) -> RcpAcController:
+    def make_controller(self, link: Any, alpha: float, beta: float, eta: float, initial_R_over_C: float, avg_rtt_s: float, mtu: int, **options: Any) -> RcpAcController:
         rcp = RCP.make_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options)
         return RcpAcController(rcp, gamma_ac=RCPAC_GAMMA, buffer_bytes=link.buffer_bytes)
 
