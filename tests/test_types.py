@@ -14,7 +14,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 # the modules listed in pyproject.toml's [[tool.mypy.overrides]] when strict mode was turned on; lower these
 # as modules are annotated, never raise them
-MAX_RELAXED = 28
+MAX_RELAXED = 27
 MAX_IGNORED = 34
 
 
