@@ -4,7 +4,8 @@ A :class:`PacketProtocol` names the pieces the packet simulator composes for a p
 path every packet crosses (an entry of the C function table ``csrc/port_ops.h``, by name), the
 kind of sender the hosts run and the control-header size it puts in every packet, and the
 control path that runs once per interval in Python (a controller object and the four steps
-that load it, service it, time it and read it). The run loop (:mod:`..run`) asks the protocol;
+that load it, service it, time it and read it), or in C with the event loop for the bundled
+controllers (:meth:`PacketProtocol.native_intervals`, the same bits). The run loop (:mod:`..run`) asks the protocol;
 it never asks which protocol it is.
 """
 from __future__ import annotations
@@ -103,6 +104,26 @@ class PacketProtocol(ABC):
     def avg_rtt_s(self, ctrl) -> float:
         """The control path's RTT estimate d, s (default NaN: the protocol keeps none)."""
         return math.nan
+
+    def runs_natively(self, ctrl) -> bool:
+        """Whether :meth:`native_intervals` computes ``ctrl``'s control path to the bit (default: no).
+
+        A protocol with a native control path answers yes only for its exact class and its exact
+        controller class: a subclass that overrides a step must run its own Python.
+        """
+        return False
+
+    def native_intervals(self, sim, li: int, ctrl, tick_ns: int, interval_ns: int, limit_ns: int,
+                         n_flows) -> tuple[list, int, int]:
+        """Every expiry of port ``li`` from ``tick_ns`` up to ``limit_ns`` in the C simulator, none in Python.
+
+        Called only when :meth:`runs_natively`; the run loop then does what :meth:`service` would at each
+        expiry. ``n_flows`` is the scenario's scripted flow count at a time in seconds. Returns the trace
+        rows (one per expiry, as the run records them: t s, rate over C, queue bytes, active flows,
+        utilization, dropped packets, RTT estimate s), the next expiry and its interval, ns; ``ctrl``
+        holds the state after the last expiry.
+        """
+        raise NotImplementedError(f"{self.name}: no native control path")
 
     fluid_flows: str = "N"
     """The fluid model's parameter that the scenario's flow schedule sets."""
