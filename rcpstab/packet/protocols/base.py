@@ -115,13 +115,33 @@ class PacketProtocol(ABC):
 
     def native_intervals(self, sim, li: int, ctrl, tick_ns: int, interval_ns: int, limit_ns: int,
                          n_flows) -> tuple[list, int, int]:
-        """Every expiry of port ``li`` from ``tick_ns`` up to ``limit_ns`` in the C simulator, none in Python.
+        """Every expiry of port ``li`` from ``tick_ns`` up to ``limit_ns``, computed in the C simulator.
 
-        Called only when :meth:`runs_natively`; the run loop then does what :meth:`service` would at each
-        expiry. ``n_flows`` is the scenario's scripted flow count at a time in seconds. Returns the trace
-        rows (one per expiry, as the run records them: t s, rate over C, queue bytes, active flows,
-        utilization, dropped packets, RTT estimate s), the next expiry and its interval, ns; ``ctrl``
-        holds the state after the last expiry.
+        Called only when :meth:`runs_natively` says yes; it does at each expiry what :meth:`service` and the
+        run loop would, with no Python per interval.
+
+        Parameters
+        ----------
+        sim : rcpstab.packet._datapath.Simulator
+            The C simulator (the Python twin has no native control path).
+        li : int
+            The port's link index.
+        ctrl : object
+            The controller; it holds the state after the last expiry on return.
+        tick_ns, interval_ns : int
+            The next expiry and the interval that ends there, ns.
+        limit_ns : int
+            The last time an expiry may fall on, ns (at most 2**40 ns after ``tick_ns``).
+        n_flows : callable
+            The scenario's scripted long-lived flows at a time in seconds (``Scenario.n_flows``).
+
+        Returns
+        -------
+        rows : list of tuple
+            One per expiry, as the run records it: time s, rate over C, queue bytes, active flows,
+            utilization, dropped packets (cumulative), RTT estimate s.
+        tick_ns, interval_ns : int
+            The next expiry after ``limit_ns`` and its interval, ns.
         """
         raise NotImplementedError(f"{self.name}: no native control path")
 
