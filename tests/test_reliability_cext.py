@@ -112,7 +112,10 @@ def test_concurrent_use_while_running_is_refused():
     assert runner.is_alive(), "the run finished too soon to test concurrency"
     errors = []
     for call in (lambda: sim.__init__(**args), sim.counters, lambda: sim.registers(0),
-                 lambda: sim.set_registers(0, rate=1), lambda: sim.run_until(10**9), sim.n_active, sim.flow_stats):
+                 lambda: sim.set_registers(0, rate=1), lambda: sim.run_until(10**9), sim.n_active, sim.flow_stats,
+                 lambda: sim.xcp_intervals(0, 10**9, 10**7, 10**9, 1.25e7, 0.4, 0.226, 0.1, 0.1),
+                 lambda: sim.rcpac_intervals(0, 10**9, 10**7, 10**9, 1e4, 0.4, 0.2, 1.0, 1e3, 100.0, 1500, False,
+                                             0.2, 1.5e5, 0.0)):
         errors.append(outcome(call))
     still_running = runner.is_alive()
     runner.join()
@@ -152,19 +155,27 @@ def test_every_entry_point_survives_hostile_arguments():
             except ALLOWED:
                 pass
             covered.add(f"{name}.__init__")
-    # rcp_intervals takes twelve arguments: hostile values in each position (times, NaN/inf gains, a zero RTT)
-    good = (0, 0, 1_000_000, 10_000_000, 1e4, 0.4, 0.2, 0.95, 1e3, 100.0, 1500, False)
+    # the native control paths take their arguments by position: hostile values in each (times out of
+    # t_ns's and interval_ns's range or over 2^40 ns apart, NaN/inf gains, a zero RTT, a negative buffer)
+    times = [(0, -1), (0, 99), (1, -1), (1, 2**61), (2, 0), (2, -5), (2, 2**61), (3, 2**62), (3, 2**45)]
+    reals = [float("nan"), float("inf"), float("-inf"), 0.0, -1.0]
+    rcp = (0, 0, 1_000_000, 10_000_000, 1e4, 0.4, 0.2, 0.95, 1e3, 100.0, 1500, False)
+    good = {"rcp_intervals": rcp, "xcp_intervals": (0, 0, 1_000_000, 10_000_000, 1.25e6, 0.4, 0.226, 0.1, 0.1),
+            "rcpac_intervals": rcp + (0.2, 150_000.0, 0.0)}
+    ints = {"rcp_intervals": (10,), "xcp_intervals": (), "rcpac_intervals": (10,)}  # mtu
     sim = _instances()["Simulator"]
-    for i, bad in [(0, -1), (0, 99), (1, -1), (1, 2**61), (2, 0), (2, -5), (3, 2**62), (3, 2**45), (4, 0.0),
-                   (4, float("nan")), (5, float("inf")), (6, float("nan")), (7, 0.0), (8, -1.0), (9, 0.0),
-                   (9, float("nan")), (10, 0), (10, 2**30), (11, None)] + [(j, "x") for j in range(12)]:
-        args = list(good)
-        args[i] = bad
-        try:
-            sim.rcp_intervals(*args)
-        except ALLOWED:
-            pass
-    sim.rcp_intervals(*good)   # and a valid one runs (rows up to 10 ms)
+    for method, args in good.items():
+        bad = times + [(j, r) for j in range(4, len(args)) if j not in ints[method] and j != 11 for r in reals]
+        bad += [(j, v) for j in ints[method] for v in (0, 11, 2**30, 1.5)] + [(j, "x") for j in range(len(args))]
+        for i, value in bad + [(len(args), 0)]:
+            hostile = list(args)
+            hostile[i:i + 1] = [value]
+            try:
+                getattr(sim, method)(*hostile)
+            except ALLOWED:
+                pass
+        rows = getattr(sim, method)(*args)[0]   # and a valid one runs: rows up to 10 ms
+        assert 1 <= len(rows) <= 10 and all(len(row) == 7 for row in rows)
     for function in ("receiver_echo", "xcp_receiver_echo"):
         for args in HOSTILE + [(b"",), (PACKET,), (bytes(20),)]:
             try:
@@ -177,7 +188,7 @@ def test_every_entry_point_survives_hostile_arguments():
     public |= {n for n in dir(_datapath) if callable(getattr(_datapath, n)) and not n.startswith("_")
                and not isinstance(getattr(_datapath, n), type)}
     assert covered == public
-    assert len(public) == 24  # a new entry point must get here too (and into the sanitizer run)
+    assert len(public) == 26  # a new entry point must get here too (and into the sanitizer run)
 
 
 @pytest.mark.parametrize("change", [
