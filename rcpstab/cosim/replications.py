@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..intervals import t_half_width
 from ..packet.simulator.topofile import TopologySpec, load_topology
 from .network_packet_run import run_topology
 
@@ -45,13 +46,11 @@ class Replications:
 
     def summary(self) -> dict:
         """Quantity -> {mean, std (sample, ddof=1), ci_low, ci_high, n}; Student t with n - 1 degrees of freedom."""
-        from scipy.stats import t as student_t
-
         out = {}
         for name, v in self.values.items():
             n = v.size
             std = float(np.std(v, ddof=1)) if n > 1 else float("nan")
-            half = float(student_t.ppf(0.5 + self.confidence / 2, n - 1) * std / np.sqrt(n)) if n > 1 else float("nan")
+            half = float(t_half_width(v, self.confidence))
             mean = float(np.mean(v))
             out[name] = {"mean": mean, "std": std, "ci_low": mean - half, "ci_high": mean + half, "n": n}
         return out
