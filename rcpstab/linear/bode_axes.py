@@ -37,8 +37,8 @@ def draw_bode(axes, w, magnitude, phase_deg, label: str, crossover_w, phase_cros
     >>> axes = plt.figure().subplots(2, 1)
     >>> w = np.geomspace(0.1, 10, 50)
     >>> draw_bode(axes, w, 1 / w, -90 - 20 * w, "1/(jw)", 1.0, None)
-    >>> len(axes[1].lines)    # phase curve, -180 and -540 deg, the gain crossover
-    4
+    >>> len(axes[1].lines)    # phase curve (-92 to -290 deg), the -180 deg line, the gain crossover
+    3
     """
     mag_ax, phase_ax = axes
     mag_ax.loglog(w, magnitude, label=label)
