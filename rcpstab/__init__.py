@@ -30,7 +30,8 @@ _LAZY = {
     # one function per command (rcpstab.api), and simulate (one fluid run)
     **{name: "rcpstab.api" for name in ("region", "margins", "bode", "nyquist", "linearize", "theorem1", "simulate",
                                         "portrait", "convergence", "bifurcation", "cosim", "network", "check",
-                                        "fct")},
+                                        "fct", "boundary", "crossovers", "hopf", "orbit",
+                                        "dataset", "fct_study")},
 }
 
 __all__ = ["InputError", "__version__", *_LAZY]
