@@ -31,7 +31,7 @@ _LAZY = {
     **{name: "rcpstab.api" for name in ("region", "margins", "bode", "nyquist", "linearize", "theorem1", "simulate",
                                         "portrait", "convergence", "bifurcation", "cosim", "network", "check",
                                         "fct", "boundary", "crossovers", "hopf", "orbit",
-                                        "dataset", "fct_study")},
+                                        "dataset", "fct_study", "packet_run", "router")},
 }
 
 __all__ = ["InputError", "__version__", *_LAZY]
