@@ -27,7 +27,7 @@ def test_boundary_lies_on_the_crossing_curve_and_its_rows_end_where_it_crosses()
     np.testing.assert_allclose(table["beta"], w**2 * np.cos(w), rtol=1e-9, atol=1e-12)
     assert np.isnan(b.alpha).sum() == np.isnan(b.beta).sum() and b.alpha.size >= len(table)
     for beta in (0.1, 0.3, 0.5):
-        ends = [brentq(lambda x: x**2 * math.cos(x) - beta, lo, hi) for lo, hi in ((1e-6, 1.0768), (1.0770, math.pi / 2))]
+        ends = [brentq(lambda x, b=beta: x**2 * math.cos(x) - b, lo, hi) for lo, hi in ((1e-6, 1.0768), (1.0770, math.pi / 2))]
         np.testing.assert_allclose(b.alpha_interval(beta), [x * math.sin(x) for x in ends], atol=1e-9)
     # a Pade delay moves the ends (App. D): order 8 is within 1e-3 of the exact ones, order 1 is not
     exact = b.alpha_interval(0.3)

@@ -41,9 +41,11 @@ def boundary(model="rcp", alpha_max: float = 2.0, beta_max: float = 1.0):
     [0.3427, 1.4061]
     """
     from ..linear.exact import boundary_table
+    from ..runtime.validation import check_value
 
     spec = as_model(model)
-    table = boundary_table(spec, float(alpha_max), float(beta_max))
+    alpha_max, beta_max = check_value("alpha", alpha_max, "alpha_max"), check_value("beta", beta_max, "beta_max")
+    table = boundary_table(spec, alpha_max, beta_max)
     return BoundaryResult(table, model=spec, alpha_max=float(alpha_max), beta_max=float(beta_max))
 
 
@@ -93,8 +95,10 @@ class BoundaryResult(Result):
         [0.3426, 1.4157]
         """
         from ..linear.nyquist import alpha_bounds
+        from ..runtime.validation import check_value
 
-        return alpha_bounds(self.inputs["model"], beta, pade=pade, alpha_max=alpha_max)
+        beta = check_value("beta", beta, "beta")
+        return alpha_bounds(self.inputs["model"], beta, pade=pade, alpha_max=check_value("alpha", alpha_max, "alpha_max"))
 
     def to_dict(self) -> dict:
         return strict({"model": self.inputs["model"].name, **{k: v for k, v in self.columns().items()}})
@@ -144,11 +148,18 @@ def crossovers(model, alpha, beta):
     >>> c.phase_w.round(4).tolist()        # App. C: no phase crossover unless alpha > beta
     [nan, 1.1656]
     """
+    from ..errors import InputError
     from ..linear.bode import crossovers as engine
     from ..linear.grid import check_gains
 
     spec = as_model(model)
-    a, b = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(beta, float))
+    try:
+        a, b = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(beta, float))
+    except (TypeError, ValueError):
+        raise InputError(f"crossovers: alpha and beta must be numbers or arrays of numbers of one shape, got "
+                         f"{str(alpha)[:40]!r} and {str(beta)[:40]!r}") from None
+    if a.size == 0 or a.size > 10_000_000:
+        raise InputError(f"crossovers: {a.size} points (give 1 to 10,000,000)")
     check_gains(a.ravel(), "alpha")
     check_gains(b.ravel(), "beta")
     found = engine(spec, a.ravel(), b.ravel())

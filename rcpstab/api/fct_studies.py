@@ -78,13 +78,37 @@ def fct_study(study: str, **options):
     """
     runners = {"sizes": _sizes, "flows": _flows, "workload": _workload, "regimes": _regimes,
                "fixed-rate": _fixed_rate, "u-curve": _u_curve, "protocols": _protocols}
-    if study not in runners:
-        raise InputError(f"fct_study: study {study!r}: choose from {', '.join(STUDIES)}")
+    if not isinstance(study, str) or study not in runners:
+        raise InputError(f"fct_study: study {str(study)[:40]!r}: choose from {', '.join(STUDIES)}")
+    _check_options(options)
     try:
         value = runners[study](**options)
     except TypeError as e:   # an option the study does not take, or one it needs left out
         raise InputError(f"fct_study({study!r}): {e}") from None
     return FctStudyResult(value, study=study, **options)
+
+
+# option -> its domain in rcpstab.runtime.validation (checked before any run, as rcpstab.fct does)
+_DOMAINS = {"alpha": "alpha", "beta": "beta", "C": "C", "d0": "d0", "load": "load", "flows": "flows", "seed": "seed",
+            "buffer_bdp": "buffer_bdp", "fluid_dt_s": "T"}
+
+
+def _check_options(options: dict) -> None:
+    from ..runtime.validation import check_integer, check_value
+
+    for key, domain in _DOMAINS.items():
+        if options.get(key) is not None:
+            (check_integer if key in ("flows", "seed") else check_value)(domain, options[key], key)
+    for key in ("sizes", "arrivals", "protocols"):
+        if key in options and not isinstance(options[key], str):
+            raise InputError(f"{key}={str(options[key])[:40]!r}: text (see rcpstab fct --help)")
+    if "rates" in options:
+        try:
+            rates = np.asarray(options["rates"], float)
+        except (TypeError, ValueError):
+            raise InputError(f"rates={str(options['rates'])[:40]!r}: fixed rates in bit/s") from None
+        if rates.ndim != 1 or not 1 <= rates.size <= 1000 or not (np.isfinite(rates).all() and (rates > 0).all()):
+            raise InputError(f"rates={str(options['rates'])[:40]!r}: 1 to 1000 positive rates in bit/s")
 
 
 def _sizes(sizes=DEFAULT_SIZES):

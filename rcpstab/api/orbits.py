@@ -22,7 +22,17 @@ def _model(model):
     from ..bifurcation.textbook import hutchinson_model
     from .sweeps import bifurcation_model
 
-    return hutchinson_model() if model == "hutchinson" else bifurcation_model(model)
+    return hutchinson_model() if isinstance(model, str) and model == "hutchinson" else bifurcation_model(model)
+
+
+def _smooth(spec):
+    """The normal form needs a smooth right-hand side: no clamp, saturation or sampled update."""
+    from ..errors import InputError
+
+    if spec.clamps or spec.saturations or spec.sampled:
+        raise InputError(f"hopf: model {spec.name} has clamps, saturations or sampled updates (not smooth); "
+                         "use rcp-unclamped, rcp-rate, linear or hutchinson")
+    return spec
 
 
 def hopf(model="rcp-unclamped", beta=None, *, alpha=None, **values):
@@ -60,18 +70,28 @@ def hopf(model="rcp-unclamped", beta=None, *, alpha=None, **values):
     from ..bifurcation.criticality import boundary_criticality
     from ..bifurcation.lyapunov import hopf_point
     from ..errors import InputError
+    from ..runtime.validation import check_value
 
-    spec = _model(model)
+    spec = _smooth(_model(model))
     if alpha is None:
         if beta is None:
             raise InputError("hopf: give beta (the rows searched along alpha) or an alpha bracket")
-        points = boundary_criticality(spec, np.atleast_1d(np.asarray(beta, float)), **values)
+        rows = [check_value("beta", b, "beta") for b in (beta if isinstance(beta, (list, tuple, np.ndarray)) else [beta])]
+        if not 1 <= len(rows) <= 100:
+            raise InputError(f"hopf: {len(rows)} values of beta (give 1 to 100)")
+        points = boundary_criticality(spec, np.array(rows), **values)
     else:
-        bracket = tuple(float(a) for a in np.ravel(alpha))
-        if len(bracket) != 2 or not bracket[0] < bracket[1]:
+        if not (isinstance(alpha, (list, tuple, np.ndarray)) and len(alpha) == 2):
+            raise InputError(f"alpha={str(alpha)[:40]!r}: a bracket (low, high) with low < high")
+        bracket = tuple(check_value("alpha", a, "alpha") for a in alpha)
+        if not bracket[0] < bracket[1]:
             raise InputError(f"alpha={alpha!r}: a bracket (low, high) with low < high")
-        extra = {} if beta is None else {"beta": float(beta)}
-        points = [hopf_point(spec, bracket, **extra, **values)]
+        extra = {} if beta is None else {"beta": check_value("beta", beta, "beta")}
+        try:
+            points = [hopf_point(spec, bracket, **extra, **values)]
+        except ValueError:       # brentq: no sign change of the rightmost root's real part
+            raise InputError(f"hopf: the rightmost root does not cross the axis between alpha = {bracket[0]:g} "
+                             f"and {bracket[1]:g}") from None
     return HopfResult(points, model=spec)
 
 
@@ -146,11 +166,15 @@ def orbit(model, alpha: float, beta: float | None = None, rtts: float = 400.0, *
     (True, 4.096)
     """
     from ..bifurcation.kernel_orbits import orbit_from_simulation
+    from ..runtime.validation import check_value
 
+    alpha = check_value("alpha", alpha, "alpha")
+    beta = None if beta is None else check_value("beta", beta, "beta")
+    rtts = check_value("bifurcation_rtts", rtts, "rtts")
     spec = _model(model)
-    extra = {} if beta is None else {"beta": float(beta)}
-    _, found = orbit_from_simulation(spec, float(alpha), rtts=float(rtts), **extra, **values)
-    return OrbitResult(found, model=spec, alpha=float(alpha), beta=beta)
+    extra = {} if beta is None else {"beta": beta}
+    _, found = orbit_from_simulation(spec, alpha, rtts=rtts, **extra, **values)
+    return OrbitResult(found, model=spec, alpha=alpha, beta=beta)
 
 
 class OrbitResult(Result):
@@ -212,7 +236,7 @@ def dataset(name: str) -> dict:
 
     from ..errors import InputError
 
-    if name not in DATASETS:
-        raise InputError(f"dataset {name!r}: choose from {', '.join(DATASETS)}")
+    if not isinstance(name, str) or name not in DATASETS:
+        raise InputError(f"dataset {str(name)[:40]!r}: choose from {', '.join(DATASETS)}")
     package, path = DATASETS[name]
     return json.loads((resources.files(package) / path).read_text())

@@ -51,13 +51,18 @@ def packet_run(scenario="fig5.3", alpha: float = 0.4, beta: float = 0.6, *, prot
     """
     from ..packet.simulator.run import run_scenario
     from ..packet.simulator.scenarios import get_scenario
-    from ..runtime.validation import check_value
+    from ..runtime.validation import check_integer, check_value
 
-    check_value("alpha", alpha, "--alpha")
+    alpha = check_value("alpha", alpha, "--alpha")
+    beta = 0.0 if isinstance(beta, (int, float)) and not isinstance(beta, bool) and beta == 0 else \
+        check_value("beta", beta, "--beta")                       # XCP's efficiency controller takes beta = 0
+    seed = check_integer("seed", seed, "--seed")
     if t_end is not None:
         check_value("t_end", t_end, "--t-end")
-    if rtt_estimator not in ("appf", "ns2"):
-        raise InputError(f"rtt_estimator {rtt_estimator!r}: choose appf or ns2")
+    if not isinstance(rtt_estimator, str) or rtt_estimator not in ("appf", "ns2"):
+        raise InputError(f"rtt_estimator {str(rtt_estimator)[:40]!r}: choose appf or ns2")
+    if not isinstance(scenario, str) or not isinstance(protocol, str):
+        raise InputError(f"scenario {str(scenario)[:40]!r}, protocol {str(protocol)[:40]!r}: names (text)")
     spec = get_scenario(scenario)
     run = run_scenario(spec, alpha, beta, seed=seed, t_end=t_end, protocol=protocol, rtt_estimator=rtt_estimator)
     return PacketRunResult(run, scenario=spec.name, alpha=alpha, beta=beta, protocol=protocol,
@@ -202,8 +207,8 @@ def router(protocol: str = "rcp") -> RouterParts:
     >>> len(raw), r.header.unpack(raw).rtt          # 12 bytes on the wire; RTT in ms
     (12, 100)
     """
-    if protocol != "rcp":
-        raise InputError(f"router {protocol!r}: the parts of the rcp router only")
+    if not isinstance(protocol, str) or protocol != "rcp":
+        raise InputError(f"router {str(protocol)[:40]!r}: the parts of the rcp router only")
     from ..packet._datapath import Datapath
     from ..packet.routers.rcp.control import RcpController
     from ..packet.routers.rcp.datapath_py import PyDatapath
