@@ -64,10 +64,8 @@ def finish_bode(axes) -> None:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import matplotlib.pyplot as plt
-    >>> axes = plt.figure().subplots(2, 1)
+    >>> from matplotlib.figure import Figure     # no backend needed
+    >>> axes = Figure().subplots(2, 1)
     >>> _ = axes[0].plot([1, 2], label="G")
     >>> finish_bode(axes)
     >>> [t.get_text() for t in axes[0].get_legend().get_texts()]
