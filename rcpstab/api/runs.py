@@ -319,8 +319,9 @@ class ReplicationsResult(Result):
         parts = [f"{k} {v['mean']:.4g} [{v['ci_low']:.4g}, {v['ci_high']:.4g}]" for k, v in r.summary().items()]
         window = (f"start jitter {self.inputs['start_jitter_s']:g} s, means over seeds" if r.late_from_s is None
                   else f"means after {r.late_from_s:g} s")
+        runs = "packet runs" if r.late_from_s is not None else "co-simulations"
         return (f"{self.inputs['scenario']} alpha={self.inputs['alpha']:g} beta={self.inputs['beta']:g}, "
-                f"{len(r.seeds)} packet runs (seeds 0..{len(r.seeds) - 1}), {window} with "
+                f"{len(r.seeds)} {runs} (seeds 0..{len(r.seeds) - 1}), {window} with "
                 f"{100 * r.confidence:g}% intervals: " + ", ".join(parts))
 
     def plot(self, ax=None, **kwargs):
