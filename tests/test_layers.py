@@ -13,7 +13,7 @@ PACKAGE = pathlib.Path(rcpstab.__file__).parent
 
 # lowest first; a part may import from its own rank and every rank below it, never above
 RANKS = [
-    {"errors", "units", "verdicts", "runtime", "figures"},
+    {"errors", "units", "verdicts", "runtime", "figures", "intervals"},
     {"models"},
     {"linear", "phaseplane", "packet"},
     {"cosim", "network", "fct", "plotting"},

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from ..errors import InputError
+from ..intervals import t_half_width
 from ..packet.hosts.flow_traffic import ArrivalProcess
 from ..packet.protocols import get_protocol
 from ..packet.simulator.run import build_simulator, make_controller
@@ -201,8 +202,6 @@ def summarize_protocol(runs: list[dict], gains=(None, None), *, capacity_bps: fl
     """AFCT over same-arrivals PS of per-seed ``runs`` (:func:`protocol_fct` results): all flows and
     below / from ``split_pkts`` packets, mean over seeds with a 95% t-interval half-width; the mean
     queue in BDPs, unfinished flows and drops summed over seeds."""
-    from scipy.stats import t as student
-
     per_seed = {"all": [], "small": [], "large": [], "unfinished": [], "queue_bdp": [], "dropped": []}
     for r in runs:
         f, ps, z = r["fct_s"], r["ps_fct_s"], r["size_pkts"]
@@ -216,8 +215,7 @@ def summarize_protocol(runs: list[dict], gains=(None, None), *, capacity_bps: fl
         v = np.array(per_seed[key], dtype=float)
         v = v[np.isfinite(v)]
         mean = float(v.mean()) if len(v) else None
-        half = (float(student.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
-                if len(v) > 1 else None)
+        half = float(t_half_width(v)) if len(v) > 1 else None
         row[key] = {"mean": mean, "ci95": half,
                     "per_seed": [float(x) if math.isfinite(x) else None for x in per_seed[key]]}
     row["unfinished"] = sum(per_seed["unfinished"])
