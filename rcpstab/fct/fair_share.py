@@ -52,7 +52,7 @@ def chain_rates(counts, capacity_bps: float, rule: str = "maxmin") -> np.ndarray
     --------
     >>> chain_rates([1, 1, 3], 12.0).tolist()                  # link 2 fills first: 12 / 4
     [3.0, 9.0, 3.0]
-    >>> [round(x, 9) for x in chain_rates([1, 1, 3], 12.0, "proportional")]  # X0 = 12 * 1 / 5
+    >>> chain_rates([1, 1, 3], 12.0, "proportional").round(9).tolist()  # X0 = 12 * 1 / 5
     [2.4, 9.6, 3.2]
     """
     n = np.asarray(counts, dtype=float)
