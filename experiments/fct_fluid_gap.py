@@ -49,6 +49,7 @@ def main() -> None:
     n = args.flows
     for load in (float(x) for x in args.loads.split(",")):
         rows: dict[str, list] = {}
+        rtt_ms: dict[str, list] = {}  # the packet router's mean avg_rtt over the window
         for seed in (int(s) for s in args.seeds.split(",")):
             st, sz, warm = draw_workload(SIZES, ArrivalProcess(), n, load, C, PKT, seed)
             bits = sz * PKT * 8.0
@@ -61,6 +62,8 @@ def main() -> None:
                 f[r.records["id"]] = r.records["fct_ns"] / NS_PER_S
                 rows.setdefault(name, []).append((np.nanmean(f) / ps.mean(), time_average_in_progress(st, f, t0, t1),
                                                   r.mean_R_over_C))
+                inside = (r.trace["t_s"] > t0) & (r.trace["t_s"] <= t1)
+                rtt_ms.setdefault(name, []).append(float(r.trace["avg_rtt_ms"][inside].mean()))
                 if not kw:
                     # the rate set at the end of each interval is in force until the next; senders see it an RTPD late
                     g = fluid_flow_run(0.1, 1.0, capacity_bps=C, rtt_s=D, arrival_s=st, size_bits=bits, dt_s=0.001,
@@ -79,8 +82,8 @@ def main() -> None:
         for name, v in rows.items():
             a = np.array(v)
             print(f"  {name:34s} AFCT/PS {a[:, 0].mean():.3f} ({', '.join(f'{x:.2f}' for x in a[:, 0])})  "
-                  f"x packet {a[:, 0].mean() / ref:.3f}  E[N] {a[:, 1].mean():6.2f}  R/C {a[:, 2].mean():.4f}",
-                  flush=True)
+                  f"x packet {a[:, 0].mean() / ref:.3f}  E[N] {a[:, 1].mean():6.2f}  R/C {a[:, 2].mean():.4f}"
+                  + (f"  router avg_rtt {np.mean(rtt_ms[name]):.1f} ms" if name in rtt_ms else ""), flush=True)
 
 
 if __name__ == "__main__":

@@ -11,11 +11,14 @@ max-min (``maxmin``) and proportional fairness (``pf``) (each 1.5 RTPD + its soj
 extra over max-min, ms; and the queueing delay the flow's SYN (at its arrival) and data (one
 RTPD later) meet on its path, summed over the routers' queues (``queues``), ms. Means over seeds.
 
-Usage: python experiments/fct_multilink_hops.py [--links 1,2,4,8] [--seeds 1,2,3] [--flows 400]
+Writes experiments/results/fct_multilink_hops.csv (--out), one row per chain length and group.
+
+Usage: python experiments/fct_multilink_hops.py [--links 1,2,4,8] [--seeds 1,2,3] [--flows 400] [--out CSV]
 """
 from __future__ import annotations
 
 import argparse
+import csv
 
 import numpy as np
 
@@ -53,7 +56,12 @@ def main() -> None:
     ap.add_argument("--links", default="1,2,4,8")
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--flows", type=int, default=400)
+    ap.add_argument("--out", default="experiments/results/fct_multilink_hops.csv")
     args = ap.parse_args()
+    fh = open(args.out, "w", newline="")
+    w = csv.writer(fh)
+    w.writerow(["n_links", "group", "flows_per_group", "seeds", "rcp_over_ps", "maxmin_over_ps", "pf_over_ps",
+                "rcp_minus_maxmin_ms", "path_queues_ms", "mean_router_queue_pkts"])
     seeds = [int(s) for s in args.seeds.split(",")]
     print(f"C {C / 1e6:g} Mb/s, RTPD {RTT0} s, load {LOAD}, {args.flows} flows a group, seeds {args.seeds}")
     for n in (int(x) for x in args.links.split(",")):
@@ -63,7 +71,11 @@ def main() -> None:
             print(f"n={n} {name:5s} short AFCT/PS: RCP {m['rcp']:.3f} max-min {m['maxmin']:.3f} PF {m['pf']:.3f} | "
                   f"RCP - max-min {m['extra_ms']:6.1f} ms, path queues (SYN + data) {m['queues_ms']:6.1f} ms",
                   flush=True)
+            w.writerow([n, name, args.flows, len(seeds)] + [f"{m[k]:.4g}" for k in
+                                                            ("rcp", "maxmin", "pf", "extra_ms", "queues_ms")]
+                       + [f"{np.mean([r['link_queue_pkts'] for r in runs]):.4g}"])
         print(f"n={n} mean router queue {np.mean([r['link_queue_pkts'] for r in runs]):.1f} packets", flush=True)
+    fh.close()
 
 
 if __name__ == "__main__":

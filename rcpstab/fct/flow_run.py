@@ -73,8 +73,8 @@ class FlowRun:
         ``utilization`` is the load carried by the link in the same window.
     trace : ndarray or None
         With ``keep_trace``: per control interval its end ``t_s``, flows in progress
-        ``n_active``, router rate ``R_over_C``, ``queue_bytes`` and the ``input_bps`` the
-        router measured over it.
+        ``n_active``, router rate ``R_over_C``, ``queue_bytes``, the ``input_bps`` the
+        router measured over it and its RTT average ``avg_rtt_ms`` after the update.
     counters : dict
         Final simulator counters (sent, delivered, dropped, in_flight, ...).
     wall_time_s : float
@@ -430,7 +430,7 @@ def run_flows(
             sim.set_registers(input_bytes=0, rtt_sum=0, rtt_count=0)
         c = sim.counters()
         samples.append((interval_ns, c["n_active"], c["fwd_tx_bytes"], c["fwd_dropped"], c["fwd_arrivals"],
-                        registers["queue_bytes"], ctrl.rate / link_rate, registers["input_bytes"]))
+                        registers["queue_bytes"], ctrl.rate / link_rate, registers["input_bytes"], ctrl.avg_rtt))
         records = sim.take_records()
         if records:
             chunks.append(np.frombuffer(records, dtype=RECORD_DTYPE))
@@ -455,7 +455,7 @@ def run_flows(
 
 
 TRACE_DTYPE = np.dtype([("t_s", float), ("n_active", float), ("R_over_C", float), ("queue_bytes", float),
-                        ("input_bps", float)])
+                        ("input_bps", float), ("avg_rtt_ms", float)])
 
 
 def _trace(samples) -> np.ndarray:
@@ -464,6 +464,7 @@ def _trace(samples) -> np.ndarray:
     out["t_s"] = np.cumsum(a[:, 0]) / NS_PER_S
     out["n_active"], out["queue_bytes"], out["R_over_C"] = a[:, 1], a[:, 5], a[:, 6]
     out["input_bps"] = a[:, 7] * 8 / (a[:, 0] / NS_PER_S)
+    out["avg_rtt_ms"] = a[:, 8]
     return out
 
 
