@@ -9,7 +9,8 @@ load 0.9 on every link, Pareto sizes (shape 1.2, mean 25 packets), 400 flows per
 (< 500 packets): AFCT over eq. 4.1's PS at the link's load (the published ratio) for RCP,
 max-min (``maxmin``) and proportional fairness (``pf``) (each 1.5 RTPD + its sojourn); RCP's
 extra over max-min, ms; and the queueing delay the flow's SYN (at its arrival) and data (one
-RTPD later) meet on its path, summed over the routers' queues (``queues``), ms. Means over seeds.
+RTPD later) meet on its path, summed over the routers' queues (``queues``), ms; flow by flow, the
+slope and correlation of RCP's extra against that queueing delay. Means over seeds.
 
 Writes experiments/results/fct_multilink_hops.csv (--out), one row per chain length and group.
 
@@ -47,7 +48,10 @@ def one(n: int, seed: int, flows: int) -> dict:
     for name, sel in (("g0", (g == 0) & (z < 500)), ("cross", (g > 0) & (z < 500))):
         out[name] = {"rcp": f[sel].mean() / ps[sel].mean(), "maxmin": ideal["maxmin"][sel].mean() / ps[sel].mean(),
                      "pf": ideal["proportional"][sel].mean() / ps[sel].mean(),
-                     "extra_ms": 1e3 * (f[sel] - ideal["maxmin"][sel]).mean(), "queues_ms": 1e3 * queues[sel].mean()}
+                     "extra_ms": 1e3 * (f[sel] - ideal["maxmin"][sel]).mean(), "queues_ms": 1e3 * queues[sel].mean(),
+                     # flow by flow: the extra against the path's queues (slope, correlation)
+                     "slope": np.polyfit(queues[sel], (f - ideal["maxmin"])[sel], 1)[0],
+                     "corr": np.corrcoef(queues[sel], (f - ideal["maxmin"])[sel])[0, 1]}
     return out
 
 
@@ -69,8 +73,8 @@ def main() -> None:
         for name in ("g0", "cross"):
             m = {k: np.mean([r[name][k] for r in runs]) for k in runs[0][name]}
             print(f"n={n} {name:5s} short AFCT/PS: RCP {m['rcp']:.3f} max-min {m['maxmin']:.3f} PF {m['pf']:.3f} | "
-                  f"RCP - max-min {m['extra_ms']:6.1f} ms, path queues (SYN + data) {m['queues_ms']:6.1f} ms",
-                  flush=True)
+                  f"RCP - max-min {m['extra_ms']:6.1f} ms, path queues (SYN + data) {m['queues_ms']:6.1f} ms; "
+                  f"per flow: slope {m['slope']:.2f}, correlation {m['corr']:.2f}", flush=True)
             w.writerow([n, name, args.flows, len(seeds)] + [f"{m[k]:.4g}" for k in
                                                             ("rcp", "maxmin", "pf", "extra_ms", "queues_ms")]
                        + [f"{np.mean([r['link_queue_pkts'] for r in runs]):.4g}"])
