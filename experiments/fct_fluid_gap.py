@@ -12,7 +12,8 @@ are switched on and off in both methods:
 
 Reported per variant: AFCT over PS on the same arrivals (all flows, ``afct``), the time-average
 number of flows in progress over the measurement window (``EN``), and the window's mean router
-rate over C (``RC``); the mean over seeds, and the ratio to the packet simulator as it is.
+rate over C (``RC``); the mean over seeds, and the ratio to the packet simulator as it is; for the
+packet runs also the router's mean avg_rtt and its queue's mean and 99th percentile.
 Also the flows of the fluid model driven by the packet run's own rate trace R(t) (no rate law):
 if they reproduce the packet FCTs, the gap is in the router's rate, not on the flows' side.
 
@@ -63,7 +64,9 @@ def main() -> None:
                 rows.setdefault(name, []).append((np.nanmean(f) / ps.mean(), time_average_in_progress(st, f, t0, t1),
                                                   r.mean_R_over_C))
                 inside = (r.trace["t_s"] > t0) & (r.trace["t_s"] <= t1)
-                rtt_ms.setdefault(name, []).append(float(r.trace["avg_rtt_ms"][inside].mean()))
+                q_pkts = r.trace["queue_bytes"][inside] / PKT
+                rtt_ms.setdefault(name, []).append((float(r.trace["avg_rtt_ms"][inside].mean()), float(q_pkts.mean()),
+                                                    float(np.percentile(q_pkts, 99))))
                 if not kw:
                     # the rate set at the end of each interval is in force until the next; senders see it an RTPD late
                     g = fluid_flow_run(0.1, 1.0, capacity_bps=C, rtt_s=D, arrival_s=st, size_bits=bits, dt_s=0.001,
@@ -83,7 +86,8 @@ def main() -> None:
             a = np.array(v)
             print(f"  {name:34s} AFCT/PS {a[:, 0].mean():.3f} ({', '.join(f'{x:.2f}' for x in a[:, 0])})  "
                   f"x packet {a[:, 0].mean() / ref:.3f}  E[N] {a[:, 1].mean():6.2f}  R/C {a[:, 2].mean():.4f}"
-                  + (f"  router avg_rtt {np.mean(rtt_ms[name]):.1f} ms" if name in rtt_ms else ""), flush=True)
+                  + ("  router avg_rtt {:.1f} ms, queue mean {:.2f} p99 {:.1f} pkts".format(*np.mean(rtt_ms[name], axis=0))
+                     if name in rtt_ms else ""), flush=True)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,13 @@ queue when ``y >= C``. The router sees it and the rate law's ``beta q / d`` cuts
 for it, so the controller settles where ``alpha (C - y) = beta q_packets(y) / d``: below C by
 a margin that grows as the bandwidth-delay product in packets shrinks (:func:`rho_star`).
 
+Two more switches add what the packet simulator's hosts and router do with queue spikes:
+``window_mss_bits`` gives the senders R-TCP's window, at most ``ceil(r srtt / mss)`` packets in
+flight over the RTT the packets now see (``d + q / C`` plus one packet's transmission), with one
+smoothed RTT for all senders (TCP's 7/8 average per ACK of the RTT sampled one RTPD earlier);
+``interval_s`` updates the rate once per control interval from the interval's mean input, as
+App. F does. ``rate_trace`` replaces the rate law by a given R(t), e.g. a packet run's.
+
 Time is stepped by ``dt`` (default ``d / 200``); flows finishing inside a step finish at the
 exact time their remaining bits run out at the step's rate.
 """
