@@ -106,9 +106,10 @@ def protocol_fct(protocol: str, alpha: float, beta: float, *, capacity_bps: floa
 
 
 def run_packet_flows(topology, flows: list, protocol: str, alpha: float, beta: float, *, avg_rtt_s: float,
-                     packet_bytes: int, t_end_ns: int, queue_until_s: float):
+                     packet_bytes: int, t_end_ns: int, queue_until_s: float, queues: list | None = None):
     """Run ``flows`` (the simulators' flow table) on ``topology`` with ``protocol``'s routers and
-    senders until every flow is done or ``t_end_ns``.
+    senders until every flow is done or ``t_end_ns``. With a list ``queues``, every controlled
+    link's queue is appended to it at each of its updates as ``(t_ns, link, queue_bytes)``.
 
     Returns
     -------
@@ -137,6 +138,8 @@ def run_packet_flows(topology, flows: list, protocol: str, alpha: float, beta: f
             if tick[li] != t_next:
                 continue
             next_ns, _, _, registers = proto.service(sim, li, ctrl, interval[li])
+            if queues is not None:
+                queues.append((t_next, li, registers["queue_bytes"]))
             if li == monitored and t_next <= queue_until_s * NS_PER_S:
                 queue.append(registers["queue_bytes"])
                 dt.append(interval[li])
