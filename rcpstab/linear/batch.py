@@ -2,7 +2,7 @@
 
 The expensive parts run for all points together: the rightmost roots (batched collocation and
 Newton, :func:`~rcpstab.linear.roots.rightmost_roots_many`), the -180 deg crossings and the gain
-crossovers (:mod:`.phasecross`, vectorized over loops). The single-point function's reading rules
+crossovers (one frequency sweep of all loops, :func:`.phasecross.sweep`). The single-point function's reading rules
 then run on all points together (:mod:`.gainrules`, the same floating-point operations as
 :func:`~rcpstab.linear.margins._gain_margin` and :func:`~rcpstab.linear.margins._assemble`), so
 a point's numbers are those of :func:`~rcpstab.linear.margins.margins` to rounding.
@@ -19,9 +19,8 @@ from ..models.spec import ModelSpec
 from .gainrules import read_margins
 from .grid import check_gains
 from .margins import GAIN_LIMITS
-from .nyquist import tail_frequency
 from .openloop import open_loop
-from .phasecross import gain_crossovers_many, phase_crossings
+from .phasecross import sweep
 from .roots import COLLOCATION_NODES, rightmost_roots_many
 
 __all__ = ["BATCH_NODES", "MarginsBatch", "margins_many"]
@@ -182,18 +181,15 @@ class MarginsBatch:
         return ax
 
 
-GROUP = 128   # points sampled together on one frequency grid
-
-
-def _group_margins(model, ol, a, b) -> list:
+def _margins(model, ol, a, b) -> list:
     """Margins of the points (a[i], b[i]) by the batched engines, assembled per point."""
-    first = phase_crossings(ol, a, b, gain_limit=GAIN_LIMITS[0])
+    first, crossovers = sweep(ol, a, b, gain_limit=GAIN_LIMITS[0])
     z = first.unstable()            # its band holds every crossing that matters at K = 1 too
     roots = rightmost_roots_many(model, a, b, nodes=BATCH_NODES)
     doubt = np.nonzero((roots.real < 0) != (z == 0) | ~np.isfinite(roots))[0]
     if doubt.size:
         roots[doubt] = rightmost_roots_many(model, a[doubt], b[doubt], nodes=COLLOCATION_NODES)
-    return read_margins(ol, a, b, roots, first, z, gain_crossovers_many(ol, a, b))
+    return read_margins(ol, a, b, roots, first, z, crossovers)
 
 
 def margins_many(model: ModelSpec, alphas, betas) -> MarginsBatch:
@@ -209,12 +205,5 @@ def margins_many(model: ModelSpec, alphas, betas) -> MarginsBatch:
     a, b = np.broadcast_arrays(np.asarray(alphas, float), np.asarray(betas, float))
     a = check_gains(a.ravel(), "alpha")
     b = check_gains(b.ravel(), "beta")
-    ol = open_loop(model)
-    # Points are grouped by how far their crossings can reach (each group is sampled only as far
-    # as its widest member needs; a point's samples are the same in any group, its own band first).
-    order = np.argsort(tail_frequency(ol, a, b, gain=GAIN_LIMITS[0]), kind="stable")
-    results: list = [None] * a.size
-    for group in np.array_split(order, max(1, int(np.ceil(a.size / GROUP)))):
-        for i, m in zip(group, _group_margins(model, ol, a[group], b[group])):
-            results[i] = m
+    results = _margins(model, open_loop(model), a, b)
     return MarginsBatch(model, {"alpha": a, "beta": b}, results)

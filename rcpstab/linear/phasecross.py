@@ -37,12 +37,13 @@ LOW = 1e-9            # first frequency sampled (w*d0); below it G ~ K/(j w)**n
 RATIO = 1.05          # geometric step up to w = 1: a first-order factor turns < 0.05 rad per step
 STEP = 0.02           # uniform step above w = 1, per unit delay
 SAMPLES_PER_CHUNK = 4_000_000   # loops x frequencies evaluated together (memory ~ 16 bytes each)
+GROUP = 128           # loops sampled together on one grid (sorted by reach: each group's grid is short)
 W_CAP = 4096.0        # widest band sampled (w*d0); a loop needing more is refused
 ROUNDING = 64         # a departure from the level within this many eps of its terms is rounding
 
 from ..errors import InputError  # noqa: E402  (kept beside the limits it enforces)
 
-__all__ = ["PhaseCrossings", "phase_crossings"]
+__all__ = ["PhaseCrossings", "gain_crossovers", "gain_crossovers_many", "phase_crossings", "sweep", "unwrap"]
 
 
 @dataclass(frozen=True)
@@ -100,21 +101,23 @@ def _wrap(x):
     return (x + np.pi) % (2 * np.pi) - np.pi
 
 
-def band_end(ol: OpenLoop, a, b, gain_limit: float = 1.0) -> float:
-    """A w*d0 past which gain_limit * ``|G(j w)|`` < 1 for every loop (a, b): no crossing beyond matters.
+def unwrap(angle):
+    """Phase continued along the last axis: each step's jump moved by whole turns into [-pi, pi].
 
-    Raises :class:`InputError` when that is beyond :data:`W_CAP` (gains in the thousands).
+    The step corrections are added up (a cumulative sum), so a grid's prefix gets the same values
+    whatever follows it (a group's wider grid continues each point's own): NumPy's
+    :func:`numpy.unwrap` does the same in twice the passes.
     """
-    end = 1.05 * float(np.max(tail_frequency(ol, a, b, gain=gain_limit)))
-    if end > W_CAP:
-        raise InputError(f"alpha = {np.max(a):g}, beta = {np.max(b):g}: the loop's gain stays above 1 up to "
-                         f"w*d0 = {end:.3g}, beyond the {W_CAP:g} the frequency lenses sample")
-    return end
+    out = angle.copy()
+    turns = np.rint(np.diff(angle, axis=-1) * (1 / (2 * np.pi)))
+    out[..., 1:] -= (2 * np.pi) * np.cumsum(turns, axis=-1)
+    return out
 
 
-def _departure(ol: OpenLoop, w, a, b, sign_k, r):
+def _departure(ol: OpenLoop, w, rp):
     """The phase's departure from its w -> 0+ value arg K - n*pi/2, without adding that constant.
 
+    ``rp`` is the unwrapped phase of sign(K) * (G's rational part), starting within pi of 0.
     Adding the constant (-pi for RCP) first would bury a departure below ~1e-16 rad in its
     rounding: at alpha = beta RCP's phase leaves -180 deg as -w**3/3, which a sum with -pi
     reads as a random sign up to w ~ 1e-5, where ``|G|`` ~ 1e10 (a spurious crossing). Samples
@@ -129,28 +132,66 @@ def _departure(ol: OpenLoop, w, a, b, sign_k, r):
     side : ndarray
         Per loop, the sign (-1, 0, +1) of the first departure above rounding (0: none).
     """
-    rp = np.unwrap(np.angle(sign_k * r), axis=-1)
-    rp = rp - 2 * np.pi * np.rint(rp[:, :1] / (2 * np.pi))   # start within pi of arg K (exact: no rounding of pi)
     departure = rp - ol.theta * w
     noise = ROUNDING * np.finfo(float).eps * (np.abs(rp) + ol.theta * w)
     reliable = np.abs(departure) > noise
     first = np.where(reliable.any(axis=1), reliable.argmax(axis=1), w.size)
     side = np.sign(departure[np.arange(departure.shape[0]), np.minimum(first, w.size - 1)]) * (first < w.size)
-    before = np.arange(w.size)[None, :] < first[:, None]
-    departure = np.where(before, side[:, None] * noise, departure)
+    late = first > 0                  # only those rows have samples to set
+    if late.any():
+        before = np.arange(w.size)[None, :] < first[late, None]
+        departure[late] = np.where(before, side[late, None] * noise[late], departure[late])
     return departure, side
 
 
-def _chunk(ol: OpenLoop, a, b, gain_limit):
+@dataclass
+class _Brackets:
+    """One group's sign changes, before refinement (indices into the group's points)."""
+
+    rows: np.ndarray      # -180 + k*360 deg crossings: the loop
+    lo: np.ndarray        # bracket ends (w*d0)
+    hi: np.ndarray
+    falling: np.ndarray
+    offset: np.ndarray    # the level, measured from e
+    base_departure: np.ndarray
+    base_angle: np.ndarray
+    sign_k: np.ndarray    # per crossing
+    e: np.ndarray         # per crossing: arg K - n*pi/2
+    low: np.ndarray       # per loop
+    gain_count: np.ndarray
+    g_rows: np.ndarray    # gain crossovers (|G| = 1): the loop, bracket ends, phase at lo
+    g_lo: np.ndarray
+    g_hi: np.ndarray
+    g_phase: np.ndarray
+    g_angle: np.ndarray   # angle of the rational part at lo
+
+
+def _group_brackets(ol: OpenLoop, a, b, w_end: float, crossovers: bool) -> _Brackets:
+    """Sample the loops (a[i], b[i]) once on the grid up to ``w_end`` and bracket every crossing of a
+    level -180 + k*360 deg and (``crossovers``) every gain crossover."""
     n = ol.integrators
     k0 = ol.rational(np.zeros(1), a[:, None], b[:, None])[:, 0].real
     arg_k = np.where(k0 < 0, np.pi, 0.0)
-    sign_k = np.where(k0 < 0, -1.0, 1.0)[:, None]
-    w = _grid(band_end(ol, a, b, gain_limit), ol.theta)
+    sign_k = np.where(k0 < 0, -1.0, 1.0)
+    w = _grid(w_end, ol.theta)
     r = ol.rational(1j * w, a[:, None], b[:, None])
-    departure, side = _departure(ol, w, a[:, None], b[:, None], sign_k, r)
-    above = np.abs(r) > w**n
+    sr = np.where(sign_k[:, None] < 0, -r, r) if np.any(sign_k < 0) else r
+    rp = unwrap(np.angle(sr))
+    rp -= 2 * np.pi * np.rint(rp[:, :1] / (2 * np.pi))       # start within pi of arg K (exact: no rounding of pi)
+    magnitude = np.abs(r)
+    above = magnitude > w**n
     gain_count = (above[:, :-1] != above[:, 1:]).sum(axis=1)
+    if crossovers:
+        # gain crossovers: a sign change of log |G| between samples
+        log_mag = np.log(magnitude) - n * np.log(w)
+        g_rows, g_cols = np.nonzero((np.sign(log_mag[:, :-1]) * np.sign(log_mag[:, 1:]) <= 0)
+                                    & (log_mag[:, :-1] != log_mag[:, 1:]))
+        g_phase = rp[g_rows, g_cols] + arg_k[g_rows] - ol.theta * w[g_cols] - n * np.pi / 2
+        g_angle = np.angle(r[g_rows, g_cols])
+    else:
+        g_rows = g_cols = np.zeros(0, int)
+        g_phase = g_angle = np.zeros(0)
+    departure, side = _departure(ol, w, rp)
 
     # w -> 0: arc from arg K down to e = arg K - n*pi/2 with |G| = infinity.
     e = arg_k - n * np.pi / 2
@@ -168,26 +209,118 @@ def _chunk(ol: OpenLoop, a, b, gain_limit):
     # Bands between levels -pi + 2 pi k, counted from e in quarter turns so that a phase
     # starting on a level (e + pi = 0 mod 2 pi, RCP's case) is compared with 0 exactly.
     quarters = np.rint((e + np.pi) / (np.pi / 2)).astype(int)
-    whole, rest = np.floor_divide(quarters, 4), np.mod(quarters, 4)
-    band = whole[:, None] + np.floor((rest[:, None] * (np.pi / 2) + departure) / (2 * np.pi))
+    rest = np.mod(quarters, 4)          # whole turns (quarters // 4) shift every band alike: dropped
+    band = np.floor((rest[:, None] * (np.pi / 2) + departure) * (1 / (2 * np.pi)))
     rows, cols = np.nonzero(band[:, :-1] != band[:, 1:])
     falling = band[rows, cols + 1] < band[rows, cols]
     # Level crossed between samples cols and cols+1 (one per bracket: steps turn << 2 pi),
-    # measured from e: 2 pi (k - whole) - rest * pi/2, exactly 0 for the level the phase starts on.
+    # measured from e: 2 pi k' - rest * pi/2 (k' counted from whole), 0 for the level the phase starts on.
     k = np.where(falling, band[rows, cols], band[rows, cols + 1])
-    offset = 2 * np.pi * (k - whole[rows]) - rest[rows] * (np.pi / 2)
-    base_w, base_departure = w[cols], departure[rows, cols]
-    base_angle = np.angle(sign_k[rows, 0] * ol.rational(1j * base_w, a[rows], b[rows]))
+    offset = 2 * np.pi * k - rest[rows] * (np.pi / 2)
+    base_angle = np.angle(sr[rows, cols])
+    return _Brackets(rows=rows, lo=w[cols], hi=w[cols + 1], falling=falling, offset=offset,
+                     base_departure=departure[rows, cols], base_angle=base_angle, sign_k=sign_k[rows], e=e[rows],
+                     low=low, gain_count=gain_count, g_rows=g_rows, g_lo=w[g_cols], g_hi=w[g_cols + 1],
+                     g_phase=g_phase, g_angle=g_angle)
+
+
+def _cat(parts, name, dtype=float):
+    return np.concatenate([getattr(p, name) for p in parts]) if parts else np.zeros(0, dtype)
+
+
+def sweep(ol: OpenLoop, alpha, beta, gain_limit: float = 1.0, crossovers: bool = True, tails=None):
+    """The -180 + k*360 deg crossings and the gain crossovers of many loops, from one frequency sweep.
+
+    Loops are sampled in groups of similar reach (sorted by their tail frequency), each group on
+    one grid as far as its widest member needs; a loop's samples are the same in any group (the
+    grid's prefix, its own band first), and every crossing is refined afterwards, all at once,
+    so a loop's crossings do not depend on the loops swept with it.
+
+    Parameters
+    ----------
+    ol : OpenLoop
+    alpha, beta : array_like
+        The loops' gains, 1-D.
+    gain_limit : float
+        Crossings are searched far enough to decide K*G for K <= gain_limit.
+    crossovers : bool
+        Also bracket and refine the gain crossovers (``|G|`` = 1).
+    tails : ndarray, optional
+        :func:`~rcpstab.linear.nyquist.tail_frequency` of the loops at ``gain_limit`` (computed if absent).
+
+    Returns
+    -------
+    PhaseCrossings, and (point, w, continuous phase in rad) of the gain crossovers (empty if not asked).
+    """
+    alpha = np.atleast_1d(np.asarray(alpha, float)).ravel()
+    beta = np.atleast_1d(np.asarray(beta, float)).ravel()
+    tails = tail_frequency(ol, alpha, beta, gain=gain_limit) if tails is None else np.asarray(tails, float)
+    ends = _band_ends(tails, alpha, beta)
+    order = np.argsort(ends, kind="stable")
+    parts, members = [], []
+    s = 0
+    while s < order.size:
+        # as many loops as fit SAMPLES_PER_CHUNK on the grid of the group's widest member
+        size = min(GROUP, order.size - s)
+        samples = _grid(ends[order[s + size - 1]], ol.theta).size
+        size = max(1, min(size, SAMPLES_PER_CHUNK // samples))
+        group = order[s:s + size]
+        parts.append(_group_brackets(ol, alpha[group], beta[group], ends[group[-1]], crossovers))
+        members.append(group)
+        s += size
+    for p, group in zip(parts, members):       # group rows -> the loops' own indices
+        p.rows, p.g_rows = group[p.rows], group[p.g_rows]
+    low, gain_count = np.zeros(alpha.size), np.zeros(alpha.size, int)
+    for p, group in zip(parts, members):
+        low[group], gain_count[group] = p.low, p.gain_count
+    pc = _refine_crossings(ol, alpha, beta, parts, low, gain_count, gain_limit)
+    if not crossovers:
+        return pc, (np.zeros(0, int), np.zeros(0), np.zeros(0))
+    return pc, _refine_crossovers(ol, alpha, beta, parts)
+
+
+def _band_ends(tails, alpha, beta):
+    """Per loop, the grid's end 1.05 * tail (:func:`band_end`'s rule); InputError past :data:`W_CAP`."""
+    ends = 1.05 * tails
+    if ends.size and float(np.max(ends)) > W_CAP:
+        i = int(np.argmax(ends))
+        raise InputError(f"alpha = {alpha[i]:g}, beta = {beta[i]:g}: the loop's gain stays above 1 up to "
+                         f"w*d0 = {ends[i]:.3g}, beyond the {W_CAP:g} the frequency lenses sample")
+    return ends
+
+
+def _refine_crossings(ol, alpha, beta, parts, low, gain_count, gain_limit) -> PhaseCrossings:
+    rows = _cat(parts, "rows", int)
+    order = np.argsort(rows, kind="stable")       # by loop; each loop's crossings stay in order of w
+    rows = rows[order]
+    lo, hi, falling, offset, base_departure, base_angle, sign_k, e = (
+        _cat(parts, name)[order] for name in ("lo", "hi", "falling", "offset", "base_departure", "base_angle",
+                                              "sign_k", "e"))
+    falling = falling.astype(bool)
+    a, b = alpha[rows], beta[rows]
 
     def minus_level(x, i):
-        r = np.angle(sign_k[rows[i], 0] * ol.rational(1j * x, a[rows[i]], b[rows[i]]))
+        r = np.angle(sign_k[i] * ol.rational(1j * x, a[i], b[i]))
         turn = r - base_angle[i]
         turn = turn - 2 * np.pi * np.rint(turn / (2 * np.pi))  # not _wrap: its +pi rounds a small turn
-        return base_departure[i] + turn - ol.theta * (x - base_w[i]) - offset[i]
+        return base_departure[i] + turn - ol.theta * (x - lo[i]) - offset[i]
 
-    w_cross = bisect_brackets(minus_level, w[cols], w[cols + 1])
-    magnitude = np.abs(ol(1j * w_cross, a[rows], b[rows]))
-    return rows, w_cross, e[rows] + offset, np.where(falling, 1.0, -1.0), magnitude, low, gain_count
+    w_cross = bisect_brackets(minus_level, lo, hi)
+    magnitude = np.abs(ol(1j * w_cross, a, b))
+    return PhaseCrossings(point=rows.astype(int), w=w_cross, level=e + offset, direction=np.where(falling, 1.0, -1.0),
+                          magnitude=magnitude, low=low, gain_count=gain_count, rhp_poles=rhp_poles(ol, None),
+                          gain_limit=gain_limit)
+
+
+def _refine_crossovers(ol, alpha, beta, parts):
+    rows = _cat(parts, "g_rows", int)
+    order = np.argsort(rows, kind="stable")
+    rows = rows[order]
+    lo, hi, phase, angle = (_cat(parts, name)[order] for name in ("g_lo", "g_hi", "g_phase", "g_angle"))
+    a, b = alpha[rows], beta[rows]
+    w_cross = bisect_brackets(lambda x, i: np.log(np.abs(ol(1j * x, a[i], b[i]))), lo, hi)
+    turn = np.angle(ol.rational(1j * w_cross, a, b))
+    return rows.astype(int), w_cross, phase + _wrap(turn - angle) - ol.theta * (w_cross - lo)
 
 
 def phase_crossings(ol: OpenLoop, alpha, beta, gain_limit: float = 1.0) -> PhaseCrossings:
@@ -196,41 +329,12 @@ def phase_crossings(ol: OpenLoop, alpha, beta, gain_limit: float = 1.0) -> Phase
     Crossings are searched as far as they can matter for the loops K*G with K <= ``gain_limit``
     (1: the loops themselves; more for gain margins).
     """
-    alpha = np.atleast_1d(np.asarray(alpha, float)).ravel()
-    beta = np.atleast_1d(np.asarray(beta, float)).ravel()
-    samples = _grid(band_end(ol, alpha, beta, gain_limit), ol.theta).size
-    chunk = max(1, SAMPLES_PER_CHUNK // samples)
-    parts = [_chunk(ol, alpha[s:s + chunk], beta[s:s + chunk], gain_limit) for s in range(0, alpha.size, chunk)]
-    offsets = np.arange(0, alpha.size, chunk)
-    point = np.concatenate([p[0] + o for p, o in zip(parts, offsets)] or [np.zeros(0, int)])
-    cat = [np.concatenate([p[i] for p in parts] or [np.zeros(0)]) for i in range(1, 7)]
-    return PhaseCrossings(point=point.astype(int), w=cat[0], level=cat[1], direction=cat[2], magnitude=cat[3],
-                          low=cat[4], gain_count=cat[5].astype(int), rhp_poles=rhp_poles(ol, None), gain_limit=gain_limit)
+    return sweep(ol, alpha, beta, gain_limit, crossovers=False)[0]
 
 
 def gain_crossovers_many(ol: OpenLoop, alpha, beta):
     """Every w*d0 > 0 where ``|G(j w)|`` = 1, for many loops: (point, w, continuous phase in rad)."""
-    alpha = np.atleast_1d(np.asarray(alpha, float)).ravel()
-    beta = np.atleast_1d(np.asarray(beta, float)).ravel()
-    samples = _grid(band_end(ol, alpha, beta), ol.theta).size
-    chunk = max(1, SAMPLES_PER_CHUNK // samples)
-    out = []
-    for s in range(0, alpha.size, chunk):
-        a, b = alpha[s:s + chunk], beta[s:s + chunk]
-        k0 = ol.rational(np.zeros(1), a[:, None], b[:, None])[:, 0].real
-        arg_k = np.where(k0 < 0, np.pi, 0.0)
-        w = _grid(band_end(ol, a, b), ol.theta)
-        r = ol.rational(1j * w, a[:, None], b[:, None])
-        phase = _continuous_phase(ol, w, a[:, None], b[:, None], arg_k[:, None], r)
-        log_mag = np.log(np.abs(r)) - ol.integrators * np.log(w)
-        rows, cols = np.nonzero((np.sign(log_mag[:, :-1]) * np.sign(log_mag[:, 1:]) <= 0)
-                                & (log_mag[:, :-1] != log_mag[:, 1:]))
-        w_cross = bisect_brackets(lambda x, i: np.log(np.abs(ol(1j * x, a[rows[i]], b[rows[i]]))),
-                                  w[cols], w[cols + 1])
-        base_angle = np.angle(ol.rational(1j * w[cols], a[rows], b[rows]))
-        turn = np.angle(ol.rational(1j * w_cross, a[rows], b[rows]))
-        out.append((rows + s, w_cross, phase[rows, cols] + _wrap(turn - base_angle) - ol.theta * (w_cross - w[cols])))
-    return tuple(np.concatenate([o[i] for o in out]) for i in range(3))
+    return sweep(ol, alpha, beta)[1]
 
 
 def gain_crossovers(ol: OpenLoop, alpha: float, beta: float):
