@@ -37,9 +37,10 @@ LOW = 1e-9            # first frequency sampled (w*d0); below it G ~ K/(j w)**n
 RATIO = 1.05          # geometric step up to w = 1: a first-order factor turns < 0.05 rad per step
 STEP = 0.02           # uniform step above w = 1, per unit delay
 SAMPLES_PER_CHUNK = 4_000_000   # loops x frequencies evaluated together (memory ~ 16 bytes each)
-GROUP = 128           # loops sampled together on one grid (sorted by reach: each group's grid is short)
+GROUP = 32            # loops sampled together on one grid (sorted by reach; 32 rows stay in cache)
 W_CAP = 4096.0        # widest band sampled (w*d0); a loop needing more is refused
 ROUNDING = 64         # a departure from the level within this many eps of its terms is rounding
+PROBE = 64            # samples searched first for a departure above rounding (most loops depart at once)
 
 from ..errors import InputError  # noqa: E402  (kept beside the limits it enforces)
 
@@ -133,14 +134,28 @@ def _departure(ol: OpenLoop, w, rp):
         Per loop, the sign (-1, 0, +1) of the first departure above rounding (0: none).
     """
     departure = rp - ol.theta * w
-    noise = ROUNDING * np.finfo(float).eps * (np.abs(rp) + ol.theta * w)
-    reliable = np.abs(departure) > noise
-    first = np.where(reliable.any(axis=1), reliable.argmax(axis=1), w.size)
-    side = np.sign(departure[np.arange(departure.shape[0]), np.minimum(first, w.size - 1)]) * (first < w.size)
-    late = first > 0                  # only those rows have samples to set
-    if late.any():
-        before = np.arange(w.size)[None, :] < first[late, None]
-        departure[late] = np.where(before, side[late, None] * noise[late], departure[late])
+    rows, size = departure.shape
+
+    def noise(r, c):
+        return ROUNDING * np.finfo(float).eps * (np.abs(rp[r, c]) + ol.theta * w[c])
+
+    # the first sample above rounding: most loops depart within a few samples, so look there first
+    first = np.full(rows, size)
+    todo = np.arange(rows)
+    for block in (np.arange(min(PROBE, size)), np.arange(min(PROBE, size), size)):
+        if todo.size == 0:
+            break
+        reliable = np.abs(departure[todo[:, None], block]) > noise(todo[:, None], block)
+        found = reliable.any(axis=1)
+        first[todo[found]] = block[0] + reliable[found].argmax(axis=1)
+        todo = todo[~found]
+    side = np.sign(departure[np.arange(rows), np.minimum(first, size - 1)]) * (first < size)
+    late = np.nonzero(first > 0)[0]                   # rows with samples to set
+    if late.size:
+        cols = np.arange(int(first[late].max()))
+        before = cols[None, :] < first[late, None]
+        part = departure[late[:, None], cols]
+        departure[late[:, None], cols] = np.where(before, side[late, None] * noise(late[:, None], cols), part)
     return departure, side
 
 
@@ -166,6 +181,25 @@ class _Brackets:
     g_angle: np.ndarray   # angle of the rational part at lo
 
 
+def _rational_parts(ol: OpenLoop, w, a, b):
+    """Real and imaginary parts of G's rational part at j w (columns) for the loops (a[i], b[i]) (rows).
+
+    The gains enter the numerator linearly, so each of its three parts is divided by the
+    denominator once on the 1-D grid and the loops are their real combinations: a sample costs
+    a few real operations instead of a complex polynomial and a complex division.
+    """
+    polyval = np.polynomial.polynomial.polyval
+    lam = 1j * w
+    den = polyval(lam, ol.den)
+    q0, qa, qb = (polyval(lam, ol.num[:, k]) / den for k in range(3))
+    re = a[:, None] * qa.real + b[:, None] * qb.real
+    im = a[:, None] * qa.imag + b[:, None] * qb.imag
+    if np.any(ol.num[:, 0]):
+        re += q0.real
+        im += q0.imag
+    return re, im
+
+
 def _group_brackets(ol: OpenLoop, a, b, w_end: float, crossovers: bool) -> _Brackets:
     """Sample the loops (a[i], b[i]) once on the grid up to ``w_end`` and bracket every crossing of a
     level -180 + k*360 deg and (``crossovers``) every gain crossover."""
@@ -174,20 +208,20 @@ def _group_brackets(ol: OpenLoop, a, b, w_end: float, crossovers: bool) -> _Brac
     arg_k = np.where(k0 < 0, np.pi, 0.0)
     sign_k = np.where(k0 < 0, -1.0, 1.0)
     w = _grid(w_end, ol.theta)
-    r = ol.rational(1j * w, a[:, None], b[:, None])
-    sr = np.where(sign_k[:, None] < 0, -r, r) if np.any(sign_k < 0) else r
-    rp = unwrap(np.angle(sr))
+    re, im = _rational_parts(ol, w, a, b)
+    magnitude2 = re * re + im * im
+    if np.any(sign_k < 0):
+        re, im = sign_k[:, None] * re, sign_k[:, None] * im
+    rp = unwrap(np.arctan2(im, re))
     rp -= 2 * np.pi * np.rint(rp[:, :1] / (2 * np.pi))       # start within pi of arg K (exact: no rounding of pi)
-    magnitude = np.abs(r)
-    above = magnitude > w**n
-    gain_count = (above[:, :-1] != above[:, 1:]).sum(axis=1)
+    above = magnitude2 > w ** (2 * n)
+    change = above[:, :-1] != above[:, 1:]
+    gain_count = change.sum(axis=1)
     if crossovers:
-        # gain crossovers: a sign change of log |G| between samples
-        log_mag = np.log(magnitude) - n * np.log(w)
-        g_rows, g_cols = np.nonzero((np.sign(log_mag[:, :-1]) * np.sign(log_mag[:, 1:]) <= 0)
-                                    & (log_mag[:, :-1] != log_mag[:, 1:]))
+        # gain crossovers: |G| passes 1 between samples
+        g_rows, g_cols = np.nonzero(change)
         g_phase = rp[g_rows, g_cols] + arg_k[g_rows] - ol.theta * w[g_cols] - n * np.pi / 2
-        g_angle = np.angle(r[g_rows, g_cols])
+        g_angle = np.angle(ol.rational(1j * w[g_cols], a[g_rows], b[g_rows]))
     else:
         g_rows = g_cols = np.zeros(0, int)
         g_phase = g_angle = np.zeros(0)
@@ -217,7 +251,7 @@ def _group_brackets(ol: OpenLoop, a, b, w_end: float, crossovers: bool) -> _Brac
     # measured from e: 2 pi k' - rest * pi/2 (k' counted from whole), 0 for the level the phase starts on.
     k = np.where(falling, band[rows, cols], band[rows, cols + 1])
     offset = 2 * np.pi * k - rest[rows] * (np.pi / 2)
-    base_angle = np.angle(sr[rows, cols])
+    base_angle = np.angle(sign_k[rows] * ol.rational(1j * w[cols], a[rows], b[rows]))
     return _Brackets(rows=rows, lo=w[cols], hi=w[cols + 1], falling=falling, offset=offset,
                      base_departure=departure[rows, cols], base_angle=base_angle, sign_k=sign_k[rows], e=e[rows],
                      low=low, gain_count=gain_count, g_rows=g_rows, g_lo=w[g_cols], g_hi=w[g_cols + 1],
