@@ -110,8 +110,12 @@ def unwrap(angle):
     :func:`numpy.unwrap` does the same in twice the passes.
     """
     out = angle.copy()
-    turns = np.rint(np.diff(angle, axis=-1) * (1 / (2 * np.pi)))
-    out[..., 1:] -= (2 * np.pi) * np.cumsum(turns, axis=-1)
+    turns = np.diff(angle, axis=-1)
+    turns *= 1 / (2 * np.pi)
+    np.rint(turns, out=turns)
+    np.cumsum(turns, axis=-1, out=turns)
+    turns *= 2 * np.pi
+    out[..., 1:] -= turns
     return out
 
 
@@ -192,8 +196,10 @@ def _rational_parts(ol: OpenLoop, w, a, b):
     lam = 1j * w
     den = polyval(lam, ol.den)
     q0, qa, qb = (polyval(lam, ol.num[:, k]) / den for k in range(3))
-    re = a[:, None] * qa.real + b[:, None] * qb.real
-    im = a[:, None] * qa.imag + b[:, None] * qb.imag
+    re, im, term = (np.empty((a.size, w.size)) for _ in range(3))
+    for out, qa_part, qb_part in ((re, qa.real, qb.real), (im, qa.imag, qb.imag)):
+        np.multiply(a[:, None], qa_part, out=out)
+        out += np.multiply(b[:, None], qb_part, out=term)
     if np.any(ol.num[:, 0]):
         re += q0.real
         im += q0.imag
@@ -209,7 +215,8 @@ def _group_brackets(ol: OpenLoop, a, b, w_end: float, crossovers: bool) -> _Brac
     sign_k = np.where(k0 < 0, -1.0, 1.0)
     w = _grid(w_end, ol.theta)
     re, im = _rational_parts(ol, w, a, b)
-    magnitude2 = re * re + im * im
+    magnitude2 = np.square(re)
+    magnitude2 += np.square(im)
     if np.any(sign_k < 0):
         re, im = sign_k[:, None] * re, sign_k[:, None] * im
     rp = unwrap(np.arctan2(im, re))
@@ -244,7 +251,9 @@ def _group_brackets(ol: OpenLoop, a, b, w_end: float, crossovers: bool) -> _Brac
     # starting on a level (e + pi = 0 mod 2 pi, RCP's case) is compared with 0 exactly.
     quarters = np.rint((e + np.pi) / (np.pi / 2)).astype(int)
     rest = np.mod(quarters, 4)          # whole turns (quarters // 4) shift every band alike: dropped
-    band = np.floor((rest[:, None] * (np.pi / 2) + departure) * (1 / (2 * np.pi)))
+    band = departure + rest[:, None] * (np.pi / 2)
+    band *= 1 / (2 * np.pi)
+    np.floor(band, out=band)
     rows, cols = np.nonzero(band[:, :-1] != band[:, 1:])
     falling = band[rows, cols + 1] < band[rows, cols]
     # Level crossed between samples cols and cols+1 (one per bracket: steps turn << 2 pi),
