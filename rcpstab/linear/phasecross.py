@@ -206,10 +206,16 @@ def _rational_parts(ol: OpenLoop, w, a, b):
     return re, im
 
 
-def _group_brackets(ol: OpenLoop, a, b, w_end: float, crossovers: bool) -> _Brackets:
-    """Sample the loops (a[i], b[i]) once on the grid up to ``w_end`` and bracket every crossing of a
-    level -180 + k*360 deg and (``crossovers``) every gain crossover."""
+def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool) -> _Brackets:
+    """Sample the loops (a[i], b[i]) once on the grid up to the largest of their band ``ends`` and bracket
+    every crossing of a level -180 + k*360 deg and (``crossovers``) every gain crossover.
+
+    A loop's brackets are those of its own grid (up to its own end): a crossing a wider member's
+    samples show beyond it is dropped, so what a loop gets does not depend on its group.
+    """
     n = ol.integrators
+    w_end = float(np.max(ends))
+    own = np.array([_grid(end, ol.theta).size for end in ends])   # a loop's own grid: this many samples
     k0 = ol.rational(np.zeros(1), a[:, None], b[:, None])[:, 0].real
     arg_k = np.where(k0 < 0, np.pi, 0.0)
     sign_k = np.where(k0 < 0, -1.0, 1.0)
@@ -223,10 +229,12 @@ def _group_brackets(ol: OpenLoop, a, b, w_end: float, crossovers: bool) -> _Brac
     rp -= 2 * np.pi * np.rint(rp[:, :1] / (2 * np.pi))       # start within pi of arg K (exact: no rounding of pi)
     above = magnitude2 > w ** (2 * n)
     change = above[:, :-1] != above[:, 1:]
-    gain_count = change.sum(axis=1)
+    gain_count = (change & (np.arange(w.size - 1)[None, :] + 1 < own[:, None])).sum(axis=1)
     if crossovers:
         # gain crossovers: |G| passes 1 between samples
         g_rows, g_cols = np.nonzero(change)
+        mine = g_cols + 1 < own[g_rows]
+        g_rows, g_cols = g_rows[mine], g_cols[mine]
         g_phase = rp[g_rows, g_cols] + arg_k[g_rows] - ol.theta * w[g_cols] - n * np.pi / 2
         g_angle = np.angle(ol.rational(1j * w[g_cols], a[g_rows], b[g_rows]))
     else:
@@ -255,6 +263,8 @@ def _group_brackets(ol: OpenLoop, a, b, w_end: float, crossovers: bool) -> _Brac
     band *= 1 / (2 * np.pi)
     np.floor(band, out=band)
     rows, cols = np.nonzero(band[:, :-1] != band[:, 1:])
+    mine = cols + 1 < own[rows]
+    rows, cols = rows[mine], cols[mine]
     falling = band[rows, cols + 1] < band[rows, cols]
     # Level crossed between samples cols and cols+1 (one per bracket: steps turn << 2 pi),
     # measured from e: 2 pi k' - rest * pi/2 (k' counted from whole), 0 for the level the phase starts on.
@@ -308,7 +318,7 @@ def sweep(ol: OpenLoop, alpha, beta, gain_limit: float = 1.0, crossovers: bool =
         samples = _grid(ends[order[s + size - 1]], ol.theta).size
         size = max(1, min(size, SAMPLES_PER_CHUNK // samples))
         group = order[s:s + size]
-        parts.append(_group_brackets(ol, alpha[group], beta[group], ends[group[-1]], crossovers))
+        parts.append(_group_brackets(ol, alpha[group], beta[group], ends[group], crossovers))
         members.append(group)
         s += size
     for p, group in zip(parts, members):       # group rows -> the loops' own indices

@@ -1,0 +1,111 @@
+"""The shared frequency sweep of many loops (``phasecross.sweep``) and the batch built on it.
+
+Batch margins must be what point-by-point calls give, whatever points are swept together; the
+sweep's shortcuts (real arithmetic, unwrap by whole turns, groups by reach) must not change a
+crossing; and the batch's numbers must equal RCP's closed forms.
+"""
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+import rcpstab
+from rcpstab.linear import phasecross
+from rcpstab.linear.margins import margins
+from rcpstab.linear.openloop import open_loop
+from rcpstab.linear.roots import COLLOCATION_NODES, rightmost_roots_many
+from rcpstab.models import get_model
+
+
+def test_unwrap_equals_numpy_and_a_prefix_keeps_its_values():
+    rng = np.random.default_rng(5)
+    phase = np.cumsum(rng.uniform(-3.0, 3.0, (6, 400)), axis=1)     # steps below pi: unwrapping recovers them
+    wrapped = np.angle(np.exp(1j * phase))
+    ours = phasecross.unwrap(wrapped)
+    assert np.allclose(ours, np.unwrap(wrapped, axis=-1), rtol=0, atol=1e-11)
+    assert np.allclose(ours - ours[:, :1], phase - phase[:, :1], rtol=0, atol=1e-11)
+    # a group's wider grid continues each loop's own: the first k samples are unwrapped alike
+    assert np.array_equal(phasecross.unwrap(wrapped[:, :137]), ours[:, :137])
+
+
+@pytest.mark.parametrize("model", ["rcp", "xcp", "rcpac"])
+def test_real_sampling_equals_the_rational_function(model):
+    ol = open_loop(get_model(model))
+    rng = np.random.default_rng(8)
+    a, b = 10 ** rng.uniform(-2, 1, 9), 10 ** rng.uniform(-2, 1, 9)
+    w = phasecross._grid(40.0, ol.theta)
+    re, im = phasecross._rational_parts(ol, w, a, b)
+    r = ol.rational(1j * w, a[:, None], b[:, None])
+    assert np.allclose(re + 1j * im, r, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("model", ["rcp", "rcpac"])
+def test_crossings_do_not_depend_on_the_loops_swept_together(monkeypatch, model):
+    """Groups of 1, 7 or 32 loops, in any order: every crossing and crossover bit for bit the same."""
+    ol = open_loop(get_model(model))
+    rng = np.random.default_rng(21)
+    a, b = rng.uniform(0.02, 2.0, 60), rng.uniform(0.01, 1.0, 60)
+    runs = []
+    for group, order in ((32, np.arange(60)), (7, rng.permutation(60)), (1, rng.permutation(60))):
+        monkeypatch.setattr(phasecross, "GROUP", group)
+        pc, (point, wz, phase) = phasecross.sweep(ol, a[order], b[order], gain_limit=16.0)
+        back = np.argsort(order)                          # loop i of the permuted sweep is loop order[i]
+        cross = sorted(zip(order[pc.point], pc.w, pc.magnitude, pc.direction, pc.level))
+        over = sorted(zip(order[point], wz, phase))
+        runs.append((cross, over, pc.low[back], pc.gain_count[back]))
+    for other in runs[1:]:
+        assert other[0] == runs[0][0] and other[1] == runs[0][1]
+        assert np.array_equal(other[2], runs[0][2]) and np.array_equal(other[3], runs[0][3])
+    assert len(runs[0][0]) > 60 and len(runs[0][1]) >= 60      # the loops do cross
+
+
+@pytest.mark.parametrize("model", ["rcp", "xcp", "rcpac"])
+def test_batched_roots_equal_the_full_collocation(model):
+    """The batch's few collocation nodes and Newton land on the 24-node root (points unlike the calibration's)."""
+    from rcpstab.linear.batch import BATCH_NODES
+
+    rng = np.random.default_rng(314)
+    a, b = 10 ** rng.uniform(-2.5, 1.2, 400), 10 ** rng.uniform(-2.5, 1.2, 400)
+    spec = get_model(model)
+    few = rightmost_roots_many(spec, a, b, nodes=BATCH_NODES)
+    full = rightmost_roots_many(spec, a, b, nodes=COLLOCATION_NODES)
+    assert np.all(np.abs(few - full) < 1e-9 * (1 + np.abs(full)))
+
+
+def test_batch_equals_rcps_closed_forms():
+    """RCP's G = e^{-jw}(j a w + b)/(j w)^2 (thesis eqs. 5.8-5.11) at every stable point of a grid."""
+    A, B = np.meshgrid(np.linspace(0.15, 1.9, 12), np.linspace(0.02, 0.9, 10))
+    batch = rcpstab.margins("rcp", A.ravel(), B.ravel())
+    checked = 0
+    for m in batch:
+        a, b = m.alpha, m.beta
+        wz = np.sqrt((a**2 + np.sqrt(a**4 + 4 * b**2)) / 2)
+        pm = -wz + np.arctan(a * wz / b)
+        assert m.crossover_w == pytest.approx(wz, rel=1e-12)
+        assert m.phase_margin_deg == pytest.approx(np.degrees(pm), abs=1e-9)
+        assert m.stable == (pm > 0)
+        if m.stable:
+            wc = brentq(lambda w: w * a / b - np.tan(w), 1e-9, np.pi / 2 - 1e-12, xtol=1e-15)
+            assert m.phase_crossover_w == pytest.approx(wc, rel=1e-9)
+            assert m.gain_margin == pytest.approx(wc**2 / np.hypot(b, a * wc), rel=1e-9)
+            assert m.delay_margin == pytest.approx(pm / wz, rel=1e-9)
+            checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("model", ["xcp", "rcp"])
+def test_batch_equals_point_by_point_over_decades(model):
+    """Log-uniform gains over three decades (long and short reaches swept in one batch)."""
+    rng = np.random.default_rng(77)
+    a, b = 10 ** rng.uniform(-2, 1, 30), 10 ** rng.uniform(-2.3, 0.7, 30)
+    batch = rcpstab.margins(model, a, b)
+    spec = get_model(model)
+    for i in range(30):
+        s, r = margins(spec, a[i], b[i]), batch[i]
+        assert s.stable == r.stable and s.unstable_roots == r.unstable_roots and s.notes == r.notes
+        for f in ("gain_margin", "gain_margin_lower", "phase_margin_deg", "crossover_w", "phase_crossover_w",
+                  "delay_margin"):
+            x, y = getattr(s, f), getattr(r, f)
+            assert (x is None) == (y is None), (i, f)
+            if x is not None:
+                assert y == pytest.approx(x, rel=1e-9, abs=1e-12), (i, f)
+        assert complex(*r.rightmost_root) == pytest.approx(complex(*s.rightmost_root), abs=1e-9)
