@@ -84,7 +84,7 @@ def test_batch_equals_rcps_closed_forms():
         assert m.phase_margin_deg == pytest.approx(np.degrees(pm), abs=1e-9)
         assert m.stable == (pm > 0)
         if m.stable:
-            wc = brentq(lambda w: w * a / b - np.tan(w), 1e-9, np.pi / 2 - 1e-12, xtol=1e-15)
+            wc = brentq(lambda w, r=a / b: w * r - np.tan(w), 1e-9, np.pi / 2 - 1e-12, xtol=1e-15)
             assert m.phase_crossover_w == pytest.approx(wc, rel=1e-9)
             assert m.gain_margin == pytest.approx(wc**2 / np.hypot(b, a * wc), rel=1e-9)
             assert m.delay_margin == pytest.approx(pm / wz, rel=1e-9)
