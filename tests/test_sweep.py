@@ -27,6 +27,14 @@ def test_unwrap_equals_numpy_and_a_prefix_keeps_its_values():
     assert np.array_equal(phasecross.unwrap(wrapped[:, :137]), ours[:, :137])
 
 
+def test_grid_sizes_are_the_grids_lengths():
+    rng = np.random.default_rng(3)
+    ends = np.concatenate((rng.uniform(0.5, 4000.0, 500), [1.0, 1.02, 1.04, 2.0, 10.0, 1.0000001]))
+    for theta in (1.0, 0.5, 2.7):
+        sizes = phasecross._grid_sizes(ends, theta)
+        assert all(phasecross._grid(e, theta).size == n for e, n in zip(ends, sizes))
+
+
 @pytest.mark.parametrize("model", ["rcp", "xcp", "rcpac"])
 def test_real_sampling_equals_the_rational_function(model):
     ol = open_loop(get_model(model))

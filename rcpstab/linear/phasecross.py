@@ -90,6 +90,13 @@ def _grid(w_end: float, theta: float) -> np.ndarray:
     return np.concatenate((geometric, np.arange(1.0, w_end + step, step)))
 
 
+def _grid_sizes(w_ends, theta: float) -> np.ndarray:
+    """``_grid(w_end, theta).size`` for each end, without building the grids (NumPy's arange length)."""
+    geometric = int(np.ceil((0.0 - np.log(LOW)) / np.log(RATIO)))
+    step = STEP / max(theta, 1.0)
+    return geometric + np.maximum(np.ceil((np.asarray(w_ends, float) + step - 1.0) / step), 0).astype(int)
+
+
 def _continuous_phase(ol: OpenLoop, w, a, b, arg_k, r=None):
     """Phase of G(j w) continued from its value arg K - n*pi/2 at w -> 0+ (rows: loops)."""
     r = ol.rational(1j * w, a, b) if r is None else r
@@ -215,7 +222,7 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool) -> _Brackets:
     """
     n = ol.integrators
     w_end = float(np.max(ends))
-    own = np.array([_grid(end, ol.theta).size for end in ends])   # a loop's own grid: this many samples
+    own = _grid_sizes(ends, ol.theta)                             # a loop's own grid: this many samples
     k0 = ol.rational(np.zeros(1), a[:, None], b[:, None])[:, 0].real
     arg_k = np.where(k0 < 0, np.pi, 0.0)
     sign_k = np.where(k0 < 0, -1.0, 1.0)
@@ -315,7 +322,7 @@ def sweep(ol: OpenLoop, alpha, beta, gain_limit: float = 1.0, crossovers: bool =
     while s < order.size:
         # as many loops as fit SAMPLES_PER_CHUNK on the grid of the group's widest member
         size = min(GROUP, order.size - s)
-        samples = _grid(ends[order[s + size - 1]], ol.theta).size
+        samples = int(_grid_sizes(ends[order[s + size - 1]], ol.theta))
         size = max(1, min(size, SAMPLES_PER_CHUNK // samples))
         group = order[s:s + size]
         parts.append(_group_brackets(ol, alpha[group], beta[group], ends[group], crossovers))
