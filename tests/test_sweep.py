@@ -117,3 +117,70 @@ def test_batch_equals_point_by_point_over_decades(model):
             if x is not None:
                 assert y == pytest.approx(x, rel=1e-9, abs=1e-12), (i, f)
         assert complex(*r.rightmost_root) == pytest.approx(complex(*s.rightmost_root), abs=1e-9)
+
+
+def _full_angle_brackets(ol, a, b, ends):
+    """The brackets by the full unwrapped phase at every sample (the sweep before it stopped taking an
+    angle per sample): bands floor((rest pi/2 + departure) / 2 pi), crossings where they change."""
+    n = ol.integrators
+    own = phasecross._grid_sizes(ends, ol.theta)
+    k0 = ol.rational(np.zeros(1), a[:, None], b[:, None])[:, 0].real
+    arg_k, sign_k = np.where(k0 < 0, np.pi, 0.0), np.where(k0 < 0, -1.0, 1.0)
+    e = arg_k - n * np.pi / 2
+    rest = np.mod(np.rint((e + np.pi) / (np.pi / 2)).astype(int), 4)
+    w = phasecross._grid(float(np.max(ends)), ol.theta)
+    re, im = phasecross._rational_parts(ol, w, a, b)
+    m2 = re * re + im * im
+    re, im = sign_k[:, None] * re, sign_k[:, None] * im
+    rp = phasecross.unwrap(np.arctan2(im, re))
+    rp -= 2 * np.pi * np.rint(rp[:, :1] / (2 * np.pi))
+    mine = np.arange(w.size - 1)[None, :] + 1 < own[:, None]
+    above = m2 > w ** (2 * n)
+    g_rows, g_cols = np.nonzero((above[:, :-1] != above[:, 1:]) & mine)
+    g_phase = rp[g_rows, g_cols] + arg_k[g_rows] - ol.theta * w[g_cols] - n * np.pi / 2
+    departure, side, _ = phasecross._departure(ol, w, rp)
+    band = np.floor((departure + rest[:, None] * (np.pi / 2)) * (1 / (2 * np.pi)))
+    rows, cols = np.nonzero((band[:, :-1] != band[:, 1:]) & mine)
+    falling = band[rows, cols + 1] < band[rows, cols]
+    k = np.where(falling, band[rows, cols], band[rows, cols + 1])
+    offset = 2 * np.pi * k - rest[rows] * (np.pi / 2)
+    return (rows, w[cols], falling, offset, departure[rows, cols]), (g_rows, w[g_cols], g_phase), side
+
+
+def _random_loops(rng):
+    """Open loops with negative and positive K, 0-2 integrators, real and lightly damped poles and zeros
+    (strictly proper: a zero pair comes with its own pole pair)."""
+    for _ in range(12):
+        n = int(rng.integers(0, 3))
+        poles = [complex(-rng.uniform(0.05, 3.0), rng.choice([0.0, rng.uniform(0.2, 4.0)])) for _ in range(3)]
+        zeros = [-rng.uniform(-1.0, 3.0)]
+        if rng.uniform() < 0.5:          # a zero pair next to the axis: r passes by the origin between samples
+            z = complex(-rng.uniform(1e-4, 1e-2), rng.uniform(0.5, 3.0))
+            zeros += [z, z.conjugate()]
+            poles += [complex(-rng.uniform(0.5, 3.0), 0.0) for _ in range(2)]
+        den = np.real(np.poly(poles + [np.conj(p) for p in poles if p.imag]))[::-1]
+        num = np.real(np.poly(zeros))[::-1] * rng.choice([-1.0, 1.0]) * rng.uniform(0.2, 3.0)
+        ol_num = np.zeros((num.size, 3))
+        ol_num[:, 1] = num / den[0]
+        yield phasecross.OpenLoop(theta=float(rng.uniform(0.3, 2.0)), num=ol_num, den=den / den[0], integrators=n)
+
+
+def test_sign_changes_find_the_brackets_the_full_phase_finds():
+    """Bracketing by sign changes of rotated components gives the very brackets, levels, directions and
+    base phases (bit for bit) of the full unwrapped phase, on RCP-family loops and random rational loops."""
+    rng = np.random.default_rng(12)
+    loops = [(open_loop(get_model(m)), rng.uniform(0.02, 2.0, 40), rng.uniform(0.01, 1.0, 40))
+             for m in ("rcp", "xcp", "rcpac")]
+    loops += [(ol, rng.uniform(0.3, 3.0, 6), np.zeros(6)) for ol in _random_loops(rng)]
+    brackets = 0
+    for ol, a, b in loops:
+        ends = 1.05 * phasecross.tail_frequency(ol, a, b, gain=16.0)
+        got = phasecross._group_brackets(ol, a, b, ends, True)
+        (rows, lo, falling, offset, base), (g_rows, g_lo, g_phase), side = _full_angle_brackets(ol, a, b, ends)
+        assert np.array_equal(got.rows, rows) and np.array_equal(got.lo, lo)
+        assert np.array_equal(got.falling, falling) and np.array_equal(got.offset, offset)
+        assert np.array_equal(got.base_departure, base)
+        assert np.array_equal(got.g_rows, g_rows) and np.array_equal(got.g_lo, g_lo)
+        assert np.array_equal(got.g_phase, g_phase)
+        brackets += rows.size
+    assert brackets > 500

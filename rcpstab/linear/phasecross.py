@@ -143,6 +143,8 @@ def _departure(ol: OpenLoop, w, rp):
         Rows: loops; columns: ``w``. Radians.
     side : ndarray
         Per loop, the sign (-1, 0, +1) of the first departure above rounding (0: none).
+    first : ndarray of int
+        Per loop, the index of that sample (``w.size``: none).
     """
     departure = rp - ol.theta * w
     rows, size = departure.shape
@@ -167,7 +169,7 @@ def _departure(ol: OpenLoop, w, rp):
         before = cols[None, :] < first[late, None]
         part = departure[late[:, None], cols]
         departure[late[:, None], cols] = np.where(before, side[late, None] * noise(late[:, None], cols), part)
-    return departure, side
+    return departure, side, first
 
 
 @dataclass
@@ -219,6 +221,14 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool) -> _Brackets:
 
     A loop's brackets are those of its own grid (up to its own end): a crossing a wider member's
     samples show beyond it is dropped, so what a loop gets does not depend on its group.
+
+    No angle is taken at every sample (an arctangent costs fifty multiplications): G's phase reaches
+    a level -180 + k*360 deg where v = sign(K) r(j w) e^{-j theta w} j^rest (``rest``: e's quarter
+    turns past a level) crosses the positive real axis, and the phase of r turns by 360 deg where
+    sign(K) r crosses the negative one; both are sign changes of a component. Angles are taken at
+    the first samples (the departure from the level, :func:`_departure`), at the brackets, and at
+    the rare steps that pass by the origin, where signs alone cannot tell the two axes apart. The
+    numbers are those of the full unwrapped phase (the same operations at the same samples).
     """
     n = ol.integrators
     w_end = float(np.max(ends))
@@ -226,31 +236,62 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool) -> _Brackets:
     k0 = ol.rational(np.zeros(1), a[:, None], b[:, None])[:, 0].real
     arg_k = np.where(k0 < 0, np.pi, 0.0)
     sign_k = np.where(k0 < 0, -1.0, 1.0)
+    e = arg_k - n * np.pi / 2
+    quarters = np.rint((e + np.pi) / (np.pi / 2)).astype(int)
+    rest = np.mod(quarters, 4)          # whole turns (quarters // 4) shift every band alike: dropped
     w = _grid(w_end, ol.theta)
+    size = w.size
     re, im = _rational_parts(ol, w, a, b)
     magnitude2 = np.square(re)
     magnitude2 += np.square(im)
     if np.any(sign_k < 0):
         re, im = sign_k[:, None] * re, sign_k[:, None] * im
-    rp = unwrap(np.arctan2(im, re))
-    rp -= 2 * np.pi * np.rint(rp[:, :1] / (2 * np.pi))       # start within pi of arg K (exact: no rounding of pi)
+    mine = np.arange(size - 1)[None, :] + 1 < own[:, None]        # steps inside each loop's own grid
     above = magnitude2 > w ** (2 * n)
-    change = above[:, :-1] != above[:, 1:]
-    gain_count = (change & (np.arange(w.size - 1)[None, :] + 1 < own[:, None])).sum(axis=1)
+    change = (above[:, :-1] != above[:, 1:]) & mine
+    gain_count = change.sum(axis=1)
+
+    # turns of r's phase: sign(K) r crosses the negative real axis (its angle jumps by -+ 2 pi)
+    wraps = _axis_steps(re, im, negative=True, steps=mine)
+    # the departure from the level near w = 0: angles of the first samples only
+    first, side, start_turn, band_first = _first_departure(ol, w, re, im, rest)
+
+    # levels: v crosses the positive real axis
+    c, s = np.cos(ol.theta * w), np.sin(ol.theta * w)
+    vre = re * c
+    vre += im * s
+    vim = im * c
+    vim -= re * s
+    for r in range(1, 4):               # v *= j**rest, exactly (a swap and signs)
+        pick = rest == r
+        if pick.any():
+            x, y = vre[pick], vim[pick]
+            vre[pick], vim[pick] = {1: (-y, x), 2: (-x, -y), 3: (y, -x)}[r]
+    level_steps = mine & (np.arange(size - 1)[None, :] >= first[:, None])   # no crossing before the departure
+    rows, cols, rising = _axis_steps(vre, vim, negative=False, steps=level_steps)
+    falling = ~rising                   # the phase rises through a level where v's y goes up
+    # the band below each crossing: the band at the departure plus the crossings before it in its row
+    step = np.where(rising, 1.0, -1.0)
+    before = _per_row_cumsum(rows, step) - step
+    band_c = band_first[rows] + before
+    k = np.where(falling, band_c, band_c + 1)
+    # Level crossed between samples cols and cols+1 (one per bracket: steps turn << 2 pi),
+    # measured from e: 2 pi k' - rest * pi/2 (k' counted from whole), 0 for the level the phase starts on.
+    offset = 2 * np.pi * k - rest[rows] * (np.pi / 2)
+    base_departure = _phase_at(re, im, rows, cols, wraps, start_turn) - ol.theta * w[cols]
+    base_angle = np.angle(sign_k[rows] * ol.rational(1j * w[cols], a[rows], b[rows]))
+
     if crossovers:
         # gain crossovers: |G| passes 1 between samples
         g_rows, g_cols = np.nonzero(change)
-        mine = g_cols + 1 < own[g_rows]
-        g_rows, g_cols = g_rows[mine], g_cols[mine]
-        g_phase = rp[g_rows, g_cols] + arg_k[g_rows] - ol.theta * w[g_cols] - n * np.pi / 2
+        g_phase = _phase_at(re, im, g_rows, g_cols, wraps, start_turn) + arg_k[g_rows] - ol.theta * w[g_cols] \
+            - n * np.pi / 2
         g_angle = np.angle(ol.rational(1j * w[g_cols], a[g_rows], b[g_rows]))
     else:
         g_rows = g_cols = np.zeros(0, int)
         g_phase = g_angle = np.zeros(0)
-    departure, side = _departure(ol, w, rp)
 
     # w -> 0: arc from arg K down to e = arg K - n*pi/2 with |G| = infinity.
-    e = arg_k - n * np.pi / 2
     levels_between = np.floor((arg_k + np.pi) / (2 * np.pi) - 1e-12) - np.floor((e + np.pi) / (2 * np.pi) + 1e-12)
     on_level_end = np.isclose(np.cos(e), -1.0, rtol=0, atol=1e-12) & (np.abs(np.sin(e)) < 1e-12)
     falling_after = side < 0
@@ -261,27 +302,93 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool) -> _Brackets:
         # No integrator: G(0) is finite; a start left of -1 on the axis is half a crossing.
         left = start_on_level & (np.abs(k0) > 1)
         low = np.where(left, np.where(side >= 0, 0.5, -0.5), 0.0)
-
-    # Bands between levels -pi + 2 pi k, counted from e in quarter turns so that a phase
-    # starting on a level (e + pi = 0 mod 2 pi, RCP's case) is compared with 0 exactly.
-    quarters = np.rint((e + np.pi) / (np.pi / 2)).astype(int)
-    rest = np.mod(quarters, 4)          # whole turns (quarters // 4) shift every band alike: dropped
-    band = departure + rest[:, None] * (np.pi / 2)
-    band *= 1 / (2 * np.pi)
-    np.floor(band, out=band)
-    rows, cols = np.nonzero(band[:, :-1] != band[:, 1:])
-    mine = cols + 1 < own[rows]
-    rows, cols = rows[mine], cols[mine]
-    falling = band[rows, cols + 1] < band[rows, cols]
-    # Level crossed between samples cols and cols+1 (one per bracket: steps turn << 2 pi),
-    # measured from e: 2 pi k' - rest * pi/2 (k' counted from whole), 0 for the level the phase starts on.
-    k = np.where(falling, band[rows, cols], band[rows, cols + 1])
-    offset = 2 * np.pi * k - rest[rows] * (np.pi / 2)
-    base_angle = np.angle(sign_k[rows] * ol.rational(1j * w[cols], a[rows], b[rows]))
     return _Brackets(rows=rows, lo=w[cols], hi=w[cols + 1], falling=falling, offset=offset,
-                     base_departure=departure[rows, cols], base_angle=base_angle, sign_k=sign_k[rows], e=e[rows],
+                     base_departure=base_departure, base_angle=base_angle, sign_k=sign_k[rows], e=e[rows],
                      low=low, gain_count=gain_count, g_rows=g_rows, g_lo=w[g_cols], g_hi=w[g_cols + 1],
                      g_phase=g_phase, g_angle=g_angle)
+
+
+def _axis_steps(x, y, negative: bool, steps):
+    """Steps (row, col: between samples col and col+1, where ``steps`` is True) on which the point
+    (x, y) crosses the real axis on its negative (``negative``) or positive side, and whether y went
+    up through it (from arctan2's negative half to its positive one).
+
+    A step is taken to turn by less than 180 deg. Where x keeps its sign the sign of y decides; where
+    x changes sign too (the step passes by the origin) the angles decide, as unwrapping would: the
+    step's turn is the difference of the angles moved into [-pi, pi].
+    """
+    below = np.signbit(y)                       # arctan2's sign, -0.0 included
+    flip = (below[:, :-1] != below[:, 1:]) & steps
+    on, off = ((x < 0), (x > 0)) if negative else ((x > 0), (x < 0))
+    sure = flip & on[:, :-1] & on[:, 1:]
+    unsure = flip & ~sure & ~(off[:, :-1] & off[:, 1:])
+    rows, cols = np.nonzero(sure)
+    up = below[rows, cols]
+    ur, uc = np.nonzero(unsure)
+    if ur.size:
+        a0 = np.arctan2(y[ur, uc], x[ur, uc])
+        a1 = np.arctan2(y[ur, uc + 1], x[ur, uc + 1])
+        d = a1 - a0
+        if negative:
+            turn = np.rint(d / (2 * np.pi))            # unwrap's correction: the angle jumped by 2 pi
+            hit, u_up = turn != 0, turn > 0
+        else:
+            d -= 2 * np.pi * np.rint(d / (2 * np.pi))
+            hit = (np.signbit(a0) != np.signbit(a0 + d)) & (np.abs(a0 + d) < np.pi)
+            u_up = d > 0
+        rows, cols = np.concatenate((rows, ur[hit])), np.concatenate((cols, uc[hit]))
+        up = np.concatenate((up, u_up[hit]))
+        order = np.lexsort((cols, rows))
+        rows, cols, up = rows[order], cols[order], up[order]
+    return rows, cols, up
+
+
+def _per_row_cumsum(rows, values):
+    """Running sum of ``values`` within each row (``rows`` sorted), the current entry included."""
+    total = np.cumsum(values)
+    if rows.size == 0:
+        return total
+    start = np.concatenate(([True], rows[1:] != rows[:-1]))
+    first = np.maximum.accumulate(np.where(start, np.arange(rows.size), 0))
+    return total - (total - values)[first]
+
+
+def _phase_at(re, im, rows, cols, wraps, start_turn):
+    """The unwrapped phase of sign(K) r at samples (rows, cols), as :func:`unwrap` and the start's shift
+    give it: (angle - 2 pi K) - 2 pi S, K the turns before the sample, S the start's."""
+    w_rows, w_cols, w_up = wraps
+    turn = np.where(w_up, 1.0, -1.0)        # unwrap's count at the step: -pi -> +pi is +1
+    key = w_rows.astype(np.int64) * re.shape[1] + w_cols
+    total = np.concatenate(([0.0], np.cumsum(turn)))
+    q = rows.astype(np.int64) * re.shape[1]
+    K = total[np.searchsorted(key, q + cols)] - total[np.searchsorted(key, q)]
+    angle = np.arctan2(im[rows, cols], re[rows, cols])
+    return (angle - (2 * np.pi) * K) - (2 * np.pi) * start_turn[rows]
+
+
+def _first_departure(ol, w, re, im, rest):
+    """Per loop: the first sample whose departure from the level is above rounding, the side it
+    departs to, the start's whole turns S, and the band at that sample (:func:`_departure`); from
+    the angles of the first :data:`PROBE` samples, of all only for a loop that has not departed there."""
+    rows_n, size = re.shape
+    first = np.full(rows_n, size)
+    side, band, start_turn = np.zeros(rows_n), np.zeros(rows_n), np.zeros(rows_n)
+    todo = np.arange(rows_n)
+    for width in (min(PROBE, size), size):
+        if todo.size == 0:
+            break
+        rp = unwrap(np.arctan2(im[todo, :width], re[todo, :width]))
+        shift = np.rint(rp[:, :1] / (2 * np.pi))
+        rp -= 2 * np.pi * shift                      # start within pi of arg K (exact: no rounding of pi)
+        dep, sd, f = _departure(ol, w[:width], rp)
+        done = (f < width) | (width == size)
+        rows = todo[done]
+        at = np.minimum(f[done], width - 1)
+        first[rows] = np.where(f[done] < width, f[done], size)
+        side[rows], start_turn[rows] = sd[done], shift[done, 0]
+        band[rows] = np.floor((rest[rows] * (np.pi / 2) + dep[done, at]) * (1 / (2 * np.pi)))
+        todo = todo[~done]
+    return first, side, start_turn, band
 
 
 def _cat(parts, name, dtype=float):
