@@ -194,17 +194,23 @@ class _Brackets:
     g_angle: np.ndarray   # angle of the rational part at lo
 
 
-def _rational_parts(ol: OpenLoop, w, a, b):
-    """Real and imaginary parts of G's rational part at j w (columns) for the loops (a[i], b[i]) (rows).
-
-    The gains enter the numerator linearly, so each of its three parts is divided by the
-    denominator once on the 1-D grid and the loops are their real combinations: a sample costs
-    a few real operations instead of a complex polynomial and a complex division.
-    """
+def _quotients(ol: OpenLoop, w):
+    """The three parts of G's rational part on the grid: num_k(j w)/den(j w), k = constant, alpha, beta."""
     polyval = np.polynomial.polynomial.polyval
     lam = 1j * w
     den = polyval(lam, ol.den)
-    q0, qa, qb = (polyval(lam, ol.num[:, k]) / den for k in range(3))
+    return tuple(polyval(lam, ol.num[:, k]) / den for k in range(3))
+
+
+def _rational_parts(ol: OpenLoop, w, a, b, quotients=None):
+    """Real and imaginary parts of G's rational part at j w (columns) for the loops (a[i], b[i]) (rows).
+
+    The gains enter the numerator linearly, so each of its three parts is divided by the
+    denominator once on the 1-D grid (``quotients``: :func:`_quotients` on ``w`` or a longer grid it
+    begins) and the loops are their real combinations: a sample costs a few real operations instead
+    of a complex polynomial and a complex division.
+    """
+    q0, qa, qb = (q[:w.size] for q in (quotients or _quotients(ol, w)))
     re, im, term = (np.empty((a.size, w.size)) for _ in range(3))
     for out, qa_part, qb_part in ((re, qa.real, qb.real), (im, qa.imag, qb.imag)):
         np.multiply(a[:, None], qa_part, out=out)
@@ -215,7 +221,7 @@ def _rational_parts(ol: OpenLoop, w, a, b):
     return re, im
 
 
-def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool) -> _Brackets:
+def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool, grid=None) -> _Brackets:
     """Sample the loops (a[i], b[i]) once on the grid up to the largest of their band ``ends`` and bracket
     every crossing of a level -180 + k*360 deg and (``crossovers``) every gain crossover.
 
@@ -229,6 +235,7 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool) -> _Brackets:
     the first samples (the departure from the level, :func:`_departure`), at the brackets, and at
     the rare steps that pass by the origin, where signs alone cannot tell the two axes apart. The
     numbers are those of the full unwrapped phase (the same operations at the same samples).
+    ``grid``: (w, quotients, cos theta w, sin theta w) on a grid this group's begins (computed if absent).
     """
     n = ol.integrators
     w_end = float(np.max(ends))
@@ -239,9 +246,10 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool) -> _Brackets:
     e = arg_k - n * np.pi / 2
     quarters = np.rint((e + np.pi) / (np.pi / 2)).astype(int)
     rest = np.mod(quarters, 4)          # whole turns (quarters // 4) shift every band alike: dropped
-    w = _grid(w_end, ol.theta)
-    size = w.size
-    re, im = _rational_parts(ol, w, a, b)
+    size = int(_grid_sizes(w_end, ol.theta))
+    w_all, quotients, cos_all, sin_all = grid or _sweep_grid(ol, w_end)
+    w = w_all[:size]
+    re, im = _rational_parts(ol, w, a, b, quotients)
     magnitude2 = np.square(re)
     magnitude2 += np.square(im)
     if np.any(sign_k < 0):
@@ -257,7 +265,7 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool) -> _Brackets:
     first, side, start_turn, band_first = _first_departure(ol, w, re, im, rest)
 
     # levels: v crosses the positive real axis
-    c, s = np.cos(ol.theta * w), np.sin(ol.theta * w)
+    c, s = cos_all[:size], sin_all[:size]
     vre = re * c
     vre += im * s
     vim = im * c
@@ -306,6 +314,12 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool) -> _Brackets:
                      base_departure=base_departure, base_angle=base_angle, sign_k=sign_k[rows], e=e[rows],
                      low=low, gain_count=gain_count, g_rows=g_rows, g_lo=w[g_cols], g_hi=w[g_cols + 1],
                      g_phase=g_phase, g_angle=g_angle)
+
+
+def _sweep_grid(ol: OpenLoop, w_end: float):
+    """The grid up to ``w_end`` and what every group's samples share on it (any group's grid begins it)."""
+    w = _grid(w_end, ol.theta)
+    return w, _quotients(ol, w), np.cos(ol.theta * w), np.sin(ol.theta * w)
 
 
 def _axis_steps(x, y, negative: bool, steps):
@@ -424,6 +438,7 @@ def sweep(ol: OpenLoop, alpha, beta, gain_limit: float = 1.0, crossovers: bool =
     tails = tail_frequency(ol, alpha, beta, gain=gain_limit) if tails is None else np.asarray(tails, float)
     ends = _band_ends(tails, alpha, beta)
     order = np.argsort(ends, kind="stable")
+    grid = _sweep_grid(ol, float(ends.max())) if ends.size else None
     parts, members = [], []
     s = 0
     while s < order.size:
@@ -432,7 +447,7 @@ def sweep(ol: OpenLoop, alpha, beta, gain_limit: float = 1.0, crossovers: bool =
         samples = int(_grid_sizes(ends[order[s + size - 1]], ol.theta))
         size = max(1, min(size, SAMPLES_PER_CHUNK // samples))
         group = order[s:s + size]
-        parts.append(_group_brackets(ol, alpha[group], beta[group], ends[group], crossovers))
+        parts.append(_group_brackets(ol, alpha[group], beta[group], ends[group], crossovers, grid))
         members.append(group)
         s += size
     for p, group in zip(parts, members):       # group rows -> the loops' own indices
