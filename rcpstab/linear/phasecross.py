@@ -156,7 +156,7 @@ def _departure(ol: OpenLoop, w, rp):
     first = np.full(rows, size)
     todo = np.arange(rows)
     for block in (np.arange(min(PROBE, size)), np.arange(min(PROBE, size), size)):
-        if todo.size == 0:
+        if todo.size == 0 or block.size == 0:
             break
         reliable = np.abs(departure[todo[:, None], block]) > noise(todo[:, None], block)
         found = reliable.any(axis=1)
