@@ -22,6 +22,9 @@ grid fine enough that it turns by far less than 180 deg per step. Crossings past
 frequency where ``|G|`` < 1 for good (:func:`~rcpstab.linear.nyquist.tail_frequency`) do not
 count and are not searched. Each crossing is located by a bracketing root finder, so the
 verdict can only be wrong within rounding of the boundary.
+
+Many loops share one sweep (:func:`sweep`): sampled in groups on grids that begin alike, bracketed
+by sign changes (:func:`_group_brackets`), all brackets refined together.
 """
 from __future__ import annotations
 
