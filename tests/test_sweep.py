@@ -121,7 +121,8 @@ def test_batch_equals_point_by_point_over_decades(model):
 
 def _full_angle_brackets(ol, a, b, ends):
     """The brackets by the full unwrapped phase at every sample (the sweep before it stopped taking an
-    angle per sample): bands floor((rest pi/2 + departure) / 2 pi), crossings where they change."""
+    angle per sample): bands floor((rest pi/2 + departure) / 2 pi), crossings where they change; the
+    gain crossovers' phase by numpy.unwrap of the complex loop's angle (the single-point code's)."""
     n = ol.integrators
     own = phasecross._grid_sizes(ends, ol.theta)
     k0 = ol.rational(np.zeros(1), a[:, None], b[:, None])[:, 0].real
@@ -137,7 +138,7 @@ def _full_angle_brackets(ol, a, b, ends):
     mine = np.arange(w.size - 1)[None, :] + 1 < own[:, None]
     above = m2 > w ** (2 * n)
     g_rows, g_cols = np.nonzero((above[:, :-1] != above[:, 1:]) & mine)
-    g_phase = rp[g_rows, g_cols] + arg_k[g_rows] - ol.theta * w[g_cols] - n * np.pi / 2
+    g_phase = phasecross._continuous_phase(ol, w, a[:, None], b[:, None], arg_k[:, None])[g_rows, g_cols]
     departure, side, _ = phasecross._departure(ol, w, rp)
     band = np.floor((departure + rest[:, None] * (np.pi / 2)) * (1 / (2 * np.pi)))
     rows, cols = np.nonzero((band[:, :-1] != band[:, 1:]) & mine)

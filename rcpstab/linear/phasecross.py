@@ -295,8 +295,9 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool, grid=None) -> _B
     if crossovers:
         # gain crossovers: |G| passes 1 between samples
         g_rows, g_cols = np.nonzero(change)
-        g_phase = _phase_at(re, im, g_rows, g_cols, wraps, start_turn) + arg_k[g_rows] - ol.theta * w[g_cols] \
-            - n * np.pi / 2
+        wraps_r = wraps if not np.any(sign_k < 0) else \
+            _axis_steps(sign_k[:, None] * re, sign_k[:, None] * im, negative=True, steps=mine)  # r's own turns
+        g_phase = _continuous_phase_at(ol, w, a, b, arg_k, g_rows, g_cols, wraps_r)
         g_angle = np.angle(ol.rational(1j * w[g_cols], a[g_rows], b[g_rows]))
     else:
         g_rows = g_cols = np.zeros(0, int)
@@ -358,6 +359,33 @@ def _axis_steps(x, y, negative: bool, steps):
         order = np.lexsort((cols, rows))
         rows, cols, up = rows[order], cols[order], up[order]
     return rows, cols, up
+
+
+def _continuous_phase_at(ol: OpenLoop, w, a, b, arg_k, rows, cols, wraps):
+    """:func:`_continuous_phase` at the samples (rows, cols), from the angles there and at r's turns
+    (``wraps``: the steps on which r crosses its negative real axis) only: :func:`numpy.unwrap`'s
+    correction (the jump moved into [-pi, pi) minus the jump) summed in each row in order, as it sums
+    them, so the values are its own bit for bit."""
+    def angle(r, c):
+        return np.angle(ol.rational(1j * w[c], a[r], b[r]))
+
+    w_rows, w_cols, _ = wraps
+    dd = angle(w_rows, w_cols + 1) - angle(w_rows, w_cols)
+    ddmod = np.mod(dd + np.pi, 2 * np.pi) - np.pi
+    ddmod = np.where((ddmod == -np.pi) & (dd > 0), np.pi, ddmod)
+    correct = np.where(np.abs(dd) < np.pi, 0.0, ddmod - dd)
+    # per row, the running sums of its corrections (a padded table: cumsum adds them in order)
+    counts = np.bincount(w_rows, minlength=a.size)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    table = np.zeros((a.size, int(counts.max(initial=0)) + 1))
+    table[w_rows, 1 + np.arange(w_rows.size) - starts[w_rows]] = correct
+    np.cumsum(table, axis=1, out=table)
+    key = w_rows.astype(np.int64) * w.size + w_cols
+    before = np.searchsorted(key, rows.astype(np.int64) * w.size + cols) - starts[rows]   # turns before
+    first = angle(np.arange(a.size), np.zeros(a.size, int))
+    shift = arg_k + _wrap(first - arg_k) - first
+    return (angle(rows, cols) + table[rows, before]) + shift[rows] - ol.theta * w[cols] \
+        - ol.integrators * np.pi / 2
 
 
 def _per_row_cumsum(rows, values):
