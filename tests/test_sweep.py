@@ -120,9 +120,9 @@ def test_batch_equals_point_by_point_over_decades(model):
 
 
 def _full_angle_brackets(ol, a, b, ends):
-    """The brackets by the full unwrapped phase at every sample (the sweep before it stopped taking an
-    angle per sample): bands floor((rest pi/2 + departure) / 2 pi), crossings where they change; the
-    gain crossovers' phase by numpy.unwrap of the complex loop's angle (the single-point code's)."""
+    """The brackets as the sweep found them before it stopped taking an angle per sample: the phase of the
+    complex loop unwrapped by numpy.unwrap at every sample, bands floor((rest pi/2 + departure) / 2 pi),
+    crossings where they change; the gain crossovers' phase as the single-point code's."""
     n = ol.integrators
     own = phasecross._grid_sizes(ends, ol.theta)
     k0 = ol.rational(np.zeros(1), a[:, None], b[:, None])[:, 0].real
@@ -130,13 +130,11 @@ def _full_angle_brackets(ol, a, b, ends):
     e = arg_k - n * np.pi / 2
     rest = np.mod(np.rint((e + np.pi) / (np.pi / 2)).astype(int), 4)
     w = phasecross._grid(float(np.max(ends)), ol.theta)
-    re, im = phasecross._rational_parts(ol, w, a, b)
-    m2 = re * re + im * im
-    re, im = sign_k[:, None] * re, sign_k[:, None] * im
-    rp = phasecross.unwrap(np.arctan2(im, re))
-    rp -= 2 * np.pi * np.rint(rp[:, :1] / (2 * np.pi))
+    r = ol.rational(1j * w, a[:, None], b[:, None])
+    rp = np.unwrap(np.angle(sign_k[:, None] * r), axis=-1)
+    rp = rp - 2 * np.pi * np.rint(rp[:, :1] / (2 * np.pi))
     mine = np.arange(w.size - 1)[None, :] + 1 < own[:, None]
-    above = m2 > w ** (2 * n)
+    above = np.abs(r) > w ** n
     g_rows, g_cols = np.nonzero((above[:, :-1] != above[:, 1:]) & mine)
     g_phase = phasecross._continuous_phase(ol, w, a[:, None], b[:, None], arg_k[:, None])[g_rows, g_cols]
     departure, side, _ = phasecross._departure(ol, w, rp)
@@ -168,7 +166,8 @@ def _random_loops(rng):
 
 def test_sign_changes_find_the_brackets_the_full_phase_finds():
     """Bracketing by sign changes of rotated components gives the very brackets, levels, directions and
-    base phases (bit for bit) of the full unwrapped phase, on RCP-family loops and random rational loops."""
+    base phases (bit for bit) of the full unwrapped phase of the complex loop at every sample, on
+    RCP-family loops (on and next to alpha = beta too) and random rational loops."""
     rng = np.random.default_rng(12)
     loops = [(open_loop(get_model(m)), rng.uniform(0.02, 2.0, 40), rng.uniform(0.01, 1.0, 40))
              for m in ("rcp", "xcp", "rcpac")]

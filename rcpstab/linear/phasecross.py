@@ -265,7 +265,7 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool, grid=None) -> _B
     # turns of r's phase: sign(K) r crosses the negative real axis (its angle jumps by -+ 2 pi)
     wraps = _axis_steps(re, im, negative=True, steps=mine)
     # the departure from the level near w = 0: angles of the first samples only
-    first, side, start_turn, band_first = _first_departure(ol, w, re, im, rest)
+    first, side, band_first = _first_departure(ol, w, re, im, rest)
 
     # levels: v crosses the positive real axis
     c, s = cos_all[:size], sin_all[:size]
@@ -289,7 +289,7 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool, grid=None) -> _B
     # Level crossed between samples cols and cols+1 (one per bracket: steps turn << 2 pi),
     # measured from e: 2 pi k' - rest * pi/2 (k' counted from whole), 0 for the level the phase starts on.
     offset = 2 * np.pi * k - rest[rows] * (np.pi / 2)
-    base_departure = _phase_at(re, im, rows, cols, wraps, start_turn) - ol.theta * w[cols]
+    base_departure = _departure_at(ol, w, a, b, sign_k, rows, cols, wraps)
     base_angle = np.angle(sign_k[rows] * ol.rational(1j * w[cols], a[rows], b[rows]))
 
     if crossovers:
@@ -361,13 +361,14 @@ def _axis_steps(x, y, negative: bool, steps):
     return rows, cols, up
 
 
-def _continuous_phase_at(ol: OpenLoop, w, a, b, arg_k, rows, cols, wraps):
-    """:func:`_continuous_phase` at the samples (rows, cols), from the angles there and at r's turns
-    (``wraps``: the steps on which r crosses its negative real axis) only: :func:`numpy.unwrap`'s
-    correction (the jump moved into [-pi, pi) minus the jump) summed in each row in order, as it sums
-    them, so the values are its own bit for bit."""
+def _unwrapped_at(ol: OpenLoop, w, a, b, sign, rows, cols, wraps):
+    """``numpy.unwrap(numpy.angle(sign * r))`` at the samples (rows, cols) and its first column, r the
+    complex rational part, from the angles there and at the turns only (``wraps``: the steps on which
+    sign * r crosses its negative real axis): :func:`numpy.unwrap`'s correction (the jump moved into
+    [-pi, pi) minus the jump) summed in each row in order, as it sums them, so the values are its own
+    bit for bit."""
     def angle(r, c):
-        return np.angle(ol.rational(1j * w[c], a[r], b[r]))
+        return np.angle(sign[r] * ol.rational(1j * w[c], a[r], b[r]))
 
     w_rows, w_cols, _ = wraps
     dd = angle(w_rows, w_cols + 1) - angle(w_rows, w_cols)
@@ -382,10 +383,21 @@ def _continuous_phase_at(ol: OpenLoop, w, a, b, arg_k, rows, cols, wraps):
     np.cumsum(table, axis=1, out=table)
     key = w_rows.astype(np.int64) * w.size + w_cols
     before = np.searchsorted(key, rows.astype(np.int64) * w.size + cols) - starts[rows]   # turns before
-    first = angle(np.arange(a.size), np.zeros(a.size, int))
+    return angle(rows, cols) + table[rows, before], angle(np.arange(a.size), np.zeros(a.size, int))
+
+
+def _continuous_phase_at(ol: OpenLoop, w, a, b, arg_k, rows, cols, wraps):
+    """:func:`_continuous_phase` at the samples (rows, cols) (``wraps``: r's turns), bit for bit."""
+    rp, first = _unwrapped_at(ol, w, a, b, np.ones(a.size), rows, cols, wraps)
     shift = arg_k + _wrap(first - arg_k) - first
-    return (angle(rows, cols) + table[rows, before]) + shift[rows] - ol.theta * w[cols] \
-        - ol.integrators * np.pi / 2
+    return rp + shift[rows] - ol.theta * w[cols] - ol.integrators * np.pi / 2
+
+
+def _departure_at(ol: OpenLoop, w, a, b, sign_k, rows, cols, wraps):
+    """The departure (:func:`_departure`, past the first sample above rounding) at the samples (rows, cols)
+    (``wraps``: sign(K) r's turns): its unwrapped phase started within pi of 0, minus the delay's."""
+    rp, first = _unwrapped_at(ol, w, a, b, sign_k, rows, cols, wraps)
+    return rp - 2 * np.pi * np.rint(first[rows] / (2 * np.pi)) - ol.theta * w[cols]
 
 
 def _per_row_cumsum(rows, values):
@@ -398,26 +410,13 @@ def _per_row_cumsum(rows, values):
     return total - (total - values)[first]
 
 
-def _phase_at(re, im, rows, cols, wraps, start_turn):
-    """The unwrapped phase of sign(K) r at samples (rows, cols), as :func:`unwrap` and the start's shift
-    give it: (angle - 2 pi K) - 2 pi S, K the turns before the sample, S the start's."""
-    w_rows, w_cols, w_up = wraps
-    turn = np.where(w_up, 1.0, -1.0)        # unwrap's count at the step: -pi -> +pi is +1
-    key = w_rows.astype(np.int64) * re.shape[1] + w_cols
-    total = np.concatenate(([0.0], np.cumsum(turn)))
-    q = rows.astype(np.int64) * re.shape[1]
-    K = total[np.searchsorted(key, q + cols)] - total[np.searchsorted(key, q)]
-    angle = np.arctan2(im[rows, cols], re[rows, cols])
-    return (angle - (2 * np.pi) * K) - (2 * np.pi) * start_turn[rows]
-
-
 def _first_departure(ol, w, re, im, rest):
     """Per loop: the first sample whose departure from the level is above rounding, the side it
-    departs to, the start's whole turns S, and the band at that sample (:func:`_departure`); from
+    departs to, and the band at that sample (:func:`_departure`); from
     the angles of the first :data:`PROBE` samples, of all only for a loop that has not departed there."""
     rows_n, size = re.shape
     first = np.full(rows_n, size)
-    side, band, start_turn = np.zeros(rows_n), np.zeros(rows_n), np.zeros(rows_n)
+    side, band = np.zeros(rows_n), np.zeros(rows_n)
     todo = np.arange(rows_n)
     for width in (min(PROBE, size), size):
         if todo.size == 0:
@@ -430,10 +429,10 @@ def _first_departure(ol, w, re, im, rest):
         rows = todo[done]
         at = np.minimum(f[done], width - 1)
         first[rows] = np.where(f[done] < width, f[done], size)
-        side[rows], start_turn[rows] = sd[done], shift[done, 0]
+        side[rows] = sd[done]
         band[rows] = np.floor((rest[rows] * (np.pi / 2) + dep[done, at]) * (1 / (2 * np.pi)))
         todo = todo[~done]
-    return first, side, start_turn, band
+    return first, side, band
 
 
 def _cat(parts, name, dtype=float):
