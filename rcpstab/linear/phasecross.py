@@ -289,16 +289,14 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool, grid=None) -> _B
     # Level crossed between samples cols and cols+1 (one per bracket: steps turn << 2 pi),
     # measured from e: 2 pi k' - rest * pi/2 (k' counted from whole), 0 for the level the phase starts on.
     offset = 2 * np.pi * k - rest[rows] * (np.pi / 2)
-    base_departure = _departure_at(ol, w, a, b, sign_k, rows, cols, wraps)
-    base_angle = np.angle(sign_k[rows] * ol.rational(1j * w[cols], a[rows], b[rows]))
+    base_departure, base_angle = _departure_at(ol, w, a, b, sign_k, rows, cols, wraps)
 
     if crossovers:
         # gain crossovers: |G| passes 1 between samples
         g_rows, g_cols = np.nonzero(change)
         wraps_r = wraps if not np.any(sign_k < 0) else \
             _axis_steps(sign_k[:, None] * re, sign_k[:, None] * im, negative=True, steps=mine)  # r's own turns
-        g_phase = _continuous_phase_at(ol, w, a, b, arg_k, g_rows, g_cols, wraps_r)
-        g_angle = np.angle(ol.rational(1j * w[g_cols], a[g_rows], b[g_rows]))
+        g_phase, g_angle = _continuous_phase_at(ol, w, a, b, arg_k, g_rows, g_cols, wraps_r)
     else:
         g_rows = g_cols = np.zeros(0, int)
         g_phase = g_angle = np.zeros(0)
@@ -362,16 +360,19 @@ def _axis_steps(x, y, negative: bool, steps):
 
 
 def _unwrapped_at(ol: OpenLoop, w, a, b, sign, rows, cols, wraps):
-    """``numpy.unwrap(numpy.angle(sign * r))`` at the samples (rows, cols) and its first column, r the
+    """``numpy.unwrap(numpy.angle(sign * r))`` at the samples (rows, cols), its first column and the
+    angles at the samples (before unwrapping), r the
     complex rational part, from the angles there and at the turns only (``wraps``: the steps on which
     sign * r crosses its negative real axis): :func:`numpy.unwrap`'s correction (the jump moved into
     [-pi, pi) minus the jump) summed in each row in order, as it sums them, so the values are its own
     bit for bit."""
-    def angle(r, c):
-        return np.angle(sign[r] * ol.rational(1j * w[c], a[r], b[r]))
-
     w_rows, w_cols, _ = wraps
-    dd = angle(w_rows, w_cols + 1) - angle(w_rows, w_cols)
+    every = np.arange(a.size)
+    r_all = np.concatenate((w_rows, w_rows, rows, every))     # one evaluation for every angle needed
+    c_all = np.concatenate((w_cols + 1, w_cols, cols, np.zeros(a.size, int)))
+    angles = np.angle(sign[r_all] * ol.rational(1j * w[c_all], a[r_all], b[r_all]))
+    after, at_turn, here, first = np.split(angles, np.cumsum([w_rows.size, w_rows.size, rows.size]))
+    dd = after - at_turn
     ddmod = np.mod(dd + np.pi, 2 * np.pi) - np.pi
     ddmod = np.where((ddmod == -np.pi) & (dd > 0), np.pi, ddmod)
     correct = np.where(np.abs(dd) < np.pi, 0.0, ddmod - dd)
@@ -383,21 +384,23 @@ def _unwrapped_at(ol: OpenLoop, w, a, b, sign, rows, cols, wraps):
     np.cumsum(table, axis=1, out=table)
     key = w_rows.astype(np.int64) * w.size + w_cols
     before = np.searchsorted(key, rows.astype(np.int64) * w.size + cols) - starts[rows]   # turns before
-    return angle(rows, cols) + table[rows, before], angle(np.arange(a.size), np.zeros(a.size, int))
+    return here + table[rows, before], first, here
 
 
 def _continuous_phase_at(ol: OpenLoop, w, a, b, arg_k, rows, cols, wraps):
-    """:func:`_continuous_phase` at the samples (rows, cols) (``wraps``: r's turns), bit for bit."""
-    rp, first = _unwrapped_at(ol, w, a, b, np.ones(a.size), rows, cols, wraps)
+    """:func:`_continuous_phase` at the samples (rows, cols) (``wraps``: r's turns), bit for bit, and the
+    angle of r there."""
+    rp, first, angle = _unwrapped_at(ol, w, a, b, np.ones(a.size), rows, cols, wraps)
     shift = arg_k + _wrap(first - arg_k) - first
-    return rp + shift[rows] - ol.theta * w[cols] - ol.integrators * np.pi / 2
+    return rp + shift[rows] - ol.theta * w[cols] - ol.integrators * np.pi / 2, angle
 
 
 def _departure_at(ol: OpenLoop, w, a, b, sign_k, rows, cols, wraps):
     """The departure (:func:`_departure`, past the first sample above rounding) at the samples (rows, cols)
-    (``wraps``: sign(K) r's turns): its unwrapped phase started within pi of 0, minus the delay's."""
-    rp, first = _unwrapped_at(ol, w, a, b, sign_k, rows, cols, wraps)
-    return rp - 2 * np.pi * np.rint(first[rows] / (2 * np.pi)) - ol.theta * w[cols]
+    (``wraps``: sign(K) r's turns): its unwrapped phase started within pi of 0, minus the delay's; and
+    the angle of sign(K) r there."""
+    rp, first, angle = _unwrapped_at(ol, w, a, b, sign_k, rows, cols, wraps)
+    return rp - 2 * np.pi * np.rint(first[rows] / (2 * np.pi)) - ol.theta * w[cols], angle
 
 
 def _per_row_cumsum(rows, values):
