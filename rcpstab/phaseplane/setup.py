@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
-from ..models.spec import ModelSpec
 from ..runtime.validation import check_run_cost
 from .compiled import CompiledModel, compile_model
 from .integrator import BatchIntegrator
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 STEPS_PER_DELAY = 20          # RK4 steps per round trip: error ~1e-7 of the amplitude (see tests)
 MAX_STEP_DIVISOR = 64         # largest k tried so that T/k divides the delay

@@ -3,16 +3,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
 from ..models import as_model
-from ..models.spec import ModelSpec
 from ..runtime.validation import check_run_cost
 from .compiled import compile_model
 from .integrator import BatchIntegrator
 from .setup import make_integrator, parameter_values
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 MAX_SAMPLES = 20_000  # recorded samples per trajectory by default (memory: B * 8 bytes each)
 CPU_S_PER_STEP = 5e-8  # one step of one trajectory in the compiled kernel (measured 23-49 ns), for refusals
