@@ -14,11 +14,11 @@ machine hits every side alike):
 
 It prints medians over ``--repeat`` rounds and the ratio command / (work + floor), the
 acceptance measure of issue 26 (within 1.5x). Outputs of the baseline and of this tree are
-compared byte for byte (CSV) so that a speed-up cannot hide a changed result.
+compared byte for byte (CSV and PNG) so that a speed-up cannot hide a changed result.
 
 ``--csv-writers`` times the map's CSV table alone: ``csv.writer`` cell by cell against the columnar writer.
 
-Usage: python benchmarks/bench_commands.py [--repeat 3] [--baseline PATH] [--only map,margins,portrait] [--json]
+Usage: python benchmarks/bench_commands.py [--repeat 3] [--baseline PATH] [--only map,margins,portrait,bode,nyquist] [--json]
        python benchmarks/bench_commands.py --csv-writers [--repeat 3]
 """
 from __future__ import annotations
@@ -42,7 +42,10 @@ COMMANDS = {
             "--out", "{dir}/x.png", "--csv", "{dir}/x.csv"],
     "margins": ["margins", "--alpha", "0.4", "--beta", "0.2"],
     "portrait": ["portrait", "--alpha", "1.4", "--beta", "0.8", "--out", "{dir}/p.png", "--csv", "{dir}/p.csv"],
+    "bode": ["bode", "--alpha", "0.4", "--beta", "0.2", "--out", "{dir}/b.png"],
+    "nyquist": ["nyquist", "--alpha", "0.4", "--beta", "0.2", "--out", "{dir}/n.png"],
 }
+FILES = ("x.csv", "x.png", "p.csv", "p.png", "b.png", "n.png")   # compared byte for byte with --baseline
 
 # The computation of each command, in a warm process (imports and disk-cached derivations done).
 WORK = {
@@ -69,6 +72,18 @@ portrait("rcp", 1.4, 0.8, 5.0)
 def work():
     # what portrait's run() computes for its summary, CSV and figure: trajectories, verdicts, limit cycles
     portrait("rcp", 1.4, 0.8).limit_cycles()
+""",
+    "bode": """
+from rcpstab.api.point import bode
+bode("rcp", 0.41, 0.21)
+def work():
+    bode("rcp", 0.4, 0.2)
+""",
+    "nyquist": """
+from rcpstab.api.point import nyquist
+nyquist("rcp", 0.41, 0.21)
+def work():
+    nyquist("rcp", 0.4, 0.2)
 """,
 }
 
@@ -103,7 +118,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (default 3)")
     parser.add_argument("--baseline", help="another checkout to time the same commands from (before/after)")
-    parser.add_argument("--only", default="map,margins,portrait", help="comma-separated commands")
+    parser.add_argument("--only", default="map,margins,portrait,bode,nyquist", help="comma-separated commands")
     parser.add_argument("--csv-writers", action="store_true", help="only time the two CSV writers on the 500x500 map")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -133,7 +148,7 @@ def main():
                         work[(name, tree)].append(WORK_FUNCS[name](trees[tree]))
         same = {}
         if "before" in trees:
-            for f in ("x.csv", "p.csv"):
+            for f in FILES:
                 a, b = dirs["after"] / f, dirs["before"] / f
                 if a.exists() and b.exists():
                     same[f] = filecmp.cmp(a, b, shallow=False)
@@ -197,7 +212,8 @@ def _portrait_work(path):
     return _work_time("portrait", path, 1)
 
 
-WORK_FUNCS = {"map": _map_work, "margins": _margins_work, "portrait": _portrait_work}
+WORK_FUNCS = {"map": _map_work, "margins": _margins_work, "portrait": _portrait_work,
+              "bode": lambda path: _work_time("bode", path, 3), "nyquist": lambda path: _work_time("nyquist", path, 3)}
 
 
 if __name__ == "__main__":

@@ -43,18 +43,39 @@ class DelayedInput:
 
 
 def _lambdify_source(args, expr, cse: bool = False) -> str:
-    """The source ``sympy.lambdify(args, expr, modules="numpy")`` generates (the function :func:`_compile` rebuilds)."""
+    """The source ``sympy.lambdify(args, expr, modules="numpy")`` generates, with an import line for each
+    name it reads that :func:`_namespace` lacks or binds otherwise (the printer's own imports, e.g.
+    ``functools.reduce`` for a ``Min``), so that :func:`_compile` rebuilds the same function from the text."""
+    import importlib
     import inspect
+    import types
 
     import sympy as sp
 
-    return inspect.getsource(sp.lambdify(args, expr, modules="numpy", cse=cse))
+    f = sp.lambdify(args, expr, modules="numpy", cse=cse)
+    names, stack = set(), [f.__code__]
+    while stack:
+        code = stack.pop()
+        names |= set(code.co_names)
+        stack += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    base, imports = _namespace(), []
+    for name in sorted(n for n in names if n in f.__globals__ and base.get(n, f) is not f.__globals__[n]):
+        value = f.__globals__[name]
+        module, attr = getattr(value, "__module__", None), getattr(value, "__name__", None)
+        if module is None or attr is None or getattr(importlib.import_module(module), attr, None) is not value:
+            raise ValueError(f"lambdify's {name!r} ({value!r}) is not an importable name")
+        imports.append(f"from {module} import {attr} as {name}\n")
+    return "".join(imports) + inspect.getsource(f)
+
+
+def _namespace() -> dict:
+    """The namespace lambdify gives a ``modules="numpy"`` function: NumPy's names, ``numpy`` itself, SymPy's ``I``."""
+    return {**vars(np), "numpy": np, "I": 1j}
 
 
 def _compile(text: str):
-    """The function ``text`` defines (``_lambdifygenerated``), in the namespace lambdify gives a
-    ``modules="numpy"`` function: NumPy's names, ``numpy`` itself and SymPy's ``I``."""
-    namespace = {**vars(np), "numpy": np, "I": 1j}
+    """The function ``text`` defines (``_lambdifygenerated``, :func:`_lambdify_source`), in lambdify's namespace."""
+    namespace = _namespace()
     exec(compile(text, "<rcpstab compiled model>", "exec"), namespace)  # noqa: S102 (our own cached lambdify output)
     return namespace["_lambdifygenerated"]
 
