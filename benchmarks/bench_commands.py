@@ -13,7 +13,8 @@ machine hits every side alike):
   ``git worktree`` of ``main``), so before/after ratios come from one run.
 
 It prints medians over ``--repeat`` rounds and the ratio command / (work + floor), the
-acceptance measure of issue 26 (within 1.5x). Outputs of the baseline and of this tree are
+acceptance measure of issue 26 (within 1.5x), in wall-clock and in CPU seconds (user + system: on a
+loaded machine the wall clock adds waiting for a core, which the CPU time leaves out). Outputs of the baseline and of this tree are
 compared byte for byte (CSV and PNG) so that a speed-up cannot hide a changed result.
 
 ``--csv-writers`` times the map's CSV table alone: ``csv.writer`` cell by cell against the columnar writer.
@@ -27,6 +28,7 @@ import argparse
 import filecmp
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -89,9 +91,13 @@ def work():
 
 
 def _run(argv, env, cwd):
+    """Wall clock and CPU time (user + system of the child) of one fresh process, s."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (now.ru_utime + now.ru_stime) - (used.ru_utime + used.ru_stime)
 
 
 def _env(path):
@@ -105,13 +111,15 @@ def _work_time(name, path, repeat):
     """Median of ``repeat`` timings of the computation in one warm process (run from ``path``)."""
     code = WORK[name] + f"""
 import time, statistics
-ts = []
+ts, cs = [], []
 for _ in range({repeat}):
-    s = time.perf_counter(); work(); ts.append(time.perf_counter() - s)
-print(statistics.median(ts))
+    s, c = time.perf_counter(), time.process_time(); work()
+    ts.append(time.perf_counter() - s); cs.append(time.process_time() - c)
+print(statistics.median(ts), statistics.median(cs))
 """
     out = subprocess.run([sys.executable, "-c", code], env=_env(path), check=True, capture_output=True, text=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    wall, cpu = out.stdout.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
 
 
 def main():
@@ -152,19 +160,27 @@ def main():
                 a, b = dirs["after"] / f, dirs["before"] / f
                 if a.exists() and b.exists():
                     same[f] = filecmp.cmp(a, b, shallow=False)
-    floor = float(np.median(times[("floor", None)]))
-    result = {"repeat": args.repeat, "floor_s": round(floor, 3), "load_1min": os.getloadavg()[0], "commands": {},
-              "outputs_identical": same}
+    def median(samples, k):             # k = 0: wall clock, 1: CPU time
+        return float(np.median([x[k] for x in samples])) if samples else float("nan")
+
+    floor, floor_cpu = (median(times[("floor", None)], k) for k in (0, 1))
+    result = {"repeat": args.repeat, "floor_s": round(floor, 3), "floor_cpu_s": round(floor_cpu, 3),
+              "load_1min": os.getloadavg()[0], "commands": {}, "outputs_identical": same}
     for name in names:
         for tree in trees:
-            cmd = float(np.median(times[(name, tree)]))
-            wk = float(np.median(work[(name, tree)])) if work[(name, tree)] else float("nan")
+            cmd, cmd_cpu = (median(times[(name, tree)], k) for k in (0, 1))
+            wk, wk_cpu = (median(work[(name, tree)], k) for k in (0, 1))
             result["commands"][f"{name} ({tree})"] = {
                 "command_s": round(cmd, 3), "work_s": round(wk, 4),
-                "ratio_command_to_work_plus_floor": round(cmd / (wk + floor), 2)}
+                "ratio_command_to_work_plus_floor": round(cmd / (wk + floor), 2),
+                # CPU seconds: what a load on the machine changes least (it adds waiting, not work)
+                "command_cpu_s": round(cmd_cpu, 3), "work_cpu_s": round(wk_cpu, 4),
+                "ratio_cpu": round(cmd_cpu / (wk_cpu + floor_cpu), 2)}
         if "before" in trees:
             result["commands"][f"{name} speed-up"] = round(
-                float(np.median(times[(name, "before")])) / float(np.median(times[(name, "after")])), 2)
+                median(times[(name, "before")], 0) / median(times[(name, "after")], 0), 2)
+            result["commands"][f"{name} CPU speed-up"] = round(
+                median(times[(name, "before")], 1) / median(times[(name, "after")], 1), 2)
     if args.json:
         print(json.dumps(result))
     else:
