@@ -40,6 +40,8 @@ def _probe(argv, cache, cwd):
     (["margins", "--alpha", "0.4", "--beta", "0.2", "--json"], []),
     (["map", "--method", "exact", "--alpha", "0.02:1:0.02", "--beta", "0.02:1:0.02", "--out", "x.png", "--csv", "x.csv"],
      ["x.csv", "x.png"]),
+    (["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--out", "p.png", "--csv", "p.csv"],
+     ["p.csv", "p.png"]),
 ])
 def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(tmp_path, argv, outputs):
     cache = tmp_path / "cache"
@@ -182,3 +184,22 @@ def test_the_cached_phaseplane_functions_compute_what_lambdify_computes_to_the_b
                 expected = np.asarray(direct(*args), dtype=float)
                 got = np.asarray(cached_function(*args), dtype=float)
                 assert np.array_equal(expected, got, equal_nan=True), name
+
+
+def test_the_parameter_table_reads_the_spec_and_a_bundled_model_serves_it_unbuilt(tmp_path, monkeypatch):
+    from rcpstab.models.table import ParameterTable
+
+    monkeypatch.setenv("RCPSTAB_CACHE_DIR", str(tmp_path))
+    spec = get_model("rcpac")
+    table = spec.parameter_table
+    # by name what the spec answers by symbol
+    assert table.names == tuple(sym.name for sym in spec.parameters)
+    assert table.loop == ("alpha", "beta") and table.own("d0") == "d_0" and table.own("nope") is None
+    assert table.public_name("d_0") == spec.public_name(spec.parameter("d0")) == "d0"
+    assert table.domain("T").violation(np.array([-1.0]), "T") == spec.domain(spec.parameter("T")).violation(
+        np.array([-1.0]), "T")
+    assert table.states == ("R", "y", "q", "dropped")
+    lazy = BundledModel("rcpac", "rcpstab.models.rcpac")
+    assert lazy.parameter_table == ParameterTable.of(spec)        # derived once: the model is built
+    again = BundledModel("rcpac", "rcpstab.models.rcpac")
+    assert again.parameter_table == table and type(again) is BundledModel   # read from the cache, not built

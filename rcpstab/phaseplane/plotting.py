@@ -119,7 +119,7 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None, verdicts=
     ax.plot(traj.gamma_eq[0], traj.queue_eq[0] / MBIT, "k*", ms=12, label="equilibrium")
     ax.set_xlabel("normalized rate R/C (dimensionless)")
     ax.set_ylabel("queue q (Mbit)")
-    names = [sym.name for sym in traj.model.loop_parameters]
+    names = list(traj.model.parameter_table.loop)
     values = [np.atleast_1d(traj.params.get(k, np.nan)) for k in names]
     gains = "".join(f", {k} = {v[0]:g}" for k, v in zip(names, values)) if all(v.size == 1 for v in values) else ""
     set_title(ax, title or f"Phase portrait, model '{traj.model.name}'{gains}",

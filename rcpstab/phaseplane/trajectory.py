@@ -70,7 +70,7 @@ class Trajectory:
         return self.t / self.d0
 
     def __repr__(self) -> str:
-        gains = "".join(f", {k}={np.ravel(self.params[k])[0]:g}" for k in (s.name for s in self.model.loop_parameters)
+        gains = "".join(f", {k}={np.ravel(self.params[k])[0]:g}" for k in self.model.parameter_table.loop
                         if k in self.params and np.size(self.params[k]) == 1)
         return (f"Trajectory(model={self.model.name!r}, {self.gamma.shape[1]} trajectories, "
                 f"0..{self.rtt[-1]:.4g} RTTs (d0 = {self.d0:g} s){gains})")
@@ -183,7 +183,7 @@ def _trajectory(integrator: BatchIntegrator, times: np.ndarray, recorded: np.nda
     return Trajectory(
         model=compiled.spec,
         t=times,
-        states={s.__name__: x for s, x in zip(compiled.spec.states, stacked)},
+        states=dict(zip(compiled.spec.parameter_table.states, stacked)),
         gamma=np.asarray(compiled.gamma(*stacked, *values)) * np.ones_like(stacked[0]),
         queue=np.asarray(compiled.queue(*stacked, *values)) * np.ones_like(stacked[0]),
         gamma_eq=np.broadcast_to(compiled.gamma(*eq, *values), (size,)).copy(),
