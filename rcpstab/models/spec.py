@@ -252,6 +252,17 @@ class ModelSpec:
                              "which a change in the number of flows needs")
         return self.flows.name
 
+    @cached_property
+    def parameter_table(self):
+        """The parameters and states by name (:class:`~rcpstab.models.table.ParameterTable`)."""
+        from .table import ParameterTable
+
+        if getattr(self, "bundled_sources", None):   # written to the cache, where the unbuilt model reads it
+            from ..runtime.derivation_cache import cached
+
+            return cached("parameters", self, (), lambda: ParameterTable.of(self))
+        return ParameterTable.of(self)
+
     def domain(self, sym: sp.Symbol) -> Domain:
         """The declared :class:`Domain` of parameter ``sym`` (finite values only if none is declared)."""
         return self.domains.get(sym) or Domain(sym.name)
