@@ -183,7 +183,7 @@ def import_figure_without_property_tables() -> None:
     kwdoc = getattr(artist, "kwdoc", None)
     if kwdoc is None:
         return
-    artist.kwdoc = lambda _: ""
+    artist.kwdoc = lambda *_, **__: ""   # whatever signature a later matplotlib gives it
     try:
         import matplotlib.figure  # noqa: F401
     finally:
