@@ -303,25 +303,60 @@ def test_port_twins_refuse_the_same_integers_at_and_beyond_every_bound(which, pr
     assert (c == ("ok",)) == (low <= value <= high)
 
 
-@pytest.mark.parametrize("module, setup, call, expected", [
+TABLE_EDITS = [
     ("rcpstab.packet._datapath", "v.SIMULATOR_INTEGERS['size'] = (0, 1000)",
      "m.Datapath(1).arrive(0, bytes(12), 1001)", "size=1001 is outside 0..1000"),
     ("rcpstab.packet._datapath", "v.SIMULATOR_INTEGERS['path_links'] = (1, 256)", "", "path_links"),  # hop is 8 bits
     ("rcpstab.fct._flows", "v.SIMULATOR_INTEGERS['rwnd_pkts'] = (1, 7)",
      "m.FlowSimulator((1, 1, 1), (1, 1, 1), 40, 40, 40, 8, 0)", "rwnd_pkts=8 is outside 1..7"),
     ("rcpstab.fct._flows", "v.SIMULATOR_INTEGERS['data_size'] = (11, 1500)", "", "data_size"),  # < an RCP header
-])
-def test_each_extension_reads_the_table_when_imported(module, setup, call, expected):
-    """A bound changed in validation.py changes what C refuses; one beyond what C is written for refuses the import."""
+]
+
+# Each case in a fresh fork of one process that has imported no rcpstab module, only the third-party
+# packages the extensions' packages import (SciPy's stats, matplotlib's figure: ~2 s per case when each
+# case was its own process). A child never returns to the loop.
+FORK_PER_EDIT = """
+import json, os, sys
+import numpy, scipy.stats, matplotlib.figure
+assert not any(k.startswith("rcpstab") for k in sys.modules)
+for code in json.loads(sys.argv[1]):
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            exec(code, {})
+        except BaseException as exc:
+            print("crashed", repr(exc), flush=True)
+            os._exit(1)
+        print("\\0", flush=True)
+        os._exit(0)
+    os.waitpid(pid, 0)
+"""
+
+
+@pytest.fixture(scope="module")
+def after_table_edits():
+    """What each of TABLE_EDITS prints, in a new process: the edit, then the import and the call."""
+    import json
     import subprocess
     import sys
     from pathlib import Path
 
-    code = (f"import importlib, rcpstab.runtime.validation as v\n{setup}\n"
-            f"try:\n    m = importlib.import_module({module!r})\n    {call or 'pass'}\n"
-            f"except (ImportError, ValueError) as exc:\n    print(type(exc).__name__, exc)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         cwd=Path(__file__).parent).stdout
+    codes = [(f"import importlib, rcpstab.runtime.validation as v\n{setup}\n"
+              f"try:\n    m = importlib.import_module({module!r})\n    {call or 'pass'}\n"
+              f"except (ImportError, ValueError) as exc:\n    print(type(exc).__name__, exc)\n")
+             for module, setup, call, _ in TABLE_EDITS]
+    out = subprocess.run([sys.executable, "-c", FORK_PER_EDIT, json.dumps(codes)], capture_output=True, text=True,
+                         timeout=120, cwd=Path(__file__).parent).stdout
+    printed = out.split("\0\n")
+    assert len(printed) == len(TABLE_EDITS) + 1 and printed[-1] == "", out
+    return dict(zip(TABLE_EDITS, printed))
+
+
+@pytest.mark.parametrize("module, setup, call, expected", TABLE_EDITS)
+def test_each_extension_reads_the_table_when_imported(module, setup, call, expected, after_table_edits):
+    """A bound changed in validation.py changes what C refuses; one beyond what C is written for refuses the import."""
+    out = after_table_edits[(module, setup, call, expected)]
     assert expected in out and (("ImportError" in out) == (not call)), out
 
 
