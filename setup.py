@@ -11,7 +11,7 @@ setup(
             "rcpstab.packet._datapath",
             sources=[PACKET + "module.c", PACKET + "sim.c", PACKET + "port_ops.c", PACKET + "events.c"],
             depends=[PACKET + h for h in ("rcp_header.h", "rcp_port.h", "sim.h", "xcp_header.h", "xcp_port.h", "rcpac_port.h",
-                                          "port_ops.h", "events.h", "rtcp_host.h")] + [COMMON + "domains.h"],
+                                          "control.h", "port_ops.h", "events.h", "rtcp_host.h")] + [COMMON + "domains.h"],
             include_dirs=[COMMON],
             extra_compile_args=["-O2", "-std=c11"],
         ),

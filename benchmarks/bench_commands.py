@@ -13,12 +13,13 @@ machine hits every side alike):
   ``git worktree`` of ``main``), so before/after ratios come from one run.
 
 It prints medians over ``--repeat`` rounds and the ratio command / (work + floor), the
-acceptance measure of issue 26 (within 1.5x). Outputs of the baseline and of this tree are
-compared byte for byte (CSV) so that a speed-up cannot hide a changed result.
+acceptance measure of issue 26 (within 1.5x), in wall-clock and in CPU seconds (user + system: on a
+loaded machine the wall clock adds waiting for a core, which the CPU time leaves out). Outputs of the baseline and of this tree are
+compared byte for byte (CSV and PNG) so that a speed-up cannot hide a changed result.
 
 ``--csv-writers`` times the map's CSV table alone: ``csv.writer`` cell by cell against the columnar writer.
 
-Usage: python benchmarks/bench_commands.py [--repeat 3] [--baseline PATH] [--only map,margins,portrait] [--json]
+Usage: python benchmarks/bench_commands.py [--repeat 3] [--baseline PATH] [--only map,margins,portrait,bode,nyquist] [--json]
        python benchmarks/bench_commands.py --csv-writers [--repeat 3]
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ import argparse
 import filecmp
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -42,7 +44,10 @@ COMMANDS = {
             "--out", "{dir}/x.png", "--csv", "{dir}/x.csv"],
     "margins": ["margins", "--alpha", "0.4", "--beta", "0.2"],
     "portrait": ["portrait", "--alpha", "1.4", "--beta", "0.8", "--out", "{dir}/p.png", "--csv", "{dir}/p.csv"],
+    "bode": ["bode", "--alpha", "0.4", "--beta", "0.2", "--out", "{dir}/b.png"],
+    "nyquist": ["nyquist", "--alpha", "0.4", "--beta", "0.2", "--out", "{dir}/n.png"],
 }
+FILES = ("x.csv", "x.png", "p.csv", "p.png", "b.png", "n.png")   # compared byte for byte with --baseline
 
 # The computation of each command, in a warm process (imports and disk-cached derivations done).
 WORK = {
@@ -70,13 +75,29 @@ def work():
     # what portrait's run() computes for its summary, CSV and figure: trajectories, verdicts, limit cycles
     portrait("rcp", 1.4, 0.8).limit_cycles()
 """,
+    "bode": """
+from rcpstab.api.point import bode
+bode("rcp", 0.41, 0.21)
+def work():
+    bode("rcp", 0.4, 0.2)
+""",
+    "nyquist": """
+from rcpstab.api.point import nyquist
+nyquist("rcp", 0.41, 0.21)
+def work():
+    nyquist("rcp", 0.4, 0.2)
+""",
 }
 
 
 def _run(argv, env, cwd):
+    """Wall clock and CPU time (user + system of the child) of one fresh process, s."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (now.ru_utime + now.ru_stime) - (used.ru_utime + used.ru_stime)
 
 
 def _env(path):
@@ -90,20 +111,22 @@ def _work_time(name, path, repeat):
     """Median of ``repeat`` timings of the computation in one warm process (run from ``path``)."""
     code = WORK[name] + f"""
 import time, statistics
-ts = []
+ts, cs = [], []
 for _ in range({repeat}):
-    s = time.perf_counter(); work(); ts.append(time.perf_counter() - s)
-print(statistics.median(ts))
+    s, c = time.perf_counter(), time.process_time(); work()
+    ts.append(time.perf_counter() - s); cs.append(time.process_time() - c)
+print(statistics.median(ts), statistics.median(cs))
 """
     out = subprocess.run([sys.executable, "-c", code], env=_env(path), check=True, capture_output=True, text=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    wall, cpu = out.stdout.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (default 3)")
     parser.add_argument("--baseline", help="another checkout to time the same commands from (before/after)")
-    parser.add_argument("--only", default="map,margins,portrait", help="comma-separated commands")
+    parser.add_argument("--only", default="map,margins,portrait,bode,nyquist", help="comma-separated commands")
     parser.add_argument("--csv-writers", action="store_true", help="only time the two CSV writers on the 500x500 map")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -133,23 +156,31 @@ def main():
                         work[(name, tree)].append(WORK_FUNCS[name](trees[tree]))
         same = {}
         if "before" in trees:
-            for f in ("x.csv", "p.csv"):
+            for f in FILES:
                 a, b = dirs["after"] / f, dirs["before"] / f
                 if a.exists() and b.exists():
                     same[f] = filecmp.cmp(a, b, shallow=False)
-    floor = float(np.median(times[("floor", None)]))
-    result = {"repeat": args.repeat, "floor_s": round(floor, 3), "load_1min": os.getloadavg()[0], "commands": {},
-              "outputs_identical": same}
+    def median(samples, k):             # k = 0: wall clock, 1: CPU time
+        return float(np.median([x[k] for x in samples])) if samples else float("nan")
+
+    floor, floor_cpu = (median(times[("floor", None)], k) for k in (0, 1))
+    result = {"repeat": args.repeat, "floor_s": round(floor, 3), "floor_cpu_s": round(floor_cpu, 3),
+              "load_1min": os.getloadavg()[0], "commands": {}, "outputs_identical": same}
     for name in names:
         for tree in trees:
-            cmd = float(np.median(times[(name, tree)]))
-            wk = float(np.median(work[(name, tree)])) if work[(name, tree)] else float("nan")
+            cmd, cmd_cpu = (median(times[(name, tree)], k) for k in (0, 1))
+            wk, wk_cpu = (median(work[(name, tree)], k) for k in (0, 1))
             result["commands"][f"{name} ({tree})"] = {
                 "command_s": round(cmd, 3), "work_s": round(wk, 4),
-                "ratio_command_to_work_plus_floor": round(cmd / (wk + floor), 2)}
+                "ratio_command_to_work_plus_floor": round(cmd / (wk + floor), 2),
+                # CPU seconds: what a load on the machine changes least (it adds waiting, not work)
+                "command_cpu_s": round(cmd_cpu, 3), "work_cpu_s": round(wk_cpu, 4),
+                "ratio_cpu": round(cmd_cpu / (wk_cpu + floor_cpu), 2)}
         if "before" in trees:
             result["commands"][f"{name} speed-up"] = round(
-                float(np.median(times[(name, "before")])) / float(np.median(times[(name, "after")])), 2)
+                median(times[(name, "before")], 0) / median(times[(name, "after")], 0), 2)
+            result["commands"][f"{name} CPU speed-up"] = round(
+                median(times[(name, "before")], 1) / median(times[(name, "after")], 1), 2)
     if args.json:
         print(json.dumps(result))
     else:
@@ -197,7 +228,8 @@ def _portrait_work(path):
     return _work_time("portrait", path, 1)
 
 
-WORK_FUNCS = {"map": _map_work, "margins": _margins_work, "portrait": _portrait_work}
+WORK_FUNCS = {"map": _map_work, "margins": _margins_work, "portrait": _portrait_work,
+              "bode": lambda path: _work_time("bode", path, 3), "nyquist": lambda path: _work_time("nyquist", path, 3)}
 
 
 if __name__ == "__main__":

@@ -10,12 +10,14 @@ hop), so the output also gives simulated seconds per wall-clock second, a unit-f
 
 ``--flows-scaling`` instead compares C events per wall second at 10 and 1000 flows (interleaved medians).
 ``--low-speed`` measures the C backend at 10 Mb/s, where few packets pass per control interval: events per
-wall second and the share of the wall time spent in C (``run_until``, and ``rcp_intervals``, RCP's control
-path run in C with the event loop), the rest being Python per interval or per window and the run's set-up
-(issue 26 item 6: the control path out of the per-event cost). Run it from two checkouts (PYTHONPATH) for
-before/after.
+wall second and the share of the wall time spent in C (``run_until``, and ``*_intervals``, the control path
+run in C with the event loop), the rest being Python per interval or per window and the run's set-up
+(issue 26 item 6: the control path out of the per-event cost); ``--protocol`` picks rcp, xcp or rcpac.
+``--control-path`` compares, in one run, the control path in Python at every expiry with the native one,
+for RCP, XCP and RCP-AC at 10 Mb/s and 1 Gb/s (three interleaved repeats, medians).
 
-Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3] [--flows-scaling] [--low-speed]
+Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3] [--flows-scaling]
+                                         [--low-speed [--protocol NAME]] [--control-path]
 """
 from __future__ import annotations
 
@@ -78,53 +80,85 @@ def flows_scaling(t_end: float, flows=(10, 1000), repeat: int = 3) -> dict:
             "ratio_first_to_last": round(median[flows[0]] / median[flows[-1]], 2)}
 
 
-def low_speed(t_end: float, capacity_bps: float = 10e6, repeat: int = 3) -> dict:
-    """C events per wall second at ``capacity_bps`` and the share of the wall time inside the C event loop
-    (medians of ``repeat`` runs): what is not in ``run_until`` is the per-interval Python path."""
+class _TimedSimulator:
+    """The simulator with the time inside its C calls counted in ``inside[0]``: the event loop (``run_until``)
+    and the native control paths run with it (``*_intervals``); every other call passed through."""
+
+    def __init__(self, sim, inside):
+        self._sim, self._inside = sim, inside
+
+    def __getattr__(self, name):
+        method = getattr(self._sim, name)
+        if name != "run_until" and not name.endswith("_intervals"):
+            return method
+
+        def timed(*args):
+            start = time.perf_counter()
+            try:
+                return method(*args)
+            finally:
+                self._inside[0] += time.perf_counter() - start
+        return timed
+
+
+def _timed_run(scenario, t_end: float, protocol: str, native: bool = True) -> tuple[float, float, int]:
+    """(events per wall second, share of the wall time inside C, events) of one C-backend run; ``native``
+    False keeps the control path in Python at every expiry (as before issue 26 item 6)."""
     from rcpstab.packet.simulator import run as runner
 
-    scenario = dataclasses.replace(BENCH, capacity_bps=capacity_bps)
     inside = [0.0]
-
-    class Timed:
-        """The simulator with its event loop timed (every other call passed through)."""
-
-        def __init__(self, sim):
-            self._sim = sim
-
-        def run_until(self, t):
-            start = time.perf_counter()
-            try:
-                return self._sim.run_until(t)
-            finally:
-                inside[0] += time.perf_counter() - start
-
-        def rcp_intervals(self, *args):   # RCP's control path in C with the event loop (when the run uses it)
-            start = time.perf_counter()
-            try:
-                return self._sim.rcp_intervals(*args)
-            finally:
-                inside[0] += time.perf_counter() - start
-
-        def __getattr__(self, name):
-            return getattr(self._sim, name)
-
-    build = runner.build_simulator
-    rates, shares = [], []
-    runner.build_simulator = lambda *a, **k: Timed(build(*a, **k))
+    build, choose = runner.build_simulator, runner._native_control
+    runner.build_simulator = lambda *a, **k: _TimedSimulator(build(*a, **k), inside)
+    if not native:
+        runner._native_control = lambda *a: None
     try:
-        for _ in range(repeat):
-            inside[0] = 0.0
-            run = run_scenario(scenario, **GAINS, backend="c", t_end=t_end)
-            rates.append(run.events_per_s)
-            shares.append(inside[0] / run.wall_time_s)
+        run = run_scenario(scenario, **GAINS, backend="c", t_end=t_end, protocol=protocol)
     finally:
-        runner.build_simulator = build
-    events = run.counters["events"]
-    return {"capacity_bps": capacity_bps, "t_end_s": t_end, "events": events,
-            "events_per_s": round(sorted(rates)[len(rates) // 2]),
-            "ns_per_event": round(1e9 / sorted(rates)[len(rates) // 2], 1),
-            "c_event_loop_share": round(sorted(shares)[len(shares) // 2], 3)}
+        runner.build_simulator, runner._native_control = build, choose
+    return run.events_per_s, inside[0] / run.wall_time_s, run.counters["events"]
+
+
+def _median(values):
+    return sorted(values)[len(values) // 2]
+
+
+def low_speed(t_end: float, capacity_bps: float = 10e6, repeat: int = 3, protocol: str = "rcp") -> dict:
+    """C events per wall second at ``capacity_bps`` and the share of the wall time inside C (the event loop
+    and a native control path), medians of ``repeat`` runs: what is not in C is Python per interval or per
+    window and the run's set-up."""
+    scenario = dataclasses.replace(BENCH, capacity_bps=capacity_bps)
+    runs = [_timed_run(scenario, t_end, protocol) for _ in range(repeat)]
+    rate = _median([r[0] for r in runs])
+    return {"protocol": protocol, "capacity_bps": capacity_bps, "t_end_s": t_end, "events": runs[-1][2],
+            "events_per_s": round(rate), "ns_per_event": round(1e9 / rate, 1),
+            "c_share": round(_median([r[1] for r in runs]), 3)}
+
+
+CONTROL_PATH_RUNS = ((10e6, 120.0), (1e9, 2.0))   # (capacity, simulated seconds): ~0.4-0.7M events each
+
+
+def control_path(protocols=("rcp", "xcp", "rcpac"), runs=CONTROL_PATH_RUNS, repeat: int = 3) -> list[dict]:
+    """The control path in Python at every expiry (before) against in C with the event loop (after), on the
+    bench dumbbell at a low and a high link speed: events per wall second, ns per event and the share of the
+    wall time inside C, medians of ``repeat`` interleaved repeats (before and after side by side, so load
+    on a shared machine touches both)."""
+    cases = [(p, c, t) for p in protocols for c, t in runs]
+    samples: dict = {(case, native): [] for case in cases for native in (False, True)}
+    for _ in range(repeat):
+        for case in cases:
+            scenario = dataclasses.replace(BENCH, capacity_bps=case[1])
+            for native in (False, True):
+                samples[case, native].append(_timed_run(scenario, case[2], case[0], native))
+    rows = []
+    for case in cases:
+        row = {"protocol": case[0], "capacity_bps": case[1], "t_end_s": case[2], "events": samples[case, True][0][2]}
+        for native, label in ((False, "python"), (True, "c")):
+            rate = _median([r[0] for r in samples[case, native]])
+            row.update({f"{label}_events_per_s": round(rate), f"{label}_ns_per_event": round(1e9 / rate, 1),
+                        f"{label}_c_share": round(_median([r[1] for r in samples[case, native]]), 3)})
+        row["speed_up"] = round(row["c_events_per_s"] / row["python_events_per_s"], 2)
+        rows.append(row)
+    return rows
 
 
 def ns3_worker(t_end: float) -> None:
@@ -206,12 +240,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ns3-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--flows-scaling", action="store_true", help="only events/s at 10 vs 1000 flows")
     parser.add_argument("--low-speed", action="store_true", help="only events/s at 10 Mb/s and the C loop's share")
+    parser.add_argument("--protocol", default="rcp", help="the protocol of --low-speed (rcp, xcp, rcpac)")
+    parser.add_argument("--control-path", action="store_true",
+                        help="only the control path in Python vs in C, at 10 Mb/s and 1 Gb/s (one JSON line per case)")
     args = parser.parse_args(argv)
+    if args.control_path:
+        for row in control_path():
+            print(json.dumps(row))
+        return 0
     if args.flows_scaling:
         print(json.dumps(flows_scaling(min(args.t_end, 5.0))))
         return 0
     if args.low_speed:
-        print(json.dumps(low_speed(args.t_end)))
+        print(json.dumps(low_speed(args.t_end, protocol=args.protocol)))
         return 0
     if args.ns3_worker:
         ns3_worker(args.ns3_t_end)

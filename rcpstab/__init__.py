@@ -8,7 +8,9 @@ implementation. See :mod:`rcpstab.models` for the models they share.
 The main entry points are at the top level, one per command (:mod:`rcpstab.api`: :func:`region`,
 :func:`margins`, :func:`bode`, :func:`nyquist`, :func:`linearize`, :func:`theorem1`, :func:`portrait`,
 :func:`convergence`, :func:`bifurcation`, :func:`cosim`, :func:`network`, :func:`check`, :func:`fct`, and
-:func:`simulate`); they accept a model name or a :class:`~rcpstab.models.ModelSpec`. They are loaded on first use (PEP 562), so that
+:func:`simulate`), and the entry points beneath them that the tutorials use (:func:`boundary`,
+:func:`crossovers`, :func:`hopf`, :func:`orbit`, :func:`dataset`, :func:`fct_study`, :func:`packet_run`,
+:func:`router`); they accept a model name or a :class:`~rcpstab.models.ModelSpec`. They are loaded on first use (PEP 562), so that
 ``import rcpstab`` and the command line start without SymPy, SciPy or matplotlib; no
 import cycle hides behind this (the submodules import each other at module level).
 """
@@ -31,7 +33,8 @@ _LAZY = {
     # one function per command (rcpstab.api), and simulate (one fluid run)
     **{name: "rcpstab.api" for name in ("region", "margins", "bode", "nyquist", "linearize", "theorem1", "simulate",
                                         "portrait", "convergence", "bifurcation", "cosim", "network", "check",
-                                        "fct")},
+                                        "fct", "boundary", "crossovers", "hopf", "orbit",
+                                        "dataset", "fct_study", "packet_run", "router")},
 }
 
 __all__ = ["InputError", "__version__", *_LAZY]

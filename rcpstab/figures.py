@@ -42,26 +42,37 @@ def grid_extent(alpha: np.ndarray, beta: np.ndarray, single_step: float = 0.05) 
 def save(fig: Figure, path: str, dpi: int = 150) -> None:
     """Write ``fig`` to ``path``; the format follows the suffix (.png, .svg, .pdf).
 
-    A raster figure is drawn once: matplotlib's ``savefig`` draws a figure with a layout engine
-    twice (once, not rendered, to place the axes; once to render), and the first pass still
-    resamples every image (most of the time of a large map). Here the layout engine places the
-    axes at the saved resolution first, as that first pass would, and the render is the only draw.
-    Vector formats lay out at their own 72 dpi inside ``savefig``, so they keep its two passes.
+    A PNG is drawn once, by the Agg canvas at the saved resolution: the layout engine (run by the
+    figure's own draw) places the axes and that same draw renders them. matplotlib's ``savefig``
+    draws a figure with a layout engine twice (once with rendering disabled to place the axes, once
+    to render), and the first pass still resamples every image and lays out every text (a third of a
+    large map's figure). The pixels and the file are the same; ``savefig`` is still used whenever
+    the user's ``savefig.*`` settings would change the result (:func:`_plain_png`). Vector formats
+    lay out at their own 72 dpi inside ``savefig``, so they keep its two passes.
     """
     with atomic_path(path) as temporary:  # a full disk leaves the old figure, not a torn one
-        engine = fig.get_layout_engine()
-        if engine is None or str(path).lower().endswith((".svg", ".pdf")):
+        if not (str(path).lower().endswith(".png") and _plain_png()):
             fig.savefig(temporary, dpi=dpi)
             return
-        original = fig.dpi
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        original_dpi, original_canvas = fig.dpi, fig.canvas
         fig.set_dpi(dpi)
         try:
-            engine.execute(fig)
-            fig.set_layout_engine("none")
-            fig.savefig(temporary, dpi=dpi)
+            FigureCanvasAgg(fig).print_png(temporary)  # type: ignore[no-untyped-call]  # matplotlib leaves it unannotated
         finally:
-            fig.set_layout_engine(engine)
-            fig.set_dpi(original)
+            fig.set_canvas(original_canvas)
+            fig.set_dpi(original_dpi)
+
+
+def _plain_png() -> bool:
+    """Whether ``savefig`` would write a PNG as the canvas draws it: no tight bounding box, the
+    figure's own colours, no transparency (matplotlib's defaults)."""
+    import matplotlib
+
+    rc = matplotlib.rcParams
+    return (rc["savefig.bbox"] in (None, "standard") and rc["savefig.facecolor"] == "auto"
+            and rc["savefig.edgecolor"] == "auto" and not rc["savefig.transparent"])
 
 
 def draw_and_save(draw: Callable[..., Any], data: Any, path: str, figsize: tuple[float, float] = (6.4, 4.8),

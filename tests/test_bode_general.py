@@ -1,7 +1,6 @@
 """Bode and margins for every model's loop, whatever its low-frequency phase; strict JSON at extremes."""
 import json
 
-import control as ct
 import numpy as np
 import pytest
 
@@ -69,6 +68,8 @@ def test_rcpac_bode_matches_rightmost_roots_at_random_points():
 @pytest.mark.parametrize("name,a,b", [("rcp", 0.4, 0.2), ("rcp", 1.0, 0.3), ("rcpac", 0.4, 0.1), ("rcpac", 0.3, 0.05)])
 def test_gain_margin_is_where_the_scaled_loop_goes_unstable(name, a, b):
     """K*G for K just inside / outside [gain_margin_lower, gain_margin]: pole check with a Pade-20 loop."""
+    import control as ct  # here: its import (~1.6 s CPU) was paid at collection by every pytest-xdist worker
+
     m = margins(get_model(name), a, b)
     assert m.stable and m.unstable_roots == 0
     num, den = ct.pade(1.0, 20)
@@ -99,6 +100,8 @@ def test_rcpac_unstable_point_has_no_gain_margin_beside_it():
 
 
 def test_margins_agree_with_python_control_on_rcpac_pade_loop():
+    import control as ct
+
     a, b = 0.4, 0.1
     num, den = ct.pade(1.0, 12)
     loop = ct.tf(num, den) * ct.tf([1, a, b], [1, 0, 0, 0])

@@ -19,9 +19,13 @@ SWEEP = ["map", "--method", "phaseplane", "--alpha", "0.05:2.0:0.05", "--beta", 
 
 
 def as_from_a_terminal():
-    """In the child before exec: SIGINT unblocked and at its default, as a shell starts a command (a child
-    inherits an ignored or blocked SIGINT). Under pytest-xdist the command twice ran to its end after the
-    signal (exit 0, nothing on stderr), which an inherited signal state explains and a terminal never has."""
+    """In the child before exec: SIGINT unblocked and at its default, as a terminal's shell starts a command.
+
+    Needed because a test run started as a background job of a non-interactive shell (``pytest -n auto &``
+    in a script or ``(cmd &)``) has SIGINT ignored, as POSIX shells start such jobs; pytest, its xdist workers
+    and their children inherit that, and a Python started with SIGINT ignored installs no KeyboardInterrupt
+    handler. Without this the command ran to its end after the signal (exit 0, nothing on stderr): reproduced
+    with ``bash -c 'pytest ... &'``, which passes in the foreground and passes with this reset."""
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 

@@ -51,3 +51,26 @@ def test_chain_layout_and_workload():
     assert {(f["src"], f["dst"]) for f in spec["flows"]} == {(0, 3), (0, 1), (1, 2), (2, 3)}
     with pytest.raises(InputError, match="n_links"):
         chain_topology(0, 1e7, 0.1, "rcp")
+
+
+def test_rcp_hop_cost_is_the_queues_on_the_path():
+    # Issue 24: group 0's AFCT over PS grows with the hops (1.07 -> 1.90 over 1..8 links) because
+    # its SYN and its data wait in every router's queue on the path; the bound's shape (max-min
+    # fair sharing on the same arrivals) grows far less. Were the cost elsewhere (the min of k
+    # fluctuating rates, the routers' RTT estimates), RCP's extra over max-min would not match
+    # the queueing delay the flows' packets meet.
+    from rcpstab.fct.fair_share import chain_fair_sojourn
+    from rcpstab.fct.multilink import path_queue_delay
+
+    n, cap = 4, 20e6
+    r = chain_fct("rcp", 0.1, 1.0, n_links=n, capacity_bps=cap, rtt0_s=0.1, load=0.9, sizes=SIZES, n_flows=150,
+                  seed=5, queues=True)
+    f, z, g, a, rtt = r["fct_s"], r["size_pkts"], r["group"], r["arrival_s"], r["rtt_s"]
+    maxmin = 1.5 * rtt + chain_fair_sojourn(a, z * 8000.0, g, n, cap)
+    g0 = (g == 0) & (z < 500)
+    cross = (g > 0) & (z < 500)
+    extra = (f - maxmin)[g0].mean()
+    queues = np.mean([path_queue_delay(r["queue_trace"], range(n), [t, t + 0.1], cap).sum() for t in a[g0]])
+    assert 0.6 < extra / queues < 1.5
+    # crossing n queues costs group 0 more than one queue costs the cross flows
+    assert f[g0].mean() / maxmin[g0].mean() > f[cross].mean() / maxmin[cross].mean() + 0.1

@@ -6,15 +6,13 @@ import math
 
 import numpy as np
 import pytest
+from conftest import run_cli
 
 from rcpstab.fct.flow_run import draw_workload, run_flows
 from rcpstab.fct.fluid_flows import fluid_flow_run, rho_star, time_average_in_progress
 from rcpstab.fct.regime import compare_methods
 from rcpstab.fct.ucurve import fixed_rate_fcfs
 from rcpstab.packet.hosts.flow_traffic import parse_arrivals, parse_sizes
-
-# the installed package, not the source tree (whose C extensions a clean clone has not built)
-TESTS = str(__import__('pathlib').Path(__file__).resolve().parent)
 
 C, D = 20e6, 0.1  # BDP 250 packets of 1000 bytes
 
@@ -85,14 +83,12 @@ def test_time_average_in_progress_is_littles_law_for_a_closed_window():
     assert math.isclose(time_average_in_progress(a, fct, 0.0, 1.0), 0.5)
 
 
-@pytest.mark.slow  # two command-line processes: ~7 s CPU
-def test_fct_summary_names_the_regime():
-    import subprocess
-    import sys
-
-    base = [sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.1", "--beta", "1", "--d0", "0.1", "--flows", "1500"]
-    above = subprocess.run(base + ["--C", "20e6", "--load", "0.9", "--sizes", "fixed:size=37"], capture_output=True, cwd=TESTS,
-                           text=True, check=True).stdout
+@pytest.mark.slow  # two runs of the command, in this process: ~4 s CPU
+def test_fct_summary_names_the_regime(capsys):
+    base = ["fct", "--alpha", "0.1", "--beta", "1", "--d0", "0.1", "--flows", "1500"]
+    code, above, err = run_cli(capsys, *base, "--C", "20e6", "--load", "0.9", "--sizes", "fixed:size=37")
+    assert code == 0, err
     assert "regime:" in above and "u* = 0.876" in above
-    small = subprocess.run(base + ["--C", "2.4e9", "--load", "0.5"], capture_output=True, text=True, check=True, cwd=TESTS).stdout
+    code, small, err = run_cli(capsys, *base, "--C", "2.4e9", "--load", "0.5")
+    assert code == 0, err
     assert "regime:" not in small

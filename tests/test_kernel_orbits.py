@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import run_cli
 from scipy.special import lambertw
 from test_periodic_orbits import linear_delay_model
 
@@ -134,11 +135,12 @@ def _cli(*args):
                           text=True, timeout=900)
 
 
-def test_cli_continuation_json_has_the_contract_fields():
-    r = _cli("--model", "rcp-unclamped", "--beta", "0.1", "--alpha", "1.45:1.55:0.05", "--rtts", "20",
-             "--continuation", "--branch-steps", "2", "--json")
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+def test_cli_continuation_json_has_the_contract_fields(capsys):
+    # the command's output, in this process (the exit contract has a real process below)
+    code, stdout, err = run_cli(capsys, "bifurcation", "--model", "rcp-unclamped", "--beta", "0.1", "--alpha",
+                                "1.45:1.55:0.05", "--rtts", "20", "--continuation", "--branch-steps", "2", "--json")
+    assert code == 0, err
+    out = json.loads(stdout)
     (branch,) = out["branches"]
     assert branch["source"] == "hopf" and len(branch["points"]) == 4
     for row in branch["points"]:
@@ -151,10 +153,14 @@ def test_cli_continuation_json_has_the_contract_fields():
     (("--beta", "0.1,0.2", "--alpha", "1.4:1.6:0.1"), "--continuation: give one --beta value"),
     (("--beta", "0.1", "--alpha", "1.4:1.6:0.1", "--branch-steps", "0"), "--branch-steps"),
 ])
-def test_cli_continuation_bad_input_is_one_line_exit_2(args, needle):
-    r = _cli("--model", "rcp-unclamped", "--continuation", *args)
-    assert r.returncode == 2
-    assert needle in r.stderr and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+def test_cli_continuation_bad_input_is_one_line_exit_2(args, needle, capsys):
+    if needle == "--branch-steps":  # a real process: exit code 2, one line, no traceback
+        r = _cli("--model", "rcp-unclamped", "--continuation", *args)
+        code, err = r.returncode, r.stderr
+    else:  # the same main() in this process
+        code, _, err = run_cli(capsys, "bifurcation", "--model", "rcp-unclamped", "--continuation", *args)
+    assert code == 2
+    assert needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
 def test_kernel_passes_the_fold_of_the_bautin_equation_at_the_exact_gain():

@@ -5,6 +5,7 @@ fct < applications (check, bifurcation, theorem1) < api < commands (and cli). La
 do plain ``import rcpstab.x`` statements: the graph is read from every import in the files, wherever it stands.
 """
 import ast
+import functools
 import pathlib
 
 import rcpstab
@@ -13,7 +14,7 @@ PACKAGE = pathlib.Path(rcpstab.__file__).parent
 
 # lowest first; a part may import from its own rank and every rank below it, never above
 RANKS = [
-    {"errors", "units", "verdicts", "runtime", "figures"},
+    {"errors", "units", "verdicts", "runtime", "figures", "intervals"},
     {"models"},
     {"linear", "phaseplane", "packet"},
     {"cosim", "network", "fct", "plotting"},
@@ -46,6 +47,12 @@ def _targets(node, parts, path):
     return []
 
 
+@functools.cache
+def _file_targets(path: pathlib.Path, parts: tuple[str, ...], text: str) -> tuple[tuple[str, ...], ...]:
+    """Every module a source imports, read once per file and text (five tests read the same package)."""
+    return tuple(tuple(target) for node in ast.walk(ast.parse(text)) for target in _targets(node, list(parts), path))
+
+
 def import_graph(package: pathlib.Path = PACKAGE, depth: int = 1) -> dict[str, set[str]]:
     """Part of ``package`` (``depth`` names below rcpstab) -> the other parts it imports from."""
     edges: dict[str, set[str]] = {}
@@ -57,10 +64,9 @@ def import_graph(package: pathlib.Path = PACKAGE, depth: int = 1) -> dict[str, s
         if len(parts) < depth + 1:
             continue
         source = parts[depth]
-        for node in ast.walk(ast.parse(path.read_text())):
-            for target in _targets(node, parts, path):
-                if len(target) > depth and tuple(target[:depth]) == prefix and target[depth] != source:
-                    edges.setdefault(source, set()).add(target[depth])
+        for target in _file_targets(path, tuple(parts), path.read_text()):
+            if len(target) > depth and tuple(target[:depth]) == prefix and target[depth] != source:
+                edges.setdefault(source, set()).add(target[depth])
     return edges
 
 

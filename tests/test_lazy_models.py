@@ -40,6 +40,8 @@ def _probe(argv, cache, cwd):
     (["margins", "--alpha", "0.4", "--beta", "0.2", "--json"], []),
     (["map", "--method", "exact", "--alpha", "0.02:1:0.02", "--beta", "0.02:1:0.02", "--out", "x.png", "--csv", "x.csv"],
      ["x.csv", "x.png"]),
+    (["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--out", "p.png", "--csv", "p.csv"],
+     ["p.csv", "p.png"]),
 ])
 def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(tmp_path, argv, outputs):
     cache = tmp_path / "cache"
@@ -62,13 +64,37 @@ def test_the_model_sources_cover_every_module_a_bundled_model_is_built_from():
 
     package = Path(rcpstab.__file__).resolve().parent   # the package this process imports (installed or source)
     allowed = {p.resolve() for p in MODEL_SOURCES} | {package / "__init__.py", package / "runtime" / "__init__.py"}
+    # the same package as this process (cwd = tests: a clean clone's root is an unbuilt source tree)
+    out = subprocess.run([sys.executable, "-c", FORK_PER_MODEL, json.dumps(list(MODELS._modules.values()))],
+                         cwd=TESTS, capture_output=True, text=True, check=True)
+    found = dict(json.loads(line) for line in out.stdout.splitlines())
+    assert sorted(found) == sorted(MODELS._modules.values())
     for name, module in MODELS._modules.items():
-        code = (f"import sys, rcpstab.models.{module}; "
-                "print('\\n'.join(m.__file__ for k, m in sys.modules.items() if k.startswith('rcpstab')))")
-        # the same package as this process (cwd = tests: a clean clone's root is an unbuilt source tree)
-        out = subprocess.run([sys.executable, "-c", code], cwd=TESTS, capture_output=True, text=True, check=True)
-        loaded = {Path(f).resolve() for f in out.stdout.split()}
+        loaded = {Path(f).resolve() for f in found[module]}
         assert loaded <= allowed, (name, loaded - allowed)
+
+
+# The rcpstab modules importing each model module loads, each in a fresh fork of one process that has
+# imported no rcpstab module, only the third-party packages every model needs (the ~0.9 s of SymPy's import
+# once instead of once per model: 7.1 -> 2.0 s CPU); rcpstab's imports do not depend on which are loaded.
+FORK_PER_MODEL = """
+import importlib, json, os, sys
+import numpy, sympy
+assert not any(k.startswith("rcpstab") for k in sys.modules)
+for module in json.loads(sys.argv[1]):
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:  # the child never returns to the loop
+        try:
+            importlib.import_module("rcpstab.models." + module)
+            files = [m.__file__ for k, m in sys.modules.items() if k.startswith("rcpstab")]
+            print(json.dumps([module, files]), flush=True)
+        except BaseException as exc:
+            print(repr(exc), file=sys.stderr, flush=True)
+            os._exit(1)
+        os._exit(0)
+    assert os.waitpid(pid, 0)[1] == 0, module
+"""
 
 
 def test_a_bundled_model_becomes_the_modules_spec_on_first_use():
@@ -105,3 +131,99 @@ def test_the_cached_root_matrices_compute_what_lambdify_computes_to_the_bit():
         for a, b in rng.uniform(0.001, 3.0, size=(20, 2)):
             for f, g in zip(direct, compiled):
                 assert np.array_equal(np.asarray(f(a, b), float), np.asarray(g(a, b), float)), name
+
+
+# runs a command in this process and counts SymPy's code generation (lambdify, C printing) it did
+COUNTING_PROBE = """
+import json, runpy, sys
+import sympy
+from sympy.printing.c import C99CodePrinter
+calls = {"lambdify": 0, "c_printer": 0}
+lambdify = sympy.lambdify
+def counted(*args, **kwargs):
+    calls["lambdify"] += 1
+    return lambdify(*args, **kwargs)
+sympy.lambdify = counted
+doprint = C99CodePrinter.doprint
+def counted_doprint(self, *args, **kwargs):
+    calls["c_printer"] += 1
+    return doprint(self, *args, **kwargs)
+C99CodePrinter.doprint = counted_doprint
+sys.argv = ["rcpstab", *json.loads(sys.argv[1])]
+try:
+    runpy.run_module("rcpstab", run_name="__main__")
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(json.dumps(calls))
+"""
+
+
+def test_a_cached_portrait_generates_no_code_and_writes_what_deriving_wrote(tmp_path):
+    # the phase-plane model's lambdify sources and the kernel's C source come from the derivation cache
+    argv = ["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--out", "p.png", "--csv", "p.csv"]
+    env = dict(os.environ, RCPSTAB_CACHE_DIR=str(tmp_path / "cache"), MPLBACKEND="agg",
+               PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
+    runs = []
+    for folder in ("first", "second"):
+        (tmp_path / folder).mkdir()
+        out = subprocess.run([sys.executable, "-c", COUNTING_PROBE, json.dumps(argv)], env=env, cwd=tmp_path / folder,
+                             capture_output=True, text=True, check=True)
+        lines = out.stdout.strip().splitlines()
+        runs.append((json.loads(lines[-1]), lines[:-1]))
+    (derived, printed), (cached, printed_again) = runs
+    assert derived["lambdify"] > 10 and derived["c_printer"] > 0     # an empty cache: SymPy generated the code
+    assert cached == {"lambdify": 0, "c_printer": 0}
+    assert printed_again == printed
+    for name in ("p.csv", "p.png"):
+        assert (tmp_path / "first" / name).read_bytes() == (tmp_path / "second" / name).read_bytes(), name
+
+
+def test_the_cached_phaseplane_functions_compute_what_lambdify_computes_to_the_bit():
+    import sympy as sp
+
+    from rcpstab.models.spec import t
+    from rcpstab.phaseplane.compiled import compile_model
+
+    rng = np.random.default_rng(261)
+    for name in ("rcp", "xcp", "rcpac", "rcp-router", "switched", "linear"):
+        spec = get_model(name)
+        compiled = compile_model(spec)                    # from the derivation cache once derived
+        params = tuple(spec.parameters)
+        current = spec.current_symbols
+        delayed = tuple(term.symbol for term in spec.delayed_terms)
+        subs = {s(t): sym for s, sym in zip(spec.states, current)}
+        n, p = len(current), len(params)
+        pairs = [(sp.lambdify((*current, *delayed, *params), e, modules="numpy", cse=True), f, n + len(delayed) + p)
+                 for e, f in zip(spec.plain_rhs(), compiled.rhs)]
+        pairs += [(sp.lambdify(params, term.delay, modules="numpy"), d.delay, p)
+                  for term, d in zip(spec.delayed_terms, compiled.delayed)]
+        pairs += [(sp.lambdify((*current, *params), sp.sympify(e).xreplace(subs), modules="numpy"), f, n + p)
+                  for e, f in [(spec.gamma, compiled.gamma), (spec.queue, compiled.queue),
+                               *zip((spec.equilibrium[s] for s in spec.states), compiled.equilibrium)]]
+        pairs.append((sp.lambdify(params, spec.time_scale, modules="numpy"), compiled.time_scale, p))
+        if spec.queue_scale is not None:
+            pairs.append((sp.lambdify(params, spec.queue_scale, modules="numpy"), compiled.queue_scale, p))
+        for direct, cached_function, arity in pairs:
+            for args in rng.uniform(0.01, 3.0, size=(5, arity)):
+                expected = np.asarray(direct(*args), dtype=float)
+                got = np.asarray(cached_function(*args), dtype=float)
+                assert np.array_equal(expected, got, equal_nan=True), name
+
+
+def test_the_parameter_table_reads_the_spec_and_a_bundled_model_serves_it_unbuilt(tmp_path, monkeypatch):
+    from rcpstab.models.table import ParameterTable
+
+    monkeypatch.setenv("RCPSTAB_CACHE_DIR", str(tmp_path))
+    spec = get_model("rcpac")
+    table = spec.parameter_table
+    # by name what the spec answers by symbol
+    assert table.names == tuple(sym.name for sym in spec.parameters)
+    assert table.loop == ("alpha", "beta") and table.own("d0") == "d_0" and table.own("nope") is None
+    assert table.public_name("d_0") == spec.public_name(spec.parameter("d0")) == "d0"
+    assert table.domain("T").violation(np.array([-1.0]), "T") == spec.domain(spec.parameter("T")).violation(
+        np.array([-1.0]), "T")
+    assert table.states == ("R", "y", "q", "dropped")
+    lazy = BundledModel("rcpac", "rcpstab.models.rcpac")
+    assert lazy.parameter_table == ParameterTable.of(spec)        # derived once: the model is built
+    again = BundledModel("rcpac", "rcpstab.models.rcpac")
+    assert again.parameter_table == table and type(again) is BundledModel   # read from the cache, not built

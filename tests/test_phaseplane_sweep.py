@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import run_cli as run_here
 
 from rcpstab.models import get_model
 from rcpstab.phaseplane import phaseplane_region
@@ -91,22 +92,23 @@ def test_bad_input_exits_2_with_one_line(args, names):
     assert time.time() - started < 30
 
 
-@pytest.mark.slow  # three commands end to end with figures: ~3 s
-def test_portrait_and_convergence_commands(tmp_path):
+@pytest.mark.slow  # three commands end to end with figures, in this process (their exit codes: the tests above)
+def test_portrait_and_convergence_commands(tmp_path, capsys):
     out, csv = tmp_path / "portrait.png", tmp_path / "portrait.csv"
-    result = run_cli("portrait", "--model", "rcp", "--alpha", "1.4", "--beta", "0.8", "--rtts", "50",
-                     "--out", str(out), "--csv", str(csv))
-    assert result.returncode == 0, result.stderr
+    code, _, err = run_here(capsys, "portrait", "--model", "rcp", "--alpha", "1.4", "--beta", "0.8", "--rtts", "50",
+                            "--out", str(out), "--csv", str(csv))
+    assert code == 0, err
     rows = np.genfromtxt(csv, delimiter=",", names=True)
     assert sorted(set(rows["ic"])) == list(range(6)) and out.stat().st_size > 10_000
     assert rows["queue_bits"].min() == 0.0 and rows["R_over_C"].max() <= 1.0
     fig, table = tmp_path / "conv.png", tmp_path / "conv.csv"
-    result = run_cli("convergence", "--alpha", "0.5", "--beta", "0.5:0.6:0.1", "--out", str(fig), "--csv", str(table))
-    assert result.returncode == 0, result.stderr
+    code, _, err = run_here(capsys, "convergence", "--alpha", "0.5", "--beta", "0.5:0.6:0.1", "--out", str(fig),
+                            "--csv", str(table))
+    assert code == 0, err
     times = np.genfromtxt(table, delimiter=",", names=True)["convergence_rtt"]
     # thesis Sec. 5.4 says (0.5, 0.5) "converges within 10 round-trip times"; from its own start (the
     # load doubles: R(0) = 2 Re, q(0) = 0) and its own band (2% / 1% of C*d0) the last band exit of
     # the recorded trajectory is 12.5 RTTs (test_convergence_figures.py checks it independently)
     assert times[0] == pytest.approx(12.5, abs=0.05) and np.all(times < 20)
-    result = run_cli("portrait", "--alpha", "0.5", "--beta", "0.5", "--C", "-1")
-    assert result.returncode == 2 and "C = -1.0" in result.stderr
+    code, _, err = run_here(capsys, "portrait", "--alpha", "0.5", "--beta", "0.5", "--C", "-1")
+    assert code == 2 and "C = -1.0" in err

@@ -112,7 +112,10 @@ def test_concurrent_use_while_running_is_refused():
     assert runner.is_alive(), "the run finished too soon to test concurrency"
     errors = []
     for call in (lambda: sim.__init__(**args), sim.counters, lambda: sim.registers(0),
-                 lambda: sim.set_registers(0, rate=1), lambda: sim.run_until(10**9), sim.n_active, sim.flow_stats):
+                 lambda: sim.set_registers(0, rate=1), lambda: sim.run_until(10**9), sim.n_active, sim.flow_stats,
+                 lambda: sim.xcp_intervals(0, 10**9, 10**7, 10**9, 1.25e7, 0.4, 0.226, 0.1, 0.1),
+                 lambda: sim.rcpac_intervals(0, 10**9, 10**7, 10**9, 1e4, 0.4, 0.2, 1.0, 1e3, 100.0, 1500, False,
+                                             0.2, 1.5e5, 0.0)):
         errors.append(outcome(call))
     still_running = runner.is_alive()
     runner.join()
@@ -152,19 +155,27 @@ def test_every_entry_point_survives_hostile_arguments():
             except ALLOWED:
                 pass
             covered.add(f"{name}.__init__")
-    # rcp_intervals takes twelve arguments: hostile values in each position (times, NaN/inf gains, a zero RTT)
-    good = (0, 0, 1_000_000, 10_000_000, 1e4, 0.4, 0.2, 0.95, 1e3, 100.0, 1500, False)
+    # the native control paths take their arguments by position: hostile values in each (times out of
+    # t_ns's and interval_ns's range or over 2^40 ns apart, NaN/inf gains, a zero RTT, a negative buffer)
+    times = [(0, -1), (0, 99), (1, -1), (1, 2**61), (2, 0), (2, -5), (2, 2**61), (3, 2**62), (3, 2**45)]
+    reals = [float("nan"), float("inf"), float("-inf"), 0.0, -1.0]
+    rcp = (0, 0, 1_000_000, 10_000_000, 1e4, 0.4, 0.2, 0.95, 1e3, 100.0, 1500, False)
+    good = {"rcp_intervals": rcp, "xcp_intervals": (0, 0, 1_000_000, 10_000_000, 1.25e6, 0.4, 0.226, 0.1, 0.1),
+            "rcpac_intervals": rcp + (0.2, 150_000.0, 0.0)}
+    ints = {"rcp_intervals": (10,), "xcp_intervals": (), "rcpac_intervals": (10,)}  # mtu
     sim = _instances()["Simulator"]
-    for i, bad in [(0, -1), (0, 99), (1, -1), (1, 2**61), (2, 0), (2, -5), (3, 2**62), (3, 2**45), (4, 0.0),
-                   (4, float("nan")), (5, float("inf")), (6, float("nan")), (7, 0.0), (8, -1.0), (9, 0.0),
-                   (9, float("nan")), (10, 0), (10, 2**30), (11, None)] + [(j, "x") for j in range(12)]:
-        args = list(good)
-        args[i] = bad
-        try:
-            sim.rcp_intervals(*args)
-        except ALLOWED:
-            pass
-    sim.rcp_intervals(*good)   # and a valid one runs (rows up to 10 ms)
+    for method, args in good.items():
+        bad = times + [(j, r) for j in range(4, len(args)) if j not in ints[method] and j != 11 for r in reals]
+        bad += [(j, v) for j in ints[method] for v in (0, 11, 2**30, 1.5)] + [(j, "x") for j in range(len(args))]
+        for i, value in bad + [(len(args), 0)]:
+            hostile = list(args)
+            hostile[i:i + 1] = [value]
+            try:
+                getattr(sim, method)(*hostile)
+            except ALLOWED:
+                pass
+        rows = getattr(sim, method)(*args)[0]   # and a valid one runs: rows up to 10 ms
+        assert 1 <= len(rows) <= 10 and all(len(row) == 7 for row in rows)
     for function in ("receiver_echo", "xcp_receiver_echo"):
         for args in HOSTILE + [(b"",), (PACKET,), (bytes(20),)]:
             try:
@@ -177,7 +188,7 @@ def test_every_entry_point_survives_hostile_arguments():
     public |= {n for n in dir(_datapath) if callable(getattr(_datapath, n)) and not n.startswith("_")
                and not isinstance(getattr(_datapath, n), type)}
     assert covered == public
-    assert len(public) == 24  # a new entry point must get here too (and into the sanitizer run)
+    assert len(public) == 26  # a new entry point must get here too (and into the sanitizer run)
 
 
 @pytest.mark.parametrize("change", [
@@ -292,25 +303,60 @@ def test_port_twins_refuse_the_same_integers_at_and_beyond_every_bound(which, pr
     assert (c == ("ok",)) == (low <= value <= high)
 
 
-@pytest.mark.parametrize("module, setup, call, expected", [
+TABLE_EDITS = [
     ("rcpstab.packet._datapath", "v.SIMULATOR_INTEGERS['size'] = (0, 1000)",
      "m.Datapath(1).arrive(0, bytes(12), 1001)", "size=1001 is outside 0..1000"),
     ("rcpstab.packet._datapath", "v.SIMULATOR_INTEGERS['path_links'] = (1, 256)", "", "path_links"),  # hop is 8 bits
     ("rcpstab.fct._flows", "v.SIMULATOR_INTEGERS['rwnd_pkts'] = (1, 7)",
      "m.FlowSimulator((1, 1, 1), (1, 1, 1), 40, 40, 40, 8, 0)", "rwnd_pkts=8 is outside 1..7"),
     ("rcpstab.fct._flows", "v.SIMULATOR_INTEGERS['data_size'] = (11, 1500)", "", "data_size"),  # < an RCP header
-])
-def test_each_extension_reads_the_table_when_imported(module, setup, call, expected):
-    """A bound changed in validation.py changes what C refuses; one beyond what C is written for refuses the import."""
+]
+
+# Each case in a fresh fork of one process that has imported no rcpstab module, only the third-party
+# packages the extensions' packages import (SciPy's stats, matplotlib's figure: ~2 s per case when each
+# case was its own process). A child never returns to the loop.
+FORK_PER_EDIT = """
+import json, os, sys
+import numpy, scipy.stats, matplotlib.figure
+assert not any(k.startswith("rcpstab") for k in sys.modules)
+for code in json.loads(sys.argv[1]):
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            exec(code, {})
+        except BaseException as exc:
+            print("crashed", repr(exc), flush=True)
+            os._exit(1)
+        print("\\0", flush=True)
+        os._exit(0)
+    os.waitpid(pid, 0)
+"""
+
+
+@pytest.fixture(scope="module")
+def after_table_edits():
+    """What each of TABLE_EDITS prints, in a new process: the edit, then the import and the call."""
+    import json
     import subprocess
     import sys
     from pathlib import Path
 
-    code = (f"import importlib, rcpstab.runtime.validation as v\n{setup}\n"
-            f"try:\n    m = importlib.import_module({module!r})\n    {call or 'pass'}\n"
-            f"except (ImportError, ValueError) as exc:\n    print(type(exc).__name__, exc)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         cwd=Path(__file__).parent).stdout
+    codes = [(f"import importlib, rcpstab.runtime.validation as v\n{setup}\n"
+              f"try:\n    m = importlib.import_module({module!r})\n    {call or 'pass'}\n"
+              f"except (ImportError, ValueError) as exc:\n    print(type(exc).__name__, exc)\n")
+             for module, setup, call, _ in TABLE_EDITS]
+    out = subprocess.run([sys.executable, "-c", FORK_PER_EDIT, json.dumps(codes)], capture_output=True, text=True,
+                         timeout=120, cwd=Path(__file__).parent).stdout
+    printed = out.split("\0\n")
+    assert len(printed) == len(TABLE_EDITS) + 1 and printed[-1] == "", out
+    return dict(zip(TABLE_EDITS, printed))
+
+
+@pytest.mark.parametrize("module, setup, call, expected", TABLE_EDITS)
+def test_each_extension_reads_the_table_when_imported(module, setup, call, expected, after_table_edits):
+    """A bound changed in validation.py changes what C refuses; one beyond what C is written for refuses the import."""
+    out = after_table_edits[(module, setup, call, expected)]
     assert expected in out and (("ImportError" in out) == (not call)), out
 
 

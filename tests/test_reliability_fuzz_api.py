@@ -52,6 +52,20 @@ CALLS = {
     "network": st.fixed_dictionaries({"alpha": REFUSED, "beta": HOSTILE}, optional={"t_end": HOSTILE}),
     "fct": st.fixed_dictionaries({"alpha": REFUSED, "beta": HOSTILE, "C": HOSTILE, "d0": HOSTILE, "load": HOSTILE}),
     "check": st.fixed_dictionaries({"config": HOSTILE}, optional={"criterion": HOSTILE, "samples": HOSTILE}),
+    # the tutorials' entry points (issue 28)
+    "boundary": st.fixed_dictionaries({"model": value("model")},
+                                      optional={"alpha_max": HOSTILE, "beta_max": HOSTILE}),
+    "crossovers": st.fixed_dictionaries({"model": value("model"), "alpha": value("alpha"), "beta": value("beta")}),
+    "hopf": st.fixed_dictionaries({"model": st.sampled_from(["rcp-unclamped", "rcp", "nope"]) | HOSTILE},
+                                  optional={"beta": REFUSED, "alpha": HOSTILE}),
+    "orbit": st.fixed_dictionaries({"model": value("model"), "alpha": REFUSED}, optional={"beta": HOSTILE}),
+    "dataset": st.fixed_dictionaries({"name": st.sampled_from(["cycles-clamped", "nope"]) | HOSTILE}),
+    "fct_study": st.fixed_dictionaries({"study": st.sampled_from(["flows", "regimes", "u-curve", "nope"]) | HOSTILE,
+                                        "alpha": REFUSED}, optional={"beta": HOSTILE, "C": HOSTILE, "load": HOSTILE,
+                                                                     "rates": HOSTILE, "sizes": HOSTILE}),
+    "packet_run": st.fixed_dictionaries({"alpha": REFUSED}, optional={"beta": HOSTILE, "seed": HOSTILE,
+                                        "scenario": st.sampled_from(["fig5.3", "nope"]) | HOSTILE}),
+    "router": st.fixed_dictionaries({}, optional={"protocol": st.sampled_from(["rcp", "xcp"]) | HOSTILE}),
 }
 
 

@@ -140,7 +140,9 @@ def bode(model, alpha=None, beta=None, pade: int | None = None, *, delay=None, w
     delay : float or sequence of float, optional
         An LTI loop's delay(s) in seconds (several add).
     w : array_like, optional
-        An LTI loop's frequencies (rad/s); see :func:`~rcpstab.linear.lti_response.loop_bode`.
+        The frequencies: a model's normalized ones (w*d0, rad per round trip; default 2000 log-spaced
+        points up to 10x past ``|G|`` = 1), an LTI loop's in rad/s (see
+        :func:`~rcpstab.linear.lti_response.loop_bode`).
 
     Returns
     -------
@@ -157,6 +159,9 @@ def bode(model, alpha=None, beta=None, pade: int | None = None, *, delay=None, w
     >>> r = bode(([2.0], [1.0, -1.0]), delay=0.3, w=[1.0])       # 2 e^{-0.3 s}/(s - 1) at 1 rad/s
     >>> round(float(r.magnitude[0]), 6), round(float(r.phase_deg[0]), 2)
     (1.414214, -152.19)
+    >>> r = bode("rcp", 0.4, 0.2, w=[0.5, 1.0])          # one's own grid of w*d0
+    >>> r.magnitude.round(4).tolist()                    # |G| = sqrt(alpha^2 w^2 + beta^2) / w^2
+    [1.1314, 0.4472]
     """
     from ..linear.lti import is_loop
 
@@ -167,7 +172,13 @@ def bode(model, alpha=None, beta=None, pade: int | None = None, *, delay=None, w
     from ..linear.bode_plot import bode_response
 
     spec, alpha, beta, pade = _model_point("bode", model, alpha, beta, pade)
-    return BodeResult(bode_response(spec, alpha, beta, pade), model=spec)
+    if w is not None:
+        from ..errors import InputError
+
+        w = np.asarray(w, float)
+        if w.ndim != 1 or w.size == 0 or not (np.isfinite(w).all() and (w > 0).all()):
+            raise InputError(f"w: frequencies must be a non-empty 1-D array of positive numbers (w*d0), got {w!r:.80}")
+    return BodeResult(bode_response(spec, alpha, beta, pade, w=w), model=spec)
 
 
 def _model_point(command: str, model, alpha, beta, pade):

@@ -76,9 +76,7 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
     >>> bool(r.stable[0, 1])           # (alpha, beta) = (0.4, 0.1): inside the thesis' region
     True
     """
-    from ..linear.lti import is_loop
-
-    if is_loop(model):                                # an LTI loop: its exact region over (gain, delay)
+    if not isinstance(model, str) and _is_loop(model):  # an LTI loop: its exact region over (gain, delay)
         from ..linear.lti import loop_region
 
         if "gain" not in options or "delay" not in options:
@@ -213,6 +211,13 @@ class RegionResult(Result):
 
         return write_boundary_csv(self.inputs["model"], float(self.value.alpha.max()), float(self.value.beta.max()),
                                   path)
+
+
+def _is_loop(model) -> bool:
+    """:func:`rcpstab.linear.lti.is_loop` (imported only for a model given as an object: a name is never a loop)."""
+    from ..linear.lti import is_loop
+
+    return is_loop(model)
 
 
 def network_text(config: dict) -> str:

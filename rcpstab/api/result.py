@@ -8,13 +8,13 @@ and ``to_csv()`` writes; ``summary()`` is the command's one-line summary.
 """
 from __future__ import annotations
 
-import csv
 import json
 import math
 
 import numpy as np
 
-from ..runtime.atomic import atomic_open
+from ..runtime.atomic import atomic_path
+from ..runtime.csvtable import write_csv_table
 
 __all__ = ["Result", "strict"]
 
@@ -71,14 +71,10 @@ class Result:
         return data_frame(self.columns())
 
     def to_csv(self, path: str) -> None:
-        """Write :meth:`columns` with a header row; floats round-trippable, NaN as an empty cell."""
-        names = list(self.columns())
-        cols = self.columns()
-        with atomic_open(path) as fh:  # a full disk leaves the old file, not a torn one
-            writer = csv.writer(fh)
-            writer.writerow(names)
-            for row in zip(*(cols[n] for n in names)):
-                writer.writerow([_cell(v) for v in row])
+        """Write :meth:`columns` with a header row; floats round-trippable, NaN as an empty cell
+        (the file :class:`csv.writer` writes, a column at a time: :mod:`rcpstab.runtime.csvtable`)."""
+        with atomic_path(path) as temporary:  # a full disk leaves the old file, not a torn one
+            write_csv_table(temporary, self.columns())
 
     def summary(self) -> str:
         """The one line the command prints."""
@@ -100,14 +96,3 @@ class Result:
     def _repr_text(self) -> str:
         text = self.summary()
         return text if len(text) < 200 else text[:197] + "..."
-
-
-def _cell(value):
-    """CSV cell text: integers without a decimal point, floats round-trippable, NaN empty."""
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    if isinstance(value, (np.floating, float)):
-        return repr(float(value)) if np.isfinite(value) else ""
-    if isinstance(value, np.integer):
-        return int(value)
-    return value

@@ -15,6 +15,9 @@ from .result import Result, strict
 if TYPE_CHECKING:
     from ..packet.simulator.scenarios import Scenario
 
+if TYPE_CHECKING:
+    pass
+
 __all__ = ["CosimResult", "NetworkResult", "ReplicationsResult", "cosim", "default_transient_rtt", "network", "off_target_links", "packet_models",
            "scenario_names"]
 
@@ -50,7 +53,8 @@ def packet_models() -> list[str]:
 
 
 def cosim(alpha: float, beta: float, scenario: str | Scenario = "fig5.3", model: str = "rcp", *, d0=None, buffer_bdp=None,
-          C=None, N=None, t_end=None, transient_rtt=None, seed: int = 0, seeds: int | None = None):
+          C=None, N=None, t_end=None, transient_rtt=None, seed: int = 0, seeds: int | None = None,
+          start_jitter_s: float | None = None):
     """Run ``scenario`` packet by packet (reference router) and as the fluid ``model``, and compare.
 
     One dispatch, as ``rcpstab cosim``: a single-link scenario (plateaus and RMS difference per
@@ -83,11 +87,15 @@ def cosim(alpha: float, beta: float, scenario: str | Scenario = "fig5.3", model:
     seed : int
         Seed of the packet run.
     seeds : int, optional
-        Topology files only: replicate the packet run with seeds 0..seeds-1 (the seed draws each flow's
-        ``start_jitter_s``) and return per-quantity means with 95% Student-t intervals
-        (:mod:`rcpstab.cosim.replications`; the fluid side is not run). The bundled scenarios are
-        deterministic in the seed (it drives only Poisson arrivals, which none of them has), so
-        they are refused.
+        Replicate the run with seeds 0..seeds-1 and return per-quantity means with 95% Student-t
+        intervals (:mod:`rcpstab.cosim.replications`). A topology file: its packet run, each seed drawing
+        the flows' ``start_jitter_s`` (the fluid side is not run). A single-link preset (``"fig5.3"``,
+        ``"testbed"``): the whole co-simulation, each seed drawing the flows' starts within
+        ``start_jitter_s``, which it then needs (the presets have no other random input).
+    start_jitter_s : float, optional
+        Single-link presets: each long-lived flow starts at its scripted time plus a uniform draw from
+        [0, start_jitter_s), s, from the seed (default: none, every run the same). A topology file gives its
+        own per flow group.
 
     Returns
     -------
@@ -121,13 +129,17 @@ def cosim(alpha: float, beta: float, scenario: str | Scenario = "fig5.3", model:
         raise InputError(f"--transient-rtt {transient_rtt}: must be >= 0")
     plausible("d0", d0, "--d0")
     plausible("C", C, "--C")
+    if start_jitter_s is not None:
+        start_jitter_s = check_value("time", start_jitter_s, "--start-jitter")
+        _check_jitter_scenario(scenario)
     if seeds is not None:
-        return _replications(alpha, beta, scenario, model, seeds, t_end, (d0, buffer_bdp, C, N))
+        return _replications(alpha, beta, scenario, model, seeds, t_end, (d0, buffer_bdp, C, N), transient_rtt,
+                             start_jitter_s)
     if str(scenario).endswith((".toml", ".json")):
         from ..packet.simulator.topofile import load_topology
 
         # one link that every flow crosses: a single-link scenario, run as the presets (which are such files)
-        scenario = load_topology(cast(str, scenario)).single_link() or scenario  # a file name (.toml, .json)
+        scenario = load_topology(cast(str, scenario)).single_link() or scenario  # a file name (.toml, .json)  # a file name (.toml, .json)
     if scenario in NETWORK_SCENARIOS or str(scenario).endswith((".toml", ".json")):
         return _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end)
     if scenario == FLASH_CROWD.name:
@@ -135,7 +147,25 @@ def cosim(alpha: float, beta: float, scenario: str | Scenario = "fig5.3", model:
     for option, value in (("C", C), ("N", N)):
         if value is not None:
             raise InputError(f"--{option}: only for the flash-crowd scenario")
-    return _single_link(alpha, beta, scenario, model, d0, buffer_bdp, t_end, transient_rtt, seed)
+    return _single_link(alpha, beta, scenario, model, d0, buffer_bdp, t_end, transient_rtt, seed, start_jitter_s)
+
+
+def _check_jitter_scenario(scenario) -> None:
+    """--start-jitter is for the single-link presets (a topology file sets its own, the others are refused)."""
+    from ..packet.simulator.scenarios import FLASH_CROWD
+
+    if str(scenario).endswith((".toml", ".json")):
+        raise InputError(f"--start-jitter: topology file {scenario} sets start_jitter_s per flow group")
+    if scenario == FLASH_CROWD.name or scenario in packet_network_scenarios():
+        raise InputError(f"--start-jitter: scenario {scenario} is not a single-link preset (for a network, a topology "
+                         "file sets start_jitter_s per flow group)")
+
+
+def packet_network_scenarios() -> list[str]:
+    """The network presets (no single-link start schedule)."""
+    from ..cosim.network import NETWORK_SCENARIOS
+
+    return list(NETWORK_SCENARIOS)
 
 
 def _check_model(model, packet_protocols) -> None:
@@ -147,7 +177,7 @@ def _check_model(model, packet_protocols) -> None:
         raise InputError(f"--model {model}: the packet simulator runs {', '.join(protocols)}")
 
 
-def _single_link(alpha, beta, scenario, model, d0, buffer_bdp, t_end, transient_rtt, seed):
+def _single_link(alpha, beta, scenario, model, d0, buffer_bdp, t_end, transient_rtt, seed, start_jitter_s=None):
     from ..cosim.network import NETWORK_SCENARIOS
     from ..cosim.packet_vs_fluid import cosimulate
     from ..packet.simulator.scenarios import get_scenario
@@ -156,8 +186,9 @@ def _single_link(alpha, beta, scenario, model, d0, buffer_bdp, t_end, transient_
     spec = get_scenario(scenario, also=tuple(NETWORK_SCENARIOS))
     buffer = None if buffer_bdp is None else check_integer(
         "buffer_bytes", max(int(round(buffer_bdp * spec.bdp_bytes)), 1), "--buffer")  # never wraps in C
-    overrides = {"rtt_s": d0, "buffer_bytes": buffer}
+    overrides = {"rtt_s": d0, "buffer_bytes": buffer, "start_jitter_s": start_jitter_s}
     spec = dataclasses.replace(spec, **{k: v for k, v in overrides.items() if v is not None})
+    spec.validate()                                   # a jitter past a flow's stop
     _check_length(spec, d0, t_end, transient_rtt)
     result = cosimulate(spec, alpha, beta, seed=seed, t_end=t_end, transient_rtt=transient_rtt, model=model)
     return CosimResult(result, kind="single-link", model=model, transient_rtt=transient_rtt)
@@ -220,19 +251,18 @@ def _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end):
     return CosimResult(result, kind="network", model=model, t_end=t_end)
 
 
-def _replications(alpha, beta, scenario, model, seeds, t_end, unused):
+def _replications(alpha, beta, scenario, model, seeds, t_end, unused, transient_rtt, start_jitter_s):
+    from ..runtime.validation import check_integer, check_run_cost
+
+    seeds = check_integer("seeds", seeds, "--seeds")
+    if not str(scenario).endswith((".toml", ".json")):
+        return _preset_replications(alpha, beta, scenario, model, seeds, t_end, unused, transient_rtt, start_jitter_s)
     from ..cosim.replications import replicate_topology
 
-    if not str(scenario).endswith((".toml", ".json")):
-        raise InputError(f"--seeds: scenario {scenario} is deterministic (its packet run does not depend on the seed); "
-                         "replications take a topology file with start_jitter_s")
     if model != "rcp":
         raise InputError(f"--model {model}: topology files run rcp only")
     if any(value is not None for value in unused):
         raise InputError("--d0/--buffer/--C/--N: do not apply to a topology file")
-    from ..runtime.validation import check_integer, check_run_cost
-
-    seeds = check_integer("seeds", seeds, "--seeds")
     if t_end is None:
         from ..packet.simulator.topofile import load_topology
 
@@ -241,6 +271,30 @@ def _replications(alpha, beta, scenario, model, seeds, t_end, unused):
     check_run_cost(f"cosim --scenario {scenario} --seeds {seeds} --t-end {t_end:g}", seeds * t_end * NETWORK_CPU_PER_S)
     return ReplicationsResult(replicate_topology(scenario, alpha, beta, seeds, t_end), scenario=scenario,
                               alpha=alpha, beta=beta)
+
+
+def _preset_replications(alpha, beta, scenario, model, seeds, t_end, unused, transient_rtt, start_jitter_s):
+    """A single-link preset's co-simulation over seeds, each drawing the flows' start jitter."""
+    from ..cosim.replications import replicate_scenario
+    from ..packet.simulator.scenarios import FLASH_CROWD, get_scenario
+    from ..runtime.validation import check_run_cost
+
+    if scenario == FLASH_CROWD.name or scenario in packet_network_scenarios():
+        raise InputError(f"--seeds: scenario {scenario} has no random input to replicate (single-link presets with "
+                         "--start-jitter, or a topology file with start_jitter_s)")
+    if start_jitter_s is None or start_jitter_s == 0:
+        raise InputError(f"--seeds: scenario {scenario} is deterministic (every seed runs the same); give "
+                         "--start-jitter S (each flow starts within S seconds of its scripted time, from the seed)")
+    if any(value is not None for value in unused):
+        raise InputError("--d0/--buffer/--C/--N: not with --seeds (the preset runs as it is)")
+    spec = get_scenario(scenario)
+    _check_length(spec, None, t_end, transient_rtt)
+    run_t = spec.t_end_s if t_end is None else t_end
+    samples = run_t / min(spec.rtt_s, 0.01)
+    check_run_cost(f"cosim --scenario {scenario} --seeds {seeds} --t-end {run_t:g}", seeds * samples * CPU_S_PER_SAMPLE)
+    result = replicate_scenario(spec, alpha, beta, seeds, start_jitter_s, t_end=t_end, transient_rtt=transient_rtt,
+                                model=model)
+    return ReplicationsResult(result, scenario=scenario, alpha=alpha, beta=beta, start_jitter_s=start_jitter_s)
 
 
 class ReplicationsResult(Result):
@@ -252,8 +306,9 @@ class ReplicationsResult(Result):
 
     def to_dict(self) -> dict:
         r = self.value
+        jitter = {} if self.inputs.get("start_jitter_s") is None else {"start_jitter_s": self.inputs["start_jitter_s"]}
         return strict({"scenario": self.inputs["scenario"], "alpha": self.inputs["alpha"], "beta": self.inputs["beta"],
-                       "seeds": r.seeds, "confidence": r.confidence, "late_from_s": r.late_from_s,
+                       "seeds": r.seeds, **jitter, "confidence": r.confidence, "late_from_s": r.late_from_s,
                        "quantities": r.summary(), "values": {k: v for k, v in r.values.items()}})
 
     def columns(self) -> dict:
@@ -269,8 +324,11 @@ class ReplicationsResult(Result):
     def summary(self) -> str:
         r = self.value
         parts = [f"{k} {v['mean']:.4g} [{v['ci_low']:.4g}, {v['ci_high']:.4g}]" for k, v in r.summary().items()]
+        window = (f"start jitter {self.inputs['start_jitter_s']:g} s, means over seeds" if r.late_from_s is None
+                  else f"means after {r.late_from_s:g} s")
+        runs = "packet runs" if r.late_from_s is not None else "co-simulations"
         return (f"{self.inputs['scenario']} alpha={self.inputs['alpha']:g} beta={self.inputs['beta']:g}, "
-                f"{len(r.seeds)} packet runs (seeds 0..{len(r.seeds) - 1}), means after {r.late_from_s:g} s with "
+                f"{len(r.seeds)} {runs} (seeds 0..{len(r.seeds) - 1}), {window} with "
                 f"{100 * r.confidence:g}% intervals: " + ", ".join(parts))
 
     def plot(self, ax=None, **kwargs):

@@ -360,7 +360,7 @@ class PortraitResult(TrajectoryResult):
 
         kwargs.setdefault("verdicts", self.inputs["judged"])
         kwargs.setdefault("cycles", self.limit_cycles())
-        first, second = (sym.name for sym in self.inputs["model"].loop_parameters)  # the model's own gain names
+        first, second = self.inputs["model"].parameter_table.loop  # the model's own gain names
         kwargs.setdefault("title", f"Phase portrait, model '{self.inputs['model'].name}', "
                                    f"{first} = {self.inputs['alpha']:g}, {second} = {self.inputs['beta']:g}")
         return portrait_plot(self.value, ax=ax, **kwargs)

@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,7 @@ from ..models import as_model, rcp
 from ..phaseplane.compiled import compile_model
 from ..phaseplane.integrator import BatchIntegrator
 from ..phaseplane.setup import make_integrator, own_name, parameter_values
+from .folds import locate_fold
 from .measure import measure_cycles
 
 __all__ = ["KernelOrbitSystem", "KernelOrbit", "KernelBranch", "RCP_CLAMPED", "continue_kernel_orbits",
@@ -574,22 +576,6 @@ def _folds(system, points) -> list:
                                                   points[i - 1].gain + 1e-3 * span * np.sign(d[i - 1]))]
         if fine[-1] is None:
             fine = [points[i - 1], points[i]]
-        for _ in range(4 * FOLD_STEPS):
-            taken = _smooth_step(system, fine[-2], fine[-1], span / FOLD_STEPS)
-            if taken is None:
-                break
-            fine.append(taken[0])
-            fg: list[float] | np.ndarray = [p.gain for p in fine]
-            if len(fg) >= 4 and np.sign(fg[-1] - fg[-2]) != np.sign(fg[-2] - fg[-3]):
-                break
-        fg = np.array([p.gain for p in fine])
-        turn = np.flatnonzero(np.sign(np.diff(fg[1:])) != np.sign(np.diff(fg[:-1])))
-        around = fine[int(turn[-1]):int(turn[-1]) + 3] if turn.size else points[i - 1:i + 2]
-        amps = np.array([p.amplitude for p in around])
-        c = np.polyfit(amps, [p.gain for p in around], 2)
-        a_star = float(np.clip(-c[1] / (2 * c[0]), amps.min(), amps.max())) if c[0] != 0 else float(amps[1])
-        out.append({"gain": float(np.polyval(c, a_star)), "amplitude": a_star,
-                    "stable_before": bool(around[0].stable), "stable_after": bool(around[-1].stable),
-                    "max_multiplier_before": around[0].max_multiplier,
-                    "max_multiplier_after": around[-1].max_multiplier})
+        out.append(locate_fold(fine, partial(_smooth_step, system, h=span / FOLD_STEPS),
+                               4 * FOLD_STEPS, points[i - 1:i + 2], turn="last", clip=True))
     return out

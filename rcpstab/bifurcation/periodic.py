@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -34,6 +35,7 @@ from ..errors import InputError
 from ..models.spec import ModelSpec
 from ..phaseplane.compiled import compile_model
 from ..phaseplane.setup import own_name, parameter_values
+from .folds import locate_fold
 from .lyapunov import HopfPoint, _full, _Numeric, hopf_point
 
 __all__ = ["OrbitBranch", "OrbitPoint", "PeriodicSystem", "continue_from_hopf", "floquet_multipliers",
@@ -475,23 +477,7 @@ def _folds(system, points) -> list:
         N = points[i + 1].profile.shape[1]
         w = _weights(system.n, N)
         span = np.linalg.norm((_vector(points[i + 1], N) - _vector(points[i - 1], N)) * w)
-        fine = [points[i - 2], points[i - 1]]
-        for _ in range(3 * FOLD_STEPS):
-            taken = _arclength_step(system, fine[-2], fine[-1], float(span / FOLD_STEPS), N)
-            if taken is None:
-                break
-            fine.append(taken[0])
-            g: list[float] | np.ndarray = [p.gain for p in fine]
-            if len(g) >= 4 and np.sign(g[-1] - g[-2]) != np.sign(g[-2] - g[-3]):
-                break
-        g = np.array([p.gain for p in fine])
-        turn = np.flatnonzero(np.sign(np.diff(g[1:])) != np.sign(np.diff(g[:-1])))
-        j = int(turn[0]) + 1 if turn.size else i
-        around = fine[j - 1:j + 2] if turn.size else points[i - 1:i + 2]
-        amps = np.array([p.amplitude for p in around])
-        c = np.polyfit(amps, [p.gain for p in around], 2)
-        a_star = -c[1] / (2 * c[0])
-        out.append({"gain": float(np.polyval(c, a_star)), "amplitude": float(a_star),
-                    "max_multiplier_before": around[0].max_multiplier, "max_multiplier_after": around[-1].max_multiplier,
-                    "stable_before": around[0].stable, "stable_after": around[-1].stable})
+        out.append(locate_fold([points[i - 2], points[i - 1]],
+                               partial(_arclength_step, system, h_s=float(span / FOLD_STEPS), N=N),
+                               3 * FOLD_STEPS, points[i - 1:i + 2], turn="first"))
     return out

@@ -76,9 +76,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="RTTs after each flow-count change left out of the agreement figures "
                              f"(default {default_transient_rtt():g})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the packet run (default 0)")
-    parser.add_argument("--seeds", type=int, metavar="N", help="topology file only: N packet runs (seeds 0..N-1 draw "
-                        "the flows' start_jitter_s), each quantity's mean with a 95%% Student-t interval; "
-                        "--csv writes quantity, mean, std, ci_low, ci_high, n")
+    parser.add_argument("--seeds", type=int, metavar="N", help="N runs (seeds 0..N-1), each quantity's mean with a 95%% "
+                        "Student-t interval; --csv writes quantity, mean, std, ci_low, ci_high, n. A topology file: "
+                        "its packet run, the seeds drawing its start_jitter_s; a single-link preset: the whole "
+                        "co-simulation, the seeds drawing the starts within --start-jitter (required: the presets "
+                        "have no other random input)")
+    parser.add_argument("--start-jitter", type=float, metavar="S", help="single-link presets: each flow starts at its "
+                        "scripted time plus a uniform draw from [0, S) s, from the seed (default: none)")
     parser.add_argument("--out", metavar="FIG", help="write the overlay figure (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write both runs on a common time grid: t (s), packet_R_over_C, "
                         "fluid_R_over_C (-), packet_queue_bytes, fluid_queue_bytes (bytes); fig5.7: see above")
@@ -97,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
     if (args.flows_csv or args.links_csv) and (args.seeds is not None or not _is_network(args.scenario)):
         raise InputError("--flows-csv/--links-csv: for one run of a network scenario or topology file")
     result = cosim(args.alpha, args.beta, args.scenario, args.model, d0=args.d0, buffer_bdp=args.buffer, C=args.C,
-                   N=args.N, t_end=args.t_end, transient_rtt=args.transient_rtt, seed=args.seed, seeds=args.seeds)
+                   N=args.N, t_end=args.t_end, transient_rtt=args.transient_rtt, seed=args.seed, seeds=args.seeds,
+                   start_jitter_s=args.start_jitter)
     if args.csv:
         result.to_csv(args.csv)
     for path, table in ((args.flows_csv, "flows"), (args.links_csv, "links")):

@@ -1,5 +1,6 @@
 /* Integer arguments of the C extensions (rcpstab.packet._datapath, rcpstab.fct._flows), checked
- * against the one table of their ranges, rcpstab.runtime.validation.SIMULATOR_INTEGERS.
+ * against the one table of their ranges, rcpstab.runtime.validation.SIMULATOR_INTEGERS; and the
+ * real-valued arguments of an entry point's own, checked finite and above a bound (real_args).
  *
  * Each extension lists the entries it reads as an int_domain array and loads it when it is
  * imported; its Python twin checks with validation.check_simulator_integer (and, for a range the
@@ -15,6 +16,7 @@
 #define PY_SSIZE_T_CLEAN
 #endif
 #include <Python.h>
+#include <math.h>
 
 typedef struct {
     const char *name;         /* key of SIMULATOR_INTEGERS */
@@ -75,6 +77,36 @@ static int int_in_range(PyObject *o, const char *where, const char *name, long l
 static int int_arg(PyObject *o, const int_domain *d, const char *where, long long *out)
 {
     return int_in_range(o, where, d->name, d->low, d->high, out);
+}
+
+/* A real-valued argument and its domain: finite, and above ``low`` (at least ``low`` when ``closed``);
+ * low = -HUGE_VAL with closed = 1 asks only that it be finite. */
+typedef struct {
+    const char *name;
+    double value, low;
+    int closed;
+} real_arg;
+
+/* 0 when each of the n ``args`` lies in its domain, else -1 with ValueError "<where> <name>=<value>
+ * must be finite and > <low>" naming the first that does not (a NaN gain or a zero RTT would
+ * otherwise reach a division or a cast to an integer). */
+static inline int real_args(const char *where, const real_arg *args, int n)
+{
+    for (int k = 0; k < n; k++) {
+        const real_arg *a = &args[k];
+        if (isfinite(a->value) && (a->closed ? a->value >= a->low : a->value > a->low))
+            continue;
+        PyObject *value = PyFloat_FromDouble(a->value), *low = PyFloat_FromDouble(a->low);
+        if (value && low && a->low == -HUGE_VAL)
+            PyErr_Format(PyExc_ValueError, "%s %s=%R must be finite", where, a->name, value);
+        else if (value && low)
+            PyErr_Format(PyExc_ValueError, "%s %s=%R must be finite and %s %R", where, a->name, value,
+                         a->closed ? ">=" : ">", low);
+        Py_XDECREF(value);
+        Py_XDECREF(low);
+        return -1;
+    }
+    return 0;
 }
 
 #endif

@@ -73,8 +73,8 @@ class FlowRun:
         ``utilization`` is the load carried by the link in the same window.
     trace : ndarray or None
         With ``keep_trace``: per control interval its end ``t_s``, flows in progress
-        ``n_active``, router rate ``R_over_C``, ``queue_bytes`` and the ``input_bps`` the
-        router measured over it.
+        ``n_active``, router rate ``R_over_C``, ``queue_bytes``, the ``input_bps`` the
+        router measured over it and its RTT average ``avg_rtt_ms`` after the update.
     counters : dict
         Final simulator counters (sent, delivered, dropped, in_flight, ...).
     wall_time_s : float
@@ -219,15 +219,19 @@ def _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, pac
 
 
 def make_flow_simulator(capacity_bps: float, rtt_s: float, buffer_bytes: int, packet_bytes: int, backend: str,
-                        rate_refresh: bool = True):
-    """The C ``FlowSimulator`` or ``PyFlowSimulator`` on the thesis' single bottleneck."""
+                        rate_refresh: bool = True, sender_window: bool = True):
+    """The C ``FlowSimulator`` or ``PyFlowSimulator`` on the thesis' single bottleneck.
+
+    ``sender_window=False`` divides the R-TCP window by one byte instead of the MSS: a window a
+    thousand times the rate times the RTT, which never binds (a counterfactual, issue 24).
+    """
     delay_ns = int(round(rtt_s * NS_PER_S / 2))
     cap = int(round(capacity_bps))
     # The ACK direction carries 40-byte packets only; its buffer never overflows in practice.
     reverse_buffer = max(int(capacity_bps * rtt_s / 8), 64 * CTRL_PACKET_BYTES)
     args = dict(forward=(cap, delay_ns, buffer_bytes), reverse=(cap, delay_ns, reverse_buffer),
                 data_size=packet_bytes, ctrl_size=CTRL_PACKET_BYTES,
-                window_denominator=packet_bytes - TCP_HEADER_BYTES,  # MSS + RCP + IP headers
+                window_denominator=packet_bytes - TCP_HEADER_BYTES if sender_window else 1,  # MSS + RCP + IP headers
                 rwnd_pkts=RWND_PACKETS, request=0, rate_refresh=rate_refresh)
     if backend == "c":
         from ._flows import FlowSimulator
@@ -322,6 +326,8 @@ def run_flows(
     rate_refresh: bool = True,
     fixed_rate_bps: float | None = None,
     keep_trace: bool = False,
+    sender_window: bool = True,
+    router_rtt: str = "measured",
 ) -> FlowRun:
     """Simulate ``n_flows`` flows arriving at offered load ``load`` on one RCP bottleneck.
 
@@ -365,6 +371,12 @@ def run_flows(
         control path: every flow is sent at this fixed rate (thesis App. A's set-up).
     keep_trace : bool
         Attach :attr:`FlowRun.trace`, one row per control interval.
+    sender_window : bool
+        The R-TCP sender keeps at most ``ceil(rate * srtt / MSS)`` packets in flight (True, the
+        host's behaviour); False lifts the window (a counterfactual that isolates what it does).
+    router_rtt : {"measured", "propagation"}
+        The router's ``avg_rtt``: App. F's average of the header RTTs, or held at ``rtt_s`` (a
+        counterfactual: the RTT a fluid model with the propagation delay uses).
 
     Returns
     -------
@@ -380,10 +392,12 @@ def run_flows(
     (50, True)
     """
     arrivals = arrivals or ArrivalProcess()
+    if router_rtt not in ("measured", "propagation"):
+        raise InputError(f"router_rtt={router_rtt!r}: measured or propagation")
     _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed, sizes)
     wall_start = time.perf_counter()
     buffer_bytes = max(int(buffer_bdp * capacity_bps * rtt_s / 8), packet_bytes)
-    sim = make_flow_simulator(capacity_bps, rtt_s, buffer_bytes, packet_bytes, backend, rate_refresh)
+    sim = make_flow_simulator(capacity_bps, rtt_s, buffer_bytes, packet_bytes, backend, rate_refresh, sender_window)
     link_rate = capacity_bps / 8000  # bytes/ms
     # An empty link: the router starts where an idle App. F router settles, at eta * C.
     ctrl = RcpController(link_rate=link_rate, alpha=alpha, beta=beta, eta=eta, rate=eta * link_rate,
@@ -407,14 +421,16 @@ def run_flows(
         sim.run_until(t_next)
         registers = sim.registers()
         if fixed_rate_bps is None:
-            next_tr, writes = ctrl.service(registers, interval_ns / NS_PER_MS)
+            # no RTT samples: App. F leaves avg_rtt at its prior, the RTPD
+            seen = registers if router_rtt == "measured" else dict(registers, rtt_sum=0, rtt_count=0)
+            next_tr, writes = ctrl.service(seen, interval_ns / NS_PER_MS)
             sim.set_registers(**writes)
         else:  # the rate register keeps the fixed rate; the interval counters are still cleared
             next_tr = ctrl.interval
             sim.set_registers(input_bytes=0, rtt_sum=0, rtt_count=0)
         c = sim.counters()
         samples.append((interval_ns, c["n_active"], c["fwd_tx_bytes"], c["fwd_dropped"], c["fwd_arrivals"],
-                        registers["queue_bytes"], ctrl.rate / link_rate, registers["input_bytes"]))
+                        registers["queue_bytes"], ctrl.rate / link_rate, registers["input_bytes"], ctrl.avg_rtt))
         records = sim.take_records()
         if records:
             chunks.append(np.frombuffer(records, dtype=RECORD_DTYPE))
@@ -439,7 +455,7 @@ def run_flows(
 
 
 TRACE_DTYPE = np.dtype([("t_s", float), ("n_active", float), ("R_over_C", float), ("queue_bytes", float),
-                        ("input_bps", float)])
+                        ("input_bps", float), ("avg_rtt_ms", float)])
 
 
 def _trace(samples) -> np.ndarray:
@@ -448,6 +464,7 @@ def _trace(samples) -> np.ndarray:
     out["t_s"] = np.cumsum(a[:, 0]) / NS_PER_S
     out["n_active"], out["queue_bytes"], out["R_over_C"] = a[:, 1], a[:, 5], a[:, 6]
     out["input_bps"] = a[:, 7] * 8 / (a[:, 0] / NS_PER_S)
+    out["avg_rtt_ms"] = a[:, 8]
     return out
 
 

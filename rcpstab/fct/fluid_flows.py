@@ -32,6 +32,13 @@ queue when ``y >= C``. The router sees it and the rate law's ``beta q / d`` cuts
 for it, so the controller settles where ``alpha (C - y) = beta q_packets(y) / d``: below C by
 a margin that grows as the bandwidth-delay product in packets shrinks (:func:`rho_star`).
 
+Two more switches add what the packet simulator's hosts and router do with queue spikes:
+``window_mss_bits`` gives the senders R-TCP's window, at most ``ceil(r srtt / mss)`` packets in
+flight over the RTT the packets now see (``d + q / C`` plus one packet's transmission), with one
+smoothed RTT for all senders (TCP's 7/8 average per ACK of the RTT sampled one RTPD earlier);
+``interval_s`` updates the rate once per control interval from the interval's mean input, as
+App. F does. ``rate_trace`` replaces the rate law by a given R(t), e.g. a packet run's.
+
 Time is stepped by ``dt`` (default ``d / 200``); flows finishing inside a step finish at the
 exact time their remaining bits run out at the step's rate.
 """
@@ -39,6 +46,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -109,7 +117,8 @@ def time_average_in_progress(arrival_s: ArrayLike, fct_s: ArrayLike, t0: float, 
 def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: float, arrival_s: ArrayLike, size_bits: ArrayLike,
                    rtt: str = "propagation", lag: bool = True, quantum_bps: float = 0.0, dt_s: float | None = None,
                    horizon_s: float | None = None, fixed_rate_bps: float | None = None,
-                   packet_bits: float = 0.0) -> FluidFlowRun:
+                   packet_bits: float = 0.0, window_mss_bits: float = 0.0,
+                   interval_s: float = 0.0, rate_trace: list[Any] | None = None) -> FluidFlowRun:
     """Run the flow-level fluid model on given arrivals.
 
     Parameters
@@ -134,6 +143,16 @@ def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: flo
         Hold R at this value (App. A's fixed-rate set-up) instead of the rate law.
     packet_bits : float
         Packet size for the packet-scale queue term (module docstring), bits; 0: none.
+    window_mss_bits : float
+        The R-TCP sender's window (module docstring), its denominator (the MSS) in bits; needs
+        ``packet_bits``; 0: no window, every flow sends at the stamped rate.
+    rate_trace : (array_like, array_like), optional
+        Times (s, increasing) and rates (bit/s): R is held at the last rate set at or before t
+        (the first before it) instead of following the rate law, e.g. a packet run's router
+        rate (``FlowRun.trace``), to see what flows do at that rate.
+    interval_s : float
+        Update the rate once per interval from the input averaged over it and the queue at its
+        end, as App. F's control path does every Tr (s, rounded to whole steps); 0: every step.
 
     Returns
     -------
@@ -152,14 +171,23 @@ def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: flo
         raise InputError(f"C={C}, d={d}, alpha={alpha}, beta={beta}: need C, d, alpha > 0 and beta >= 0")
     if rtt not in ("propagation", "with_queue"):
         raise InputError(f"rtt={rtt!r}: propagation or with_queue")
+    if window_mss_bits < 0 or (window_mss_bits > 0 and not packet_bits > 0):
+        raise InputError(f"window_mss_bits={window_mss_bits}: must be >= 0, and > 0 only with packet_bits > 0")
     if len(a) != len(size) or len(a) == 0 or np.any(np.diff(a) < 0) or np.any(size <= 0):
         raise InputError("arrivals must be non-decreasing, sizes > 0, equal lengths, at least one flow")
     dt = d / 200 if dt_s is None else float(dt_s)
+    every = max(int(round(interval_s / dt)), 1)
+    acc_bits = 0.0  # input over the current control interval
     lag_steps = int(round(d / dt)) if lag else 0
     horizon = horizon_s if horizon_s is not None else a[-1] + 100 * d + size.max() / (0.01 * C)
     n_steps = int(math.ceil(horizon / dt)) + 1
     r_min = 1e-6 * C
     R_hist = np.empty(n_steps + 1)
+    q_hist = np.zeros(n_steps + 1 if window_mss_bits > 0 else 0)  # queue the router holds (fluid + packet-scale), for the window's RTT samples
+    srtt = d + packet_bits / C  # the senders' smoothed RTT (one for all: they share the queue)
+    if rate_trace is not None:
+        trace_set_t, trace_set_R = (np.asarray(x, float) for x in rate_trace)
+        fixed_rate_bps = float(trace_set_R[0])
     R = C if fixed_rate_bps is None else float(fixed_rate_bps)
     q = q_pkt = 0.0  # fluid queue and the packet-scale queue above it, bits
     fct = np.full(len(a), np.nan)
@@ -172,6 +200,8 @@ def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: flo
     done = 0
     for k in range(n_steps):
         t = k * dt
+        if rate_trace is not None:
+            R = float(trace_set_R[max(int(np.searchsorted(trace_set_t, t, side="right")) - 1, 0)])
         R_hist[k] = R
         # Flows whose data reach the router during this step join at its start (dt << d).
         j = np.searchsorted(start, t + dt, side="left")
@@ -182,6 +212,10 @@ def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: flo
         r = R_hist[k - lag_steps] if k >= lag_steps else (C if fixed_rate_bps is None else R)
         if quantum_bps > 0:
             r = max(round(r / quantum_bps), 1) * quantum_bps
+        if window_mss_bits > 0:
+            # At most ceil(r srtt / mss) packets in flight over the RTT the packets now see.
+            rtt_now = d + (q + q_pkt + packet_bits) / C
+            r = min(r, math.ceil(r * srtt / window_mss_bits) * packet_bits / rtt_now)
         n = len(act_id)
         y_bits = 0.0
         if n:
@@ -201,6 +235,11 @@ def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: flo
         else:
             q = max(q - C * dt, 0.0)
         sent_total += y_bits
+        if window_mss_bits > 0:
+            # TCP's 7/8 average, one step per ACK (r / packet a flow) of an RTT sampled one RTPD ago
+            q_hist[k] = q + q_pkt
+            sample = d + (q_hist[k - lag_steps] if k >= lag_steps else 0.0) / C + packet_bits / C
+            srtt += (sample - srtt) * min(r * dt / (8.0 * packet_bits), 1.0)
         if fixed_rate_bps is None:
             y = y_bits / dt
             if packet_bits > 0:
@@ -211,10 +250,14 @@ def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: flo
                 else:  # the fluid queue is the queue
                     target, relax = 0.0, packet_bits / C
                 q_pkt += (target - q_pkt) * min(dt / relax, 1.0)
-            q_seen = q + q_pkt
-            dc = d + q_seen / C if rtt == "with_queue" else d
-            R += dt * R / (C * dc) * (alpha * (C - y) - beta * q_seen / dc)
-            R = min(max(R, r_min), C)
+            acc_bits += y_bits
+            if (k + 1) % every == 0:
+                y = acc_bits / (every * dt)
+                acc_bits = 0.0
+                q_seen = q + q_pkt
+                dc = d + q_seen / C if rtt == "with_queue" else d
+                R += every * dt * R / (C * dc) * (alpha * (C - y) - beta * q_seen / dc)
+                R = min(max(R, r_min), C)
         if k % 10 == 0:
             trace_t.append(t)
             trace_R.append(R)

@@ -16,9 +16,11 @@ same chain (:mod:`.tcp_ns3`). The arrivals are the same for every protocol
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from ..packet.simulator.topology import Link, Topology, request_field
@@ -26,7 +28,7 @@ from .flow_run import DATA_PACKET_BYTES, NS_PER_S
 from .protocols import _default_drain_s, check_protocol, run_packet_flows, sim_ctrl_bytes
 from .tcp_ns3 import PACKET_BYTES, flow_fct, tcp_runs
 
-__all__ = ["chain_topology", "chain_workload", "chain_fct", "chain_tcp_spec"]
+__all__ = ["chain_topology", "chain_workload", "chain_fct", "chain_tcp_spec", "path_queue_delay"]
 
 
 def chain_topology(n_links: int, capacity_bps: float, rtt0_s: float, protocol: str,
@@ -89,8 +91,12 @@ def chain_tcp_spec(n_links: int, capacity_bps: float, rtt0_s: float, start_s: np
 
 
 def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacity_bps: float, rtt0_s: float,
-              load: float, sizes: Any, n_flows: int, seed: int = 0, drain_s: float | None = None) -> dict[str, Any]:
+              load: float, sizes: Any, n_flows: int, seed: int = 0, drain_s: float | None = None,
+              queues: bool = False) -> dict[str, Any]:
     """One protocol on the chain's arrivals (``tcp``: ns-3, one process per call).
+
+    ``queues=True`` (packet simulator only) adds ``queue_trace``: one row per router update,
+    ``t_s``, ``link`` (0..n-1 along the chain) and ``queue_bytes``.
 
     Returns
     -------
@@ -114,9 +120,13 @@ def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacit
     req = request_field(0.0)
     flows = [(int(round(t * NS_PER_S)), -1, int(z), req, 0 if g == 0 else 2 * int(g),
               1 if g == 0 else 2 * int(g) + 1) for t, z, g in zip(start, size, group)]
+    trace: list[Any] | None = [] if queues else None
     sim, _, _ = run_packet_flows(topology, flows, protocol, alpha, beta, avg_rtt_s=rtt0_s,
                                  packet_bytes=DATA_PACKET_BYTES, t_end_ns=int(round((start[-1] + drain) * NS_PER_S)),
-                                 queue_until_s=start[-1])
+                                 queue_until_s=start[-1], queues=trace)
+    if trace is not None:
+        rows = np.array(trace, dtype=float).reshape(-1, 3)
+        out["queue_trace"] = {"t_s": rows[:, 0] / NS_PER_S, "link": rows[:, 1].astype(int), "queue_bytes": rows[:, 2]}
     delivered, fct_ns = sim.flow_stats()
     fct_ns = np.array([math.nan if x is None else x for x in fct_ns], dtype=float)
     # the sender's last ACK back to the receiver's last data packet: the return path's
@@ -127,3 +137,14 @@ def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacit
     out.update(sent=int(c["sent"]), delivered=int(c["delivered"]), dropped=int(c["dropped"]),
                in_flight=int(c["in_flight"]), delivered_bytes=np.array(delivered, dtype=float))
     return out
+
+
+def path_queue_delay(queue_trace: Any, links: Sequence[int], t_s: ArrayLike, capacity_bps: float) -> np.ndarray:
+    """Queueing delay summed over ``links`` at times ``t_s`` (the routers' queues, linearly
+    interpolated between their updates, over C), s."""
+    t_s = np.asarray(t_s, dtype=float)
+    total = np.zeros(len(t_s))
+    for li in links:
+        m = queue_trace["link"] == li
+        total += np.interp(t_s, queue_trace["t_s"][m], queue_trace["queue_bytes"][m])
+    return total * 8.0 / capacity_bps

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..intervals import t_half_width
 from ..packet.hosts.flow_traffic import ArrivalProcess
 from ..packet.protocols import get_protocol
 from ..packet.simulator.run import build_simulator, make_controller
@@ -107,9 +108,10 @@ def protocol_fct(protocol: str, alpha: float, beta: float, *, capacity_bps: floa
 
 
 def run_packet_flows(topology: Any, flows: list[Any], protocol: str, alpha: float, beta: float, *, avg_rtt_s: float,
-                     packet_bytes: int, t_end_ns: int, queue_until_s: float) -> tuple[Any, list[float], list[int]]:
+                     packet_bytes: int, t_end_ns: int, queue_until_s: float, queues: list[Any] | None = None) -> tuple[Any, list[float], list[int]]:
     """Run ``flows`` (the simulators' flow table) on ``topology`` with ``protocol``'s routers and
-    senders until every flow is done or ``t_end_ns``.
+    senders until every flow is done or ``t_end_ns``. With a list ``queues``, every controlled
+    link's queue is appended to it at each of its updates as ``(t_ns, link, queue_bytes)``.
 
     Returns
     -------
@@ -138,6 +140,8 @@ def run_packet_flows(topology: Any, flows: list[Any], protocol: str, alpha: floa
             if tick[li] != t_next:
                 continue
             next_ns, _, _, registers = proto.service(sim, li, ctrl, interval[li])
+            if queues is not None:
+                queues.append((t_next, li, registers["queue_bytes"]))
             if li == monitored and t_next <= queue_until_s * NS_PER_S:
                 queue.append(registers["queue_bytes"])
                 dt.append(interval[li])
@@ -204,8 +208,6 @@ def summarize_protocol(runs: list[dict[str, Any]], gains: tuple[float | None, fl
     """AFCT over same-arrivals PS of per-seed ``runs`` (:func:`protocol_fct` results): all flows and
     below / from ``split_pkts`` packets, mean over seeds with a 95% t-interval half-width; the mean
     queue in BDPs, unfinished flows and drops summed over seeds."""
-    from scipy.stats import t as student
-
     per_seed: dict[str, list[Any]] = {"all": [], "small": [], "large": [], "unfinished": [], "queue_bdp": [], "dropped": []}
     for r in runs:
         f, ps, z = r["fct_s"], r["ps_fct_s"], r["size_pkts"]
@@ -219,8 +221,7 @@ def summarize_protocol(runs: list[dict[str, Any]], gains: tuple[float | None, fl
         v = np.array(per_seed[key], dtype=float)
         v = v[np.isfinite(v)]
         mean = float(v.mean()) if len(v) else None
-        half = (float(student.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
-                if len(v) > 1 else None)
+        half = float(t_half_width(v)) if len(v) > 1 else None
         row[key] = {"mean": mean, "ci95": half,
                     "per_seed": [float(x) if math.isfinite(x) else None for x in per_seed[key]]}
     row["unfinished"] = sum(per_seed["unfinished"])

@@ -16,6 +16,12 @@ Two mechanisms separate RCP from PS at high load (notebook 07):
   settles at a utilisation :func:`~rcpstab.fct.fluid_flows.rho_star` below C. An offered
   load above it cannot be carried at equilibrium: flows pile up until the rate register's
   floor. Small bandwidth-delay products (in packets) and a large beta / alpha lower it.
+
+In the rate-lag regime the fluid model's FCTs run above the packet simulator's: it leaves out
+the R-TCP sender's window (senders slow down as soon as a queue stretches the RTT past their
+srtt) and App. F's RTT average, which includes the queueing delay. Both damp the answer to
+queue spikes; ``run_flows(sender_window=False, router_rtt="propagation")`` and
+``fluid_flow_run(window_mss_bits=..., rtt="with_queue")`` switch them (notebook 07).
 """
 from __future__ import annotations
 

@@ -2,14 +2,15 @@
 
 The expensive parts run for all points together: the rightmost roots (batched collocation and
 Newton, :func:`~rcpstab.linear.roots.rightmost_roots_many`), the -180 deg crossings and the gain
-crossovers (:mod:`.phasecross`, vectorized over loops). The single-point function's reading rules
+crossovers (one frequency sweep of all loops, :func:`.phasecross.sweep`). The single-point function's reading rules
 then run on all points together (:mod:`.gainrules`, the same floating-point operations as
 :func:`~rcpstab.linear.margins._gain_margin` and :func:`~rcpstab.linear.margins._assemble`), so
 a point's numbers are those of :func:`~rcpstab.linear.margins.margins` to rounding.
 
 The collocation uses :data:`BATCH_NODES` nodes rather than 24: Newton's method then lands on
-the same root, and every point whose root disagrees with the exact Bode count of unstable roots
-is recomputed with the full 24 nodes.
+the same root, and every point whose root disagrees with the exact Bode count of unstable roots,
+or oscillates faster than those nodes resolve (:data:`BATCH_RESOLVED`), is recomputed with the
+full 24 nodes.
 """
 from __future__ import annotations
 
@@ -19,16 +20,22 @@ from ..models.spec import ModelSpec
 from .gainrules import read_margins
 from .grid import check_gains
 from .margins import GAIN_LIMITS
-from .nyquist import tail_frequency
 from .openloop import open_loop
-from .phasecross import gain_crossovers_many, phase_crossings
-from .roots import COLLOCATION_NODES, rightmost_roots_many
+from .phasecross import sweep
+from .roots import COLLOCATION_NODES, _normalized_matrices, rightmost_roots_many
 
 __all__ = ["BATCH_NODES", "MarginsBatch", "margins_many"]
 
-BATCH_NODES = 8
-"""Collocation nodes of the batched roots (calibrated on 2,000 random points of the RCP plane:
-after Newton every root equal to the 24-node one to 1e-15; checked per point against Z)."""
+BATCH_NODES = 4
+"""Collocation nodes of the batched roots (calibrated on 2,000 random points of the thesis plane and
+3,000 log-uniform points, gains 1e-3..30, of each of rcp, xcp and rcpac: after Newton every root
+equal to the 24-node one to 1e-15; checked per point against Z). An n-state loop's eigenproblem is
+n*(nodes+1) wide, and its cost grows as the cube of that."""
+
+BATCH_RESOLVED = 2.5
+"""Largest ``|Im|`` * tau (tau: the longest normalized delay) of a root the batched collocation is
+trusted with; a root beyond is recomputed with 24 nodes. Over the calibration points the largest
+was 2.34 (every root right); few nodes resolve slow oscillations only."""
 
 FIELDS = ("stable", "gain_margin", "gain_margin_lower", "phase_margin_deg", "crossover_w", "phase_crossover_w",
           "delay_margin", "unstable_roots")
@@ -182,18 +189,17 @@ class MarginsBatch:
         return ax
 
 
-GROUP = 128   # points sampled together on one frequency grid
-
-
-def _group_margins(model, ol, a, b) -> list:
+def _margins(model, ol, a, b) -> list:
     """Margins of the points (a[i], b[i]) by the batched engines, assembled per point."""
-    first = phase_crossings(ol, a, b, gain_limit=GAIN_LIMITS[0])
+    first, crossovers = sweep(ol, a, b, gain_limit=GAIN_LIMITS[0])
     z = first.unstable()            # its band holds every crossing that matters at K = 1 too
     roots = rightmost_roots_many(model, a, b, nodes=BATCH_NODES)
-    doubt = np.nonzero((roots.real < 0) != (z == 0) | ~np.isfinite(roots))[0]
+    tau = max(_normalized_matrices(model)[1])           # the collocation's interval, normalized
+    doubt = np.nonzero(((roots.real < 0) != (z == 0)) | ~np.isfinite(roots)
+                       | (np.abs(roots.imag) * tau > BATCH_RESOLVED))[0]
     if doubt.size:
         roots[doubt] = rightmost_roots_many(model, a[doubt], b[doubt], nodes=COLLOCATION_NODES)
-    return read_margins(ol, a, b, roots, first, z, gain_crossovers_many(ol, a, b))
+    return read_margins(ol, a, b, roots, first, z, crossovers)
 
 
 def margins_many(model: ModelSpec, alphas, betas) -> MarginsBatch:
@@ -209,12 +215,5 @@ def margins_many(model: ModelSpec, alphas, betas) -> MarginsBatch:
     a, b = np.broadcast_arrays(np.asarray(alphas, float), np.asarray(betas, float))
     a = check_gains(a.ravel(), "alpha")
     b = check_gains(b.ravel(), "beta")
-    ol = open_loop(model)
-    # Points are grouped by how far their crossings can reach (each group is sampled only as far
-    # as its widest member needs; a point's samples are the same in any group, its own band first).
-    order = np.argsort(tail_frequency(ol, a, b, gain=GAIN_LIMITS[0]), kind="stable")
-    results: list = [None] * a.size
-    for group in np.array_split(order, max(1, int(np.ceil(a.size / GROUP)))):
-        for i, m in zip(group, _group_margins(model, ol, a[group], b[group])):
-            results[i] = m
+    results = _margins(model, open_loop(model), a, b)
     return MarginsBatch(model, {"alpha": a, "beta": b}, results)

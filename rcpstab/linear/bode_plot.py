@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from ..figures import new_figure, save
 from ..models.spec import ModelSpec
+from .bode_axes import draw_bode, finish_bode
 from .margins import Margins, margins
 from .nyquist import check_pade, loop_value, tail_frequency
 from .openloop import open_loop
@@ -109,19 +110,8 @@ def bode_plot(response: BodeResponse, axes: Sequence[Axes] | None = None) -> tup
     mag_ax, phase_ax = axes
     m = response.margins
     delay = "exact delay" if response.pade is None else f"Pade-{response.pade} delay"
-    mag_ax.loglog(response.w, response.magnitude, label=f"G(j w), {delay}")
-    phase_ax.semilogx(response.w, response.phase_deg)
-    mag_ax.axhline(1.0, color="k", ls=":", lw=0.8)
-    lo, hi = np.floor(response.phase_deg.min() / 180), np.ceil(response.phase_deg.max() / 180)
-    for k in np.arange(lo, hi + 1):
-        if int(k) % 2:                                    # -180 + k*360 deg
-            phase_ax.axhline(180 * k, color="k", ls=":", lw=0.8)
-    if m.crossover_w:
-        for ax in axes:
-            ax.axvline(m.crossover_w, color="tab:green", ls="--", lw=0.8)
-    if m.phase_crossover_w:
-        for ax in axes:
-            ax.axvline(m.phase_crossover_w, color="tab:red", ls="--", lw=0.8)
+    draw_bode(axes, response.w, response.magnitude, response.phase_deg, f"G(j w), {delay}", m.crossover_w,
+              m.phase_crossover_w)
     gm = "none" if m.gain_margin is None else f"{m.gain_margin:.3g}"
     pm = "none" if m.phase_margin_deg is None else f"{m.phase_margin_deg:.3g} deg"
     wz = "-" if m.crossover_w is None else f"{m.crossover_w:.3g}"
@@ -132,9 +122,7 @@ def bode_plot(response: BodeResponse, axes: Sequence[Axes] | None = None) -> tup
     mag_ax.set_ylabel("|G(j w)|")
     phase_ax.set_ylabel("phase (deg)")
     phase_ax.set_xlabel("w d0 (rad per round trip)")
-    for ax in axes:
-        ax.grid(True, which="both", alpha=0.3)
-    mag_ax.legend(loc="lower left", fontsize="small")
+    finish_bode(axes)
     return mag_ax, phase_ax
 
 

@@ -100,22 +100,14 @@ class LoopBode:
     def plot(self, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
         """Magnitude (log-log) and phase (deg) against w (rad/s), the crossovers marked; returns (Axes, Axes)."""
         from ..figures import new_figure
+        from .bode_axes import draw_bode, finish_bode
 
         if axes is None:
             axes = new_figure((6.4, 6.0)).subplots(2, 1, sharex=True)
         mag_ax, phase_ax = axes
         m = self.margins
-        mag_ax.loglog(self.w, self.magnitude, label=f"L(jw), delay {m.delay:.3g} s")
-        phase_ax.semilogx(self.w, self.phase_deg)
-        mag_ax.axhline(1.0, color="k", ls=":", lw=0.8)
-        lo, hi = np.floor(self.phase_deg.min() / 180), np.ceil(self.phase_deg.max() / 180)
-        for k in np.arange(lo, hi + 1):
-            if int(k) % 2:                                    # -180 + k*360 deg
-                phase_ax.axhline(180 * k, color="k", ls=":", lw=0.8)
-        for w, color in ((m.crossover_w, "tab:green"), (m.phase_crossover_w, "tab:red")):
-            if w:
-                for ax in axes:
-                    ax.axvline(w, color=color, ls="--", lw=0.8)
+        draw_bode(axes, self.w, self.magnitude, self.phase_deg, f"L(jw), delay {m.delay:.3g} s", m.crossover_w,
+                  m.phase_crossover_w)
         gm = "none" if m.gain_margin is None else f"{m.gain_margin:.3g}"
         pm = "none" if m.phase_margin_deg is None else f"{m.phase_margin_deg:.3g} deg"
         dm = "none" if m.delay_margin is None else f"{m.delay_margin:.3g} s"
@@ -124,9 +116,7 @@ class LoopBode:
         mag_ax.set_ylabel("|L(jw)| (dimensionless)")
         phase_ax.set_ylabel("phase of L(jw) (deg)")
         phase_ax.set_xlabel("w (rad/s)")
-        for ax in axes:
-            ax.grid(True, which="both", alpha=0.3)
-        mag_ax.legend(loc="lower left", fontsize="small")
+        finish_bode(axes)
         return mag_ax, phase_ax
 
 

@@ -17,7 +17,7 @@ from .gainrules import read_margins
 from .grid import check_gains
 from .margins import GAIN_LIMITS
 from .openloop import open_loop
-from .phasecross import gain_crossovers_many, phase_crossings
+from .phasecross import sweep
 from .result import RegionMap
 from .roots import rightmost_roots_many
 
@@ -59,10 +59,10 @@ def margin_map(model: ModelSpec, alphas, betas, params: dict | None = None) -> R
     a, b = A.ravel(), B.ravel()
     ol = open_loop(model)
     roots = rightmost_roots_many(model, a, b)
-    first = phase_crossings(ol, a, b, gain_limit=GAIN_LIMITS[0])
+    first, crossovers = sweep(ol, a, b, gain_limit=GAIN_LIMITS[0])      # one sweep: crossings and crossovers
     z = first.unstable()            # its band holds every crossing that matters at K = 1 too
     values = {name: np.full(a.size, np.nan) for name in FIELDS}
-    for i, m in enumerate(read_margins(ol, a, b, roots, first, z, gain_crossovers_many(ol, a, b))):
+    for i, m in enumerate(read_margins(ol, a, b, roots, first, z, crossovers)):
         for name, value in (("gain_margin", m.gain_margin), ("phase_margin_deg", m.phase_margin_deg),
                             ("delay_margin", m.delay_margin)):
             values[name][i] = np.nan if value is None else value

@@ -58,6 +58,19 @@ class BundledModel:
         """The files the model is built from (:data:`MODEL_SOURCES`): the derivation cache's key."""
         return MODEL_SOURCES
 
+    @property
+    def parameter_table(self) -> Any:
+        """The parameters and states by name, from the derivation cache (built from the model once)."""
+        table = self.__dict__.get("_parameter_table")
+        if table is None:   # read once per model (the key hashes the model's source files)
+            from ..runtime.derivation_cache import cached
+            from .table import ParameterTable
+
+            table = cached("parameters", self, (), lambda: ParameterTable.of(self._build()))
+            if isinstance(self, BundledModel):      # still unbuilt (a derivation builds it into its spec)
+                self.__dict__["_parameter_table"] = table
+        return table
+
     def with_values(self, values: dict[Any, Any] | None) -> Any:
         if not values:
             return self

@@ -16,12 +16,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import sympy as sp
 
 from ..errors import InputError
 from ..runtime.validation import Domain
+
+if TYPE_CHECKING:
+    from .table import ParameterTable
 
 t = sp.Symbol("t", real=True)
 """Time (s), the independent variable of every model."""
@@ -253,6 +256,17 @@ class ModelSpec:
             raise InputError(f"model {self.name!r} declares no flows parameter (the number of flows), "
                              "which a change in the number of flows needs")
         return cast(str, self.flows.name)  # SymPy is untyped: a Symbol's name is a str
+
+    @cached_property
+    def parameter_table(self) -> ParameterTable:
+        """The parameters and states by name (:class:`~rcpstab.models.table.ParameterTable`)."""
+        from .table import ParameterTable
+
+        if getattr(self, "bundled_sources", None):   # written to the cache, where the unbuilt model reads it
+            from ..runtime.derivation_cache import cached
+
+            return cached("parameters", self, (), lambda: ParameterTable.of(self))
+        return ParameterTable.of(self)
 
     def domain(self, sym: sp.Symbol) -> Domain:
         """The declared :class:`Domain` of parameter ``sym`` (finite values only if none is declared)."""

@@ -6,6 +6,11 @@ to know how each state evolves: *continuous* states are integrated (Runge-Kutta)
 *sampled* states are held constant and updated every ``interval`` (``spec.sampled``),
 *clamped* states stop at their lower bound (and at an upper one, a buffer, their overflow
 integrated into a state of its own), *saturated* states are clipped after every update.
+
+Everything SymPy gives here (lambdify's generated source of each function, the kernel's C source,
+which states are continuous) is derived once and kept in the derivation cache
+(:mod:`rcpstab.runtime.derivation_cache`, keyed by the model's source files for a bundled model):
+a cached model is compiled from that text without SymPy, to the same functions and the same kernel.
 """
 from __future__ import annotations
 
@@ -13,14 +18,20 @@ import ctypes
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import sympy as sp
+import numpy as np
 
-from ..models.spec import ModelSpec, t
 from ..runtime.build import load_library
 from ..verdicts.band import STANDARD, Band
-from .codegen import c_source
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
+
+DERIVING_SOURCES = (Path(__file__).resolve(), Path(__file__).resolve().parent / "codegen.py",
+                    Path(__file__).resolve().parent / "csrc" / "kernel.c")
+"""The files whose code turns a spec into :func:`_derive`'s text (a change to any of them derives afresh)."""
 
 
 @dataclass(frozen=True)
@@ -32,79 +43,157 @@ class DelayedInput:
     sampled: bool
 
 
+def _lambdify_source(args, expr, cse: bool = False) -> str:
+    """The source ``sympy.lambdify(args, expr, modules="numpy")`` generates, with an import line for each
+    name it reads that :func:`_namespace` lacks or binds otherwise (the printer's own imports, e.g.
+    ``functools.reduce`` for a ``Min``), so that :func:`_compile` rebuilds the same function from the text."""
+    import importlib
+    import inspect
+    import types
+
+    import sympy as sp
+
+    f = sp.lambdify(args, expr, modules="numpy", cse=cse)
+    names, stack = set(), [f.__code__]
+    while stack:
+        code = stack.pop()
+        names |= set(code.co_names)
+        stack += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    base, imports = _namespace(), []
+    for name in sorted(n for n in names if n in f.__globals__ and base.get(n, f) is not f.__globals__[n]):
+        value = f.__globals__[name]
+        module, attr = getattr(value, "__module__", None), getattr(value, "__name__", None)
+        if module is None or attr is None or getattr(importlib.import_module(module), attr, None) is not value:
+            raise ValueError(f"lambdify's {name!r} ({value!r}) is not an importable name")
+        imports.append(f"from {module} import {attr} as {name}\n")
+    return "".join(imports) + inspect.getsource(f)
+
+
+def _namespace() -> dict:
+    """The namespace lambdify gives a ``modules="numpy"`` function: NumPy's names, ``numpy`` itself, SymPy's ``I``."""
+    return {**vars(np), "numpy": np, "I": 1j}
+
+
+def _compile(text: str):
+    """The function ``text`` defines (``_lambdifygenerated``, :func:`_lambdify_source`), in lambdify's namespace."""
+    namespace = _namespace()
+    exec(compile(text, "<rcpstab compiled model>", "exec"), namespace)  # noqa: S102 (our own cached lambdify output)
+    return namespace["_lambdifygenerated"]
+
+
+def _derive(spec) -> dict:
+    """The text and facts :class:`CompiledModel` is built from, derived with SymPy (see the module docstring)."""
+    import sympy as sp
+
+    from ..models.spec import t
+
+    states, parameters = spec.states, tuple(spec.parameters)
+    current = spec.current_symbols
+    subs = {s(t): sym for s, sym in zip(states, current)}
+
+    def of_parameters(expr):
+        if sp.sympify(expr).free_symbols & {t}:
+            raise ValueError(f"model {spec.name!r}: {expr} depends on time")
+        return _lambdify_source(parameters, expr)
+
+    def of_states(expr):       # spec.lambdify_expr's function: f(*current, *parameters)
+        return _lambdify_source((*current, *parameters), sp.sympify(expr).xreplace(subs))
+
+    sampled = {states.index(s): interval for s, interval in spec.sampled.items()}
+    continuous = tuple(i for i in range(len(states)) if i not in sampled)
+    plain = spec.plain_rhs()
+    moving = {current[i] for i in continuous}
+    moving |= {term.symbol for term in spec.delayed_terms if states.index(term.state) in continuous}
+    gamma0, q0 = sp.symbols("gamma_0 q_0", nonnegative=True)
+    delay_exprs = [term.delay for term in spec.delayed_terms] + list(spec.sampled.values())
+    return {
+        "param_names": tuple(sym.name for sym in parameters),
+        "n_states": len(states),
+        "continuous": continuous,
+        "rhs": [_lambdify_source((*current, *(term.symbol for term in spec.delayed_terms), *parameters), e, cse=True)
+                for e in plain],
+        "delayed": [(states.index(term.state), of_parameters(term.delay), states.index(term.state) in sampled)
+                    for term in spec.delayed_terms],
+        "interval": {i: of_parameters(v) for i, v in sampled.items()},
+        "clamp_lower": {states.index(c.state): float(c.lower) for c in spec.clamps},
+        # bounded clamps: state index -> (index of its overflow state, upper bound f(*parameters))
+        "clamp_upper": {states.index(c.state): (states.index(c.overflow), of_parameters(c.upper))
+                        for c in spec.clamps if c.bounded},
+        "saturation": {states.index(x.state): (of_states(x.lower), of_states(x.upper)) for x in spec.saturations},
+        # A continuous state whose rhs reads only held (sampled) values and parameters has a
+        # piecewise-constant derivative: one Euler step per step is then exact, clamp included.
+        "piecewise_constant": all(not (plain[i].free_symbols & moving) for i in continuous),
+        "equilibrium": [of_states(spec.equilibrium[s]) for s in states],
+        "gamma": of_states(spec.gamma),
+        "queue": of_states(spec.queue),
+        "initial": [_lambdify_source((gamma0, q0, *parameters), spec.initial_state[s]) for s in states],
+        "time_scale": of_parameters(spec.time_scale),
+        # the queue's unit and the capacity are needed only to judge convergence: a model that declares
+        # no queue unit is still integrated (asking for them then raises the spec's InputError)
+        "queue_scale": of_parameters(spec.queue_scale) if spec.queue_scale is not None else None,
+        "rate_scale": of_parameters(spec.rate_unit) if spec.queue_scale is not None or spec.capacity is not None
+        else None,
+        "delay_symbols": tuple(sorted({s.name for e in delay_exprs for s in sp.sympify(e).free_symbols})),
+    }
+
+
 class CompiledModel:
     """Numeric form of a model spec (built once per model and cached by :func:`compile_model`).
 
     Parameters
     ----------
     spec : ModelSpec
-        The symbolic model.
+        The symbolic model (a bundled model whose derivation is cached is never built).
     """
 
-    def __init__(self, spec: ModelSpec):
+    def __init__(self, spec):
+        from ..runtime.derivation_cache import cached
+
         self.spec = spec
-        self.param_names = tuple(sym.name for sym in spec.parameters)
-        self.n_states = len(spec.states)
-        self.sampled_interval = {spec.states.index(s): interval for s, interval in spec.sampled.items()}
-        self.continuous = tuple(i for i in range(self.n_states) if i not in self.sampled_interval)
-        args = (*spec.current_symbols, *(term.symbol for term in spec.delayed_terms), *spec.parameters)
-        plain = spec.plain_rhs()
-        self.rhs = tuple(sp.lambdify(args, expr, modules="numpy", cse=True) for expr in plain)
-        self.delayed = tuple(
-            DelayedInput(spec.states.index(term.state), self._param_function(term.delay),
-                         spec.states.index(term.state) in self.sampled_interval)
-            for term in spec.delayed_terms
-        )
-        self.interval = {i: self._param_function(v) for i, v in self.sampled_interval.items()}
-        self.clamp_lower = {spec.states.index(c.state): float(c.lower) for c in spec.clamps}
-        # bounded clamps: state index -> (index of its overflow state, upper bound f(*parameters))
-        self.clamp_upper = {spec.states.index(c.state): (spec.states.index(c.overflow), self._param_function(c.upper))
-                            for c in spec.clamps if c.bounded}
-        self.saturation = {
-            spec.states.index(s.state): (spec.lambdify_expr(s.lower), spec.lambdify_expr(s.upper))
-            for s in spec.saturations
-        }
-        moving = {spec.current_symbols[i] for i in self.continuous}
-        moving |= {term.symbol for term in spec.delayed_terms
-                   if spec.states.index(term.state) in self.continuous}
-        # A continuous state whose rhs reads only held (sampled) values and parameters has a
-        # piecewise-constant derivative: one Euler step per step is then exact, clamp included.
-        self.piecewise_constant = all(not (plain[i].free_symbols & moving) for i in self.continuous)
+        data = cached("phaseplane", spec, DERIVING_SOURCES, lambda: _derive(spec))
+        self.param_names = data["param_names"]
+        self.n_states = data["n_states"]
+        self.continuous = data["continuous"]
+        self.rhs = tuple(_compile(text) for text in data["rhs"])
+        self.delayed = tuple(DelayedInput(i, _compile(text), held) for i, text, held in data["delayed"])
+        self.interval = {i: _compile(text) for i, text in data["interval"].items()}
+        self.clamp_lower = data["clamp_lower"]
+        self.clamp_upper = {i: (overflow, _compile(text)) for i, (overflow, text) in data["clamp_upper"].items()}
+        self.saturation = {i: (_compile(lo), _compile(hi)) for i, (lo, hi) in data["saturation"].items()}
+        self.piecewise_constant = data["piecewise_constant"]
         # Without sampled states the history is smooth between the delays' breakpoints, so delayed
         # values may be read with the wide stencil (.history); a sampled state makes every update a kink.
-        self.wide_history = not self.sampled_interval
-        self.equilibrium = tuple(spec.lambdify_expr(spec.equilibrium[s]) for s in spec.states)
-        self.gamma = spec.lambdify_expr(spec.gamma)
-        self.queue = spec.lambdify_expr(spec.queue)
-        gamma0, q0 = sp.symbols("gamma_0 q_0", nonnegative=True)
-        self.initial = tuple(
-            sp.lambdify((gamma0, q0, *spec.parameters), spec.initial_state[s], modules="numpy")
-            for s in spec.states
-        )
-        self.time_scale = self._param_function(spec.time_scale)
+        self.wide_history = not self.interval
+        self.equilibrium = tuple(_compile(text) for text in data["equilibrium"])
+        self.gamma = _compile(data["gamma"])
+        self.queue = _compile(data["queue"])
+        self.initial = tuple(_compile(text) for text in data["initial"])
+        self.time_scale = _compile(data["time_scale"])
+        self._scales = {k: data[k] for k in ("queue_scale", "rate_scale")}
+        self.delay_symbols = data["delay_symbols"]
+        """Names of the parameters any delay or sampling interval depends on (must be uniform in a batch)."""
         self._kernels: dict = {}
 
-    def _param_function(self, expr):
-        """Compile a parameter expression (a delay, an interval) into ``f(*parameters)``."""
-        if sp.sympify(expr).free_symbols & {t}:
-            raise ValueError(f"model {self.spec.name!r}: {expr} depends on time")
-        return sp.lambdify(tuple(self.spec.parameters), expr, modules="numpy")
+    def _scale(self, name: str):
+        if self._scales[name] is None:
+            _ = self.spec.queue_unit    # raises the spec's InputError: the model declares no queue unit
+        return _compile(self._scales[name])
 
     @cached_property
     def queue_scale(self):
         """The queue's unit as ``f(*parameters)`` (C*d0 for RCP): needed only to judge convergence,
         so a model that declares none can still be integrated."""
-        return self._param_function(self.spec.queue_unit)
+        return self._scale("queue_scale")
 
     @cached_property
     def rate_scale(self):
         """The link capacity as ``f(*parameters)`` (the model's declared ``capacity``, C for RCP)."""
-        return self._param_function(self.spec.rate_unit)
+        return self._scale("rate_scale")
 
     @property
     def judged(self) -> bool:
         """Whether the model declares the queue's unit, without which convergence cannot be judged."""
-        return self.spec.queue_scale is not None
+        return self._scales["queue_scale"] is not None
 
     @property
     def kernel(self) -> ctypes.CDLL:
@@ -113,26 +202,29 @@ class CompiledModel:
 
     def kernel_for(self, band: Band) -> ctypes.CDLL:
         """The stepping loop whose envelope monitor measures in ``band``: compiled on first use, then
-        loaded from the disk cache (keyed by the source, so each band is a kernel of its own)."""
+        loaded from the disk cache (keyed by the source, so each band is a kernel of its own). The
+        source itself is generated once per band and kept in the derivation cache."""
+        from ..runtime.derivation_cache import cached
+
         if band not in self._kernels:
-            library = load_library(self.spec.name, c_source(self.spec, self.continuous, self.piecewise_constant,
-                                                            self.wide_history, band))
+            def generate():
+                from .codegen import c_source
+
+                return c_source(self.spec, self.continuous, self.piecewise_constant, self.wide_history, band)
+
+            source = cached(f"kernel-{float(band.rate)!r}-{float(band.queue)!r}", self.spec, DERIVING_SOURCES, generate)
+            library = load_library(self.spec.name, source)
             library.rcpstab_run.restype = ctypes.c_int
             self._kernels[band] = library
         return self._kernels[band]
-
-    @cached_property
-    def delay_symbols(self) -> tuple[str, ...]:
-        """Names of the parameters any delay or sampling interval depends on (must be uniform in a batch)."""
-        exprs = [term.delay for term in self.spec.delayed_terms] + list(self.spec.sampled.values())
-        return tuple(sorted({s.name for e in exprs for s in sp.sympify(e).free_symbols}))
 
 
 _CACHE: dict = {}
 
 
 def compile_model(spec: ModelSpec) -> CompiledModel:
-    """The compiled form of ``spec``, built on first use (lambdify takes ~0.1 s per model)."""
+    """The compiled form of ``spec``, built on first use (deriving it takes ~0.3 s of SymPy per model, reading
+    the derivation cache a few milliseconds)."""
     key = id(spec)
     if key not in _CACHE:
         _CACHE[key] = CompiledModel(spec)

@@ -16,15 +16,17 @@ Trajectories whose equilibrium lies outside the saturation bounds
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..models.spec import ModelSpec
 from ..verdicts.band import STANDARD, Band
 from ..verdicts.judgement import DIVERGED, UNDECIDED, Judgement, judge_envelope
 from .monitor import EnvelopeMonitor
 from .setup import make_integrator, unreachable
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 FIRST_HORIZON_RTT = 100.0
 MAX_HORIZON_RTT = 204800.0   # 100 * 2**11: the doubling horizons end exactly here

@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError
-from ..models.spec import ModelSpec
 from ..runtime.validation import check_run_cost
 from .compiled import CompiledModel, compile_model
 from .integrator import BatchIntegrator
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 STEPS_PER_DELAY = 20          # RK4 steps per round trip: error ~1e-7 of the amplitude (see tests)
 MAX_STEP_DIVISOR = 64         # largest k tried so that T/k divides the delay
@@ -20,10 +23,10 @@ GAIN_AXES = ("alpha", "beta")  # the grid's axes: a model's first and second loo
 def own_name(spec: ModelSpec, name: str) -> str | None:
     """The model's own name of the parameter given as ``name``: itself, an alias the model declares
     (``d0`` for RCP's ``d_0``) or a grid axis (``alpha``, ``beta``: the loop gains); None if none."""
-    if name in GAIN_AXES and len(spec.loop_parameters) == len(GAIN_AXES) and spec.parameter(name) is None:
-        return spec.loop_parameters[GAIN_AXES.index(name)].name
-    sym = spec.parameter(name)
-    return None if sym is None else sym.name
+    table = spec.parameter_table           # by name: a cached bundled model is not built (no SymPy)
+    if name in GAIN_AXES and len(table.loop) == len(GAIN_AXES) and table.own(name) is None:
+        return table.loop[GAIN_AXES.index(name)]
+    return table.own(name)
 
 
 def parameter_values(model: CompiledModel, params: dict) -> list:
@@ -49,10 +52,11 @@ def parameter_values(model: CompiledModel, params: dict) -> list:
             raise InputError(f"unknown parameter {key!r} (model has {', '.join(model.param_names)})")
         given[name] = value
     values = []
-    for sym, default in model.spec.parameters.items():
-        value = given.get(sym.name, default)
+    table = model.spec.parameter_table
+    for name, default in table.defaults.items():
+        value = given.get(name, default)
         arr = np.atleast_1d(np.asarray(value, dtype=float))
-        problem = model.spec.domain(sym).violation(arr, sym.name)  # the model declares its domains
+        problem = table.domain(name).violation(arr, name)  # the model declares its domains
         if problem:
             raise InputError(problem)
         values.append(float(arr[0]) if np.ndim(value) == 0 else arr)

@@ -80,15 +80,16 @@ def configurations(model: Any, params: dict[str, Any] | None = None) -> list[dic
     """
     model = as_model(model)
     compiled = compile_model(model)
-    gains = {sym.name for sym in model.loop_parameters}
-    axes: dict[str, Any] = {model.public_name(sym): [model.parameters[sym]] for sym in model.configuration_parameters}
+    table = model.parameter_table          # by name: a cached bundled model is not built (no SymPy)
+    gains = set(table.loop)
+    axes: dict[str, Any] = {table.public_name(name): [table.defaults[name]] for name in table.configuration}
     from_params: dict[str, Any] = {}  # public name -> the name it was given under
     for name, given in (params or {}).items():
         if given is None:
             continue
-        sym = model.parameter(name)
-        if sym is None or sym.name in gains:
-            what = "is a loop gain (the grid) of" if sym is not None else "is not a parameter of the model"
+        own = table.own(name)
+        if own is None or own in gains:
+            what = "is a loop gain (the grid) of" if own is not None else "is not a parameter of the model"
             names = set(compiled.param_names) - gains
             raise InputError(f"--param {name}: {what} {model.name!r} (parameters: {', '.join(sorted(names))})")
         try:
@@ -97,7 +98,7 @@ def configurations(model: Any, params: dict[str, Any] | None = None) -> list[dic
             raise InputError(f"{name} = {given!r}: not a number (or a list of numbers)") from None
         if not values:
             raise InputError(f"--param {name}: no value given")
-        axis = model.public_name(sym)
+        axis = table.public_name(own)
         # --param d0=... --param d_0=... name one parameter twice: refuse, as map and convergence would pick either
         if axis in from_params:
             raise InputError(f"--param {name}: {axis} is also given as --param {from_params[axis]}; give it once")

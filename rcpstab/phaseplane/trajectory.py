@@ -11,7 +11,6 @@ from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from ..models import as_model
-from ..models.spec import ModelSpec
 from ..runtime.validation import check_run_cost
 from .compiled import compile_model
 from .integrator import BatchIntegrator
@@ -19,6 +18,8 @@ from .setup import make_integrator, parameter_values
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+
+    from ..models.spec import ModelSpec
 
 MAX_SAMPLES = 20_000  # recorded samples per trajectory by default (memory: B * 8 bytes each)
 CPU_S_PER_STEP = 5e-8  # one step of one trajectory in the compiled kernel (measured 23-49 ns), for refusals
@@ -73,7 +74,7 @@ class Trajectory:
         return self.t / self.d0
 
     def __repr__(self) -> str:
-        gains = "".join(f", {k}={np.ravel(self.params[k])[0]:g}" for k in (s.name for s in self.model.loop_parameters)
+        gains = "".join(f", {k}={np.ravel(self.params[k])[0]:g}" for k in self.model.parameter_table.loop
                         if k in self.params and np.size(self.params[k]) == 1)
         return (f"Trajectory(model={self.model.name!r}, {self.gamma.shape[1]} trajectories, "
                 f"0..{self.rtt[-1]:.4g} RTTs (d0 = {self.d0:g} s){gains})")
@@ -186,7 +187,7 @@ def _trajectory(integrator: BatchIntegrator, times: np.ndarray, recorded: np.nda
     return Trajectory(
         model=compiled.spec,
         t=times,
-        states={s.__name__: x for s, x in zip(compiled.spec.states, stacked)},
+        states=dict(zip(compiled.spec.parameter_table.states, stacked)),
         gamma=np.asarray(compiled.gamma(*stacked, *values)) * np.ones_like(stacked[0]),
         queue=np.asarray(compiled.queue(*stacked, *values)) * np.ones_like(stacked[0]),
         gamma_eq=np.broadcast_to(compiled.gamma(*eq, *values), (size,)).copy(),

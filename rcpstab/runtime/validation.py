@@ -171,6 +171,7 @@ SIMULATOR_INTEGERS = {
     "start_ns": (0, 1 << 60),
     "size_pkts": (1, 1 << 40),
     "t_ns": (0, 1 << 60),
+    "interval_ns": (1, 1 << 60),     # a control-timer interval (the native control paths' timer)
     "rate": (0, 0xFFFFFFFF),
     "input_bytes": (0, (1 << 63) - 1),
     "rtt_sum": (0, (1 << 63) - 1),

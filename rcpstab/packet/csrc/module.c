@@ -9,6 +9,7 @@
 #include <Python.h>
 #include <math.h>
 
+#include "control.h"
 #include "domains.h"
 #include "rcp_port.h"
 #include "sim.h"
@@ -25,7 +26,7 @@
  * keep int64 sums and products exact, 32-bit registers, 8-bit hop counters. */
 enum {
     P_CAPACITY, P_DELAY, P_BUFFER, P_DATA_SIZE, P_CTRL_SIZE, P_WINDOW_DENOMINATOR, P_RWND, P_REQUEST, P_START,
-    P_STOP, P_FLOW_PKTS, P_T, P_PATH_LINKS, P_SIZE, P_N_PORTS, P_RATE, N_INTEGERS
+    P_STOP, P_FLOW_PKTS, P_T, P_INTERVAL, P_PATH_LINKS, P_SIZE, P_N_PORTS, P_RATE, N_INTEGERS
 };
 static int_domain D[N_INTEGERS] = {
     [P_CAPACITY] = {"capacity_bps", 1, LLONG_MAX},
@@ -40,6 +41,7 @@ static int_domain D[N_INTEGERS] = {
     [P_STOP] = {"stop_ns", LLONG_MIN, 1LL << 60},
     [P_FLOW_PKTS] = {"flow_pkts", 0, 1LL << 40},
     [P_T] = {"t_ns", LLONG_MIN, 1LL << 60},
+    [P_INTERVAL] = {"interval_ns", 1, 1LL << 60},
     [P_PATH_LINKS] = {"path_links", 1, 255},
     [P_SIZE] = {"size", 0, 0xFFFFFFFFLL},
     [P_N_PORTS] = {"n_ports", 1, 1LL << 24},
@@ -775,96 +777,171 @@ static PyObject *Simulator_run_until(SimulatorObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* rcp_intervals(link, tick_ns, interval_ns, limit_ns, link_rate, alpha, beta, eta, rate, avg_rtt, mtu, ns2):
-   every RCP control-timer expiry of `link` at tick_ns, tick_ns + Tr, ... up to limit_ns, each after running
-   the simulation to it: App. F lines 1-17 as rcpstab.packet.routers.rcp.control.RcpController computes them,
-   operation for operation in doubles (so the same bits), and the register writes of RcpProtocol.service.
-   Returns (rows, next tick_ns, next interval_ns, rate, avg_rtt), one row per expiry as run_scenario's trace
-   records it: (t_s, rate/C, queue_bytes, n_active, utilization, dropped, avg_rtt_s). Rates bytes/ms, times ms.
-   The per-interval control path then costs no Python (issue 26: at 10 Mb/s it was 90% of the run). */
-static PyObject *Simulator_rcp_intervals(SimulatorObject *self, PyObject *args)
+/* The native control paths (control.h): every control-timer expiry of one link at tick_ns, tick_ns +
+ * interval, ... up to limit_ns, each after running the simulation to it, as run_scenario's Python loop
+ * services it (the protocol's controller, its register writes, its trace row). At 10 Mb/s the Python
+ * control path was most of a run's time (issue 26); here a run pays no Python per interval.
+ *
+ * One expiry of a protocol: the controller state ``ctl``, the link's registers; fills the trace row and
+ * returns the next interval in ns, rounded (control.h). */
+typedef double (*expiry_fn)(void *ctl, rcp_port *p, xcp_state *x, long long interval, control_row *row);
+
+static double rcp_expire(void *c, rcp_port *p, xcp_state *x, long long interval, control_row *row)
 {
-    Py_ssize_t li;
-    long long tick, interval, limit, mtu;
-    double link_rate, alpha, beta, eta, rate, avg_rtt;
-    int ns2;
-    if (!PyArg_ParseTuple(args, "nLLLddddddLp", &li, &tick, &interval, &limit, &link_rate, &alpha, &beta, &eta,
-                          &rate, &avg_rtt, &mtu, &ns2))
-        return NULL;
-    /* the caller is run_scenario, but a hostile call must not hang, overflow tick or cast a NaN: times within
-       t_ns's domain and at most 2^40 ns (18 min) apart, a positive interval, finite gains and a positive RTT */
-    if (tick < 0 || limit < 0 || tick > (1LL << 60) || limit > (1LL << 60) || limit - tick > (1LL << 40)
-        || interval < 1 || interval > (1LL << 60) || mtu < 1 || mtu > (1LL << 24)) {
-        PyErr_SetString(PyExc_ValueError, "rcp_intervals: tick, interval, limit or mtu out of range");
-        return NULL;
+    return rcp_expiry(c, p, x, interval, row);
+}
+
+static double xcp_expire(void *c, rcp_port *p, xcp_state *x, long long interval, control_row *row)
+{
+    return xcp_expiry(c, p, x, interval, row);
+}
+
+static double rcpac_expire(void *c, rcp_port *p, xcp_state *x, long long interval, control_row *row)
+{
+    return rcpac_expiry(c, p, x, interval, row);
+}
+
+#define MAX_INTERVALS_SPAN_NS (1LL << 40) /* 18 minutes of simulated time per call */
+
+/* The arguments every *_intervals call starts with: the link and the times, through the domain table
+ * (t_ns, interval_ns) and within one span (a hostile limit must not make one call run for hours).
+ * 0, or -1 with an exception set. */
+static int interval_args(SimulatorObject *self, const char *where, Py_ssize_t li, PyObject *tick_o,
+                         PyObject *interval_o, PyObject *limit_o, long long *tick, long long *interval,
+                         long long *limit)
+{
+    if (int_arg(tick_o, &D[P_T], where, tick) < 0 || int_arg(interval_o, &D[P_INTERVAL], where, interval) < 0 ||
+        int_arg(limit_o, &D[P_T], where, limit) < 0)
+        return -1;
+    if (*limit - *tick > MAX_INTERVALS_SPAN_NS) {
+        PyErr_Format(PyExc_ValueError, "%s limit_ns - tick_ns = %lld ns is over 2**40 (one call runs at most 18 minutes)",
+                     where, *limit - *tick);
+        return -1;
     }
-    if (!isfinite(link_rate) || !isfinite(alpha) || !isfinite(beta) || !isfinite(eta) || !isfinite(rate)
-        || !isfinite(avg_rtt) || link_rate <= 0.0 || eta <= 0.0 || avg_rtt <= 0.0 || rate < 0.0) {
-        PyErr_SetString(PyExc_ValueError, "rcp_intervals: gains, rates and avg_rtt must be finite, avg_rtt > 0");
-        return NULL;
-    }
-    if (!simulator_ready(self))
-        return NULL;
-    rcp_port *p = simulator_port(self, li);
-    if (!p)
-        return NULL;
+    return simulator_ready(self) && simulator_port(self, li) ? 0 : -1;
+}
+
+/* Runs ``expire`` at every expiry from *tick up to limit; returns the list of trace rows, one per expiry
+ * as run_scenario records it: (t_s, rate/C, queue_bytes, n_active, utilization, dropped, avg_rtt_s).
+ * Leaves the next expiry in *tick and its interval in *interval. The simulator is "running" throughout
+ * (another thread's call is refused while the GIL is released for the events, and between them). */
+static PyObject *control_intervals(SimulatorObject *self, Py_ssize_t li, long long *tick, long long *interval,
+                                   long long limit, expiry_fn expire, void *ctl)
+{
     PyObject *rows = PyList_New(0);
     if (!rows)
         return NULL;
-    while (tick <= limit) {
+    self->running = 1; /* under the GIL: another thread sees it before it can touch sim */
+    while (*tick <= limit) {
         int rc;
-        self->running = 1;
         Py_BEGIN_ALLOW_THREADS
-        rc = sim_run_until(&self->sim, tick);
+        rc = sim_run_until(&self->sim, *tick);
         Py_END_ALLOW_THREADS
-        self->running = 0;
         if (rc < 0) {
-            Py_DECREF(rows);
-            return PyErr_NoMemory();
+            PyErr_NoMemory();
+            goto fail;
         }
-        uint64_t input_bytes = p->input_bytes, rtt_sum = p->rtt_sum, rtt_count = p->rtt_count;
-        uint64_t queue_bytes = p->queue_bytes, dropped = p->dropped;
-        double tr = (double) interval / 1000000.0;
-        double input_traffic_rate = (double) input_bytes / tr;                                     /* line 1 */
-        if (rtt_count > 0) {
-            double avg_rtt_tr = (double) rtt_sum / (double) rtt_count;                             /* line 2 */
-            if (ns2) {
-                double keep = pow(1.0 - 0.02, (double) rtt_count);
-                avg_rtt = keep * avg_rtt + (1.0 - keep) * avg_rtt_tr;
-            } else {                                                                                 /* lines 3-7 */
-                double weight = avg_rtt_tr >= avg_rtt ? tr / avg_rtt
-                                                       : (rate / link_rate) * (avg_rtt_tr / avg_rtt) * (tr / avg_rtt);
-                avg_rtt = weight * avg_rtt_tr + (1.0 - weight) * avg_rtt;
-            }
-        }
-        double target = eta * link_rate;
-        rate = rate * (1.0 + (tr / avg_rtt) * (alpha * (target - input_traffic_rate) - beta * (double) queue_bytes / avg_rtt)
-                             / target);                                                              /* line 8 */
-        double min_rate = 0.01 * (double) mtu / avg_rtt;
-        if (rate < min_rate)                                                                         /* lines 9-12 */
-            rate = min_rate;
-        else if (rate > target)
-            rate = target;
-        double next_tr = 10.0 < avg_rtt ? 10.0 : avg_rtt;                                           /* line 13 */
-        double stamped = nearbyint(rate);                       /* round half to even, as Python's round */
-        stamped = stamped < 1.0 ? 1.0 : (stamped > 4294967294.0 ? 4294967294.0 : stamped);
-        p->rate = (uint32_t) stamped;
-        p->input_bytes = p->rtt_sum = p->rtt_count = 0;                                              /* lines 14-16 */
-        double utilization = (double) (input_bytes * 1000000ULL) / (double) interval / link_rate;
-        PyObject *row = Py_BuildValue("(ddKLdKd)", (double) tick / 1e9, rate / link_rate,
-                                      (unsigned long long) queue_bytes, (long long) self->sim.n_active, utilization,
-                                      (unsigned long long) dropped, avg_rtt / 1000.0);
+        sim_link *link = &self->sim.links[li];
+        uint64_t queue_bytes = link->port.queue_bytes, dropped = link->port.dropped; /* read before the writes */
+        control_row r;
+        double next_ns = expire(ctl, &link->port, &link->xcp, *interval, &r);
+        PyObject *row = Py_BuildValue("(ddKLdKd)", (double)*tick / 1e9, r.rate_over_c, (unsigned long long)queue_bytes,
+                                      (long long)self->sim.n_active, r.utilization, (unsigned long long)dropped,
+                                      r.avg_rtt_s);
         if (!row || PyList_Append(rows, row) < 0) {
             Py_XDECREF(row);
-            Py_DECREF(rows);
-            return NULL;
+            goto fail;
         }
         Py_DECREF(row);
-        double next_ns = nearbyint(next_tr * 1000000.0);
-        interval = !(next_ns >= 1.0) ? 1 : (long long) next_ns;   /* line 17; NaN (a zero RTT) -> 1 ns, no UB cast */
-        tick += interval;
+        /* the run loop's max(next, 1); NaN (a zero RTT) -> 1 ns and an interval beyond any run's end
+         * -> 2**60 ns, with no undefined cast */
+        *interval = !(next_ns >= 1.0) ? 1 : (next_ns > (double)(1LL << 60) ? 1LL << 60 : (long long)next_ns);
+        *tick += *interval;
     }
-    return Py_BuildValue("(NLLdd)", rows, tick, interval, rate, avg_rtt);
+    self->running = 0;
+    return rows;
+fail:
+    self->running = 0;
+    Py_DECREF(rows);
+    return NULL;
+}
+
+/* rcp_intervals(link, tick_ns, interval_ns, limit_ns, link_rate, alpha, beta, eta, rate, avg_rtt, mtu, ns2):
+   App. F lines 1-17 as RcpController computes them and RcpProtocol.service's register writes, at every
+   expiry up to limit_ns. Returns (rows, next tick_ns, next interval_ns, rate, avg_rtt). Rates bytes/ms,
+   times ms. */
+static PyObject *Simulator_rcp_intervals(SimulatorObject *self, PyObject *args)
+{
+    const char *where = "rcp_intervals";
+    Py_ssize_t li;
+    PyObject *tick_o, *interval_o, *limit_o, *mtu_o;
+    long long tick, interval, limit, mtu;
+    appf_ctl c;
+    if (!PyArg_ParseTuple(args, "nOOOddddddOp", &li, &tick_o, &interval_o, &limit_o, &c.link_rate, &c.alpha, &c.beta,
+                          &c.eta, &c.rate, &c.avg_rtt, &mtu_o, &c.ns2))
+        return NULL;
+    const real_arg reals[] = {{"link_rate", c.link_rate, 0.0, 0}, {"alpha", c.alpha, -HUGE_VAL, 1},
+                              {"beta", c.beta, -HUGE_VAL, 1},      {"eta", c.eta, 0.0, 0},
+                              {"rate", c.rate, 0.0, 1},            {"avg_rtt", c.avg_rtt, 0.0, 0}};
+    if (real_args(where, reals, 6) < 0 || int_arg(mtu_o, &D[P_DATA_SIZE], "rcp_intervals mtu", &mtu) < 0 ||
+        interval_args(self, where, li, tick_o, interval_o, limit_o, &tick, &interval, &limit) < 0)
+        return NULL;
+    c.mtu = (double)mtu;
+    PyObject *rows = control_intervals(self, li, &tick, &interval, limit, rcp_expire, &c);
+    return rows ? Py_BuildValue("(NLLdd)", rows, tick, interval, c.rate, c.avg_rtt) : NULL;
+}
+
+/* xcp_intervals(link, tick_ns, interval_ns, limit_ns, capacity, alpha, beta, gamma, avg_rtt): XCP's
+   timeout block as XcpController.service computes it and window_service's register writes, at every
+   expiry up to limit_ns. Returns (rows, next tick_ns, next interval_ns, avg_rtt); a row's rate is NaN
+   (the router has none). Capacity bytes/s, avg_rtt s. */
+static PyObject *Simulator_xcp_intervals(SimulatorObject *self, PyObject *args)
+{
+    const char *where = "xcp_intervals";
+    Py_ssize_t li;
+    PyObject *tick_o, *interval_o, *limit_o;
+    long long tick, interval, limit;
+    xcp_ctl c = {0};
+    if (!PyArg_ParseTuple(args, "nOOOddddd", &li, &tick_o, &interval_o, &limit_o, &c.capacity, &c.alpha, &c.beta,
+                          &c.gamma, &c.avg_rtt))
+        return NULL;
+    const real_arg reals[] = {{"capacity", c.capacity, 0.0, 0}, {"alpha", c.alpha, -HUGE_VAL, 1},
+                              {"beta", c.beta, -HUGE_VAL, 1},       {"gamma", c.gamma, -HUGE_VAL, 1},
+                              {"avg_rtt", c.avg_rtt, 0.0, 0}};
+    if (real_args(where, reals, 5) < 0 ||
+        interval_args(self, where, li, tick_o, interval_o, limit_o, &tick, &interval, &limit) < 0)
+        return NULL;
+    PyObject *rows = control_intervals(self, li, &tick, &interval, limit, xcp_expire, &c);
+    return rows ? Py_BuildValue("(NLLd)", rows, tick, interval, c.avg_rtt) : NULL;
+}
+
+/* rcpac_intervals(link, tick_ns, interval_ns, limit_ns, link_rate, alpha, beta, eta, rate, avg_rtt, mtu, ns2,
+   gamma_ac, buffer_bytes, deficit): RcpAcController.service (App. F's rate controller, then the
+   acceleration controller) and window_service's register writes, at every expiry up to limit_ns. Returns
+   (rows, next tick_ns, next interval_ns, rate, avg_rtt, deficit). App. F's state in bytes/ms and ms,
+   buffer bytes, deficit bytes/s. */
+static PyObject *Simulator_rcpac_intervals(SimulatorObject *self, PyObject *args)
+{
+    const char *where = "rcpac_intervals";
+    Py_ssize_t li;
+    PyObject *tick_o, *interval_o, *limit_o, *mtu_o;
+    long long tick, interval, limit, mtu;
+    rcpac_ctl c = {0};
+    if (!PyArg_ParseTuple(args, "nOOOddddddOpddd", &li, &tick_o, &interval_o, &limit_o, &c.rcp.link_rate, &c.rcp.alpha,
+                          &c.rcp.beta, &c.rcp.eta, &c.rcp.rate, &c.rcp.avg_rtt, &mtu_o, &c.rcp.ns2, &c.gamma_ac,
+                          &c.buffer_bytes, &c.deficit))
+        return NULL;
+    const real_arg reals[] = {{"link_rate", c.rcp.link_rate, 0.0, 0}, {"alpha", c.rcp.alpha, -HUGE_VAL, 1},
+                              {"beta", c.rcp.beta, -HUGE_VAL, 1},      {"eta", c.rcp.eta, 0.0, 0},
+                              {"rate", c.rcp.rate, 0.0, 1},            {"avg_rtt", c.rcp.avg_rtt, 0.0, 0},
+                              {"gamma_ac", c.gamma_ac, -HUGE_VAL, 1},  {"buffer_bytes", c.buffer_bytes, 0.0, 1},
+                              {"deficit", c.deficit, -HUGE_VAL, 1}};
+    if (real_args(where, reals, 9) < 0 || int_arg(mtu_o, &D[P_DATA_SIZE], "rcpac_intervals mtu", &mtu) < 0 ||
+        interval_args(self, where, li, tick_o, interval_o, limit_o, &tick, &interval, &limit) < 0)
+        return NULL;
+    c.rcp.mtu = (double)mtu;
+    PyObject *rows = control_intervals(self, li, &tick, &interval, limit, rcpac_expire, &c);
+    return rows ? Py_BuildValue("(NLLddd)", rows, tick, interval, c.rcp.rate, c.rcp.avg_rtt, c.deficit) : NULL;
 }
 
 static rcp_port *simulator_lookup(PyObject *self, Py_ssize_t i)
@@ -948,6 +1025,13 @@ static PyMethodDef Simulator_methods[] = {
     {"rcp_intervals", (PyCFunction)Simulator_rcp_intervals, METH_VARARGS,
      "rcp_intervals(link, tick_ns, interval_ns, limit_ns, link_rate, alpha, beta, eta, rate, avg_rtt, mtu, ns2)"
      " -> (trace rows, tick_ns, interval_ns, rate, avg_rtt): RCP's control path at every expiry up to limit_ns."},
+    {"xcp_intervals", (PyCFunction)Simulator_xcp_intervals, METH_VARARGS,
+     "xcp_intervals(link, tick_ns, interval_ns, limit_ns, capacity, alpha, beta, gamma, avg_rtt)"
+     " -> (trace rows, tick_ns, interval_ns, avg_rtt): XCP's control path at every expiry up to limit_ns."},
+    {"rcpac_intervals", (PyCFunction)Simulator_rcpac_intervals, METH_VARARGS,
+     "rcpac_intervals(link, tick_ns, interval_ns, limit_ns, link_rate, alpha, beta, eta, rate, avg_rtt, mtu, ns2,"
+     " gamma_ac, buffer_bytes, deficit) -> (trace rows, tick_ns, interval_ns, rate, avg_rtt, deficit):"
+     " RCP-AC's control path at every expiry up to limit_ns."},
     {"set_registers", (PyCFunction)(void (*)(void))Simulator_set_registers, METH_VARARGS | METH_KEYWORDS,
      "set_registers(link, **values): write the link port's registers by name."},
     {"xcp_registers", (PyCFunction)Simulator_xcp_registers, METH_VARARGS,

@@ -4,7 +4,8 @@ A :class:`PacketProtocol` names the pieces the packet simulator composes for a p
 path every packet crosses (an entry of the C function table ``csrc/port_ops.h``, by name), the
 kind of sender the hosts run and the control-header size it puts in every packet, and the
 control path that runs once per interval in Python (a controller object and the four steps
-that load it, service it, time it and read it). The run loop (:mod:`..run`) asks the protocol;
+that load it, service it, time it and read it), or in C with the event loop for the bundled
+controllers (:meth:`PacketProtocol.native_intervals`, the same bits). The run loop (:mod:`..run`) asks the protocol;
 it never asks which protocol it is.
 """
 from __future__ import annotations
@@ -96,13 +97,53 @@ class PacketProtocol(ABC):
     def initial_interval_ns(self, ctrl: Any) -> int:
         """``ctrl``'s first timer interval, ns (>= 1)."""
 
-    def monitored_rate(self, rate_over_c: float, utilization: float, n_flows: int) -> float:
+    def monitored_rate(self, rate_over_c: float, utilization: float, n_flows: Any) -> float:
         """The rate a run records for the monitored port, over C (default: the router's rate)."""
         return rate_over_c
 
     def avg_rtt_s(self, ctrl: Any) -> float:
         """The control path's RTT estimate d, s (default NaN: the protocol keeps none)."""
         return math.nan
+
+    def runs_natively(self, ctrl: Any) -> bool:
+        """Whether :meth:`native_intervals` computes ``ctrl``'s control path to the bit (default: no).
+
+        A protocol with a native control path answers yes only for its exact class and its exact
+        controller class: a subclass that overrides a step must run its own Python.
+        """
+        return False
+
+    def native_intervals(self, sim: Any, li: int, ctrl: Any, tick_ns: int, interval_ns: int, limit_ns: int,
+                         n_flows: Any) -> tuple[list[Any], int, int]:
+        """Every expiry of port ``li`` from ``tick_ns`` up to ``limit_ns``, computed in the C simulator.
+
+        Called only when :meth:`runs_natively` says yes; it does at each expiry what :meth:`service` and the
+        run loop would, with no Python per interval.
+
+        Parameters
+        ----------
+        sim : rcpstab.packet._datapath.Simulator
+            The C simulator (the Python twin has no native control path).
+        li : int
+            The port's link index.
+        ctrl : object
+            The controller; it holds the state after the last expiry on return.
+        tick_ns, interval_ns : int
+            The next expiry and the interval that ends there, ns.
+        limit_ns : int
+            The last time an expiry may fall on, ns (at most 2**40 ns after ``tick_ns``).
+        n_flows : callable
+            The scenario's scripted long-lived flows at a time in seconds (``Scenario.n_flows``).
+
+        Returns
+        -------
+        rows : list of tuple
+            One per expiry, as the run records it: time s, rate over C, queue bytes, active flows,
+            utilization, dropped packets (cumulative), RTT estimate s.
+        tick_ns, interval_ns : int
+            The next expiry after ``limit_ns`` and its interval, ns.
+        """
+        raise NotImplementedError(f"{self.name}: no native control path")
 
     fluid_flows: str = "N"
     """The fluid model's parameter that the scenario's flow schedule sets."""

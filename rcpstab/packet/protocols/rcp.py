@@ -40,5 +40,15 @@ class RcpProtocol(PacketProtocol):
     def avg_rtt_s(self, ctrl) -> float:
         return ctrl.avg_rtt / 1000.0
 
+    def runs_natively(self, ctrl) -> bool:
+        # exact types: a subclass (a user's controller, a counterfactual RTT estimate) must run its own update
+        return type(self) is RcpProtocol and type(ctrl) is RcpController
+
+    def native_intervals(self, sim, li, ctrl, tick_ns, interval_ns, limit_ns, n_flows):
+        rows, tick_ns, interval_ns, ctrl.rate, ctrl.avg_rtt = sim.rcp_intervals(
+            li, tick_ns, interval_ns, limit_ns, ctrl.link_rate, ctrl.alpha, ctrl.beta, ctrl.eta, ctrl.rate,
+            ctrl.avg_rtt, ctrl.mtu, ctrl.rtt_estimator == "ns2")
+        return rows, tick_ns, interval_ns
+
 
 RCP = RcpProtocol()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from ..routers.rcp.control import RcpController
 from ..routers.rcpac.control import RCPAC_GAMMA, RcpAcController
 from ..wire.xcp_header import XCP_HEADER_LEN
 from .base import NS_PER_S, PacketProtocol, PortService, window_service
@@ -40,6 +41,19 @@ class RcpAcProtocol(PacketProtocol):
 
     def avg_rtt_s(self, ctrl: Any) -> float:
         return cast(float, ctrl.rcp.avg_rtt / 1000.0)  # ms -> s
+
+    def runs_natively(self, ctrl: Any) -> bool:
+        # exact types, the wrapped rate controller's too: a subclass runs its own Python
+        return type(self) is RcpAcProtocol and type(ctrl) is RcpAcController and type(ctrl.rcp) is RcpController
+
+    def native_intervals(self, sim: Any, li: int, ctrl: Any, tick_ns: int, interval_ns: int, limit_ns: int, n_flows: Any) -> tuple[list[Any], int, int]:
+        c = ctrl.rcp
+        rows, tick_ns, interval_ns, c.rate, c.avg_rtt, ctrl.deficit = sim.rcpac_intervals(
+            li, tick_ns, interval_ns, limit_ns, c.link_rate, c.alpha, c.beta, c.eta, c.rate, c.avg_rtt, c.mtu,
+            c.rtt_estimator == "ns2", ctrl.gamma_ac, ctrl.buffer_bytes, ctrl.deficit)
+        if rows:
+            ctrl.utilization = rows[-1][4]
+        return rows, tick_ns, interval_ns
 
 
 RCPAC = RcpAcProtocol()

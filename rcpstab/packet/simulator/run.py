@@ -1,9 +1,12 @@
-"""Run a scenario through the packet simulator: C event loop, Python control path.
+"""Run a scenario through the packet simulator: C event loop, Python or C control path.
 
 The simulator (C, or its Python twin) runs uninterrupted until the next control-timer
 expiry; the control path of the port's protocol (:mod:`.protocols`: App. F for RCP,
 :mod:`rcpstab.packet.routers.xcp.control`, :mod:`rcpstab.packet.routers.rcpac.control`) then reads and writes the port registers in
-Python and the simulator continues. Nothing calls back into Python per packet.
+Python and the simulator continues. Nothing calls back into Python per packet. On the C backend,
+a single controlled port running a bundled controller has its control path computed in C with the
+event loop instead (:meth:`~rcpstab.packet.protocols.base.PacketProtocol.native_intervals`, the same
+bits), so Python runs once per throughput window, not once per interval.
 """
 from __future__ import annotations
 
@@ -222,16 +225,15 @@ def run_scenario(
     trace: list[tuple[float, float, int, int, float, int, float]] = []
     windows: list[tuple[float, list[int]]] = []
     monitored = topology.monitored_link
-    native = _native_rcp(backend, controllers, protocols, monitored)
+    native = _native_control(backend, controllers, protocols, monitored)
     at = 0   # the time the simulation has run to, ns
-    while native is not None:   # RCP's control path in C at every expiry (rcp_intervals), Python per window
+    while native is not None:   # the control path in C at every expiry (native_intervals), Python per window
         (li, ctrl), t_next = native, min(next_tick[native[0]], next_window)
         if t_next > t_end_ns:
             break
         if next_tick[li] <= next_window:    # every expiry up to the window's end (or the run's)
-            rows, next_tick[li], interval_ns[li], ctrl.rate, ctrl.avg_rtt = sim.rcp_intervals(
-                li, next_tick[li], interval_ns[li], min(next_window, t_end_ns), ctrl.link_rate, ctrl.alpha, ctrl.beta,
-                ctrl.eta, ctrl.rate, ctrl.avg_rtt, ctrl.mtu, ctrl.rtt_estimator == "ns2")
+            rows, next_tick[li], interval_ns[li] = protocols[li].native_intervals(
+                sim, li, ctrl, next_tick[li], interval_ns[li], min(next_window, t_end_ns), scenario.n_flows)
             trace.extend(rows)
             at = next_tick[li] - interval_ns[li] if rows else at   # the last expiry's time
             continue
@@ -266,19 +268,15 @@ def run_scenario(
     return run
 
 
-def _native_rcp(backend: str, controllers: dict[int, Any], protocols: Any, monitored: int) -> tuple[int, Any] | None:
-    """``(link, controller)`` when the run's one controlled port is RCP's, monitored, on the C backend: its
-    control path then runs in C (``Simulator.rcp_intervals``, App. F as :class:`RcpController` computes it, to
-    the bit; the twin tests compare it with the Python backend). None otherwise."""
-    from ..protocols.rcp import RcpProtocol
-    from ..routers.rcp.control import RcpController
-
+def _native_control(backend: str, controllers: dict[int, Any], protocols: Any, monitored: int) -> tuple[int, Any] | None:
+    """``(link, controller)`` when the run's one controlled port is monitored, on the C backend, and its
+    protocol computes the controller's updates in C (:meth:`PacketProtocol.runs_natively`: RCP, XCP and RCP-AC
+    with their own controller classes, to the bit; the twin tests compare it with the Python path). None
+    otherwise: the control path then runs in Python at every expiry."""
     if backend != "c" or len(controllers) != 1:
         return None
     ((li, ctrl),) = controllers.items()
-    # exact types: a subclass (a user's controller, a counterfactual RTT estimate) must run its own update
-    native = type(protocols[li]) is RcpProtocol and type(ctrl) is RcpController and li == monitored
-    return (li, ctrl) if native else None
+    return (li, ctrl) if li == monitored and protocols[li].runs_natively(ctrl) else None
 
 
 def _package(scenario: Scenario, alpha: float, beta: float, seed: int, backend: str, trace: list[Any], windows: list[Any],
