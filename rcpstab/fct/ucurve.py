@@ -22,7 +22,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import poisson
 
 from ..errors import InputError
 
@@ -108,6 +107,8 @@ def app_a_blocking(K: float, load: float, dist: BoundedPareto) -> float:
     rho_s = frac * A / mean * load
     rho_l = (1 - frac) * B / mean * load
     x = K * (1 - rho_s) - 1
+    from scipy.stats import poisson  # here, not at import: scipy.stats costs ~0.25 s for every fct process
+
     return float(1.0 - poisson.cdf(math.floor(x), rho_l * K)) if x >= 0 else 1.0
 
 
