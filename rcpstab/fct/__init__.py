@@ -11,8 +11,9 @@ Public API::
     fixed_rate_study(rates_bps, ...)        # the App. A U curve on one workload (fixed_rate.py)
     compare_protocols(protocols, gains, ...)  # RCP, RCP-AC, XCP on the same arrivals (protocols.py)
 """
+from typing import Any
+
 from .fixed_rate import fixed_rate_study
-from .plotting import fct_plot, save_fct_figure
 from .protocols import compare_protocols
 from .ps import lower_bound_fct, processor_sharing_fct
 from .regime import compare_methods
@@ -20,3 +21,14 @@ from .study import FctBin, FctResult, fct_study, size_bins
 
 __all__ = ["FctBin", "FctResult", "compare_methods", "compare_protocols", "fct_plot", "fct_study", "fixed_rate_study",
            "lower_bound_fct", "processor_sharing_fct", "save_fct_figure", "size_bins"]
+
+_PLOTTING = ("fct_plot", "save_fct_figure")
+
+
+def __getattr__(name: str) -> Any:
+    """The plotting functions on first use: importing matplotlib's figure machinery costs more than a
+    small study, and a run that draws nothing should not pay it."""
+    if name in _PLOTTING:
+        from . import plotting
+        return getattr(plotting, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

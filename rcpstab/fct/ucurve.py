@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import poisson
 
 from ..errors import InputError
 
@@ -114,6 +113,8 @@ def app_a_blocking(K: float, load: float, dist: BoundedPareto) -> float:
     rho_s = frac * A / mean * load
     rho_l = (1 - frac) * B / mean * load
     x = K * (1 - rho_s) - 1
+    from scipy.stats import poisson  # here, not at import: scipy.stats costs ~0.25 s for every fct process
+
     return float(1.0 - poisson.cdf(math.floor(x), rho_l * K)) if x >= 0 else 1.0
 
 
