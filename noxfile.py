@@ -37,8 +37,8 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def types(session: nox.Session) -> None:
-    """mypy with the settings of pyproject.toml (modules not yet clean are listed there)."""
-    session.install(".", "mypy")
+    """mypy --strict with the settings of pyproject.toml (modules not yet clean are listed there)."""
+    session.install(".[lint]")
     session.run("mypy", "rcpstab")
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import sys
 import types
+from typing import Any
 
 from .errors import InputError
 
@@ -46,13 +47,13 @@ class _TopLevel(types.ModuleType):
     here that binding is skipped, so ``rcpstab.cosim(...)`` always runs the co-simulation while
     ``from rcpstab.cosim.x import y`` and ``importlib.import_module("rcpstab.cosim")`` reach the code."""
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         if name in _LAZY and isinstance(value, types.ModuleType) and value.__name__ == f"{__name__}.{name}":
             return
         super().__setattr__(name, value)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module 'rcpstab' has no attribute {name!r}")
     value = getattr(importlib.import_module(_LAZY[name]), name)
@@ -60,7 +61,7 @@ def __getattr__(name: str):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 

@@ -12,6 +12,8 @@ import argparse
 import os
 import sys
 import warnings
+from collections.abc import Iterable, Sequence
+from typing import Any, NoReturn
 
 from . import __version__
 from .commands import COMMANDS, load
@@ -32,11 +34,11 @@ class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are a single line and exit code 2, and that takes no
     abbreviation of a long option (``portrait --rtt 0.1`` must not run as ``--rtts 0.1``)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
@@ -44,12 +46,12 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Keeps the docstring's line breaks and appends each option's default unless its help names it;
     never breaks a line inside a hyphenated name (``rcp-router``)."""
 
-    def _split_lines(self, text, width):
+    def _split_lines(self, text: str, width: int) -> list[str]:
         import textwrap
 
         return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width, break_on_hyphens=False)
 
-    def _get_help_string(self, action):
+    def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
         default = action.default
         if ("default" in text or default in (None, False, argparse.SUPPRESS) or action.option_strings == []
@@ -59,7 +61,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: {shown})"
 
 
-def examples_epilog(examples) -> str | None:
+def examples_epilog(examples: Iterable[tuple[str, str]]) -> str | None:
     """The ``Examples:`` block of a command's help, from its ``EXAMPLES`` pairs."""
     if not examples:
         return None
@@ -69,11 +71,11 @@ def examples_epilog(examples) -> str | None:
     return "\n".join(lines)
 
 
-def add_command(sub, name: str):
+def add_command(sub: Any, name: str) -> argparse.ArgumentParser:
     """Add subcommand ``name`` with all its options (this imports its module)."""
     module = load(name)
     doc = (module.__doc__ or "").strip()
-    cmd = sub.add_parser(name, help=COMMANDS[name][1], description=doc,
+    cmd: argparse.ArgumentParser = sub.add_parser(name, help=COMMANDS[name][1], description=doc,
                          epilog=examples_epilog(getattr(module, "EXAMPLES", ())), formatter_class=HelpFormatter)
     module.add_arguments(cmd)
     if "quiet" not in {a.dest for a in cmd._actions}:
@@ -98,16 +100,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _one_line_warning(message, category, filename, lineno, line=None):
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      line: str | None = None) -> str:
     return f"rcpstab: warning: {message}\n"
 
 
-def command_of(argv) -> str | None:
+def command_of(argv: Sequence[str]) -> str | None:
     """The command named in ``argv``: its first word that is not an option (the top level has no valued options)."""
     return next((a for a in argv if not a.startswith("-")), None)
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     previous = warnings.formatwarning
     warnings.formatwarning = _one_line_warning
     try:
@@ -116,7 +119,7 @@ def main(argv=None) -> int:
         warnings.formatwarning = previous
 
 
-def _main(argv) -> int:
+def _main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     name = command_of(argv)
     args = build_parser(only=name if name in COMMANDS else "").parse_args(argv)
@@ -132,7 +135,8 @@ def _main(argv) -> int:
         from .commands.output import safe_outputs
 
         with safe_outputs(args):  # outputs written atomically, never one path for two of them
-            return args.run(args)
+            code: int = args.run(args)
+            return code
     except InputError as exc:
         print(f"rcpstab {args.command}: error: {as_typed(_first_line(exc), args)}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -190,7 +194,7 @@ def import_figure_without_property_tables() -> None:
         artist.kwdoc = kwdoc
 
 
-def as_typed(message: str, args) -> str:
+def as_typed(message: str, args: argparse.Namespace) -> str:
     """``message`` naming each option as the user typed it (``--rtt 10``, not its new name ``--d0 10``)."""
     import re
 
@@ -199,12 +203,12 @@ def as_typed(message: str, args) -> str:
     return message
 
 
-def _first_line(exc) -> str:
+def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _kept(args) -> str:
+def _kept(args: argparse.Namespace) -> str:
     """What the interrupted run leaves behind to resume from."""
     checkpoint = getattr(args, "checkpoint", None)
     if checkpoint and os.path.exists(checkpoint) and os.path.getsize(checkpoint):

@@ -6,26 +6,30 @@ notebook goes to pyplot's current axes, so Jupyter's inline backend keeps workin
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .runtime.atomic import atomic_path
 from .units import rate_text
 
 
-def new_figure(figsize=(6.4, 4.8)) -> Figure:
+def new_figure(figsize: tuple[float, float] = (6.4, 4.8)) -> Figure:
     """A figure detached from pyplot, with constrained layout."""
     return Figure(figsize=figsize, layout="constrained")
 
 
-def current_axes():
+def current_axes() -> Axes:
     """pyplot's current axes: where a plot goes when the caller gives none."""
     import matplotlib.pyplot as plt
 
     return plt.gca()
 
 
-def grid_extent(alpha, beta, single_step: float = 0.05):
+def grid_extent(alpha: np.ndarray, beta: np.ndarray, single_step: float = 0.05) -> tuple[float, float, float, float]:
     """``imshow`` extent that centres each cell of an (alpha, beta) grid on its point.
 
     A one-point axis gets cells ``single_step`` wide.
@@ -55,7 +59,7 @@ def save(fig: Figure, path: str, dpi: int = 150) -> None:
         original_dpi, original_canvas = fig.dpi, fig.canvas
         fig.set_dpi(dpi)
         try:
-            FigureCanvasAgg(fig).print_png(temporary)
+            FigureCanvasAgg(fig).print_png(temporary)  # type: ignore[no-untyped-call]  # matplotlib leaves it unannotated
         finally:
             fig.set_canvas(original_canvas)
             fig.set_dpi(original_dpi)
@@ -71,14 +75,15 @@ def _plain_png() -> bool:
             and rc["savefig.edgecolor"] == "auto" and not rc["savefig.transparent"])
 
 
-def draw_and_save(draw, data, path: str, figsize=(6.4, 4.8), **kwargs) -> None:
+def draw_and_save(draw: Callable[..., Any], data: Any, path: str, figsize: tuple[float, float] = (6.4, 4.8),
+                  **kwargs: Any) -> None:
     """Call ``draw(data, ax=..., **kwargs)`` on a new figure's axes and write it to ``path``."""
     fig = new_figure(figsize)
     draw(data, ax=fig.subplots(), **kwargs)
     save(fig, path)
 
 
-def buffer_summary(traj) -> str:
+def buffer_summary(traj: Any) -> str:
     """``; buffer 1 C·d0, dropped up to 0.52 C·d0 per start`` for a trajectory run with a buffer, else ``""``.
 
     The dropped volume is the model's ``dropped`` state at the end, in the model's queue unit
@@ -95,7 +100,7 @@ def buffer_summary(traj) -> str:
             f"over the starts")
 
 
-def network_caption(params: dict) -> str:
+def network_caption(params: Mapping[str, Any]) -> str:
     """``C = 150 Mb/s, d0 = 200 ms, N = 10, T = 10 ms, buffer: none`` from SI-unit parameters.
 
     Accepts the keys the lenses use: ``C`` (bit/s), ``d0`` or ``d_0`` (s), ``N``, ``T`` (s), and
@@ -103,14 +108,14 @@ def network_caption(params: dict) -> str:
     are given); a missing buffer is stated as none (the fluid queue only has its floor at 0).
     Array values (a batch) show their range.
     """
-    def value(*keys):
+    def value(*keys: str) -> tuple[float, float] | None:
         for key in keys:
             if key in params and params[key] is not None:
                 v = np.asarray(params[key], dtype=float)
                 return (float(v.min()), float(v.max()))
         return None
 
-    def text(name, pair, scale, unit):
+    def text(name: str, pair: tuple[float, float] | None, scale: float, unit: str) -> str | None:
         if pair is None:
             return None
         lo, hi = (x / scale for x in pair)
@@ -142,11 +147,11 @@ def network_caption(params: dict) -> str:
 CHARS_PER_INCH = 14  # of a "small" title line: wrap captions to the figure's width
 
 
-def set_title(ax, headline: str, caption: str | None = None) -> None:
+def set_title(ax: Axes, headline: str, caption: str | None = None) -> None:
     """Title ``headline`` followed by ``caption`` (the network and the method), wrapped to the axes' figure."""
     import textwrap
 
-    width = int(ax.figure.get_figwidth() * CHARS_PER_INCH)
+    width = int(cast(Figure, ax.figure).get_figwidth() * CHARS_PER_INCH)  # rcpstab draws in no SubFigure
     lines = textwrap.wrap(headline, width) + (textwrap.wrap(caption, width) if caption else [])
     ax.set_title("\n".join(lines), fontsize="small")
 
@@ -154,7 +159,7 @@ def set_title(ax, headline: str, caption: str | None = None) -> None:
 LINEAR_CAPTION = "linear loop in normalized time s·d0: the region holds for every C, d0, N"
 
 
-def region_caption(region) -> str:
+def region_caption(region: Any) -> str:
     """The networks a region map holds for: every one (linear methods), its configurations, or its scenario."""
     meta = region.meta
     if region.method in ("exact", "bode", "nyquist", "margins", "certified"):

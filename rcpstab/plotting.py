@@ -14,7 +14,7 @@ from .linear.result import RegionMap
 def save_region_figure(region: RegionMap, path: str) -> None:
     """Draw the map in a new figure and write it to ``path`` (.png, .svg, .pdf): the four verdicts
     (:func:`~rcpstab.phaseplane.plotting.verdict_plot`) when the map has them, else :func:`region_plot`."""
-    if region.table is not None and "verdict" in region.table:
+    if region.table is not None and "verdict" in region.table:  # type: ignore[redundant-expr]  # a public dataclass: a caller may set table=None
         from .phaseplane.plotting import verdict_plot
         draw_and_save(verdict_plot, region, path)
     else:

@@ -7,11 +7,16 @@ from the rightmost characteristic root (no use of the theorem's own argument).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, cast
+
 import numpy as np
 
 from .linear.roots import rightmost_root
 from .models.spec import ModelSpec
 from .models.xcp import ALPHA_MAX, theorem1_beta, theorem1_curve
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 SCAN_POINTS = 200     # coarse scan of the curve before bisection
 BISECTIONS = 60       # halvings of the bracket: below double precision for alpha < 4
@@ -47,10 +52,10 @@ def theorem1_exit(model: ModelSpec, alpha_max: float = 2.0) -> float:
     for _ in range(BISECTIONS):
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if curve_growth_rate(model, mid) >= 0 else (mid, hi)
-    return 0.5 * (lo + hi)
+    return cast(float, 0.5 * (lo + hi))  # a NumPy float64 (a float subclass)
 
 
-def theorem1_plot(ax, alpha_max: float | None = None, color="tab:red"):
+def theorem1_plot(ax: Axes, alpha_max: float | None = None, color: str = "tab:red") -> Axes:
     """Draw Theorem 1's curve on an (alpha, beta) region figure (e.g. from :func:`rcpstab.plotting.region_plot`).
 
     Parameters
@@ -80,7 +85,7 @@ def theorem1_plot(ax, alpha_max: float | None = None, color="tab:red"):
     return ax
 
 
-def theorem1_report(model: ModelSpec, alpha_max: float = 2.0) -> dict:
+def theorem1_report(model: ModelSpec, alpha_max: float = 2.0) -> dict[str, Any]:
     """Theorem 1's bound against the exact region of ``model``: the numbers ``rcpstab theorem1`` prints.
 
     Returns

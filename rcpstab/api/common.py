@@ -2,10 +2,15 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 __all__ = ["as_model", "axis", "gain_values", "model_names", "network_params", "parse_params", "parse_range", "plausible",
            "single_gain"]
@@ -20,7 +25,7 @@ PLAUSIBLE = {
 }
 
 
-def plausible(name: str, values, option: str | None = None) -> None:
+def plausible(name: str, values: Any, option: str | None = None) -> None:
     """Warn in one line when a value of ``name`` is far outside what a network has, naming the likely unit.
 
     ``d0 = 100`` (s) is probably 100 ms; ``C = 100`` (bit/s) probably 100 Mb/s.
@@ -47,14 +52,14 @@ def plausible(name: str, values, option: str | None = None) -> None:
         return
 
 
-def as_model(model):
+def as_model(model: Any) -> ModelSpec:
     """A :class:`~rcpstab.models.ModelSpec` from a name, a protocol file or a spec."""
     from ..models import as_model as resolve
 
     return resolve(model)
 
 
-def axis(values, name: str, default: str) -> np.ndarray:
+def axis(values: Any, name: str, default: str) -> np.ndarray:
     """A gain axis from ``START:STOP:STEP`` text, a number, an array, or texts each a number, ``V1,V2,...``
     or a range (their union, sorted); None: ``default``."""
     from ..linear.grid import check_gains, parse_range
@@ -72,7 +77,7 @@ def axis(values, name: str, default: str) -> np.ndarray:
     return check_gains(_numbers(values, name), name)
 
 
-def gain_values(values, name: str) -> list[float]:
+def gain_values(values: Any, name: str) -> list[float]:
     """Gains as a list: one number, ``V1,V2,...``, ``START:STOP:STEP`` (each item of a list may be a range) or a
     sequence of numbers."""
     from ..linear.grid import check_gains, parse_range
@@ -85,7 +90,7 @@ def gain_values(values, name: str) -> list[float]:
     return [float(v) for v in check_gains(_numbers(values, name), name)]
 
 
-def _numbers(values, name: str) -> np.ndarray:
+def _numbers(values: Any, name: str) -> np.ndarray:
     """``values`` as a flat float array; one line naming them when they are not numbers."""
     try:
         return np.atleast_1d(np.asarray(values, dtype=float)).ravel()
@@ -94,7 +99,7 @@ def _numbers(values, name: str) -> np.ndarray:
         raise InputError(f"--{name} {shown[:80]}: not a number (or a list of numbers)") from None
 
 
-def single_gain(value, name: str) -> float:
+def single_gain(value: Any, name: str) -> float:
     """One positive, finite gain (``0.4`` or ``"0.4"``)."""
     values = gain_values(value, name)
     if len(values) != 1:
@@ -102,11 +107,11 @@ def single_gain(value, name: str) -> float:
     return values[0]
 
 
-def parse_params(items) -> dict:
+def parse_params(items: Iterable[str] | None) -> dict[str, list[float]]:
     """``NAME=VALUES`` texts (``--param``) as ``{name: [values]}`` (one line naming a malformed one)."""
     from ..linear.grid import parse_range
 
-    params: dict = {}
+    params: dict[str, list[float]] = {}
     for item in items or ():
         name, sep, text = item.partition("=")
         name = name.strip()
@@ -141,14 +146,15 @@ def model_names() -> list[str]:
 NETWORK_OPTIONS = ("C", "d0", "N", "T")   # the RCP family's own names, given as keywords (--C, --d0, --N, --T)
 
 
-def network_params(spec, C=None, d0=None, N=None, T=None, params: dict | None = None, single: bool = False) -> dict:
+def network_params(spec: Any, C: Any = None, d0: Any = None, N: Any = None, T: Any = None, params: dict[str, Any] | None = None,
+                   single: bool = False) -> dict[str, Any]:
     """``C``, ``d0``, ``N``, ``T`` and any other declared parameter (``params``) as one ``{name: value(s)}``.
 
     The four keywords exist for the RCP family's names; on a model that does not declare one, an
     :class:`InputError` names it and the model's own parameters. A parameter given both ways is a
     conflict (one line). ``single``: a function that runs at one point takes one value per parameter.
     """
-    out: dict = {}
+    out: dict[str, Any] = {}
     for option, value in zip(NETWORK_OPTIONS, (C, d0, N, T)):
         if value is None:
             continue

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from ..errors import InputError
 from .common import as_model
@@ -96,7 +97,7 @@ class LinearizeResult(Result):
     def columns(self) -> dict:
         """One row per nonzero coefficient of the linear system: state, from state, delay, coefficient."""
         names = [x.__name__ for x in self.inputs["model"].loop_states]
-        rows = {"state": [], "from_state": [], "delay": [], "coefficient": []}
+        rows: dict[str, list[Any]] = {"state": [], "from_state": [], "delay": [], "coefficient": []}
         for delay, matrix in [("0", self.value.A0)] + [(str(k), v) for k, v in self.value.delayed.items()]:
             for i, j in ((i, j) for i in range(len(names)) for j in range(len(names))):
                 if matrix[i, j] != 0:
@@ -120,7 +121,7 @@ class LinearizeResult(Result):
         return region(self.inputs["model"], alpha="0.05:2.0:0.05", beta="0.025:1.0:0.025").plot(ax=ax, **kwargs)
 
 
-def theorem1(model="xcp"):
+def theorem1(model: Any = "xcp") -> Theorem1Result:
     """XCP's Theorem 1 against the exact linear region of ``model``: the bound, where its curve leaves, tightness.
 
     Parameters
@@ -178,7 +179,8 @@ class Theorem1Result(Result):
                 f"beta = sqrt(2) alpha^2 leaves the exact region at alpha = {r['exit_alpha']:.9f}; "
                 f"tightness {r['tightness']:.9f}")
 
-    def plot(self, ax=None, *, region: bool = True, alpha_max: float | None = None, color: str = "tab:red"):
+    def plot(self, ax: Any = None, *, region: bool = True, alpha_max: float | None = None,  # type: ignore[override]
+             color: str = "tab:red") -> Any:  # ^ its own keywords instead of the base class's **kwargs (all keyword-only)
         """Theorem 1's curve beta = sqrt(2) alpha^2 up to its bound, on the model's exact region.
 
         Parameters

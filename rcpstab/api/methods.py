@@ -7,7 +7,9 @@ would ignore). Adding a method is one entry here.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["METHODS", "Method", "method"]
 
@@ -44,16 +46,17 @@ class Method:
 
     name: str
     engine: str
-    grid: tuple
+    grid: tuple[str, ...]
     seconds_per_point: float
-    options: tuple = ()
+    options: tuple[str, ...] = ()
     about: str = ""
     bytes_per_point: float = 0.0
     point_limit: int | None = None
 
-    def function(self):
+    def function(self) -> Callable[..., Any]:
         module, name = self.engine.split(":")
-        return getattr(importlib.import_module(module), name)
+        function: Callable[..., Any] = getattr(importlib.import_module(module), name)
+        return function
 
 
 _SWEEP = ("C", "d0", "N", "T", "params", "buffer_bdp", "workers", "scheduler", "checkpoint", "progress")

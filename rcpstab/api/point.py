@@ -1,6 +1,8 @@
 """The single-point loop lenses: ``rcpstab.margins``, ``rcpstab.bode``, ``rcpstab.nyquist`` (and their commands)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .common import as_model, single_gain
@@ -19,7 +21,7 @@ def is_loop_model(model) -> bool:
     return named(model) or isinstance(model, DelayedFluidModel)
 
 
-def margins(model, alpha=None, beta=None, *, delay=None, **parameters):
+def margins(model: Any, alpha: Any = None, beta: Any = None, *, delay: Any = None, **parameters: Any) -> Any:
     """Gain, phase and delay margins and the rightmost root of ``model``'s linear loop.
 
     Parameters
@@ -68,7 +70,7 @@ def margins(model, alpha=None, beta=None, *, delay=None, **parameters):
             grid = np.broadcast_arrays(*(np.asarray(parameters[k], float) for k in names))
             points = {k: g.ravel() for k, g in zip(names, grid)}
             size = grid[0].size if grid else 0
-            return MarginsBatch(model, points, [model_margins(model, **{k: float(points[k][i]) for k in names})
+            return MarginsBatch(model, points, [model_margins(model, **{k: float(points[k][i]) for k in names})  # type: ignore[arg-type]  # parameter names, never p_star
                                                 for i in range(size)])
         return model_margins(model, **parameters)
     if delay is not None or is_loop(model):

@@ -95,7 +95,7 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
         plausible(name, options.get(name), f"--{name}")
     kwargs = {k: v for k, v in options.items() if k in m.options}
     if "params" in m.options:   # the engine takes every parameter by name, the RCP family's four included
-        kwargs["params"] = network_params(spec, *(kwargs.pop(k, None) for k in ("C", "d0", "N", "T")), kwargs.get("params"))
+        kwargs["params"] = network_params(spec, *(kwargs.pop(k, None) for k in ("C", "d0", "N", "T")), kwargs.get("params"))  # type: ignore[call-arg]  # four from the generator: mypy cannot count them
     configs = int(np.prod([len(v) if isinstance(v, (list, tuple, np.ndarray)) else 1
                            for v in kwargs.get("params", {}).values()]))
     if isinstance(kwargs.get("seeds"), (int, np.integer)) and kwargs["seeds"] > 1:

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from ..errors import InputError
 from .common import plausible
 from .result import Result, strict
+
+if TYPE_CHECKING:
+    from ..packet.simulator.scenarios import Scenario
+
+if TYPE_CHECKING:
+    pass
 
 __all__ = ["CosimResult", "NetworkResult", "ReplicationsResult", "cosim", "default_transient_rtt", "network", "off_target_links", "packet_models",
            "scenario_names"]
@@ -45,7 +52,7 @@ def packet_models() -> list[str]:
     return list(PROTOCOLS)
 
 
-def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp", *, d0=None, buffer_bdp=None,
+def cosim(alpha: float, beta: float, scenario: str | Scenario = "fig5.3", model: str = "rcp", *, d0=None, buffer_bdp=None,
           C=None, N=None, t_end=None, transient_rtt=None, seed: int = 0, seeds: int | None = None,
           start_jitter_s: float | None = None):
     """Run ``scenario`` packet by packet (reference router) and as the fluid ``model``, and compare.
@@ -132,7 +139,7 @@ def cosim(alpha: float, beta: float, scenario: str = "fig5.3", model: str = "rcp
         from ..packet.simulator.topofile import load_topology
 
         # one link that every flow crosses: a single-link scenario, run as the presets (which are such files)
-        scenario = load_topology(scenario).single_link() or scenario
+        scenario = load_topology(cast(str, scenario)).single_link() or scenario  # a file name (.toml, .json)  # a file name (.toml, .json)
     if scenario in NETWORK_SCENARIOS or str(scenario).endswith((".toml", ".json")):
         return _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end)
     if scenario == FLASH_CROWD.name:
@@ -353,7 +360,7 @@ class CosimResult(Result):
             cols = r.columns()
             return {("t_s" if k == "t" else k): v for k, v in cols.items()}
         # flash crowd: the two runs have different grids, so one row per sample of either run (long format)
-        parts = {"run": [], "t_s": [], "R_over_C": [], "queue_bdp": [], "dropped_bdp": []}
+        parts: dict[str, list[Any]] = {"run": [], "t_s": [], "R_over_C": [], "queue_bdp": [], "dropped_bdp": []}
         for side in ("fluid", "packet"):
             t = np.asarray(getattr(r, f"{side}_t"), dtype=float)
             parts["run"] += [side] * t.size
@@ -479,7 +486,7 @@ def network(alpha: float, beta: float, scenario: str = "fig5.7", t_end: float = 
     from ..network.fig57 import simulate_fig57
     from ..runtime.validation import check_run_cost, check_value
 
-    if not isinstance(scenario, str) or scenario not in NETWORK_SCENARIOS:
+    if not isinstance(scenario, str) or scenario not in NETWORK_SCENARIOS:  # type: ignore[redundant-expr]  # callers without type checking pass anything
         raise InputError(f"--scenario {str(scenario)[:80]!r}: choose from {', '.join(NETWORK_SCENARIOS)}")
     alpha, beta = check_value("alpha", alpha, "--alpha"), check_value("beta", beta, "--beta")
     t_end = check_value("t_end", t_end, "--t-end")

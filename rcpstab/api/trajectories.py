@@ -84,7 +84,7 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     batch = {k: np.asarray(v, dtype=float).ravel() for k, v in given.items() if np.size(v) > 1}
     given = network_params(spec, params={k: v for k, v in given.items() if k not in batch}, single=True)
     (config,) = configurations(spec, {k: [v] for k, v in given.items()})
-    if record_every is not None and not (isinstance(record_every, (int, np.integer)) and record_every >= 1):
+    if record_every is not None and not (isinstance(record_every, (int, np.integer)) and record_every >= 1):  # type: ignore[redundant-expr]  # callers without type checking pass anything
         raise InputError(f"record_every = {record_every!r}: must be a whole number >= 1")
     starts = 6   # App. E's
     if gamma0 is not None or q0 is not None:
@@ -99,11 +99,11 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
         starts = gamma0.size
     if batch:
         try:
-            starts = np.broadcast_shapes(*(v.shape for v in batch.values()), np.shape(gamma0 if gamma0 is not None else 0))
+            shape = np.broadcast_shapes(*(v.shape for v in batch.values()), np.shape(gamma0 if gamma0 is not None else 0))
         except ValueError:
             raise InputError(f"{', '.join(batch)}, gamma0, q0: one value per trajectory, of one length "
                              f"(got {', '.join(str(v.size) for v in batch.values())} and {np.size(gamma0)})") from None
-        starts = int(np.prod(starts))
+        starts = int(np.prod(shape))
     # 1e6 starts at 100 RTTs asked numpy for 8.94 GiB: about 90 bytes per start and RTT
     check_run_cost(f"simulate with {starts} starts over {rtts:g} RTTs", 0.0,
                    starts * max(rtts, 1.0) * SIMULATE_BYTES_PER_START_RTT)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
 from ..errors import InputError
@@ -31,7 +32,7 @@ def rightmost_real(model: ModelSpec, alpha: float, beta: float) -> float:
         return float(_rightmost(model, values).real * _time_scale(model, values))
 
 
-def linear_boundary(model: ModelSpec, parameter: str, values, **fixed) -> list[float]:
+def linear_boundary(model: ModelSpec, parameter: str, values: ArrayLike, **fixed: float) -> list[float]:
     """Gains in ``[values[0], values[-1]]`` where the rightmost root crosses the imaginary axis.
 
     Sign changes of Re(rightmost root) between consecutive ``values`` are refined with brentq
@@ -39,7 +40,7 @@ def linear_boundary(model: ModelSpec, parameter: str, values, **fixed) -> list[f
     """
     values = np.asarray(values, dtype=float)
 
-    def real(gain):
+    def real(gain: float) -> float:
         gains = {**fixed, parameter: gain}
         return rightmost_real(model, gains["alpha"], gains["beta"])
 

@@ -18,13 +18,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .boundary import linear_boundary
 from .kernel_orbits import continue_kernel_orbits, orbit_from_simulation, ray_orbit
 from .periodic import continue_from_hopf
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 __all__ = ["Branch", "orbit_branches"]
 
@@ -49,17 +54,17 @@ class Branch:
 
     source: str
     model: str
-    points: list
-    folds: list = field(default_factory=list)
+    points: list[dict[str, Any]]
+    folds: list[dict[str, Any]] = field(default_factory=list)
     stop: str = ""
 
 
-def _rows(parameter, points) -> list:
+def _rows(parameter: str, points: Iterable[Any]) -> list[dict[str, Any]]:
     return [{parameter: p.gain, "amplitude": p.amplitude, "period": p.period, "stable": bool(p.stable),
              "max_multiplier": p.max_multiplier} for p in points]
 
 
-def orbit_model(spec):
+def orbit_model(spec: ModelSpec) -> ModelSpec:
     """The model whose periodic orbits are computed: ``spec`` itself, or its continuous-update variant."""
     if not spec.sampled:
         return spec
@@ -67,8 +72,8 @@ def orbit_model(spec):
                                title=f"{spec.title} (update continuous in time)")
 
 
-def orbit_branches(spec, parameter: str, low: float, high: float, held: dict, values: dict,
-                   cycles: list, steps: int = 30, growing: list = ()) -> list[Branch]:
+def orbit_branches(spec: ModelSpec, parameter: str, low: float, high: float, held: dict[str, Any], values: dict[str, Any],
+                   cycles: list[Any], steps: int = 30, growing: Sequence[Any] = ()) -> list[Branch]:
     """Branches of periodic orbits of ``spec`` in ``parameter`` over [low, high].
 
     Parameters
@@ -128,7 +133,7 @@ def orbit_branches(spec, parameter: str, low: float, high: float, held: dict, va
 RAY_AMPLITUDES = (0.05, 0.25, 0.5, 1.0)   # a ray drawn at these amplitudes (fractions of the equilibrium rate)
 
 
-def _ray(model, parameter, gain, held, values) -> Branch | None:
+def _ray(model: ModelSpec, parameter: str, gain: float, held: dict[str, Any], values: dict[str, Any]) -> Branch | None:
     """No settled cycle: the orbits of a positively homogeneous model, a ray at its critical gain."""
     found = ray_orbit(model, gain, parameter, **held, **values)
     if found is None:
@@ -144,7 +149,7 @@ def _ray(model, parameter, gain, held, values) -> Branch | None:
                   " (neutral: the scaling multiplier is 1)")
 
 
-def _rate_scale(system) -> float:
+def _rate_scale(system: Any) -> float:
     """The equilibrium's normalised rate (R/C), the unit of a clamped branch's smallest amplitude."""
     c = system.compiled
     eq = [float(f(*[0.0] * c.n_states, *system.params)) for f in c.equilibrium]
@@ -152,7 +157,7 @@ def _rate_scale(system) -> float:
     return g if g > 0 else 1.0
 
 
-def _covers(branch: Branch, parameter, orbit) -> bool:
+def _covers(branch: Branch, parameter: str, orbit: Any) -> bool:
     """Whether ``orbit`` lies on ``branch``: a segment of the branch spans its gain with an amplitude
     (interpolated) within 5% of its own."""
     pts = branch.points

@@ -42,6 +42,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -155,7 +156,7 @@ class KernelOrbitSystem:
         """
         B = Z.shape[1]
         dt = period * self.time_unit / self.N
-        params = list(self.params)
+        params: list[Any] = list(self.params)
         params[self.gain_index] = np.broadcast_to(np.asarray(gain, dtype=float), (B,)).copy()
         eq = [np.full(B, self.scale[i]) for i in range(self.compiled.n_states)]
         if not (0 < dt <= self.delay * self.time_unit) or not math.isfinite(dt):

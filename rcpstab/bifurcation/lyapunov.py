@@ -334,7 +334,7 @@ def first_lyapunov(model: ModelSpec, parameter: str = "alpha", **values) -> Hopf
                      speed=speed, gamma_coefficient=gamma_coefficient, queue_coefficient=queue_coefficient)
 
 
-def hopf_point(model: ModelSpec, bracket: tuple, parameter: str = "alpha", **values) -> HopfPoint:
+def hopf_point(model: ModelSpec, bracket: tuple[float, float], parameter: str = "alpha", **values: float) -> HopfPoint:
     """Find the linear boundary in ``parameter`` inside ``bracket`` and return its normal form.
 
     Parameters

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["CycleMeasures", "measure_cycles", "attractor_interval", "disagree"]
 
@@ -44,7 +45,7 @@ class CycleMeasures:
     finite: np.ndarray
 
 
-def _periods(t, x):
+def _periods(t: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Mean spacing of upward crossings of each column of ``x`` through its mid-range (NaN if too few)."""
     mid = 0.5 * (x.max(axis=0) + x.min(axis=0))
     y = x - mid
@@ -58,7 +59,7 @@ def _periods(t, x):
     return out
 
 
-def _growth(t, x, period):
+def _growth(t: np.ndarray, x: np.ndarray, period: np.ndarray) -> np.ndarray:
     """Envelope rate per unit of t: least-squares slope of log(peak-to-peak) over windows."""
     out = np.full(x.shape[1], np.nan)
     span = t[-1] - t[0]
@@ -77,7 +78,7 @@ def _growth(t, x, period):
     return out
 
 
-def measure_cycles(t_rtt, gamma, queue_bdp, measure_from_rtt: float) -> CycleMeasures:
+def measure_cycles(t_rtt: ArrayLike, gamma: ArrayLike, queue_bdp: ArrayLike, measure_from_rtt: float) -> CycleMeasures:
     """Measure a batch of traces from ``measure_from_rtt`` on.
 
     Parameters
@@ -127,6 +128,6 @@ def attractor_interval(state: str, amplitude: float, slack: float) -> tuple[floa
     }[state]
 
 
-def disagree(first: tuple, second: tuple, absolute: float) -> bool:
+def disagree(first: tuple[float, float], second: tuple[float, float], absolute: float) -> bool:
     """Whether two attractor intervals are disjoint by more than ``absolute`` (two attractors coexist)."""
     return first[0] > second[1] + absolute or second[0] > first[1] + absolute

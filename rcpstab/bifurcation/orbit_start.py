@@ -9,6 +9,8 @@ cycle whose unstable direction is its own amplitude, ``eps > 0`` leaves it outwa
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..phaseplane.setup import make_integrator
@@ -31,7 +33,8 @@ def _orbit_at(profile: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, np.nd
     return values, slopes
 
 
-def simulate_from_orbit(system: PeriodicSystem, point: OrbitPoint, eps, rtts: float, dt: float | None = None):
+def simulate_from_orbit(system: PeriodicSystem, point: OrbitPoint, eps: Any, rtts: float, dt: float | None = None
+                        ) -> tuple[np.ndarray, np.ndarray]:
     """Integrate the model with the orbit (scaled by ``1 + eps`` about the equilibrium) as its history.
 
     Parameters

@@ -478,6 +478,6 @@ def _folds(system, points) -> list:
         w = _weights(system.n, N)
         span = np.linalg.norm((_vector(points[i + 1], N) - _vector(points[i - 1], N)) * w)
         out.append(locate_fold([points[i - 2], points[i - 1]],
-                               partial(_arclength_step, system, h_s=span / FOLD_STEPS, N=N),
+                               partial(_arclength_step, system, h_s=float(span / FOLD_STEPS), N=N),
                                3 * FOLD_STEPS, points[i - 1:i + 2], turn="first"))
     return out

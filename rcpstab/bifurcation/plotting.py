@@ -1,15 +1,21 @@
 """Bifurcation diagrams: limit-cycle amplitude against the swept gain, with the exact linear boundary."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..figures import current_axes
 from .result import BifurcationDiagram
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
 __all__ = ["bifurcation_plot", "continuation_plot"]
 
 
-def bifurcation_plot(diagram: BifurcationDiagram, ax=None, title: str | None = None, hopf=None):
+def bifurcation_plot(diagram: BifurcationDiagram, ax: Axes | None = None, title: str | None = None,
+                     hopf: Any = None) -> Axes:
     """Amplitude (half peak-to-peak R/C, % of equilibrium) of each branch, up and down.
 
     Parameters
@@ -57,7 +63,8 @@ def bifurcation_plot(diagram: BifurcationDiagram, ax=None, title: str | None = N
     return ax
 
 
-def continuation_plot(diagram: BifurcationDiagram, branches: list, ax=None, title: str | None = None):
+def continuation_plot(diagram: BifurcationDiagram, branches: list[Any], ax: Axes | None = None,
+                      title: str | None = None) -> Axes:
     """Branches of periodic orbits (stable solid, unstable dashed, folds marked) under the up/down simulations.
 
     Amplitudes are half peak-to-peak of the normalised rate in % of its equilibrium value; the
@@ -86,7 +93,7 @@ def continuation_plot(diagram: BifurcationDiagram, branches: list, ax=None, titl
         stable = np.array([r["stable"] for r in b.points])
         for flag, style, name in ((True, "-", "stable orbits"), (False, "--", "unstable orbits")):
             # each run of equal stability drawn as one line, joined to its neighbour so no gap shows
-            y = np.where(stable == flag, amps, np.nan)
+            y: Any = np.where(stable == flag, amps, np.nan)
             edge = np.flatnonzero(np.diff(stable.astype(int)) != 0)
             for i in edge:
                 y[i + (stable[i] != flag)] = amps[i + (stable[i] != flag)]

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from typing import Any
 
 __all__ = ["stored_cycles"]
 
 
-def stored_cycles() -> dict:
+def stored_cycles() -> dict[str, Any]:
     """The stored results: ``criticality`` (l1 per Hopf point), ``smooth_beta_0.1``, ``clamped``
     (branches per beta, simulation checks), ``probes`` (small and large starts), ``switched`` (onsets)."""
-    return json.loads((resources.files(__package__) / "data" / "cycles_clamped.json").read_text())
+    cycles: dict[str, Any] = json.loads((resources.files(__package__) / "data" / "cycles_clamped.json").read_text())
+    return cycles

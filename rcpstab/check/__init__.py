@@ -9,6 +9,7 @@ the compiled integrators, matplotlib through the FCT study, about a second and a
 ``rcpstab check --example`` and ``--schema`` do not need.
 """
 import importlib
+from typing import Any
 
 from .finding import CRITERIA, Finding
 
@@ -19,7 +20,7 @@ _HOME = {"CheckReport": "checks", "run_checks": "checks", "suggest": "suggestion
          **{name: "config" for name in ("CheckConfig", "Envelope", "Router", "Thresholds", "load_config", "parse_config")}}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _HOME:
         value = globals()[name] = getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
         return value

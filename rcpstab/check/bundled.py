@@ -6,6 +6,7 @@ A wheel install has no ``examples/`` folder: ``rcpstab check --example NAME`` an
 from __future__ import annotations
 
 from importlib import resources
+from importlib.resources.abc import Traversable
 
 from ..errors import InputError
 from . import config
@@ -13,7 +14,7 @@ from . import config
 __all__ = ["example_names", "example_text", "schema_text"]
 
 
-def _folder():
+def _folder() -> Traversable:
     return resources.files(__package__) / "examples"
 
 

@@ -30,7 +30,9 @@ from __future__ import annotations
 import difflib
 import math
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 from ..errors import InputError
 from ..runtime.validation import DOMAINS
@@ -87,9 +89,9 @@ class Envelope:
         RTTs that no real network would see.
     """
 
-    rtt_ms: tuple = (15.0, 500.0)
-    link_mbps: tuple = (10.0, 10_000.0)
-    flows: tuple = (1.0, 100.0)
+    rtt_ms: tuple[float, float] = (15.0, 500.0)
+    link_mbps: tuple[float, float] = (10.0, 10_000.0)
+    flows: tuple[float, float] = (1.0, 100.0)
     buffer_bdp: float = 1.0
 
 
@@ -159,7 +161,7 @@ ECHO_CHARS = 80                # a value is echoed in a message up to this many 
 MAX_CONFIG_BYTES = 16 * 2**20  # a configuration file is a few hundred bytes; 16 MB is far beyond any real one
 
 
-def _echo(value) -> str:
+def _echo(value: object) -> str:
     """``repr(value)`` for a one-line message, cut to :data:`ECHO_CHARS` (a 2M-element array was
     echoed as one 8 MB line), with the length of what was cut."""
     text = repr(value)
@@ -169,13 +171,13 @@ def _echo(value) -> str:
     return f"{text[:ECHO_CHARS]}... ({len(text)} characters{size})"
 
 
-def _unknown(key: str, where: str, known) -> InputError:
+def _unknown(key: str, where: str, known: Iterable[str]) -> InputError:
     close = difflib.get_close_matches(key[:200], list(known), n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
     return InputError(f"unknown key {_echo(key)} in {where}{hint}")
 
 
-def _number(value, name: str, minimum: float = 0.0, strict: bool = True, maximum: float = math.inf) -> float:
+def _number(value: object, name: str, minimum: float = 0.0, strict: bool = True, maximum: float = math.inf) -> float:
     """``value`` as a finite float in its range, or an InputError naming ``name``."""
     # bool is an int in Python but `ALPHA = true` is a typo, not a gain.
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -189,7 +191,7 @@ def _number(value, name: str, minimum: float = 0.0, strict: bool = True, maximum
     return value
 
 
-def _range(value, name: str, minimum: float, strict: bool = True) -> tuple:
+def _range(value: object, name: str, minimum: float, strict: bool = True) -> tuple[float, float]:
     if not isinstance(value, list) or len(value) != 2:
         raise InputError(f"{name} = {_echo(value)}: expected [lo, hi]")
     lo, hi = (_number(v, f"{name}[{i}]", minimum, strict) for i, v in enumerate(value))
@@ -198,14 +200,14 @@ def _range(value, name: str, minimum: float, strict: bool = True) -> tuple:
     return lo, hi
 
 
-def _table(document: dict, name: str) -> dict:
+def _table(document: dict[str, Any], name: str) -> dict[str, Any]:
     table = document.get(name, {})
     if not isinstance(table, dict):
         raise InputError(f"{name} must be a table ([{name}])")
     return table
 
 
-def parse_config(document: dict) -> CheckConfig:
+def parse_config(document: dict[str, Any]) -> CheckConfig:
     """Validate a parsed TOML document and fill in the defaults.
 
     Parameters

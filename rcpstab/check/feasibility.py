@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from ..packet.wire.rcp_header import RTT_UNKNOWN
 from .config import CheckConfig
@@ -63,12 +64,12 @@ class Infeasibility:
         The network, the bound with its numbers and what would fix it.
     """
 
-    network: dict
+    network: dict[str, float]
     step: str
     bound: str
     text: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         net = self.network
         return {"C_bps": net["C"], "d0_s": net["d0"], "N": net["N"], "step": self.step, "bound": self.bound,
                 "text": self.text}
@@ -79,11 +80,11 @@ def min_rate_bps(config: CheckConfig, d0_s: float) -> float:
     return config.router.min_rate_mtu_fraction * MTU_BITS / d0_s
 
 
-def _where(net: dict) -> str:
+def _where(net: dict[str, float]) -> str:
     return f"C = {net['C'] / 1e6:.4g} Mb/s, d0 = {net['d0'] * 1000:.4g} ms, N = {net['N']:g}"
 
 
-def _rate_bound(config: CheckConfig, net: dict) -> Infeasibility | None:
+def _rate_bound(config: CheckConfig, net: dict[str, float]) -> Infeasibility | None:
     """The first step whose fair share is below the rate floor (MIN_RATE or the header's 1 byte/ms)."""
     eta, c, n, d0 = config.router.eta, net["C"], net["N"], net["d0"]
     floor_min = min_rate_bps(config, d0)
@@ -108,7 +109,7 @@ def _rate_bound(config: CheckConfig, net: dict) -> Infeasibility | None:
     return None
 
 
-def _rtt_bound(config: CheckConfig, net: dict) -> Infeasibility | None:
+def _rtt_bound(config: CheckConfig, net: dict[str, float]) -> Infeasibility | None:
     d_ms = net["d0"] * 1000.0
     limit = min(config.router.max_rtt_ms, HEADER_RTT_MAX_MS)
     if d_ms >= limit:
@@ -127,12 +128,12 @@ def _rtt_bound(config: CheckConfig, net: dict) -> Infeasibility | None:
     return None
 
 
-def classify(config: CheckConfig, net: dict) -> Infeasibility | None:
+def classify(config: CheckConfig, net: dict[str, float]) -> Infeasibility | None:
     """The most basic bound ``net`` breaks whatever the gains (RTT bounds first), or None."""
     return _rtt_bound(config, net) or _rate_bound(config, net)
 
 
-def feasible(config: CheckConfig, nets: list[dict], step: str) -> list[bool]:
+def feasible(config: CheckConfig, nets: list[dict[str, float]], step: str) -> list[bool]:
     """For each network, whether some gains could pass judgement ``step`` there (a key of :data:`STEPS`)."""
     order = list(STEPS)
     out = []
@@ -142,14 +143,14 @@ def feasible(config: CheckConfig, nets: list[dict], step: str) -> list[bool]:
     return out
 
 
-def is_corner(config: CheckConfig, net: dict) -> bool:
+def is_corner(config: CheckConfig, net: dict[str, float]) -> bool:
     """Whether ``net`` sits on a corner of the envelope (else it is a sample inside)."""
     env = config.envelope
     return (net["C"] in (env.link_mbps[0] * 1e6, env.link_mbps[1] * 1e6)
             and net["d0"] in (env.rtt_ms[0] / 1000.0, env.rtt_ms[1] / 1000.0) and net["N"] in env.flows)
 
 
-def feasibility_finding(config: CheckConfig, nets: list[dict]) -> Finding:
+def feasibility_finding(config: CheckConfig, nets: list[dict[str, float]]) -> Finding:
     """Every envelope network can be served by some gains; else which cannot, why and what would fix it."""
     found = [(net, classify(config, net)) for net in nets]
     bad = [(net, f) for net, f in found if f is not None]

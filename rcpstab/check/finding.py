@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import Any
 
 CRITERIA = ("linear", "nonlinear", "all")
 """Which findings may decide the verdict (``--criterion``); ``config`` findings always do."""
@@ -39,13 +40,13 @@ class Finding:
     threshold: float | None
     unit: str
     explanation: str
-    details: dict | None = None
+    details: dict[str, Any] | None = None
 
     def gates(self, criterion: str) -> bool:
         """Whether this finding decides the verdict under ``criterion``."""
         return self.kind == "config" or (self.kind != "info" and criterion in ("all", self.kind))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         for key in ("figure", "threshold"):  # JSON has no NaN or infinity
             if out[key] is not None and not math.isfinite(out[key]):

@@ -30,6 +30,7 @@ has less room to fall and the climb back is shorter; the finding says when C was
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..cosim.flash_crowd import flash_crowd_cosim
 from ..packet.lens.region import run_verdict
@@ -46,9 +47,10 @@ MAX_CAPACITY_BPS = 100e6   # 8 300 packets/s: a 500 ms corner's 300 RTTs take ab
 SEGMENT_RTT = 150.0        # room for the verdict's trend fit (>= 40 RTTs) and a slow settle
 
 
-def packets_per_flow(network: dict) -> float:
+def packets_per_flow(network: dict[str, float]) -> float:
     """Bandwidth-delay product per flow, in packets of :data:`PACKET_BYTES`."""
-    return network["C"] * network["d0"] / (network["N"] * PACKET_BYTES * 8)
+    packets: float = network["C"] * network["d0"] / (network["N"] * PACKET_BYTES * 8)
+    return packets
 
 
 def worst_corner(results: list[NetworkResult]) -> NetworkResult | None:
@@ -57,13 +59,13 @@ def worst_corner(results: list[NetworkResult]) -> NetworkResult | None:
     if not eligible:
         return None
 
-    def badness(r):
+    def badness(r: NetworkResult) -> tuple[int, float]:
         time = -1.0 if math.isnan(r.convergence_rtt) else r.convergence_rtt
         return (-WORST_FIRST.index(r.verdict), time)
     return max(eligible, key=badness)
 
 
-def corner_scenario(network: dict) -> Scenario:
+def corner_scenario(network: dict[str, float]) -> Scenario:
     """The corner as a packet scenario: N flows, N more halfway, C capped or raised (module docstring)."""
     n, d0 = int(round(network["N"])), network["d0"]
     floor_bps = SIM_PACKETS_PER_FLOW * 2 * n * PACKET_BYTES * 8 / d0  # 2N flows after the doubling
@@ -111,8 +113,8 @@ def packet_flash_crowd_finding(results: list[NetworkResult], alpha: float, beta:
                        f"no envelope network keeps {MIN_PACKETS_PER_FLOW:g} packets of C*d0 per flow after a "
                        f"{CROWD_FACTOR}x crowd: a packet run would only measure overload; not run.")
 
-    def slowness(r):
-        crowd = r.flash_crowd
+    def slowness(r: NetworkResult) -> float:
+        crowd: Any = r.flash_crowd  # set on every result this finding is given (None only without the flash crowd step)
         return crowd.convergence_rtt if crowd.verdict == "converged" else math.inf
     corner = max(eligible, key=slowness)
     net = corner.network
@@ -126,7 +128,7 @@ def packet_flash_crowd_finding(results: list[NetworkResult], alpha: float, beta:
     where = (f"C = {net['C'] / 1e6:.4g} Mb/s, d0 = {d0 * 1000:.4g} ms, N = {n} -> {CROWD_FACTOR * n}"
              + (f", simulated at C = {capacity / 1e6:.4g} Mb/s" if capacity != net["C"] else ""))
 
-    def rec(r):
+    def rec(r: Any) -> str:
         return f"{r.recovery_rtt:.3g} RTTs" if math.isfinite(r.recovery_rtt) else f"not recovered ({r.reason})"
     text = (f"reference implementation, flash crowd on the fluid model's slowest eligible corner ({where}), buffer "
             f"{buffer_bdp:g} C*d0 in both runs: packet/fluid peak queue {p.peak_queue_bdp:.3g}/{f.peak_queue_bdp:.3g} "

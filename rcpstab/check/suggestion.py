@@ -10,6 +10,7 @@ full checks in that order until one passes; when none does, the suggestion says 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,9 @@ def linear_slack(m: Margins, th: Thresholds) -> float:
     re = m.rightmost_root[0]
     gm = math.inf if m.gain_margin is None and m.stable else (m.gain_margin or 0.0)
     decay = re / th.rightmost_real_max if th.rightmost_real_max < 0 else 1.0 + th.rightmost_real_max - re
-    return min(gm / th.gain_margin_min, m.phase_margin_deg / th.phase_margin_min_deg, decay)
+    assert m.phase_margin_deg is not None  # the rcp loop has a pole at 0: |G| crosses 1 at every gain > 0
+    slack: float = min(gm / th.gain_margin_min, m.phase_margin_deg / th.phase_margin_min_deg, decay)
+    return slack
 
 
 def _grid(config: CheckConfig) -> list[tuple[float, float]]:
@@ -76,7 +79,7 @@ def steps_pass(config: CheckConfig, points: list[tuple[float, float]]) -> np.nda
     return ok
 
 
-def candidates(config: CheckConfig, criterion: str) -> tuple[list[tuple[float, float, float]], dict]:
+def candidates(config: CheckConfig, criterion: str) -> tuple[list[tuple[float, float, float]], dict[str, int]]:
     """Screened grid points, nearest first, then largest linear slack, and what the screens removed.
 
     Under a criterion that includes the linear findings, points failing them are dropped;
@@ -128,7 +131,7 @@ def _excluded(config: CheckConfig, samples: int) -> tuple[int, str]:
 
 
 def suggest(config: CheckConfig, criterion: str, samples: int, workers: int, packet: bool = False,
-            report: CheckReport | None = None) -> dict:
+            report: CheckReport | None = None) -> dict[str, Any]:
     """The nearest passing (alpha, beta), largest margin first among equally near ones; or why there is none.
 
     Every screened candidate is verified with :func:`~rcpstab.check.checks.run_checks` (same
@@ -157,10 +160,10 @@ def suggest(config: CheckConfig, criterion: str, samples: int, workers: int, pac
         the user). Alpha, beta, distance and report are None when nothing passes.
     """
     n_bad, excluded = _excluded(config, samples)
-    base = {"alpha": None, "beta": None, "distance": None, "report": None, "checked": [], "not_checked": [],
+    base: dict[str, Any] = {"alpha": None, "beta": None, "distance": None, "report": None, "checked": [], "not_checked": [],
             "excluded_networks": n_bad}
 
-    def answer(**fields) -> dict:
+    def answer(**fields: Any) -> dict[str, Any]:
         out = dict(base, **fields)
         if out["alpha"] is None:
             out["text"] = (f"no other gains suggested: {out['reason']}" if out.pop("gains_fine", False)
@@ -182,7 +185,7 @@ def suggest(config: CheckConfig, criterion: str, samples: int, workers: int, pac
                              f"can change; what fails ({', '.join(config_failing)}) depends on the envelope and the "
                              f"router's constants, not on alpha and beta, and no search was run{excluded}.")
     found, screened = candidates(config, criterion)
-    failing: dict = {}
+    failing: dict[str, Any] = {}
     pool, packet_failed = [], []
     checked = ["linear", "nonlinear (fluid)"] if criterion == "all" else [criterion]
     for a, b, distance in found:

@@ -9,6 +9,7 @@ import SymPy, SciPy and matplotlib, which take a second). Adding a command is on
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 
 COMMANDS = {
     "map": ("map", "Map the stable (alpha, beta) region of a model with one method."),
@@ -30,6 +31,6 @@ COMMANDS = {
 """Command name -> (module in :mod:`rcpstab.commands`, one-line summary)."""
 
 
-def load(name: str):
+def load(name: str) -> ModuleType:
     """Import and return the module of command ``name``."""
     return importlib.import_module(f"{__name__}.{COMMANDS[name][0]}")

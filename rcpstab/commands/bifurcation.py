@@ -10,6 +10,8 @@ the smooth variants rcp-unclamped and rcp-rate (see rcpstab.bifurcation.smooth),
 """
 from __future__ import annotations
 
+import argparse
+
 from ..api.sweeps import bifurcation
 from .output import add_network_arguments, add_param_argument, check_outputs, model_help
 
@@ -21,7 +23,7 @@ EXAMPLES = (
 )
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="rcp", help=model_help("rcp"))
     parser.add_argument("--alpha", required=True, help="START:STOP:STEP to sweep, or value(s) held (comma-separated)")
     parser.add_argument("--beta", required=True, help="START:STOP:STEP to sweep, or value(s) held (comma-separated)")
@@ -40,7 +42,7 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="print the points as JSON")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from ..api.common import parse_params
 
     check_outputs(args)

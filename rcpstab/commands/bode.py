@@ -5,6 +5,8 @@ w*d0 with the crossovers marked (python-control's layout); --json prints the mar
 """
 from __future__ import annotations
 
+import argparse
+
 from ..api.point import bode
 from .output import add_point_arguments, check_outputs
 
@@ -14,11 +16,11 @@ EXAMPLES = (
 )
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_point_arguments(parser, "diagram", "print the margins as JSON")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     check_outputs(args)
     result = bode(args.model, args.alpha, args.beta, args.pade)
     if args.out:

@@ -13,7 +13,9 @@ every finding of the chosen criterion passes, 1 if one fails (with a verified su
 """
 from __future__ import annotations
 
+import argparse
 import sys
+from typing import Any
 
 from ..api.checker import CRITERIA, check, check_example, check_examples, check_schema
 from ..errors import InputError
@@ -31,7 +33,7 @@ GREEN, RED, RESET = "\033[32m", "\033[31m", "\033[0m"
 LIST_EXAMPLES = "*"  # --example without a NAME: list them (an empty string would read as an empty value)
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", metavar="CONFIG.toml", nargs="?",
                         help="router constants, envelope and thresholds (format: --schema)")
     parser.add_argument("--example", metavar="NAME", nargs="?", const=LIST_EXAMPLES,
@@ -49,12 +51,12 @@ def add_arguments(parser):
     parser.add_argument("--no-suggest", action="store_true", help="do not search for a passing (alpha, beta)")
 
 
-def _table(report, colour: bool, packet: bool = False) -> str:
-    def mark(passed):
+def _table(report: Any, colour: bool, packet: bool = False) -> str:
+    def mark(passed: bool) -> str:
         word = "pass" if passed else "FAIL"
         return f"{GREEN if passed else RED}{word}{RESET}" if colour else word
 
-    def num(x):
+    def num(x: float | None) -> str:
         return "-" if x is None else f"{x:.4g}"
 
     lines = [f"rcpstab check: alpha = {report.alpha:g}, beta = {report.beta:g}, criterion {report.criterion}", ""]
@@ -70,7 +72,7 @@ def _table(report, colour: bool, packet: bool = False) -> str:
     return "\n".join(lines)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     if args.schema or args.example is not None:
         if args.schema:
             print(check_schema(), end="")

@@ -12,6 +12,7 @@ configurations as in `map --method phaseplane` (Figs. 5.10-5.12).
 """
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..api.sweeps import CONVERGENCE_GRID, CONVERGENCE_START, convergence
@@ -30,7 +31,7 @@ START_HELP = {
 }
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="rcp", help=model_help())
     for name in ("alpha", "beta"):
         parser.add_argument(f"--{name}", nargs="+", default=[CONVERGENCE_GRID], metavar="VALUES",
@@ -45,7 +46,7 @@ def add_arguments(parser):
     add_sweep_arguments(parser, what="")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from ..api.common import parse_params
 
     check_workers(args)

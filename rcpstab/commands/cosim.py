@@ -42,6 +42,8 @@ RTT estimate), max_allowable_rtt_ms, packet_events, packet_dropped, wall times, 
 """
 from __future__ import annotations
 
+import argparse
+
 from ..api.runs import NETWORK_SCENARIOS, cosim, default_transient_rtt, packet_models, scenario_names
 from ..errors import InputError
 from .output import DeprecatedAlias, buffer_bdp, check_outputs, report
@@ -53,7 +55,7 @@ EXAMPLES = (
 )
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (> 0)")
     parser.add_argument("--model", default="rcp", help=f"{', '.join(packet_models())} or a protocol file defining "
@@ -92,7 +94,7 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="print the agreement summary as JSON")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     check_outputs(args)
     if args.csv and args.scenario == "flash-crowd":
         raise InputError("--csv: the flash-crowd scenario writes --json and --out (the runs have different grids)")

@@ -9,6 +9,7 @@ goes to a Dask cluster.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import warnings
 
@@ -62,7 +63,7 @@ def _option(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
 
-def check_arguments(args) -> None:
+def check_arguments(args: argparse.Namespace) -> None:
     """Raise :class:`InputError` for the first out-of-domain value; cap ``--workers`` (with a warning)."""
     for dest, value in vars(args).items():
         if isinstance(value, str) and not value.strip():

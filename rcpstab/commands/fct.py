@@ -68,7 +68,9 @@ of a rate C(1 - rho) with no queue) and RCP with --alpha/--beta on the same arri
 """
 from __future__ import annotations
 
+import argparse
 import json
+from typing import Any
 
 from ..api.flows import DEFAULT_SIZES, fct, fct_fixed_rate, fct_protocols
 from .output import DeprecatedAlias, add_worker_argument, check_outputs, check_workers
@@ -79,7 +81,7 @@ EXAMPLES = (
 )
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (>= 0)")
     parser.add_argument("--C", type=float, required=True, metavar="BPS", help="bottleneck capacity, bit/s")
@@ -108,7 +110,7 @@ def add_arguments(parser):
                              "--sizes may be bpareto:mean=M,shape=S,max=X for App. A's model")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     check_outputs(args)
     check_workers(args)
     if args.fixed_rate is not None:
@@ -129,14 +131,14 @@ def run(args) -> int:
     return 0
 
 
-def run_protocols(args) -> int:
+def run_protocols(args: argparse.Namespace) -> int:
     seeds = list(range(args.seed, args.seed + args.replications))
     out = fct_protocols(args.protocol, args.alpha, args.beta, C=args.C, d0=args.d0, load=args.load, sizes=args.sizes,
                         flows=args.flows, seeds=seeds, buffer_bdp=args.buffer)
     if args.json:
         print(json.dumps({"protocols": out, "seeds": seeds}, allow_nan=False))
     elif not args.quiet:
-        def ci(d):
+        def ci(d: dict[str, Any]) -> str:
             if d["mean"] is None:
                 return "n/a"
             return f"{d['mean']:.2f}" + ("" if d["ci95"] is None else f" +- {d['ci95']:.2f}")
@@ -150,13 +152,13 @@ def run_protocols(args) -> int:
     return 0
 
 
-def run_fixed_rate(args) -> int:
+def run_fixed_rate(args: argparse.Namespace) -> int:
     out = fct_fixed_rate(args.fixed_rate, args.alpha, args.beta, C=args.C, d0=args.d0, load=args.load,
                          sizes=args.sizes, flows=args.flows, seed=args.seed)
     if args.json:
         print(json.dumps(out, allow_nan=False))
     elif not args.quiet:
-        def ms(x):
+        def ms(x: float | None) -> str:
             return "n/a" if x is None else f"{x * 1e3:.2f}"
         print(f"fct --fixed-rate: C={args.C:g} b/s, load {out['offered_load']:.3f}, mean size "
               f"{out['mean_size_pkts']:.1f} pkts; mean flow duration (ms) by flow simulator / FCFS queue / App. A")

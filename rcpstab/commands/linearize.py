@@ -8,6 +8,8 @@ prints one compilable ``equation`` environment (--standalone: a whole document).
 """
 from __future__ import annotations
 
+import argparse
+
 from ..api.linear import linearize
 from .output import model_help, report
 
@@ -18,7 +20,7 @@ EXAMPLES = (
 )
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="rcp", help=model_help())
     parser.add_argument("--T-over-d0", type=float, metavar="RATIO",
                         help="for a model that fixes its update interval before linearizing (rcp-router, "
@@ -29,7 +31,7 @@ def add_arguments(parser):
                         "the parameters left as JSON")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     result = linearize(args.model, T_over_d0=args.T_over_d0)
     if args.json:
         print(result.to_json())

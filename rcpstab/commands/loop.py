@@ -6,7 +6,9 @@ add (an input and an output delay). Output in SI units: rad/s and seconds.
 """
 from __future__ import annotations
 
+import argparse
 import json
+from collections.abc import Sequence
 
 from .. import api
 from ..api.validation import check_value
@@ -16,7 +18,7 @@ from .output import TypedNumber, report
 __all__ = ["add_loop_arguments", "parse_coefficients", "run_loop"]
 
 
-def add_loop_arguments(parser) -> None:
+def add_loop_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tf", nargs=2, metavar=("NUM", "DEN"),
                         help="an LTI loop instead of a model: coefficients in s, highest power first, comma-separated "
                              "(e.g. --tf 2 1,-1 for 2/(s - 1))")
@@ -27,7 +29,7 @@ def add_loop_arguments(parser) -> None:
                              "(e.g. --param N=10 --param tau_star=50e-6)")
 
 
-def parse_coefficients(text: str, name: str):
+def parse_coefficients(text: str, name: str) -> list[float]:
     """Comma-separated finite numbers (``1,-1``), naming the bad value."""
     try:
         values = [float(x) for x in text.split(",")]
@@ -38,7 +40,7 @@ def parse_coefficients(text: str, name: str):
     return values
 
 
-def _delays(texts):
+def _delays(texts: Sequence[str] | None) -> list[float]:
     out = []
     for t in texts or ["0"]:
         try:
@@ -49,7 +51,7 @@ def _delays(texts):
     return out
 
 
-def parse_params(texts) -> dict:
+def parse_params(texts: Sequence[str] | None) -> dict[str, float]:
     """``NAME=VALUE`` pairs (``N=10``) as {name: float}, naming a bad one."""
     out = {}
     for text in texts or []:
@@ -63,7 +65,7 @@ def parse_params(texts) -> dict:
     return out
 
 
-def run_loop(args) -> int:
+def run_loop(args: argparse.Namespace) -> int:
     given = "--tf" if args.tf is not None else f"--model {args.model}"
     for option, value, belongs in (("--delay", args.delay, "--tf"), ("--param", args.param, "a loop model")):
         if value and (belongs == "--tf") != (args.tf is not None):  # given, but nothing would read it
@@ -83,7 +85,7 @@ def run_loop(args) -> int:
     if args.quiet:
         return 0
 
-    def v(x, fmt, unit=""):
+    def v(x: float | None, fmt: str, unit: str = "") -> str:
         return "none" if x is None else f"{x:{fmt}}{unit}"
 
     print(f"margins of {title}:")

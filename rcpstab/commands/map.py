@@ -5,7 +5,9 @@ Methods (rcpstab.api.methods.METHODS, with each one's default grid):
 """
 from __future__ import annotations
 
+import argparse
 import sys
+from typing import Any
 
 from ..api.methods import METHODS
 from ..api.regions import region
@@ -31,13 +33,13 @@ EXTRA = {"boundary": ("exact",)}
 
 
 def _default_grid(axis: int) -> str:
-    grids = {}
+    grids: dict[str, Any] = {}
     for m in METHODS.values():
         grids.setdefault(m.grid[axis], []).append(m.name)
     return "; ".join(f"{grid} for {', '.join(names)}" for grid, names in grids.items())
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="rcp", help=model_help())
     parser.add_argument("--method", default="exact", choices=list(METHODS),
                         help="which lens maps the region: %(choices)s (default: exact)")
@@ -65,7 +67,7 @@ def add_arguments(parser):
     add_sweep_arguments(parser)
 
 
-def options(args) -> dict:
+def options(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword options of :func:`rcpstab.region` this command line sets (refusing one the method ignores)."""
     m = METHODS[args.method]
     out = {}
@@ -87,7 +89,7 @@ def options(args) -> dict:
     return out
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     kwargs = options(args)
     check_workers(args)
     check_outputs(args)

@@ -7,6 +7,7 @@ root. Margins that do not exist are printed as "none" with the reason (null in J
 """
 from __future__ import annotations
 
+import argparse
 import math
 
 from ..api.point import is_loop_model, margins
@@ -23,7 +24,7 @@ EXAMPLES = (
 )
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="rcp", help=model_help() + "; or dcqcn, timely (Zhu et al. 2016; "
                         "their parameters with --param NAME=VALUE)")
     parser.add_argument("--alpha", type=str, help="rate gain alpha (> 0, dimensionless)")
@@ -32,13 +33,13 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="print a JSON object (null with a reason where a margin does not exist)")
 
 
-def _value(x, fmt, unit="", note=None):
+def _value(x: float | None, fmt: str, unit: str = "", note: str | None = None) -> str:
     if x is None:
         return "none" + (f" ({note})" if note else "")
     return f"{x:{fmt}}{unit}"
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     if args.tf is not None or is_loop_model(args.model):
         return run_loop(args)
     if args.delay:  # read only by an LTI loop: given with a model's gains it was silently ignored

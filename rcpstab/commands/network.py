@@ -9,6 +9,8 @@ summary (settling times, final rates against the max-min targets, RTT-estimate s
 """
 from __future__ import annotations
 
+import argparse
+
 from ..api.runs import NETWORK_SCENARIOS, network
 from .output import check_outputs, report
 
@@ -18,7 +20,7 @@ EXAMPLES = (
 )
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", default="fig5.7", help=f"scenario: one of {', '.join(NETWORK_SCENARIOS)} (default: fig5.7)")
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0, dimensionless)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (> 0, dimensionless)")
@@ -29,7 +31,7 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="print the convergence summary as JSON")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     check_outputs(args)
     result = network(args.alpha, args.beta, args.scenario, args.t_end)
     if args.csv:

@@ -5,6 +5,8 @@ Z = N + P; --out draws G(j w) with its mirror, the unit circle, -1 and the margi
 """
 from __future__ import annotations
 
+import argparse
+
 from ..api.point import nyquist
 from .output import add_point_arguments, check_outputs
 
@@ -14,11 +16,11 @@ EXAMPLES = (
 )
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_point_arguments(parser, "plot", "print N, P, Z and the margins as JSON")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     check_outputs(args)
     result = nyquist(args.model, args.alpha, args.beta, args.pade)
     if args.out:

@@ -32,7 +32,7 @@ def writable_path(path: str, option: str, suffixes=None) -> str:
     return path
 
 
-def check_outputs(args) -> None:
+def check_outputs(args: argparse.Namespace) -> None:
     """Check ``--out`` (a figure) and ``--csv`` early, if the command was given them."""
     if getattr(args, "out", None):
         writable_path(args.out, "--out", FIGURE_FORMATS)
@@ -40,7 +40,7 @@ def check_outputs(args) -> None:
         writable_path(args.csv, "--csv")
 
 
-def add_param_argument(parser) -> None:
+def add_param_argument(parser: argparse.ArgumentParser) -> None:
     """``--param NAME=VALUE``: any parameter the model declares, by its own name (one value)."""
     parser.add_argument("--param", action="append", metavar="NAME=VALUE",
                         help="any other parameter of the model by name (its default otherwise); repeatable. "
@@ -51,7 +51,7 @@ OUTPUT_OPTIONS = ("out", "csv", "boundary")  # argparse destinations of files a 
 
 
 @contextlib.contextmanager
-def safe_outputs(args):
+def safe_outputs(args: argparse.Namespace):
     """Run a command with its output files written atomically (:mod:`rcpstab.runtime.atomic`).
 
     One path for two outputs, or for an output and ``--checkpoint``, is refused first; the
@@ -81,7 +81,7 @@ def safe_outputs(args):
             del args.output_targets
 
 
-def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
+def add_sweep_arguments(parser: argparse.ArgumentParser, what: str = "phaseplane: ") -> None:
     """Network configurations and execution options of a phase-plane sweep."""
     parser.add_argument("--C", type=float, nargs="+", metavar="BPS",
                         help=f"{what}link capacities, bit/s; every combination of C, d0, N is swept (default: 0.15e9, App. E)")
@@ -100,7 +100,7 @@ def add_sweep_arguments(parser, what: str = "phaseplane: ") -> None:
                         help="save finished chunks to FILE and resume from them; kept on Ctrl-C (default: none)")
 
 
-def add_network_arguments(parser, what: str = "") -> None:
+def add_network_arguments(parser: argparse.ArgumentParser, what: str = "") -> None:
     """One network configuration: ``--C``, ``--d0`` (alias ``--rtt``, deprecated), ``--N``, ``--T``."""
     parser.add_argument("--C", type=float, metavar="BPS", help=f"{what}link capacity, bit/s (default 0.15e9)")
     parser.add_argument("--d0", "--rtt", type=float, metavar="SECONDS", action=DeprecatedAlias,
@@ -112,7 +112,7 @@ def add_network_arguments(parser, what: str = "") -> None:
 class DeprecatedAlias(argparse.Action):
     """Store the value; when given under a name other than the first, warn once that the first is the name."""
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace, values, option_string=None):
         if option_string and option_string != self.option_strings[0]:
             import warnings
 
@@ -123,7 +123,7 @@ class DeprecatedAlias(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-def add_point_arguments(parser, drawing: str, json_help: str) -> None:
+def add_point_arguments(parser: argparse.ArgumentParser, drawing: str, json_help: str) -> None:
     """The options of a single-point loop plot (``bode``, ``nyquist``): model, gains, Pade order, figure, JSON."""
     parser.add_argument("--model", default="rcp", help=model_help("rcp"))
     parser.add_argument("--alpha", required=True, help="rate gain alpha (> 0, dimensionless)")
@@ -133,11 +133,11 @@ def add_point_arguments(parser, drawing: str, json_help: str) -> None:
     parser.add_argument("--json", action="store_true", help=json_help)
 
 
-def add_worker_argument(parser) -> None:
+def add_worker_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, help=f"local worker processes (default: 1; this machine has {os.cpu_count() or 1} cores)")
 
 
-def check_workers(args) -> None:
+def check_workers(args: argparse.Namespace) -> None:
     if args.workers < 1:
         raise InputError(f"--workers {args.workers}: must be at least 1")
 
@@ -163,21 +163,21 @@ class TypedNumber(float):
         return number
 
 
-def add_buffer_argument(parser, what: str = "") -> None:
+def add_buffer_argument(parser: argparse.ArgumentParser, what: str = "") -> None:
     """``--buffer BDP``: the bottleneck buffer of the fluid model (default: unbounded, the thesis' eqs.)."""
     parser.add_argument("--buffer", type=buffer_bdp, metavar="BDP",
                         help=f"{what}buffer in bandwidth-delay products C*d0: the queue is held in [0, BDP*C*d0] "
                              "and the overflow dropped (default: unbounded, as eqs. 5.1-5.4)")
 # --- the one-line human summary every command ends with -------------------------------------
 
-def report(args, line: str) -> None:
+def report(args: argparse.Namespace, line: str) -> None:
     """Print a command's one-line human summary, unless ``--json`` (machine output only) or ``--quiet``."""
     if getattr(args, "json", False) or getattr(args, "quiet", False):
         return
     print(line + files_written(args))
 
 
-def files_written(args) -> str:
+def files_written(args: argparse.Namespace) -> str:
     """``"; figure in X, table in Y"`` for the output files the command was given ('' if none)."""
     targets = getattr(args, "output_targets", {})  # safe_outputs: the real names behind the temporary files
     parts = [f"{what} in {targets.get(option, getattr(args, option))}" for option, what in

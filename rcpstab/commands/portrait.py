@@ -10,6 +10,8 @@ t_s, R_over_C, queue_bits), --json the verdicts and final states. The summary li
 """
 from __future__ import annotations
 
+import argparse
+
 from ..api.trajectories import portrait
 from ..errors import InputError
 from .output import add_buffer_argument, add_network_arguments, add_param_argument, check_outputs, model_help, report
@@ -20,7 +22,7 @@ EXAMPLES = (
 )
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="rcp", help=model_help())
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0, dimensionless)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (> 0, dimensionless)")
@@ -34,7 +36,7 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="print the verdicts and final states as JSON")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from ..api.common import parse_params
 
     check_outputs(args)

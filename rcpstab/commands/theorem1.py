@@ -6,6 +6,8 @@ Theorem 1 (xcp-katabi.txt lines 238-260) guarantees stability on beta = sqrt(2) 
 """
 from __future__ import annotations
 
+import argparse
+
 from ..api.linear import theorem1
 from .output import model_help
 
@@ -15,13 +17,13 @@ EXAMPLES = (
 )
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="xcp", help=model_help("xcp"))
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.add_argument("--details", action="store_true", help="also the exit point, root and tightness, one per line")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     result = theorem1(args.model)
     if args.json:
         print(result.to_json())

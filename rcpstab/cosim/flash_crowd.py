@@ -37,7 +37,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,6 +53,9 @@ from ..packet.simulator.topology import RWND_PACKETS
 from ..verdicts.band import STANDARD, Band
 from ..verdicts.recovery import recovery_rtt
 from .packet_vs_fluid import PACKET_PROTOCOL
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 OVERLOAD = 1.05          # input above 5% over C: overloaded (the packet count's noise is a few %)
 STALL = 0.05             # input below 5% of C: the senders are not sending
@@ -112,7 +117,7 @@ class CrowdResponse:
     stall_rtt: float = math.nan
     overload_d_over_d0: float = math.nan
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in self.__dict__.items()}
         if out["recovery_rtt"] is None and out["reason"] is None:
             out["reason"] = "not measured"
@@ -157,13 +162,13 @@ class FlashCrowdResult:
     fluid_dropped_bdp: np.ndarray
     packet: CrowdResponse
     fluid: CrowdResponse
-    conservation: dict = field(default_factory=dict)
+    conservation: dict[str, Any] = field(default_factory=dict)
     wall_time_s: float = 0.0
     model: ModelSpec = field(default_factory=lambda: get_model("rcp"))
 
-    def agreement(self) -> dict:
+    def agreement(self) -> dict[str, float | None]:
         """Relative differences ``abs(packet - fluid) / fluid`` of recovery and drops (None where not measured)."""
-        def rel(p, f):
+        def rel(p: float, f: float) -> float | None:
             return None if not (math.isfinite(p) and math.isfinite(f) and f > 0) else abs(p - f) / f
         return {"recovery_rtt": rel(self.packet.recovery_rtt, self.fluid.recovery_rtt),
                 "dropped_bdp": rel(self.packet.dropped_bdp, self.fluid.dropped_bdp)}
@@ -243,7 +248,7 @@ class FlashCrowdResult:
             return 0.0
         return math.log(p.gamma_eq / p.trough_R_over_C) / self.alpha
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """The ``cosim --scenario flash-crowd --json`` object."""
         sc = self.scenario
         n = sc.n_flows(0.0)
@@ -260,7 +265,7 @@ class FlashCrowdResult:
             "wall_time_s": self.wall_time_s,
         }
 
-    def plot(self, axes=None):
+    def plot(self, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes, Axes]:
         """Draw both runs (:func:`~rcpstab.cosim.plot.flash_crowd_plot`)."""
         from .plot import flash_crowd_plot
         return flash_crowd_plot(self, axes)
@@ -300,7 +305,7 @@ def arrival_delay_s(scenario: Scenario) -> float:
     return scenario.rtt_s
 
 
-def _fluid_response(run, scenario: Scenario, arrival_s: float, band: Band = STANDARD) -> CrowdResponse:
+def _fluid_response(run: Any, scenario: Scenario, arrival_s: float, band: Band = STANDARD) -> CrowdResponse:
     bdp = scenario.capacity_bps * scenario.rtt_s
     t, gamma, queue = run.t, run.gamma[:, 0], run.queue[:, 0] / bdp
     dropped = run.states["dropped"][:, 0] / bdp
@@ -318,7 +323,7 @@ def _fluid_response(run, scenario: Scenario, arrival_s: float, band: Band = STAN
                          gamma_eq, 0.0, band.rate, band.queue, float(gamma[after].min()), *episodes)
 
 
-def _packet_response(packet, scenario: Scenario, alpha: float, beta: float, crowd_s: float,
+def _packet_response(packet: Any, scenario: Scenario, alpha: float, beta: float, crowd_s: float,
                      arrival_s: float, band: Band = STANDARD) -> CrowdResponse:
     bdp_bits = scenario.capacity_bps * scenario.rtt_s
     per_rtt = max(int(round(scenario.rtt_s / control_interval_s(scenario))), 1)
@@ -360,8 +365,9 @@ def _packet_response(packet, scenario: Scenario, alpha: float, beta: float, crow
                          float(gamma[after].min()), *episodes)
 
 
-def check_flash_crowd(capacity_bps, rtt_s, n_flows, buffer_bdp=1.0, packet_bytes: int = 1500,
-                      factor: int = CROWD_FACTOR, duration_rtt: float = CROWD_BEFORE_RTT + CROWD_AFTER_RTT, options=("--C", "--rtt", "--N", "--buffer")) -> None:
+def check_flash_crowd(capacity_bps: float, rtt_s: float, n_flows: int, buffer_bdp: float = 1.0, packet_bytes: int = 1500,
+                      factor: int = CROWD_FACTOR, duration_rtt: float = CROWD_BEFORE_RTT + CROWD_AFTER_RTT,
+                      options: tuple[str, str, str, str] = ("--C", "--rtt", "--N", "--buffer")) -> None:
     """Refuse a flash crowd outside the domain table or above the run-cost limits, in one line.
 
     Parameters

@@ -18,6 +18,7 @@ import csv
 import math
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from ..network.topology import fig57
 from ..packet.simulator.topofile import UNBOUNDED_BUFFER_BYTES, load_topology
 from ..runtime.atomic import atomic_open
 from .network_packet_run import NETWORK_MAX_RTT_MS, PacketNetworkRun, run_network, run_topology, spec_network
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 NETWORK_SCENARIOS = {"fig5.7": fig57}
 NETWORK_T_END_S = 400.0   # 20 round trips of Fig. 5.7's long flow, as `rcpstab network`
@@ -66,28 +70,28 @@ class NetworkCosimResult:
     beta: float
     packet: NetworkRun
     fluid: NetworkRun
-    packet_counters: dict
+    packet_counters: dict[str, Any]
     packet_wall_time_s: float
     fluid_wall_time_s: float
     capacity_bps: np.ndarray
     packet_run: PacketNetworkRun | None = None
-    judged_links: tuple = ("L1", "L3")
+    judged_links: tuple[str, ...] = ("L1", "L3")
 
     def __repr__(self) -> str:
         return (f"NetworkCosimResult(scenario={self.scenario!r}, alpha={self.alpha:g}, beta={self.beta:g}, "
                 f"0..{self.fluid.t[-1]:.4g} s, links {', '.join(self.fluid.link_names)})")
 
-    def plot(self):
+    def plot(self) -> Figure:
         """Draw packet and fluid runs with :func:`~rcpstab.cosim.network_plot.network_cosim_plot`."""
         from .network_plot import network_cosim_plot
 
         return network_cosim_plot(self)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """The ``cosim --scenario fig5.7 --json`` object (keys in the command's help)."""
         packet, fluid = (_without_gains(summarize(run, self.judged_links, self.judged_links[0])[0])
                          for run in (self.packet, self.fluid))
-        return _json_safe({
+        return _json_safe({  # type: ignore[no-any-return]  # a dict in, a dict out
             "scenario": self.scenario, "alpha": self.alpha, "beta": self.beta, "t_end_s": float(self.fluid.t[-1]),
             "packet": packet, "fluid": fluid,
             "packet_over_fluid": {key: packet[key] / fluid[key] for key in packet if key.endswith(("final_rate_bps", "final_s"))},
@@ -124,11 +128,11 @@ def _quantity(run: NetworkRun, i: int, quantity: str, capacity_bps: float) -> np
     return (run.avg_rtt if quantity == "avg_rtt_s" else run.rtt_sample)[:, i, 0]
 
 
-def _without_gains(row: dict) -> dict:
+def _without_gains(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k not in ("alpha", "beta")}
 
 
-def _json_safe(value):
+def _json_safe(value: Any) -> Any:
     """NaN is not JSON: report it as null, recursively."""
     if isinstance(value, dict):
         return {k: _json_safe(v) for k, v in value.items()}
@@ -138,7 +142,7 @@ def _json_safe(value):
 
 
 def cosimulate_network(scenario: str, alpha: float, beta: float, *, t_end: float = NETWORK_T_END_S,
-                       backend: str = "c", **network_options) -> NetworkCosimResult:
+                       backend: str = "c", **network_options: Any) -> NetworkCosimResult:
     """Run a network scenario packet by packet and as the fluid model.
 
     Parameters
@@ -168,7 +172,7 @@ def cosimulate_network(scenario: str, alpha: float, beta: float, *, t_end: float
         raise InputError(f"alpha={alpha} and beta={beta} must be > 0")
     if scenario in NETWORK_SCENARIOS:
         net = NETWORK_SCENARIOS[scenario](**network_options)
-        judged = ("L1", "L3")
+        judged: tuple[str, ...] = ("L1", "L3")
         packet = run_network(net, alpha, beta, t_end, backend=backend)
     elif str(scenario).endswith((".toml", ".json")):
         spec = load_topology(scenario)
@@ -188,7 +192,7 @@ def cosimulate_network(scenario: str, alpha: float, beta: float, *, t_end: float
                               judged_links=judged)
 
 
-def _check_fluid_can_run(spec, options) -> None:
+def _check_fluid_can_run(spec: Any, options: dict[str, Any]) -> None:
     """The fluid network model runs long-lived flows from t = 0 on unbounded queues: refuse what it cannot."""
     if options:
         raise InputError(f"{next(iter(options))}: does not apply to a topology file")

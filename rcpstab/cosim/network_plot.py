@@ -1,6 +1,10 @@
 """Figure of a network co-simulation, as thesis Figs. 5.8-5.9: rates at L1 and L3, L1's RTT estimate; packet vs fluid."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from matplotlib.figure import Figure
+
 from ..figures import new_figure, save
 from ..network.plotting import rtt_estimate_panel
 from .network import NetworkCosimResult
@@ -8,7 +12,8 @@ from .network import NetworkCosimResult
 MBPS = 1e6
 
 
-def network_cosim_plot(result: NetworkCosimResult, rate_links=None, rtt_link: str | None = None):
+def network_cosim_plot(result: NetworkCosimResult, rate_links: Sequence[str] | None = None,
+                       rtt_link: str | None = None) -> Figure:
     """Rates at ``rate_links`` (top) and ``rtt_link``'s RTT estimate d (bottom, d_T thin), both runs.
 
     By default the links the summary judges (fig5.7: L1 and L3; a topology file: all) and the first of them.

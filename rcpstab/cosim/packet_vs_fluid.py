@@ -25,7 +25,9 @@ from __future__ import annotations
 import csv
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +38,9 @@ from ..packet.simulator.run import run_scenario
 from ..packet.simulator.scenarios import Scenario, get_scenario
 from ..packet.simulator.segments import control_interval_s, flow_segments, rtt_average
 from ..runtime.atomic import atomic_open
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 TRANSIENT_RTT = 20.0   # after each flow-count change: measured settling (5% band) is <= 15 RTTs at alpha <= 0.8
 SETTLE_BAND = 0.05     # settled: one-RTT mean of R/C within 5% of eta/N (the packet plateau sits up to ~3% low)
@@ -125,19 +130,19 @@ class CosimResult:
     fluid_queue_bytes: np.ndarray
     n_flows: np.ndarray
     packet_n_active: np.ndarray
-    segments: list = field(default_factory=list)
+    segments: list[SegmentAgreement] = field(default_factory=list)
     transient_rtt: float = TRANSIENT_RTT
     packet_wall_time_s: float = 0.0
     fluid_wall_time_s: float = 0.0
     model: ModelSpec = field(default_factory=lambda: get_model("rcp"))
-    conservation: dict = field(default_factory=dict)
+    conservation: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return (f"CosimResult(scenario={self.scenario.name!r}, model={self.model.name!r}, alpha={self.alpha:g}, "
                 f"beta={self.beta:g}, 0..{self.t[-1]:.4g} s, {len(self.segments)} segment(s), "
                 f"RMS R/C difference {self.rms_R_over_C:.2g})")
 
-    def plot(self, axes=None):
+    def plot(self, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
         """Draw the packet/fluid overlay with :func:`~rcpstab.cosim.plot.cosim_plot`.
 
         Without ``axes`` the two panels go into a new pyplot figure, so that a notebook shows it.
@@ -171,7 +176,7 @@ class CosimResult:
         diff = ((self.packet_R_over_C - self.fluid_R_over_C) / fair)[self.steady]
         return float(np.sqrt(np.mean(diff**2))) if diff.size else math.nan
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """The ``cosim --json`` object (keys documented in the command's help)."""
         return {
             "scenario": self.scenario.name,
@@ -203,7 +208,7 @@ def _fair_share(n_flows: int, eta: float) -> float:
     return eta / max(int(n_flows), 1)
 
 
-def _json_number(value):
+def _json_number(value: Any) -> Any:
     """NaN is not JSON: report it as null."""
     return None if isinstance(value, float) and math.isnan(value) else value
 
@@ -267,25 +272,27 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
     return result
 
 
-def _fluid_share(fluid, scenario: Scenario, model: str) -> np.ndarray:
+def _fluid_share(fluid: Any, scenario: Scenario, model: str) -> np.ndarray:
     """The fluid R/C; for xcp y/(N(t)*C): the model's gamma divides by the initial N only."""
     if model != "xcp":  # R/C of the scenario's C (a user's model may scale its rate by another capacity)
-        return fluid.gamma[:, 0] * (fluid.capacity[0] / scenario.capacity_bps)
+        share: np.ndarray = fluid.gamma[:, 0] * (fluid.capacity[0] / scenario.capacity_bps)
+        return share
     flows = np.maximum([scenario.n_flows(x) for x in fluid.t], 1)
-    return fluid.states["y"][:, 0] / (flows * scenario.capacity_bps)
+    share = fluid.states["y"][:, 0] / (flows * scenario.capacity_bps)
+    return share
 
 
-def _segment_agreement(result: CosimResult, seg) -> SegmentAgreement:
+def _segment_agreement(result: CosimResult, seg: Any) -> SegmentAgreement:
     scenario = result.scenario
     inside = (result.t >= seg.start_s) & (result.t < seg.stop_s)
     steady = inside & (result.t >= seg.start_s + result.transient_rtt * scenario.rtt_s)
     eq = seg.equilibrium(scenario.eta)
     per_rtt = int(round(scenario.rtt_s / (result.t[1] - result.t[0]))) if result.t.size > 1 else 1
 
-    def plateau(x):
+    def plateau(x: np.ndarray) -> float:
         return float(np.mean(x[steady])) if steady.any() else math.nan
 
-    def settling(x):
+    def settling(x: np.ndarray) -> float:
         smooth = rtt_average(x, per_rtt)[inside]
         out = np.flatnonzero(np.abs(smooth / eq - 1.0) > SETTLE_BAND)
         if out.size == 0:

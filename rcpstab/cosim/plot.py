@@ -5,13 +5,18 @@ plotting separate, as in the rest of rcpstab).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any, cast
+
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from ..figures import network_caption, new_figure, save, set_title
 from .packet_vs_fluid import CosimResult
 
 
-def cosim_plot(result: CosimResult, axes=None):
+def cosim_plot(result: CosimResult, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
     """Two panels against time (s): R/C (with eta/N dashed) and the queue (bytes), both runs.
 
     Parameters
@@ -50,17 +55,17 @@ def cosim_plot(result: CosimResult, axes=None):
 def save_cosim_figure(result: CosimResult, path: str) -> None:
     """Draw :func:`cosim_plot` in a new figure and write it to ``path`` (.png, .svg or .pdf)."""
     rate_ax, _ = cosim_plot(result)
-    save(rate_ax.figure, path)
+    save(cast(Figure, rate_ax.figure), path)  # axes of new_figure(): a Figure
 
 
-def network_title(scenario) -> str:
+def network_title(scenario: Any) -> str:
     """The network of a flash crowd in words: capacity, RTT, flows before and after, buffer."""
     flows = sorted({scenario.n_flows(start) for start, _ in scenario.long_flows})
     return (f"C = {scenario.capacity_bps / 1e6:.4g} Mb/s, d0 = {scenario.rtt_s * 1000:.4g} ms, "
             f"N = {flows[0]} -> {flows[-1]}, buffer {scenario.effective_buffer_bytes / scenario.bdp_bytes:.3g} C*d0")
 
 
-def flash_crowd_plot(result, axes=None):
+def flash_crowd_plot(result: Any, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes, Axes]:
     """Three panels against RTTs since the crowd's arrival: R/C (log), the queue and the dropped volume (C*d0).
 
     Parameters
@@ -90,7 +95,7 @@ def flash_crowd_plot(result, axes=None):
     rate_ax.set_ylabel("R/C")
     f, p = result.fluid, result.packet
 
-    def rec(r):
+    def rec(r: Any) -> str:
         return f"{r.recovery_rtt:.3g}" if np.isfinite(r.recovery_rtt) else "-"
     rate_ax.set_title(f"flash crowd, {network_title(result.scenario)}\nalpha = {result.alpha:g}, beta = "
                       f"{result.beta:g}: recovery fluid {rec(f)} / packet {rec(p)} RTTs", fontsize="medium")
@@ -102,7 +107,7 @@ def flash_crowd_plot(result, axes=None):
     return rate_ax, queue_ax, drop_ax
 
 
-def save_flash_crowd_figure(result, path: str) -> None:
+def save_flash_crowd_figure(result: Any, path: str) -> None:
     """Draw :func:`flash_crowd_plot` in a new figure and write it to ``path``."""
     rate_ax, _, _ = flash_crowd_plot(result)
-    save(rate_ax.figure, path)
+    save(cast(Figure, rate_ax.figure), path)  # axes of new_figure(): a Figure

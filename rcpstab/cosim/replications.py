@@ -22,6 +22,7 @@ seed, as the seeded packet maps do, and repeat the whole co-simulation; per run:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +30,9 @@ from ..errors import InputError
 from ..intervals import t_half_width
 from ..packet.simulator.topofile import TopologySpec, load_topology
 from .network_packet_run import run_topology
+
+if TYPE_CHECKING:
+    import pandas
 
 __all__ = ["Replications", "replicate_scenario", "replicate_topology"]
 
@@ -48,12 +52,12 @@ class Replications:
         Start of the averaging window, s (None: per-run figures of a single-link co-simulation).
     """
 
-    seeds: list
-    values: dict
+    seeds: list[int]
+    values: dict[str, Any]
     confidence: float
     late_from_s: float | None = None
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Quantity -> {mean, std (sample, ddof=1), ci_low, ci_high, n}; Student t with n - 1 degrees of freedom."""
         out = {}
         for name, v in self.values.items():
@@ -64,7 +68,7 @@ class Replications:
             out[name] = {"mean": mean, "std": std, "ci_low": mean - half, "ci_high": mean + half, "n": n}
         return out
 
-    def to_pandas(self):
+    def to_pandas(self) -> pandas.DataFrame:
         """One row per quantity: ``quantity``, ``mean``, ``std``, ``ci_low``, ``ci_high``, ``n``."""
         import pandas
 
@@ -105,7 +109,7 @@ def replicate_topology(spec: TopologySpec | str, alpha: float, beta: float, seed
         spec = load_topology(spec)
     t_end = spec.t_end_s if t_end is None else t_end
     late_from = t_end / 2 if late_from is None else late_from
-    if not (isinstance(seeds, int) and seeds >= 1):
+    if not (isinstance(seeds, int) and seeds >= 1):  # type: ignore[redundant-expr]  # callers without type checking pass anything
         raise InputError(f"seeds={seeds!r}: must be an integer >= 1")
     if not 0 < confidence < 1:
         raise InputError(f"confidence={confidence}: must be in (0, 1)")
@@ -115,7 +119,7 @@ def replicate_topology(spec: TopologySpec | str, alpha: float, beta: float, seed
     return Replications(seeds=list(range(seeds)), values=values, confidence=confidence, late_from_s=late_from)
 
 
-def replicate_scenario(scenario, alpha: float, beta: float, seeds: int, start_jitter_s: float, *,
+def replicate_scenario(scenario: Any, alpha: float, beta: float, seeds: int, start_jitter_s: float, *,
                        t_end: float | None = None, transient_rtt: float | None = None, model: str = "rcp",
                        confidence: float = 0.95) -> Replications:
     """Co-simulate a single-link scenario with seeds 0..``seeds``-1, each drawing the flows' start jitter.
@@ -156,7 +160,7 @@ def replicate_scenario(scenario, alpha: float, beta: float, seeds: int, start_ji
     from ..packet.simulator.scenarios import get_scenario
     from .packet_vs_fluid import TRANSIENT_RTT, cosimulate
 
-    if not (isinstance(seeds, int) and seeds >= 1):
+    if not (isinstance(seeds, int) and seeds >= 1):  # type: ignore[redundant-expr]  # callers without type checking pass anything
         raise InputError(f"seeds={seeds!r}: must be an integer >= 1")
     if not 0 < confidence < 1:
         raise InputError(f"confidence={confidence}: must be in (0, 1)")
@@ -177,7 +181,7 @@ def replicate_scenario(scenario, alpha: float, beta: float, seeds: int, start_ji
     return Replications(seeds=list(range(seeds)), values=values, confidence=confidence)
 
 
-def _late_means(run, spec: TopologySpec, late_from: float) -> dict:
+def _late_means(run: Any, spec: TopologySpec, late_from: float) -> dict[str, float]:
     out = {}
     t, d = run.flow_t, run.flow_delivered_bytes
     late = np.flatnonzero(t >= late_from)

@@ -11,6 +11,8 @@ Public API::
     fixed_rate_study(rates_bps, ...)        # the App. A U curve on one workload (fixed_rate.py)
     compare_protocols(protocols, gains, ...)  # RCP, RCP-AC, XCP on the same arrivals (protocols.py)
 """
+from typing import Any
+
 from .fixed_rate import fixed_rate_study
 from .protocols import compare_protocols
 from .ps import lower_bound_fct, processor_sharing_fct
@@ -23,7 +25,7 @@ __all__ = ["FctBin", "FctResult", "compare_methods", "compare_protocols", "fct_p
 _PLOTTING = ("fct_plot", "save_fct_figure")
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """The plotting functions on first use: importing matplotlib's figure machinery costs more than a
     small study, and a run that draws nothing should not pay it."""
     if name in _PLOTTING:

@@ -12,6 +12,8 @@ its time-average rate and mean duration on the same arrivals.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -41,9 +43,9 @@ def parse_bounded_pareto(text: str) -> BoundedPareto:
     return BoundedPareto.with_mean(mean, shape, top)
 
 
-def fixed_rate_study(rates_bps, *, capacity_bps: float, rtt_s: float, load: float, sizes, n_flows: int,
+def fixed_rate_study(rates_bps: Sequence[float] | np.ndarray, *, capacity_bps: float, rtt_s: float, load: float, sizes: Any, n_flows: int,
                      seed: int = 0, alpha: float = 0.1, beta: float = 1.0, buffer_bdp: float = 1000.0,
-                     packet_bytes: int = DATA_PACKET_BYTES) -> dict:
+                     packet_bytes: int = DATA_PACKET_BYTES) -> dict[str, Any]:
     """Mean flow duration at each fixed rate by the flow simulator, the FCFS queue and App. A.
 
     Parameters

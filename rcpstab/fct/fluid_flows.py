@@ -46,8 +46,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 
@@ -104,7 +106,7 @@ class FluidFlowRun:
         return float((self.sent_bits[i1 - 1] - self.sent_bits[i0]) / (self.capacity_bps * (t1 - t0)))
 
 
-def time_average_in_progress(arrival_s, fct_s, t0: float, t1: float) -> float:
+def time_average_in_progress(arrival_s: ArrayLike, fct_s: ArrayLike, t0: float, t1: float) -> float:
     """Time-average number of flows in progress (arrived, not finished) over ``[t0, t1]``."""
     a = np.asarray(arrival_s, float)
     e = a + np.where(np.isfinite(fct_s), fct_s, np.inf)
@@ -112,11 +114,11 @@ def time_average_in_progress(arrival_s, fct_s, t0: float, t1: float) -> float:
     return float(overlap.sum() / (t1 - t0))
 
 
-def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: float, arrival_s, size_bits,
+def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: float, arrival_s: ArrayLike, size_bits: ArrayLike,
                    rtt: str = "propagation", lag: bool = True, quantum_bps: float = 0.0, dt_s: float | None = None,
                    horizon_s: float | None = None, fixed_rate_bps: float | None = None,
                    packet_bits: float = 0.0, window_mss_bits: float = 0.0,
-                   interval_s: float = 0.0, rate_trace=None) -> FluidFlowRun:
+                   interval_s: float = 0.0, rate_trace: list[Any] | None = None) -> FluidFlowRun:
     """Run the flow-level fluid model on given arrivals.
 
     Parameters
@@ -206,7 +208,7 @@ def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: flo
         if j > nxt:
             act_id = np.concatenate([act_id, np.arange(nxt, j)])
             act_left = np.concatenate([act_left, size[nxt:j]])
-            nxt = j
+            nxt = int(j)
         r = R_hist[k - lag_steps] if k >= lag_steps else (C if fixed_rate_bps is None else R)
         if quantum_bps > 0:
             r = max(round(r / quantum_bps), 1) * quantum_bps

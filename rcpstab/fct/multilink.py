@@ -16,8 +16,11 @@ same chain (:mod:`.tcp_ns3`). The arrivals are the same for every protocol
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from ..packet.simulator.topology import Link, Topology, request_field
@@ -44,8 +47,8 @@ def chain_topology(n_links: int, capacity_bps: float, rtt0_s: float, protocol: s
     return Topology(links=tuple(fwd + back), forward_path=0, reverse_path=1, paths=tuple(paths), monitored_link=0)
 
 
-def chain_workload(n_links: int, capacity_bps: float, load: float, sizes, n_flows: int, seed: int,
-                   packet_bytes: int = DATA_PACKET_BYTES):
+def chain_workload(n_links: int, capacity_bps: float, load: float, sizes: Any, n_flows: int, seed: int,
+                   packet_bytes: int = DATA_PACKET_BYTES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Merged arrivals of groups 0..n over one common span, in time order.
 
     The span T is the time ``n_flows`` flows of the mean size take at ``load / 2``. Each group
@@ -76,8 +79,8 @@ def chain_workload(n_links: int, capacity_bps: float, load: float, sizes, n_flow
     return start[order], size[order], group[order]
 
 
-def chain_tcp_spec(n_links: int, capacity_bps: float, rtt0_s: float, start_s, size_pkts, group,
-                   drain_s: float) -> dict:
+def chain_tcp_spec(n_links: int, capacity_bps: float, rtt0_s: float, start_s: np.ndarray, size_pkts: np.ndarray, group: np.ndarray,
+                   drain_s: float) -> dict[str, Any]:
     """The :func:`~.tcp_ns3.tcp_runs` spec of the chain: nodes 0..n, group 0 from 0 to n, group i from i-1 to i."""
     delay = rtt0_s / (2 * n_links)
     bdp = max(int(capacity_bps * rtt0_s / 8 / PACKET_BYTES), 1)
@@ -88,8 +91,8 @@ def chain_tcp_spec(n_links: int, capacity_bps: float, rtt0_s: float, start_s, si
 
 
 def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacity_bps: float, rtt0_s: float,
-              load: float, sizes, n_flows: int, seed: int = 0, drain_s: float | None = None,
-              queues: bool = False) -> dict:
+              load: float, sizes: Any, n_flows: int, seed: int = 0, drain_s: float | None = None,
+              queues: bool = False) -> dict[str, Any]:
     """One protocol on the chain's arrivals (``tcp``: ns-3, one process per call).
 
     ``queues=True`` (packet simulator only) adds ``queue_trace``: one row per router update,
@@ -107,7 +110,7 @@ def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacit
     start, size, group = chain_workload(n_links, capacity_bps, load, sizes, n_flows, seed)
     rtt = np.where(group == 0, rtt0_s, rtt0_s / n_links)
     drain = drain_s if drain_s is not None else _default_drain_s(size, rtt0_s, capacity_bps, DATA_PACKET_BYTES)
-    out = {"protocol": protocol, "arrival_s": start, "size_pkts": size, "group": group, "rtt_s": rtt}
+    out: dict[str, Any] = {"protocol": protocol, "arrival_s": start, "size_pkts": size, "group": group, "rtt_s": rtt}
     if protocol == "tcp":
         r = tcp_runs([chain_tcp_spec(n_links, capacity_bps, rtt0_s, start, size, group, drain)])[0]
         out["fct_s"] = flow_fct(r, start, size)
@@ -117,7 +120,7 @@ def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacit
     req = request_field(0.0)
     flows = [(int(round(t * NS_PER_S)), -1, int(z), req, 0 if g == 0 else 2 * int(g),
               1 if g == 0 else 2 * int(g) + 1) for t, z, g in zip(start, size, group)]
-    trace: list | None = [] if queues else None
+    trace: list[Any] | None = [] if queues else None
     sim, _, _ = run_packet_flows(topology, flows, protocol, alpha, beta, avg_rtt_s=rtt0_s,
                                  packet_bytes=DATA_PACKET_BYTES, t_end_ns=int(round((start[-1] + drain) * NS_PER_S)),
                                  queue_until_s=start[-1], queues=trace)
@@ -136,7 +139,7 @@ def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacit
     return out
 
 
-def path_queue_delay(queue_trace, links, t_s, capacity_bps: float) -> np.ndarray:
+def path_queue_delay(queue_trace: Any, links: Sequence[int], t_s: ArrayLike, capacity_bps: float) -> np.ndarray:
     """Queueing delay summed over ``links`` at times ``t_s`` (the routers' queues, linearly
     interpolated between their updates, over C), s."""
     t_s = np.asarray(t_s, dtype=float)

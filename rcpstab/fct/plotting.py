@@ -4,7 +4,10 @@ Only draws an :class:`~.study.FctResult` it is given.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from matplotlib.axes import Axes
 
 from ..figures import current_axes, draw_and_save
 from .ps import lower_bound_fct, processor_sharing_fct
@@ -12,14 +15,14 @@ from .ps import lower_bound_fct, processor_sharing_fct
 __all__ = ["fct_plot", "save_fct_figure", "network_title"]
 
 
-def network_title(result) -> str:
+def network_title(result: Any) -> str:
     """The set-up in one line: C, RTPD, rho, sizes, gains, buffer."""
     s = result.setup
     return (f"C = {s.capacity_bps / 1e6:g} Mb/s, RTPD = {s.rtt_s:g} s, $\\rho$ = {s.load:g}, {s.sizes}, "
             f"$\\alpha$ = {s.alpha:g}, $\\beta$ = {s.beta:g}, buffer {s.buffer_bytes * 8 / (s.capacity_bps * s.rtt_s):.2g} BDP")
 
 
-def fct_plot(result, ax=None, show_max: bool = True, label: str = "RCP (reference router)"):
+def fct_plot(result: Any, ax: Axes | None = None, show_max: bool = True, label: str = "RCP (reference router)") -> Axes:
     """AFCT (and the largest FCT) per size bin on log axes, with eq. 4.1 and the lower bound.
 
     Returns the axes.
@@ -51,6 +54,6 @@ def fct_plot(result, ax=None, show_max: bool = True, label: str = "RCP (referenc
     return ax
 
 
-def save_fct_figure(result, path: str) -> None:
+def save_fct_figure(result: Any, path: str) -> None:
     """Draw :func:`fct_plot` in a new figure and write it to ``path`` (.png, .svg, .pdf)."""
     draw_and_save(fct_plot, result, path, figsize=(7.5, 5.2))

@@ -13,6 +13,8 @@ own, and ``tcp`` is refused in one line without ns-3.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -51,8 +53,8 @@ def sim_ctrl_bytes(protocol: str) -> int:
 
 
 def protocol_fct(protocol: str, alpha: float, beta: float, *, capacity_bps: float, rtt_s: float, load: float,
-                 sizes, n_flows: int, seed: int = 0, buffer_bdp: float = 1.0,
-                 packet_bytes: int = DATA_PACKET_BYTES, drain_s: float | None = None) -> dict:
+                 sizes: Any, n_flows: int, seed: int = 0, buffer_bdp: float = 1.0,
+                 packet_bytes: int = DATA_PACKET_BYTES, drain_s: float | None = None) -> dict[str, Any]:
     """Run one protocol on the drawn workload through the packet simulator.
 
     Parameters
@@ -105,8 +107,8 @@ def protocol_fct(protocol: str, alpha: float, beta: float, *, capacity_bps: floa
             "dropped": int(sim.counters()["dropped"])}
 
 
-def run_packet_flows(topology, flows: list, protocol: str, alpha: float, beta: float, *, avg_rtt_s: float,
-                     packet_bytes: int, t_end_ns: int, queue_until_s: float, queues: list | None = None):
+def run_packet_flows(topology: Any, flows: list[Any], protocol: str, alpha: float, beta: float, *, avg_rtt_s: float,
+                     packet_bytes: int, t_end_ns: int, queue_until_s: float, queues: list[Any] | None = None) -> tuple[Any, list[float], list[int]]:
     """Run ``flows`` (the simulators' flow table) on ``topology`` with ``protocol``'s routers and
     senders until every flow is done or ``t_end_ns``. With a list ``queues``, every controlled
     link's queue is appended to it at each of its updates as ``(t_ns, link, queue_bytes)``.
@@ -150,12 +152,13 @@ def run_packet_flows(topology, flows: list, protocol: str, alpha: float, beta: f
     return sim, queue, dt
 
 
-def _default_drain_s(size, rtt_s: float, capacity_bps: float, packet_bytes: int) -> float:
+def _default_drain_s(size: np.ndarray, rtt_s: float, capacity_bps: float, packet_bytes: int) -> float:
     """200 RTPD plus the largest flow at C / 50: time after the last arrival for the flows to finish."""
-    return 200 * rtt_s + size.max() * packet_bytes * 8 / (capacity_bps / 50)
+    drain: float = 200 * rtt_s + size.max() * packet_bytes * 8 / (capacity_bps / 50)
+    return drain
 
 
-def tcp_protocol_batch(points: list[dict]) -> list[list[dict]]:
+def tcp_protocol_batch(points: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """:func:`protocol_fct` for ``tcp`` (ns-3 NewReno) at several points, every run in one ns-3 process.
 
     ``points``: dicts of :func:`protocol_fct`'s keyword arguments (``capacity_bps``, ``rtt_s``,
@@ -195,17 +198,17 @@ def tcp_protocol_batch(points: list[dict]) -> list[list[dict]]:
     return out
 
 
-def tcp_protocol_fcts(seeds, **point) -> list[dict]:
+def tcp_protocol_fcts(seeds: Iterable[int], **point: Any) -> list[dict[str, Any]]:
     """:func:`tcp_protocol_batch` for one point: one result per seed."""
     return tcp_protocol_batch([{**point, "seeds": tuple(seeds)}])[0]
 
 
-def summarize_protocol(runs: list[dict], gains=(None, None), *, capacity_bps: float, rtt_s: float,
-                       split_pkts: int = 500) -> dict:
+def summarize_protocol(runs: list[dict[str, Any]], gains: tuple[float | None, float | None] = (None, None), *, capacity_bps: float, rtt_s: float,
+                       split_pkts: int = 500) -> dict[str, Any]:
     """AFCT over same-arrivals PS of per-seed ``runs`` (:func:`protocol_fct` results): all flows and
     below / from ``split_pkts`` packets, mean over seeds with a 95% t-interval half-width; the mean
     queue in BDPs, unfinished flows and drops summed over seeds."""
-    per_seed = {"all": [], "small": [], "large": [], "unfinished": [], "queue_bdp": [], "dropped": []}
+    per_seed: dict[str, list[Any]] = {"all": [], "small": [], "large": [], "unfinished": [], "queue_bdp": [], "dropped": []}
     for r in runs:
         f, ps, z = r["fct_s"], r["ps_fct_s"], r["size_pkts"]
         for key, sel in (("all", z > 0), ("small", z < split_pkts), ("large", z >= split_pkts)):
@@ -213,7 +216,7 @@ def summarize_protocol(runs: list[dict], gains=(None, None), *, capacity_bps: fl
         per_seed["unfinished"].append(int(np.isnan(f).sum()))
         per_seed["queue_bdp"].append(r["mean_queue_bytes"] * 8 / (capacity_bps * rtt_s))
         per_seed["dropped"].append(r["dropped"])
-    row = {"alpha": gains[0], "beta": gains[1]}
+    row: dict[str, Any] = {"alpha": gains[0], "beta": gains[1]}
     for key in ("all", "small", "large", "queue_bdp"):
         v = np.array(per_seed[key], dtype=float)
         v = v[np.isfinite(v)]
@@ -226,8 +229,8 @@ def summarize_protocol(runs: list[dict], gains=(None, None), *, capacity_bps: fl
     return row
 
 
-def compare_protocols(protocols, gains: dict, *, capacity_bps: float, rtt_s: float, load: float, sizes,
-                      n_flows: int, seeds=(0,), buffer_bdp: float = 1.0, split_pkts: int = 500) -> dict:
+def compare_protocols(protocols: Iterable[str], gains: dict[str, Any], *, capacity_bps: float, rtt_s: float, load: float, sizes: Any,
+                      n_flows: int, seeds: Sequence[int] = (0,), buffer_bdp: float = 1.0, split_pkts: int = 500) -> dict[str, Any]:
     """Each protocol on the same arrivals per seed: AFCT over same-arrivals PS, for all flows and
     below / from ``split_pkts`` packets (thesis Figs. 4.10-4.14 split at 500), mean over seeds
     with a 95% t-interval half-width (:func:`summarize_protocol`).

@@ -14,11 +14,12 @@ from __future__ import annotations
 import heapq
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["processor_sharing_fct", "lower_bound_fct", "processor_sharing_sojourn"]
 
 
-def processor_sharing_fct(size_bits, capacity_bps: float, rtt_s: float, load: float):
+def processor_sharing_fct(size_bits: ArrayLike, capacity_bps: float, rtt_s: float, load: float) -> np.ndarray:
     """Eq. 4.1: expected FCT under processor sharing, seconds.
 
     Parameters
@@ -40,7 +41,7 @@ def processor_sharing_fct(size_bits, capacity_bps: float, rtt_s: float, load: fl
     return 1.5 * rtt_s + np.asarray(size_bits, dtype=float) / (capacity_bps * (1.0 - load))
 
 
-def lower_bound_fct(size_bits, capacity_bps: float, rtt_s: float):
+def lower_bound_fct(size_bits: ArrayLike, capacity_bps: float, rtt_s: float) -> np.ndarray:
     """The smallest possible FCT, ``1.5 RTPD + L / C``, seconds.
 
     Examples
@@ -51,7 +52,7 @@ def lower_bound_fct(size_bits, capacity_bps: float, rtt_s: float):
     return 1.5 * rtt_s + np.asarray(size_bits, dtype=float) / capacity_bps
 
 
-def processor_sharing_sojourn(arrival_s, size_bits, capacity_bps: float) -> np.ndarray:
+def processor_sharing_sojourn(arrival_s: ArrayLike, size_bits: ArrayLike, capacity_bps: float) -> np.ndarray:
     """Time each job spends in an exact processor-sharing queue fed with these arrivals, s.
 
     The second method behind eq. 4.1: the same arrival times and sizes a packet run drew,
@@ -104,4 +105,5 @@ def processor_sharing_sojourn(arrival_s, size_bits, capacity_bps: float) -> np.n
             break
         t = a
         heapq.heappush(tags, (v + size[i], i))
-    return leave - arrival
+    sojourn: np.ndarray = leave - arrival
+    return sojourn

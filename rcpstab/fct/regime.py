@@ -25,6 +25,8 @@ queue spikes; ``run_flows(sender_window=False, router_rtt="propagation")`` and
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..packet.hosts.flow_traffic import ArrivalProcess, SizeDistribution
@@ -37,7 +39,8 @@ __all__ = ["REGIME_RATIO", "compare_methods", "regime_note"]
 REGIME_RATIO = 1.5  # "does not follow PS": a bin's AFCT above 1.5 times PS (fixed a priori, not fitted)
 
 
-def _summary(arrival_s, size_pkts, fct_s, ps_s, warm, packet_bytes) -> dict:
+def _summary(arrival_s: np.ndarray, size_pkts: np.ndarray, fct_s: np.ndarray, ps_s: np.ndarray, warm: Any,
+             packet_bytes: int) -> dict[str, Any]:
     t0, t1 = arrival_s[warm], arrival_s[-1]
     big = size_pkts >= np.median(size_pkts)
     return {
@@ -52,7 +55,7 @@ def _summary(arrival_s, size_pkts, fct_s, ps_s, warm, packet_bytes) -> dict:
 
 def compare_methods(alpha: float, beta: float, *, capacity_bps: float, rtt_s: float, load: float,
                     sizes: SizeDistribution, n_flows: int, seed: int = 0, packet_bytes: int = 1000,
-                    fluid_dt_s: float | None = None) -> dict:
+                    fluid_dt_s: float | None = None) -> dict[str, Any]:
     """AFCT over same-arrivals PS and mean flows in progress by the packet simulator and the
     fluid model (without and with the packet-scale queue), all on one drawn workload.
 
@@ -71,7 +74,7 @@ def compare_methods(alpha: float, beta: float, *, capacity_bps: float, rtt_s: fl
                     seed=seed, packet_bytes=packet_bytes)
     pkt = np.full(n_flows, np.nan)
     pkt[run.records["id"]] = run.records["fct_ns"] / NS_PER_S
-    out = {"packet": _summary(arrival_s, size, pkt, ps, warm, packet_bytes),
+    out: dict[str, Any] = {"packet": _summary(arrival_s, size, pkt, ps, warm, packet_bytes),
            "ps": _summary(arrival_s, size, ps, ps, warm, packet_bytes)}
     for name, pb in (("fluid", 0.0), ("fluid_packet_queue", packet_bytes * 8.0)):
         fl = fluid_flow_run(alpha, beta, capacity_bps=capacity_bps, rtt_s=rtt_s, arrival_s=arrival_s,
@@ -82,7 +85,7 @@ def compare_methods(alpha: float, beta: float, *, capacity_bps: float, rtt_s: fl
     return out
 
 
-def regime_note(result) -> str | None:
+def regime_note(result: Any) -> str | None:
     """One sentence naming the high-load regime an :class:`~rcpstab.fct.study.FctResult` is in, or None.
 
     Above :func:`rho_star` the packet-scale queue regime (not stationary); otherwise the

@@ -38,8 +38,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 
@@ -120,13 +122,13 @@ def ns3_available() -> bool:
         return False
 
 
-def red_spec(buffer_pkts: int, *, ecn: bool = True) -> dict:
+def red_spec(buffer_pkts: int, *, ecn: bool = True) -> dict[str, Any]:
     """The XCP paper's RED (its Sec. 5.1): gentle, thresholds a third and two thirds of the buffer (packets)."""
     return {"min_th": buffer_pkts / 3, "max_th": 2 * buffer_pkts / 3, "limit": int(buffer_pkts), "gentle": True,
             "ecn": bool(ecn)}
 
 
-def _run(ns, cppyy, spec: dict) -> dict:
+def _run(ns: Any, cppyy: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """One run of ``spec`` in the current ns-3 process (see :func:`tcp_runs` for the fields)."""
     links, flows = spec["links"], spec["flows"]
     ns.Config.SetDefault("ns3::TcpSocketBase::UseEcn", ns.StringValue("On" if spec.get("ecn") else "Off"))
@@ -136,7 +138,8 @@ def _run(ns, cppyy, spec: dict) -> dict:
     nodes.Create(len(links) + 1)
     ns.InternetStackHelper().Install(nodes)
     addr = ns.Ipv4AddressHelper()
-    samplers, node_address = [], {}
+    samplers: list[Any] = []
+    node_address: dict[Any, Any] = {}
     for i, link in enumerate(links):
         p2p = ns.PointToPointHelper()
         p2p.SetDeviceAttribute("DataRate", ns.StringValue(f"{int(link['C'])}bps"))
@@ -225,7 +228,7 @@ def _worker(spec_path: str) -> None:
         print(json.dumps(_run(ns, cppyy, spec)), flush=True)
 
 
-def tcp_runs(specs: list[dict]) -> list[dict]:
+def tcp_runs(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Run a batch of ns-3 TCP runs in one worker process.
 
     Parameters
@@ -267,8 +270,8 @@ def tcp_runs(specs: list[dict]) -> list[dict]:
     return [json.loads(line) for line in lines]
 
 
-def dumbbell_spec(start_s, size_pkts, capacity_bps: float, rtt_s: float, drain_s: float,
-                  sample_s: float | None = None) -> dict:
+def dumbbell_spec(start_s: ArrayLike, size_pkts: ArrayLike, capacity_bps: float, rtt_s: float, drain_s: float,
+                  sample_s: float | None = None) -> dict[str, Any]:
     """A :func:`tcp_runs` spec: the flows over one link (C, RTPD / 2 each way, one-BDP drop-tail)."""
     start_s = np.asarray(start_s, float)
     bdp = max(int(capacity_bps * rtt_s / 8 / PACKET_BYTES), 1)
@@ -282,7 +285,7 @@ def dumbbell_spec(start_s, size_pkts, capacity_bps: float, rtt_s: float, drain_s
             "snd_buf_bytes": max(4 * bdp * PACKET_BYTES, 1 << 17)}
 
 
-def flow_fct(result: dict, start_s, size_pkts) -> np.ndarray:
+def flow_fct(result: dict[str, Any], start_s: ArrayLike, size_pkts: ArrayLike) -> np.ndarray:
     """FCT per flow (s) from a :func:`tcp_runs` result; NaN if its bytes did not all arrive."""
     start_s, size = np.asarray(start_s, float), np.asarray(size_pkts)
     got = np.array([b for b, _ in result["flows"]], float)
@@ -290,7 +293,7 @@ def flow_fct(result: dict, start_s, size_pkts) -> np.ndarray:
     return np.where(got >= size * SEGMENT_BYTES, last - start_s, np.nan)
 
 
-def tcp_fct(start_s, size_pkts, capacity_bps: float, rtt_s: float, drain_s: float = 60.0) -> dict:
+def tcp_fct(start_s: ArrayLike, size_pkts: ArrayLike, capacity_bps: float, rtt_s: float, drain_s: float = 60.0) -> dict[str, Any]:
     """FCT of each flow (arrival order) under ns-3 TCP NewReno on one link; NaN if it did not finish.
 
     Returns

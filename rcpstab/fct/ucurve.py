@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 
@@ -68,27 +70,31 @@ class BoundedPareto:
         """``E[X^k]`` for k = 1, 2, packets^k."""
         m, M, a = self.m, self.M, self.a
         norm = 1.0 - (m / M) ** a
-        return a * m**a * (M ** (k - a) - m ** (k - a)) / ((k - a) * norm)
+        moment: float = a * m**a * (M ** (k - a) - m ** (k - a)) / ((k - a) * norm)
+        return moment
 
     def cdf(self, x: float) -> float:
         x = min(max(x, self.m), self.M)
-        return (1.0 - (self.m / x) ** self.a) / (1.0 - (self.m / self.M) ** self.a)
+        p: float = (1.0 - (self.m / x) ** self.a) / (1.0 - (self.m / self.M) ** self.a)
+        return p
 
     def sample_real(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """Real-valued sizes by inversion, packets."""
         u = rng.random(n)
         m, M, a = self.m, self.M, self.a
-        return m / (1.0 - u * (1.0 - (m / M) ** a)) ** (1.0 / a)
+        x: np.ndarray = m / (1.0 - u * (1.0 - (m / M) ** a)) ** (1.0 / a)
+        return x
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """Whole-packet sizes ``max(1, ceil(X))``, int64."""
-        return np.maximum(np.ceil(self.sample_real(rng, n)), 1).astype(np.int64)
+        packets: np.ndarray = np.maximum(np.ceil(self.sample_real(rng, n)), 1).astype(np.int64)
+        return packets
 
     @property
     def mean_packets(self) -> float:
         """Exact mean of ``max(1, ceil(X))``: ``1 + sum_{k >= 1} P(X > k)``."""
         k = np.arange(1, int(math.ceil(self.M)))
-        return float(1.0 + np.sum(1.0 - np.array([self.cdf(x) for x in k]))) if len(k) else 1.0
+        return float(1.0 + np.sum(1.0 - np.array([self.cdf(float(x)) for x in k]))) if len(k) else 1.0
 
     def __str__(self) -> str:
         return f"bpareto:m={self.m:.4g},M={self.M:g},shape={self.a:g}"
@@ -112,8 +118,8 @@ def app_a_blocking(K: float, load: float, dist: BoundedPareto) -> float:
     return float(1.0 - poisson.cdf(math.floor(x), rho_l * K)) if x >= 0 else 1.0
 
 
-def app_a_duration(rate_bps, capacity_bps: float, arrival_rate: float, dist: BoundedPareto,
-                   packet_bits: float = 8000.0):
+def app_a_duration(rate_bps: ArrayLike, capacity_bps: float, arrival_rate: float, dist: BoundedPareto,
+                   packet_bits: float = 8000.0) -> np.ndarray | float:
     """App. A's expected flow duration E[tau] (s) at fixed rate(s) R: eq. A.11 below C, A.12 from C.
 
     Parameters
@@ -153,7 +159,7 @@ def app_a_duration(rate_bps, capacity_bps: float, arrival_rate: float, dist: Bou
     return out if np.ndim(rate_bps) else float(out[0])
 
 
-def fixed_rate_fcfs(arrival_s, size_pkts, rate_bps, capacity_bps: float, packet_bits: float = 8000.0) -> np.ndarray:
+def fixed_rate_fcfs(arrival_s: ArrayLike, size_pkts: ArrayLike, rate_bps: float | np.ndarray, capacity_bps: float, packet_bits: float = 8000.0) -> np.ndarray:
     """Flow durations ``L/R + W_last`` in an exact packet FCFS queue, every flow paced at its rate.
 
     Flow i sends packet k at ``arrival_s[i] + k * packet_bits / rate_bps[i]``; the link serves
@@ -201,11 +207,12 @@ def fixed_rate_fcfs(arrival_s, size_pkts, rate_bps, capacity_bps: float, packet_
     wait = np.empty(len(t))
     wait[order] = depart - s - t_sorted
     last = np.cumsum(n) - 1
-    return n * packet_bits / rate + wait[last]
+    done: np.ndarray = n * packet_bits / rate + wait[last]
+    return done
 
 
-def durations_at_rates(rates_bps, *, capacity_bps: float, dist, n_flows: int, load: float, seed: int = 0,
-                       background: tuple | None = None, packet_bits: float = 8000.0) -> np.ndarray:
+def durations_at_rates(rates_bps: ArrayLike, *, capacity_bps: float, dist: BoundedPareto, n_flows: int, load: float, seed: int = 0,
+                       background: tuple[Any, ...] | None = None, packet_bits: float = 8000.0) -> np.ndarray:
     """Mean duration of the flows of interest at each fixed rate, by :func:`fixed_rate_fcfs`.
 
     The same Poisson arrivals and sizes at every rate (common random numbers). ``background``

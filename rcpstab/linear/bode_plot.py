@@ -6,9 +6,12 @@ margins in the title. Frequencies are normalized (w*d0, rad per round trip).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..figures import new_figure, save
 from ..models.spec import ModelSpec
@@ -17,6 +20,9 @@ from .margins import Margins, margins
 from .nyquist import check_pade, loop_value, tail_frequency
 from .openloop import open_loop
 from .phasecross import _continuous_phase
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["BodeResponse", "bode_response", "bode_plot", "save_bode_figure"]
 
@@ -49,12 +55,12 @@ class BodeResponse:
     phase_deg: np.ndarray
     margins: Margins
 
-    def plot(self, axes=None):
+    def plot(self, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
         """:func:`bode_plot` of this response."""
         return bode_plot(self, axes)
 
 
-def bode_response(model: ModelSpec, alpha: float, beta: float, pade: int | None = None, w=None) -> BodeResponse:
+def bode_response(model: ModelSpec, alpha: float, beta: float, pade: int | None = None, w: ArrayLike | None = None) -> BodeResponse:
     """G(j w) of one loop on ``w`` (default: 2000 log-spaced points up to 10x past ``|G|`` = 1).
 
     Examples
@@ -85,7 +91,7 @@ def bode_response(model: ModelSpec, alpha: float, beta: float, pade: int | None 
                         phase_deg=np.degrees(phase), margins=m)
 
 
-def bode_plot(response: BodeResponse, axes=None):
+def bode_plot(response: BodeResponse, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
     """Magnitude and phase panels, crossovers and margins marked (python-control's layout).
 
     Parameters

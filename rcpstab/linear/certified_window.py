@@ -150,9 +150,9 @@ def _verified(lay: Layout, modes, eta_forms, P, Q, R, K0, Ks):
 
 
 def _check_shape(window: int, order: int):
-    if not (isinstance(window, (int, np.integer)) and 1 <= window <= MAX_WINDOW):
+    if not (isinstance(window, (int, np.integer)) and 1 <= window <= MAX_WINDOW):  # type: ignore[redundant-expr]  # callers without type checking pass anything
         raise InputError(f"window {window!r}: an integer number of round trips from 1 to {MAX_WINDOW}")
-    if not (isinstance(order, (int, np.integer)) and 1 <= order <= 4):
+    if not (isinstance(order, (int, np.integer)) and 1 <= order <= 4):  # type: ignore[redundant-expr]  # callers without type checking pass anything
         raise InputError(f"order {order!r}: an integer from 1 to 4")
 
 

@@ -7,6 +7,8 @@ step responses, controller design); rcpstab's own margins are exact.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import sympy as sp
 
@@ -15,7 +17,7 @@ from ..errors import InputError
 __all__ = ["to_control", "loop_to_control"]
 
 
-def _require_pade(pade):
+def _require_pade(pade: object) -> Any:
     import control
 
     if pade is None:
@@ -26,7 +28,7 @@ def _require_pade(pade):
     return control
 
 
-def to_control(system, pade: int | None = None, **parameter_values):
+def to_control(system: Any, pade: int | None = None, **parameter_values: float) -> Any:
     """``system``'s open loop G(s) (1 + G = 0 closes it) as a ``control.TransferFunction``.
 
     Parameters
@@ -62,7 +64,7 @@ def to_control(system, pade: int | None = None, **parameter_values):
             raise InputError(f"model {model.name!r} has no parameter {name!r}") from None
         values[sym] = float(value)
     G = sp.expand(system.open_loop.subs(values))
-    groups: dict = {}
+    groups: dict[Any, Any] = {}
     for term in sp.Add.make_args(G):
         exps = term.atoms(sp.exp)
         tau = sum((-e.args[0] / s for e in exps), sp.Integer(0))
@@ -83,7 +85,7 @@ def to_control(system, pade: int | None = None, **parameter_values):
     return control.minreal(total, verbose=False) if total is not None else None
 
 
-def loop_to_control(loop, pade: int | None = None):
+def loop_to_control(loop: Any, pade: int | None = None) -> Any:
     """A :class:`~rcpstab.linear.lti.DelayedLoop` (e.g. DCQCN's) as a ``control.TransferFunction`` (Pade delays)."""
     control = _require_pade(pade)
     total = None

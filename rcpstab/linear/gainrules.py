@@ -17,6 +17,8 @@ single-point function.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .margins import GAIN_LIMITS, Margins, _crossover_notes, _gain_margin, _single
@@ -117,7 +119,7 @@ def gain_margins_many(first, stable: np.ndarray):
     best_w = cand_w[np.arange(n), best]
     any_listed = listed.any(axis=1)
 
-    out = []
+    out: list[tuple[tuple[float | None, float | None, float | None], dict[str, Any]] | None] = []
     for i in range(n):
         if reaches[i]:
             out.append(None)

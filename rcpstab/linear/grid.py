@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from ..runtime.validation import DOMAINS, check_value
@@ -40,7 +41,7 @@ def parse_range(text: str, name: str) -> np.ndarray:
     return check_gains(np.round(start + step * np.arange(count), 12), name)
 
 
-def check_gains(values, name: str) -> np.ndarray:
+def check_gains(values: ArrayLike, name: str) -> np.ndarray:
     """Check gains against their shared domain (:data:`rcpstab.runtime.validation.DOMAINS`)."""
     arr = np.atleast_1d(np.asarray(values, dtype=float))
     if name not in DOMAINS:  # e.g. frequencies: only finite and positive

@@ -33,14 +33,14 @@ def _time_first(printer, expr):
     return out
 
 
-class TimeFirstStrPrinter(StrPrinter):
+class TimeFirstStrPrinter(StrPrinter):  # type: ignore[misc]  # SymPy ships no type hints: its classes are Any
     """StrPrinter that writes ``t - d_0`` rather than ``-d_0 + t``."""
 
     def _print_Add(self, expr, order=None):
         return _time_first(self, expr) or super()._print_Add(expr, order)
 
 
-class TimeFirstLatexPrinter(LatexPrinter):
+class TimeFirstLatexPrinter(LatexPrinter):  # type: ignore[misc]  # SymPy ships no type hints: its classes are Any
     """LatexPrinter that writes ``t - d_{0}`` rather than ``- d_{0} + t``."""
 
     def _print_Add(self, expr, order=None):

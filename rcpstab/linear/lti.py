@@ -26,6 +26,7 @@ All outputs are in SI units (rad/s, s), not normalized.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -287,7 +288,7 @@ def loop_roots(loop: DelayedLoop, count: int = 4) -> np.ndarray:
         A = np.zeros((deg, deg))
         A[:-1, 1:] = np.eye(deg - 1)
         A[-1, :] = -c[0, :deg, 0]
-        delayed = {}
+        delayed: dict[Any, Any] = {}
         for k, theta in enumerate(qp.thetas[1:], start=1):
             A1 = np.zeros((deg, deg))
             A1[-1, :] = -c[k, :deg, 1]
@@ -307,7 +308,7 @@ def loop_roots(loop: DelayedLoop, count: int = 4) -> np.ndarray:
         lam = lam[ok]
     lam = np.where(np.abs(lam.imag) < 1e-12 * (1 + np.abs(lam)), lam.real + 0j, lam)
     lam = lam[lam.imag >= 0]
-    unique = []
+    unique: list[Any] = []
     for r in lam[np.argsort(-lam.real)]:
         if all(abs(r - u) > 1e-8 * (1 + abs(r)) for u in unique):
             unique.append(r)

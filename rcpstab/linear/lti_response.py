@@ -16,12 +16,19 @@ until 1 + L turns by less than 45 deg per step, so the count is an integer by co
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from .lti import DelayedLoop, LoopMargins, as_loop, loop_margins
+
+if TYPE_CHECKING:
+    import pandas
+    from matplotlib.axes import Axes
 
 __all__ = ["LoopBode", "LoopNyquist", "loop_bode", "loop_nyquist"]
 
@@ -36,8 +43,8 @@ def _rational_phase(loop: DelayedLoop, w: np.ndarray) -> np.ndarray:
 
 def _scales(loop: DelayedLoop) -> np.ndarray:
     roots = np.concatenate([np.roots(n) for n, _ in loop.terms] + [np.roots(loop.den)])
-    roots = np.abs(roots[np.abs(roots) > 0])
-    return roots
+    scales: np.ndarray = np.abs(roots[np.abs(roots) > 0])
+    return scales
 
 
 def _tail(loop: DelayedLoop, level: float) -> float:
@@ -76,21 +83,21 @@ class LoopBode:
     phase_deg: np.ndarray
     margins: LoopMargins
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The margins' strict-JSON dict (:meth:`LoopMargins.to_dict`)."""
         return self.margins.to_dict()
 
-    def columns(self) -> dict:
+    def columns(self) -> dict[str, np.ndarray]:
         """The response as a table, units in the column names."""
         return {"w_rad_s": self.w, "magnitude": self.magnitude, "phase_deg": self.phase_deg}
 
-    def to_pandas(self):
+    def to_pandas(self) -> pandas.DataFrame:
         """:meth:`columns` as a :class:`pandas.DataFrame`."""
         from ..runtime.frames import data_frame
 
         return data_frame(self.columns())
 
-    def plot(self, axes=None):
+    def plot(self, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
         """Magnitude (log-log) and phase (deg) against w (rad/s), the crossovers marked; returns (Axes, Axes)."""
         from ..figures import new_figure
         from .bode_axes import draw_bode, finish_bode
@@ -113,7 +120,7 @@ class LoopBode:
         return mag_ax, phase_ax
 
 
-def loop_bode(sys, delay=0.0, w=None) -> LoopBode:
+def loop_bode(sys: Any, delay: float = 0.0, w: ArrayLike | None = None) -> LoopBode:
     """The Bode response of ``sys`` closed through ``delay``, with its exact margins.
 
     Parameters
@@ -139,7 +146,7 @@ def loop_bode(sys, delay=0.0, w=None) -> LoopBode:
     loop = as_loop(sys, delay)
     margins = loop_margins(loop)
     if w is None:
-        marks = list(_scales(loop)) + [x for x in (margins.crossover_w, margins.phase_crossover_w) if x]
+        marks: Any = list(_scales(loop)) + [x for x in (margins.crossover_w, margins.phase_crossover_w) if x]
         if loop.delay > 0:
             marks.append(1.0 / loop.delay)
         marks = np.array(marks or [1.0])
@@ -187,22 +194,22 @@ class LoopNyquist:
         """Z = 0."""
         return self.Z == 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """N, P, Z, stable and the margins' strict-JSON dict."""
         return {"N": self.N, "P": self.P, "Z": self.Z, "stable": self.stable,
                 "margins": None if self.margins is None else self.margins.to_dict()}
 
-    def columns(self) -> dict:
+    def columns(self) -> dict[str, np.ndarray]:
         """The curve as a table, units in the column names."""
         return {"w_rad_s": self.w, "L_real": self.L.real, "L_imag": self.L.imag}
 
-    def to_pandas(self):
+    def to_pandas(self) -> pandas.DataFrame:
         """:meth:`columns` as a :class:`pandas.DataFrame`."""
         from ..runtime.frames import data_frame
 
         return data_frame(self.columns())
 
-    def plot(self, ax=None, limit: float = 3.0):
+    def plot(self, ax: Axes | None = None, limit: float = 3.0) -> Axes:
         """L(jw) for w > 0 and its mirror image, -1 marked, the view clipped to ``limit``; returns the Axes."""
         from ..figures import new_figure
 
@@ -224,7 +231,7 @@ class LoopNyquist:
 TURN = np.pi / 4        # largest turn of 1 + L allowed between samples of the contour
 
 
-def loop_nyquist(sys, delay=0.0) -> LoopNyquist:
+def loop_nyquist(sys: Any, delay: float = 0.0) -> LoopNyquist:
     """The Nyquist curve and count of ``sys`` closed through ``delay`` (see the module docstring).
 
     Parameters

@@ -7,12 +7,18 @@ and XCP's gains (0.4, 0.226) marked.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..figures import new_figure, save
 from .exact import boundary_points
 from .region_plot import exact_region_patch, gain_labels
 from .result import RegionMap
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 THESIS_BOX = ((0.4, 0.6), (0.2, 0.6))
 XCP_POINT = (0.4, 0.226)
@@ -26,7 +32,7 @@ PANELS = (
 __all__ = ["THESIS_BOX", "XCP_POINT", "margin_map_plot", "save_margin_figure"]
 
 
-def _layer(region: RegionMap, name: str, levels) -> np.ndarray:
+def _layer(region: RegionMap, name: str, levels: Sequence[float]) -> np.ndarray:
     """The panel's values, continued across the stable boundary so that the fill ends on it.
 
     Each margin reaches its lowest level exactly on the boundary (gain margin 1, phase and delay
@@ -38,7 +44,8 @@ def _layer(region: RegionMap, name: str, levels) -> np.ndarray:
     crossing: an infinite gain margin) is set to the top.
     """
     if name == "decay":
-        return -region.layers["rightmost_real"]
+        decay: np.ndarray = -region.layers["rightmost_real"]
+        return decay
     values = np.array(region.layers[name], float)
     below = levels[0] - (levels[1] - levels[0])
     values = np.where(np.isfinite(values), values, np.where(region.stable, np.inf, below))
@@ -55,7 +62,7 @@ def _layer(region: RegionMap, name: str, levels) -> np.ndarray:
     return values
 
 
-def margin_map_plot(region: RegionMap, axes=None, fig=None):
+def margin_map_plot(region: RegionMap, axes: Any = None, fig: Figure | None = None) -> Any:
     """Draw the four contour panels on ``axes`` (4 Axes) or on a new 2x2 grid of ``fig``.
 
     Returns the axes.

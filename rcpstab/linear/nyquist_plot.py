@@ -1,13 +1,18 @@
 """Plotting of a :class:`~rcpstab.linear.nyquist.NyquistCurve` (data and plot kept apart)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..figures import current_axes
 from .nyquist import NyquistCurve
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
-def nyquist_plot(curve: NyquistCurve, ax=None, limit: float = 3.0, margins=None):
+
+def nyquist_plot(curve: NyquistCurve, ax: Axes | None = None, limit: float = 3.0, margins: Any = None) -> Axes:
     """Draw G(j w) (solid), its mirror for w < 0 (dashed) and the critical point -1.
 
     Parameters

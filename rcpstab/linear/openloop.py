@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 
@@ -42,20 +43,22 @@ class OpenLoop:
     den: np.ndarray
     integrators: int
 
-    def rational(self, lam_values, alpha, beta):
+    def rational(self, lam_values: ArrayLike, alpha: ArrayLike, beta: ArrayLike) -> np.ndarray:
         """num/den (no delay, no integrators) at ``lam_values``, broadcasting with the gains."""
         lam_values = np.asarray(lam_values, dtype=complex)
         polyval = np.polynomial.polynomial.polyval   # Horner: complex powers are slow
         n = (polyval(lam_values, self.num[:, 0]) + np.asarray(alpha) * polyval(lam_values, self.num[:, 1])
              + np.asarray(beta) * polyval(lam_values, self.num[:, 2]))
-        return n / polyval(lam_values, self.den)
+        ratio: np.ndarray = n / polyval(lam_values, self.den)
+        return ratio
 
-    def __call__(self, lam_values, alpha, beta):
+    def __call__(self, lam_values: ArrayLike, alpha: ArrayLike, beta: ArrayLike) -> np.ndarray:
         lam_values = np.asarray(lam_values, dtype=complex)
-        return (np.exp(-self.theta * lam_values) * self.rational(lam_values, alpha, beta)
-                / lam_values ** self.integrators)
+        loop: np.ndarray = (np.exp(-self.theta * lam_values) * self.rational(lam_values, alpha, beta)
+                            / lam_values ** self.integrators)
+        return loop
 
-    def magnitude_phase(self, w, alpha, beta):
+    def magnitude_phase(self, w: np.ndarray, alpha: ArrayLike, beta: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """``|G(j w)|`` and its continuous phase (rad) for w > 0 on an increasing grid ``w``.
 
         ``w`` is the last axis; gains broadcast against it (shape (..., 1)).
@@ -71,7 +74,7 @@ def open_loop(model: ModelSpec) -> OpenLoop:
     """Compile ``model``'s normalized open loop (cached on disk); InputError if it is not of the form above."""
     from ..runtime.derivation_cache import cached
     from .linearization_sources import DERIVING_SOURCES
-    def compute():
+    def compute() -> dict[str, Any]:
         ol = _compile(model)
         return {"theta": np.array(ol.theta), "num": ol.num, "den": ol.den, "integrators": np.array(ol.integrators)}
 

@@ -5,11 +5,18 @@ reaching up into the applications; :mod:`rcpstab.plotting` adds the verdict maps
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, cast
+
 import matplotlib
 import numpy as np
 
 from ..figures import current_axes, grid_extent, region_caption, set_title
 from .result import RegionMap
+
+if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.patches import Polygon
 
 __all__ = ["INSIDE_EXACT", "METHOD_LABELS", "exact_region_patch", "gain_labels", "region_plot"]
 
@@ -22,12 +29,12 @@ METHOD_LABELS = {
 }
 
 
-def _latex_gains(model) -> tuple[str, str]:
+def _latex_gains(model: Any) -> tuple[str, str]:
     """The LaTeX of the model's two loop gains; a bundled model's from the derivation cache (no SymPy)."""
-    def derive():
+    def derive() -> tuple[str, str]:
         import sympy as sp
 
-        return tuple(sp.latex(sym) for sym in model.loop_parameters)
+        return cast("tuple[str, str]", tuple(sp.latex(sym) for sym in model.loop_parameters))  # its two loop gains
 
     if getattr(model, "bundled_sources", None):
         from ..runtime.derivation_cache import cached
@@ -36,7 +43,7 @@ def _latex_gains(model) -> tuple[str, str]:
     return derive()
 
 
-def gain_labels(model, short: bool = False) -> tuple[str, str]:
+def gain_labels(model: Any, short: bool = False) -> tuple[str, str]:
     """Axis labels of the grid: the model's own two loop gains (RCP's: alpha, the rate gain; beta, the queue gain)."""
     first, second = _latex_gains(model)
     if short:
@@ -52,7 +59,7 @@ sufficient): their cells are clipped to the exact boundary, which a cell centred
 point would otherwise cross."""
 
 
-def exact_region_patch(ax, a, b, beta_min: float):
+def exact_region_patch(ax: Axes, a: np.ndarray, b: np.ndarray, beta_min: float) -> Polygon | None:
     """The stable region under a one-piece exact boundary (``a``, ``b`` from
     :func:`~rcpstab.linear.exact.boundary_points`) as a clip patch; None for a boundary in pieces."""
     from matplotlib.patches import Polygon
@@ -64,7 +71,7 @@ def exact_region_patch(ax, a, b, beta_min: float):
     return Polygon(points, closed=True, transform=ax.transData)
 
 
-def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:blue"):
+def region_plot(region: RegionMap, ax: Axes | None = None, boundary: bool = True, color: str = "tab:blue") -> Axes:
     """Shade the stable grid points of ``region`` on ``ax``; draw the exact linear boundary.
 
     Returns the axes.
@@ -78,7 +85,7 @@ def region_plot(region: RegionMap, ax=None, boundary: bool = True, color="tab:bl
     label = METHOD_LABELS.get(region.method, region.method)
     if region.meta.get("pade"):
         label += f", Pade order {region.meta['pade']}"
-    handles = [matplotlib.patches.Patch(color=color, alpha=0.45, label=f"stable: {label}")]
+    handles: list[Artist] = [matplotlib.patches.Patch(color=color, alpha=0.45, label=f"stable: {label}")]
     if boundary and has_linear_boundary(region.model):
         a, b = boundary_points(region.model, extent[1], extent[3])
         (line,) = ax.plot(a, b, color="k", lw=1.5, label="exact linear boundary")

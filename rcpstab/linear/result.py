@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,6 +13,8 @@ from ..runtime.atomic import atomic_path
 from ..runtime.csvtable import write_csv_table
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
     from ..models.spec import ModelSpec
 
 
@@ -47,11 +50,11 @@ class RegionMap:
     alpha: np.ndarray
     beta: np.ndarray
     stable: np.ndarray
-    table: dict = field(default_factory=dict)
-    meta: dict = field(default_factory=dict)
-    layers: dict = field(default_factory=dict)
+    table: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    layers: dict[str, Any] = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.model = as_model(self.model)
         self.alpha = np.asarray(self.alpha, dtype=float)
         self.beta = np.asarray(self.beta, dtype=float)
@@ -76,12 +79,12 @@ class RegionMap:
             same = same[mask]
         return float(same.mean()) if same.size else 1.0
 
-    def to_csv(self, path) -> None:
+    def to_csv(self, path: str | os.PathLike[str]) -> None:
         """Write a header row and one row per grid point (and configuration)."""
         with atomic_path(path) as temporary:  # a full disk leaves the old file, not a torn one
             write_csv_table(temporary, self.table)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-serializable summary: axes, the stable mask and the settings."""
         return {
             "model": self.model.name,
@@ -104,7 +107,7 @@ class RegionMap:
                 f"{_axis_text('beta', self.beta)}, stable: {int(self.stable.sum())} of {self.stable.size} "
                 f"({100 * self.stable_fraction:.1f}%))")
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Draw the map with :func:`rcpstab.linear.region_plot.region_plot` (matplotlib is loaded only now)."""
         from .region_plot import region_plot
 
@@ -117,7 +120,7 @@ def _axis_text(name: str, values: np.ndarray) -> str:
     return f"{name}: {values.size} points {values[0]:g}..{values[-1]:g}"
 
 
-def _strict(value):
+def _strict(value: Any) -> Any:
     """``value`` with every non-finite float replaced by None, recursively (strict JSON)."""
     if isinstance(value, dict):
         return {k: _strict(v) for k, v in value.items()}

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import itertools
 from math import comb
+from typing import Any
 
 import numpy as np
 from numpy.polynomial import legendre as npleg
@@ -58,7 +59,7 @@ def shifted_legendre(k: int) -> np.ndarray:
     """Power-series coefficients (in s) of L_k(s) = P_k(2s + 1), shifted to [-1, 0]."""
     c = np.zeros(k + 1)
     c[k] = 1.0
-    out = np.zeros(1)
+    out: np.ndarray = np.zeros(1)
     for j, coef in enumerate(npleg.leg2poly(c)):
         out = nppoly.polyadd(out, coef * nppoly.polypow([1.0, 2.0], j))
     return out
@@ -220,7 +221,8 @@ def window_modes(A, Ad, clamped: int | None, window: int, order: int):
     out = []
     for combo in itertools.product((1, 2) if clamped is not None else (1,), repeat=window):
         big_a, big_ad = stacked_loop(A, Ad, clamped, combo, np.block)
-        forms, equal = [], []
+        forms: list[Any] = []
+        equal: list[Any] = []
         for k, m in enumerate(combo):
             rows = slice(n * k, n * (k + 1))
             if k < window - 1:                     # x(tau-k-1) is the next block, now

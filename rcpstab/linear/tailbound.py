@@ -12,13 +12,14 @@ W = 4e4 crude, 324 here), where it made the count sample 1.6e7 frequencies.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["dominance_frequency"]
 
 BISECTIONS = 80   # halvings of [0, crude bound]: 2**-80 of it, far below any sampling step
 
 
-def dominance_frequency(lead, lower) -> np.ndarray:
+def dominance_frequency(lead: ArrayLike, lower: ArrayLike) -> np.ndarray:
     """The frequency past which ``lead * w**m`` exceeds ``sum_p lower[..., p] * w**p``, per row.
 
     Parameters
@@ -47,12 +48,14 @@ def dominance_frequency(lead, lower) -> np.ndarray:
     hi = 1.0 + lower.sum(axis=-1) / lead
     lo = np.zeros_like(hi)
 
-    def excess(w):
-        return lead * w ** m - (lower * w[..., None] ** powers).sum(axis=-1)
+    def excess(w: np.ndarray) -> np.ndarray:
+        gap: np.ndarray = lead * w ** m - (lower * w[..., None] ** powers).sum(axis=-1)
+        return gap
 
     for _ in range(BISECTIONS):
         mid = 0.5 * (lo + hi)
         above = excess(mid) >= 0
         hi = np.where(above, mid, hi)
         lo = np.where(above, lo, mid)
-    return hi
+    bound: np.ndarray = hi
+    return bound

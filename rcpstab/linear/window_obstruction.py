@@ -17,8 +17,10 @@ knows about the switch; a window L > pi / (2 omega) escapes this argument.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..models import as_model
 from .roots import rightmost_roots
@@ -45,7 +47,7 @@ class Obstruction:
     spread: float
 
 
-def obstruction(model, alpha: float, beta: float, window: int, params: dict | None = None,
+def obstruction(model: Any, alpha: float, beta: float, window: int, params: dict[str, Any] | None = None,
                 count: int = 6) -> Obstruction | None:
     """The root that proves no quadratic functional over ``window`` round trips exists, or None.
 
@@ -67,7 +69,8 @@ def obstruction(model, alpha: float, beta: float, window: int, params: dict | No
     return None
 
 
-def witness_histories(A, Ad, clamped: int, root: complex, window: int, theta):
+def witness_histories(A: np.ndarray, Ad: np.ndarray, clamped: int, root: complex, window: int, theta: ArrayLike
+                      ) -> np.ndarray:
     """The two real histories of the theorem, sampled at ``theta`` (round trips, in [-window, 0]).
 
     Parameters

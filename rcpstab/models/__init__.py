@@ -5,8 +5,8 @@ Use :func:`get_model` to look one up by the name the command line uses.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import InputError
 from .lazy import BundledModel
@@ -27,7 +27,7 @@ MODULES = {
 """Model name -> the module of this package that defines it as ``MODEL`` (one line per model)."""
 
 
-class _Registry(Mapping):
+class _Registry(Mapping[str, "ModelSpec"]):
     """Every model by name, each module imported on first real use.
 
     Building a model's SymPy expressions takes a good part of a second for some (rcpac's
@@ -37,16 +37,17 @@ class _Registry(Mapping):
     derivations is asked of it: a command whose derivation is cached imports no SymPy.
     """
 
-    def __init__(self, modules: dict):
+    def __init__(self, modules: dict[str, str]) -> None:
         self._modules = modules
-        self._loaded: dict = {}
+        self._loaded: dict[str, ModelSpec] = {}
 
     def __getitem__(self, name: str) -> ModelSpec:
         if name not in self._loaded:
-            self._loaded[name] = BundledModel(name, f"{__name__}.{self._modules[name]}")
+            # a BundledModel stands in for its ModelSpec (answers every attribute, built on first use)
+            self._loaded[name] = cast("ModelSpec", BundledModel(name, f"{__name__}.{self._modules[name]}"))
         return self._loaded[name]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._modules)
 
     def __len__(self) -> int:
@@ -60,7 +61,7 @@ MODELS = _Registry(MODULES)
 """Every model by name (a read-only mapping; a model's module is imported when it is first looked up)."""
 
 
-def get_model(name) -> ModelSpec:
+def get_model(name: Any) -> ModelSpec:
     """The model called ``name``: a bundled one, an installed package's, or a protocol file's.
 
     Parameters
@@ -82,7 +83,7 @@ def get_model(name) -> ModelSpec:
     """
     spec = sys.modules.get(f"{__name__}.spec")
     if isinstance(name, BundledModel) or (spec is not None and isinstance(name, spec.ModelSpec)):
-        return name   # (no ModelSpec exists before its module is imported)
+        return cast("ModelSpec", name)  # a BundledModel stands in for its ModelSpec (same attributes, built on first use)
     if not isinstance(name, str):
         raise InputError(f"model {name!r}: expected a model name ({', '.join(MODELS)}), a protocol file or a ModelSpec")
     if name in MODELS:
@@ -104,7 +105,7 @@ def get_model(name) -> ModelSpec:
     return found
 
 
-def as_model(model) -> ModelSpec:
+def as_model(model: Any) -> ModelSpec:
     """``model`` if it is a :class:`ModelSpec`, else the registered model of that name.
 
     Every public engine starts with this, so a name where a spec is expected works and
@@ -126,7 +127,7 @@ _SPEC_NAMES = ("Clamp", "DelayedTerm", "ModelSpec", "Saturation", "t")
 _PLUGIN_NAMES = ("is_model_path", "load_entry_point", "load_model_file", "plugin_names")
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     # the spec's names load SymPy: imported when first asked for, not with the registry
     if name in _SPEC_NAMES:
         from . import spec

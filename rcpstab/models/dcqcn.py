@@ -33,6 +33,7 @@ slope there; ``extend_ramp=1`` does the same (the ramp continued up to p = 1).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import sympy as sp
 
@@ -70,14 +71,14 @@ Cp, Rp, Bp = C / PKT_BITS, R_AI / PKT_BITS, B / packet     # in packets (per sec
 Kmin_p, Kmax_p = K_min / packet, K_max / packet
 
 
-def marking(queue):
+def marking(queue: Any) -> Any:
     """RED marking probability of eq. (1) for a queue in packets."""
     ramp = p_max * (queue - Kmin_p) / (Kmax_p - Kmin_p)
     return sp.Piecewise((0, queue <= Kmin_p), (ramp, queue <= Kmax_p), (ramp, (extend_ramp > 0) & (ramp < 1)),
                         (1, True))
 
 
-def _rhs(pd, rcd):
+def _rhs(pd: Any, rcd: Any) -> tuple[Any, ...]:
     """Eqs. (2)-(5) with p~ = ``pd`` and R_C~ = ``rcd``.
 
     p/((1 - p)^-x - 1) is written p (1 - p)^x / (1 - (1 - p)^x): the same function, without the
@@ -86,7 +87,7 @@ def _rhs(pd, rcd):
     keep = 1 - pd
     cut = 1 - keep ** (tau * rcd)
 
-    def ratio(x):                 # -> 1/x as p -> 0 (an increase every x packets when nothing is marked)
+    def ratio(x: Any) -> Any:     # -> 1/x as p -> 0 (an increase every x packets when nothing is marked)
         return sp.Piecewise((1 / x, pd <= 0), (pd * keep ** x / (1 - keep ** x), True))
 
     return (
@@ -99,19 +100,20 @@ def _rhs(pd, rcd):
     )
 
 
-def paper_p_star(v: dict) -> float:
+def paper_p_star(v: dict[str, float]) -> float:
     """The paper's approximate fixed point, eq. 9: p* ~ (R_AI N^2/(tau' C^2) (1/B + N/(T C))^2)^(1/3)."""
     cp, rp, bp = v["C"] / (8 * v["packet"]), v["R_AI"] / (8 * v["packet"]), v["B"] / v["packet"]
     n = v["N"]
-    return (rp * n * n / v["tau_prime"] / cp ** 2 * (1 / bp + n / cp / v["T"]) ** 2) ** (1 / 3)
+    p: float = (rp * n * n / v["tau_prime"] / cp ** 2 * (1 / bp + n / cp / v["T"]) ** 2) ** (1 / 3)
+    return p
 
 
-def _pieces(p, r, v):
+def _pieces(p: float, r: float, v: dict[str, float]) -> tuple[float, float, float, float, float]:
     """a, b, c, d, e of the paper's Theorem 1 at marking probability p and rate r (packets/s)."""
     bp = v["B"] / v["packet"]
     log_keep = math.log1p(-p)
 
-    def ratio(x):                       # p / ((1 - p)^-x - 1), without overflow for large x p
+    def ratio(x: float) -> float:       # p / ((1 - p)^-x - 1), without overflow for large x p
         y = -x * log_keep
         return p * math.exp(-y) / -math.expm1(-y)
 
@@ -123,7 +125,7 @@ def _pieces(p, r, v):
     return a, b, c, d, e
 
 
-def operating_point(v: dict, p_star: str = "exact") -> dict:
+def operating_point(v: dict[str, float], p_star: str = "exact") -> dict[Any, float]:
     """The fixed point {state: value} for parameter values ``v`` (names -> floats).
 
     ``p_star="exact"`` solves Theorem 1's equation for p* (bisection on log p, to rounding);
@@ -132,7 +134,7 @@ def operating_point(v: dict, p_star: str = "exact") -> dict:
     r = v["C"] / (8 * v["packet"]) / v["N"]
     rp = v["R_AI"] / (8 * v["packet"])
 
-    def excess(p):
+    def excess(p: float) -> float:
         a, b, c, d, e = _pieces(p, r, v)
         alpha_star = -math.expm1(v["tau_prime"] * r * math.log1p(-p))
         return alpha_star * a * a - v["tau"] ** 2 * rp * r * (b + d) * (c + e)

@@ -37,7 +37,9 @@ lens only. :func:`variant` builds the model with any subset (for measuring what 
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import cache
+from typing import Any
 
 import sympy as sp
 
@@ -75,15 +77,15 @@ APPROXIMATIONS = ("p_star", "taylor", "frozen_A", "split", "alpha_filter", "rt_e
 A_star, R_C_star = sp.symbols("A_at_fixed_point R_C_at_fixed_point", positive=True)
 
 
-def _rhs(used: frozenset):
+def _rhs(used: frozenset[str]) -> tuple[Any, ...]:
     """Eqs. (2)-(5) with the approximations in ``used`` applied (see the module docstring)."""
     pd, rcd = p_max * (q_d - Kmin_p) / (Kmax_p - Kmin_p), R_C_d      # the ramp's slope at every N
     taylor = "taylor" in used
 
-    def cut(x):                                   # 1 - (1 - p~)^x: a marked packet among x
+    def cut(x: Any) -> Any:                       # 1 - (1 - p~)^x: a marked packet among x
         return x * pd if taylor else 1 - (1 - pd) ** x
 
-    def increase(f):                              # sum over x = B, T R_C~ of p (1-p)^(f x)/((1-p)^-x - 1)
+    def increase(f: Any) -> Any:                  # sum over x = B, T R_C~ of p (1-p)^(f x)/((1-p)^-x - 1)
         if taylor:
             a = A_star if "frozen_A" in used else 1 / Bp + 1 / (T * rcd)
             return a - (2 * f + 1 + a / 2) * pd
@@ -102,15 +104,15 @@ def _rhs(used: frozenset):
     return dalpha, drt, drc, N * R_C - Cp
 
 
-def _operating_point(used: frozenset):
-    def point(v: dict, p_star: str | None = None) -> dict:
+def _operating_point(used: frozenset[str]) -> Callable[..., dict[Any, float]]:
+    def point(v: dict[str, float], p_star: str | None = None) -> dict[Any, float]:
         """The full model's fixed point, at the paper's p* unless ``p_star`` says otherwise."""
         kind = p_star or ("paper" if "p_star" in used else "exact")
         return dcqcn.operating_point({**v, "extend_ramp": 1}, p_star=kind)
     return point
 
 
-def variant(used=APPROXIMATIONS) -> DelayedFluidModel:
+def variant(used: Iterable[str] = APPROXIMATIONS) -> DelayedFluidModel:
     """DCQCN's equations with the approximations ``used`` (a subset of :data:`APPROXIMATIONS`).
 
     Parameters
@@ -128,7 +130,7 @@ def variant(used=APPROXIMATIONS) -> DelayedFluidModel:
 
 
 @cache
-def _build(used: frozenset) -> DelayedFluidModel:
+def _build(used: frozenset[str]) -> DelayedFluidModel:
     unknown = used - set(APPROXIMATIONS)
     if unknown:
         raise ValueError(f"unknown approximation(s) {sorted(unknown)}: expected some of {APPROXIMATIONS}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 
@@ -50,15 +50,15 @@ class DelayedFluidModel:
 
     name: str
     title: str
-    states: tuple
-    rhs: tuple
-    delayed: dict
-    parameters: dict
-    units: dict
-    operating_point: Callable
-    derived: dict = field(default_factory=dict)
+    states: tuple[Any, ...]
+    rhs: tuple[Any, ...]
+    delayed: dict[Any, Any]
+    parameters: dict[Any, Any]
+    units: dict[str, str]
+    operating_point: Callable[..., dict[Any, float]]
+    derived: dict[Any, Any] = field(default_factory=dict)
 
-    def values(self, **overrides) -> dict:
+    def values(self, **overrides: Any) -> dict[str, float]:
         """{parameter name: float}: the defaults with ``overrides``; unknown or non-finite names are InputErrors."""
         out = {s.name: float(v) for s, v in self.parameters.items()}
         for key, value in overrides.items():
@@ -85,15 +85,16 @@ LOOP_MODELS = {"dcqcn": "dcqcn", "dcqcn-paper": "dcqcn_paper", "timely": "timely
 """Model name -> module of this package defining it as ``MODEL``."""
 
 
-def is_loop_model(name) -> bool:
+def is_loop_model(name: object) -> bool:
     """Whether ``name`` names a bundled :class:`DelayedFluidModel`."""
     return isinstance(name, str) and name in LOOP_MODELS
 
 
-def get_loop_model(name) -> DelayedFluidModel:
+def get_loop_model(name: str | DelayedFluidModel) -> DelayedFluidModel:
     """The bundled delayed-loop model called ``name`` (or ``name`` itself if it is one)."""
     if isinstance(name, DelayedFluidModel):
         return name
     if not is_loop_model(name):
         raise InputError(f"model {name!r}: expected one of {', '.join(LOOP_MODELS)}")
-    return importlib.import_module(f"{__package__}.{LOOP_MODELS[name]}").MODEL
+    model: DelayedFluidModel = importlib.import_module(f"{__package__}.{LOOP_MODELS[name]}").MODEL
+    return model

@@ -15,7 +15,9 @@ The cache keys such a model by the source of the files its expressions are built
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 __all__ = ["MODEL_SOURCES", "BundledModel", "is_unbuilt", "realized"]
 
@@ -42,6 +44,8 @@ class BundledModel:
     def __init__(self, name: str, module: str):
         self.__dict__.update(name=name, _module=module)
 
+    name: str   # set by __init__ (in __dict__, so that building the model can replace it)
+
     # what is answered without building the expressions
     origin = ""
 
@@ -50,12 +54,12 @@ class BundledModel:
         return self.name
 
     @property
-    def bundled_sources(self) -> tuple:
+    def bundled_sources(self) -> tuple[Path, ...]:
         """The files the model is built from (:data:`MODEL_SOURCES`): the derivation cache's key."""
         return MODEL_SOURCES
 
     @property
-    def parameter_table(self):
+    def parameter_table(self) -> Any:
         """The parameters and states by name, from the derivation cache (built from the model once)."""
         table = self.__dict__.get("_parameter_table")
         if table is None:   # read once per model (the key hashes the model's source files)
@@ -67,15 +71,15 @@ class BundledModel:
                 self.__dict__["_parameter_table"] = table
         return table
 
-    def with_values(self, values):
+    def with_values(self, values: dict[Any, Any] | None) -> Any:
         if not values:
             return self
         return self._build().with_values(values)
 
-    def _build(self):
+    def _build(self) -> Any:
         """Import the model's module and turn this object into its ModelSpec (returned)."""
         if isinstance(self, BundledModel):
-            module = importlib.import_module(self._module)
+            module: Any = importlib.import_module(self._module)  # a model module (defines MODEL)
             model = module.MODEL
             if model.name != self.name:
                 raise ValueError(f"module {self._module} defines model {model.name!r}, registered as {self.name!r}")
@@ -88,7 +92,7 @@ class BundledModel:
                 module.MODEL = self   # the module's MODEL and the registry's are one object, as before
         return self
 
-    def __getattr__(self, attr):
+    def __getattr__(self, attr: str) -> Any:
         # only called for what this class does not answer: everything the expressions give
         if attr.startswith("__") or attr == "_module":
             raise AttributeError(attr)
@@ -97,18 +101,18 @@ class BundledModel:
     def __repr__(self) -> str:
         return repr(self._build())
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[str], Any], tuple[str]]:
         from . import get_model
 
         return get_model, (self.name,)
 
 
-def is_unbuilt(model) -> bool:
+def is_unbuilt(model: object) -> bool:
     """Whether ``model`` is a :class:`BundledModel` whose expressions are not built yet."""
     return isinstance(model, BundledModel)
 
 
-def realized(model):
+def realized(model: Any) -> Any:
     """``model`` as a :class:`~rcpstab.models.spec.ModelSpec` (a :class:`BundledModel` is built)."""
     return model._build() if isinstance(model, BundledModel) else model
 

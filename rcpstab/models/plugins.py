@@ -17,6 +17,7 @@ import dataclasses
 import importlib.util
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
 from .spec import ModelSpec
@@ -64,7 +65,7 @@ def load_model_file(path: str) -> ModelSpec:
     return _FILES[file]
 
 
-def model_file_attribute(model: ModelSpec, name: str):
+def model_file_attribute(model: ModelSpec, name: str) -> Any:
     """What the protocol file ``model`` was loaded from defines as ``name``; None if nothing (or no file).
 
     The file is loaded (once per process) if it was not yet, so a worker process that received

@@ -52,6 +52,7 @@ sees N u_{k+1-m} instead of N u_{k-m} (one interval less delay: alpha's term get
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -101,7 +102,7 @@ MODEL = ModelSpec(
 )
 
 
-def at_interval_ratio(ratio) -> ModelSpec:
+def at_interval_ratio(ratio: Any) -> ModelSpec:
     """The model with its linear lenses at T/d0 = ``ratio`` (the phase plane takes T and d0 as given).
 
     Parameters
@@ -121,7 +122,7 @@ def at_interval_ratio(ratio) -> ModelSpec:
     return dataclasses.replace(MODEL, linearize_at={eta: 1, T: ratio * d0})
 
 
-def sampled_characteristic(alpha_value: float, beta_value: float, m: int, instantaneous: bool = False):
+def sampled_characteristic(alpha_value: float, beta_value: float, m: int, instantaneous: bool = False) -> Any:
     """Coefficients (highest power first) of the sampled loop's characteristic polynomial in z.
 
     ``(z - 1)**2 z**m + (alpha/m) (z - 1) + (beta/m**2) z`` for the router (d0 = m T, the rate
@@ -144,7 +145,7 @@ def sampled_characteristic(alpha_value: float, beta_value: float, m: int, instan
         raise ValueError(f"m = d0/T = {m}: must be a whole number >= 1")
     m = int(m)
     poly = np.polymul(np.polymul([1.0, -1.0], [1.0, -1.0]), np.r_[1.0, np.zeros(m)])
-    a_term = np.array([1.0, -1.0]) * alpha_value / m
+    a_term: np.ndarray = np.array([1.0, -1.0]) * alpha_value / m
     if instantaneous:
         a_term = np.polymul(a_term, [1.0, 0.0])
     b_term = np.array([1.0, 0.0]) * beta_value / m**2

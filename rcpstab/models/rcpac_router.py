@@ -50,6 +50,7 @@ lambda**3 + (lambda**2 + alpha lambda + beta) exp(-lambda). T is linearized at A
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import sympy as sp
 
@@ -68,7 +69,7 @@ rate_law = rcp_router.rate_law                   # line 8, read from the counter
 phi_new = alpha * (C - y_T) * D_new + gamma_ac * C * d0 - beta * q(t)   # as routers/rcpac/control.py computes it
 
 
-def _delayed(expr):
+def _delayed(expr: Any) -> Any:
     """``expr``, read one feedback delay earlier (the router stamps at t - d0, the answers arrive at t)."""
     return expr.subs(t, t - d0)
 
@@ -109,7 +110,7 @@ MODEL = ModelSpec(
 )
 
 
-def at_interval_ratio(ratio) -> ModelSpec:
+def at_interval_ratio(ratio: Any) -> ModelSpec:
     """The model with its linear lenses at T/d0 = ``ratio`` (> 0; the phase plane takes T and d0 as given).
 
     Examples

@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING, Any, cast
 
 import sympy as sp
 
 from ..errors import InputError
 from ..runtime.validation import Domain
+
+if TYPE_CHECKING:
+    from .table import ParameterTable
 
 t = sp.Symbol("t", real=True)
 """Time (s), the independent variable of every model."""
@@ -153,27 +158,27 @@ class ModelSpec:
 
     name: str
     title: str
-    states: tuple
-    rhs: tuple
-    parameters: dict
-    equilibrium: dict
-    loop_parameters: tuple
+    states: tuple[Any, ...]
+    rhs: tuple[Any, ...]
+    parameters: dict[Any, Any]
+    equilibrium: dict[Any, Any]
+    loop_parameters: tuple[Any, ...]
     time_scale: sp.Expr
     gamma: sp.Expr
     queue: sp.Expr
-    initial_state: dict
-    clamps: tuple = ()
-    saturations: tuple = ()
-    sampled: dict = field(default_factory=dict)
-    linearize_at: dict = field(default_factory=dict)
-    counters: tuple = ()
+    initial_state: dict[Any, Any]
+    clamps: tuple[Clamp, ...] = ()
+    saturations: tuple[Saturation, ...] = ()
+    sampled: dict[Any, Any] = field(default_factory=dict)
+    linearize_at: dict[Any, Any] = field(default_factory=dict)
+    counters: tuple[Any, ...] = ()
     queue_scale: sp.Expr | None = None
-    domains: dict = field(default_factory=dict)
+    domains: dict[Any, Any] = field(default_factory=dict)
     origin: str = ""
     capacity: sp.Expr | None = None
     flows: sp.Symbol | None = None
-    configuration: tuple | None = None
-    aliases: dict = field(default_factory=dict)
+    configuration: tuple[Any, ...] | None = None
+    aliases: dict[str, Any] = field(default_factory=dict)
 
     @property
     def queue_unit(self) -> sp.Expr:
@@ -189,7 +194,7 @@ class ModelSpec:
         return self.capacity if self.capacity is not None else self.queue_unit / self.time_scale
 
     @cached_property
-    def configuration_parameters(self) -> tuple:
+    def configuration_parameters(self) -> tuple[Any, ...]:
         """:attr:`configuration`, or the parameters of :attr:`time_scale` (in the order of :attr:`parameters`)."""
         if self.configuration is not None:
             return tuple(self.configuration)
@@ -210,7 +215,7 @@ class ModelSpec:
             return found
         return next((sym for sym in self.parameters if sym.name == name), None)
 
-    def with_values(self, values: dict | None) -> ModelSpec:
+    def with_values(self, values: dict[Any, Any] | None) -> ModelSpec:
         """This model with other defaults: ``values`` maps parameters (by name or declared alias) to numbers.
 
         What a lens that maps one set of parameter values (the linear ones) takes a user's
@@ -243,17 +248,17 @@ class ModelSpec:
 
     def public_name(self, sym: sp.Symbol) -> str:
         """The name results report ``sym`` under: its first alias, else its own name."""
-        return next((alias for alias, target in self.aliases.items() if target == sym), sym.name)
+        return cast(str, next((alias for alias, target in self.aliases.items() if target == sym), sym.name))
 
     def flow_parameter(self) -> str:
         """Name of :attr:`flows`; an :class:`InputError` if the model declares none (no flow schedule then)."""
         if self.flows is None:
             raise InputError(f"model {self.name!r} declares no flows parameter (the number of flows), "
                              "which a change in the number of flows needs")
-        return self.flows.name
+        return cast(str, self.flows.name)  # SymPy is untyped: a Symbol's name is a str
 
     @cached_property
-    def parameter_table(self):
+    def parameter_table(self) -> ParameterTable:
         """The parameters and states by name (:class:`~rcpstab.models.table.ParameterTable`)."""
         from .table import ParameterTable
 
@@ -272,7 +277,7 @@ class ModelSpec:
         """What :func:`rcpstab.models.get_model` takes to give this model back (in another process too)."""
         return self.origin or self.name
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # the overflow accumulators of bounded clamps are states of their own (recorded, checkpointed)
         extra = [c.overflow for c in self.clamps if c.bounded and c.overflow not in self.states]
         if extra:
@@ -306,12 +311,12 @@ class ModelSpec:
         raise KeyError(f"model {self.name!r} has no parameter {name!r}")
 
     @cached_property
-    def overflow_states(self) -> tuple:
+    def overflow_states(self) -> tuple[Any, ...]:
         """The overflow accumulators of the bounded clamps (dropped volume, bits)."""
         return tuple(c.overflow for c in self.clamps if c.bounded)
 
     @cached_property
-    def loop_states(self) -> tuple:
+    def loop_states(self) -> tuple[Any, ...]:
         """The states of the feedback loop: every state but the overflow accumulators."""
         return tuple(x for x in self.states if x not in self.overflow_states)
 
@@ -350,7 +355,7 @@ class ModelSpec:
         subs.update({term.applied: term.symbol for term in self.delayed_terms})
         return tuple(expr.xreplace(subs) for expr in self.rhs)
 
-    def lambdify_rhs(self):
+    def lambdify_rhs(self) -> Callable[..., tuple[Any, ...]]:
         """Compile the right-hand sides into a NumPy function.
 
         Returns
@@ -362,12 +367,12 @@ class ModelSpec:
             Every argument may be a NumPy array; they broadcast (batches of trajectories).
         """
         args = (*self.current_symbols, *(term.symbol for term in self.delayed_terms), *self.parameters)
-        return sp.lambdify(args, self.plain_rhs(), modules="numpy", cse=True)
+        return cast("Callable[..., tuple[Any, ...]]", sp.lambdify(args, self.plain_rhs(), modules="numpy", cse=True))
 
-    def lambdify_expr(self, expr: sp.Expr):
+    def lambdify_expr(self, expr: sp.Expr) -> Callable[..., Any]:
         """Compile an expression of the states at ``t`` and the parameters: ``f(*current, *parameters)``."""
         subs = {s(t): sym for s, sym in zip(self.states, self.current_symbols)}
-        return sp.lambdify((*self.current_symbols, *self.parameters), expr.xreplace(subs), modules="numpy")
+        return cast("Callable[..., Any]", sp.lambdify((*self.current_symbols, *self.parameters), expr.xreplace(subs), modules="numpy"))
 
     def latex(self) -> str:
         """The model's equations as a LaTeX ``aligned`` block."""
@@ -375,5 +380,6 @@ class ModelSpec:
                  if s not in self.overflow_states]
         lines += [rf"{sp.latex(c.state(t))} &\ge {sp.latex(c.lower)}" if not c.bounded else
                   rf"{sp.latex(c.lower)} \le {sp.latex(c.state(t))} &\le {sp.latex(c.upper)}"
-                  rf"\ \text{{(overflow into }} {sp.latex(c.overflow(t))}\text{{)}}" for c in self.clamps]
+                  rf"\ \text{{(overflow into }} {sp.latex(c.overflow(t))}\text{{)}}"  # type: ignore[misc]  # a bounded clamp has its overflow state (Clamp.__post_init__)
+                  for c in self.clamps]
         return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"

@@ -8,6 +8,8 @@ default as in the thesis' eqs.) holds q below B; the overflow is dropped and int
 state ``dropped``. On loss the senders change nothing: as in :mod:`rcpstab.models.rcp`, the aggregate rate is
 set by the router's feedback (eq. 5.14 has no loss term), so a drop only removes volume.
 """
+from typing import Any
+
 import sympy as sp
 
 from .spec import Clamp, ModelSpec, t
@@ -17,7 +19,7 @@ y = sp.Function("y")
 q = sp.Function("q")
 
 
-def aggregate_rate_model(name: str, title: str, clamps: tuple) -> ModelSpec:
+def aggregate_rate_model(name: str, title: str, clamps: tuple[Any, ...]) -> ModelSpec:
     """Eq. 5.14/5.15's dynamics in (y, q); ``clamps`` decides switched or linear.
 
     A model whose clamps include a bounded one gets the ``buffer`` parameter (unbounded by default).

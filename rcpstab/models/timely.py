@@ -23,6 +23,8 @@ default is the figure's, ``w_slope=2`` gives the text's.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import sympy as sp
 
 from .delayloop import DelayedFluidModel
@@ -59,7 +61,7 @@ rate_law = sp.Piecewise(
 )
 
 
-def operating_point(v: dict) -> dict:
+def operating_point(v: dict[str, float]) -> dict[Any, float]:
     """Theorem 4's fixed point {state: value} for parameter values ``v`` (names -> floats)."""
     r = v["C"] / v["N"]
     qref = v["C"] * v["T_low"]

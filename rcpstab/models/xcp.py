@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from numpy.typing import ArrayLike
 
 from .spec import Clamp
 from .switched import aggregate_rate_model, q, y
@@ -42,12 +43,13 @@ PAPER_POINT = (0.4, 0.226)
 """XCP's published gains (xcp-katabi.txt line 143): a point of the (alpha, beta) plane."""
 
 
-def theorem1_beta(alpha):
+def theorem1_beta(alpha: ArrayLike) -> np.ndarray:
     """Theorem 1's beta = sqrt(2) * alpha**2 (dimensionless), elementwise."""
-    return np.sqrt(2.0) * np.asarray(alpha, dtype=float) ** 2
+    beta: np.ndarray = np.sqrt(2.0) * np.asarray(alpha, dtype=float) ** 2
+    return beta
 
 
-def theorem1_curve(n: int = 200, alpha_max: float | None = None):
+def theorem1_curve(n: int = 200, alpha_max: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Theorem 1's curve, sampled for plotting.
 
     Parameters

@@ -11,8 +11,11 @@ measurement: a growing swing is a growing oscillation of the estimate.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..verdicts.band import STANDARD, Band, band_distance, last_band_exit
 from ..verdicts.judgement import judge_trace
@@ -21,7 +24,7 @@ from .fluid import NetworkRun
 LATE_WINDOWS = 4      # windows the late part of a run is split into
 
 
-def settling_time(t, x, target, band: Band | float = STANDARD):
+def settling_time(t: ArrayLike, x: ArrayLike, target: ArrayLike, band: Band | float = STANDARD) -> np.ndarray:
     """Last exit (s) of ``x`` (shape (n, B)) from ``band`` around ``target``; NaN if it ends outside.
 
     This is :func:`~rcpstab.verdicts.band.last_band_exit` on the rate's band distance (the
@@ -43,7 +46,7 @@ def _rate_only(band: Band | float) -> Band:
     return Band(band.rate if isinstance(band, Band) else float(band), math.inf)
 
 
-def window_swings(t, x, start: float, windows: int = LATE_WINDOWS):
+def window_swings(t: np.ndarray, x: np.ndarray, start: float, windows: int = LATE_WINDOWS) -> np.ndarray:
     """Swing (max - min) of ``x`` (shape (n, B)) in each of ``windows`` equal windows after ``start``.
 
     Returns
@@ -54,8 +57,8 @@ def window_swings(t, x, start: float, windows: int = LATE_WINDOWS):
     return np.array([np.ptp(x[(t >= a) & (t <= b)], axis=0) for a, b in zip(edges[:-1], edges[1:])])
 
 
-def summarize(run: NetworkRun, links=("L1", "L3"), rtt_link: str = "L1", late_from: float | None = None,
-              band: Band = STANDARD) -> list[dict]:
+def summarize(run: NetworkRun, links: Sequence[str] = ("L1", "L3"), rtt_link: str = "L1", late_from: float | None = None,
+              band: Band = STANDARD) -> list[dict[str, Any]]:
     """Per (alpha, beta) of the batch: settling times, final errors, RTT-estimate swings.
 
     Parameters
@@ -80,7 +83,7 @@ def summarize(run: NetworkRun, links=("L1", "L3"), rtt_link: str = "L1", late_fr
         (late windows, in order), ``rtt_swing_ratio`` (last over first window; <= 1 is not growing).
     """
     start = run.t[-1] / 2 if late_from is None else late_from
-    out = [{"alpha": float(a), "beta": float(b)} for a, b in zip(run.alpha, run.beta)]
+    out: list[dict[str, Any]] = [{"alpha": float(a), "beta": float(b)} for a, b in zip(run.alpha, run.beta)]
     for name in links:
         i = run.link(name)
         target = run.target_rate[i]

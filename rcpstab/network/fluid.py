@@ -21,9 +21,12 @@ queue's Euler step is exact. The delay line is the phase plane's
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from ..packet.routers.rcp.control import RcpController
@@ -68,7 +71,7 @@ class NetworkRun:
     avg_rtt: np.ndarray
     rtt_sample: np.ndarray
     queue: np.ndarray
-    link_names: tuple
+    link_names: tuple[str, ...]
     alpha: np.ndarray
     beta: np.ndarray
     target_rate: np.ndarray
@@ -76,6 +79,10 @@ class NetworkRun:
 
     def link(self, name: str) -> int:
         return self.link_names.index(name)
+
+
+StepResult = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""The stepping loops' records: times (s), rates (bit/s), RTT estimates and samples (s), queues (bits)."""
 
 
 class _Wiring:
@@ -87,7 +94,10 @@ class _Wiring:
     """
 
     def __init__(self, net: Network, dt: float):
-        arrivals, reads_link, reads_delay, starts = [], [], [], []
+        arrivals: list[Any] = []
+        reads_link: list[int] = []
+        reads_delay: list[int] = []
+        starts: list[int] = []
         for g, group in enumerate(net.groups):
             offsets = net.offsets(group)
             for name, offset in zip(group.path, offsets):
@@ -115,8 +125,8 @@ class _Wiring:
 ENGINES = ("c", "python")
 
 
-def simulate_network(net: Network, alpha, beta, t_end: float, dt: float = DEFAULT_DT, eta: float = 1.0,
-                     initial_rate=None, record_dt: float = RECORD_DT, engine: str = "c") -> NetworkRun:
+def simulate_network(net: Network, alpha: ArrayLike, beta: ArrayLike, t_end: float, dt: float = DEFAULT_DT, eta: float = 1.0,
+                     initial_rate: ArrayLike | None = None, record_dt: float = RECORD_DT, engine: str = "c") -> NetworkRun:
     """Integrate RCP's fluid model on ``net`` for a batch of (alpha, beta).
 
     Parameters
@@ -158,7 +168,7 @@ def simulate_network(net: Network, alpha, beta, t_end: float, dt: float = DEFAUL
     for a, b in zip(alpha, beta):
         RcpController(link_rate=float(capacity.min()) / BITS_PER_BYTE / MS, alpha=float(a), beta=float(b), eta=eta,
                       rate=float(rate0.min()) / BITS_PER_BYTE / MS, avg_rtt=float(rtt0.min()) * MS)
-    step = step_python if engine == "python" else step_compiled
+    step: Callable[..., StepResult] = step_python if engine == "python" else step_compiled
     t, rates, avgs, samples, queues = step(wiring, capacity, alpha, beta, eta, MTU_BYTES, dt, int(round(t_end / dt)),
                                            max(1, int(round(record_dt / dt))), rate0, rtt0, rtt0,
                                            int(wiring.read_steps.max()) + 2)
@@ -167,7 +177,9 @@ def simulate_network(net: Network, alpha, beta, t_end: float, dt: float = DEFAUL
                       target_rate=net.max_min_rates(eta)[1], target_rtt=net.equilibrium_rtt(eta))
 
 
-def step_python(wiring, capacity, alpha, beta, eta, mtu, dt, n_steps, every, rate0, avg0, sample0, length):
+def step_python(wiring: _Wiring, capacity: np.ndarray, alpha: np.ndarray, beta: np.ndarray, eta: float, mtu: int, dt: float,
+                n_steps: int, every: int, rate0: np.ndarray, avg0: np.ndarray, sample0: np.ndarray, length: int
+                ) -> StepResult:
     """The stepping loop in Python with App. F's control path objects: the reference for the C kernel.
 
     Parameters
@@ -229,4 +241,5 @@ def step_python(wiring, capacity, alpha, beta, eta, mtu, dt, n_steps, every, rat
         if k % every == 0:
             avg = np.array([[c.avg_rtt / MS for c in row] for row in controllers])
             records.append(((k + 1) * dt, rate.copy(), avg, sample.copy(), queue.copy()))
-    return tuple(np.array(v) for v in zip(*records))
+    t, rates, avgs, samples, queues = (np.array(v) for v in zip(*records))
+    return t, rates, avgs, samples, queues

@@ -12,12 +12,18 @@ tests hold the two to rounding.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from importlib import resources
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..packet.routers.rcp.control import MAX_RATE_ESTIMATION_INTERVAL_MS, MIN_RATE_MTU_FRACTION
 from ..runtime.build import load_library
+
+if TYPE_CHECKING:
+    from .fluid import StepResult, _Wiring
 
 __all__ = ["TEMPLATE", "source", "step_compiled"]
 
@@ -32,22 +38,24 @@ def source() -> str:
     return defines + resources.files(__package__).joinpath(TEMPLATE).read_text(encoding="utf-8")
 
 
-def _library():
+def _library() -> ctypes.CDLL:
     lib = load_library("network", source())
     lib.network_run.restype = ctypes.c_int
     return lib
 
 
-def _ptr(array: np.ndarray, ctype):
+def _ptr(array: np.ndarray, ctype: Any) -> Any:
     return array.ctypes.data_as(ctypes.POINTER(ctype))
 
 
-def step_compiled(wiring, capacity, alpha, beta, eta, mtu, dt, n_steps, every, rate0, avg0, sample0, length):
+def step_compiled(wiring: _Wiring, capacity: np.ndarray, alpha: np.ndarray, beta: np.ndarray, eta: float, mtu: int, dt: float,
+                  n_steps: int, every: int, rate0: np.ndarray, avg0: np.ndarray, sample0: np.ndarray, length: int
+                  ) -> StepResult:
     """Run the loop in C; same arguments and results as :func:`rcpstab.network.fluid.step_python`."""
     n_links, size = capacity.size, alpha.size
     n_arrivals, n_groups = wiring.group.size, wiring.prop_rtt.size
-    i32 = lambda v: np.ascontiguousarray(v, dtype=np.int32)  # noqa: E731
-    f64 = lambda v: np.ascontiguousarray(v, dtype=float)  # noqa: E731
+    i32: Callable[[ArrayLike], np.ndarray] = lambda v: np.ascontiguousarray(v, dtype=np.int32)  # noqa: E731
+    f64: Callable[[ArrayLike], np.ndarray] = lambda v: np.ascontiguousarray(v, dtype=float)  # noqa: E731
     read_start = i32(np.append(wiring.starts, wiring.read_link.size))
     weight = f64(wiring.to_links[wiring.arrival_link, np.arange(n_arrivals)])
     hist = f64(np.repeat(np.repeat(rate0[:, None, None], length, axis=1), size, axis=2))
@@ -73,4 +81,5 @@ def step_compiled(wiring, capacity, alpha, beta, eta, mtu, dt, n_steps, every, r
         _ptr(sample, d), _ptr(work, d), *(_ptr(o, d) for o in outs))
     assert count == records, (count, records)
     t = (np.arange(records) * every + 1) * dt
-    return (t, *outs)
+    rates, avgs, samples, queues = outs
+    return t, rates, avgs, samples, queues

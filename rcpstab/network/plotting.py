@@ -1,13 +1,21 @@
 """Figures of network runs: rates at two links and a router's RTT estimate vs time (thesis Figs. 5.8-5.9)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from ..figures import new_figure, save
 from .fluid import NetworkRun
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 MBPS = 1e6
 
 
-def network_plot(run: NetworkRun, rate_links=("L1", "L3"), rtt_link: str = "L1", fig=None):
+def network_plot(run: NetworkRun, rate_links: Sequence[str] = ("L1", "L3"), rtt_link: str = "L1",
+                 fig: Figure | None = None) -> Figure:
     """Rates at ``rate_links`` (top) and ``rtt_link``'s RTT estimates d and d_T (bottom), every run of the batch.
 
     Returns
@@ -36,7 +44,7 @@ def network_plot(run: NetworkRun, rate_links=("L1", "L3"), rtt_link: str = "L1",
     return fig
 
 
-def rtt_estimate_panel(ax, series, link: str, target: float, title: str):
+def rtt_estimate_panel(ax: Axes, series: Any, link: str, target: float, title: str) -> Axes:
     """A router's RTT estimates vs time: eq. 5.17's d (solid) and eq. 5.16's d_T (faint).
 
     Parameters

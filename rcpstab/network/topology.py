@@ -6,9 +6,12 @@ of links, and its round trip is the sum of their one-way delays plus a reverse p
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,7 @@ class FlowGroup:
 
     name: str
     count: int
-    path: tuple
+    path: tuple[str, ...]
     rtt: float
 
 
@@ -53,8 +56,8 @@ class FlowGroup:
 class Network:
     """Links and flow groups."""
 
-    links: tuple
-    groups: tuple
+    links: tuple[Any, ...]
+    groups: tuple[Any, ...]
 
     def link_index(self, name: str) -> int:
         return [link.name for link in self.links].index(name)
@@ -98,14 +101,15 @@ class Network:
         """Each link's packet-average RTT (eq. 5.16, s) at the max-min rates with empty queues."""
         return self.packet_average_rtt(self.max_min_rates(eta)[0])
 
-    def packet_average_rtt(self, group_rates) -> np.ndarray:
+    def packet_average_rtt(self, group_rates: Sequence[float] | np.ndarray) -> np.ndarray:
         """Each link's packet-average propagation RTT (eq. 5.16, s) with each group's flows at ``group_rates``."""
         volume = np.array([[g.count * r * (link.name in g.path) for g, r in zip(self.groups, group_rates)]
                            for link in self.links])
         rtts = np.array([g.rtt for g in self.groups])
-        return volume @ rtts / np.maximum(volume.sum(axis=1), 1e-300)
+        average: np.ndarray = volume @ rtts / np.maximum(volume.sum(axis=1), 1e-300)
+        return average
 
-    def path_min(self, link_values) -> np.ndarray:
+    def path_min(self, link_values: ArrayLike) -> np.ndarray:
         """Per group, the smallest of ``link_values`` (shape (links,)) along its path: the rate its flows send at."""
         values = np.asarray(link_values, float)
         return np.array([min(values[self.link_index(name)] for name in g.path) for g in self.groups])

@@ -8,7 +8,9 @@ it, and written over blocks of trajectories side by side so that it vectorizes. 
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from importlib import resources
+from typing import Any
 
 import sympy as sp
 from sympy.printing.c import C99CodePrinter
@@ -30,13 +32,13 @@ def _unused(signature: str) -> str:
     return "  " + " ".join(f"(void) {n};" for n in names) + "\n"
 
 
-def _function(signature: str, cases: dict, default: str) -> str:
+def _function(signature: str, cases: dict[int, str], default: str) -> str:
     """``static inline signature``: a switch over the state index ``i``, ``default`` for other states."""
     body = "".join(f"    case {i}: {{\n{code}    }}\n" for i, code in cases.items())
     return f"static_inline {signature} {{\n{_unused(signature)}  switch (i) {{\n{body}  }}\n  {default}\n}}\n"
 
 
-def _block(exprs: list, result: str, printer: C99CodePrinter, names: dict, cse: bool) -> str:
+def _block(exprs: list[Any], result: str, printer: C99CodePrinter, names: dict[Any, str], cse: bool) -> str:
     """Statements computing ``exprs`` as ``r0, r1...``, then ``result``.
 
     The spec's own symbol names are kept (prefixed ``v_``), and common subexpressions are
@@ -57,7 +59,7 @@ def _lane_function(signature: str, body: str) -> str:
     return f"static_inline {signature} {{\n{_unused(signature)}{body}}}\n"
 
 
-def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool, wide: bool = False,
+def c_source(spec: ModelSpec, continuous: tuple[Any, ...], piecewise_constant: bool, wide: bool = False,
              band: Band = STANDARD) -> str:
     """The complete C translation unit of ``spec``'s stepping loop (see :data:`LOOP` for the entry point).
 
@@ -73,10 +75,10 @@ def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool, wide:
     names.update({sym: f"P[{m} * LANES + ln]" for m, sym in enumerate(spec.parameters)})
     now = {s(t): sym for s, sym in zip(spec.states, spec.current_symbols)}
 
-    def plain(expr):
+    def plain(expr: Any) -> Any:
         return sp.sympify(expr).xreplace(now)
 
-    def value(expr):
+    def value(expr: Any) -> str:
         return _block([plain(expr)], "return r0;", printer, names, cse=False)
 
     rhs = {i: _block([e], "return r0;", printer, names, cse=True) for i, e in enumerate(spec.plain_rhs())}
@@ -94,7 +96,7 @@ def c_source(spec: ModelSpec, continuous: tuple, piecewise_constant: bool, wide:
              for c in spec.clamps if c.bounded}
     n, nd = len(spec.states), len(spec.delayed_terms)
 
-    def array(ctype, name, values):
+    def array(ctype: str, name: str, values: Iterable[object]) -> str:
         return f"static const {ctype} {name}[] = {{{', '.join(str(v) for v in values) or '0'}}};\n"
 
     header = (

@@ -15,10 +15,11 @@ a cached model is compiled from that text without SymPy, to the same functions a
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,7 +39,7 @@ class DelayedInput:
     """One delayed term as the integrator reads it: which state, and its delay as a function of the parameters."""
 
     state_index: int
-    delay: callable  # f(*parameters) -> delay in seconds (scalar or per-trajectory array)
+    delay: Callable[..., Any]  # f(*parameters) -> delay in seconds (scalar or per-trajectory array)
     sampled: bool
 
 

@@ -16,7 +16,7 @@ Trajectories whose equilibrium lies outside the saturation bounds
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,7 +32,7 @@ FIRST_HORIZON_RTT = 100.0
 MAX_HORIZON_RTT = 204800.0   # 100 * 2**11: the doubling horizons end exactly here
 
 
-def decide(model: ModelSpec, params: dict, initial: dict, dt: float | None = None,
+def decide(model: ModelSpec, params: dict[str, Any], initial: dict[str, Any], dt: float | None = None,
            first_horizon_rtt: float = FIRST_HORIZON_RTT, max_horizon_rtt: float = MAX_HORIZON_RTT,
            band: Band = STANDARD) -> Judgement:
     """Verdict, measured convergence time (RTTs) and envelope trend of every trajectory of a batch.

@@ -1,6 +1,8 @@
 """Flash crowds in the fluid models: N flows become ``factor * N`` while the system sits at equilibrium."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..models import as_model
@@ -12,7 +14,7 @@ __all__ = ["FLASH_FACTOR", "flash_crowd_peak_queue"]
 FLASH_FACTOR = 10      # the flash crowd: N flows become 10 N (rcp-ac.txt Fig. 1 has 10 -> 100)
 
 
-def flash_crowd_peak_queue(model: ModelSpec, params: dict, N: float = 10, factor: float = FLASH_FACTOR,
+def flash_crowd_peak_queue(model: ModelSpec, params: dict[str, Any], N: float = 10, factor: float = FLASH_FACTOR,
                            t_jump: float = 2.0, t_end: float = 12.0) -> np.ndarray:
     """Peak queue after N flows become ``factor * N`` at ``t_jump``, for each trajectory of a batch.
 
@@ -43,4 +45,5 @@ def flash_crowd_peak_queue(model: ModelSpec, params: dict, N: float = 10, factor
     run = simulate(model, {**params, model.flow_parameter(): N}, {"gamma0": 1.0 / N, "q0": 0.0}, t_end,
                    n_schedule=[(t_jump, factor * N)])
     after = run.t >= t_jump
-    return run.queue[after].max(axis=0) / run.queue_scale
+    peak: np.ndarray = run.queue[after].max(axis=0) / run.queue_scale
+    return peak

@@ -9,6 +9,7 @@ integrates the model's own right-hand sides.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -25,10 +26,11 @@ class FluidRun:
 
     t: np.ndarray
     states: np.ndarray
-    names: tuple
+    names: tuple[str, ...]
 
     def __getitem__(self, name: str) -> np.ndarray:
-        return self.states[self.names.index(name)]
+        state: np.ndarray = self.states[self.names.index(name)]
+        return state
 
     def oscillation(self, name: str, window: float) -> float:
         """Peak-to-peak of ``name`` over the last ``window`` seconds, over its mean there."""
@@ -36,7 +38,7 @@ class FluidRun:
         return float((x.max() - x.min()) / max(abs(x.mean()), 1e-300))
 
 
-def fluid_run(model, t_end: float, dt: float, initial: dict, queue: str = "q", **values) -> FluidRun:
+def fluid_run(model: Any, t_end: float, dt: float, initial: dict[str, Any], queue: str = "q", **values: float) -> FluidRun:
     """Integrate ``model`` from ``initial`` ({state name: value}, the model's units) to ``t_end`` (s).
 
     Parameters
@@ -80,7 +82,7 @@ def fluid_run(model, t_end: float, dt: float, initial: dict, queue: str = "q", *
     x[:, 0] = [initial[k] for k in names]
     iq = names.index(queue)
 
-    def past(k):
+    def past(k: int) -> list[Any]:
         return [x[i, max(k - lag, 0)] for i, lag in lags]
 
     for k in range(n):

@@ -12,11 +12,14 @@ Before the first step the history is the constant initial state (the thesis' set
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
-def wide_stencil(j: int, latest: int, breaks) -> bool:
+def wide_stencil(j: int, latest: int, breaks: Iterable[float]) -> bool:
     """Whether the point between stored steps ``j`` and ``j + 1`` is read from steps j-1..j+2.
 
     Only where all four are stored (``j + 2 <= latest``), none is before time 0 (where the
@@ -26,7 +29,7 @@ def wide_stencil(j: int, latest: int, breaks) -> bool:
     return j >= 1 and j + 2 <= latest and not any(j - 1 < b < j + 2 for b in breaks)
 
 
-def wide_weights(th: float) -> tuple:
+def wide_weights(th: float) -> tuple[Any, ...]:
     """Weights of the values, then the slopes, at steps j-1..j+2 for the point ``j + th`` (degree-7 Hermite).
 
     Written operation for operation as in the C kernel, so both agree to the last bit.
@@ -51,7 +54,7 @@ class History:
         The delays in steps, for the wide stencil; None (default): always the cubic.
     """
 
-    def __init__(self, initial, length: int, breaks=None):
+    def __init__(self, initial: Iterable[ArrayLike], length: int, breaks: Iterable[float] | None = None) -> None:
         self.length = length
         self.breaks = None if breaks is None else tuple(breaks)
         self.latest = -1  # the last step stored
@@ -59,7 +62,7 @@ class History:
         self.values = np.repeat(np.stack(self.initial)[:, None, :], length, axis=1)
         self.slopes = np.zeros_like(self.values)
 
-    def store(self, k: int, states, slopes) -> None:
+    def store(self, k: int, states: Iterable[ArrayLike], slopes: Mapping[int, ArrayLike]) -> None:
         """Record the states and their slopes (derivative times step) at step ``k``."""
         slot = k % self.length
         self.latest = k
@@ -74,27 +77,30 @@ class History:
             return self.initial[i]
         j = math.floor(position)
         theta = position - j
-        x0 = self.values[i, j % self.length]
+        x0: np.ndarray = self.values[i, j % self.length]
         if theta == 0.0:
             return x0
         if self.breaks is not None and wide_stencil(j, self.latest, self.breaks):
             w = wide_weights(theta)
             v = [self.values[i, (j + n) % self.length] for n in (-1, 0, 1, 2)]
             s = [self.slopes[i, (j + n) % self.length] for n in (-1, 0, 1, 2)]
-            return (w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3]
+            value: np.ndarray = (w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3]
                     + w[4] * s[0] + w[5] * s[1] + w[6] * s[2] + w[7] * s[3])
+            return value
         x1 = self.values[i, (j + 1) % self.length]
         s0 = self.slopes[i, j % self.length]
         s1 = self.slopes[i, (j + 1) % self.length]
         t2, t3 = theta * theta, theta * theta * theta
-        return ((2 * t3 - 3 * t2 + 1) * x0 + (t3 - 2 * t2 + theta) * s0
-                + (3 * t2 - 2 * t3) * x1 + (t3 - t2) * s1)
+        hermite: np.ndarray = ((2 * t3 - 3 * t2 + 1) * x0 + (t3 - 2 * t2 + theta) * s0
+                               + (3 * t2 - 2 * t3) * x1 + (t3 - t2) * s1)
+        return hermite
 
     def held(self, i: int, index: int) -> np.ndarray:
         """Sampled state ``i`` as it was held at step ``index`` (piecewise constant, read exactly)."""
         if index < 0:
             return self.initial[i]
-        return self.values[i, index % self.length]
+        held: np.ndarray = self.values[i, index % self.length]
+        return held
 
     def keep(self, mask: np.ndarray) -> None:
         """Drop the trajectories where ``mask`` is false."""

@@ -9,6 +9,8 @@ memory of a long run stays bounded.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..verdicts.band import STANDARD, Band
@@ -52,17 +54,19 @@ class EnvelopeMonitor:
         gamma = model.gamma(*integrator.states, *values)
         self.above = np.broadcast_to(gamma > self.gamma_eq, (size,)).astype(np.uint8)
         self.last_out = np.zeros(size)  # in steps
-        self.peaks: list = []
-        self.crossings: list = []
-        self.rate_peaks: list = []
-        self.queue_peaks: list = []
+        self.peaks: list[Any] = []
+        self.crossings: list[Any] = []
+        self.rate_peaks: list[Any] = []
+        self.queue_peaks: list[Any] = []
 
-    def add_windows(self, peaks: np.ndarray, crossings: np.ndarray, rate_peaks=None, queue_peaks=None) -> None:
+    def add_windows(self, peaks: np.ndarray, crossings: np.ndarray, rate_peaks: np.ndarray | None = None,
+                    queue_peaks: np.ndarray | None = None) -> None:
         """Append windows finished by the kernel (arrays of shape (n_windows, B); rate and queue
         peaks in band units)."""
         self.peaks.extend(peaks)
         self.crossings.extend(crossings)
         if rate_peaks is not None:
+            assert queue_peaks is not None  # the kernel reports both or neither
             self.rate_peaks.extend(rate_peaks)
             self.queue_peaks.extend(queue_peaks)
 
@@ -102,10 +106,10 @@ class EnvelopeMonitor:
             setattr(self, name, [p[mask] for p in getattr(self, name)])
 
 
-def trajectory_envelope(traj: Trajectory, band: Band = STANDARD, **floors) -> Envelope:
+def trajectory_envelope(traj: Trajectory, band: Band = STANDARD, **floors: Any) -> Envelope:
     """The :class:`Envelope` of a recorded trajectory (same windows as the online monitor).
 
     ``floors`` (``rate_floor``, ``queue_floor``) are passed to :func:`~rcpstab.verdicts.envelope.trace_envelope`.
     """
     return trace_envelope(traj.rtt, traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq,
-                          traj.queue_scale, band, **floors)
+                          np.asarray(traj.queue_scale, dtype=float), band, **floors)

@@ -20,8 +20,11 @@ they finish (:mod:`.checkpoint`).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from tqdm import tqdm
 
 from ..errors import InputError
@@ -51,7 +54,7 @@ _SEVERITY = np.zeros(len(VERDICTS), dtype=int)
 _SEVERITY[[CONVERGED, UNDECIDED, LIMIT_CYCLE, DIVERGED]] = range(len(VERDICTS))
 
 
-def configurations(model, params=None) -> list[dict]:
+def configurations(model: Any, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Every combination of the given parameter values (the model's configuration by default), checked.
 
     Parameters
@@ -79,8 +82,8 @@ def configurations(model, params=None) -> list[dict]:
     compiled = compile_model(model)
     table = model.parameter_table          # by name: a cached bundled model is not built (no SymPy)
     gains = set(table.loop)
-    axes: dict = {table.public_name(name): [table.defaults[name]] for name in table.configuration}
-    from_params: dict = {}  # public name -> the name it was given under
+    axes: dict[str, Any] = {table.public_name(name): [table.defaults[name]] for name in table.configuration}
+    from_params: dict[str, Any] = {}  # public name -> the name it was given under
     for name, given in (params or {}).items():
         if given is None:
             continue
@@ -109,7 +112,7 @@ def configurations(model, params=None) -> list[dict]:
     return configs
 
 
-def buffer_bits(model, buffer_bdp, params: dict) -> dict:
+def buffer_bits(model: Any, buffer_bdp: float | None, params: dict[str, Any]) -> dict[str, Any]:
     """``{name: bits}`` for a buffer of ``buffer_bdp`` queue units (``{}`` for None).
 
     The queue unit is the model's (:attr:`~rcpstab.models.spec.ModelSpec.queue_unit`: one
@@ -125,7 +128,7 @@ def buffer_bits(model, buffer_bdp, params: dict) -> dict:
     return {model.public_name(model.buffer): buffer_bdp * np.asarray(compiled.queue_scale(*parameter_values(compiled, params)), dtype=float)}
 
 
-def start_states(gamma_eq, queue_unit, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
+def start_states(gamma_eq: ArrayLike, queue_unit: ArrayLike, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
     """Initial normalized rates and queues, shape (points, conditions), from each point's equilibrium.
 
     Parameters
@@ -150,7 +153,7 @@ def start_states(gamma_eq, queue_unit, start: str = "appE") -> tuple[np.ndarray,
     return np.minimum(loads * gamma_eq, 1.0), queues * queue_unit  # R cannot exceed C
 
 
-def equilibrium_starts(model, params: dict, size: int = 1, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
+def equilibrium_starts(model: Any, params: dict[str, Any], size: int = 1, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
     """:func:`start_states` of ``model`` at ``params`` (name to value or array of ``size``), from its equilibrium.
 
     Returns
@@ -165,17 +168,17 @@ def equilibrium_starts(model, params: dict, size: int = 1, start: str = "appE") 
     return start_states(gamma_eq, np.broadcast_to(compiled.queue_scale(*values), (size,)), start)
 
 
-def initial_conditions(C, d0, N, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
+def initial_conditions(C: ArrayLike, d0: ArrayLike, N: ArrayLike, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
     """Initial R/C values and queues (bits), shape (points, conditions), for each (C, d0, N) of RCP.
 
     ``start`` is ``appE`` (App. E's six conditions) or ``half-load`` (R/C = 1/(2N), q = 0:
     the equilibrium load doubles, as in thesis Figs. 5.10-5.13). See :func:`start_states`.
     """
-    C, d0, N = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (C, d0, N))
-    return start_states(1.0 / N, C * d0, start)
+    c, d, n = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (C, d0, N))
+    return start_states(1.0 / n, c * d, start)
 
 
-def portable(model):
+def portable(model: Any) -> Any:
     """What a worker gets to find ``model``: its reference (a name or a protocol file, cheap to send)
     when that gives this very model back, else the model object itself (one built in a session)."""
     try:
@@ -184,7 +187,7 @@ def portable(model):
         return model
 
 
-def solve_chunk(model_ref, rows: dict, start: str, band: Band = STANDARD) -> dict:
+def solve_chunk(model_ref: Any, rows: dict[str, Any], start: str, band: Band = STANDARD) -> dict[str, Any]:
     """Verdict and convergence time of each row (point and configuration) of a chunk (runs in a worker).
 
     ``rows`` maps ``alpha``, ``beta`` (the model's two loop gains) and each configuration
@@ -227,16 +230,16 @@ def solve_chunk(model_ref, rows: dict, start: str, band: Band = STANDARD) -> dic
     trend = np.where(np.isfinite(rates).any(axis=1), np.nanmax(np.where(np.isfinite(rates), rates, -np.inf), axis=1),
                      np.nan)
 
-    def listed(a):
+    def listed(a: np.ndarray) -> list[float | None]:
         return [None if not np.isfinite(v) else float(v) for v in a]
     return {"codes": worst.tolist(), "convergence_rtt": listed(slowest), "convergence_estimate_rtt": listed(estimate),
             "envelope_rate_per_rtt": listed(trend)}
 
 
-def phaseplane_region(model, alphas, betas, params: dict | None = None, workers: int = 1,
+def phaseplane_region(model: Any, alphas: ArrayLike, betas: ArrayLike, params: dict[str, Any] | None = None, workers: int = 1,
                       scheduler: str | None = None, checkpoint: str | None = None,
                       progress: bool = False, start: str = "appE", buffer_bdp: float | None = None,
-                      band: Band = STANDARD, **named) -> RegionMap:
+                      band: Band = STANDARD, **named: Any) -> RegionMap:
     """Stable region of ``model`` by phase-plane integration (thesis Sec. 5.1.2, App. E).
 
     Parameters
@@ -324,20 +327,21 @@ def phaseplane_region(model, alphas, betas, params: dict | None = None, workers:
                     "band": band.key()})
 
 
-def _chunks(model, rows: dict, delay_symbols) -> list[np.ndarray]:
+def _chunks(model: Any, rows: dict[str, Any], delay_symbols: Iterable[Any]) -> list[np.ndarray]:
     """Row indices of each chunk: rows sharing the delay line's parameters, in slices of :data:`POINTS_PER_CHUNK`.
 
     A delay parameter not in ``rows`` is at the model's default in every row (one group).
     """
     line = [key for key in rows if own_name(model, key) in delay_symbols]
-    groups: dict = {}
+    groups: dict[tuple[Any, ...], list[int]] = {}
     for i in range(len(rows["alpha"])):
         groups.setdefault(tuple(rows[k][i] for k in line), []).append(i)
     return [np.array(members[s:s + POINTS_PER_CHUNK])
             for members in groups.values() for s in range(0, len(members), POINTS_PER_CHUNK)]
 
 
-def _region(model, alphas, betas, configs, rows, codes, measured, counts) -> RegionMap:
+def _region(model: Any, alphas: np.ndarray, betas: np.ndarray, configs: list[dict[str, Any]], rows: dict[str, Any],
+            codes: np.ndarray, measured: dict[str, np.ndarray], counts: dict[str, Any]) -> RegionMap:
     """Assemble per-row verdicts into the common region and the per-configuration table."""
     stable = (codes == CONVERGED).reshape(len(configs), -1)
     compiled = compile_model(model)

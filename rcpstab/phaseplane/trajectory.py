@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from ..models import as_model
@@ -15,6 +17,8 @@ from .integrator import BatchIntegrator
 from .setup import make_integrator, parameter_values
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
     from ..models.spec import ModelSpec
 
 MAX_SAMPLES = 20_000  # recorded samples per trajectory by default (memory: B * 8 bytes each)
@@ -53,7 +57,7 @@ class Trajectory:
 
     model: ModelSpec
     t: np.ndarray
-    states: dict
+    states: dict[str, Any]
     gamma: np.ndarray
     queue: np.ndarray
     gamma_eq: np.ndarray
@@ -61,7 +65,7 @@ class Trajectory:
     d0: float
     capacity: np.ndarray
     dt: float
-    params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
     queue_scale: np.ndarray | None = None
 
     @property
@@ -75,15 +79,15 @@ class Trajectory:
         return (f"Trajectory(model={self.model.name!r}, {self.gamma.shape[1]} trajectories, "
                 f"0..{self.rtt[-1]:.4g} RTTs (d0 = {self.d0:g} s){gains})")
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax: Axes | None = None, **kwargs: Any) -> Any:
         """Draw the phase portrait with :func:`~rcpstab.phaseplane.plotting.portrait_plot`."""
         from .plotting import portrait_plot
 
         return portrait_plot(self, ax=ax, **kwargs)
 
 
-def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: float | None = None,
-             n_schedule=None, record_every: int | None = None, n_param: str | None = None) -> Trajectory:
+def simulate(model: ModelSpec, params: dict[str, Any], initial: dict[str, Any], t_end: float, dt: float | None = None,
+             n_schedule: Any = None, record_every: int | None = None, n_param: str | None = None) -> Trajectory:
     """Integrate ``model`` for a batch of parameter sets and initial conditions.
 
     Parameters
@@ -123,8 +127,8 @@ def simulate(model: ModelSpec, params: dict, initial: dict, t_end: float, dt: fl
     return _trajectory(integrator, np.arange(recorded.shape[0]) * every * integrator.dt, recorded)
 
 
-def simulate_rtts(model: ModelSpec, alpha: float, beta: float, rtts: float, params: dict | None = None,
-                  gamma0=None, q0=None, batch: dict | None = None, record_every: int | None = None) -> Trajectory:
+def simulate_rtts(model: ModelSpec, alpha: float, beta: float, rtts: float, params: dict[str, Any] | None = None,
+                  gamma0: ArrayLike | None = None, q0: ArrayLike | None = None, batch: dict[str, Any] | None = None, record_every: int | None = None) -> Trajectory:
     """Integrate ``model`` at one point of its gain grid for ``rtts`` of its time units, from App. E's starts.
 
     Parameters
@@ -178,7 +182,7 @@ def _trajectory(integrator: BatchIntegrator, times: np.ndarray, recorded: np.nda
     eq = [np.broadcast_to(f(*[0.0] * compiled.n_states, *values), (size,)) for f in compiled.equilibrium]
     names = compiled.param_names
 
-    def scale(f):  # a model that declares no queue unit is integrated all the same, but not judged
+    def scale(f: Callable[..., Any]) -> np.ndarray:  # a model that declares no queue unit is integrated all the same, but not judged
         return np.broadcast_to(f(*values) if compiled.judged else np.nan, (size,)).astype(float)
     return Trajectory(
         model=compiled.spec,

@@ -22,6 +22,8 @@ from __future__ import annotations
 import errno
 import os
 import uuid
+from types import TracebackType
+from typing import IO, Any, Literal
 
 from ..errors import InputError
 
@@ -42,7 +44,7 @@ def same_file(a: str, b: str) -> bool:
         return False
 
 
-def check_distinct(paths: dict) -> None:
+def check_distinct(paths: dict[str, str | None]) -> None:
     """Refuse one file given for two of ``paths`` (option -> path; None: not given), in one line."""
     given = [(option, path) for option, path in paths.items() if isinstance(path, str) and path]
     for i, (first, a) in enumerate(given):
@@ -76,14 +78,14 @@ class AtomicOutputs:
     :class:`InputError` line naming the target file.
     """
 
-    def __init__(self, paths: dict):
+    def __init__(self, paths: dict[str, str | None]) -> None:
         self.targets = {option: path for option, path in paths.items() if isinstance(path, str) and path}
         self.temporary = {option: _temporary_name(path) for option, path in self.targets.items()}
 
     def __getitem__(self, option: str) -> str:
         return self.temporary[option]
 
-    def __enter__(self) -> dict:
+    def __enter__(self) -> dict[str, str]:
         return dict(self.temporary)
 
     def _discard(self) -> None:
@@ -100,16 +102,18 @@ class AtomicOutputs:
         for option, path in self.temporary.items():
             if exc.filename and same_file(str(exc.filename), path):
                 return option
-        written = [(os.stat(p).st_mtime_ns, o) for o, p in self.temporary.items() if os.path.exists(p)]
+        written: list[tuple[int, str]] = [(os.stat(p).st_mtime_ns, o) for o, p in self.temporary.items() if os.path.exists(p)]
         if written:
             return max(written)[1]
         if len(self.temporary) == 1 and exc.errno in _WRITE_ERRORS:
             return next(iter(self.temporary))
         return None
 
-    def __exit__(self, kind, exc, tb) -> bool:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         if exc is not None:
-            option, reason = None, None
+            option: str | None = None
+            reason: str | None = None
             if isinstance(exc, OSError):
                 option, reason = self._failed_option(exc), exc.strerror or str(exc)
             elif isinstance(exc, OutputError):  # a nested atomic writer failed on one of our temporary files
@@ -119,7 +123,7 @@ class AtomicOutputs:
             if option is not None:
                 old = "the old file is kept" if os.path.exists(self.targets[option]) else "nothing was written"
                 shown = option if option == repr(self.targets[option]) else f"{option} {self.targets[option]!r}"
-                raise OutputError(f"{shown}: cannot write ({reason}); {old}", self.targets[option], reason) from None
+                raise OutputError(f"{shown}: cannot write ({reason}); {old}", self.targets[option], str(reason)) from None
             return False
         try:
             for option, path in self.temporary.items():
@@ -130,17 +134,18 @@ class AtomicOutputs:
                     os.fsync(fh.fileno())
                 _copy_mode(target, path)
                 os.replace(path, target)
-        except OSError as exc:
+        except OSError as error:
             self._discard()
-            raise OutputError(f"{option} {self.targets[option]!r}: cannot write ({exc.strerror or exc})",
-                              self.targets[option], exc.strerror or str(exc)) from None
+            assert option is not None  # set by the loop before the first write
+            raise OutputError(f"{option} {self.targets[option]!r}: cannot write ({error.strerror or error})",
+                              self.targets[option], error.strerror or str(error)) from None
         return False
 
 
 class OutputError(InputError):
     """An output could not be written (one line naming it); ``path`` and ``reason`` for an outer writer."""
 
-    def __init__(self, message: str, path: str, reason: str):
+    def __init__(self, message: str, path: str, reason: str) -> None:
         super().__init__(message)
         self.path, self.reason = path, reason
 
@@ -164,31 +169,35 @@ class atomic_path:  # noqa: N801 - used like open()
     command's outputs already (:func:`rcpstab.commands.output.safe_outputs`).
     """
 
-    def __init__(self, path):
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = str(path)
         self.outputs = AtomicOutputs({repr(self.path): self.path})  # the "option" is the path itself
 
     def __enter__(self) -> str:
         return self.outputs.__enter__()[repr(self.path)]
 
-    def __exit__(self, kind, exc, tb) -> bool:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         return self.outputs.__exit__(kind, exc, tb)
 
 
 class atomic_open:  # noqa: N801 - used like open()
     """``with atomic_open(path) as fh:`` a text file (``newline=""`` for csv) that replaces ``path`` atomically."""
 
-    def __init__(self, path, mode: str = "w", **kwargs):
+    def __init__(self, path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -> None:
         self.target = atomic_path(path)
-        self.mode, self.kwargs, self.fh = mode, {"newline": "", **kwargs}, None
+        self.mode, self.kwargs = mode, {"newline": "", **kwargs}
+        self.fh: IO[Any] | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> IO[Any]:
         temporary = self.target.__enter__()
         self.fh = open(temporary, self.mode, **self.kwargs)
         return self.fh
 
-    def __exit__(self, kind, exc, tb) -> bool:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         try:
+            assert self.fh is not None, "__exit__ without __enter__"
             self.fh.close()
         except OSError as error:  # the last buffered bytes did not fit
             if exc is None:

@@ -20,6 +20,7 @@ import json
 import os
 import stat
 import warnings
+from typing import Any
 
 from ..errors import InputError
 
@@ -33,7 +34,7 @@ class CheckpointWarning(UserWarning):
     """A damaged record was skipped (its chunk is computed again)."""
 
 
-def chunk_key(description: dict) -> str:
+def chunk_key(description: dict[str, Any]) -> str:
     """A stable identifier of a chunk from its JSON-serializable description."""
     return hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()[:32]
 
@@ -42,13 +43,13 @@ def _digest(payload: bytes) -> bytes:
     return hashlib.sha256(payload).hexdigest()[:DIGEST_CHARS].encode()
 
 
-def encode_record(key: str, result: dict) -> bytes:
+def encode_record(key: str, result: dict[str, Any]) -> bytes:
     """One line: magic, checksum of the payload, payload (JSON without NaN-unsafe surprises)."""
     payload = json.dumps({"key": key, "result": result}, separators=(",", ":")).encode()
     return MAGIC + b" " + _digest(payload) + b" " + payload + b"\n"
 
 
-def _decode_record(line: bytes):
+def _decode_record(line: bytes) -> tuple[str, Any] | None:
     """``(key, result)`` of a complete line, or None if it does not verify."""
     parts = line.rstrip(b"\n").split(b" ", 2)
     if len(parts) == 3 and parts[0] == MAGIC:
@@ -82,17 +83,17 @@ class Checkpoint:
 
     def __init__(self, path: str | None):
         self.path = path
-        self.done: dict = {}
+        self.done: dict[str, Any] = {}
         self.skipped = 0
         if path:
             _check_path(path)
             if os.path.exists(path):
                 self.done, self.skipped = _read_and_repair(path)
 
-    def get(self, key: str):
+    def get(self, key: str) -> Any:
         return self.done.get(key)
 
-    def save(self, key: str, result: dict) -> None:
+    def save(self, key: str, result: dict[str, Any]) -> None:
         """Record a finished chunk durably before returning.
 
         If the write fails (disk full), the partial record is cut off again when possible, and
@@ -142,7 +143,7 @@ def _check_path(path: str) -> None:
         raise InputError(f"--checkpoint {path!r}: not readable and writable")
 
 
-def _read_and_repair(path: str) -> tuple[dict, int]:
+def _read_and_repair(path: str) -> tuple[dict[str, Any], int]:
     """Records of ``path``; a partial last line is truncated away; damaged lines are skipped."""
     try:
         with open(path, "rb") as fh:

@@ -8,7 +8,12 @@ command (``benchmarks/bench_commands.py`` times both writers).
 """
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 __all__ = ["cell", "column_text", "write_csv_table"]
 
@@ -16,7 +21,7 @@ _SPECIAL = (",", '"', "\r", "\n")
 CHUNK_ROWS = 1 << 16
 
 
-def cell(value):
+def cell(value: Any) -> Any:
     """A cell as :class:`csv.writer` receives it: integers without a decimal point, floats round-trippable
     (``repr``), NaN and infinities empty, anything else as it is."""
     if isinstance(value, (bool, np.bool_)):
@@ -36,14 +41,14 @@ def _quoted(text: str) -> str:
     return text
 
 
-def _generic_text(value) -> str:
+def _generic_text(value: Any) -> str:
     value = cell(value)
     if value is None:
         return ""
     return _quoted(value if isinstance(value, str) else str(value))
 
 
-def column_text(values) -> list[str]:
+def column_text(values: Sequence[Any] | NDArray[Any]) -> list[str]:
     """The CSV text of every cell of one column (quoted where :class:`csv.writer` would quote)."""
     if isinstance(values, np.ndarray) and values.ndim == 1:
         kind = values.dtype.kind
@@ -62,7 +67,7 @@ def column_text(values) -> list[str]:
     return [_generic_text(v) for v in values]
 
 
-def _by_value(keys, values, fmt) -> list[str]:
+def _by_value(keys: NDArray[Any], values: NDArray[Any], fmt: Callable[[Any], str]) -> list[str]:
     """``fmt`` of every value, formatted once per distinct ``keys`` entry where values repeat (a grid's axes)."""
     if values.size < 64:
         return list(map(fmt, values.tolist()))
@@ -74,7 +79,7 @@ def _by_value(keys, values, fmt) -> list[str]:
     return list(map(text.__getitem__, inverse.ravel().tolist()))
 
 
-def write_csv_table(path, columns: dict) -> None:
+def write_csv_table(path: str | os.PathLike[str], columns: Mapping[str, Sequence[Any] | NDArray[Any]]) -> None:
     """Write ``columns`` ({name: 1-D sequence}, equal lengths) as a header row and one row per index.
 
     Parameters

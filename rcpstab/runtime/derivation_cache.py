@@ -15,7 +15,11 @@ import os
 import pickle
 import sys
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any, TypeVar, cast
+
+T = TypeVar("T")
 
 CACHE_ENV = "RCPSTAB_CACHE_DIR"
 
@@ -34,12 +38,14 @@ def sympy_version() -> str:
     """SymPy's version, read from its ``release.py`` when it is not imported (importing it costs more
     than a cached command's work)."""
     if "sympy" in sys.modules:
-        return sys.modules["sympy"].__version__
-    text = (Path(importlib.util.find_spec("sympy").origin).parent / "release.py").read_text()
+        return str(sys.modules["sympy"].__version__)
+    spec = importlib.util.find_spec("sympy")
+    assert spec is not None and spec.origin is not None, "SymPy is a dependency"
+    text = (Path(spec.origin).parent / "release.py").read_text()
     return text.split("__version__", 1)[1].split("=", 1)[1].split("\n", 1)[0].strip().strip("'\"")
 
 
-def key(kind: str, model, sources) -> str:
+def key(kind: str, model: Any, sources: Iterable[str | os.PathLike[str]]) -> str:
     """Hash of what the derivation depends on: the model, SymPy's version, the deriving code.
 
     A bundled model as registered (:class:`~rcpstab.models.lazy.BundledModel`, built or not) is
@@ -55,7 +61,7 @@ def key(kind: str, model, sources) -> str:
     return f"{kind}-{model.name}-{digest.hexdigest()[:24]}"
 
 
-def cached(kind: str, model, sources, derive):
+def cached(kind: str, model: Any, sources: Iterable[str | os.PathLike[str]], derive: Callable[[], T]) -> T:
     """``derive()``, read from the cache when the same model and code derived it before.
 
     Parameters
@@ -70,8 +76,8 @@ def cached(kind: str, model, sources, derive):
     """
     path = cache_dir() / f"{key(kind, model, sources)}.pkl"
     try:
-        with open(path, "rb") as fh:
-            return pickle.load(fh)
+        with open(path, "rb") as cached_file:
+            return cast(T, pickle.load(cached_file))
     except Exception:  # missing, truncated or from an incompatible library: derive again
         pass
     value = derive()

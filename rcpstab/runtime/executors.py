@@ -19,8 +19,10 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 from ..errors import InputError
 
@@ -47,7 +49,8 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def run_chunks(function, tasks: list, workers: int = 1, scheduler: str | None = None):
+def run_chunks(function: Callable[..., Any], tasks: Sequence[Sequence[Any]], workers: int = 1,
+               scheduler: str | None = None) -> Iterator[tuple[int, Any]]:
     """Yield ``(index, function(*tasks[index]))`` for every task, in completion order.
 
     Parameters
@@ -88,20 +91,21 @@ def run_chunks(function, tasks: list, workers: int = 1, scheduler: str | None = 
             yield i, function(*task)
 
 
-def _stop(pool) -> None:
+def _stop(pool: ProcessPoolExecutor) -> None:
     """End a process pool's workers now, without waiting for their running tasks."""
     for process in list((pool._processes or {}).values()):
         process.terminate()
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _dask(function, tasks, address):
+def _dask(function: Callable[..., Any], tasks: Sequence[Sequence[Any]], address: str) -> Iterator[tuple[int, Any]]:
     try:
         from distributed import Client, wait
     except ImportError:
         raise InputError("--scheduler needs the 'dask' extra: pip install 'rcpstab[dask]'") from None
     try:
-        client = Client(address, timeout=f"{SCHEDULER_TIMEOUT_S}s")
+        client = Client(address,  # type: ignore[no-untyped-call]  # distributed does not annotate Client.__init__
+                        timeout=f"{SCHEDULER_TIMEOUT_S}s")
     except (OSError, TimeoutError, ValueError) as exc:
         raise InputError(f"--scheduler {address!r}: cannot connect within {SCHEDULER_TIMEOUT_S} s "
                          f"({type(exc).__name__})") from None
@@ -125,7 +129,8 @@ def _dask(function, tasks, address):
             quiet.setLevel(level)
 
 
-def _dask_loop(client, function, tasks, address, wait):
+def _dask_loop(client: Any, function: Callable[..., Any], tasks: Sequence[Sequence[Any]], address: str,
+               wait: Callable[..., Any]) -> Iterator[tuple[int, Any]]:
     futures = [client.submit(function, *task, pure=False) for task in tasks]
     index = {future.key: i for i, future in enumerate(futures)}
     pending = list(futures)

@@ -4,14 +4,21 @@ Both libraries are optional extras (``rcpstab[pandas]``, ``rcpstab[xarray]``), i
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..errors import InputError
 
+if TYPE_CHECKING:  # optional extras
+    import pandas
+    import xarray
+
 __all__ = ["data_frame", "grid_dataset"]
 
 
-def data_frame(columns: dict):
+def data_frame(columns: Mapping[str, Any]) -> pandas.DataFrame:
     """``columns`` (name -> equal-length 1-D array) as a :class:`pandas.DataFrame`, one row per entry."""
     try:
         import pandas
@@ -20,7 +27,8 @@ def data_frame(columns: dict):
     return pandas.DataFrame({k: np.asarray(v) for k, v in columns.items()})
 
 
-def grid_dataset(table: dict, axes: dict, units: dict, attrs: dict | None = None, configuration=()):
+def grid_dataset(table: Mapping[str, Any], axes: Mapping[str, Any], units: Mapping[str, str],
+                 attrs: Mapping[str, Any] | None = None, configuration: Sequence[str] = ()) -> xarray.Dataset:
     """A long table over a grid as an :class:`xarray.Dataset` with one dimension per axis.
 
     Parameters
@@ -60,6 +68,6 @@ def grid_dataset(table: dict, axes: dict, units: dict, attrs: dict | None = None
     ds = ds.assign_coords(scalars)
     for name in [*ds.variables]:
         if name in units:
-            ds[name].attrs["units"] = units[name]
+            ds[name].attrs["units"] = units[str(name)]  # a key of units: a str already
     ds.attrs.update(attrs or {})
     return ds

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from typing import Any, cast
 
 from ..errors import InputError
 
@@ -93,7 +94,7 @@ class Domain:
             return False
         return not self.integer or float(value).is_integer()
 
-    def violation(self, values, name: str = "") -> str | None:
+    def violation(self, values: Any, name: str = "") -> str | None:
         """One line naming the first of ``values`` (a number or an array) outside the domain, or None."""
         import numpy as np  # here: the command line checks plain numbers before it imports numpy
 
@@ -185,7 +186,7 @@ SIMULATOR_INTEGERS = {
 }
 
 
-def check_simulator_integer(name: str, value, where: str = "") -> int:
+def check_simulator_integer(name: str, value: Any, where: str = "") -> int:
     """``value`` as an int in :data:`SIMULATOR_INTEGERS` ``[name]``, refused as the C extension refuses it.
 
     Parameters
@@ -206,7 +207,7 @@ def check_simulator_integer(name: str, value, where: str = "") -> int:
     return check_index_range(value, name, low, high, where)
 
 
-def check_index_range(value, name: str, low: int, high: int, where: str = "") -> int:
+def check_index_range(value: Any, name: str, low: int, high: int, where: str = "") -> int:
     """``value`` as an int in ``low..high``, refused as the C extensions' ``int_in_range`` refuses it.
 
     For the ranges a call sets itself (a path index below the number of paths); the fixed ranges
@@ -236,7 +237,7 @@ MAX_MEMORY_GB = 2.0           # estimated peak memory of a run above this is ref
 MEMORY_ENV = "RCPSTAB_MAX_MEMORY_GB"
 
 
-def _as_float(value, shown: str, label: str) -> float:
+def _as_float(value: Any, shown: str | None, label: str) -> float:
     if isinstance(value, bool):
         raise InputError(f"{shown or label} = {value!r}: expected a number")
     try:
@@ -245,7 +246,7 @@ def _as_float(value, shown: str, label: str) -> float:
         raise InputError(f"{shown or label} = {value!r}: not a number") from None
 
 
-def check_value(name: str, value, option: str | None = None, field: str | None = None) -> float:
+def check_value(name: str, value: Any, option: str | None = None, field: str | None = None) -> float:
     """``value`` as a float if it lies in the domain of ``name``, else :class:`InputError`.
 
     Parameters
@@ -268,7 +269,7 @@ def check_value(name: str, value, option: str | None = None, field: str | None =
     return number
 
 
-def check_integer(name: str, value, option: str | None = None, field: str | None = None) -> int:
+def check_integer(name: str, value: Any, option: str | None = None, field: str | None = None) -> int:
     """An integer in the domain of ``name`` (exact: 2**64 + 1500 is refused, never wrapped)."""
     domain = DOMAINS[name]
     if isinstance(value, bool) or not isinstance(value, int):
@@ -282,25 +283,25 @@ def check_integer(name: str, value, option: str | None = None, field: str | None
         where = f"{option}: " if option else ""
         shown = f"{field}={value}" if field else f"{domain.label} = {value}{unit}"
         raise InputError(f"{where}{shown}: must be {domain.describe()}")
-    return value
+    return cast(int, value)
 
 
-def check_values(**values) -> dict:
+def check_values(**values: Any) -> dict[str, float]:
     """Check several values by name (None: not given, skipped); returns them as floats."""
     return {name: check_value(name, value) for name, value in values.items() if value is not None}
 
 
-def _fmt(value) -> str:
+def _fmt(value: Any) -> str:
     """A value as the user would write it: 0.0, not np.float64(0.0); as typed when it remembers its text."""
     if isinstance(getattr(value, "text", None), str):
-        return value.text
+        return cast(str, value.text)
     try:
         return repr(float(value)) if not isinstance(value, int) or isinstance(value, bool) else str(value)
     except (TypeError, ValueError, OverflowError):
         return repr(value)
 
 
-def _limit(env: str, default: float, kind: type):
+def _limit(env: str, default: float, kind: type[int] | type[float]) -> float:
     text = os.environ.get(env)
     if not text:
         return default
@@ -315,7 +316,7 @@ def _limit(env: str, default: float, kind: type):
 
 def max_grid_points() -> int:
     """The grid-size limit: :data:`MAX_GRID_POINTS` or ``$RCPSTAB_MAX_GRID_POINTS``."""
-    return _limit(GRID_ENV, MAX_GRID_POINTS, int)
+    return int(_limit(GRID_ENV, MAX_GRID_POINTS, int))  # an int already: int() only tells the type checker
 
 
 def max_cpu_hours() -> float:

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["NUMERICAL_FLOOR", "STANDARD", "Band", "band_distance", "last_band_exit"]
 
@@ -50,13 +51,13 @@ class Band:
     rate: float = 0.02    # thesis Sec. 5.4
     queue: float = 0.01
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("rate", "queue"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and value > 0 and not math.isnan(value)):
                 raise ValueError(f"band {name} = {value!r}: must be a number > 0")
 
-    def key(self) -> dict:
+    def key(self) -> dict[str, float]:
         """What enters a checkpoint key (a change of band re-keys every chunk)."""
         return {"band_rate": float(self.rate), "band_queue": float(self.queue)}
 
@@ -80,7 +81,8 @@ class Band:
             return f"R within {self.rate_percent}"
         return f"R within {self.rate_percent}, q within {self.queue_percent} of {queue_unit}"
 
-    def distance(self, gamma, queue, gamma_eq, queue_eq, queue_scale):
+    def distance(self, gamma: ArrayLike, queue: ArrayLike, gamma_eq: ArrayLike, queue_eq: ArrayLike,
+                 queue_scale: ArrayLike) -> NDArray[np.float64]:
         """:func:`band_distance` with this band."""
         return band_distance(gamma, queue, gamma_eq, queue_eq, queue_scale, self)
 
@@ -88,7 +90,8 @@ class Band:
 STANDARD = Band()
 
 
-def band_distance(gamma, queue, gamma_eq, queue_eq, queue_scale, band: Band = STANDARD):
+def band_distance(gamma: ArrayLike, queue: ArrayLike, gamma_eq: ArrayLike, queue_eq: ArrayLike, queue_scale: ArrayLike,
+                  band: Band = STANDARD) -> NDArray[np.float64]:
     """Distance from equilibrium in band units (<= 1 means within the convergence band).
 
     Parameters
@@ -117,7 +120,7 @@ def band_distance(gamma, queue, gamma_eq, queue_eq, queue_scale, band: Band = ST
     return np.maximum(rate, np.abs(np.asarray(queue) - queue_eq) / (np.asarray(queue_scale) * band.queue))
 
 
-def last_band_exit(t, distance, axis=0):
+def last_band_exit(t: ArrayLike, distance: ArrayLike, axis: int = 0) -> NDArray[np.float64] | float:
     """The last time a trace was outside the band (the measured convergence time).
 
     Parameters

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .band import NUMERICAL_FLOOR, STANDARD, Band
 
@@ -68,7 +69,7 @@ class Envelope:
 
 
 
-def dominant_oscillation(deviation, samples_per_rtt: int) -> tuple[float, float]:
+def dominant_oscillation(deviation: ArrayLike, samples_per_rtt: int) -> tuple[float, float]:
     """Dominant period (RTTs) of a trace and its autocorrelation there (0, 0 if none is found).
 
     The period is the lag of the autocorrelation's highest peak after its first zero crossing,
@@ -116,8 +117,9 @@ def coherence_threshold(span_rtt: float) -> float:
 
 
 
-def trace_envelope(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, band: Band = STANDARD,
-                   rate_floor=None, queue_floor=None, window_rtt=WINDOW_RTT) -> Envelope:
+def trace_envelope(t_rtt: ArrayLike, gamma: ArrayLike, queue: ArrayLike, gamma_eq: ArrayLike, queue_eq: ArrayLike,
+                   queue_scale: ArrayLike, band: Band = STANDARD, rate_floor: float | None = None,
+                   queue_floor: float | None = None, window_rtt: float = WINDOW_RTT) -> Envelope:
     """The :class:`Envelope` of recorded traces (the windows of the online monitor).
 
     Parameters

@@ -71,9 +71,12 @@ as soon as its slope is resolved, and it is followed until it reaches the floor.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 # the band and the envelope are modules of their own; their names stay importable from here
 from .band import NUMERICAL_FLOOR, STANDARD, Band, band_distance, last_band_exit
@@ -170,7 +173,7 @@ class Judgement:
                    nan.copy(), nan.copy(), nan.copy(), nan.copy(), text.copy(), np.full(size, float(horizon_rtt)),
                    float(horizon_rtt))
 
-    def assign(self, where, other: Judgement) -> None:
+    def assign(self, where: Any, other: Judgement) -> None:
         """Copy ``other``'s per-trace fields into the traces ``where`` (index or mask)."""
         for f in fields(self):
             if f.name != "next_horizon_rtt":
@@ -179,7 +182,8 @@ class Judgement:
     @property
     def names(self) -> np.ndarray:
         """Verdict names, one per trace."""
-        return np.asarray(VERDICTS, dtype=object)[self.codes]
+        names: np.ndarray = np.asarray(VERDICTS, dtype=object)[self.codes]
+        return names
 
     verdict = names
 
@@ -191,9 +195,9 @@ class Judgement:
                            if (self.codes == i).any())
         return f"Judgement({len(self)} traces; {counts})"
 
-    def to_records(self) -> list[dict]:
+    def to_records(self) -> list[dict[str, Any]]:
         """One dict per trace, JSON-safe (NaN as None)."""
-        def clean(v):
+        def clean(v: Any) -> Any:
             if isinstance(v, (float, np.floating)):
                 return float(v) if math.isfinite(v) else None
             return v.item() if isinstance(v, np.generic) else v
@@ -203,7 +207,7 @@ class Judgement:
 
 
 
-def _blocks(values: np.ndarray, reduce=np.max) -> np.ndarray:
+def _blocks(values: np.ndarray, reduce: Callable[..., np.ndarray] = np.max) -> np.ndarray:
     """Non-overlapping blocks of :data:`BLOCK_WINDOWS` windows, aligned to the end (oldest dropped)."""
     n = (values.shape[0] // BLOCK_WINDOWS) * BLOCK_WINDOWS
     tail = values[values.shape[0] - n:]
@@ -262,7 +266,7 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
              else np.asarray(env.floor_peaks, dtype=float).reshape(-1, size))
     open_ = np.ones(size, dtype=bool)
 
-    def label(mask, code, reason, measured=False):
+    def label(mask: np.ndarray, code: int, reason: str, measured: bool = False) -> np.ndarray:
         """Give the still-open traces of ``mask`` their verdict (the first rule that applies wins)."""
         nonlocal open_
         mask = mask & open_
@@ -399,8 +403,9 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
 
 
 
-def judge_trace(t_rtt, gamma, queue, gamma_eq, queue_eq, queue_scale, band: Band = STANDARD,
-                rate_floor=None, queue_floor=None, final=True) -> Judgement:
+def judge_trace(t_rtt: ArrayLike, gamma: ArrayLike, queue: ArrayLike, gamma_eq: ArrayLike, queue_eq: ArrayLike,
+                queue_scale: ArrayLike, band: Band = STANDARD, rate_floor: float | None = None,
+                queue_floor: float | None = None, final: bool = True) -> Judgement:
     """Judge recorded traces (fluid or packet): :func:`trace_envelope` then :func:`judge_envelope`.
 
     Parameters are those of :func:`trace_envelope`; ``final`` (default True: the trace is all

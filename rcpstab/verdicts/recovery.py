@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .band import STANDARD, Band, band_distance, last_band_exit
 
@@ -19,7 +20,7 @@ __all__ = ["STAY_RTT", "recovery_rtt"]
 STAY_RTT = 10.0   # inside the band this long before the end of the trace = stayed (the thesis' 10-RTT scale)
 
 
-def recovery_rtt(t_rtt, gamma, queue_bdp, gamma_eq: float, queue_eq_bdp: float = 0.0, since_rtt: float = 0.0,
+def recovery_rtt(t_rtt: ArrayLike, gamma: ArrayLike, queue_bdp: ArrayLike, gamma_eq: float, queue_eq_bdp: float = 0.0, since_rtt: float = 0.0,
                  band: Band = STANDARD) -> tuple[float, str | None]:
     """Round trips from ``since_rtt`` until the trace enters the band and stays in it to its end.
 

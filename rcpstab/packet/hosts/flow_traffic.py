@@ -28,7 +28,8 @@ def _pareto_scale(mean: float, shape: float) -> float:
 
 
 def _ceil_at_least_one(x: np.ndarray) -> np.ndarray:
-    return np.maximum(np.ceil(x), 1).astype(np.int64)
+    packets: np.ndarray = np.maximum(np.ceil(x), 1).astype(np.int64)
+    return packets
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,10 @@ class SizeDistribution:
         if self.kind == "pareto":
             xm = _pareto_scale(self.mean, self.shape)
             if xm < 1:  # ceil(X) >= 1 everywhere: sum over k >= 1 of P(X > k), plus P(X > 0) = 1
-                return 1.0 + xm**self.shape * float(zeta(self.shape, 1))
-            return math.ceil(xm) + xm**self.shape * float(zeta(self.shape, math.ceil(xm)))
+                below: float = 1.0 + xm**self.shape * float(zeta(self.shape, 1))
+                return below
+            above: float = math.ceil(xm) + xm**self.shape * float(zeta(self.shape, math.ceil(xm)))
+            return above
         if self.kind == "exponential":
             return 1.0 / (1.0 - math.exp(-1.0 / self.mean))
         return float(max(math.ceil(self.mean), 1))

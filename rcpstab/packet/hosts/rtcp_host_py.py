@@ -10,6 +10,8 @@ Change this file and ``csrc/rtcp_host.h`` together.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ..wire.rcp_header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
 
 __all__ = ["DUPACK_THRESHOLD", "REPLY_KIND", "RTCP_ACK", "RTCP_DATA", "RTCP_REF", "RTCP_REFACK", "RTCP_SEND_NOW",
@@ -45,17 +47,18 @@ def fill_syn_header(request: int) -> bytearray:
     return fill_header(request, 0, RTT_UNKNOWN, PROTO_TCP)
 
 
-def fill_data_header(request: int, h) -> bytearray:
+def fill_data_header(request: int, h: Any) -> bytearray:
     """A data packet's header, and a rate-refresh probe's: the smoothed RTT in ms, capped below "unknown"."""
     return fill_header(request, 0, min(h.srtt_ns // NS_PER_MS, RTT_FIELD_MAX), PROTO_TCP)
 
 
-def pace_ns(h, data_size: int) -> int:
+def pace_ns(h: Any, data_size: int) -> int:
     """One data packet per pacing interval at the flow's rate, ns (one datagram per data_size/rate)."""
-    return data_size * NS_PER_MS // h.rate
+    result: int = data_size * NS_PER_MS // h.rate
+    return result
 
 
-def take_rate(h, reverse: int, data_size: int, window_denominator: int, rwnd_pkts: int, rate_refresh: bool) -> int:
+def take_rate(h: Any, reverse: int, data_size: int, window_denominator: int, rwnd_pkts: int, rate_refresh: bool) -> int:
     """A valid reverse field sets rate and window (and re-paces, ns-2's rate_change): 1; unspecified: 0."""
     if rate_is_unspecified(reverse):
         return 0
@@ -68,7 +71,7 @@ def take_rate(h, reverse: int, data_size: int, window_denominator: int, rwnd_pkt
     return 1
 
 
-def pace(h, now: int, data_size: int, rate_refresh: bool) -> int:
+def pace(h: Any, now: int, data_size: int, rate_refresh: bool) -> int:
     """RTCP_SEND_NOW (next send set one interval on), RTCP_WAIT_SCHEDULE (schedule a send) or RTCP_WAIT."""
     if now < h.next_send_ns:
         if not h.send_pending or (rate_refresh and h.next_send_ns < h.send_at_ns):
@@ -81,13 +84,13 @@ def pace(h, now: int, data_size: int, rate_refresh: bool) -> int:
     return RTCP_SEND_NOW
 
 
-def send_event(h, t: int, rate_refresh: bool) -> None:
+def send_event(h: Any, t: int, rate_refresh: bool) -> None:
     """A send event at ``t`` fired: it clears the pending send unless a re-paced one replaced it."""
     if not rate_refresh or t == h.send_at_ns:
         h.send_pending = 0
 
 
-def arm_refresh(h, now: int, rate_refresh: bool) -> bool:
+def arm_refresh(h: Any, now: int, rate_refresh: bool) -> bool:
     """True: the caller schedules a refresh probe at now + min_rtt_ns (next packet over a minimum RTT away)."""
     if not rate_refresh or h.refresh_pending or h.next_send_ns - now <= h.min_rtt_ns:
         return False
@@ -95,27 +98,28 @@ def arm_refresh(h, now: int, rate_refresh: bool) -> bool:
     return True
 
 
-def refresh_due(h, now: int) -> bool:
+def refresh_due(h: Any, now: int) -> bool:
     """The refresh event fired: True if the next packet is still over a minimum RTT away."""
     h.refresh_pending = 0
-    return h.next_send_ns - now > h.min_rtt_ns
+    result: bool = h.next_send_ns - now > h.min_rtt_ns
+    return result
 
 
-def on_synack(h, now: int, ts: int) -> None:
+def on_synack(h: Any, now: int, ts: int) -> None:
     """The first RTT sample, from the SYN-ACK: the connection is up."""
     h.srtt_ns = now - ts
     h.min_rtt_ns = h.srtt_ns
     h.last_progress_ns = now
 
 
-def rtt_sample(h, now: int, ts: int) -> None:
+def rtt_sample(h: Any, now: int, ts: int) -> None:
     """An ACK's RTT sample (TCP's 7/8 average) and the minimum."""
     h.srtt_ns = (7 * h.srtt_ns + (now - ts)) // 8
     if now - ts < h.min_rtt_ns:
         h.min_rtt_ns = now - ts
 
 
-def go_back(h) -> None:
+def go_back(h: Any) -> None:
     """Go-back-N from the first unacknowledged packet."""
     h.recover = h.snd_nxt
     h.in_recovery = 1
@@ -123,7 +127,7 @@ def go_back(h) -> None:
     h.dupacks = 0
 
 
-def ack_seq(h, seq: int, now: int) -> tuple[int, bool]:
+def ack_seq(h: Any, seq: int, now: int) -> tuple[int, bool]:
     """(packets newly acknowledged, whether this is the third duplicate ACK)."""
     if seq > h.snd_una:
         newly = seq - h.snd_una
@@ -139,19 +143,21 @@ def ack_seq(h, seq: int, now: int) -> tuple[int, bool]:
     return 0, False
 
 
-def rto_ns(h, established: bool) -> int:
+def rto_ns(h: Any, established: bool) -> int:
     """The retransmission timeout: 2 srtt, at least 200 ms; 1 s before the connection is up."""
     if not established:
         return RTO_INITIAL_NS
-    return max(2 * h.srtt_ns, RTO_MIN_NS)
+    result: int = max(2 * h.srtt_ns, RTO_MIN_NS)
+    return result
 
 
-def timed_out(h, now: int, rto: int) -> bool:
+def timed_out(h: Any, now: int, rto: int) -> bool:
     """Data outstanding and no progress for a whole timeout."""
-    return h.snd_nxt > h.snd_una and now - h.last_progress_ns >= rto
+    result: bool = h.snd_nxt > h.snd_una and now - h.last_progress_ns >= rto
+    return result
 
 
-def data_sent(h, now: int) -> None:
+def data_sent(h: Any, now: int) -> None:
     """Data packet snd_nxt has left: the timer's progress clock starts with the first outstanding one."""
     if h.snd_una == h.snd_nxt:
         h.last_progress_ns = now

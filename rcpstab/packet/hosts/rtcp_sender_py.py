@@ -6,6 +6,8 @@ change both together. The host logic both simulators share is in :mod:`.rtcp_hos
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ..routers.rcp.datapath_py import receiver_echo
 from .rtcp_host_py import fill_data_header, fill_syn_header, take_rate
 
@@ -18,29 +20,30 @@ def rtcp_check(data_size: int, rwnd_pkts: int) -> str | None:
     return None
 
 
-def rtcp_fill_syn(sim, f) -> bytearray:
+def rtcp_fill_syn(sim: Any, f: Any) -> bytearray:
     return fill_syn_header(f.request)
 
 
-def rtcp_fill_data(sim, f) -> bytearray:
+def rtcp_fill_data(sim: Any, f: Any) -> bytearray:
     return fill_data_header(f.request, f)
 
 
-def rtcp_window(sim, f) -> int:
-    return f.wnd if f.rcp_mode else f.cwnd
+def rtcp_window(sim: Any, f: Any) -> int:
+    result: int = f.wnd if f.rcp_mode else f.cwnd
+    return result
 
 
-def take_feedback(sim, f, reverse: int) -> None:
+def take_feedback(sim: Any, f: Any, reverse: int) -> None:
     """Rate feedback from the reverse field: valid -> R-TCP window, otherwise TCP-like mode."""
     f.rcp_mode = take_rate(f, reverse, sim.data_size, sim.window_denominator, sim.rwnd_pkts, sim.rate_refresh)
 
 
-def rtcp_on_ack(sim, f, hdr) -> None:
+def rtcp_on_ack(sim: Any, f: Any, hdr: bytearray) -> None:
     """The SYN-ACK's or ACK's reverse rate field."""
     take_feedback(sim, f, int.from_bytes(hdr[4:8], "big"))
 
 
-def tcp_grow(sim, f, newly_acked: int) -> None:
+def tcp_grow(sim: Any, f: Any, newly_acked: int) -> None:
     if f.cwnd < f.ssthresh:
         f.cwnd += newly_acked
     else:
@@ -51,7 +54,7 @@ def tcp_grow(sim, f, newly_acked: int) -> None:
     f.cwnd = min(f.cwnd, sim.rwnd_pkts)
 
 
-def rtcp_on_acked(sim, f, newly: int) -> None:
+def rtcp_on_acked(sim: Any, f: Any, newly: int) -> None:
     """Without a rate from the routers R-TCP grows its window as TCP does."""
     if not f.rcp_mode:
         tcp_grow(sim, f, newly)

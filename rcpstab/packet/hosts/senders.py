@@ -13,7 +13,7 @@ own, and one entry of ``SENDER_OPS`` in ``csrc/sim.c``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..wire.rcp_header import HEADER_LEN
 from ..wire.xcp_header import XCP_HEADER_LEN
@@ -40,19 +40,19 @@ class SenderOps(NamedTuple):
     """Header bytes in every packet the kind sends."""
     check: Callable[[int, int], str | None]
     """``check(data_size, rwnd_pkts)``: None, or why the kind refuses them."""
-    fill_syn: Callable
+    fill_syn: Callable[..., Any]
     """``fill_syn(sim, f) -> bytearray``: a SYN's header."""
-    fill_data: Callable
+    fill_data: Callable[..., Any]
     """``fill_data(sim, f) -> bytearray``: a data packet's header."""
-    window: Callable
+    window: Callable[..., Any]
     """``window(sim, f) -> int``: packets the sender may have outstanding."""
-    on_synack: Callable
+    on_synack: Callable[..., Any]
     """``on_synack(sim, f, hdr)``: the feedback of a SYN-ACK."""
-    on_ack: Callable
+    on_ack: Callable[..., Any]
     """``on_ack(sim, f, hdr)``: the feedback of an ACK."""
-    on_acked: Callable
+    on_acked: Callable[..., Any]
     """``on_acked(sim, f, newly)``: an ACK acknowledged ``newly`` more packets."""
-    echo: Callable
+    echo: Callable[..., Any]
     """``echo(data header) -> reply header``: the receiver's rewrite."""
 
 

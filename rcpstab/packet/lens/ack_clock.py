@@ -13,14 +13,20 @@ directly (fixed step, every grid point at once), with the rate-state loop alongs
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ...verdicts.judgement import judge_trace
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["verdicts", "xcp_loop"]
 
 
-def xcp_loop(alpha, beta, ack_clock: bool, rtts: int = 400, per_rtt: int = 100, y0: float = 0.8):
+def xcp_loop(alpha: ArrayLike, beta: ArrayLike, ack_clock: bool, rtts: int = 400, per_rtt: int = 100, y0: float = 0.8) -> tuple[np.ndarray, np.ndarray]:
     """Per-interval mean of y/C and the queue (C*d0) at each interval's end, shape (rtts, B); C = d0 = 1.
 
     Parameters
@@ -62,7 +68,7 @@ def xcp_loop(alpha, beta, ack_clock: bool, rtts: int = 400, per_rtt: int = 100, 
     return means, queues
 
 
-def verdicts(alpha, beta, ack_clock: bool):
+def verdicts(alpha: ArrayLike, beta: ArrayLike, ack_clock: bool) -> np.ndarray:
     """Verdict codes of :func:`xcp_loop` at each (alpha, beta), judged on the per-interval mean of y
     as the router sees it (:func:`~rcpstab.verdicts.judgement.judge_trace`)."""
     means, queues = xcp_loop(alpha, beta, ack_clock)

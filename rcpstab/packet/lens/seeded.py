@@ -23,7 +23,7 @@ from ...intervals import mean_interval, median_interval, wilson_interval
 __all__ = ["seeded_columns"]
 
 
-def seeded_columns(converged: np.ndarray, convergence_rtt: np.ndarray) -> dict:
+def seeded_columns(converged: np.ndarray, convergence_rtt: np.ndarray) -> dict[str, np.ndarray]:
     """The per-point columns of a replicated map from per-(point, seed) results.
 
     Parameters

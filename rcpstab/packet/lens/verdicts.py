@@ -43,6 +43,7 @@ its own. Every constant is fixed from first principles, none fitted to a map:
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.stats import norm
@@ -58,6 +59,9 @@ from ...verdicts.judgement import (  # noqa: F401
     judge_trace,
 )
 from ..simulator.segments import rtt_average
+
+if TYPE_CHECKING:
+    from ...verdicts.judgement import Judgement
 
 FALSE_ALARM = 0.01     # chance that pure noise leaves the floor somewhere in the last block
 
@@ -124,8 +128,8 @@ def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray,
     return int(judged.codes[0]), float(judged.convergence_rtt[0])
 
 
-def judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capacity, samples_per_rtt,
-                         packet_bits, noisy=True, window_flows=0, band: Band = STANDARD):
+def judgement_of_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray, gamma_eq: float, queue_eq: float, d0: float, capacity: float, samples_per_rtt: int,
+                         packet_bits: float, noisy: bool = True, window_flows: int = 0, band: Band = STANDARD) -> Judgement:
     """The full :class:`~rcpstab.verdicts.judgement.Judgement` of one segment (see :func:`judge_segment`)."""
     if not noisy:
         return judge_trace(t_s / d0, gamma_raw, queue_raw, gamma_eq, queue_eq, capacity * d0, band, final=True)

@@ -33,7 +33,7 @@ class PortService(NamedTuple):
     """The router's rate over the link capacity (NaN for a router without a rate)."""
     utilization: float
     """Input rate over the interval, fraction of the capacity."""
-    registers: dict
+    registers: dict[str, Any]
     """The integer registers read at the expiry, before the writes."""
 
 
@@ -69,11 +69,11 @@ class PacketProtocol(ABC):
     sender: str = "rtcp"
     header_bytes: int = HEADER_LEN
     datapath: str = "rcp"
-    control_options: tuple = ()
+    control_options: tuple[str, ...] = ()
 
     @abstractmethod
-    def make_controller(self, link, alpha: float, beta: float, eta: float, initial_R_over_C: float,
-                        avg_rtt_s: float, mtu: int, **options) -> Any:
+    def make_controller(self, link: Any, alpha: float, beta: float, eta: float, initial_R_over_C: float,
+                        avg_rtt_s: float, mtu: int, **options: Any) -> Any:
         """The control path of ``link`` (a :class:`~..topology.Link`) in its initial state.
 
         ``options`` are the protocol's own control-path settings, by name (the engine does not
@@ -86,26 +86,26 @@ class PacketProtocol(ABC):
         """
 
     @abstractmethod
-    def initial_writes(self, sim, li: int, ctrl) -> None:
+    def initial_writes(self, sim: Any, li: int, ctrl: Any) -> None:
         """Load ``ctrl``'s initial state into port ``li`` of ``sim``."""
 
     @abstractmethod
-    def service(self, sim, li: int, ctrl, tr_ns: int) -> PortService:
+    def service(self, sim: Any, li: int, ctrl: Any, tr_ns: int) -> PortService:
         """One timer expiry of port ``li`` after an interval of ``tr_ns`` ns: read, update, write."""
 
     @abstractmethod
-    def initial_interval_ns(self, ctrl) -> int:
+    def initial_interval_ns(self, ctrl: Any) -> int:
         """``ctrl``'s first timer interval, ns (>= 1)."""
 
-    def monitored_rate(self, rate_over_c: float, utilization: float, n_flows: int) -> float:
+    def monitored_rate(self, rate_over_c: float, utilization: float, n_flows: Any) -> float:
         """The rate a run records for the monitored port, over C (default: the router's rate)."""
         return rate_over_c
 
-    def avg_rtt_s(self, ctrl) -> float:
+    def avg_rtt_s(self, ctrl: Any) -> float:
         """The control path's RTT estimate d, s (default NaN: the protocol keeps none)."""
         return math.nan
 
-    def runs_natively(self, ctrl) -> bool:
+    def runs_natively(self, ctrl: Any) -> bool:
         """Whether :meth:`native_intervals` computes ``ctrl``'s control path to the bit (default: no).
 
         A protocol with a native control path answers yes only for its exact class and its exact
@@ -113,8 +113,8 @@ class PacketProtocol(ABC):
         """
         return False
 
-    def native_intervals(self, sim, li: int, ctrl, tick_ns: int, interval_ns: int, limit_ns: int,
-                         n_flows) -> tuple[list, int, int]:
+    def native_intervals(self, sim: Any, li: int, ctrl: Any, tick_ns: int, interval_ns: int, limit_ns: int,
+                         n_flows: Any) -> tuple[list[Any], int, int]:
         """Every expiry of port ``li`` from ``tick_ns`` up to ``limit_ns``, computed in the C simulator.
 
         Called only when :meth:`runs_natively` says yes; it does at each expiry what :meth:`service` and the
@@ -148,7 +148,7 @@ class PacketProtocol(ABC):
     fluid_flows: str = "N"
     """The fluid model's parameter that the scenario's flow schedule sets."""
 
-    def fluid_parameters(self, facts: dict) -> dict:
+    def fluid_parameters(self, facts: dict[str, Any]) -> dict[str, Any]:
         """The fluid model's parameters on a packet scenario, from its facts in RCP's names.
 
         ``facts``: ``alpha``, ``beta`` (the gains), ``C`` (bit/s), ``d0`` (s), ``T`` (the router's
@@ -173,7 +173,7 @@ class PacketProtocol(ABC):
                 f"{self.datapath} data path>")
 
 
-def window_service(sim, li: int, ctrl, tr_ns: int) -> tuple[int, dict]:
+def window_service(sim: Any, li: int, ctrl: Any, tr_ns: int) -> tuple[int, dict[str, Any]]:
     """The service step of a controller with real-valued registers (XCP, RCP-AC).
 
     ``ctrl.service(registers, real registers, interval s)`` returns (next interval s, integer

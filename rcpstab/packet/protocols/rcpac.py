@@ -1,6 +1,8 @@
 """RCP-AC (rcp-ac.txt): App. F's rate controller plus the acceleration controller, XCP window senders."""
 from __future__ import annotations
 
+from typing import Any, cast
+
 from ..routers.rcp.control import RcpController
 from ..routers.rcpac.control import RCPAC_GAMMA, RcpAcController
 from ..wire.xcp_header import XCP_HEADER_LEN
@@ -22,29 +24,29 @@ class RcpAcProtocol(PacketProtocol):
     datapath = "rcpac"
     control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (routers.rcp.control)
 
-    def make_controller(self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options) -> RcpAcController:
+    def make_controller(self, link: Any, alpha: float, beta: float, eta: float, initial_R_over_C: float, avg_rtt_s: float, mtu: int, **options: Any) -> RcpAcController:
         rcp = RCP.make_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options)
         return RcpAcController(rcp, gamma_ac=RCPAC_GAMMA, buffer_bytes=link.buffer_bytes)
 
-    def initial_writes(self, sim, li, ctrl) -> None:
+    def initial_writes(self, sim: Any, li: int, ctrl: Any) -> None:
         sim.set_xcp_registers(li, rate=ctrl.rcp.rate * 1000.0, avg_rtt=ctrl.rcp.avg_rtt / 1000.0)
         sim.set_xcp_registers(li, min_queue=float("inf"))
 
-    def service(self, sim, li, ctrl, tr_ns) -> PortService:
+    def service(self, sim: Any, li: int, ctrl: Any, tr_ns: int) -> PortService:
         next_ns, registers = window_service(sim, li, ctrl, tr_ns)
         return PortService(next_ns, ctrl.rcp.rate / ctrl.rcp.link_rate, ctrl.utilization, registers)
 
-    def initial_interval_ns(self, ctrl) -> int:
+    def initial_interval_ns(self, ctrl: Any) -> int:
         return max(int(round(ctrl.interval * NS_PER_S)), 1)
 
-    def avg_rtt_s(self, ctrl) -> float:
-        return ctrl.rcp.avg_rtt / 1000.0
+    def avg_rtt_s(self, ctrl: Any) -> float:
+        return cast(float, ctrl.rcp.avg_rtt / 1000.0)  # ms -> s
 
-    def runs_natively(self, ctrl) -> bool:
+    def runs_natively(self, ctrl: Any) -> bool:
         # exact types, the wrapped rate controller's too: a subclass runs its own Python
         return type(self) is RcpAcProtocol and type(ctrl) is RcpAcController and type(ctrl.rcp) is RcpController
 
-    def native_intervals(self, sim, li, ctrl, tick_ns, interval_ns, limit_ns, n_flows):
+    def native_intervals(self, sim: Any, li: int, ctrl: Any, tick_ns: int, interval_ns: int, limit_ns: int, n_flows: Any) -> tuple[list[Any], int, int]:
         c = ctrl.rcp
         rows, tick_ns, interval_ns, c.rate, c.avg_rtt, ctrl.deficit = sim.rcpac_intervals(
             li, tick_ns, interval_ns, limit_ns, c.link_rate, c.alpha, c.beta, c.eta, c.rate, c.avg_rtt, c.mtu,

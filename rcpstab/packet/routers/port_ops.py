@@ -26,19 +26,19 @@ class PortOps(NamedTuple):
     depart: Callable[[PortRegisters, XcpState, bytearray, int], None]
 
 
-def _plain_arrive(p: PortRegisters, x: XcpState, packet, size: int) -> bool:
+def _plain_arrive(p: PortRegisters, x: XcpState, packet: bytearray, size: int) -> bool:
     return port_admit(p, size)
 
 
-def _plain_depart(p: PortRegisters, x: XcpState, packet, size: int) -> None:
+def _plain_depart(p: PortRegisters, x: XcpState, packet: bytearray, size: int) -> None:
     port_release(p, size)
 
 
-def _rcp_arrive(p: PortRegisters, x: XcpState, packet, size: int) -> bool:
+def _rcp_arrive(p: PortRegisters, x: XcpState, packet: bytearray, size: int) -> bool:
     return dp_arrive(p, packet, size)
 
 
-def _rcp_depart(p: PortRegisters, x: XcpState, packet, size: int) -> None:
+def _rcp_depart(p: PortRegisters, x: XcpState, packet: bytearray, size: int) -> None:
     dp_depart(p, packet, size)
 
 

@@ -8,6 +8,7 @@ order. The host timer constants are the host's (:mod:`..hosts.rtcp_host_py`, as 
 from __future__ import annotations
 
 import heapq
+from typing import Any
 
 __all__ = ["EventLoop", "NS_PER_MS", "NS_PER_S"]
 
@@ -24,11 +25,11 @@ class EventLoop:
         self.heap: list[tuple[int, int, int, object, int]] = []
         self.events = 0
 
-    def _schedule(self, t: int, etype: int, arg, gen: int = 0) -> None:
+    def _schedule(self, t: int, etype: int, arg: Any, gen: int = 0) -> None:
         heapq.heappush(self.heap, (t, self.next_seq, etype, arg, gen))
         self.next_seq += 1
 
-    def _dispatch(self, etype: int, arg, gen: int) -> None:
+    def _dispatch(self, etype: int, arg: Any, gen: int) -> None:
         raise NotImplementedError
 
     def run_until(self, t_ns: int) -> None:

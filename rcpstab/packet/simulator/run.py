@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from ...errors import InputError
 from ..protocols import PACKET_PROTOCOLS, get_protocol
 from .scenarios import Scenario, get_scenario
 from .sim_py import PySimulator
-from .topology import IP_HEADER_BYTES, RCP_HEADER_BYTES, RWND_PACKETS, TCP_HEADER_BYTES, Link, dumbbell, flow_table
+from .topology import IP_HEADER_BYTES, RCP_HEADER_BYTES, RWND_PACKETS, TCP_HEADER_BYTES, Link, Topology, dumbbell, flow_table
 
 NS_PER_S = 1_000_000_000
 NS_PER_MS = 1_000_000
@@ -98,18 +99,19 @@ class PacketRun:
         return self.counters["events"] / self.wall_time_s if self.wall_time_s > 0 else float("nan")
 
 
-def make_simulator(scenario: Scenario, seed: int, t_end_s: float, backend: str, protocol: str = "rcp"):
+def make_simulator(scenario: Scenario, seed: int, t_end_s: float, backend: str, protocol: str = "rcp"
+                   ) -> tuple[Any, Topology]:
     """Build the simulator for ``scenario`` (C ``Simulator`` or ``PySimulator``) and its topology."""
     topology = dumbbell(scenario, protocol)
     return build_simulator(topology, flow_table(scenario, topology, seed, t_end_s), scenario.packet_bytes,
                            backend, protocol), topology
 
 
-def build_simulator(topology, flows: list, packet_bytes: int, backend: str, protocol: str,
-                    rwnd_pkts: int = RWND_PACKETS):
+def build_simulator(topology: Topology, flows: list[Any], packet_bytes: int, backend: str, protocol: str,
+                    rwnd_pkts: int = RWND_PACKETS) -> Any:
     """The C ``Simulator`` or ``PySimulator`` on ``topology`` with ``protocol``'s senders."""
     proto = get_protocol(protocol)
-    args = dict(
+    args: dict[str, Any] = dict(
         links=[link.as_sim_tuple() for link in topology.links],
         paths=list(topology.paths),
         flows=flows,
@@ -129,7 +131,7 @@ def build_simulator(topology, flows: list, packet_bytes: int, backend: str, prot
 
 
 def make_controller(link: Link, alpha: float, beta: float, eta: float, initial_R_over_C: float,
-                    avg_rtt_s: float, mtu: int, **options):
+                    avg_rtt_s: float, mtu: int, **options: Any) -> Any:
     """The control path of ``link`` (by its protocol's registry entry) in its initial state.
 
     ``options`` are the protocol's own control-path settings (:attr:`PacketProtocol.control_options`).
@@ -150,7 +152,7 @@ def check_inputs(alpha: float, beta: float, backend: str, t_end: float, protocol
         raise InputError(f"t_end={t_end} must be > 0")
 
 
-def _control_options(protocol, **given) -> dict:
+def _control_options(protocol: Any, **given: Any) -> dict[str, Any]:
     """The control-path settings ``protocol`` takes; a non-default one it does not take is refused."""
     defaults = {"rtt_estimator": "appf"}
     unknown = [k for k, v in given.items() if k not in protocol.control_options and v != defaults.get(k)]
@@ -266,7 +268,7 @@ def run_scenario(
     return run
 
 
-def _native_control(backend, controllers, protocols, monitored):
+def _native_control(backend: str, controllers: dict[int, Any], protocols: Any, monitored: int) -> tuple[int, Any] | None:
     """``(link, controller)`` when the run's one controlled port is monitored, on the C backend, and its
     protocol computes the controller's updates in C (:meth:`PacketProtocol.runs_natively`: RCP, XCP and RCP-AC
     with their own controller classes, to the bit; the twin tests compare it with the Python path). None
@@ -277,7 +279,8 @@ def _native_control(backend, controllers, protocols, monitored):
     return (li, ctrl) if li == monitored and protocols[li].runs_natively(ctrl) else None
 
 
-def _package(scenario, alpha, beta, seed, backend, trace, windows, fct_ns, counters, wall) -> PacketRun:
+def _package(scenario: Scenario, alpha: float, beta: float, seed: int, backend: str, trace: list[Any], windows: list[Any],
+             fct_ns: Any, counters: dict[str, Any], wall: float) -> PacketRun:
     t, r, q, n, u, dropped, avg_rtt = (np.array(col) for col in zip(*trace)) if trace else (np.empty(0),) * 7
     n_long = len(scenario.long_flows)
     throughput_t = np.array([w[0] for w in windows])

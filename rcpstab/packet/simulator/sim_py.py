@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import asdict
+from typing import Any
 
 from ...runtime.validation import check_index_range, check_simulator_integer
 from ..hosts import rtcp_host_py as host
@@ -34,7 +35,7 @@ class _Packet:
         self.hop = 0
 
 
-def _fields(item, what: str, i: int, n: int):
+def _fields(item: object, what: str, i: int, n: int) -> tuple[Any, ...]:
     """An item of the links or flows list as the C module's parse_item takes it (a tuple or a list of n)."""
     if not isinstance(item, (tuple, list)):
         raise TypeError(f"{what} {i} must be a tuple, not {type(item).__name__}")
@@ -43,7 +44,7 @@ def _fields(item, what: str, i: int, n: int):
     return tuple(item)
 
 
-def check_arguments(links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts, sender):
+def check_arguments(links: Any, paths: Any, flows: Any, data_size: Any, ctrl_size: Any, window_denominator: Any, rwnd_pkts: Any, sender: Any) -> tuple[Any, ...]:
     """The constructor's arguments as ints, checked in the C module's order with its errors.
 
     Every integer is checked against :data:`~rcpstab.runtime.validation.SIMULATOR_INTEGERS`, the
@@ -138,8 +139,8 @@ class _Flow:
 class PySimulator(EventLoop):
     """Same constructor and methods as :class:`rcpstab.packet._datapath.Simulator`."""
 
-    def __init__(self, links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts,
-                 sender=SENDER_RTCP, rate_refresh=True) -> None:
+    def __init__(self, links: Any, paths: Any, flows: Any, data_size: Any, ctrl_size: Any, window_denominator: Any, rwnd_pkts: Any,
+                 sender: Any = SENDER_RTCP, rate_refresh: bool = True) -> None:
         # The C module's checks, in its order: it refuses rather than wraps, and so does the twin
         (links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts, sender) = check_arguments(
             links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts, sender)
@@ -346,7 +347,7 @@ class PySimulator(EventLoop):
             self._sender_on_ack(p.flow, p)
 
     # ---- the loop
-    def _dispatch(self, etype: int, arg, gen: int) -> None:
+    def _dispatch(self, etype: int, arg: Any, gen: int) -> None:
         if etype == EV_DELIVER:
             arg.hop += 1
             nxt = self._path_link(arg)

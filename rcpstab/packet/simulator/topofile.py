@@ -44,12 +44,16 @@ import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...errors import InputError
 from ...runtime.validation import check_integer, check_value
 from .topology import NS_PER_S, Link, Topology, request_field
+
+if TYPE_CHECKING:
+    from .scenarios import Scenario
 
 __all__ = ["UNBOUNDED_BUFFER_BYTES", "FlowSpec", "LinkSpec", "TopologySpec", "load_topology", "parse_topology"]
 
@@ -183,7 +187,7 @@ class TopologySpec:
                             paths=tuple(paths), monitored_link=0)
         return topology, group_paths
 
-    def flow_table(self, group_paths: list[tuple[int, int]], seed: int = 0) -> list[tuple]:
+    def flow_table(self, group_paths: list[tuple[int, int]], seed: int = 0) -> list[tuple[Any, ...]]:
         """Every flow as the simulators take it: (start ns, stop ns or -1, 0 = long-lived, request
         "as fast as possible", forward path, reverse path), groups in file order.
 
@@ -203,7 +207,7 @@ class TopologySpec:
         """One label per flow, ``<group>[<i>]``, in :meth:`flow_table` order."""
         return [f"{f.name}[{i}]" for f in self.flows for i in range(f.count)]
 
-    def single_link(self):
+    def single_link(self) -> Scenario | None:
         """The single-bottleneck :class:`~rcpstab.packet.simulator.scenarios.Scenario` this file describes, or
         None when it is not one (several links, a flow not on the link, or start jitter).
 
@@ -265,7 +269,7 @@ def load_topology(path: str | Path) -> TopologySpec:
     return parse_topology(document, default_name=path.stem)
 
 
-def parse_topology(document: dict, default_name: str = "topology") -> TopologySpec:
+def parse_topology(document: dict[str, Any], default_name: str = "topology") -> TopologySpec:
     """A :class:`TopologySpec` from a parsed TOML/JSON document (keys as in the module docstring).
 
     Parameters
@@ -313,20 +317,20 @@ def parse_topology(document: dict, default_name: str = "topology") -> TopologySp
     return spec
 
 
-def _tables(document: dict, key: str) -> list:
+def _tables(document: dict[str, Any], key: str) -> list[dict[str, Any]]:
     entries = document.get(key)
     if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
         raise InputError(f"{key}: needs at least one [[{key}]] table")
     return entries
 
 
-def _known(table: dict, keys: set, where: str) -> None:
+def _known(table: dict[str, Any], keys: set[str], where: str) -> None:
     unknown = sorted(set(table) - keys)
     if unknown:
         raise InputError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(keys))})")
 
 
-def _number(table: dict, key: str, where: str, default=None) -> float:
+def _number(table: dict[str, Any], key: str, where: str, default: float | None = None) -> float:
     value = table.get(key, default)
     if value is None:
         raise InputError(f"{where}: missing")
@@ -335,14 +339,14 @@ def _number(table: dict, key: str, where: str, default=None) -> float:
     return float(value)
 
 
-def _integer(table: dict, key: str, where: str, default=None) -> int:
+def _integer(table: dict[str, Any], key: str, where: str, default: int | None = None) -> int:
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(f"{where}={value!r}: must be an integer")
     return value
 
 
-def _link(i: int, entry: dict) -> LinkSpec:
+def _link(i: int, entry: dict[str, Any]) -> LinkSpec:
     name = str(entry.get("name", f"link{i}"))
     where = f"links[{name}]"
     _known(entry, _LINK_KEYS, where)
@@ -367,7 +371,7 @@ def _link(i: int, entry: dict) -> LinkSpec:
     return LinkSpec(name, capacity, delay, buffer, ack_capacity, ack_delay)
 
 
-def _flow(i: int, entry: dict, link_names: list[str]) -> FlowSpec:
+def _flow(i: int, entry: dict[str, Any], link_names: list[str]) -> FlowSpec:
     name = str(entry.get("name", f"flow{i}"))
     where = f"flows[{name}]"
     _known(entry, _FLOW_KEYS, where)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -101,7 +102,7 @@ def _ns(t_s: float) -> int:
     return -1 if math.isinf(t_s) else int(round(t_s * NS_PER_S))
 
 
-def flow_table(scenario: Scenario, topology: Topology, seed: int, t_end_s: float) -> list[tuple]:
+def flow_table(scenario: Scenario, topology: Topology, seed: int, t_end_s: float) -> list[tuple[Any, ...]]:
     """Flows as (start ns, stop ns or -1, size packets or 0, request, forward path, reverse path).
 
     The scripted long-lived flows come first, in scenario order, each delayed by its start jitter

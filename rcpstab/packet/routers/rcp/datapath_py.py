@@ -33,7 +33,7 @@ class PortRegisters:
     rate: int = 0
 
 
-def check_size(size) -> int:
+def check_size(size: object) -> int:
     """``size`` in the range of ``SIMULATOR_INTEGERS["size"]`` (the 32-bit registers), with the C module's errors."""
     return check_simulator_integer("size", size)
 
@@ -122,11 +122,11 @@ class PyDatapath:
             raise IndexError(f"port {i} is outside 0..{len(self._ports) - 1}")
         return self._ports[i]
 
-    def arrive(self, port: int, packet: bytes, size: int) -> bool:
+    def arrive(self, port: int, packet: bytearray, size: int) -> bool:
         """App. F lines 18-21 for a packet of ``size`` datagram bytes; True if queued."""
         return dp_arrive(self._port(port), packet, check_size(size))
 
-    def depart(self, port: int, packet: bytes, size: int) -> bytes:
+    def depart(self, port: int, packet: bytearray, size: int) -> bytes:
         """App. F lines 22-23; returns the stamped copy of ``packet``."""
         port_registers = self._port(port)
         size = check_size(size)

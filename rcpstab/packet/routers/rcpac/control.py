@@ -9,6 +9,7 @@ bytes/s (App. F's ms and bytes/ms only inside the wrapped RcpController).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ....errors import InputError
 from ..rcp.control import RcpController
@@ -59,7 +60,8 @@ class RcpAcController:
         """The next interval Tr, s (App. F line 13)."""
         return self.rcp.interval / 1000.0
 
-    def service(self, registers: dict, xregs: dict, tr: float) -> tuple[float, dict, dict]:
+    def service(self, registers: dict[str, Any], xregs: dict[str, Any], tr: float
+                ) -> tuple[float, dict[str, Any], dict[str, Any]]:
         """One timer expiry after ``tr`` s: returns (next Tr s, register writes, real writes)."""
         c = self.rcp
         tr_ms = tr * 1000.0

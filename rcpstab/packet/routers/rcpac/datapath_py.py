@@ -35,7 +35,7 @@ def rcpac_feedback(x: XcpState, packet: bytearray, rtt: float, cwnd: int, size: 
         write_feedback(packet, field)
 
 
-def rcpac_arrive(p: PortRegisters, x: XcpState, packet, size: int) -> bool:
+def rcpac_arrive(p: PortRegisters, x: XcpState, packet: bytearray, size: int) -> bool:
     """Arrival at an RCP-AC port; True if queued."""
     return window_arrive(p, x, packet, size, rcpac_sums)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from ....errors import InputError
 
@@ -66,7 +67,8 @@ class XcpController:
         """The next control interval, s: the average RTT."""
         return max(self.avg_rtt, MIN_INTERVAL_S)
 
-    def service(self, registers: dict, xregs: dict, tr: float) -> tuple[float, dict, dict]:
+    def service(self, registers: dict[str, Any], xregs: dict[str, Any], tr: float
+                ) -> tuple[float, dict[str, Any], dict[str, Any]]:
         """One timeout after an interval of ``tr`` s: returns (next interval s, register writes, real writes)."""
         input_bytes = registers["input_bytes"]
         if xregs["sum_rtt_by_cwnd"] > 0:

@@ -48,7 +48,7 @@ def xcp_feedback(x: XcpState, packet: bytearray, rtt: float, cwnd: int, size: in
         x.xi_n = 0.0
 
 
-def xcp_arrive(p: PortRegisters, x: XcpState, packet, size: int) -> bool:
+def xcp_arrive(p: PortRegisters, x: XcpState, packet: bytearray, size: int) -> bool:
     """Arrival at an XCP port: estimator sums, counters, drop-tail admission; True if queued."""
     return window_arrive(p, x, packet, size, xcp_sums)
 
@@ -78,12 +78,12 @@ class PyXcpDatapath:
             raise IndexError(f"port {i} is outside 0..{len(self._ports) - 1}")
         return i
 
-    def arrive(self, port: int, packet: bytes, size: int) -> bool:
+    def arrive(self, port: int, packet: bytearray, size: int) -> bool:
         """Estimator sums, counters and drop-tail admission; True if queued."""
         i = self._check(port)
         return self._arrive(self._ports[i], self._state[i], packet, check_size(size))
 
-    def depart(self, port: int, packet: bytes, size: int) -> bytes:
+    def depart(self, port: int, packet: bytearray, size: int) -> bytes:
         """The packet with its H_feedback computed."""
         i = self._check(port)
         size = check_size(size)

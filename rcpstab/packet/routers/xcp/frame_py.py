@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ...wire.xcp_header import XCP_HEADER_LEN, read_i32
 from ..rcp.datapath_py import U64_MASK, PortRegisters, port_admit, port_release
@@ -37,7 +38,7 @@ class XcpState:
     xi_ac: float = 0.0
 
 
-def set_xcp_registers(x: XcpState, values: dict) -> None:
+def set_xcp_registers(x: XcpState, values: dict[str, Any]) -> None:
     """Write real-valued registers by name (the C module's checks)."""
     for name, value in values.items():
         if not hasattr(x, name):
@@ -45,7 +46,7 @@ def set_xcp_registers(x: XcpState, values: dict) -> None:
         setattr(x, name, float(value))
 
 
-def header_fields(packet) -> tuple[int, int]:
+def header_fields(packet: bytearray) -> tuple[int, int]:
     """(H_cwnd bytes, H_rtt microseconds)."""
     return int.from_bytes(packet[0:4], "big"), int.from_bytes(packet[4:8], "big")
 
@@ -55,7 +56,7 @@ def write_feedback(packet: bytearray, field: int) -> None:
     packet[8:12] = field.to_bytes(4, "big", signed=True)
 
 
-def window_arrive(p: PortRegisters, x: XcpState, packet, size: int, sums: Sums) -> bool:
+def window_arrive(p: PortRegisters, x: XcpState, packet: bytearray, size: int, sums: Sums) -> bool:
     """Arrival: App. F counters (rtt_sum in us), smallest queue, ``sums``, drop-tail admission."""
     if len(packet) < XCP_HEADER_LEN or size < XCP_HEADER_LEN:
         p.malformed = (p.malformed + 1) & U64_MASK
