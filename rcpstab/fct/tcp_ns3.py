@@ -97,7 +97,8 @@ struct PortSampler {
   // Without a queue disc a full device queue stops the device and ns-3's traffic-control layer
   // drops the packet itself: the device queue never counts it.
   void WatchTc(Ptr<Node> node) {
-    node->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("Drop", MakeCallback(&PortSampler::TcDrop, this));
+    if (!node->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("TcDrop", MakeCallback(&PortSampler::TcDrop, this)))
+      NS_FATAL_ERROR("no TcDrop trace source");
   }
   void TcDrop(Ptr<const Packet>) { tc_drops += 1; }
   void Sample() {
