@@ -73,17 +73,14 @@ def run(args) -> None:
             kws = [dict(capacity_bps=C, rtt_s=rtt, load=load, sizes=parse_sizes(f"pareto:mean={m},shape=1.2"),
                         n_flows=max(int(n * args.flows_scale), 30)) for C, rtt, load, m, n in todo]
             wall = time.perf_counter()
-            if proto.startswith("tcp"):  # one ns-3 process per point: a finished point is written at once
-                per_point = [tcp_protocol_batch([{**kw, "seeds": SEEDS, "rwnd_bdp": args.rwnd_bdp}])[0]
-                             for kw in kws]
-                walls = [sum(r["ns3_wall_s"] for r in runs) for runs in per_point]
-            else:
-                per_point, walls = [], []
-                for kw in kws:
-                    t0 = time.perf_counter()
-                    per_point.append([protocol_fct(proto, *GAINS[proto], seed=s, **kw) for s in SEEDS])
-                    walls.append(time.perf_counter() - t0)
-            for p, kw, runs, w in zip(todo, kws, per_point, walls):
+            for p, kw in zip(todo, kws):  # each point written as soon as it is done
+                t0 = time.perf_counter()
+                if proto.startswith("tcp"):  # one ns-3 process per point (its seeds batched)
+                    runs = tcp_protocol_batch([{**kw, "seeds": SEEDS, "rwnd_bdp": args.rwnd_bdp}])[0]
+                    w = sum(r["ns3_wall_s"] for r in runs)
+                else:
+                    runs = [protocol_fct(proto, *GAINS[proto], seed=s, **kw) for s in SEEDS]
+                    w = time.perf_counter() - t0
                 s = summarize_protocol(runs, GAINS.get(proto, (None, None)), capacity_bps=p[0], rtt_s=p[1])
                 row = ["+".join(owners[p]), _cell(p[0]), _cell(p[1]), _cell(p[2]), _cell(p[3]), kw["n_flows"], proto,
                        _cell(s["small"]["mean"]), _cell(s["small"]["ci95"]), _cell(s["large"]["mean"]),
@@ -114,7 +111,8 @@ def _paired(num, den, key):
 
 def table(path: str) -> str:
     """Markdown: per point, AFCT / same-arrivals PS (mean ± 95% CI over seeds) of short and long
-    flows per protocol, the per-seed ratios XCP / RCP and TCP / RCP, and the mean queue."""
+    flows per protocol, the per-seed ratios XCP / RCP and TCP / RCP, and the mean queue. A point
+    with only a ``tcp_rwndX`` row shows it as its TCP."""
     with open(path) as fh:
         rows = list(csv.DictReader(fh))
     by_point = {}
@@ -131,6 +129,8 @@ def table(path: str) -> str:
         return f"{float(r[f'{k}_mean']):.2f} ± {float(r[f'{k}_ci95'] or 'nan'):.2f}"
 
     for key, prot in by_point.items():
+        for label in [p for p in prot if p.startswith("tcp_rwnd")]:  # a capped-window TCP row is this point's TCP
+            prot.setdefault("tcp", prot[label])
         cells = [cell(prot.get(p), k) for k in ("small", "large") for p in ("rcp", "xcp", "tcp")]
         rcp = prot.get("rcp")
         for k in ("small", "large"):
