@@ -39,14 +39,14 @@ def chain_tcp_batch(n: int, seeds, flows: int, sizes) -> list[dict]:
     """chain_fct("tcp", ...) for every seed in one ns-3 worker."""
     from rcpstab.fct.multilink import chain_tcp_spec, chain_workload
     from rcpstab.fct.protocols import _default_drain_s
-    from rcpstab.fct.tcp_ns3 import flow_fct, tcp_runs
+    from rcpstab.fct.tcp_ns3 import flow_fct, port_drops, tcp_runs
 
     loads = [chain_workload(n, C, LOAD, sizes, flows, seed) for seed in seeds]
     specs = [chain_tcp_spec(n, C, RTT0, s, z, g, _default_drain_s(z, RTT0, C, 1000)) for s, z, g in loads]
     out = []
     for (s, z, g), r in zip(loads, tcp_runs(specs)):
         out.append({"fct_s": flow_fct(r, s, z), "size_pkts": z, "group": g, "rtt_s": np.where(g == 0, RTT0, RTT0 / n),
-                    "dropped": int(sum(p["device_drops"] + p["disc_drops"] for p in r["ports"]))})
+                    "dropped": sum(port_drops(p) for p in r["ports"])})
     return out
 
 

@@ -13,7 +13,11 @@ data byte). Short flows < 500 packets, long >= 500 (the thesis' split for Figs. 
 A point shared by two figures is run once (rows name every figure it belongs to). Every TCP run
 of a figure shares one ns-3 process (its import is most of a small run's cost).
 
-Usage: python experiments/fct_tcp_figs.py [--out CSV] [--only 4.13,4.14] [--flows-scale F]
+TCP rows labelled tcp_rwnd2 ran with the receiver's window at 2 BDP (pipe plus buffer): ns-3's
+sender walks its list of unacknowledged segments for every segment sent, so a run costs packets
+x flight, and Fig. 4.4's flows of hundreds of BDPs did not finish with an unbounded window.
+
+Usage: python experiments/fct_tcp_figs.py [--out CSV] [--only 4.13,4.14] [--flows-scale F] [--rwnd-bdp 2]
        python experiments/fct_tcp_figs.py --table CSV      (the markdown table of a stored CSV)
 """
 from __future__ import annotations
@@ -59,25 +63,24 @@ def run(args) -> None:
             owners.setdefault(p, []).append(fig)
     seen = set()
     for fig in figs:
-        points = [p for p in POINTS[fig] if p not in seen]
+        points = [p for p in POINTS[fig] if p not in seen and (not args.mean_pkts or p[3] in args.mean_pkts)]
         seen.update(points)
-        for proto in ("rcp", "xcp", "tcp"):
+        tcp_label = "tcp" if args.rwnd_bdp is None else f"tcp_rwnd{args.rwnd_bdp:g}"
+        for proto in ("rcp", "xcp", tcp_label):
             todo = [p for p in points if (_cell(p[0]), _cell(p[1]), _cell(p[2]), _cell(p[3]), proto) not in done]
             if not todo:
                 continue
             kws = [dict(capacity_bps=C, rtt_s=rtt, load=load, sizes=parse_sizes(f"pareto:mean={m},shape=1.2"),
                         n_flows=max(int(n * args.flows_scale), 30)) for C, rtt, load, m, n in todo]
             wall = time.perf_counter()
-            if proto == "tcp":
-                per_point = tcp_protocol_batch([{**kw, "seeds": SEEDS} for kw in kws])
-                walls = [sum(r["ns3_wall_s"] for r in runs) for runs in per_point]
-            else:
-                per_point, walls = [], []
-                for kw in kws:
-                    t0 = time.perf_counter()
-                    per_point.append([protocol_fct(proto, *GAINS[proto], seed=s, **kw) for s in SEEDS])
-                    walls.append(time.perf_counter() - t0)
-            for p, kw, runs, w in zip(todo, kws, per_point, walls):
+            for p, kw in zip(todo, kws):  # each point written as soon as it is done
+                t0 = time.perf_counter()
+                if proto.startswith("tcp"):  # one ns-3 process per point (its seeds batched)
+                    runs = tcp_protocol_batch([{**kw, "seeds": SEEDS, "rwnd_bdp": args.rwnd_bdp}])[0]
+                    w = sum(r["ns3_wall_s"] for r in runs)
+                else:
+                    runs = [protocol_fct(proto, *GAINS[proto], seed=s, **kw) for s in SEEDS]
+                    w = time.perf_counter() - t0
                 s = summarize_protocol(runs, GAINS.get(proto, (None, None)), capacity_bps=p[0], rtt_s=p[1])
                 row = ["+".join(owners[p]), _cell(p[0]), _cell(p[1]), _cell(p[2]), _cell(p[3]), kw["n_flows"], proto,
                        _cell(s["small"]["mean"]), _cell(s["small"]["ci95"]), _cell(s["large"]["mean"]),
@@ -108,7 +111,8 @@ def _paired(num, den, key):
 
 def table(path: str) -> str:
     """Markdown: per point, AFCT / same-arrivals PS (mean ± 95% CI over seeds) of short and long
-    flows per protocol, the per-seed ratios XCP / RCP and TCP / RCP, and the mean queue."""
+    flows per protocol, the per-seed ratios XCP / RCP and TCP / RCP, and the mean queue. A point
+    with only a ``tcp_rwndX`` row shows it as its TCP."""
     with open(path) as fh:
         rows = list(csv.DictReader(fh))
     by_point = {}
@@ -125,6 +129,8 @@ def table(path: str) -> str:
         return f"{float(r[f'{k}_mean']):.2f} ± {float(r[f'{k}_ci95'] or 'nan'):.2f}"
 
     for key, prot in by_point.items():
+        for label in [p for p in prot if p.startswith("tcp_rwnd")]:  # a capped-window TCP row is this point's TCP
+            prot.setdefault("tcp", prot[label])
         cells = [cell(prot.get(p), k) for k in ("small", "large") for p in ("rcp", "xcp", "tcp")]
         rcp = prot.get("rcp")
         for k in ("small", "large"):
@@ -141,6 +147,9 @@ def main() -> None:
     ap.add_argument("--out", default="experiments/results/fct_tcp_figs.csv")
     ap.add_argument("--only")
     ap.add_argument("--flows-scale", type=float, default=1.0)
+    ap.add_argument("--mean-pkts", type=lambda v: [int(x) for x in v.split(",")], help="only points of these E[L]")
+    ap.add_argument("--rwnd-bdp", type=float, help="TCP receiver window in BDPs (rows labelled tcp_rwndX); "
+                    "default: never binding")
     ap.add_argument("--table")
     args = ap.parse_args()
     if args.table:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rcpstab.fct.tcp_ns3 import SEGMENT_BYTES, dumbbell_spec, flow_fct, ns3_available, red_spec, tcp_runs
+from rcpstab.fct.tcp_ns3 import SEGMENT_BYTES, dumbbell_spec, flow_fct, ns3_available, port_drops, red_spec, tcp_runs
 
 # The package's own check (a module spec): importorskip("ns") imported ns-3's bindings at collection, ~19 s
 # of CPU in every pytest-xdist worker even when these slow tests are deselected. The runs use their own process.
@@ -15,6 +15,7 @@ pytestmark = pytest.mark.slow   # one ns-3 process (~20 s of import) and its run
 
 C, RTT = 10e6, 0.04
 MIN_TH, MAX_TH = 40.0, 80.0
+LONE_PKTS = 3000
 
 
 def _red_spec():
@@ -36,8 +37,11 @@ def _chain_spec():
 def runs():
     start, size = np.array([0.0, 0.005, 0.02]), np.array([5, 40, 300])
     single = dumbbell_spec(start, size, C, RTT, 5.0)
+    # one long flow alone on a drop-tail dumbbell (BDP 50 packets, buffer 50): free to overshoot
+    # in slow start, and with its window capped below pipe + buffer
+    lone = [dumbbell_spec([0.0], [LONE_PKTS], C, RTT, 5.0, rwnd_bdp=w) for w in (None, 1.8)]
     return {"red": _red_spec(), "chain": _chain_spec(), "single": single, "start": start, "size": size,
-            "out": tcp_runs([_red_spec(), _chain_spec(), single, single])}
+            "out": tcp_runs([_red_spec(), _chain_spec(), single, single, *lone])}
 
 
 def test_red_drops_start_above_min_th_and_the_queue_stays_between_thresholds(runs):
@@ -70,3 +74,22 @@ def test_batch_runs_are_independent_and_red_spec_is_the_xcp_papers(runs):
     fct = flow_fct(a, runs["start"], runs["size"])
     assert np.all(np.isfinite(fct)) and np.all(fct >= 1.5 * RTT + runs["size"] * 8000 / C)
     assert red_spec(300) == {"min_th": 100, "max_th": 200, "limit": 300, "gentle": True, "ecn": True}
+
+
+def test_drop_tail_losses_are_counted_and_a_window_below_pipe_plus_buffer_loses_none(runs):
+    free, capped = runs["out"][4], runs["out"][5]
+    for r in (free, capped):
+        assert r["flows"][0][0] == LONE_PKTS * SEGMENT_BYTES
+    port = free["ports"][0]
+    # slow start overshoots pipe + buffer (100 packets): the traffic-control layer drops at the
+    # stopped device (the device queue itself counted 0 of these before tc_drops existed)
+    assert port["tc_drops"] > 0 and port_drops(port) == port["tc_drops"] and port["drops"][-1] == port["tc_drops"]
+    assert port_drops(capped["ports"][0]) == 0
+    # capped: no loss, so it ends within its handshake, slow start (1.5x per RTT with delayed
+    # ACKs from 2 to 94 segments: < 10 RTT) and its bytes at C
+    fct = flow_fct(capped, [0.0], [LONE_PKTS])[0]
+    lower = 1.5 * RTT + LONE_PKTS * 8000 / C
+    assert lower <= fct < lower + 10 * RTT
+    # the free flow's drops never used the link and it stays busy from saturation on (half the
+    # overshoot window is still above one BDP), so its last byte cannot come earlier
+    assert flow_fct(free, [0.0], [LONE_PKTS])[0] >= fct - 1e-9

@@ -26,7 +26,7 @@ from ..errors import InputError
 from ..packet.simulator.topology import Link, Topology, request_field
 from .flow_run import DATA_PACKET_BYTES, NS_PER_S
 from .protocols import _default_drain_s, check_protocol, run_packet_flows, sim_ctrl_bytes
-from .tcp_ns3 import PACKET_BYTES, flow_fct, tcp_runs
+from .tcp_ns3 import PACKET_BYTES, flow_fct, port_drops, tcp_runs
 
 __all__ = ["chain_topology", "chain_workload", "chain_fct", "chain_tcp_spec", "path_queue_delay"]
 
@@ -114,7 +114,7 @@ def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacit
     if protocol == "tcp":
         r = tcp_runs([chain_tcp_spec(n_links, capacity_bps, rtt0_s, start, size, group, drain)])[0]
         out["fct_s"] = flow_fct(r, start, size)
-        out["dropped"] = int(sum(p["device_drops"] + p["disc_drops"] for p in r["ports"]))
+        out["dropped"] = sum(port_drops(p) for p in r["ports"])
         return out
     topology = chain_topology(n_links, capacity_bps, rtt0_s, protocol)
     req = request_field(0.0)

@@ -27,7 +27,7 @@ from ..packet.simulator.scenarios import Scenario
 from ..packet.simulator.topology import IP_HEADER_BYTES, TCP_HEADER_BYTES, dumbbell, request_field
 from .flow_run import DATA_PACKET_BYTES, NS_PER_S, draw_workload
 from .ps import processor_sharing_sojourn
-from .tcp_ns3 import NS3_MISSING, PACKET_BYTES, dumbbell_spec, flow_fct, ns3_available, tcp_runs
+from .tcp_ns3 import NS3_MISSING, PACKET_BYTES, dumbbell_spec, flow_fct, ns3_available, port_drops, tcp_runs
 
 __all__ = ["FCT_PROTOCOLS", "DEFAULT_GAINS", "check_protocol", "compare_protocols", "protocol_fct", "run_packet_flows", "summarize_protocol", "tcp_protocol_batch",
            "tcp_protocol_fcts"]
@@ -163,7 +163,7 @@ def tcp_protocol_batch(points: list[dict[str, Any]]) -> list[list[dict[str, Any]
 
     ``points``: dicts of :func:`protocol_fct`'s keyword arguments (``capacity_bps``, ``rtt_s``,
     ``load``, ``sizes``, ``n_flows``, optional ``buffer_bdp``, ``packet_bytes``, ``drain_s``) with
-    ``seeds`` (a sequence). Returns, per point, one result per seed. The buffer is one BDP of
+    ``seeds`` (a sequence), optional ``rwnd_bdp`` (see :func:`~rcpstab.fct.tcp_ns3.dumbbell_spec`). Returns, per point, one result per seed. The buffer is one BDP of
     drop-tail at the device and packets are 1000-byte datagrams; anything else is refused. The
     mean queue is sampled once per RTPD up to the last arrival.
     """
@@ -179,7 +179,7 @@ def tcp_protocol_batch(points: list[dict[str, Any]]) -> list[list[dict[str, Any]
             drain = p.get("drain_s")
             drain = drain if drain is not None else _default_drain_s(size, rtt, C, PACKET_BYTES)
             loads.append((start_s, size, C, rtt))
-            specs.append(dumbbell_spec(start_s, size, C, rtt, drain))
+            specs.append(dumbbell_spec(start_s, size, C, rtt, drain, rwnd_bdp=p.get("rwnd_bdp")))
     flat = []
     for (start_s, size, C, rtt), r in zip(loads, tcp_runs(specs)):
         port = r["ports"][0]
@@ -189,7 +189,7 @@ def tcp_protocol_batch(points: list[dict[str, Any]]) -> list[list[dict[str, Any]
                      "ps_fct_s": 1.5 * rtt + processor_sharing_sojourn(start_s, size * (PACKET_BYTES * 8.0), C),
                      "arrival_s": start_s, "size_pkts": size,
                      "mean_queue_bytes": float(q[during].mean() * PACKET_BYTES) if during.any() else math.nan,
-                     "dropped": int(port["device_drops"] + port["disc_drops"]), "ns3_wall_s": r["wall_s"],
+                     "dropped": port_drops(port), "ns3_wall_s": r["wall_s"],
                      "ns3_events": r["events"]})
     out, i = [], 0
     for p in points:

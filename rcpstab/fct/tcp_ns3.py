@@ -45,7 +45,7 @@ from numpy.typing import ArrayLike
 
 from ..errors import InputError
 
-__all__ = ["NS3_MISSING", "PACKET_BYTES", "SEGMENT_BYTES", "ns3_available", "red_spec", "tcp_fct", "tcp_runs"]
+__all__ = ["NS3_MISSING", "PACKET_BYTES", "SEGMENT_BYTES", "ns3_available", "port_drops", "red_spec", "tcp_fct", "tcp_runs"]
 
 PACKET_BYTES = 1000
 SEGMENT_BYTES = PACKET_BYTES - 40  # IP and TCP headers, no options
@@ -94,13 +94,21 @@ struct PortSampler {
   Ptr<QueueDisc> disc;
   double dt;
   std::vector<double> t, q, sent, drops;
+  double tc_drops = 0;
   void Start(double t0, double step) { dt = step; Simulator::Schedule(Seconds(t0), &PortSampler::Sample, this); }
+  // Without a queue disc a full device queue stops the device and ns-3's traffic-control layer
+  // drops the packet itself: the device queue never counts it.
+  void WatchTc(Ptr<Node> node) {
+    if (!node->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("TcDrop", MakeCallback(&PortSampler::TcDrop, this)))
+      NS_FATAL_ERROR("no TcDrop trace source");
+  }
+  void TcDrop(Ptr<const Packet>) { tc_drops += 1; }
   void Sample() {
     double n = dev->GetNPackets() + (disc ? disc->GetNPackets() : 0);
     t.push_back(Simulator::Now().GetSeconds());
     q.push_back(n);
     sent.push_back(double(dev->GetTotalReceivedBytes()) - double(dev->GetTotalDroppedBytes()) - double(dev->GetNBytes()));
-    drops.push_back(DiscDrops() + DeviceDrops());
+    drops.push_back(DiscDrops() + DeviceDrops() + tc_drops);
     Simulator::Schedule(Seconds(dt), &PortSampler::Sample, this);
   }
   double DiscDrops() { return disc ? double(disc->GetStats().nTotalDroppedPackets) : 0.0; }
@@ -134,6 +142,8 @@ def _run(ns: Any, cppyy: Any, spec: dict[str, Any]) -> dict[str, Any]:
     ns.Config.SetDefault("ns3::TcpSocketBase::UseEcn", ns.StringValue("On" if spec.get("ecn") else "Off"))
     # BulkSend fills the send buffer: a long-lived flow would buffer all of it (GBs at the default)
     ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(int(spec.get("snd_buf_bytes", 1 << 30))))
+    # the receiver's window caps every flow's flight, and so ns-3's per-segment walk of its sent list
+    ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(int(spec.get("rcv_buf_bytes", 1 << 30))))
     nodes = ns.NodeContainer()
     nodes.Create(len(links) + 1)
     ns.InternetStackHelper().Install(nodes)
@@ -173,6 +183,8 @@ def _run(ns: Any, cppyy: Any, spec: dict[str, Any]) -> dict[str, Any]:
         s.dev = cppyy.gbl.rcpstab_ns3.DeviceQueue(devices.Get(0))
         if disc is not None:
             s.disc = disc
+        else:  # drop-tail: the drops happen in node i's traffic-control layer (its ACKs' port too)
+            s.WatchTc(nodes.Get(i))
         samplers.append(s)
     ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
     sinks = {}
@@ -201,7 +213,8 @@ def _run(ns: Any, cppyy: Any, spec: dict[str, Any]) -> dict[str, Any]:
             got[int(port)] = (nbytes, last)
     out_flows = [[*got.get(FIRST_PORT + k, (0.0, math.nan))] for k in range(len(flows))]
     ports = [{"t": list(s.t), "q": list(s.q), "sent": list(s.sent), "drops": list(s.drops),
-              "disc_drops": s.DiscDrops(), "disc_marks": s.DiscMarks(), "device_drops": s.DeviceDrops()}
+              "disc_drops": s.DiscDrops(), "disc_marks": s.DiscMarks(), "device_drops": s.DeviceDrops(),
+              "tc_drops": float(s.tc_drops)}
              for s in samplers]
     events = int(ns.Simulator.GetEventCount())
     ns.Simulator.Destroy()
@@ -238,7 +251,8 @@ def tcp_runs(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         packets, optional ``red``: :func:`red_spec`}), ``flows`` (list of {``src``, ``dst`` node
         indices, ``start_s``, ``size_pkts`` (0 = long-lived), optional ``stop_s``}), ``stop_s``
         (simulated s), ``sample_s`` (queue / bytes sampling step, s), optional ``ecn`` and
-        ``snd_buf_bytes`` (TCP send buffer, default 1 GiB: give long-lived flows a few BDPs).
+        ``snd_buf_bytes`` (TCP send buffer, default 1 GiB: give long-lived flows a few BDPs),
+        ``rcv_buf_bytes`` (TCP receive buffer, the advertised window; default 1 GiB).
 
     Returns
     -------
@@ -246,7 +260,9 @@ def tcp_runs(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         Per run: ``flows`` ([bytes received, last data byte time s or None] per flow, in
         order), ``ports`` (per link: sample times ``t``, queue ``q`` in packets, bytes ``sent``
         (IP plus link header), packets dropped so far ``drops``; totals ``disc_drops``,
-        ``disc_marks``, ``device_drops``), ``wall_s`` (ns-3 Run), ``events``.
+        ``disc_marks``, ``device_drops``, ``tc_drops`` (drop-tail: packets the traffic-control
+        layer of the link's upstream node dropped at a full device queue, its return port's
+        included)), ``wall_s`` (ns-3 Run), ``events``. :func:`port_drops` sums the drops.
 
     Raises
     ------
@@ -271,8 +287,15 @@ def tcp_runs(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def dumbbell_spec(start_s: ArrayLike, size_pkts: ArrayLike, capacity_bps: float, rtt_s: float, drain_s: float,
-                  sample_s: float | None = None) -> dict[str, Any]:
-    """A :func:`tcp_runs` spec: the flows over one link (C, RTPD / 2 each way, one-BDP drop-tail)."""
+                  sample_s: float | None = None, rwnd_bdp: float | None = None) -> dict[str, Any]:
+    """A :func:`tcp_runs` spec: the flows over one link (C, RTPD / 2 each way, one-BDP drop-tail).
+
+    ``rwnd_bdp``: the receiver's window in BDPs (None: 1 GiB, never binding). ns-3 walks a
+    sender's list of unacknowledged segments for every segment it sends (``TcpTxBuffer::NextSeg``,
+    and ``GetTransmittedSegment`` per retransmission), so a run costs packets x flight; 2 (the
+    pipe plus the one-BDP buffer, the most one flow can keep in flight without loss) bounds the
+    flight, and with it the cost, for flows of hundreds of BDPs.
+    """
     start_s = np.asarray(start_s, float)
     bdp = max(int(capacity_bps * rtt_s / 8 / PACKET_BYTES), 1)
     return {"links": [{"C": capacity_bps, "delay_s": rtt_s / 2, "buffer_pkts": bdp}],
@@ -282,7 +305,13 @@ def dumbbell_spec(start_s: ArrayLike, size_pkts: ArrayLike, capacity_bps: float,
             # ns-3's send buffer is a list walked per segment sent: a flow written whole into a
             # 1 GiB buffer made large flows quadratic; 4 BDP never binds (the window stays
             # below pipe + one-BDP buffer)
-            "snd_buf_bytes": max(4 * bdp * PACKET_BYTES, 1 << 17)}
+            "snd_buf_bytes": max(4 * bdp * PACKET_BYTES, 1 << 17),
+            **({} if rwnd_bdp is None else {"rcv_buf_bytes": max(int(rwnd_bdp * bdp * PACKET_BYTES), 4 * PACKET_BYTES)})}
+
+
+def port_drops(port: dict[str, Any]) -> int:
+    """Every packet a :func:`tcp_runs` port dropped: its queue disc, device queue and traffic-control layer."""
+    return int(port["device_drops"] + port["disc_drops"] + port.get("tc_drops", 0.0))
 
 
 def flow_fct(result: dict[str, Any], start_s: ArrayLike, size_pkts: ArrayLike) -> np.ndarray:
@@ -303,7 +332,7 @@ def tcp_fct(start_s: ArrayLike, size_pkts: ArrayLike, capacity_bps: float, rtt_s
     """
     r = tcp_runs([dumbbell_spec(start_s, size_pkts, capacity_bps, rtt_s, drain_s)])[0]
     port = r["ports"][0]
-    return {"fct_s": flow_fct(r, start_s, size_pkts), "lost_packets": int(port["device_drops"] + port["disc_drops"]),
+    return {"fct_s": flow_fct(r, start_s, size_pkts), "lost_packets": port_drops(port),
             "mean_queue_pkts": float(np.mean(port["q"])) if port["q"] else math.nan, "wall_s": r["wall_s"],
             "events": r["events"]}
 
