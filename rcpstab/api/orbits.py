@@ -57,7 +57,7 @@ def hopf(model="rcp-unclamped", beta=None, *, alpha=None, **values):
     HopfResult
         ``.points``: :class:`~rcpstab.bifurcation.lyapunov.HopfPoint` (``critical`` gain, ``omega_rtt``
         (rad per RTT), ``l1``, ``criticality``, ``gamma_coefficient``: half peak-to-peak R/C per
-        sqrt(|alpha - alpha*|), ``predicted_amplitude(alpha)``), ordered by beta then alpha.
+        ``sqrt(|alpha - alpha*|)``, ``predicted_amplitude(alpha)``), ordered by beta then alpha.
 
     Examples
     --------

@@ -24,14 +24,14 @@ drawn sizes rounded up to whole packets).
     size_lo_pkts, size_hi_pkts   the bin's flow sizes, packets (inclusive)
     flows                        finished flows in the bin
     afct_s, max_fct_s            mean and largest FCT of the bin's flows
-    ps_same_arrivals_afct_s      AFCT of the same flows in an exact PS queue fed the same arrivals
-                                 (+ 1.5 RTPD); null if some flow did not finish
+    ps_same_arrivals_afct_s      AFCT of the same flows in an exact PS queue fed the same arrivals (+ 1.5 RTPD), null if some flow did not finish
     afct_over_ps                 HEADLINE: afct_s / ps_same_arrivals_afct_s (eq. 4.1 if that is null)
     ps_reference                 which PS afct_over_ps divides by: "same_arrivals" or "eq_4_1"
     ps_afct_s                    eq. 4.1 at --load and the bin's mean size (null: non-Poisson arrivals)
     afct_over_ps_eq41            afct_s / ps_afct_s
     ps_measured_load_afct_s      eq. 4.1 at the offered load of the window
     lower_bound_s                1.5 RTPD + L/C at the bin's mean size
+
   nominal_load                   --load
   offered_load (= measured_load) data of the flows arriving in the measurement window over C x window
   carried_load (= utilization)   bytes the bottleneck sent in the window over C x window
@@ -42,8 +42,8 @@ drawn sizes rounded up to whole packets).
   mean_active_flows_stderr      its batch-means standard error
   little_mean_active_flows       lambda x AFCT of the window's flows (Little's law, this system)
   ps_mean_active_flows           lambda x eq. 4.1 at the drawn mean size (Little's law, PS)
-  setup                          alpha, beta, C_bps, rtt_s, load, sizes, arrivals, buffer_bytes,
-                                 packet_bytes, seed, replications
+  setup                          alpha, beta, C_bps, rtt_s, load, sizes, arrivals, buffer_bytes, packet_bytes, seed, replications
+
 The measurement window runs from the arrival of flow 0.1 x --flows to the last arrival.
 --csv writes one row per bin (the bin columns above); --out draws Fig. 4.1 (log axes, PS curve).
 

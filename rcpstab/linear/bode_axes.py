@@ -21,7 +21,7 @@ def draw_bode(axes, w, magnitude, phase_deg, label: str, crossover_w, phase_cros
     w : ndarray
         Frequencies (the caller's unit: w*d0 or rad/s).
     magnitude : ndarray
-        |L(jw)|, dimensionless.
+        ``|L(jw)|``, dimensionless.
     phase_deg : ndarray
         Continuous phase, deg.
     label : str

@@ -58,8 +58,14 @@ class PhaseCrossings:
     ----------
     point : ndarray of int
         For each crossing of a level -180 + k*360 deg at w > 0, the loop it belongs to.
-    w, level, direction, magnitude : ndarray
-        Its frequency w*d0, level (rad), +1 falling / -1 rising, and ``|G|`` there.
+    w : ndarray
+        Its frequency w*d0.
+    level : ndarray
+        Its level, rad.
+    direction : ndarray
+        +1 falling, -1 rising.
+    magnitude : ndarray
+        ``|G|`` there.
     low : ndarray of float
         Per loop, the clockwise count contributed at w -> 0 (quarter arc, junction, start).
     gain_count : ndarray of int
@@ -464,7 +470,10 @@ def sweep(ol: OpenLoop, alpha, beta, gain_limit: float = 1.0, crossovers: bool =
 
     Returns
     -------
-    PhaseCrossings, and (point, w, continuous phase in rad) of the gain crossovers (empty if not asked).
+    crossings : PhaseCrossings
+        The -180 + k*360 deg crossings of every loop.
+    crossovers : tuple of ndarray
+        The gain crossovers' loop index, frequency w*d0 and continuous phase (rad); empty if not asked.
     """
     alpha = np.atleast_1d(np.asarray(alpha, float)).ravel()
     beta = np.atleast_1d(np.asarray(beta, float)).ravel()

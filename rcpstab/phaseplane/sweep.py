@@ -133,9 +133,9 @@ def start_states(gamma_eq: ArrayLike, queue_unit: ArrayLike, start: str = "appE"
 
     Parameters
     ----------
-    gamma_eq : array_like, shape (points,)
+    gamma_eq : array_like, shape (n_points,)
         The equilibrium normalized rate (R/C = eta/N for RCP).
-    queue_unit : array_like, shape (points,)
+    queue_unit : array_like, shape (n_points,)
         The queue's unit (C*d0 for RCP).
     start : str
         ``appE`` (App. E's six conditions: 5, 1 and 0.1 times the equilibrium rate, with 2 queue

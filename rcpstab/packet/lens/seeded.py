@@ -28,9 +28,9 @@ def seeded_columns(converged: np.ndarray, convergence_rtt: np.ndarray) -> dict[s
 
     Parameters
     ----------
-    converged : ndarray of bool, shape (points, seeds)
+    converged : ndarray of bool, shape (n_points, n_seeds)
         Whether each seed's run converged.
-    convergence_rtt : ndarray, shape (points, seeds)
+    convergence_rtt : ndarray, shape (n_points, n_seeds)
         Each run's convergence time, RTTs (NaN unless converged).
 
     Returns
