@@ -7,6 +7,7 @@
 Each session installs the project into a fresh virtual environment, as CI's ``pip install ".[test]"``
 does, so a missing dependency shows here first. ``.ci/run`` stays the one CI entry point.
 """
+
 import nox
 
 nox.needs_version = ">=2025.2.9"

@@ -1,4 +1,5 @@
 """C extensions (the packet simulator and the flow simulator); all package metadata lives in pyproject.toml."""
+
 from setuptools import Extension, setup
 
 PACKET = "rcpstab/packet/csrc/"
@@ -10,8 +11,22 @@ setup(
         Extension(
             "rcpstab.packet._datapath",
             sources=[PACKET + "module.c", PACKET + "sim.c", PACKET + "port_ops.c", PACKET + "events.c"],
-            depends=[PACKET + h for h in ("rcp_header.h", "rcp_port.h", "sim.h", "xcp_header.h", "xcp_port.h", "rcpac_port.h",
-                                          "control.h", "port_ops.h", "events.h", "rtcp_host.h")] + [COMMON + "domains.h"],
+            depends=[
+                PACKET + h
+                for h in (
+                    "rcp_header.h",
+                    "rcp_port.h",
+                    "sim.h",
+                    "xcp_header.h",
+                    "xcp_port.h",
+                    "rcpac_port.h",
+                    "control.h",
+                    "port_ops.h",
+                    "events.h",
+                    "rtcp_host.h",
+                )
+            ]
+            + [COMMON + "domains.h"],
             include_dirs=[COMMON],
             extra_compile_args=["-O2", "-std=c11"],
         ),
@@ -19,8 +34,8 @@ setup(
             "rcpstab.fct._flows",
             # the flow simulator shares the event queue and the R-TCP host with the packet simulator
             sources=[FLOWS + "flows_module.c", FLOWS + "flows.c", PACKET + "events.c"],
-            depends=[FLOWS + "flows.h", COMMON + "domains.h"] + [PACKET + h for h in ("rcp_header.h", "rcp_port.h",
-                                                                                       "events.h", "rtcp_host.h")],
+            depends=[FLOWS + "flows.h", COMMON + "domains.h"]
+            + [PACKET + h for h in ("rcp_header.h", "rcp_port.h", "events.h", "rtcp_host.h")],
             include_dirs=[PACKET, COMMON],
             extra_compile_args=["-O2", "-std=c11"],
         ),

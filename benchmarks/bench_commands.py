@@ -22,6 +22,7 @@ compared byte for byte (CSV and PNG) so that a speed-up cannot hide a changed re
 Usage: python benchmarks/bench_commands.py [--repeat 3] [--baseline PATH] [--only map,margins,portrait,bode,nyquist] [--json]
        python benchmarks/bench_commands.py --csv-writers [--repeat 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,14 +41,25 @@ import numpy as np
 HERE = Path(__file__).resolve().parents[1]
 
 COMMANDS = {
-    "map": ["map", "--method", "exact", "--alpha", "0.004:2:0.004", "--beta", "0.002:1:0.002",
-            "--out", "{dir}/x.png", "--csv", "{dir}/x.csv"],
+    "map": [
+        "map",
+        "--method",
+        "exact",
+        "--alpha",
+        "0.004:2:0.004",
+        "--beta",
+        "0.002:1:0.002",
+        "--out",
+        "{dir}/x.png",
+        "--csv",
+        "{dir}/x.csv",
+    ],
     "margins": ["margins", "--alpha", "0.4", "--beta", "0.2"],
     "portrait": ["portrait", "--alpha", "1.4", "--beta", "0.8", "--out", "{dir}/p.png", "--csv", "{dir}/p.csv"],
     "bode": ["bode", "--alpha", "0.4", "--beta", "0.2", "--out", "{dir}/b.png"],
     "nyquist": ["nyquist", "--alpha", "0.4", "--beta", "0.2", "--out", "{dir}/n.png"],
 }
-FILES = ("x.csv", "x.png", "p.csv", "p.png", "b.png", "n.png")   # compared byte for byte with --baseline
+FILES = ("x.csv", "x.png", "p.csv", "p.png", "b.png", "n.png")  # compared byte for byte with --baseline
 
 # The computation of each command, in a warm process (imports and disk-cached derivations done).
 WORK = {
@@ -109,7 +121,9 @@ def _env(path):
 
 def _work_time(name, path, repeat):
     """Median of ``repeat`` timings of the computation in one warm process (run from ``path``)."""
-    code = WORK[name] + f"""
+    code = (
+        WORK[name]
+        + f"""
 import time, statistics
 ts, cs = [], []
 for _ in range({repeat}):
@@ -117,6 +131,7 @@ for _ in range({repeat}):
     ts.append(time.perf_counter() - s); cs.append(time.process_time() - c)
 print(statistics.median(ts), statistics.median(cs))
 """
+    )
     out = subprocess.run([sys.executable, "-c", code], env=_env(path), check=True, capture_output=True, text=True)
     wall, cpu = out.stdout.strip().splitlines()[-1].split()
     return float(wall), float(cpu)
@@ -141,7 +156,7 @@ def main():
         dirs = {t: Path(tmp) / t for t in trees}
         for d in dirs.values():
             d.mkdir()
-        for name in names:                          # warm the disk caches (derivations, compiled kernels)
+        for name in names:  # warm the disk caches (derivations, compiled kernels)
             for tree in trees:
                 argv = [a.format(dir=dirs[tree]) for a in COMMANDS[name]]
                 _run([sys.executable, "-m", "rcpstab", *argv], _env(trees[tree]), dirs[tree])
@@ -150,8 +165,7 @@ def main():
             for name in names:
                 for tree in trees:
                     argv = [a.format(dir=dirs[tree]) for a in COMMANDS[name]]
-                    times[(name, tree)].append(_run([sys.executable, "-m", "rcpstab", *argv], _env(trees[tree]),
-                                                    dirs[tree]))
+                    times[(name, tree)].append(_run([sys.executable, "-m", "rcpstab", *argv], _env(trees[tree]), dirs[tree]))
                     if name in WORK_FUNCS:
                         work[(name, tree)].append(WORK_FUNCS[name](trees[tree]))
         same = {}
@@ -160,27 +174,39 @@ def main():
                 a, b = dirs["after"] / f, dirs["before"] / f
                 if a.exists() and b.exists():
                     same[f] = filecmp.cmp(a, b, shallow=False)
-    def median(samples, k):             # k = 0: wall clock, 1: CPU time
+
+    def median(samples, k):  # k = 0: wall clock, 1: CPU time
         return float(np.median([x[k] for x in samples])) if samples else float("nan")
 
     floor, floor_cpu = (median(times[("floor", None)], k) for k in (0, 1))
-    result = {"repeat": args.repeat, "floor_s": round(floor, 3), "floor_cpu_s": round(floor_cpu, 3),
-              "load_1min": os.getloadavg()[0], "commands": {}, "outputs_identical": same}
+    result = {
+        "repeat": args.repeat,
+        "floor_s": round(floor, 3),
+        "floor_cpu_s": round(floor_cpu, 3),
+        "load_1min": os.getloadavg()[0],
+        "commands": {},
+        "outputs_identical": same,
+    }
     for name in names:
         for tree in trees:
             cmd, cmd_cpu = (median(times[(name, tree)], k) for k in (0, 1))
             wk, wk_cpu = (median(work[(name, tree)], k) for k in (0, 1))
             result["commands"][f"{name} ({tree})"] = {
-                "command_s": round(cmd, 3), "work_s": round(wk, 4),
+                "command_s": round(cmd, 3),
+                "work_s": round(wk, 4),
                 "ratio_command_to_work_plus_floor": round(cmd / (wk + floor), 2),
                 # CPU seconds: what a load on the machine changes least (it adds waiting, not work)
-                "command_cpu_s": round(cmd_cpu, 3), "work_cpu_s": round(wk_cpu, 4),
-                "ratio_cpu": round(cmd_cpu / (wk_cpu + floor_cpu), 2)}
+                "command_cpu_s": round(cmd_cpu, 3),
+                "work_cpu_s": round(wk_cpu, 4),
+                "ratio_cpu": round(cmd_cpu / (wk_cpu + floor_cpu), 2),
+            }
         if "before" in trees:
             result["commands"][f"{name} speed-up"] = round(
-                median(times[(name, "before")], 0) / median(times[(name, "after")], 0), 2)
+                median(times[(name, "before")], 0) / median(times[(name, "after")], 0), 2
+            )
             result["commands"][f"{name} CPU speed-up"] = round(
-                median(times[(name, "before")], 1) / median(times[(name, "after")], 1), 2)
+                median(times[(name, "before")], 1) / median(times[(name, "after")], 1), 2
+            )
     if args.json:
         print(json.dumps(result))
     else:
@@ -212,8 +238,12 @@ def csv_writers(repeat: int) -> dict:
             write_csv_table(b, table)
             new.append(time.perf_counter() - start)
         same = filecmp.cmp(a, b, shallow=False)
-    return {"csv_writer_s": round(float(np.median(old)), 3), "columnar_s": round(float(np.median(new)), 3),
-            "speed_up": round(float(np.median(old) / np.median(new)), 1), "identical": same}
+    return {
+        "csv_writer_s": round(float(np.median(old)), 3),
+        "columnar_s": round(float(np.median(new)), 3),
+        "speed_up": round(float(np.median(old) / np.median(new)), 1),
+        "identical": same,
+    }
 
 
 def _map_work(path):
@@ -228,8 +258,13 @@ def _portrait_work(path):
     return _work_time("portrait", path, 1)
 
 
-WORK_FUNCS = {"map": _map_work, "margins": _margins_work, "portrait": _portrait_work,
-              "bode": lambda path: _work_time("bode", path, 3), "nyquist": lambda path: _work_time("nyquist", path, 3)}
+WORK_FUNCS = {
+    "map": _map_work,
+    "margins": _margins_work,
+    "portrait": _portrait_work,
+    "bode": lambda path: _work_time("bode", path, 3),
+    "nyquist": lambda path: _work_time("nyquist", path, 3),
+}
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ cost dominates the fixed one, small enough to run in seconds), in one warm proce
 
 Usage: python benchmarks/bench_cost_per_point.py [--repeat 3] [--only exact,phaseplane] [--json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,7 @@ import time
 
 import numpy as np
 
-GRIDS = {   # method -> (alphas, betas): points spread over the thesis' plane
+GRIDS = {  # method -> (alphas, betas): points spread over the thesis' plane
     "exact": (np.linspace(0.001, 2.0, 2000), np.linspace(0.0005, 1.0, 2000)),
     "bode": (np.linspace(0.01, 2.0, 200), np.linspace(0.005, 1.0, 200)),
     "nyquist": (np.linspace(0.1, 2.0, 5), np.linspace(0.1, 1.0, 4)),
@@ -47,7 +48,7 @@ def main():
     out = {"load_1min": os.getloadavg()[0]}
     for method in args.only.split(","):
         alphas, betas = GRIDS[method]
-        run_method(method, alphas[:2], betas[:2])              # imports, compiled kernels, cached derivations
+        run_method(method, alphas[:2], betas[:2])  # imports, compiled kernels, cached derivations
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         times = []
         for _ in range(args.repeat):
@@ -57,9 +58,12 @@ def main():
             times.append(time.process_time() - start)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - rss0
         points = alphas.size * betas.size
-        out[method] = {"points": points, "cpu_s_median": round(float(np.median(times)), 4),
-                       "seconds_per_point": float(f"{np.median(times) / points:.3g}"),
-                       "extra_peak_bytes_per_point": float(f"{max(rss, 0) / points:.3g}")}
+        out[method] = {
+            "points": points,
+            "cpu_s_median": round(float(np.median(times)), 4),
+            "seconds_per_point": float(f"{np.median(times) / points:.3g}"),
+            "extra_peak_bytes_per_point": float(f"{max(rss, 0) / points:.3g}"),
+        }
     print(json.dumps(out, indent=None if args.json else 1))
 
 

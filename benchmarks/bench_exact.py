@@ -19,6 +19,7 @@ Usage: python benchmarks/bench_exact.py [--grid N] [--qpmr-points K] [--repeat R
 Times are the best of R runs (wall clock, time.perf_counter), on whatever else the machine runs;
 the grid check reports medians.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,9 +34,9 @@ from rcpstab.linear.exact import exact_region
 from rcpstab.linear.quasipoly import quasi_polynomial
 from rcpstab.models import get_model
 
-QPMR_REGION = [-3.0, 1.0, 0.0, 10.0]     # holds the rightmost roots for alpha <= 2, beta <= 1
+QPMR_REGION = [-3.0, 1.0, 0.0, 10.0]  # holds the rightmost roots for alpha <= 2, beta <= 1
 QPMR_ACCURACY = 1e-6
-QPMR_STEP = 0.05    # qpmr's own grid-step heuristic misses roots near the origin (e.g. at (0.06, 0.1))
+QPMR_STEP = 0.05  # qpmr's own grid-step heuristic misses roots near the origin (e.g. at (0.06, 0.1))
 CURVE_SAMPLES = 200_001
 
 
@@ -74,15 +75,20 @@ def grid_check(model, n, repeat):
         closed = grid_closed_form(A, B)
         t_closed.append(time.perf_counter() - start)
     te, tc = float(np.median(t_exact)), float(np.median(t_closed))
-    return {"grid": f"{n}x{n}", "exact_s": round(te, 4), "closed_form_s": round(tc, 4),
-            "ratio": round(te / tc, 2), "differing_points": int((closed != region.stable).sum())}
+    return {
+        "grid": f"{n}x{n}",
+        "exact_s": round(te, 4),
+        "closed_form_s": round(tc, 4),
+        "ratio": round(te / tc, 2),
+        "differing_points": int((closed != region.stable).sum()),
+    }
 
 
 def qpmr_rightmost(qp, alpha, beta):
     """Real part of the rightmost root found by qpmr at one point (NaN if it finds none)."""
     import qpmr
 
-    warnings.filterwarnings("ignore", module="numpy")   # qpmr casts complex grids internally
+    warnings.filterwarnings("ignore", module="numpy")  # qpmr casts complex grids internally
     coefs = qp.coeffs[..., 0] + alpha * qp.coeffs[..., 1] + beta * qp.coeffs[..., 2]
     roots, _ = qpmr.qpmr(coefs, qp.thetas, region=QPMR_REGION, e=QPMR_ACCURACY, ds=QPMR_STEP)
     return roots.real.max() if roots.size else np.nan
@@ -115,10 +121,10 @@ def main():
     model = get_model("rcp")
     alphas = np.linspace(2.0 / args.grid, 2.0, args.grid)
     betas = np.linspace(1.0 / args.grid, 1.0, args.grid)
-    exact_region(model, [1.0], [0.5])                   # compile the model (SymPy) once, outside the timing
+    exact_region(model, [1.0], [0.5])  # compile the model (SymPy) once, outside the timing
 
     def exact(**kwargs):
-        clear_cache()                                   # time the curve sampling too, every run
+        clear_cache()  # time the curve sampling too, every run
         return exact_region(model, alphas, betas, **kwargs)
 
     t_exact, region = best_time(exact, args.repeat)
@@ -147,16 +153,18 @@ def main():
         decided = found & (np.abs(np.nan_to_num(rightmost)) > 10 * QPMR_ACCURACY)
         match = (rightmost < 0) == region.stable[j, i]
         per_point = t_exact / region.stable.size
-        result.update({
-            "qpmr_points": args.qpmr_points,
-            "qpmr_s_per_point": round(t_qpmr, 5),
-            "exact_s_per_point": float(f"{per_point:.3g}"),
-            "qpmr_over_exact_per_point": round(t_qpmr / per_point),
-            "qpmr_verdicts_match": int(match[decided].sum()),
-            "qpmr_decided_points": int(decided.sum()),
-            "qpmr_found_no_root": int((~found).sum()),
-            "qpmr_near_axis_points": int((found & ~decided).sum()),
-        })
+        result.update(
+            {
+                "qpmr_points": args.qpmr_points,
+                "qpmr_s_per_point": round(t_qpmr, 5),
+                "exact_s_per_point": float(f"{per_point:.3g}"),
+                "qpmr_over_exact_per_point": round(t_qpmr / per_point),
+                "qpmr_verdicts_match": int(match[decided].sum()),
+                "qpmr_decided_points": int(decided.sum()),
+                "qpmr_found_no_root": int((~found).sum()),
+                "qpmr_near_axis_points": int((found & ~decided).sum()),
+            }
+        )
     if args.json:
         print(json.dumps(result))
     else:

@@ -45,6 +45,7 @@ repeat), so load changes affect both codes alike.
 Printed: per class, the errors and costs of both codes, the ratio at equal error at each of
 rcpstab's steps, the load average; then one JSON line.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,12 +62,12 @@ from rcpstab.phaseplane.sweep import initial_conditions
 
 APP_E = {"C": 0.15e9, "d0": 0.2, "N": 10.0, "T": 0.01}
 CLASSES = {"stable": (0.4, 0.2), "cycling": (1.4, 0.8), "slow": (0.1, 0.1)}
-STEPS = (4, 5, 10, 20, 40)                                 # rcpstab steps d0/k
-TOLERANCES = (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)   # jitcdde atol = rtol (1e-11: its minimum step)
-REF_STEPS = 400                                            # reference steps per RTT
-HORIZON = 100.0                                            # RTTs
-SWEEP_COPIES = 50     # rcpstab also timed on a sweep-sized batch: the class's six trajectories 50 times over
-SHIFT = 1e-6          # jitcdde's adjust_diff: the past deviates from constant only on [-1e-6, 0] RTT
+STEPS = (4, 5, 10, 20, 40)  # rcpstab steps d0/k
+TOLERANCES = (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)  # jitcdde atol = rtol (1e-11: its minimum step)
+REF_STEPS = 400  # reference steps per RTT
+HORIZON = 100.0  # RTTs
+SWEEP_COPIES = 50  # rcpstab also timed on a sweep-sized batch: the class's six trajectories 50 times over
+SHIFT = 1e-6  # jitcdde's adjust_diff: the past deviates from constant only on [-1e-6, 0] RTT
 # The accuracy check's stated bounds (relative to amplitude), against the reference: rcpstab's
 # RK4 at its default step d0/20 within (1/20)^4 (4th order, the gains below 1/RTT), jitcdde
 # within 100x its tolerance (local tolerances summed over its steps). From the methods' orders,
@@ -80,8 +81,9 @@ def starts() -> tuple[np.ndarray, np.ndarray]:
     return gammas * APP_E["N"], queues / (APP_E["C"] * APP_E["d0"])
 
 
-def reference_linear(alpha: float, beta: float, y0: np.ndarray, q0: np.ndarray, horizon: float,
-                     steps_per_rtt: int = REF_STEPS) -> np.ndarray:
+def reference_linear(
+    alpha: float, beta: float, y0: np.ndarray, q0: np.ndarray, horizon: float, steps_per_rtt: int = REF_STEPS
+) -> np.ndarray:
     """The linear model by RK4 on the method of steps, in NumPy: states at t = 1..horizon RTTs, shape (B, n, 2).
 
     y' = -alpha (y(t-1) - 1) - beta q(t-1),  q' = y - 1,  constant past (y0, q0) on [-1, 0].
@@ -89,17 +91,17 @@ def reference_linear(alpha: float, beta: float, y0: np.ndarray, q0: np.ndarray, 
     slopes one RTT earlier (O(h^4), so the scheme stays 4th order); the past's slope is zero.
     """
     h = 1.0 / steps_per_rtt
-    m = steps_per_rtt                                  # the delay in steps
+    m = steps_per_rtt  # the delay in steps
     n = int(round(horizon * steps_per_rtt))
     x = np.zeros((n + m + 1, 2, y0.size))
-    dx = np.zeros_like(x)                              # slopes from the right (of the interval after each point)
-    dx_left = np.zeros_like(x)                         # and from the left: they differ at t = 0 only (the kink)
-    x[: m + 1] = np.stack([y0, q0])                    # index m is t = 0; the past has slope 0
+    dx = np.zeros_like(x)  # slopes from the right (of the interval after each point)
+    dx_left = np.zeros_like(x)  # and from the left: they differ at t = 0 only (the kink)
+    x[: m + 1] = np.stack([y0, q0])  # index m is t = 0; the past has slope 0
 
     def f(state, delayed):
         return np.stack([-alpha * (delayed[0] - 1.0) - beta * delayed[1], state[0] - 1.0])
 
-    def delayed_mid(i):                                # the state at t_i + h/2 - 1, i.e. index i - m + 1/2
+    def delayed_mid(i):  # the state at t_i + h/2 - 1, i.e. index i - m + 1/2
         a, b = i - m, i - m + 1
         return 0.5 * (x[a] + x[b]) + h / 8.0 * (dx[a] - dx_left[b])
 
@@ -113,15 +115,21 @@ def reference_linear(alpha: float, beta: float, y0: np.ndarray, q0: np.ndarray, 
         k3 = f(x[i] + 0.5 * h * k2, mid)
         k4 = f(x[i] + h * k3, x[i + 1 - m])
         x[i + 1] = x[i] + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
-    picked = x[m + m :: m][: int(round(horizon))]      # t = 1, 2, ..., horizon
+    picked = x[m + m :: m][: int(round(horizon))]  # t = 1, 2, ..., horizon
     return np.transpose(picked, (2, 0, 1))
 
 
 def ours(alpha: float, beta: float, y0: np.ndarray, q0: np.ndarray, horizon: float, k: int) -> np.ndarray:
     """rcpstab's linear model at step d0/k, states every RTT, shape (B, n, 2)."""
     unit = {"C": 1.0, "d0": 1.0, "N": APP_E["N"]}
-    traj = simulate(get_model("linear"), dict(unit, alpha=alpha, beta=beta),
-                    {"gamma0": y0 / APP_E["N"], "q0": q0}, horizon, dt=1.0 / k, record_every=k)
+    traj = simulate(
+        get_model("linear"),
+        dict(unit, alpha=alpha, beta=beta),
+        {"gamma0": y0 / APP_E["N"], "q0": q0},
+        horizon,
+        dt=1.0 / k,
+        record_every=k,
+    )
     return np.stack([traj.states["y"][1:].T, traj.states["q"][1:].T], axis=-1)
 
 
@@ -148,8 +156,7 @@ def compiled_jitcdde():
     return dde
 
 
-def jitcdde_run(dde, alpha: float, beta: float, y0: np.ndarray, q0: np.ndarray, horizon: float,
-                tol: float) -> np.ndarray:
+def jitcdde_run(dde, alpha: float, beta: float, y0: np.ndarray, q0: np.ndarray, horizon: float, tol: float) -> np.ndarray:
     """jitcdde one trajectory at a time from the constant past, plain ``integrate`` to t = 1..horizon; (B, n, 2).
 
     A failed integration (jitcdde's UnsuccessfulIntegration) gives NaN, which fails the accuracy check.
@@ -196,11 +203,14 @@ def accuracy(horizon: float = HORIZON, classes=CLASSES, steps=STEPS, tolerances=
         reference = reference_linear(alpha, beta, y0, q0, horizon)
         half = reference_linear(alpha, beta, y0, q0, horizon, 2 * REF_STEPS)
         result[name] = {
-            "alpha": alpha, "beta": beta, "reference": reference,
+            "alpha": alpha,
+            "beta": beta,
+            "reference": reference,
             "reference_error": relative_error(reference, half, y0, q0),
             "ours": {k: relative_error(ours(alpha, beta, y0, q0, horizon, k), half, y0, q0) for k in steps},
-            "jitcdde": {tol: relative_error(jitcdde_run(dde, alpha, beta, y0, q0, horizon, tol), half, y0, q0)
-                        for tol in tolerances},
+            "jitcdde": {
+                tol: relative_error(jitcdde_run(dde, alpha, beta, y0, q0, horizon, tol), half, y0, q0) for tol in tolerances
+            },
         }
     return result
 
@@ -229,7 +239,8 @@ def timings(checked: dict, horizon: float, repeats: int, dde) -> dict:
                     for _ in range(calls):
                         ours(alpha, beta, np.tile(y0, copies), np.tile(q0, copies), horizon, k)
                     samples.setdefault((name, f"ours x{copies}", k), []).append(
-                        (time.perf_counter() - start) / (calls * copies * y0.size))
+                        (time.perf_counter() - start) / (calls * copies * y0.size)
+                    )
             for tol in row["jitcdde"]:
                 start = time.perf_counter()
                 jitcdde_run(dde, alpha, beta, y0, q0, horizon, tol)
@@ -264,33 +275,46 @@ def main():
     costs = timings(checked, horizon, repeats, dde)
     verdicts = rcp_verdicts()
     load = os.getloadavg()
-    report = {"horizon_rtt": horizon, "repeats": repeats, "load_average_start": load_start, "load_average": load,
-              "classes": {}}
+    report = {"horizon_rtt": horizon, "repeats": repeats, "load_average_start": load_start, "load_average": load, "classes": {}}
     for name, row in checked.items():
         jit = {tol: costs[(name, "jitcdde", tol)] for tol in row["jitcdde"]}
-        print(f"\n{name}: (alpha, beta) = ({row['alpha']}, {row['beta']}); rcp's verdicts there {verdicts[name]}; "
-              f"reference's own error {row['reference_error']:.1e}")
-        entry = {"alpha": row["alpha"], "beta": row["beta"], "rcp_verdicts": verdicts[name],
-                 "reference_error": row["reference_error"],
-                 "jitcdde": {f"{tol:g}": {"error": row["jitcdde"][tol], "s_per_trajectory": jit[tol]}
-                             for tol in row["jitcdde"]}}
+        print(
+            f"\n{name}: (alpha, beta) = ({row['alpha']}, {row['beta']}); rcp's verdicts there {verdicts[name]}; "
+            f"reference's own error {row['reference_error']:.1e}"
+        )
+        entry = {
+            "alpha": row["alpha"],
+            "beta": row["beta"],
+            "rcp_verdicts": verdicts[name],
+            "reference_error": row["reference_error"],
+            "jitcdde": {f"{tol:g}": {"error": row["jitcdde"][tol], "s_per_trajectory": jit[tol]} for tol in row["jitcdde"]},
+        }
         for copies in (1, SWEEP_COPIES):
             mine = {k: costs[(name, f"ours x{copies}", k)] for k in row["ours"]}
             ratios = equal_error({"ours": row["ours"], "jitcdde": row["jitcdde"]}, {**mine, **jit})
             print(f"  rcpstab, batch of {copies * 6}:")
             for k in row["ours"]:
                 ratio = ratios[f"d0/{k}"]
-                print(f"    d0/{k:<3d} error {row['ours'][k]:.2e}  {mine[k] * 1e3:8.4f} ms/trajectory  "
-                      f"jitcdde at equal error: {f'{ratio:.0f}x' if ratio else 'outside its range'}")
+                print(
+                    f"    d0/{k:<3d} error {row['ours'][k]:.2e}  {mine[k] * 1e3:8.4f} ms/trajectory  "
+                    f"jitcdde at equal error: {f'{ratio:.0f}x' if ratio else 'outside its range'}"
+                )
             entry[f"rcpstab_batch_{copies * 6}"] = {
-                f"d0/{k}": {"error": row["ours"][k], "s_per_trajectory": mine[k],
-                            "jitcdde_cost_ratio_at_equal_error": ratios[f"d0/{k}"]} for k in row["ours"]}
+                f"d0/{k}": {
+                    "error": row["ours"][k],
+                    "s_per_trajectory": mine[k],
+                    "jitcdde_cost_ratio_at_equal_error": ratios[f"d0/{k}"],
+                }
+                for k in row["ours"]
+            }
         print("  jitcdde, one by one:")
         for tol in row["jitcdde"]:
             print(f"    {tol:<7g} error {row['jitcdde'][tol]:.2e}  {jit[tol] * 1e3:8.3f} ms/trajectory")
         report["classes"][name] = entry
-    print(f"\nload average {load_start[0]:.2f} at the start, {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end; "
-          "compile times excluded (both codes cached)")
+    print(
+        f"\nload average {load_start[0]:.2f} at the start, {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end; "
+        "compile times excluded (both codes cached)"
+    )
     print(json.dumps(_strict(report), allow_nan=False))
 
 

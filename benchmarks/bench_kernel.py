@@ -13,6 +13,7 @@ baseline's, interleaved, ``--repeat`` rounds; medians and ratios are printed as 
 
 Usage: python benchmarks/bench_kernel.py [--repeat 3] [--baseline PATH] [--batch 256] [--steps 20000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,20 +62,45 @@ def run_kernel(batch: int, steps: int):
     delay = np.array(it.delay_steps)
     every = np.array([it.update_every.get(i, 0) for i in range(n_states)], dtype=np.int64)
     empty = np.empty((0, size))
-    window = 1 << 60          # one window longer than the run: the peaks of the whole run
+    window = 1 << 60  # one window longer than the run: the peaks of the whole run
     start = time.process_time()
     failed = kernel.rcpstab_run(
-        ctypes.c_long(size), ctypes.c_long(steps), ctypes.c_long(0), ctypes.c_double(it.dt),
-        ctypes.c_long(it.length), _pointer(delay), _pointer(every),
-        _pointer(it._x), _pointer(it._ring_values), _pointer(it._ring_slopes), _pointer(it._x0), _pointer(params),
-        ctypes.c_long(window), *(_pointer(a) for a in (m.gamma_eq, m.queue_eq, m.queue_scale, m.peak,
-                                                        m.crossing, m.above, m.last_out)),
-        _pointer(empty), _pointer(empty), ctypes.c_long(0), _pointer(empty),
-        _pointer(m.rate_peak), _pointer(m.queue_peak), _pointer(empty), _pointer(empty))
+        ctypes.c_long(size),
+        ctypes.c_long(steps),
+        ctypes.c_long(0),
+        ctypes.c_double(it.dt),
+        ctypes.c_long(it.length),
+        _pointer(delay),
+        _pointer(every),
+        _pointer(it._x),
+        _pointer(it._ring_values),
+        _pointer(it._ring_slopes),
+        _pointer(it._x0),
+        _pointer(params),
+        ctypes.c_long(window),
+        *(_pointer(a) for a in (m.gamma_eq, m.queue_eq, m.queue_scale, m.peak, m.crossing, m.above, m.last_out)),
+        _pointer(empty),
+        _pointer(empty),
+        ctypes.c_long(0),
+        _pointer(empty),
+        _pointer(m.rate_peak),
+        _pointer(m.queue_peak),
+        _pointer(empty),
+        _pointer(empty),
+    )
     seconds = time.process_time() - start
     assert not failed
-    results = [it._x[:, 0], it._x[:, 1], it._x[:, 2], m.peak, m.rate_peak, m.queue_peak, m.last_out,
-               m.crossing.astype(float), m.above.astype(float)]
+    results = [
+        it._x[:, 0],
+        it._x[:, 1],
+        it._x[:, 2],
+        m.peak,
+        m.rate_peak,
+        m.queue_peak,
+        m.last_out,
+        m.crossing.astype(float),
+        m.above.astype(float),
+    ]
     return seconds, _digest(results)
 
 
@@ -93,11 +119,29 @@ def run_plain(batch: int, steps: int):
     delay = np.array(it.delay_steps)
     crossing, above = m.crossing.astype(float), m.above.astype(float)
     start = time.process_time()
-    library.plain_rcp(ctypes.c_long(size), ctypes.c_long(steps), ctypes.c_double(it.dt), ctypes.c_long(length),
-                      _pointer(delay), ctypes.c_long(it.update_every[0]), _pointer(R), _pointer(q), _pointer(drop),
-                      _pointer(hist), _pointer(R0), _pointer(params), _pointer(m.gamma_eq), _pointer(m.queue_eq),
-                      _pointer(m.queue_scale), _pointer(m.peak), _pointer(m.rate_peak), _pointer(m.queue_peak),
-                      _pointer(m.last_out), _pointer(crossing), _pointer(above))
+    library.plain_rcp(
+        ctypes.c_long(size),
+        ctypes.c_long(steps),
+        ctypes.c_double(it.dt),
+        ctypes.c_long(length),
+        _pointer(delay),
+        ctypes.c_long(it.update_every[0]),
+        _pointer(R),
+        _pointer(q),
+        _pointer(drop),
+        _pointer(hist),
+        _pointer(R0),
+        _pointer(params),
+        _pointer(m.gamma_eq),
+        _pointer(m.queue_eq),
+        _pointer(m.queue_scale),
+        _pointer(m.peak),
+        _pointer(m.rate_peak),
+        _pointer(m.queue_peak),
+        _pointer(m.last_out),
+        _pointer(crossing),
+        _pointer(above),
+    )
     seconds = time.process_time() - start
     return seconds, _digest([R, q, drop, m.peak, m.rate_peak, m.queue_peak, m.last_out, crossing, above])
 
@@ -111,8 +155,13 @@ def _digest(arrays) -> str:
 
 def _one(kind: str, tree: Path, batch: int, steps: int) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, __file__, "--one", kind, "--batch", str(batch), "--steps", str(steps)],
-                         env=env, check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--one", kind, "--batch", str(batch), "--steps", str(steps)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -126,7 +175,7 @@ def main():
     args = parser.parse_args()
     if args.one:
         run = run_kernel if args.one == "kernel" else run_plain
-        run(args.batch, 50)        # compile (disk cache) and warm up
+        run(args.batch, 50)  # compile (disk cache) and warm up
         seconds, digest = run(args.batch, args.steps)
         print(json.dumps({"ns_per_step": 1e9 * seconds / (args.batch * args.steps), "digest": digest}))
         return
@@ -141,11 +190,16 @@ def main():
             times[name].append(got["ns_per_step"])
             digests.setdefault(name, set()).add(got["digest"])
     med = {k: float(np.median(v)) for k, v in times.items()}
-    result = {"batch": args.batch, "steps": args.steps, "repeat": args.repeat, "load_1min": os.getloadavg()[0],
-              "ns_per_trajectory_step": {k: round(v, 3) for k, v in med.items()},
-              "runs": {k: [round(x, 3) for x in v] for k, v in times.items()},
-              "after_over_plain": round(med["after"] / med["plain"], 2),
-              "bit_identical": len(set.union(*digests.values())) == 1}
+    result = {
+        "batch": args.batch,
+        "steps": args.steps,
+        "repeat": args.repeat,
+        "load_1min": os.getloadavg()[0],
+        "ns_per_trajectory_step": {k: round(v, 3) for k, v in med.items()},
+        "runs": {k: [round(x, 3) for x in v] for k, v in times.items()},
+        "after_over_plain": round(med["after"] / med["plain"], 2),
+        "bit_identical": len(set.union(*digests.values())) == 1,
+    }
     if "before" in med:
         result["before_over_plain"] = round(med["before"] / med["plain"], 2)
         result["speed_up"] = round(med["before"] / med["after"], 2)

@@ -16,6 +16,7 @@ how many points' rightmost roots agree (to 1e-6), as one JSON line. On a shared 
 with ``OPENBLAS_NUM_THREADS=1``: both sides' small eigenproblems slow down by an order of
 magnitude when a multi-threaded BLAS competes with other processes for the cores.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,8 +43,8 @@ def main() -> None:
     a, b = A.ravel(), B.ravel()
     model = get_model("rcp")
     A0f, delayed = _normalized_matrices(model)
-    (theta, A1f), = delayed.items()
-    rcpstab.margins("rcp", a[:4], b[:4])                     # warm caches of both sides
+    ((theta, A1f),) = delayed.items()
+    rcpstab.margins("rcp", a[:4], b[:4])  # warm caches of both sides
     ours_t, theirs_t = [], []
     for _ in range(args.repeats):
         t = time.perf_counter()
@@ -61,12 +62,16 @@ def main() -> None:
     found = np.isfinite(theirs)
     agree = np.abs(ours_root.real[found] - theirs.real[found]) < 1e-6
     ours_m, theirs_m = float(np.median(ours_t)), float(np.median(theirs_t))
-    out = {"points": int(a.size), "ours_ms_per_point": 1e3 * ours_m / a.size,
-           "tdscontrol_ms_per_point": 1e3 * theirs_m / a.size,
-           "ratio_ours_over_tdscontrol": ours_m / theirs_m,
-           "ratio_per_repeat": [round(o / t, 3) for o, t in zip(ours_t, theirs_t)],
-           "rightmost_roots_compared": int(found.sum()), "rightmost_roots_agree": int(agree.sum()),
-           "stable_points": int(np.sum(batch.stable))}
+    out = {
+        "points": int(a.size),
+        "ours_ms_per_point": 1e3 * ours_m / a.size,
+        "tdscontrol_ms_per_point": 1e3 * theirs_m / a.size,
+        "ratio_ours_over_tdscontrol": ours_m / theirs_m,
+        "ratio_per_repeat": [round(o / t, 3) for o, t in zip(ours_t, theirs_t)],
+        "rightmost_roots_compared": int(found.sum()),
+        "rightmost_roots_agree": int(agree.sum()),
+        "stable_points": int(np.sum(batch.stable)),
+    }
     print(json.dumps(out))
 
 

@@ -6,6 +6,7 @@ printed with the largest difference between their traces.
 
     python benchmarks/bench_network.py [--t-end 60] [--json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,12 +32,21 @@ def main() -> None:
         start = time.perf_counter()
         runs[engine] = simulate_network(net, *GAINS, args.t_end, engine=engine)
         seconds[engine] = time.perf_counter() - start
-    worst = max(float(np.max(np.abs(getattr(runs["python"], f) - getattr(runs["c"], f))) / np.max(np.abs(getattr(runs["python"], f))))
-                for f in ("rate", "avg_rtt", "rtt_sample", "queue"))
+    worst = max(
+        float(np.max(np.abs(getattr(runs["python"], f) - getattr(runs["c"], f))) / np.max(np.abs(getattr(runs["python"], f))))
+        for f in ("rate", "avg_rtt", "rtt_sample", "queue")
+    )
     steps = int(round(args.t_end / 1e-3))
-    out = {"simulated_s": args.t_end, "batch": len(GAINS[0]), "python_s": seconds["python"], "c_s": seconds["c"],
-           "speedup": seconds["python"] / seconds["c"], "python_us_per_step": 1e6 * seconds["python"] / steps,
-           "c_us_per_step": 1e6 * seconds["c"] / steps, "max_relative_difference": worst}
+    out = {
+        "simulated_s": args.t_end,
+        "batch": len(GAINS[0]),
+        "python_s": seconds["python"],
+        "c_s": seconds["c"],
+        "speedup": seconds["python"] / seconds["c"],
+        "python_us_per_step": 1e6 * seconds["python"] / steps,
+        "c_us_per_step": 1e6 * seconds["c"] / steps,
+        "max_relative_difference": worst,
+    }
     print(json.dumps(out) if args.json else "\n".join(f"{k}: {v:.4g}" for k, v in out.items()))
 
 

@@ -19,6 +19,7 @@ for RCP, XCP and RCP-AC at 10 Mb/s and 1 Gb/s (three interleaved repeats, median
 Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3] [--flows-scaling]
                                          [--low-speed [--protocol NAME]] [--control-path]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,8 +77,11 @@ def flows_scaling(t_end: float, flows=(10, 1000), repeat: int = 3) -> dict:
             scenario = dataclasses.replace(BENCH, long_flows=((0.0, math.inf),) * n)
             rates[n].append(run_scenario(scenario, **GAINS, backend="c", t_end=t_end).events_per_s)
     median = {n: sorted(r)[len(r) // 2] for n, r in rates.items()}
-    return {"t_end_s": t_end, **{f"events_per_s_{n}_flows": round(v) for n, v in median.items()},
-            "ratio_first_to_last": round(median[flows[0]] / median[flows[-1]], 2)}
+    return {
+        "t_end_s": t_end,
+        **{f"events_per_s_{n}_flows": round(v) for n, v in median.items()},
+        "ratio_first_to_last": round(median[flows[0]] / median[flows[-1]], 2),
+    }
 
 
 class _TimedSimulator:
@@ -98,6 +102,7 @@ class _TimedSimulator:
                 return method(*args)
             finally:
                 self._inside[0] += time.perf_counter() - start
+
         return timed
 
 
@@ -129,12 +134,18 @@ def low_speed(t_end: float, capacity_bps: float = 10e6, repeat: int = 3, protoco
     scenario = dataclasses.replace(BENCH, capacity_bps=capacity_bps)
     runs = [_timed_run(scenario, t_end, protocol) for _ in range(repeat)]
     rate = _median([r[0] for r in runs])
-    return {"protocol": protocol, "capacity_bps": capacity_bps, "t_end_s": t_end, "events": runs[-1][2],
-            "events_per_s": round(rate), "ns_per_event": round(1e9 / rate, 1),
-            "c_share": round(_median([r[1] for r in runs]), 3)}
+    return {
+        "protocol": protocol,
+        "capacity_bps": capacity_bps,
+        "t_end_s": t_end,
+        "events": runs[-1][2],
+        "events_per_s": round(rate),
+        "ns_per_event": round(1e9 / rate, 1),
+        "c_share": round(_median([r[1] for r in runs]), 3),
+    }
 
 
-CONTROL_PATH_RUNS = ((10e6, 120.0), (1e9, 2.0))   # (capacity, simulated seconds): ~0.4-0.7M events each
+CONTROL_PATH_RUNS = ((10e6, 120.0), (1e9, 2.0))  # (capacity, simulated seconds): ~0.4-0.7M events each
 
 
 def control_path(protocols=("rcp", "xcp", "rcpac"), runs=CONTROL_PATH_RUNS, repeat: int = 3) -> list[dict]:
@@ -154,8 +165,13 @@ def control_path(protocols=("rcp", "xcp", "rcpac"), runs=CONTROL_PATH_RUNS, repe
         row = {"protocol": case[0], "capacity_bps": case[1], "t_end_s": case[2], "events": samples[case, True][0][2]}
         for native, label in ((False, "python"), (True, "c")):
             rate = _median([r[0] for r in samples[case, native]])
-            row.update({f"{label}_events_per_s": round(rate), f"{label}_ns_per_event": round(1e9 / rate, 1),
-                        f"{label}_c_share": round(_median([r[1] for r in samples[case, native]]), 3)})
+            row.update(
+                {
+                    f"{label}_events_per_s": round(rate),
+                    f"{label}_ns_per_event": round(1e9 / rate, 1),
+                    f"{label}_c_share": round(_median([r[1] for r in samples[case, native]]), 3),
+                }
+            )
         row["speed_up"] = round(row["c_events_per_s"] / row["python_events_per_s"], 2)
         rows.append(row)
     return rows
@@ -213,9 +229,7 @@ def measure_ns3(t_end: float) -> dict:
     except ImportError as exc:
         return {"ns3_events_per_s": None, "ns3_note": f"ns3 is not importable: {exc}"}
     # A subprocess keeps ns-3's cling start-up chatter off this process's stdout.
-    proc = subprocess.run(
-        [sys.executable, __file__, "--ns3-worker", "--ns3-t-end", str(t_end)], capture_output=True, text=True
-    )
+    proc = subprocess.run([sys.executable, __file__, "--ns3-worker", "--ns3-t-end", str(t_end)], capture_output=True, text=True)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     if proc.returncode != 0 or not lines:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
@@ -241,8 +255,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--flows-scaling", action="store_true", help="only events/s at 10 vs 1000 flows")
     parser.add_argument("--low-speed", action="store_true", help="only events/s at 10 Mb/s and the C loop's share")
     parser.add_argument("--protocol", default="rcp", help="the protocol of --low-speed (rcp, xcp, rcpac)")
-    parser.add_argument("--control-path", action="store_true",
-                        help="only the control path in Python vs in C, at 10 Mb/s and 1 Gb/s (one JSON line per case)")
+    parser.add_argument(
+        "--control-path",
+        action="store_true",
+        help="only the control path in Python vs in C, at 10 Mb/s and 1 Gb/s (one JSON line per case)",
+    )
     args = parser.parse_args(argv)
     if args.control_path:
         for row in control_path():

@@ -17,6 +17,7 @@ before any timing, so the times are of integration, not of gcc.
 
 The results are printed as text and as one JSON line.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,8 +31,8 @@ from rcpstab.phaseplane import phaseplane_region, simulate
 
 GRID = np.round(np.arange(0.1, 2.01, 0.1), 10)
 APP_E = {"C": 0.15e9, "d0": 0.2, "N": 10.0, "T": 0.01}
-THESIS_C = [56e3, 0.15e9, 2.5e9, 10e9, 1000e9]   # bit/s (Ch. 5 text: 56 kb/s; App. E: 5.6 kb/s)
-THESIS_D0 = [0.01, 0.5, 1.0, 2.0]                 # s
+THESIS_C = [56e3, 0.15e9, 2.5e9, 10e9, 1000e9]  # bit/s (Ch. 5 text: 56 kb/s; App. E: 5.6 kb/s)
+THESIS_D0 = [0.01, 0.5, 1.0, 2.0]  # s
 THESIS_N = [10, 100, 1000, 5000]
 
 
@@ -39,8 +40,12 @@ def bench_app_e_sweep() -> tuple[dict, object]:
     start = time.perf_counter()
     region = phaseplane_region(get_model("rcp"), GRID, GRID)
     wall = time.perf_counter() - start
-    return {"app_e_wall_s": wall, "app_e_s_per_trajectory": wall / (GRID.size**2 * 6),
-            "app_e_stable_points": int(region.stable.sum()), "app_e_verdicts": region.meta["verdict_counts"]}, region
+    return {
+        "app_e_wall_s": wall,
+        "app_e_s_per_trajectory": wall / (GRID.size**2 * 6),
+        "app_e_stable_points": int(region.stable.sum()),
+        "app_e_verdicts": region.meta["verdict_counts"],
+    }, region
 
 
 BEFORE_SCRIPT = """
@@ -67,13 +72,23 @@ def bench_app_e_before(revision: str) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         subprocess.run(["git", "worktree", "add", "--detach", folder, revision], check=True, capture_output=True)
         try:
-            out = subprocess.run([sys.executable, "-c", BEFORE_SCRIPT], check=True, capture_output=True, text=True,
-                                 env={**os.environ, "PYTHONPATH": folder}, cwd=folder).stdout
+            out = subprocess.run(
+                [sys.executable, "-c", BEFORE_SCRIPT],
+                check=True,
+                capture_output=True,
+                text=True,
+                env={**os.environ, "PYTHONPATH": folder},
+                cwd=folder,
+            ).stdout
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", folder], check=True, capture_output=True)
     before = json.loads(out.strip().splitlines()[-1])
-    return {"before_revision": revision, "app_e_wall_s_before": before["wall_s"],
-            "app_e_stable_points_before": before["stable"], "app_e_verdicts_before": before["verdicts"]}
+    return {
+        "before_revision": revision,
+        "app_e_wall_s_before": before["wall_s"],
+        "app_e_stable_points_before": before["stable"],
+        "app_e_verdicts_before": before["verdicts"],
+    }
 
 
 def bench_configurations(workers: int, app_e_region) -> dict:
@@ -84,15 +99,19 @@ def bench_configurations(workers: int, app_e_region) -> dict:
     per_config = region.table["stable"].reshape(-1, GRID.size, GRID.size).astype(bool)
     same = [bool(np.array_equal(s, app_e_region.stable)) for s in per_config]
     unreachable = region.meta["unreachable_configurations"]
-    return {"configurations": len(per_config), "workers": workers, "config_sweep_wall_s": wall,
-            "unreachable_configurations": len(unreachable),
-            "common_stable_points_all_configurations": region.meta["stable_points_all_configurations"],
-            "common_over_reachable_stable_points": int(region.stable.sum()),
-            "common_over_reachable_equals_app_e": bool(np.array_equal(region.stable, app_e_region.stable)),
-            "app_e_points_outside_common": int((app_e_region.stable & ~region.stable).sum()),
-            "configurations_equal_to_app_e": int(sum(same)),
-            "verdict_counts": region.meta["verdict_counts"],
-            "stable_points_per_configuration": region.meta["stable_per_configuration"]}
+    return {
+        "configurations": len(per_config),
+        "workers": workers,
+        "config_sweep_wall_s": wall,
+        "unreachable_configurations": len(unreachable),
+        "common_stable_points_all_configurations": region.meta["stable_points_all_configurations"],
+        "common_over_reachable_stable_points": int(region.stable.sum()),
+        "common_over_reachable_equals_app_e": bool(np.array_equal(region.stable, app_e_region.stable)),
+        "app_e_points_outside_common": int((app_e_region.stable & ~region.stable).sum()),
+        "configurations_equal_to_app_e": int(sum(same)),
+        "verdict_counts": region.meta["verdict_counts"],
+        "stable_points_per_configuration": region.meta["stable_per_configuration"],
+    }
 
 
 def main():

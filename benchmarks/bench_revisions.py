@@ -13,6 +13,7 @@ Workloads: the exact region on a 500x500 grid (README's first command, computati
 
 Usage: python benchmarks/bench_revisions.py [--before REV] [--after REV] [--repeat N] [--json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,8 +57,9 @@ def checkout(rev: str, root: str, into: str) -> str:
 
 def time_once(tree: str, workload: str) -> float:
     env = dict(os.environ, PYTHONPATH=tree)
-    out = subprocess.run([sys.executable, "-c", WORKLOADS[workload] + TIMER], env=env, cwd=tree,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", WORKLOADS[workload] + TIMER], env=env, cwd=tree, capture_output=True, text=True, check=True
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -82,11 +84,18 @@ def main(argv=None) -> None:
                     for label in ("A", "B"):
                         times[label].append(time_once(trees[label], workload))
                 a, b = statistics.median(times["A"]), statistics.median(times["B"])
-                results[workload] = {"before_s": a, "after_s": b, "ratio_after_over_before": b / a,
-                                     "before_all_s": times["A"], "after_all_s": times["B"]}
+                results[workload] = {
+                    "before_s": a,
+                    "after_s": b,
+                    "ratio_after_over_before": b / a,
+                    "before_all_s": times["A"],
+                    "after_all_s": times["B"],
+                }
                 if not args.json:
-                    print(f"{workload:24s} before {a:8.3f} s  after {b:8.3f} s  after/before {b / a:5.2f}"
-                          f"  (medians of {args.repeat}, interleaved)")
+                    print(
+                        f"{workload:24s} before {a:8.3f} s  after {b:8.3f} s  after/before {b / a:5.2f}"
+                        f"  (medians of {args.repeat}, interleaved)"
+                    )
         finally:
             for tree in trees.values():
                 subprocess.run(["git", "-C", root, "worktree", "remove", "--force", tree], capture_output=True)

@@ -5,6 +5,7 @@ The notebooks in ``notebooks/`` are committed without outputs; myst-nb executes 
 during the build (cached by jupyter-cache: only notebooks whose code changed run again), so the pages
 show figures computed by the code they stand beside.
 """
+
 import shutil
 import sys
 from pathlib import Path

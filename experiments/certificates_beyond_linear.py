@@ -8,6 +8,7 @@ root's frequency against pi/2 per round trip) and one JSON line.
 
 Usage: python experiments/certificates_beyond_linear.py [--out docs/figures/certificates_beyond_linear.png]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,12 @@ def fifty_starts(model, points, rtts=1500):
     G, Q = np.meshgrid(gammas, queues)
     a = np.repeat([p[0] for p in points], G.size)
     b = np.repeat([p[1] for p in points], G.size)
-    tr = simulate(model, {"alpha": a, "beta": b},
-                  {"gamma0": np.tile(G.ravel(), len(points)), "q0": np.tile(Q.ravel(), len(points))}, rtts * 0.2)
+    tr = simulate(
+        model,
+        {"alpha": a, "beta": b},
+        {"gamma0": np.tile(G.ravel(), len(points)), "q0": np.tile(Q.ravel(), len(points))},
+        rtts * 0.2,
+    )
     dist = band_distance(tr.gamma, tr.queue, tr.gamma_eq, tr.queue_eq, tr.capacity * tr.d0)
     outside = dist > 1
     last = np.where(outside.any(axis=0), tr.rtt[::-1][np.argmax(outside[::-1], axis=0)], 0.0)
@@ -42,6 +47,7 @@ def main():
     parser.add_argument("--beta", default="0.1:1.0:0.1")
     args = parser.parse_args()
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -89,17 +95,23 @@ def main():
         "certified_refuted_by_phase_plane": int(refuted.sum()),
         "phase_plane_stable": int(pp.stable.sum()),
         "beyond_points_two_rtt": [[float(alphas[i]), float(betas[j])] for j, i in zip(*np.nonzero(beyond))],
-        "beyond_points_three_rtt": [[float(alphas[i]), float(betas[j])]
-                                    for j, i in zip(*np.nonzero(window3.stable & ~exact.stable))],
+        "beyond_points_three_rtt": [
+            [float(alphas[i]), float(betas[j])] for j, i in zip(*np.nonzero(window3.stable & ~exact.stable))
+        ],
         "max_unstable_root_frequency_per_rtt": float(max(freqs)) if freqs else None,
         "cpu_s_per_point_two_rtt": cpu2 / alphas.size / betas.size,
         "cpu_s_per_point_three_rtt": cpu3 / alphas.size / betas.size,
     }
-    certified_points = [(float(alphas[i]), float(betas[j]))
-                        for j, i in zip(*np.nonzero((window2.stable | window3.stable) & ~exact.stable))]
+    certified_points = [
+        (float(alphas[i]), float(betas[j])) for j, i in zip(*np.nonzero((window2.stable | window3.stable) & ~exact.stable))
+    ]
     worst, slowest, runs = fifty_starts(sw, certified_points)
-    out["fifty_starts"] = {"points": len(certified_points), "runs": runs, "worst_final_band_distance": worst,
-                           "latest_rtt_outside_band": slowest}
+    out["fifty_starts"] = {
+        "points": len(certified_points),
+        "runs": runs,
+        "worst_final_band_distance": worst,
+        "latest_rtt_outside_band": slowest,
+    }
     for k, v in out.items():
         print(f"{k}: {v}")
 
@@ -109,8 +121,9 @@ def main():
     ax.scatter(A[pp.stable], B[pp.stable], s=110, facecolors="none", edgecolors="0.6", label="phase plane: converges")
     ax.scatter(A[window1.stable], B[window1.stable], s=18, color="tab:blue", label="certified, 1 round trip")
     ax.scatter(A[beyond], B[beyond], s=40, marker="*", color="tab:red", label="certified, 2 round trips, outside linear")
-    ax.scatter(A[beyond3], B[beyond3], s=30, marker="D", color="tab:purple",
-               label="certified, 3 round trips (not 2), outside linear")
+    ax.scatter(
+        A[beyond3], B[beyond3], s=30, marker="D", color="tab:purple", label="certified, 3 round trips (not 2), outside linear"
+    )
     ax.plot([], [], "k-", label="exact linear boundary (eq. 5.15)")
     ax.set_xlabel(r"$\alpha$")
     ax.set_ylabel(r"$\beta$")

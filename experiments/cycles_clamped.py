@@ -16,6 +16,7 @@
 
 Writes one JSON file the notebook (08) reads; prints a summary. ~10 minutes on the shared machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,7 +57,7 @@ def simulate_cycle(model, alpha, beta, rtts=800.0, gamma0=0.5, kick=None, measur
     alpha = np.broadcast_to(alpha, (B,)).copy()
     integ = make_integrator(model, {"alpha": alpha, "beta": beta}, {"gamma0": np.full(B, gamma0)})
     if kick is not None:
-        eq = 0.1 * 0.15e9                       # C/N at the defaults
+        eq = 0.1 * 0.15e9  # C/N at the defaults
         k = np.broadcast_to(np.asarray(kick, dtype=float), (B,))
         integ._x[:, 0] = eq * (1 + k)
         integ._x[:, 1] = 0.0
@@ -142,15 +143,25 @@ def switched_onsets(betas, alphas_start):
         if o is None:
             print(f"switched beta={beta}: Newton failed from alpha={alpha} (period {period:.3f})")
             continue
-        eq = np.concatenate([np.concatenate([[1.0], np.ones(system.L), np.zeros(system.L)]),
-                             np.zeros(1 + 2 * system.L)])
-        res = [float(np.abs(system.run(zz[:, None], o.period, np.array([o.gain]))[:, 0] - zz).max() / np.abs(zz - eq).max())
-               for zz in (o.z, eq + 2 * (o.z - eq))]
-        out.append({"beta": beta, "alpha_c": o.gain, "period": o.period,
-                    "multipliers_abs": [float(x) for x in np.abs(o.multipliers[:3])],
-                    "relative_defect": res[0], "relative_defect_scaled_2x": res[1]})
-        print(f"switched beta={beta}: alpha_c={o.gain:.5f} period {o.period:.4f} |mu| {np.abs(o.multipliers[:3])} "
-              f"defect {res[0]:.1e}, scaled x2 {res[1]:.1e}")
+        eq = np.concatenate([np.concatenate([[1.0], np.ones(system.L), np.zeros(system.L)]), np.zeros(1 + 2 * system.L)])
+        res = [
+            float(np.abs(system.run(zz[:, None], o.period, np.array([o.gain]))[:, 0] - zz).max() / np.abs(zz - eq).max())
+            for zz in (o.z, eq + 2 * (o.z - eq))
+        ]
+        out.append(
+            {
+                "beta": beta,
+                "alpha_c": o.gain,
+                "period": o.period,
+                "multipliers_abs": [float(x) for x in np.abs(o.multipliers[:3])],
+                "relative_defect": res[0],
+                "relative_defect_scaled_2x": res[1],
+            }
+        )
+        print(
+            f"switched beta={beta}: alpha_c={o.gain:.5f} period {o.period:.4f} |mu| {np.abs(o.multipliers[:3])} "
+            f"defect {res[0]:.1e}, scaled x2 {res[1]:.1e}"
+        )
     return out
 
 
@@ -171,30 +182,39 @@ def main() -> None:
 
     # 1. criticality along the whole boundary of the smooth model
     pts = boundary_criticality(RCP_UNCLAMPED, BETAS_L1)
-    result["criticality"] = [{"beta": p.values["beta"], "alpha": p.critical, "l1": p.l1,
-                              "omega_rtt": p.omega_rtt} for p in pts]
+    result["criticality"] = [{"beta": p.values["beta"], "alpha": p.critical, "l1": p.l1, "omega_rtt": p.omega_rtt} for p in pts]
     print(f"criticality: {len(pts)} Hopf points ({time.perf_counter() - t0:.0f} s)")
 
     # 2. the smooth branch at beta = 0.1 by two methods, its unstable orbits left by the kernel
     smooth = continue_from_hopf(RCP_UNCLAMPED, (1.5, 1.55), beta=0.1, steps=6, first_amplitude=0.05)
     from rcpstab.bifurcation.orbit_start import _orbit_at
+
     checks = []
     ps = PeriodicSystem(RCP_UNCLAMPED, "alpha", beta=0.1)
     for p in smooth.points[2::3]:
         ks = KernelOrbitSystem(RCP_UNCLAMPED, "alpha", period=p.period, beta=0.1)
         times = np.arange(-ks.L, 1) / ks.N
         vals, sl = _orbit_at(p.profile, times)
-        z = np.concatenate([np.concatenate([[v[-1]], v[:-1], d[:-1]]) for v, d in
-                            ((vals[i] * ps.scale[i] / ks.scale[i], sl[i] * ps.scale[i] / ks.scale[i] / p.period)
-                             for i in ks.loop)])
+        z = np.concatenate(
+            [
+                np.concatenate([[v[-1]], v[:-1], d[:-1]])
+                for v, d in ((vals[i] * ps.scale[i] / ks.scale[i], sl[i] * ps.scale[i] / ks.scale[i] / p.period) for i in ks.loop)
+            ]
+        )
         o = solve_kernel_orbit(ks, z, p.period, p.gain)
         esc = kernel_escape(ks, o)
-        checks.append({"alpha": p.gain, "collocation": {"amplitude": p.amplitude, "period": p.period,
-                                                        "max_multiplier": p.max_multiplier},
-                       "kernel": {"amplitude": o.amplitude, "period": o.period, "max_multiplier": o.max_multiplier},
-                       "escape_per_period": esc})
-        print(f"smooth a={p.gain:.4f}: amp {p.amplitude:.6f}/{o.amplitude:.6f} period {p.period:.5f}/{o.period:.5f} "
-              f"mult {p.max_multiplier:.4f}/{o.max_multiplier:.4f} escape {esc}")
+        checks.append(
+            {
+                "alpha": p.gain,
+                "collocation": {"amplitude": p.amplitude, "period": p.period, "max_multiplier": p.max_multiplier},
+                "kernel": {"amplitude": o.amplitude, "period": o.period, "max_multiplier": o.max_multiplier},
+                "escape_per_period": esc,
+            }
+        )
+        print(
+            f"smooth a={p.gain:.4f}: amp {p.amplitude:.6f}/{o.amplitude:.6f} period {p.period:.5f}/{o.period:.5f} "
+            f"mult {p.max_multiplier:.4f}/{o.max_multiplier:.4f} escape {esc}"
+        )
     result["smooth_beta_0.1"] = {"branch": smooth.as_dict(), "two_methods": checks}
 
     # 3. clamped branches
@@ -219,34 +239,71 @@ def main() -> None:
             kicks = np.array([f * p.amplitude / 0.1 for p in chosen for f in (0.5, 1.5)])
             amp, per, growth = simulate_cycle(RCP_CLAMPED, gains, beta, rtts=4000, kick=kicks, measured=0.05)
             from rcpstab.models import get_model
-            sampled, sampled_period, _ = simulate_cycle(get_model("rcp"), gains[1::2], beta, rtts=1500,
-                                                         kick=kicks[1::2])
+
+            sampled, sampled_period, _ = simulate_cycle(get_model("rcp"), gains[1::2], beta, rtts=1500, kick=kicks[1::2])
             for j, p in enumerate(chosen):
-                sims.append({"alpha": p.gain, "kernel_amplitude": p.amplitude, "kernel_period": p.period,
-                             "max_multiplier": p.max_multiplier,
-                             "sim_amplitude_start_small": amp[2 * j], "sim_amplitude_start_large": amp[2 * j + 1],
-                             "sim_period": per[2 * j + 1], "sim_growth_rtt": [growth[2 * j], growth[2 * j + 1]],
-                             "rcp_sampled_amplitude": sampled[j], "rcp_sampled_period": sampled_period[j]})
+                sims.append(
+                    {
+                        "alpha": p.gain,
+                        "kernel_amplitude": p.amplitude,
+                        "kernel_period": p.period,
+                        "max_multiplier": p.max_multiplier,
+                        "sim_amplitude_start_small": amp[2 * j],
+                        "sim_amplitude_start_large": amp[2 * j + 1],
+                        "sim_period": per[2 * j + 1],
+                        "sim_growth_rtt": [growth[2 * j], growth[2 * j + 1]],
+                        "rcp_sampled_amplitude": sampled[j],
+                        "rcp_sampled_period": sampled_period[j],
+                    }
+                )
         onset = down.points[-1]
         branches[str(beta)] = {
-            "points": [{"alpha": p.gain, "amplitude": p.amplitude, "period": p.period, "stable": p.stable,
-                        "max_multiplier": p.max_multiplier} for p in pts],
-            "folds": down.folds + up.folds, "stop_down": down.stop, "stop_up": up.stop,
-            "last_alpha": onset.gain, "last_amplitude": onset.amplitude, "simulation": sims}
-        settled = [s for s in sims if s["max_multiplier"] < 0.95]   # e-folding < ~80 RTTs: settled in 1500
-        worst = max((abs(x / s["kernel_amplitude"] - 1) for s in settled
-                     for x in (s["sim_amplitude_start_small"], s["sim_amplitude_start_large"])), default=math.nan)
+            "points": [
+                {
+                    "alpha": p.gain,
+                    "amplitude": p.amplitude,
+                    "period": p.period,
+                    "stable": p.stable,
+                    "max_multiplier": p.max_multiplier,
+                }
+                for p in pts
+            ],
+            "folds": down.folds + up.folds,
+            "stop_down": down.stop,
+            "stop_up": up.stop,
+            "last_alpha": onset.gain,
+            "last_amplitude": onset.amplitude,
+            "simulation": sims,
+        }
+        settled = [s for s in sims if s["max_multiplier"] < 0.95]  # e-folding < ~80 RTTs: settled in 1500
+        worst = max(
+            (
+                abs(x / s["kernel_amplitude"] - 1)
+                for s in settled
+                for x in (s["sim_amplitude_start_small"], s["sim_amplitude_start_large"])
+            ),
+            default=math.nan,
+        )
         slow = [s for s in sims if s["max_multiplier"] >= 0.95]
-        worst_slow = max((abs(x / s["kernel_amplitude"] - 1) for s in slow
-                          for x in (s["sim_amplitude_start_small"], s["sim_amplitude_start_large"])), default=math.nan)
-        print(f"beta={beta}: {len(pts)} orbits, alpha {min(p.gain for p in pts):.4f}..{max(p.gain for p in pts):.4f}, "
-              f"folds {len(down.folds + up.folds)}, unstable {sum(not p.stable for p in pts)}, "
-              f"sims vs orbits: worst amplitude rel. diff {worst:.2e} ({len(settled)} points with multiplier < 0.95), "
-              f"{worst_slow:.2e} ({len(slow)} slower ones) ({time.perf_counter() - t1:.0f} s)")
+        worst_slow = max(
+            (
+                abs(x / s["kernel_amplitude"] - 1)
+                for s in slow
+                for x in (s["sim_amplitude_start_small"], s["sim_amplitude_start_large"])
+            ),
+            default=math.nan,
+        )
+        print(
+            f"beta={beta}: {len(pts)} orbits, alpha {min(p.gain for p in pts):.4f}..{max(p.gain for p in pts):.4f}, "
+            f"folds {len(down.folds + up.folds)}, unstable {sum(not p.stable for p in pts)}, "
+            f"sims vs orbits: worst amplitude rel. diff {worst:.2e} ({len(settled)} points with multiplier < 0.95), "
+            f"{worst_slow:.2e} ({len(slow)} slower ones) ({time.perf_counter() - t1:.0f} s)"
+        )
     result["clamped"] = branches
 
     # 4. both sides just inside the onset: small kick and large start, clamped and sampled rcp
     from rcpstab.models import get_model
+
     probes = []
     for beta, b in branches.items():
         alpha = round(b["last_alpha"] - 0.01, 4)

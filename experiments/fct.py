@@ -13,6 +13,7 @@ included), and of its Python twin on a smaller run of the same set-up (the twins
 
 Usage: python experiments/fct.py [--flows N] [--seeds 11 12 13] [--json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,22 +42,38 @@ def one(alpha, beta, load, seed, flows) -> dict:
     short = [b for b in r.bins if b.size_hi_pkts <= SHORT_PKTS and b.flows >= MIN_BIN_FLOWS]
     run = r.runs[0]
     return {
-        "alpha": alpha, "beta": beta, "load": load, "seed": seed, "flows": r.flows,
-        "flows_completed": r.flows_completed, "measured_load": r.measured_load,
-        "utilization": r.utilization, "loss_probability": r.loss_probability,
+        "alpha": alpha,
+        "beta": beta,
+        "load": load,
+        "seed": seed,
+        "flows": r.flows,
+        "flows_completed": r.flows_completed,
+        "measured_load": r.measured_load,
+        "utilization": r.utilization,
+        "loss_probability": r.loss_probability,
         "mean_queue_bdp": run.mean_queue_bytes * 8 / (NETWORK["capacity_bps"] * NETWORK["rtt_s"]),
         "mean_R_over_C": run.mean_R_over_C,
-        "mean_active": r.mean_active, "mean_active_stderr": r.mean_active_stderr,
-        "little_mean_active": r.little_mean_active, "ps_mean_active": r.ps_mean_active,
+        "mean_active": r.mean_active,
+        "mean_active_stderr": r.mean_active_stderr,
+        "little_mean_active": r.little_mean_active,
+        "ps_mean_active": r.ps_mean_active,
         "short_max_afct_over_ps": max(b.afct_over_ps_eq41 for b in short),
         "short_max_afct_over_ps_same_arrivals": max(b.afct_over_ps_same_arrivals for b in short),
         "short_min_afct_over_ps_same_arrivals": min(b.afct_over_ps_same_arrivals for b in short),
-        "bins": [{"size_lo_pkts": b.size_lo_pkts, "size_hi_pkts": b.size_hi_pkts, "flows": b.flows,
-                  "afct_over_ps_eq41": round(b.afct_over_ps_eq41, 4),
-                  "afct_over_ps_same_arrivals": round(b.afct_over_ps_same_arrivals, 4),
-                  "max_fct_over_ps": round(b.max_fct_s / b.ps_afct_s, 4)} for b in r.bins],
+        "bins": [
+            {
+                "size_lo_pkts": b.size_lo_pkts,
+                "size_hi_pkts": b.size_hi_pkts,
+                "flows": b.flows,
+                "afct_over_ps_eq41": round(b.afct_over_ps_eq41, 4),
+                "afct_over_ps_same_arrivals": round(b.afct_over_ps_same_arrivals, 4),
+                "max_fct_over_ps": round(b.max_fct_s / b.ps_afct_s, 4),
+            }
+            for b in r.bins
+        ],
         "events": run.counters["events"],
-        "wall_s": wall, "sim_wall_s": run.wall_time_s,
+        "wall_s": wall,
+        "sim_wall_s": run.wall_time_s,
         "flows_per_wall_s": r.flows_completed / run.wall_time_s,
     }
 
@@ -66,8 +83,13 @@ def twin_speed(seed: int = 11) -> dict:
     c = run_flows(0.1, 1.0, backend="c", **kw)
     py = run_flows(0.1, 1.0, backend="python", **kw)
     assert np.array_equal(c.records, py.records) and c.counters == py.counters, "twins disagree"
-    return {"flows": TWIN_FLOWS, "events": c.counters["events"], "c_flows_per_wall_s": c.flows_per_wall_s,
-            "py_flows_per_wall_s": py.flows_per_wall_s, "ratio": py.wall_time_s / c.wall_time_s}
+    return {
+        "flows": TWIN_FLOWS,
+        "events": c.counters["events"],
+        "c_flows_per_wall_s": c.flows_per_wall_s,
+        "py_flows_per_wall_s": py.flows_per_wall_s,
+        "ratio": py.wall_time_s / c.wall_time_s,
+    }
 
 
 def main() -> None:
@@ -83,19 +105,24 @@ def main() -> None:
                 row = one(alpha, beta, load, seed, args.flows)
                 runs.append(row)
                 if not args.json:
-                    print(f"({alpha}, {beta}) rho={load} seed={seed}: drawn {row['measured_load']:.3f}, short-flow AFCT/PS "
-                          f"{row['short_min_afct_over_ps_same_arrivals']:.3f}-{row['short_max_afct_over_ps_same_arrivals']:.3f} "
-                          f"(same arrivals), max {row['short_max_afct_over_ps']:.3f} vs eq. 4.1; util "
-                          f"{row['utilization']:.3f}, loss {row['loss_probability']:.1e}, queue {row['mean_queue_bdp']:.3f} BDP, "
-                          f"N {row['mean_active']:.0f}+-{row['mean_active_stderr']:.0f} vs Little {row['little_mean_active']:.0f}; "
-                          f"{row['flows_per_wall_s']:.0f} flows/s", flush=True)
+                    print(
+                        f"({alpha}, {beta}) rho={load} seed={seed}: drawn {row['measured_load']:.3f}, short-flow AFCT/PS "
+                        f"{row['short_min_afct_over_ps_same_arrivals']:.3f}-{row['short_max_afct_over_ps_same_arrivals']:.3f} "
+                        f"(same arrivals), max {row['short_max_afct_over_ps']:.3f} vs eq. 4.1; util "
+                        f"{row['utilization']:.3f}, loss {row['loss_probability']:.1e}, queue {row['mean_queue_bdp']:.3f} BDP, "
+                        f"N {row['mean_active']:.0f}+-{row['mean_active_stderr']:.0f} vs Little {row['little_mean_active']:.0f}; "
+                        f"{row['flows_per_wall_s']:.0f} flows/s",
+                        flush=True,
+                    )
     twin = twin_speed()
     out = {"network": dict(NETWORK, sizes=SIZES), "runs": runs, "twin": twin}
     if args.json:
         print(json.dumps(out))
     else:
-        print(f"twin: C {twin['c_flows_per_wall_s']:.0f} flows/s, Python {twin['py_flows_per_wall_s']:.0f} flows/s, "
-              f"ratio {twin['ratio']:.1f} ({twin['flows']} flows, identical records)")
+        print(
+            f"twin: C {twin['c_flows_per_wall_s']:.0f} flows/s, Python {twin['py_flows_per_wall_s']:.0f} flows/s, "
+            f"ratio {twin['ratio']:.1f} ({twin['flows']} flows, identical records)"
+        )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ groups' short flows likewise (their RTPD is 0.1 / n s). RCP (0.1, 1.0), XCP (0.4
 
 Usage: python experiments/fct_multilink.py [--out CSV] [--protocols rcp,xcp,tcp] [--links 1,2,4,8]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,15 @@ def chain_tcp_batch(n: int, seeds, flows: int, sizes) -> list[dict]:
     specs = [chain_tcp_spec(n, C, RTT0, s, z, g, _default_drain_s(z, RTT0, C, 1000)) for s, z, g in loads]
     out = []
     for (s, z, g), r in zip(loads, tcp_runs(specs)):
-        out.append({"fct_s": flow_fct(r, s, z), "size_pkts": z, "group": g, "rtt_s": np.where(g == 0, RTT0, RTT0 / n),
-                    "dropped": sum(port_drops(p) for p in r["ports"])})
+        out.append(
+            {
+                "fct_s": flow_fct(r, s, z),
+                "size_pkts": z,
+                "group": g,
+                "rtt_s": np.where(g == 0, RTT0, RTT0 / n),
+                "dropped": sum(port_drops(p) for p in r["ports"]),
+            }
+        )
     return out
 
 
@@ -69,9 +77,25 @@ def main() -> None:
     with open(args.out, "a", newline="") as fh:
         w = csv.writer(fh)
         if new:
-            w.writerow(["n_links", "protocol", "flows_per_group", "seeds", "g0_short_mean", "g0_short_ci95", "g0_long_mean",
-                        "g0_long_ci95", "cross_short_mean", "cross_short_ci95", "g0_short_afct_s", "unfinished",
-                        "dropped", "g0_short_per_seed", "g0_long_per_seed"])
+            w.writerow(
+                [
+                    "n_links",
+                    "protocol",
+                    "flows_per_group",
+                    "seeds",
+                    "g0_short_mean",
+                    "g0_short_ci95",
+                    "g0_long_mean",
+                    "g0_long_ci95",
+                    "cross_short_mean",
+                    "cross_short_ci95",
+                    "g0_short_afct_s",
+                    "unfinished",
+                    "dropped",
+                    "g0_short_per_seed",
+                    "g0_long_per_seed",
+                ]
+            )
         for n in [int(x) for x in args.links.split(",")]:
             for proto in args.protocols.split(","):
                 per = {"g0s": [], "g0l": [], "xs": [], "g0s_abs": []}
@@ -79,13 +103,24 @@ def main() -> None:
                 if proto == "tcp":  # every seed in one ns-3 process
                     runs = chain_tcp_batch(n, seeds, args.flows, sizes)
                 else:
-                    runs = [chain_fct(proto, *GAINS[proto], n_links=n, capacity_bps=C, rtt0_s=RTT0, load=LOAD,
-                                      sizes=sizes, n_flows=args.flows, seed=seed) for seed in seeds]
+                    runs = [
+                        chain_fct(
+                            proto,
+                            *GAINS[proto],
+                            n_links=n,
+                            capacity_bps=C,
+                            rtt0_s=RTT0,
+                            load=LOAD,
+                            sizes=sizes,
+                            n_flows=args.flows,
+                            seed=seed,
+                        )
+                        for seed in seeds
+                    ]
                 for r in runs:
                     f, z, g = r["fct_s"], r["size_pkts"], r["group"]
                     ps = processor_sharing_fct(z * 8000.0, C, r["rtt_s"], LOAD)
-                    for key, sel in (("g0s", (g == 0) & (z < 500)), ("g0l", (g == 0) & (z >= 500)),
-                                     ("xs", (g > 0) & (z < 500))):
+                    for key, sel in (("g0s", (g == 0) & (z < 500)), ("g0l", (g == 0) & (z >= 500)), ("xs", (g > 0) & (z < 500))):
                         per[key].append(float(np.nanmean(f[sel]) / ps[sel].mean()) if sel.any() else None)
                     per["g0s_abs"].append(float(np.nanmean(f[(g == 0) & (z < 500)])))
                     unfinished += int(np.isnan(f).sum())
@@ -94,12 +129,14 @@ def main() -> None:
                 for key in ("g0s", "g0l", "xs"):
                     m, h = stats(per[key])
                     row += ["" if m is None else f"{m:.4g}", "" if h is None else f"{h:.4g}"]
-                row += [f"{np.mean(per['g0s_abs']):.4g}", unfinished, dropped, json.dumps(per["g0s"]),
-                        json.dumps(per["g0l"])]
+                row += [f"{np.mean(per['g0s_abs']):.4g}", unfinished, dropped, json.dumps(per["g0s"]), json.dumps(per["g0l"])]
                 w.writerow(row)
                 fh.flush()
-                print(f"n={n} {proto}: group 0 AFCT/PS short {row[4]} +- {row[5]}, long {row[6]} +- {row[7]}; "
-                      f"cross short {row[8]} +- {row[9]}; unfinished {unfinished}, drops {dropped}", flush=True)
+                print(
+                    f"n={n} {proto}: group 0 AFCT/PS short {row[4]} +- {row[5]}, long {row[6]} +- {row[7]}; "
+                    f"cross short {row[8]} +- {row[9]}; unfinished {unfinished}, drops {dropped}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ TCP (--protocols tcp) is ns-3's NewReno (the bench extra), on the same arrivals.
 
 Usage: python experiments/fct_protocols.py [--flows N] [--out FILE.json] [--only FIG]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,12 +42,21 @@ def main() -> None:
         if args.only and fig != args.only:
             continue
         for p in points:
-            out = compare_protocols(args.protocols.split(","), GAINS, capacity_bps=p["C"], rtt_s=p["rtt"], load=p["load"],
-                                    sizes=parse_sizes(f"pareto:mean={p['mean']},shape=1.2"), n_flows=args.flows,
-                                    seeds=SEEDS)
+            out = compare_protocols(
+                args.protocols.split(","),
+                GAINS,
+                capacity_bps=p["C"],
+                rtt_s=p["rtt"],
+                load=p["load"],
+                sizes=parse_sizes(f"pareto:mean={p['mean']},shape=1.2"),
+                n_flows=args.flows,
+                seeds=SEEDS,
+            )
             rows.append({"fig": fig, **p, "protocols": out})
-            cells = "  ".join(f"{k}: {v['small']['mean']:.2f}+-{v['small']['ci95']:.2f} / "
-                              f"{(v['large']['mean'] or float('nan')):.2f}" for k, v in out.items())
+            cells = "  ".join(
+                f"{k}: {v['small']['mean']:.2f}+-{v['small']['ci95']:.2f} / {(v['large']['mean'] or float('nan')):.2f}"
+                for k, v in out.items()
+            )
             print(f"Fig {fig} {p}: AFCT/PS <500 / >=500: {cells}", flush=True)
     if args.out:
         with open(args.out, "w") as fh:

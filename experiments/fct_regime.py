@@ -7,6 +7,7 @@ per point, seed 1; C = 20 Mb/s (BDP 250 packets) and, for the packet-queue effec
 
 Usage: python experiments/fct_regime.py [--flows N] [--out FILE.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,17 +31,27 @@ def main() -> None:
         bdp = C * 0.1 / 8000
         for gains in GAINS:
             for load in LOADS:
-                for frac in (SIZE_OVER_BDP if C == 20e6 else [0.12]):
-                    r = compare_methods(*gains, capacity_bps=C, rtt_s=0.1, load=load,
-                                        sizes=parse_sizes(f"exponential:mean={frac * bdp:g}"), n_flows=args.flows,
-                                        seed=1, fluid_dt_s=0.001)
+                for frac in SIZE_OVER_BDP if C == 20e6 else [0.12]:
+                    r = compare_methods(
+                        *gains,
+                        capacity_bps=C,
+                        rtt_s=0.1,
+                        load=load,
+                        sizes=parse_sizes(f"exponential:mean={frac * bdp:g}"),
+                        n_flows=args.flows,
+                        seed=1,
+                        fluid_dt_s=0.001,
+                    )
                     row = {"C": C, "gains": gains, "load": load, "size_over_bdp": frac, **r}
                     rows.append(row)
-                    print(f"C={C:.0e} {gains} rho={load} L/BDP={frac}: u*={r['rho_star']:.3f} | AFCT/PS packet "
-                          f"{r['packet']['afct_over_ps']:.2f} fluid {r['fluid']['afct_over_ps']:.2f} fluid+pq "
-                          f"{r['fluid_packet_queue']['afct_over_ps']:.2f} | E[N] packet {r['packet']['mean_in_progress']:.1f} "
-                          f"fluid {r['fluid']['mean_in_progress']:.1f} fluid+pq {r['fluid_packet_queue']['mean_in_progress']:.1f} "
-                          f"PS {r['ps']['mean_in_progress']:.1f}", flush=True)
+                    print(
+                        f"C={C:.0e} {gains} rho={load} L/BDP={frac}: u*={r['rho_star']:.3f} | AFCT/PS packet "
+                        f"{r['packet']['afct_over_ps']:.2f} fluid {r['fluid']['afct_over_ps']:.2f} fluid+pq "
+                        f"{r['fluid_packet_queue']['afct_over_ps']:.2f} | E[N] packet {r['packet']['mean_in_progress']:.1f} "
+                        f"fluid {r['fluid']['mean_in_progress']:.1f} fluid+pq {r['fluid_packet_queue']['mean_in_progress']:.1f} "
+                        f"PS {r['ps']['mean_in_progress']:.1f}",
+                        flush=True,
+                    )
     if args.out:
         with open(args.out, "w") as fh:
             json.dump(rows, fh, indent=1)

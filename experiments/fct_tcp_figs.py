@@ -20,6 +20,7 @@ x flight, and Fig. 4.4's flows of hundreds of BDPs did not finish with an unboun
 Usage: python experiments/fct_tcp_figs.py [--out CSV] [--only 4.13,4.14] [--flows-scale F] [--rwnd-bdp 2]
        python experiments/fct_tcp_figs.py --table CSV      (the markdown table of a stored CSV)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,9 +37,27 @@ POINTS = {  # figure -> list of (C b/s, RTPD s, load, E[L] packets, flows)
     "4.4": [(150e6, 0.1, 0.8, 25, 1500), (150e6, 0.1, 0.8, 250, 300), (150e6, 0.1, 0.8, 2500, 60)],
     "4.10": [(150e6, 0.1, x, 25, 1500) for x in (0.2, 0.5, 0.8, 0.9)],
 }
-COLUMNS = ["figs", "C_bps", "rtpd_s", "load", "mean_pkts", "flows", "protocol", "small_mean", "small_ci95",
-           "large_mean", "large_ci95", "all_mean", "all_ci95", "queue_bdp", "dropped", "unfinished", "small_per_seed",
-           "large_per_seed", "wall_s"]
+COLUMNS = [
+    "figs",
+    "C_bps",
+    "rtpd_s",
+    "load",
+    "mean_pkts",
+    "flows",
+    "protocol",
+    "small_mean",
+    "small_ci95",
+    "large_mean",
+    "large_ci95",
+    "all_mean",
+    "all_ci95",
+    "queue_bdp",
+    "dropped",
+    "unfinished",
+    "small_per_seed",
+    "large_per_seed",
+    "wall_s",
+]
 
 
 def _cell(x):
@@ -70,8 +89,16 @@ def run(args) -> None:
             todo = [p for p in points if (_cell(p[0]), _cell(p[1]), _cell(p[2]), _cell(p[3]), proto) not in done]
             if not todo:
                 continue
-            kws = [dict(capacity_bps=C, rtt_s=rtt, load=load, sizes=parse_sizes(f"pareto:mean={m},shape=1.2"),
-                        n_flows=max(int(n * args.flows_scale), 30)) for C, rtt, load, m, n in todo]
+            kws = [
+                dict(
+                    capacity_bps=C,
+                    rtt_s=rtt,
+                    load=load,
+                    sizes=parse_sizes(f"pareto:mean={m},shape=1.2"),
+                    n_flows=max(int(n * args.flows_scale), 30),
+                )
+                for C, rtt, load, m, n in todo
+            ]
             wall = time.perf_counter()
             for p, kw in zip(todo, kws):  # each point written as soon as it is done
                 t0 = time.perf_counter()
@@ -82,16 +109,35 @@ def run(args) -> None:
                     runs = [protocol_fct(proto, *GAINS[proto], seed=s, **kw) for s in SEEDS]
                     w = time.perf_counter() - t0
                 s = summarize_protocol(runs, GAINS.get(proto, (None, None)), capacity_bps=p[0], rtt_s=p[1])
-                row = ["+".join(owners[p]), _cell(p[0]), _cell(p[1]), _cell(p[2]), _cell(p[3]), kw["n_flows"], proto,
-                       _cell(s["small"]["mean"]), _cell(s["small"]["ci95"]), _cell(s["large"]["mean"]),
-                       _cell(s["large"]["ci95"]), _cell(s["all"]["mean"]), _cell(s["all"]["ci95"]),
-                       _cell(s["queue_bdp"]["mean"]), s["dropped"], s["unfinished"],
-                       json.dumps(s["small"]["per_seed"]), json.dumps(s["large"]["per_seed"]), f"{w:.1f}"]
+                row = [
+                    "+".join(owners[p]),
+                    _cell(p[0]),
+                    _cell(p[1]),
+                    _cell(p[2]),
+                    _cell(p[3]),
+                    kw["n_flows"],
+                    proto,
+                    _cell(s["small"]["mean"]),
+                    _cell(s["small"]["ci95"]),
+                    _cell(s["large"]["mean"]),
+                    _cell(s["large"]["ci95"]),
+                    _cell(s["all"]["mean"]),
+                    _cell(s["all"]["ci95"]),
+                    _cell(s["queue_bdp"]["mean"]),
+                    s["dropped"],
+                    s["unfinished"],
+                    json.dumps(s["small"]["per_seed"]),
+                    json.dumps(s["large"]["per_seed"]),
+                    f"{w:.1f}",
+                ]
                 with open(args.out, "a", newline="") as fh:
                     csv.writer(fh).writerow(row)
-                print(f"Fig {row[0]} C={p[0]:g} RTPD={p[1]:g} load={p[2]:g} E[L]={p[3]} {proto}: AFCT/PS short "
-                      f"{row[7]} +- {row[8]}, long {row[9]} +- {row[10]}, queue {row[13]} BDP, drops {row[14]}, "
-                      f"unfinished {row[15]} ({w:.0f} s)", flush=True)
+                print(
+                    f"Fig {row[0]} C={p[0]:g} RTPD={p[1]:g} load={p[2]:g} E[L]={p[3]} {proto}: AFCT/PS short "
+                    f"{row[7]} +- {row[8]}, long {row[9]} +- {row[10]}, queue {row[13]} BDP, drops {row[14]}, "
+                    f"unfinished {row[15]} ({w:.0f} s)",
+                    flush=True,
+                )
             print(f"  {proto} batch {time.perf_counter() - wall:.0f} s wall", flush=True)
 
 
@@ -117,11 +163,12 @@ def table(path: str) -> str:
         rows = list(csv.DictReader(fh))
     by_point = {}
     for r in rows:
-        by_point.setdefault((r["figs"], r["C_bps"], r["rtpd_s"], r["load"], r["mean_pkts"], r["flows"]), {})[
-            r["protocol"]] = r
-    lines = ["| figs | C (b/s) | RTPD (s) | load | E[L] | flows/seed | RCP short | XCP short | TCP short | RCP long | "
-             "XCP long | TCP long | XCP/RCP short | TCP/RCP short | XCP/RCP long | TCP/RCP long | queue/BDP R, X, T |",
-             "|" + "---|" * 17]
+        by_point.setdefault((r["figs"], r["C_bps"], r["rtpd_s"], r["load"], r["mean_pkts"], r["flows"]), {})[r["protocol"]] = r
+    lines = [
+        "| figs | C (b/s) | RTPD (s) | load | E[L] | flows/seed | RCP short | XCP short | TCP short | RCP long | "
+        "XCP long | TCP long | XCP/RCP short | TCP/RCP short | XCP/RCP long | TCP/RCP long | queue/BDP R, X, T |",
+        "|" + "---|" * 17,
+    ]
 
     def cell(r, k):
         if r is None or not r[f"{k}_mean"]:
@@ -136,8 +183,11 @@ def table(path: str) -> str:
         for k in ("small", "large"):
             for p in ("xcp", "tcp"):
                 cells.append(_paired(prot[p], rcp, k) if p in prot and rcp else "-")
-        cells.append(", ".join(f"{float(prot[p]['queue_bdp']):.3f}" if p in prot and prot[p]["queue_bdp"] else "-"
-                               for p in ("rcp", "xcp", "tcp")))
+        cells.append(
+            ", ".join(
+                f"{float(prot[p]['queue_bdp']):.3f}" if p in prot and prot[p]["queue_bdp"] else "-" for p in ("rcp", "xcp", "tcp")
+            )
+        )
         lines.append("| " + " | ".join(key) + " | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -148,8 +198,9 @@ def main() -> None:
     ap.add_argument("--only")
     ap.add_argument("--flows-scale", type=float, default=1.0)
     ap.add_argument("--mean-pkts", type=lambda v: [int(x) for x in v.split(",")], help="only points of these E[L]")
-    ap.add_argument("--rwnd-bdp", type=float, help="TCP receiver window in BDPs (rows labelled tcp_rwndX); "
-                    "default: never binding")
+    ap.add_argument(
+        "--rwnd-bdp", type=float, help="TCP receiver window in BDPs (rows labelled tcp_rwndX); default: never binding"
+    )
     ap.add_argument("--table")
     args = ap.parse_args()
     if args.table:

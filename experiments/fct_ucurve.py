@@ -10,6 +10,7 @@ seeds 1-3. Optimum and the range of rates within 10% of the minimum per curve.
 
 Usage: python experiments/fct_ucurve.py [--out FILE.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,14 +33,20 @@ def summarise(name, fracs, sims, model=None):
     sims = np.array(sims)
     mean = sims.mean(axis=0)
     half = 4.30 * sims.std(axis=0, ddof=1) / np.sqrt(len(sims))  # 95% t interval, 3 seeds
-    row = {"name": name, "R_over_C": fracs.tolist(), "sim_ms": (mean * 1e3).tolist(), "sim_ci95_ms": (half * 1e3).tolist(),
-           "sim_opt": float(fracs[np.argmin(mean)]), "sim_flat10": flat_range(fracs, mean),
-           "sim_opt_per_seed": [float(fracs[np.argmin(s)]) for s in sims]}
+    row = {
+        "name": name,
+        "R_over_C": fracs.tolist(),
+        "sim_ms": (mean * 1e3).tolist(),
+        "sim_ci95_ms": (half * 1e3).tolist(),
+        "sim_opt": float(fracs[np.argmin(mean)]),
+        "sim_flat10": flat_range(fracs, mean),
+        "sim_opt_per_seed": [float(fracs[np.argmin(s)]) for s in sims],
+    }
     if model is not None:
-        row.update(model_ms=(model * 1e3).tolist(), model_opt=float(fracs[np.argmin(model)]),
-                   model_flat10=flat_range(fracs, model))
-    print(name, {k: (np.round(v, 2).tolist() if isinstance(v, list) else v) for k, v in row.items() if k != "name"},
-          flush=True)
+        row.update(
+            model_ms=(model * 1e3).tolist(), model_opt=float(fracs[np.argmin(model)]), model_flat10=flat_range(fracs, model)
+        )
+    print(name, {k: (np.round(v, 2).tolist() if isinstance(v, list) else v) for k, v in row.items() if k != "name"}, flush=True)
     return row
 
 
@@ -53,15 +60,18 @@ def main() -> None:
         d = BoundedPareto.with_mean(25.0, 1.2, M)
         for load in (0.5, 0.8, 0.9):
             lam = load * C / (d.moment(1) * 8000)
-            sims = [durations_at_rates(FRACS * C, capacity_bps=C, dist=d, n_flows=20000, load=load, seed=s)
-                    for s in SEEDS]
+            sims = [durations_at_rates(FRACS * C, capacity_bps=C, dist=d, n_flows=20000, load=load, seed=s) for s in SEEDS]
             rows.append(summarise(f"figA3 M={M:g} rho={load}", FRACS, sims, app_a_duration(FRACS * C, C, lam, d)))
     C = 100e6
     d = BoundedPareto.with_mean(10.0, 1.1, 1e5)
     for rho_b in (0.4972, 0.1657):
         for rho_i in (0.0672, 0.3358):
-            sims = [durations_at_rates(FRACS * C, capacity_bps=C, dist=d, n_flows=20000, load=rho_i, seed=s,
-                                       background=(d, 30000, rho_b, 0.02 * C)) for s in SEEDS]
+            sims = [
+                durations_at_rates(
+                    FRACS * C, capacity_bps=C, dist=d, n_flows=20000, load=rho_i, seed=s, background=(d, 30000, rho_b, 0.02 * C)
+                )
+                for s in SEEDS
+            ]
             rows.append(summarise(f"report rho_B={rho_b} rho_I={rho_i}", FRACS, sims))
     if args.out:
         with open(args.out, "w") as fh:

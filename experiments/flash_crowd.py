@@ -10,6 +10,7 @@ without the window rule (paced only, as the fluid senders are); ``old_pacing``, 
 the rate refresh (a new rate applied one old-rate interval late, no probes: they stall at
 MIN_RATE). One JSON line per run, ``router`` = ``appF`` or the counterfactual's name.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,9 @@ class OracleRttController(RcpController):
 def oracle_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options):
     """:func:`~rcpstab.packet.simulator.run.make_controller` with :class:`OracleRttController` for RCP."""
     c = ORIGINAL(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options)
-    oracle = OracleRttController(link_rate=c.link_rate, alpha=c.alpha, beta=c.beta, eta=c.eta, rate=c.rate,
-                                 avg_rtt=c.avg_rtt, mtu=c.mtu)
+    oracle = OracleRttController(
+        link_rate=c.link_rate, alpha=c.alpha, beta=c.beta, eta=c.eta, rate=c.rate, avg_rtt=c.avg_rtt, mtu=c.mtu
+    )
     oracle.base_rtt_ms = avg_rtt_s * 1000.0
     return oracle
 
@@ -55,22 +57,41 @@ def windowless_simulator(topology, flows, packet_bytes, backend, protocol, rwnd_
     from rcpstab.packet._datapath import Simulator
 
     sim = ORIGINAL_BUILD(topology, flows, packet_bytes, "python", protocol, rwnd_pkts)
-    return Simulator(links=[link.as_sim_tuple() for link in topology.links], paths=list(topology.paths), flows=flows,
-                     data_size=packet_bytes, ctrl_size=sim.ctrl_size, window_denominator=1, rwnd_pkts=1 << 20,
-                     sender=sim.sender)
+    return Simulator(
+        links=[link.as_sim_tuple() for link in topology.links],
+        paths=list(topology.paths),
+        flows=flows,
+        data_size=packet_bytes,
+        ctrl_size=sim.ctrl_size,
+        window_denominator=1,
+        rwnd_pkts=1 << 20,
+        sender=sim.sender,
+    )
 
 
 def row(result, router: str) -> dict:
     def num(x):
         return None if not math.isfinite(x) else round(x, 4)
+
     sc = result.scenario
-    out = {"router": router, "C_Mbps": sc.capacity_bps / 1e6, "d0_ms": sc.rtt_s * 1000, "N": sc.n_flows(0.0),
-           "alpha": result.alpha, "beta": result.beta}
+    out = {
+        "router": router,
+        "C_Mbps": sc.capacity_bps / 1e6,
+        "d0_ms": sc.rtt_s * 1000,
+        "N": sc.n_flows(0.0),
+        "alpha": result.alpha,
+        "beta": result.beta,
+    }
     for side in ("fluid", "packet"):
         r = getattr(result, side)
-        out[side] = {"peak_queue_bdp": num(r.peak_queue_bdp), "dropped_bdp": num(r.dropped_bdp),
-                     "recovery_rtt": num(r.recovery_rtt), "trough_R_over_C": num(r.trough_R_over_C),
-                     "overload_d_over_d0": num(r.overload_d_over_d0), "stall_rtt": num(r.stall_rtt)}
+        out[side] = {
+            "peak_queue_bdp": num(r.peak_queue_bdp),
+            "dropped_bdp": num(r.dropped_bdp),
+            "recovery_rtt": num(r.recovery_rtt),
+            "trough_R_over_C": num(r.trough_R_over_C),
+            "overload_d_over_d0": num(r.overload_d_over_d0),
+            "stall_rtt": num(r.stall_rtt),
+        }
     out["relative_difference"] = result.agreement()
     return out
 

@@ -17,6 +17,7 @@ Prints, per d0 (T = 10 ms, App. E's C and N), the phase-plane stable counts of `
 instantaneous reading; :func:`rcpstab.models.rcp_router.sampled_spectral_radius`), the packet
 verdicts at (2.0, 0.1), and writes the figure.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,8 +51,9 @@ def sampled_counts(m: int) -> tuple[int, int]:
 
 def packet_verdict(d0: float, alpha: float, beta: float) -> str:
     """Verdict of a packet run of 10 long flows at 100 Mb/s for 30 s, RTT d0 (T = min(avg RTT, 10 ms))."""
-    sc = dataclasses.replace(get_scenario("fig5.3"), name=f"ratio-{d0}", capacity_bps=100e6, rtt_s=d0,
-                             long_flows=((0.0, math.inf),) * 10, t_end_s=30.0)
+    sc = dataclasses.replace(
+        get_scenario("fig5.3"), name=f"ratio-{d0}", capacity_bps=100e6, rtt_s=d0, long_flows=((0.0, math.inf),) * 10, t_end_s=30.0
+    )
     return VERDICTS[run_verdict(run_scenario(sc, alpha, beta))[0]]
 
 
@@ -62,21 +64,30 @@ def main() -> None:
     rows = []
     for d0 in D0S:
         start = time.perf_counter()
-        counts = {m: int(phaseplane_region(get_model(m), ALPHAS, BETAS, d0=[d0], T=T).stable.sum())
-                  for m in ("rcp", "rcp-router")}
+        counts = {
+            m: int(phaseplane_region(get_model(m), ALPHAS, BETAS, d0=[d0], T=T).stable.sum()) for m in ("rcp", "rcp-router")
+        }
         m = d0 / T
         linear = sampled_counts(int(round(m))) if abs(m - round(m)) < 1e-9 else (None, None)
-        row = {"d0": d0, "T_over_d0": T / d0, "phaseplane_rcp": counts["rcp"],
-               "phaseplane_rcp_router": counts["rcp-router"], "sampled_linear_router": linear[0],
-               "sampled_linear_instantaneous": linear[1], "packet_2.0_0.1": packet_verdict(d0, 2.0, 0.1),
-               "wall_s": time.perf_counter() - start}
+        row = {
+            "d0": d0,
+            "T_over_d0": T / d0,
+            "phaseplane_rcp": counts["rcp"],
+            "phaseplane_rcp_router": counts["rcp-router"],
+            "sampled_linear_router": linear[0],
+            "sampled_linear_instantaneous": linear[1],
+            "packet_2.0_0.1": packet_verdict(d0, 2.0, 0.1),
+            "wall_s": time.perf_counter() - start,
+        }
         rows.append(row)
         print(row, flush=True)
     ms = np.arange(1, 21)
     linear = np.array([sampled_counts(int(m)) for m in ms])
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     ax.plot(1 / ms, linear[:, 0], "o-", ms=3, label="sampled linear loop, router (averaged y)")
     ax.plot(1 / ms, linear[:, 1], "s--", ms=3, label="sampled linear loop, y read at the instant (rcp)")
@@ -90,8 +101,15 @@ def main() -> None:
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(args.out, dpi=120)
-    print(json.dumps({"rows": rows, "sampled_linear": {"m": ms.tolist(), "router": linear[:, 0].tolist(),
-                                                       "instantaneous": linear[:, 1].tolist()}, "figure": args.out}))
+    print(
+        json.dumps(
+            {
+                "rows": rows,
+                "sampled_linear": {"m": ms.tolist(), "router": linear[:, 0].tolist(), "instantaneous": linear[:, 1].tolist()},
+                "figure": args.out,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ with ten times the link rate (ten times as many packets per control interval, to
 fluid limit) and as one 600 s segment of 10 flows (ten times the scenario's N = 10 segment: a
 marginal point's slow growth or decay shows), and reports the verdicts there.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,13 +47,12 @@ GRIDS = {
 }
 
 
-LONG_RUN_S = 600.0   # ten times the fig5.3 N = 10 segment
+LONG_RUN_S = 600.0  # ten times the fig5.3 N = 10 segment
 
 
 def long_run(scenario, alpha: float, beta: float) -> dict:
     """Packet and rcp-router verdicts of one 600 s segment of 10 flows: does a marginal point settle or cycle?"""
-    long = dataclasses.replace(scenario, name=scenario.name + "-long", long_flows=((0.0, math.inf),) * 10,
-                               t_end_s=LONG_RUN_S)
+    long = dataclasses.replace(scenario, name=scenario.name + "-long", long_flows=((0.0, math.inf),) * 10, t_end_s=LONG_RUN_S)
     fluid = VERDICTS[fluid_verdicts(long, [alpha], [beta])[0][0]]
     return {"packet_600s": VERDICTS[run_verdict(run_scenario(long, alpha, beta))[0]], "rcp_router_600s": fluid}
 
@@ -77,10 +77,14 @@ def main() -> None:
     phase_wall = time.perf_counter() - start
     versus_phase = compare_maps(packet, phase)
     print(f"{scenario.name} {args.grid} grid {alphas.size} x {betas.size}, {args.workers} workers")
-    print(f"packet map (with the rcp-router fluid runs): {packet_wall:.1f} s, {packet.stable.sum()} stable, "
-          f"verdicts {packet.meta['verdict_counts']}")
-    print(f"agreement with rcp-router: {100 * packet.meta['fluid_agreement']:.1f}%; "
-          f"with the phase plane of rcp: {100 * versus_phase['agreement']:.1f}% ({phase_wall:.1f} s)")
+    print(
+        f"packet map (with the rcp-router fluid runs): {packet_wall:.1f} s, {packet.stable.sum()} stable, "
+        f"verdicts {packet.meta['verdict_counts']}"
+    )
+    print(
+        f"agreement with rcp-router: {100 * packet.meta['fluid_agreement']:.1f}%; "
+        f"with the phase plane of rcp: {100 * versus_phase['agreement']:.1f}% ({phase_wall:.1f} s)"
+    )
     verdict_same = packet.table["verdict"] == packet.table["fluid_verdict"]
     print(f"same verdict as rcp-router (converged / limit_cycle / diverged / undecided): {100 * verdict_same.mean():.1f}%")
     explained = []
@@ -91,8 +95,10 @@ def main() -> None:
             verdict = VERDICTS[run_verdict(run_scenario(faster, row["alpha"], row["beta"]))[0]]
             longer = long_run(scenario, row["alpha"], row["beta"])
             explained.append({**row, "packet_at_10x_capacity": verdict, **longer})
-            line += (f"; packet at {faster.capacity_bps / 1e6:g} Mb/s: {verdict}; 600 s of 10 flows: packet "
-                     f"{longer['packet_600s']}, rcp-router {longer['rcp_router_600s']}")
+            line += (
+                f"; packet at {faster.capacity_bps / 1e6:g} Mb/s: {verdict}; 600 s of 10 flows: packet "
+                f"{longer['packet_600s']}, rcp-router {longer['rcp_router_600s']}"
+            )
         print(line)
     if np.isclose(betas, 0.6).any():
         for name, claim in {"packet": fig53_claim(packet), "rcp phase plane": fig53_claim(phase)}.items():
@@ -101,13 +107,22 @@ def main() -> None:
         row = np.isclose(packet.table["beta"], 0.6)
         cells = " ".join(f"{a:g}:{v[:4]}" for a, v in zip(packet.table["alpha"][row], packet.table["fluid_verdict"][row]))
         print(f"beta = 0.6, rcp-router: {cells}")
-    print(json.dumps({"scenario": scenario.name, "grid": args.grid, "workers": args.workers,
-                      "packet_wall_s": packet_wall, "points": int(packet.stable.size),
-                      "agreement_rcp_router": packet.meta["fluid_agreement"],
-                      "agreement_rcp_phaseplane": versus_phase["agreement"],
-                      "verdict_agreement_rcp_router": float(verdict_same.mean()),
-                      "verdict_counts": packet.meta["verdict_counts"],
-                      "disagreements": explained or packet.meta["fluid_disagreements"]}))
+    print(
+        json.dumps(
+            {
+                "scenario": scenario.name,
+                "grid": args.grid,
+                "workers": args.workers,
+                "packet_wall_s": packet_wall,
+                "points": int(packet.stable.size),
+                "agreement_rcp_router": packet.meta["fluid_agreement"],
+                "agreement_rcp_phaseplane": versus_phase["agreement"],
+                "verdict_agreement_rcp_router": float(verdict_same.mean()),
+                "verdict_counts": packet.meta["verdict_counts"],
+                "disagreements": explained or packet.meta["fluid_disagreements"],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

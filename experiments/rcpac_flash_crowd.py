@@ -8,6 +8,7 @@ made at gamma_AC = 0.2 (its own B) and at the gamma that gives the packet router
 
     python experiments/rcpac_flash_crowd.py [--jump 2] [--end 12] [--json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,9 +32,16 @@ def main() -> None:
     ap.add_argument("--end", type=float, default=12.0, help="end of the runs, s")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    sc = Scenario(name="rcpac-flash-crowd", capacity_bps=CAPACITY, rtt_s=RTT, eta=1.0,
-                  long_flows=((0.0, math.inf),) * 10 + ((args.jump, math.inf),) * 90,
-                  t_end_s=args.end, buffer_bytes=BUFFER, initial_R_over_C=0.1)
+    sc = Scenario(
+        name="rcpac-flash-crowd",
+        capacity_bps=CAPACITY,
+        rtt_s=RTT,
+        eta=1.0,
+        long_flows=((0.0, math.inf),) * 10 + ((args.jump, math.inf),) * 90,
+        t_end_s=args.end,
+        buffer_bytes=BUFFER,
+        initial_R_over_C=0.1,
+    )
     out = {}
     for protocol in ("rcp", "rcpac"):
         run = run_scenario(sc, ALPHA, BETA, protocol=protocol)
@@ -41,9 +49,12 @@ def main() -> None:
         out[f"packet_{protocol}_peak_bdp"] = float(run.queue_bytes[after].max() / sc.bdp_bytes)
         out[f"packet_{protocol}_dropped"] = run.counters["dropped"]
     budget_gamma = RCPAC_GAMMA * BUFFER / sc.bdp_bytes
-    own, matched = flash_crowd_peak_queue(rcpac.MODEL, {"alpha": ALPHA, "beta": BETA, "C": CAPACITY, "d0": RTT,
-                                                        "gamma_AC": np.array([RCPAC_GAMMA, budget_gamma])},
-                                          t_jump=args.jump, t_end=args.end)
+    own, matched = flash_crowd_peak_queue(
+        rcpac.MODEL,
+        {"alpha": ALPHA, "beta": BETA, "C": CAPACITY, "d0": RTT, "gamma_AC": np.array([RCPAC_GAMMA, budget_gamma])},
+        t_jump=args.jump,
+        t_end=args.end,
+    )
     out.update(fluid_rcpac_peak_bdp=float(own), fluid_matched_gamma=budget_gamma, fluid_matched_peak_bdp=float(matched))
     print(json.dumps(out) if args.json else "\n".join(f"{k}: {v:.4g}" for k, v in out.items()))
 

@@ -16,6 +16,7 @@ average), and the arrival rate is y = W / (d0 + q/C), so a growing queue slows t
 once. ``rcpac`` (derived eq. 4) and ``rcpac-router`` treat y itself as the state, which no window
 sender does.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,22 +47,41 @@ def window_variant() -> ModelSpec:
     W = sp.Function("W")
 
     def clocked(expr):
-        return expr.xreplace({app: W(app.args[0]) / (d0 + acr.q(app.args[0]) / C)
-                              for app in expr.atoms(sp.core.function.AppliedUndef) if app.func == acr.y})
+        return expr.xreplace(
+            {
+                app: W(app.args[0]) / (d0 + acr.q(app.args[0]) / C)
+                for app in expr.atoms(sp.core.function.AppliedUndef)
+                if app.func == acr.y
+            }
+        )
 
     keep = [x for x in base.states if x not in (acr.y, *base.overflow_states)]
     rhs = [clocked(f) for x, f in zip(base.states, base.rhs) if x in keep]
     rhs.append(clocked(base.rhs[base.states.index(acr.y)]) * acr.D(t - d0))
     return ModelSpec(
-        name="rcpac-router-window", title="rcpac-router with ack-clocked window senders (experiment)",
-        states=(*keep, W), rhs=tuple(rhs), parameters=base.parameters,
+        name="rcpac-router-window",
+        title="rcpac-router with ack-clocked window senders (experiment)",
+        states=(*keep, W),
+        rhs=tuple(rhs),
+        parameters=base.parameters,
         equilibrium={**{x: v for x, v in base.equilibrium.items() if x in keep}, W: eta * C * d0},
-        loop_parameters=base.loop_parameters, time_scale=d0, gamma=base.gamma, queue=base.queue,
+        loop_parameters=base.loop_parameters,
+        time_scale=d0,
+        gamma=base.gamma,
+        queue=base.queue,
         initial_state={**{x: v for x, v in base.initial_state.items() if x in keep}, W: N * gamma0 * C * d0},
-        clamps=(Clamp(acr.q, upper=buffer, overflow=dropped), Clamp(W)), saturations=base.saturations,
-        sampled=base.sampled, linearize_at=base.linearize_at, counters=base.counters, domains=base.domains,
-        queue_scale=base.queue_scale, capacity=base.capacity, flows=base.flows, configuration=base.configuration,
-        aliases=base.aliases)
+        clamps=(Clamp(acr.q, upper=buffer, overflow=dropped), Clamp(W)),
+        saturations=base.saturations,
+        sampled=base.sampled,
+        linearize_at=base.linearize_at,
+        counters=base.counters,
+        domains=base.domains,
+        queue_scale=base.queue_scale,
+        capacity=base.capacity,
+        flows=base.flows,
+        configuration=base.configuration,
+        aliases=base.aliases,
+    )
 
 
 def main() -> None:
@@ -83,9 +103,13 @@ def main() -> None:
         codes[name] = fluid_verdicts(scenario, aa, bb, name)[0]
     codes["window"] = fluid_verdicts(scenario, aa, bb, window_variant())[0]
     stable = {name: c == CONVERGED for name, c in codes.items()}
-    report = {"scenario": scenario.name, "grid": args.grid, "points": int(aa.size), "packet_wall_s": wall,
-              "verdict_counts": {name: {v: int((c == i).sum()) for i, v in enumerate(VERDICTS)}
-                                 for name, c in codes.items()}}
+    report = {
+        "scenario": scenario.name,
+        "grid": args.grid,
+        "points": int(aa.size),
+        "packet_wall_s": wall,
+        "verdict_counts": {name: {v: int((c == i).sum()) for i, v in enumerate(VERDICTS)} for name, c in codes.items()},
+    }
     print(f"{scenario.name} {args.grid} grid {alphas.size} x {betas.size}: packet RCP-AC map {wall:.1f} s")
     for name in ("rcpac", "rcpac-router", "window"):
         same = stable["packet"] == stable[name]
@@ -95,8 +119,7 @@ def main() -> None:
     rows = []
     for i in range(aa.size):
         if len({stable[name][i] for name in stable}) > 1:
-            row = {"alpha": float(aa[i]), "beta": float(bb[i]),
-                   **{name: VERDICTS[c[i]] for name, c in codes.items()}}
+            row = {"alpha": float(aa[i]), "beta": float(bb[i]), **{name: VERDICTS[c[i]] for name, c in codes.items()}}
             rows.append(row)
             print("  ", row)
     report["disagreements"] = rows

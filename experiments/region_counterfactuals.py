@@ -24,6 +24,7 @@ and the packet router at eta = 1, 1.005, 1.01, 1.02 (the equilibrium then needs 
 packet or more, off the queue's clamp). Measured over the 10-flow segment's 70-100 s: half
 peak-to-peak of the one-RTT-mean R/C, its period and autocorrelation, the queue.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,18 +60,23 @@ def judged_segments(call):
     """Run ``call()`` (which judges a trace) and return the full judgement of every segment it judged."""
     seen = []
 
-    def recording(t_s, gamma, queue, gamma_eq, queue_eq, d0, capacity, per_rtt, packet_bits, noisy=True,
-                  window_flows=0):
-        j = lens_verdicts.judgement_of_segment(t_s, gamma, queue, gamma_eq, queue_eq, d0, capacity, per_rtt,
-                                               packet_bits, noisy, window_flows)
+    def recording(t_s, gamma, queue, gamma_eq, queue_eq, d0, capacity, per_rtt, packet_bits, noisy=True, window_flows=0):
+        j = lens_verdicts.judgement_of_segment(
+            t_s, gamma, queue, gamma_eq, queue_eq, d0, capacity, per_rtt, packet_bits, noisy, window_flows
+        )
         # the late half's one-RTT mean rate, relative to the equilibrium: how big the oscillation is
-        mean = lens_verdicts.rtt_average(np.asarray(gamma, dtype=float), per_rtt)[gamma.size // 2:] / gamma_eq - 1.0
-        seen.append({"verdict": str(j.names[0]), "reason": str(j.reason[0]),
-                     "late_rate_rms": round(float(np.sqrt(np.mean(mean ** 2))), 4),
-                     "late_rate_peak": round(float(np.max(np.abs(mean))), 4),
-                     "growth_per_rtt": round(float(j.rate_per_rtt[0]), 5),
-                     "growth_stderr": round(float(j.rate_stderr[0]), 5),
-                     "length_rtt": round(float(t_s[-1] / d0), 1)})
+        mean = lens_verdicts.rtt_average(np.asarray(gamma, dtype=float), per_rtt)[gamma.size // 2 :] / gamma_eq - 1.0
+        seen.append(
+            {
+                "verdict": str(j.names[0]),
+                "reason": str(j.reason[0]),
+                "late_rate_rms": round(float(np.sqrt(np.mean(mean**2))), 4),
+                "late_rate_peak": round(float(np.max(np.abs(mean))), 4),
+                "growth_per_rtt": round(float(j.rate_per_rtt[0]), 5),
+                "growth_stderr": round(float(j.rate_stderr[0]), 5),
+                "length_rtt": round(float(t_s[-1] / d0), 1),
+            }
+        )
         return int(j.codes[0]), float(j.convergence_rtt[0])
 
     with mock.patch.object(region, "judge_segment", recording):
@@ -86,15 +92,21 @@ def fluid(scenario, alpha, beta):
     def call():
         traj = fluid_run(scenario, np.array([alpha]), np.array([beta]), scenario.t_end_s, region.FLUID_MODEL)
         every = max(int(round(control_interval_s(scenario) / traj.dt)), 1)
-        return region.trace_verdict(scenario, alpha, beta, traj.t[every::every], traj.gamma[every::every, 0],
-                                    traj.queue[every::every, 0], noisy=False)[0]
+        return region.trace_verdict(
+            scenario, alpha, beta, traj.t[every::every], traj.gamma[every::every, 0], traj.queue[every::every, 0], noisy=False
+        )[0]
+
     return judged_segments(call)
 
 
 def report(point, run, side, result):
     code, segments = result
-    print(json.dumps({"alpha": point[0], "beta": point[1], "run": run, "side": side, "verdict": VERDICTS[code],
-                      "segments": segments}), flush=True)
+    print(
+        json.dumps(
+            {"alpha": point[0], "beta": point[1], "run": run, "side": side, "verdict": VERDICTS[code], "segments": segments}
+        ),
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -111,11 +123,15 @@ def main() -> None:
     fast = dataclasses.replace(base, name="fig5.3@100M", capacity_bps=10 * base.capacity_bps)
     runs = {
         "appF": lambda a, b: [("packet", packet(base, a, b)), ("rcp-router", fluid(base, a, b))],
-        "old_pacing": lambda a, b: _patched(_datapath, "Simulator",
-                                            functools.partial(_datapath.Simulator, rate_refresh=False),
-                                            lambda: [("packet", packet(base, a, b))]),
-        "no_window": lambda a, b: _patched(run_module, "build_simulator", windowless_simulator,
-                                           lambda: [("packet", packet(base, a, b))]),
+        "old_pacing": lambda a, b: _patched(
+            _datapath,
+            "Simulator",
+            functools.partial(_datapath.Simulator, rate_refresh=False),
+            lambda: [("packet", packet(base, a, b))],
+        ),
+        "no_window": lambda a, b: _patched(
+            run_module, "build_simulator", windowless_simulator, lambda: [("packet", packet(base, a, b))]
+        ),
         "100Mbps": lambda a, b: [("packet", packet(fast, a, b))],
         "600s": lambda a, b: [("packet", packet(long, a, b)), ("rcp-router", fluid(long, a, b))],
     }
@@ -135,8 +151,9 @@ def switching(base, points) -> None:
         for eta in (1.0, 0.999, 0.998):
             traj = fluid_run(dataclasses.replace(scenario, eta=eta), a, b, scenario.t_end_s, region.FLUID_MODEL)
             every = max(int(round(control_interval_s(scenario) / traj.dt)), 1)
-            row = measure(traj.t[every::every], traj.gamma[every::every, 0], traj.queue[every::every, 0] / 8,
-                          scenario.packet_bytes)
+            row = measure(
+                traj.t[every::every], traj.gamma[every::every, 0], traj.queue[every::every, 0] / 8, scenario.packet_bytes
+            )
             print(json.dumps({"alpha": a, "beta": b, "side": "rcp-router", "eta": eta, **row}), flush=True)
         for eta in (1.0, 1.005, 1.01, 1.02):
             TARGET.target = eta

@@ -20,6 +20,7 @@ side, each moving only the target utilization eta:
 Measured: half peak-to-peak of the one-RTT-mean R/C (relative to its mean) over 70-100 s, the
 dominant period and autocorrelation, the queue (packets) and the fraction of expiries at q = 0.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -34,7 +35,7 @@ from rcpstab.packet.simulator.segments import rtt_average
 from rcpstab.verdicts.judgement import dominant_oscillation
 
 ALPHA = BETA = 0.95
-WINDOW = (70.0, 100.0)   # s: the 10-flow segment after its transient
+WINDOW = (70.0, 100.0)  # s: the 10-flow segment after its transient
 
 
 class TargetRcp(RcpProtocol):
@@ -58,9 +59,15 @@ def measure(t, gamma, queue_bytes, packet_bytes, per_rtt=10) -> dict:
     dev = mean / mean.mean() - 1.0
     period, coherence = dominant_oscillation(dev, per_rtt)
     q = queue_bytes[inside] / packet_bytes
-    return {"R_over_C_mean": float(mean.mean()), "half_p2p": float(0.5 * (dev.max() - dev.min())),
-            "period_rtt": period, "coherence": coherence, "queue_mean_pk": float(q.mean()),
-            "queue_max_pk": float(q.max()), "at_zero": float((q <= 0).mean())}
+    return {
+        "R_over_C_mean": float(mean.mean()),
+        "half_p2p": float(0.5 * (dev.max() - dev.min())),
+        "period_rtt": period,
+        "coherence": coherence,
+        "queue_mean_pk": float(q.mean()),
+        "queue_max_pk": float(q.max()),
+        "at_zero": float((q <= 0).mean()),
+    }
 
 
 def main() -> None:
@@ -70,17 +77,27 @@ def main() -> None:
     for eta in (1.0, 0.9997, 0.9994):
         fluid = fluid_run(dataclasses.replace(scenario, eta=eta), ALPHA, BETA, scenario.t_end_s, "rcp-router")
         every = max(int(round(0.01 / fluid.dt)), 1)
-        rows.append({"side": "rcp-router", "eta": eta, **measure(fluid.t[every::every], fluid.gamma[every::every, 0],
-                                                                  fluid.queue[every::every, 0] / 8, scenario.packet_bytes)})
+        rows.append(
+            {
+                "side": "rcp-router",
+                "eta": eta,
+                **measure(
+                    fluid.t[every::every], fluid.gamma[every::every, 0], fluid.queue[every::every, 0] / 8, scenario.packet_bytes
+                ),
+            }
+        )
     for eta in (1.0, 0.995, 1.001, 1.002):
         TARGET.target = eta
         run = run_scenario(scenario, ALPHA, BETA, protocol="rcp-target")
-        rows.append({"side": "packet", "eta": eta, **measure(run.t, run.R_over_C, run.queue_bytes.astype(float),
-                                                              scenario.packet_bytes)})
+        rows.append(
+            {"side": "packet", "eta": eta, **measure(run.t, run.R_over_C, run.queue_bytes.astype(float), scenario.packet_bytes)}
+        )
     for r in rows:
-        print(f"{r['side']:10s} eta {r['eta']:<7g} R/C {r['R_over_C_mean']:.5f}  cycle +-{100 * r['half_p2p']:.2f}%  "
-              f"period {r['period_rtt']:.1f} RTT (autocorr. {r['coherence']:.2f})  queue mean {r['queue_mean_pk']:.1f} "
-              f"max {r['queue_max_pk']:.0f} packets, at 0 in {100 * r['at_zero']:.0f}% of expiries")
+        print(
+            f"{r['side']:10s} eta {r['eta']:<7g} R/C {r['R_over_C_mean']:.5f}  cycle +-{100 * r['half_p2p']:.2f}%  "
+            f"period {r['period_rtt']:.1f} RTT (autocorr. {r['coherence']:.2f})  queue mean {r['queue_mean_pk']:.1f} "
+            f"max {r['queue_max_pk']:.0f} packets, at 0 in {100 * r['at_zero']:.0f}% of expiries"
+        )
     print(json.dumps(rows))
 
 

@@ -4,6 +4,7 @@ the port's drops and queue every 0.2 s (findings: experiments/results/README.md)
 
 Usage: python experiments/tcp_ecn_trace.py '{"C": 50e6, "rtt": 0.08, "ecn": true, "stop": 4.0}'
 """
+
 import json
 import sys
 
@@ -47,9 +48,14 @@ def stop(t):  # hook the traces once the BulkSend socket exists (just after the 
 ns.Simulator.Stop = stop
 C, rtt, ecn = extra["C"], extra["rtt"], extra["ecn"]
 bdp = int(C * rtt / 8000)
-spec = {"links": [{"C": C, "delay_s": rtt / 2, "buffer_pkts": bdp, "red": T.red_spec(bdp, ecn=ecn)}],
-        "flows": [{"src": 0, "dst": 1, "start_s": 0.0, "size_pkts": 0}], "stop_s": extra["stop"], "sample_s": 0.01,
-        "ecn": ecn, "snd_buf_bytes": 4 * bdp * 1000}
+spec = {
+    "links": [{"C": C, "delay_s": rtt / 2, "buffer_pkts": bdp, "red": T.red_spec(bdp, ecn=ecn)}],
+    "flows": [{"src": 0, "dst": 1, "start_s": 0.0, "size_pkts": 0}],
+    "stop_s": extra["stop"],
+    "sample_s": 0.01,
+    "ecn": ecn,
+    "snd_buf_bytes": 4 * bdp * 1000,
+}
 r = T._run(ns, cppyy, spec)
 g = cppyy.gbl.tr
 p = r["ports"][0]
@@ -62,4 +68,12 @@ for t in np.arange(0.1, extra["stop"], 0.2):
     m = ct <= t
     pt, pd, pq = np.array(p["t"]), np.array(p["drops"]), np.array(p["q"])
     k = int(np.searchsorted(pt, t))
-    print(round(t, 1), "cwnd", round(cw[m][-1], 1) if m.any() else None, "drops", pd[min(k, len(pd)-1)], "q", pq[min(k, len(pq)-1)])
+    print(
+        round(t, 1),
+        "cwnd",
+        round(cw[m][-1], 1) if m.any() else None,
+        "drops",
+        pd[min(k, len(pd) - 1)],
+        "q",
+        pq[min(k, len(pq) - 1)],
+    )

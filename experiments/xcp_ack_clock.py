@@ -16,6 +16,7 @@ sees it. The same loop with the rate state is integrated alongside as a check: i
 ``xcp-router``'s map. Then the packet XCP map of fig5.3 (at ``--capacity``) is judged as the packet
 map judges it, and the stable-vs-not agreement of each with it is printed, with ``xcp``'s.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,19 +50,26 @@ def main() -> None:
     print(f"{args.grid} grid, packet runs at {args.capacity / 1e6:g} Mb/s; packet map (S: converged):")
     for b in betas:
         print(f"  beta {b:5.3f}: " + " ".join("S" if c == CONVERGED else "." for c in packet[bb == b]))
-    for name, codes in (("rate state", verdicts(aa, bb, False)), ("ack clock", verdicts(aa, bb, True)),
-                        ("xcp", fluid_verdicts(scenario, aa, bb, "xcp")[0])):
+    for name, codes in (
+        ("rate state", verdicts(aa, bb, False)),
+        ("ack clock", verdicts(aa, bb, True)),
+        ("xcp", fluid_verdicts(scenario, aa, bb, "xcp")[0]),
+    ):
         same = (packet == CONVERGED) == (codes == CONVERGED)
         report[f"agreement {name}"] = float(same.mean())
-        print(f"{name}: packet agreement {100 * same.mean():.1f}%; disagreements (alpha, beta, packet, model):",
-              [(float(a), float(b), VERDICTS[p], VERDICTS[c]) for a, b, p, c, ok in zip(aa, bb, packet, codes, same)
-               if not ok])
+        print(
+            f"{name}: packet agreement {100 * same.mean():.1f}%; disagreements (alpha, beta, packet, model):",
+            [(float(a), float(b), VERDICTS[p], VERDICTS[c]) for a, b, p, c, ok in zip(aa, bb, packet, codes, same) if not ok],
+        )
         report[name] = {f"{a:g},{b:g}": VERDICTS[c] for a, b, c in zip(aa, bb, codes)}
-        print(f"{name}: {({v: int((codes == i).sum()) for i, v in enumerate(VERDICTS)})}")
+        print(f"{name}: { ({v: int((codes == i).sum()) for i, v in enumerate(VERDICTS)}) }")
         for b in betas:
             row = codes[bb == b]
-            print(f"  beta {b:5.3f}: " + " ".join("S" if c == CONVERGED else "." for c in row)
-                  + f"   (alpha {alphas[0]:g}..{alphas[-1]:g})")
+            print(
+                f"  beta {b:5.3f}: "
+                + " ".join("S" if c == CONVERGED else "." for c in row)
+                + f"   (alpha {alphas[0]:g}..{alphas[-1]:g})"
+            )
     print(json.dumps(report))
 
 

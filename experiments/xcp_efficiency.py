@@ -13,6 +13,7 @@ is not run here (ns-3 was installed late in issue 24's session).
 
 Usage: python experiments/xcp_efficiency.py [--out FILE.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,9 +38,12 @@ def measure(protocol, C, rtt, n, extra=(), t_end=None):
     i0 = int(np.argmax(half))
     drops = float(r.dropped_packets[-1] - r.dropped_packets[i0]) if len(r.dropped_packets) else 0.0
     carried = C * (r.t[-1] - r.t[i0]) / (8 * sc.packet_bytes)
-    return {"utilization": float(np.mean(r.utilization[half])),
-            "queue_over_buffer": float(np.mean(r.queue_bytes[half]) / sc.effective_buffer_bytes),
-            "drop_fraction": drops / carried if carried else 0.0, "trace": r}
+    return {
+        "utilization": float(np.mean(r.utilization[half])),
+        "queue_over_buffer": float(np.mean(r.queue_bytes[half]) / sc.effective_buffer_bytes),
+        "drop_fraction": drops / carried if carried else 0.0,
+        "trace": r,
+    }
 
 
 def main() -> None:
@@ -47,27 +51,40 @@ def main() -> None:
     ap.add_argument("--out")
     args = ap.parse_args()
     rows = []
-    sweeps = [("4", "C", [(c, 0.08, 50) for c in (10e6, 50e6, 150e6, 500e6)]),
-              ("5", "RTT", [(150e6, r, 50) for r in (0.01, 0.08, 0.3, 1.0)]),
-              ("6", "N", [(150e6, 0.08, n) for n in (1, 10, 100, 500)])]
+    sweeps = [
+        ("4", "C", [(c, 0.08, 50) for c in (10e6, 50e6, 150e6, 500e6)]),
+        ("5", "RTT", [(150e6, r, 50) for r in (0.01, 0.08, 0.3, 1.0)]),
+        ("6", "N", [(150e6, 0.08, n) for n in (1, 10, 100, 500)]),
+    ]
     for fig, _what, points in sweeps:
         for C, rtt, n in points:
             for p in GAINS:
                 m = measure(p, C, rtt, n)
                 m.pop("trace")
                 rows.append({"fig": fig, "protocol": p, "C": C, "rtt": rtt, "n": n, **m})
-                print(f"Fig {fig} {p:3s} C={C:.0e} RTT={rtt} N={n}: utilization {m['utilization']:.3f}, queue "
-                      f"{m['queue_over_buffer']:.3f} of buffer, drops {m['drop_fraction']:.2e}", flush=True)
+                print(
+                    f"Fig {fig} {p:3s} C={C:.0e} RTT={rtt} N={n}: utilization {m['utilization']:.3f}, queue "
+                    f"{m['queue_over_buffer']:.3f} of buffer, drops {m['drop_fraction']:.2e}",
+                    flush=True,
+                )
     for p in GAINS:
         m = measure(p, 150e6, 0.08, 10, extra=[(4.0, 8.0)] * 100, t_end=12.0)
         r = m.pop("trace")
         for lo, hi in ((3.0, 4.0), (4.0, 5.0), (7.0, 8.0), (8.0, 9.0), (11.0, 12.0)):
             w = (r.t >= lo) & (r.t < hi)
-            row = {"fig": "11", "protocol": p, "window": (lo, hi), "utilization": float(np.mean(r.utilization[w])),
-                   "max_queue_over_buffer": float(np.max(r.queue_bytes[w]) / (150e6 * 0.08 / 8))}
+            row = {
+                "fig": "11",
+                "protocol": p,
+                "window": (lo, hi),
+                "utilization": float(np.mean(r.utilization[w])),
+                "max_queue_over_buffer": float(np.max(r.queue_bytes[w]) / (150e6 * 0.08 / 8)),
+            }
             rows.append(row)
-            print(f"Fig 11 {p:3s} {lo:g}-{hi:g} s: utilization {row['utilization']:.3f}, max queue "
-                  f"{row['max_queue_over_buffer']:.3f} BDP", flush=True)
+            print(
+                f"Fig 11 {p:3s} {lo:g}-{hi:g} s: utilization {row['utilization']:.3f}, max queue "
+                f"{row['max_queue_over_buffer']:.3f} BDP",
+                flush=True,
+            )
         print(f"Fig 11 {p:3s} drops in 6-12 s {m['drop_fraction']:.2e}", flush=True)
     if args.out:
         with open(args.out, "w") as fh:

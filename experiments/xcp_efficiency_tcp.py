@@ -16,6 +16,7 @@ One run per point (TCP: seed 1). Writes experiments/results/xcp_efficiency_tcp.c
 
 Usage: python experiments/xcp_efficiency_tcp.py [--out CSV] [--protocols tcp,xcp,rcp]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,9 +26,11 @@ import os
 
 import numpy as np
 
-POINTS = ([("4", 10e6, 0.08, 50), ("4+5+6", 50e6, 0.08, 50)]
-          + [("5", 50e6, r, 50) for r in (0.01, 0.3)]
-          + [("6", 50e6, 0.08, n) for n in (1, 10, 200)])
+POINTS = (
+    [("4", 10e6, 0.08, 50), ("4+5+6", 50e6, 0.08, 50)]
+    + [("5", 50e6, r, 50) for r in (0.01, 0.3)]
+    + [("6", 50e6, 0.08, n) for n in (1, 10, 200)]
+)
 GAINS = {"xcp": (0.4, 0.226), "rcp": (0.1, 1.0)}
 PACKET_BYTES = 1000
 
@@ -42,16 +45,25 @@ def packet_point(protocol: str, C: float, rtt: float, n: int) -> dict:
     from rcpstab.packet.simulator.scenarios import Scenario
 
     t_end = t_end_s(rtt)
-    sc = Scenario(name="xcp-eff", capacity_bps=C, rtt_s=rtt, eta=1.0, long_flows=tuple((0.0, math.inf)
-                  for _ in range(n)), t_end_s=t_end, packet_bytes=PACKET_BYTES)
+    sc = Scenario(
+        name="xcp-eff",
+        capacity_bps=C,
+        rtt_s=rtt,
+        eta=1.0,
+        long_flows=tuple((0.0, math.inf) for _ in range(n)),
+        t_end_s=t_end,
+        packet_bytes=PACKET_BYTES,
+    )
     r = run_scenario(sc, *GAINS[protocol], protocol=protocol, t_end=t_end)
     half = r.t >= t_end / 2
     i0 = int(np.argmax(half))
     drops = float(r.dropped_packets[-1] - r.dropped_packets[i0]) if len(r.dropped_packets) else 0.0
     carried = C * (r.t[-1] - r.t[i0]) / (8 * PACKET_BYTES)
-    return {"utilization": float(np.mean(r.utilization[half])),
-            "queue_over_buffer": float(np.mean(r.queue_bytes[half]) / sc.effective_buffer_bytes),
-            "drop_fraction": drops / carried if carried else 0.0}
+    return {
+        "utilization": float(np.mean(r.utilization[half])),
+        "queue_over_buffer": float(np.mean(r.queue_bytes[half]) / sc.effective_buffer_bytes),
+        "drop_fraction": drops / carried if carried else 0.0,
+    }
 
 
 def tcp_points(points, ecn: bool) -> list[dict]:
@@ -62,11 +74,16 @@ def tcp_points(points, ecn: bool) -> list[dict]:
     for _, C, rtt, n in points:
         bdp = max(int(C * rtt / 8 / PACKET_BYTES), 1)
         rng = np.random.default_rng(1)
-        specs.append({"links": [{"C": C, "delay_s": rtt / 2, "buffer_pkts": bdp, "red": red_spec(bdp, ecn=ecn)}],
-                      "flows": [{"src": 0, "dst": 1, "start_s": float(t), "size_pkts": 0}
-                                for t in np.sort(rng.uniform(0, rtt, n))],
-                      "stop_s": t_end_s(rtt), "sample_s": min(rtt / 4, 0.01), "ecn": ecn,
-                      "snd_buf_bytes": max(4 * bdp * PACKET_BYTES, 1 << 17)})
+        specs.append(
+            {
+                "links": [{"C": C, "delay_s": rtt / 2, "buffer_pkts": bdp, "red": red_spec(bdp, ecn=ecn)}],
+                "flows": [{"src": 0, "dst": 1, "start_s": float(t), "size_pkts": 0} for t in np.sort(rng.uniform(0, rtt, n))],
+                "stop_s": t_end_s(rtt),
+                "sample_s": min(rtt / 4, 0.01),
+                "ecn": ecn,
+                "snd_buf_bytes": max(4 * bdp * PACKET_BYTES, 1 << 17),
+            }
+        )
     out = []
     for (_, C, rtt, _n), r in zip(points, tcp_runs(specs)):
         port = r["ports"][0]
@@ -75,10 +92,15 @@ def tcp_points(points, ecn: bool) -> list[dict]:
         i0, i1 = int(np.argmax(half)), len(t) - 1
         bdp = max(int(C * rtt / 8 / PACKET_BYTES), 1)
         pkts = (sent[i1] - sent[i0]) / (PACKET_BYTES + 2)
-        out.append({"utilization": float((sent[i1] - sent[i0]) * 8 / (C * (t[i1] - t[i0]))),
-                    "queue_over_buffer": float(q[half].mean() / bdp),
-                    "drop_fraction": float((drops[i1] - drops[i0]) / pkts) if pkts else 0.0,
-                    "ecn_marks": port["disc_marks"], "wall_s": r["wall_s"]})
+        out.append(
+            {
+                "utilization": float((sent[i1] - sent[i0]) * 8 / (C * (t[i1] - t[i0]))),
+                "queue_over_buffer": float(q[half].mean() / bdp),
+                "drop_fraction": float((drops[i1] - drops[i0]) / pkts) if pkts else 0.0,
+                "ecn_marks": port["disc_marks"],
+                "wall_s": r["wall_s"],
+            }
+        )
     return out
 
 
@@ -93,17 +115,35 @@ def main() -> None:
     with open(args.out, "a", newline="") as fh:
         w = csv.writer(fh)
         if new:
-            w.writerow(["fig", "C_bps", "rtt_s", "flows", "protocol", "utilization", "queue_over_buffer",
-                        "drop_fraction", "ecn_marks"])
+            w.writerow(
+                ["fig", "C_bps", "rtt_s", "flows", "protocol", "utilization", "queue_over_buffer", "drop_fraction", "ecn_marks"]
+            )
         for proto in protos:
-            results = (tcp_points(POINTS, ecn=proto.endswith("ecn")) if proto.startswith("tcp")
-                       else [packet_point(proto, C, rtt, n) for _, C, rtt, n in POINTS])
+            results = (
+                tcp_points(POINTS, ecn=proto.endswith("ecn"))
+                if proto.startswith("tcp")
+                else [packet_point(proto, C, rtt, n) for _, C, rtt, n in POINTS]
+            )
             for (fig, C, rtt, n), m in zip(POINTS, results):
-                w.writerow([fig, f"{C:g}", f"{rtt:g}", n, proto, f"{m['utilization']:.4f}",
-                            f"{m['queue_over_buffer']:.4f}", f"{m['drop_fraction']:.3e}", m.get("ecn_marks", "")])
+                w.writerow(
+                    [
+                        fig,
+                        f"{C:g}",
+                        f"{rtt:g}",
+                        n,
+                        proto,
+                        f"{m['utilization']:.4f}",
+                        f"{m['queue_over_buffer']:.4f}",
+                        f"{m['drop_fraction']:.3e}",
+                        m.get("ecn_marks", ""),
+                    ]
+                )
                 fh.flush()
-                print(f"Fig {fig} {proto} C={C:g} RTT={rtt:g} N={n}: utilization {m['utilization']:.3f}, queue "
-                      f"{m['queue_over_buffer']:.3f} of buffer, drops {m['drop_fraction']:.2e}", flush=True)
+                print(
+                    f"Fig {fig} {proto} C={C:g} RTT={rtt:g} N={n}: utilization {m['utilization']:.3f}, queue "
+                    f"{m['queue_over_buffer']:.3f} of buffer, drops {m['drop_fraction']:.2e}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ byte packets, 100 Mb/s), and one JSON line.
 
 Grids: ``calibration`` was used to find the causes; ``report`` (offset) was used for nothing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,11 +61,25 @@ def judge_run(run, how: str):
     for seg in flow_segments(sc, float(run.t[-1]) + 1e-9):
         m = (run.t >= seg.start_s) & (run.t < seg.stop_s)
         t, g, qb = run.t[m] - seg.start_s, run.R_over_C[m], run.queue_bytes[m] * 8.0
-        per = (max(int(round(sc.rtt_s / control_interval_s(sc))), 1) if how == "old"
-               else max(int(round(sc.rtt_s / float(np.median(np.diff(t))))), 1))
-        qeq = float(rtt_average(qb, per)[qb.size // 2:].mean())
-        j = judgement_of_segment(t, g, qb, sc.eta / seg.n_flows, qeq, sc.rtt_s, sc.capacity_bps, per,
-                                 8.0 * sc.packet_bytes, True, seg.n_flows if how == "window" else 0)
+        per = (
+            max(int(round(sc.rtt_s / control_interval_s(sc))), 1)
+            if how == "old"
+            else max(int(round(sc.rtt_s / float(np.median(np.diff(t))))), 1)
+        )
+        qeq = float(rtt_average(qb, per)[qb.size // 2 :].mean())
+        j = judgement_of_segment(
+            t,
+            g,
+            qb,
+            sc.eta / seg.n_flows,
+            qeq,
+            sc.rtt_s,
+            sc.capacity_bps,
+            per,
+            8.0 * sc.packet_bytes,
+            True,
+            seg.n_flows if how == "window" else 0,
+        )
         segs.append((seg.n_flows, int(j.codes[0]), str(j.reason[0])))
     return max((c for _, c, _ in segs), key=SEVERITY.get), segs
 
@@ -75,23 +90,37 @@ def window_variant() -> ModelSpec:
     W = sp.Function("W")
 
     def clocked(expr):
-        return expr.xreplace({a: W(a.args[0]) / (d0 + xr.q(a.args[0]) / C)
-                              for a in expr.atoms(sp.core.function.AppliedUndef) if a.func == xr.y})
+        return expr.xreplace(
+            {a: W(a.args[0]) / (d0 + xr.q(a.args[0]) / C) for a in expr.atoms(sp.core.function.AppliedUndef) if a.func == xr.y}
+        )
 
     keep = [x for x in base.states if x not in (xr.y, *base.overflow_states)]
     rhs = [clocked(f) for x, f in zip(base.states, base.rhs) if x in keep]
     rhs.append(clocked(base.rhs[base.states.index(xr.y)]) * d0)
     return ModelSpec(
-        name="xcp-router-window", title="xcp-router with ack-clocked window senders (experiment)",
-        states=(*keep, W), rhs=tuple(rhs), parameters=base.parameters,
+        name="xcp-router-window",
+        title="xcp-router with ack-clocked window senders (experiment)",
+        states=(*keep, W),
+        rhs=tuple(rhs),
+        parameters=base.parameters,
         equilibrium={**{x: v for x, v in base.equilibrium.items() if x in keep}, W: C * d0},
-        loop_parameters=base.loop_parameters, time_scale=d0, gamma=W(t) / (d0 + xr.q(t) / C) / (N * C),
-        queue=xr.q(t), initial_state={**{x: v for x, v in base.initial_state.items() if x in keep},
-                                      W: N * gamma0 * C * d0},
-        clamps=(Clamp(xr.q, upper=buffer, overflow=dropped), Clamp(W)), saturations=base.saturations,
-        sampled=base.sampled, linearize_at=base.linearize_at, counters=base.counters, domains=base.domains,
-        queue_scale=base.queue_scale, capacity=base.capacity, flows=base.flows, configuration=base.configuration,
-        aliases=base.aliases)
+        loop_parameters=base.loop_parameters,
+        time_scale=d0,
+        gamma=W(t) / (d0 + xr.q(t) / C) / (N * C),
+        queue=xr.q(t),
+        initial_state={**{x: v for x, v in base.initial_state.items() if x in keep}, W: N * gamma0 * C * d0},
+        clamps=(Clamp(xr.q, upper=buffer, overflow=dropped), Clamp(W)),
+        saturations=base.saturations,
+        sampled=base.sampled,
+        linearize_at=base.linearize_at,
+        counters=base.counters,
+        domains=base.domains,
+        queue_scale=base.queue_scale,
+        capacity=base.capacity,
+        flows=base.flows,
+        configuration=base.configuration,
+        aliases=base.aliases,
+    )
 
 
 def window_verdicts(scenario, aa, bb):
@@ -101,10 +130,12 @@ def window_verdicts(scenario, aa, bb):
     ts = traj.t[every::every]
     flows = np.maximum([scenario.n_flows(x) for x in ts], 1)
     q = traj.queue[every::every]
-    gamma = traj.states["W"][every::every] / (scenario.rtt_s + q / scenario.capacity_bps) \
-        / (flows[:, None] * scenario.capacity_bps)
-    return np.array([trace_verdict(scenario, a, b, ts, gamma[:, i], q[:, i], noisy=False)[0]
-                     for i, (a, b) in enumerate(zip(aa, bb))])
+    gamma = (
+        traj.states["W"][every::every] / (scenario.rtt_s + q / scenario.capacity_bps) / (flows[:, None] * scenario.capacity_bps)
+    )
+    return np.array(
+        [trace_verdict(scenario, a, b, ts, gamma[:, i], q[:, i], noisy=False)[0] for i, (a, b) in enumerate(zip(aa, bb))]
+    )
 
 
 def cycle_size(scenario, alpha, beta):
@@ -112,8 +143,9 @@ def cycle_size(scenario, alpha, beta):
     run = run_scenario(scenario, alpha, beta, protocol="xcp")
     m = (run.t > 70.0) & (run.t < 100.0)
     y = run.R_over_C[m] * 10
-    return float((np.percentile(y, 99) - np.percentile(y, 1)) / 2), \
-        float(run.queue_bytes[m].max() * 8 / (scenario.capacity_bps * scenario.rtt_s))
+    return float((np.percentile(y, 99) - np.percentile(y, 1)) / 2), float(
+        run.queue_bytes[m].max() * 8 / (scenario.capacity_bps * scenario.rtt_s)
+    )
 
 
 def main() -> None:
@@ -132,8 +164,10 @@ def main() -> None:
     start = time.perf_counter()
     codes = {how: [] for how in JUDGES}
     reasons = Counter()
-    print(f"{scenario.name} ({scenario.capacity_bps / 1e6:g} Mb/s, {scenario.packet_bytes} B) {args.grid} grid "
-          f"{alphas.size} x {betas.size}")
+    print(
+        f"{scenario.name} ({scenario.capacity_bps / 1e6:g} Mb/s, {scenario.packet_bytes} B) {args.grid} grid "
+        f"{alphas.size} x {betas.size}"
+    )
     per_point = []
     for a, b in zip(aa, bb):
         run = run_scenario(scenario, a, b, protocol="xcp")
@@ -151,9 +185,15 @@ def main() -> None:
     for name in ("xcp", "xcp-router"):
         codes[name] = fluid_verdicts(scenario, aa, bb, name)[0]
     codes["xcp-router-window"] = window_verdicts(scenario, aa, bb)
-    report = {"scenario": scenario.name, "capacity_bps": scenario.capacity_bps, "packet_bytes": scenario.packet_bytes,
-              "grid": args.grid, "points": int(aa.size), "packet_wall_s": wall,
-              "verdict_counts": {k: {v: int((c == i).sum()) for i, v in enumerate(VERDICTS)} for k, c in codes.items()}}
+    report = {
+        "scenario": scenario.name,
+        "capacity_bps": scenario.capacity_bps,
+        "packet_bytes": scenario.packet_bytes,
+        "grid": args.grid,
+        "points": int(aa.size),
+        "packet_wall_s": wall,
+        "verdict_counts": {k: {v: int((c == i).sum()) for i, v in enumerate(VERDICTS)} for k, c in codes.items()},
+    }
     for k, c in report["verdict_counts"].items():
         print(f"  {k:10s} {c}")
     print("non-converged segments (judge, N, verdict, reason): count")
@@ -168,10 +208,15 @@ def main() -> None:
     for i, (a, b, _line, segs) in enumerate(per_point):
         stab = {k: bool(c[i] == CONVERGED) for k, c in codes.items()}
         if len({stab["window"], stab["xcp"], stab["xcp-router"]}) > 1:
-            row = {"alpha": float(a), "beta": float(b), "packet": VERDICTS[codes["window"][i]],
-                   "xcp": VERDICTS[codes["xcp"][i]], "xcp-router": VERDICTS[codes["xcp-router"][i]],
-                   "xcp-router-window": VERDICTS[codes["xcp-router-window"][i]],
-                   "segments": [f"N={n}: {VERDICTS[c]} ({why})" for n, c, why in segs if c != CONVERGED]}
+            row = {
+                "alpha": float(a),
+                "beta": float(b),
+                "packet": VERDICTS[codes["window"][i]],
+                "xcp": VERDICTS[codes["xcp"][i]],
+                "xcp-router": VERDICTS[codes["xcp-router"][i]],
+                "xcp-router-window": VERDICTS[codes["xcp-router-window"][i]],
+                "segments": [f"N={n}: {VERDICTS[c]} ({why})" for n, c, why in segs if c != CONVERGED],
+            }
             rows.append(row)
             print("  disagreement", row)
     report["disagreements"] = rows
@@ -183,11 +228,22 @@ def main() -> None:
             per_flow = cap * sc.rtt_s / (8 * pkt) / 10
             for a, b in ((0.4, 0.226), (0.9, 0.7), (1.3, 0.4)):
                 amp, qmax = cycle_size(sc, a, b)
-                sizes.append({"capacity_bps": cap, "packet_bytes": pkt, "alpha": a, "beta": b,
-                              "packets_per_window": per_flow, "y_half_spread": amp, "quantum": 1 / per_flow,
-                              "queue_max_Cd0": qmax})
-                print(f"N=10 cycle at {cap / 1e6:g} Mb/s, {pkt} B ({per_flow:.1f} packets per window), ({a}, {b}): "
-                      f"y/C +-{100 * amp:.2f}% = {amp * per_flow:.2f} quanta, queue max {qmax:.3f} C*d0")
+                sizes.append(
+                    {
+                        "capacity_bps": cap,
+                        "packet_bytes": pkt,
+                        "alpha": a,
+                        "beta": b,
+                        "packets_per_window": per_flow,
+                        "y_half_spread": amp,
+                        "quantum": 1 / per_flow,
+                        "queue_max_Cd0": qmax,
+                    }
+                )
+                print(
+                    f"N=10 cycle at {cap / 1e6:g} Mb/s, {pkt} B ({per_flow:.1f} packets per window), ({a}, {b}): "
+                    f"y/C +-{100 * amp:.2f}% = {amp * per_flow:.2f} quanta, queue max {qmax:.3f} C*d0"
+                )
         report["cycle_vs_quantum"] = sizes
     print(json.dumps(report))
 

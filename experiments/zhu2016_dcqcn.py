@@ -10,6 +10,7 @@ accounts for (the paper's loop with one approximation taken out, against the pap
 
     python experiments/zhu2016_dcqcn.py --data /tmp/zhu2016 [--stride 2] [--ablation-stride 2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,19 +23,29 @@ import numpy as np
 from rcpstab.linear.fluid_loop import model_margins
 from rcpstab.models.dcqcn_paper import APPROXIMATIONS, variant
 
-FIGURES = {"a": ("pm_rai40_delay{}", {}), "b": ("pm_rai10_delay{}", {"R_AI": 10e6}),
-           "c": ("pm_rai10_delay{}_kmax1000", {"R_AI": 10e6, "K_max": 1000e3})}
+FIGURES = {
+    "a": ("pm_rai40_delay{}", {}),
+    "b": ("pm_rai10_delay{}", {"R_AI": 10e6}),
+    "c": ("pm_rai10_delay{}_kmax1000", {"R_AI": 10e6, "K_max": 1000e3}),
+}
 DELAYS_US = (0, 50, 100)
 
 
 def _row(N, paper_pm, tau_star, values):
     ours = model_margins("dcqcn-paper", N=N, tau_star=tau_star, **values)
     exact = model_margins("dcqcn", N=N, tau_star=tau_star, extend_ramp=1, **values)
-    return {"N": int(N), "paper_pm": float(paper_pm), "paper_loop_pm": ours.phase_margin_deg,
-            "paper_loop_stable": ours.stable, "paper_loop_rhp_poles": ours.open_loop_rhp_poles,
-            "paper_loop_rightmost_re": ours.rightmost_root[0],
-            "exact_pm": exact.phase_margin_deg, "exact_stable": exact.stable,
-            "exact_rhp_poles": exact.open_loop_rhp_poles, "exact_rightmost_re": exact.rightmost_root[0]}
+    return {
+        "N": int(N),
+        "paper_pm": float(paper_pm),
+        "paper_loop_pm": ours.phase_margin_deg,
+        "paper_loop_stable": ours.stable,
+        "paper_loop_rhp_poles": ours.open_loop_rhp_poles,
+        "paper_loop_rightmost_re": ours.rightmost_root[0],
+        "exact_pm": exact.phase_margin_deg,
+        "exact_stable": exact.stable,
+        "exact_rhp_poles": exact.open_loop_rhp_poles,
+        "exact_rightmost_re": exact.rightmost_root[0],
+    }
 
 
 def main(argv=None):
@@ -55,9 +66,11 @@ def main(argv=None):
     print("| fig | tau* us | N | paper | dcqcn-paper | its roots | P | exact | exact roots | P |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['figure']} | {r['delay_us']} | {r['N']} | {r['paper_pm']:.2f} | {r['paper_loop_pm']:.2f} | "
-              f"{'stable' if r['paper_loop_stable'] else 'UNSTABLE'} | {r['paper_loop_rhp_poles']} | "
-              f"{r['exact_pm']:.2f} | {'stable' if r['exact_stable'] else 'UNSTABLE'} | {r['exact_rhp_poles']} |")
+        print(
+            f"| {r['figure']} | {r['delay_us']} | {r['N']} | {r['paper_pm']:.2f} | {r['paper_loop_pm']:.2f} | "
+            f"{'stable' if r['paper_loop_stable'] else 'UNSTABLE'} | {r['paper_loop_rhp_poles']} | "
+            f"{r['exact_pm']:.2f} | {'stable' if r['exact_stable'] else 'UNSTABLE'} | {r['exact_rhp_poles']} |"
+        )
     dev = np.array([abs(r["paper_loop_pm"] - r["paper_pm"]) for r in rows])
     print(f"\nmax |dcqcn-paper - paper| = {dev.max():.3f} deg over {len(rows)} points")
     print("\nWhere the readings differ (paper: PM > 0 read as stable):")
@@ -65,11 +78,13 @@ def main(argv=None):
         says = r["paper_pm"] > 0
         loop_fail = (r["paper_loop_pm"] > 0) != r["paper_loop_stable"]
         if says != r["exact_stable"] or loop_fail:
-            print(f"  fig {r['figure']}, {r['delay_us']} us, N = {r['N']}: paper PM {r['paper_pm']:+.2f} "
-                  f"({'stable' if says else 'unstable'}); the paper's own loop is "
-                  f"{'stable' if r['paper_loop_stable'] else 'UNSTABLE'} by its roots "
-                  f"(P = {r['paper_loop_rhp_poles']}{', PM > 0 => stable fails' if loop_fail else ''}); exact: PM "
-                  f"{r['exact_pm']:+.2f}, {'stable' if r['exact_stable'] else 'UNSTABLE'}")
+            print(
+                f"  fig {r['figure']}, {r['delay_us']} us, N = {r['N']}: paper PM {r['paper_pm']:+.2f} "
+                f"({'stable' if says else 'unstable'}); the paper's own loop is "
+                f"{'stable' if r['paper_loop_stable'] else 'UNSTABLE'} by its roots "
+                f"(P = {r['paper_loop_rhp_poles']}{', PM > 0 => stable fails' if loop_fail else ''}); exact: PM "
+                f"{r['exact_pm']:+.2f}, {'stable' if r['exact_stable'] else 'UNSTABLE'}"
+            )
     ablation = {}
     if args.ablation_stride:
         print("\nEach approximation taken out of the paper's loop: max |PM - paper| (deg) over N, figure a")

@@ -14,6 +14,7 @@ The main entry points are at the top level, one per command (:mod:`rcpstab.api`:
 ``import rcpstab`` and the command line start without SymPy, SciPy or matplotlib; no
 import cycle hides behind this (the submodules import each other at module level).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -31,10 +32,33 @@ _LAZY = {
     "ModelSpec": "rcpstab.models",
     "get_model": "rcpstab.models",
     # one function per command (rcpstab.api), and simulate (one fluid run)
-    **{name: "rcpstab.api" for name in ("region", "margins", "bode", "nyquist", "linearize", "theorem1", "simulate",
-                                        "portrait", "convergence", "bifurcation", "cosim", "network", "check",
-                                        "fct", "boundary", "crossovers", "hopf", "orbit",
-                                        "dataset", "fct_study", "packet_run", "router")},
+    **{
+        name: "rcpstab.api"
+        for name in (
+            "region",
+            "margins",
+            "bode",
+            "nyquist",
+            "linearize",
+            "theorem1",
+            "simulate",
+            "portrait",
+            "convergence",
+            "bifurcation",
+            "cosim",
+            "network",
+            "check",
+            "fct",
+            "boundary",
+            "crossovers",
+            "hopf",
+            "orbit",
+            "dataset",
+            "fct_study",
+            "packet_run",
+            "router",
+        )
+    },
 }
 
 __all__ = ["InputError", "__version__", *_LAZY]

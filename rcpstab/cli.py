@@ -6,6 +6,7 @@ in its ``--help`` (tests run them). Only the module of the command being run is 
 that ``rcpstab --help`` starts as fast as Python does. Bad input anywhere becomes one line on
 stderr and exit code 2; Ctrl-C one line and exit code 130.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,10 +24,12 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 1
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
 DEBUG_ENV = "RCPSTAB_DEBUG"  # set to 1 to see the traceback of an unexpected error
-DESCRIPTION = ("Stability analysis of explicit congestion control (RCP, XCP, RCP-AC): for which router "
-               "gains (alpha, beta) is the protocol stable? Exit codes: 0 success, 1 a check that ran and "
-               "failed, 2 bad usage or input, 130 interrupted (a sweep's --checkpoint is kept). "
-               "Every command ends with a one-line summary on stdout unless --quiet or --json.")
+DESCRIPTION = (
+    "Stability analysis of explicit congestion control (RCP, XCP, RCP-AC): for which router "
+    "gains (alpha, beta) is the protocol stable? Exit codes: 0 success, 1 a check that ran and "
+    "failed, 2 bad usage or input, 130 interrupted (a sweep's --checkpoint is kept). "
+    "Every command ends with a one-line summary on stdout unless --quiet or --json."
+)
 EPILOG = "Run 'rcpstab COMMAND --help' for a command's options, defaults, units and examples."
 
 
@@ -54,8 +57,12 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
         default = action.default
-        if ("default" in text or default in (None, False, argparse.SUPPRESS) or action.option_strings == []
-                or isinstance(action, argparse._HelpAction)):
+        if (
+            "default" in text
+            or default in (None, False, argparse.SUPPRESS)
+            or action.option_strings == []
+            or isinstance(action, argparse._HelpAction)
+        ):
             return text
         shown = " ".join(map(str, default)) if isinstance(default, (list, tuple)) else default
         return f"{text} (default: {shown})"
@@ -75,8 +82,13 @@ def add_command(sub: Any, name: str) -> argparse.ArgumentParser:
     """Add subcommand ``name`` with all its options (this imports its module)."""
     module = load(name)
     doc = (module.__doc__ or "").strip()
-    cmd: argparse.ArgumentParser = sub.add_parser(name, help=COMMANDS[name][1], description=doc,
-                         epilog=examples_epilog(getattr(module, "EXAMPLES", ())), formatter_class=HelpFormatter)
+    cmd: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=COMMANDS[name][1],
+        description=doc,
+        epilog=examples_epilog(getattr(module, "EXAMPLES", ())),
+        formatter_class=HelpFormatter,
+    )
     module.add_arguments(cmd)
     if "quiet" not in {a.dest for a in cmd._actions}:
         cmd.add_argument("-q", "--quiet", action="store_true", help="print nothing on success (errors still go to stderr)")
@@ -100,8 +112,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-                      line: str | None = None) -> str:
+def _one_line_warning(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int, line: str | None = None
+) -> str:
     return f"rcpstab: warning: {message}\n"
 
 
@@ -141,8 +154,11 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"rcpstab {args.command}: error: {as_typed(_first_line(exc), args)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except MemoryError:
-        print(f"rcpstab {args.command}: error: not enough memory for this input (use a smaller grid, "
-              "fewer points or a shorter run)", file=sys.stderr)
+        print(
+            f"rcpstab {args.command}: error: not enough memory for this input (use a smaller grid, "
+            "fewer points or a shorter run)",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     except RecursionError:
         print(f"rcpstab {args.command}: error: input nested too deeply", file=sys.stderr)
@@ -162,8 +178,11 @@ def _main(argv: Sequence[str] | None) -> int:
     except Exception as exc:  # a bug: still one line (the contract), the traceback on request
         if os.environ.get(DEBUG_ENV):
             raise
-        print(f"rcpstab {args.command}: internal error: {type(exc).__name__}: {_first_line(exc)} "
-              f"(a bug: please report it; {DEBUG_ENV}=1 shows the traceback)", file=sys.stderr)
+        print(
+            f"rcpstab {args.command}: internal error: {type(exc).__name__}: {_first_line(exc)} "
+            f"(a bug: please report it; {DEBUG_ENV}=1 shows the traceback)",
+            file=sys.stderr,
+        )
         return EXIT_INTERNAL
 
 
@@ -182,12 +201,12 @@ def import_figure_without_property_tables() -> None:
         return
     try:
         import matplotlib.artist as artist
-    except ImportError:      # the command reports a missing matplotlib itself
+    except ImportError:  # the command reports a missing matplotlib itself
         return
     kwdoc = getattr(artist, "kwdoc", None)
     if kwdoc is None:
         return
-    artist.kwdoc = lambda *_, **__: ""   # whatever signature a later matplotlib gives it
+    artist.kwdoc = lambda *_, **__: ""  # whatever signature a later matplotlib gives it
     try:
         import matplotlib.figure  # noqa: F401
     finally:

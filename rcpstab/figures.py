@@ -4,6 +4,7 @@ Library code never calls ``matplotlib.use``: a figure written to a file is a pla
 :class:`matplotlib.figure.Figure` (no pyplot, no GUI), and a plot drawn without axes in a
 notebook goes to pyplot's current axes, so Jupyter's inline backend keeps working.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -71,12 +72,17 @@ def _plain_png() -> bool:
     import matplotlib
 
     rc = matplotlib.rcParams
-    return (rc["savefig.bbox"] in (None, "standard") and rc["savefig.facecolor"] == "auto"
-            and rc["savefig.edgecolor"] == "auto" and not rc["savefig.transparent"])
+    return (
+        rc["savefig.bbox"] in (None, "standard")
+        and rc["savefig.facecolor"] == "auto"
+        and rc["savefig.edgecolor"] == "auto"
+        and not rc["savefig.transparent"]
+    )
 
 
-def draw_and_save(draw: Callable[..., Any], data: Any, path: str, figsize: tuple[float, float] = (6.4, 4.8),
-                  **kwargs: Any) -> None:
+def draw_and_save(
+    draw: Callable[..., Any], data: Any, path: str, figsize: tuple[float, float] = (6.4, 4.8), **kwargs: Any
+) -> None:
     """Call ``draw(data, ax=..., **kwargs)`` on a new figure's axes and write it to ``path``."""
     fig = new_figure(figsize)
     draw(data, ax=fig.subplots(), **kwargs)
@@ -96,8 +102,7 @@ def buffer_summary(traj: Any) -> str:
     size = np.asarray(params["buffer"], float) / scale
     dropped = np.asarray(traj.states["dropped"][-1], float) / scale if "dropped" in traj.states else np.zeros(1)
     size_text = f"{float(size.min()):.3g}" if np.ptp(size) == 0 else f"{float(size.min()):.3g}-{float(size.max()):.3g}"
-    return (f"; buffer {size_text} C·d0, dropped {float(dropped.min()):.3g}-{float(dropped.max()):.3g} C·d0 "
-            f"over the starts")
+    return f"; buffer {size_text} C·d0, dropped {float(dropped.min()):.3g}-{float(dropped.max()):.3g} C·d0 over the starts"
 
 
 def network_caption(params: Mapping[str, Any]) -> str:
@@ -108,6 +113,7 @@ def network_caption(params: Mapping[str, Any]) -> str:
     are given); a missing buffer is stated as none (the fluid queue only has its floor at 0).
     Array values (a batch) show their range.
     """
+
     def value(*keys: str) -> tuple[float, float] | None:
         for key in keys:
             if key in params and params[key] is not None:
@@ -123,17 +129,22 @@ def network_caption(params: Mapping[str, Any]) -> str:
 
     capacity = value("C", "capacity_bps")
     c_text = None if capacity is None else "C = " + "-".join(dict.fromkeys(rate_text(c) for c in capacity))
-    parts = [c_text, text("d0", value("d0", "d_0", "rtt_s"), 1e-3, " ms"),
-             text("N", value("N"), 1, ""), text("T", value("T"), 1e-3, " ms")]
+    parts = [
+        c_text,
+        text("d0", value("d0", "d_0", "rtt_s"), 1e-3, " ms"),
+        text("N", value("N"), 1, ""),
+        text("T", value("T"), 1e-3, " ms"),
+    ]
     bits = value("buffer")
-    if bits is not None and not np.isfinite(bits[0]):   # the models' "no buffer" is an infinite one
+    if bits is not None and not np.isfinite(bits[0]):  # the models' "no buffer" is an infinite one
         bits = None
     if value("buffer_bdp") is not None:
         parts.append(text("buffer", value("buffer_bdp"), 1, " C·d0"))
     elif bits is not None and capacity is not None and value("d0", "d_0") is not None:
         # the lenses' parameter: bits, one model queue unit (C*d0 for RCP) times the buffer in BDP
-        bdp = np.asarray(params["buffer"], float) / (np.asarray(params["C"], float) * np.asarray(
-            params.get("d0", params.get("d_0")), float))
+        bdp = np.asarray(params["buffer"], float) / (
+            np.asarray(params["C"], float) * np.asarray(params.get("d0", params.get("d_0")), float)
+        )
         parts.append(text("buffer", (float(bdp.min()), float(bdp.max())), 1, " C·d0"))
     elif bits is not None:
         parts.append(text("buffer", bits, 8e3, " kB"))

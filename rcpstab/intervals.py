@@ -4,6 +4,7 @@
 The lowest layer, so that every replicated study (the packet lens' seeded maps, the co-simulations'
 replications, the FCT protocol comparison) uses the same code.
 """
+
 from __future__ import annotations
 
 import math
@@ -100,7 +101,7 @@ def median_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple
     """
     from scipy.stats import binom
 
-    values = np.sort(np.asarray(values, dtype=float), axis=-1)   # NaN sorts last
+    values = np.sort(np.asarray(values, dtype=float), axis=-1)  # NaN sorts last
     n = values.shape[-1]
     k = 1
     while k + 1 <= n // 2 and 1 - 2 * binom.cdf(k, n, 0.5) >= confidence:

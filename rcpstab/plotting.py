@@ -4,6 +4,7 @@ else the shaded region (:func:`rcpstab.linear.region_plot.region_plot`).
 Computation lives in the engines; these functions only draw a
 :class:`~rcpstab.linear.result.RegionMap` they are given.
 """
+
 from __future__ import annotations
 
 from .figures import draw_and_save
@@ -16,6 +17,7 @@ def save_region_figure(region: RegionMap, path: str) -> None:
     (:func:`~rcpstab.phaseplane.plotting.verdict_plot`) when the map has them, else :func:`region_plot`."""
     if region.table is not None and "verdict" in region.table:  # type: ignore[redundant-expr]  # a public dataclass: a caller may set table=None
         from .phaseplane.plotting import verdict_plot
+
         draw_and_save(verdict_plot, region, path)
     else:
         draw_and_save(region_plot, region, path)

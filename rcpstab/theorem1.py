@@ -5,6 +5,7 @@ Theorem 1 (xcp-katabi.txt lines 238-260) claims stability on beta = sqrt(2) alph
 of the delayed linear loop at least that far; :func:`theorem1_exit` finds where it leaves,
 from the rightmost characteristic root (no use of the theorem's own argument).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
@@ -18,8 +19,8 @@ from .models.xcp import ALPHA_MAX, theorem1_beta, theorem1_curve
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-SCAN_POINTS = 200     # coarse scan of the curve before bisection
-BISECTIONS = 60       # halvings of the bracket: below double precision for alpha < 4
+SCAN_POINTS = 200  # coarse scan of the curve before bisection
+BISECTIONS = 60  # halvings of the bracket: below double precision for alpha < 4
 
 
 def curve_growth_rate(model: ModelSpec, alpha: float) -> float:
@@ -106,9 +107,22 @@ def theorem1_report(model: ModelSpec, alpha_max: float = 2.0) -> dict[str, Any]:
     bound = float(ALPHA_MAX)
     exit_alpha = theorem1_exit(model, alpha_max)
     if not np.isfinite(exit_alpha):
-        return {"model": model.name, "bound": bound, "exit_alpha": None, "exit_beta": None, "exit_w": None,
-                "tightness": None, "notes": {"exit_alpha": f"the curve stays inside up to alpha = {alpha_max:g}"}}
+        return {
+            "model": model.name,
+            "bound": bound,
+            "exit_alpha": None,
+            "exit_beta": None,
+            "exit_w": None,
+            "tightness": None,
+            "notes": {"exit_alpha": f"the curve stays inside up to alpha = {alpha_max:g}"},
+        }
     root = rightmost_root(model, exit_alpha, float(theorem1_beta(exit_alpha)))
-    return {"model": model.name, "bound": bound, "exit_alpha": float(exit_alpha),
-            "exit_beta": float(theorem1_beta(exit_alpha)), "exit_w": float(abs(root.imag)),
-            "tightness": float(exit_alpha / bound), "notes": {}}
+    return {
+        "model": model.name,
+        "bound": bound,
+        "exit_alpha": float(exit_alpha),
+        "exit_beta": float(theorem1_beta(exit_alpha)),
+        "exit_w": float(abs(root.imag)),
+        "tightness": float(exit_alpha / bound),
+        "notes": {},
+    }

@@ -1,4 +1,5 @@
 """Human-readable quantities for summaries and figure captions (values stay SI everywhere else)."""
+
 from __future__ import annotations
 
 __all__ = ["rate_text"]

@@ -1,4 +1,5 @@
 """Shared test helpers: the RCP boundary in closed form, independent of the engines."""
+
 import os
 
 # One BLAS thread per test process (set before NumPy loads): with pytest-xdist's workers on two cores,
@@ -40,6 +41,7 @@ def rcp_inside(A, B):
 @pytest.fixture
 def rcp():
     from rcpstab.models import get_model
+
     return get_model("rcp")
 
 
@@ -89,9 +91,13 @@ def hammer_two_threads(sim, calls_for, seconds, tolerated=(RuntimeError,), seed=
 
 # A fresh interpreter's warning filters (Python's defaults): in-process runs of the command line show what a
 # new process would print, not what pytest's or an earlier test's filters let through.
-_FRESH_PROCESS_FILTERS = [("default", DeprecationWarning, "__main__"), ("ignore", DeprecationWarning, None),
-                          ("ignore", PendingDeprecationWarning, None), ("ignore", ImportWarning, None),
-                          ("ignore", ResourceWarning, None)]
+_FRESH_PROCESS_FILTERS = [
+    ("default", DeprecationWarning, "__main__"),
+    ("ignore", DeprecationWarning, None),
+    ("ignore", PendingDeprecationWarning, None),
+    ("ignore", ImportWarning, None),
+    ("ignore", ResourceWarning, None),
+]
 
 
 def run_cli(capsys, *argv):

@@ -1,4 +1,5 @@
 """The python-control style API: top-level entry points taking a name or a spec, short reprs, .plot()."""
+
 import matplotlib
 import numpy as np
 import pytest
@@ -35,8 +36,8 @@ def test_simulate_defaults_are_app_e_and_end_at_equilibrium():
     t = rcpstab.simulate("rcp", 0.4, 0.2, rtts=400)
     assert t.gamma.shape[1] == 6
     np.testing.assert_allclose(sorted(t.gamma[0]), [0.01, 0.01, 0.1, 0.1, 0.5, 0.5])
-    np.testing.assert_allclose(t.gamma[-1], 0.1, rtol=1e-6)   # R = C/N with N = 10
-    np.testing.assert_allclose(t.queue[-1], 0.0, atol=1.0)    # bits
+    np.testing.assert_allclose(t.gamma[-1], 0.1, rtol=1e-6)  # R = C/N with N = 10
+    np.testing.assert_allclose(t.queue[-1], 0.0, atol=1.0)  # bits
     one = rcpstab.simulate("rcp", 0.4, 0.2, rtts=400, gamma0=0.01, q0=0.0, N=20)
     np.testing.assert_allclose(one.gamma[-1], 0.05, rtol=1e-6)
 
@@ -48,7 +49,8 @@ def test_margins_and_linearize_match_the_command_line(capsys):
 
     main(["margins", "--alpha", "0.4", "--beta", "0.2", "--json"])
     assert json.loads(capsys.readouterr().out) == rcpstab.margins("rcp", 0.4, 0.2).to_dict() | {
-        "rightmost_root": list(rcpstab.margins("rcp", 0.4, 0.2).rightmost_root)}
+        "rightmost_root": list(rcpstab.margins("rcp", 0.4, 0.2).rightmost_root)
+    }
     assert str(rcpstab.linearize("rcp").open_loop) == "(alpha*d_0*s + beta)*exp(-d_0*s)/(d_0**2*s**2)"
 
 
@@ -62,10 +64,15 @@ def test_plot_methods_draw_with_the_network_in_the_title():
     assert isinstance(ax, matplotlib.axes.Axes)
 
 
-@pytest.mark.parametrize("call", [
-    lambda m: rcpstab.region(m), lambda m: rcpstab.margins(m, 0.4, 0.2), lambda m: rcpstab.linearize(m),
-    lambda m: rcpstab.simulate(m, 0.4, 0.2),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: rcpstab.region(m),
+        lambda m: rcpstab.margins(m, 0.4, 0.2),
+        lambda m: rcpstab.linearize(m),
+        lambda m: rcpstab.simulate(m, 0.4, 0.2),
+    ],
+)
 def test_a_wrong_model_is_an_input_error(call):
     with pytest.raises(InputError, match="expected a model name"):
         call(3.5)

@@ -5,6 +5,7 @@ envelope (NumPy) with a non-standard band; the band distance's closed form; the 
 the last band exit in the band's width (a wider band is left no later); the checkpoint's own
 record of which chunks it computed.
 """
+
 import numpy as np
 import pytest
 
@@ -27,7 +28,7 @@ def test_band_distance_is_the_worse_of_rate_and_queue_in_half_widths():
     # 3% off in rate and 0.5% of C*d0 in queue: 1.5 and 0.5 standard half-widths, 0.75 and 0.25 of WIDE's
     assert band_distance(0.103, 0.005, 0.1, 0.0, 1.0) == pytest.approx(1.5, rel=1e-12)
     assert band_distance(0.103, 0.005, 0.1, 0.0, 1.0, WIDE) == pytest.approx(0.75, rel=1e-12)
-    assert WIDE.distance(0.1, 0.03, 0.1, 0.0, 1.0) == pytest.approx(1.5, rel=1e-12)   # the queue dominates
+    assert WIDE.distance(0.1, 0.03, 0.1, 0.0, 1.0) == pytest.approx(1.5, rel=1e-12)  # the queue dominates
     assert STANDARD == Band(0.02, 0.01) and STANDARD.describe("C*d0") == "R within 2%, q within 1% of C*d0"
     with pytest.raises(ValueError):
         Band(0.0, 0.01)
@@ -35,7 +36,7 @@ def test_band_distance_is_the_worse_of_rate_and_queue_in_half_widths():
 
 def test_the_band_enters_the_kernel_source_and_the_standard_one_is_the_default():
     compiled = compile_model(get_model("rcp"))
-    assert compiled.kernel is compiled.kernel_for(Band(0.02, 0.01))   # equal bands: one compiled kernel
+    assert compiled.kernel is compiled.kernel_for(Band(0.02, 0.01))  # equal bands: one compiled kernel
     assert compiled.kernel_for(WIDE) is not compiled.kernel
 
 

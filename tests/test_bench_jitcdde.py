@@ -4,6 +4,7 @@ At one point (App. E's stable class, 20 RTTs) rcpstab at its default step and ji
 tolerance 1e-6 are each within the benchmark's stated error of its independent NumPy reference,
 and that reference converges at 4th order (halving its step shrinks its change ~16x).
 """
+
 import importlib.util
 from pathlib import Path
 
@@ -28,8 +29,9 @@ def test_both_codes_within_stated_error_of_reference():
     # collection cost every pytest-xdist worker, for the reference check above that does not use it
     pytest.importorskip("jitcdde")
     stated = bench.STATED
-    checked = bench.accuracy(20.0, {"stable": bench.CLASSES["stable"]},
-                             (stated["rcpstab_step"],), (stated["jitcdde_tol"],))["stable"]
+    checked = bench.accuracy(20.0, {"stable": bench.CLASSES["stable"]}, (stated["rcpstab_step"],), (stated["jitcdde_tol"],))[
+        "stable"
+    ]
     assert checked["reference_error"] < 1e-10
     assert 0 < checked["ours"][stated["rcpstab_step"]] < stated["rcpstab_bound"]
     assert 0 < checked["jitcdde"][stated["jitcdde_tol"]] < stated["jitcdde_bound"]

@@ -1,4 +1,5 @@
 """Bifurcation lens: continuation sweeps, the Hopf normal form of delay models, the command."""
+
 import json
 import math
 
@@ -25,6 +26,7 @@ def closed_form_alpha(beta):
 
 # --- continuation on the linear model: decay before the boundary, growth past it, at the root's rate ---
 
+
 def test_linear_sweep_decays_before_and_grows_past_the_exact_boundary_at_the_rightmost_root_rate():
     alphas = np.round(np.arange(1.30, 1.501, 0.02), 3)
     d = bifurcation_sweep(get_model("linear"), alphas, [0.3], rtts=200)
@@ -32,7 +34,7 @@ def test_linear_sweep_decays_before_and_grows_past_the_exact_boundary_at_the_rig
     assert boundary == pytest.approx(closed_form_alpha(0.3), abs=1e-6)
     checked = 0
     for row in d.rows:
-        root = row["rightmost_real_rtt"]                     # regions lens: collocation + Newton
+        root = row["rightmost_real_rtt"]  # regions lens: collocation + Newton
         if row["state"] == "diverged" or abs(root) < 5e-3:
             continue
         assert np.sign(row["growth_rtt"]) == np.sign(root) == np.sign(row["alpha"] - boundary)
@@ -40,12 +42,11 @@ def test_linear_sweep_decays_before_and_grows_past_the_exact_boundary_at_the_rig
         assert row["growth_rtt"] == pytest.approx(root, rel=0.03)
         checked += 1
     assert checked >= 14
-    assert not d.hysteresis                                   # a linear system has one attractor
+    assert not d.hysteresis  # a linear system has one attractor
 
 
 def test_sweep_json_is_strict_and_has_the_contract_fields(capsys):
-    code = main(["bifurcation", "--model", "linear", "--alpha", "1.3:1.5:0.1", "--beta", "0.3", "--json",
-                 "--rtts", "60"])
+    code = main(["bifurcation", "--model", "linear", "--alpha", "1.3:1.5:0.1", "--beta", "0.3", "--json", "--rtts", "60"])
     out = capsys.readouterr().out
     assert code == 0
     payload = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
@@ -57,13 +58,16 @@ def test_sweep_json_is_strict_and_has_the_contract_fields(capsys):
             assert p[key] is not None or key in p["null_reasons"]
 
 
-@pytest.mark.parametrize("argv, word", [
-    (["--alpha", "1.5:1.3:0.1", "--beta", "0.3"], "reversed"),
-    (["--alpha", "1.3:1.5:0.1", "--beta", "0.1:0.3:0.1"], "exactly one"),
-    (["--alpha", "1.3:1.5:0.1", "--beta", "-0.3"], "-0.3"),
-    (["--alpha", "1.3:1.5:0.1", "--beta", "0.3", "--model", "nope"], "nope"),
-    (["--alpha", "1.3:1.5:0.1", "--beta", "0.3", "--rtts", "nan"], "rtts"),
-])
+@pytest.mark.parametrize(
+    "argv, word",
+    [
+        (["--alpha", "1.5:1.3:0.1", "--beta", "0.3"], "reversed"),
+        (["--alpha", "1.3:1.5:0.1", "--beta", "0.1:0.3:0.1"], "exactly one"),
+        (["--alpha", "1.3:1.5:0.1", "--beta", "-0.3"], "-0.3"),
+        (["--alpha", "1.3:1.5:0.1", "--beta", "0.3", "--model", "nope"], "nope"),
+        (["--alpha", "1.3:1.5:0.1", "--beta", "0.3", "--rtts", "nan"], "rtts"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, word):
     assert main(["bifurcation", *argv]) == 2
     err = capsys.readouterr().err
@@ -72,13 +76,31 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, word):
 
 def test_figure_is_written(tmp_path, capsys):
     png = tmp_path / "b.png"
-    assert main(["bifurcation", "--model", "linear", "--beta", "1.3:1.5:0.1", "--alpha", "1.0",
-                 "--out", str(png), "--rtts", "40", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "bifurcation",
+                "--model",
+                "linear",
+                "--beta",
+                "1.3:1.5:0.1",
+                "--alpha",
+                "1.0",
+                "--out",
+                str(png),
+                "--rtts",
+                "40",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert capsys.readouterr().out == ""
 
 
 # --- first Lyapunov coefficient ---
+
 
 def test_hutchinson_normal_form_matches_the_textbook():
     point = hopf_point(hutchinson_model(), (1.4, 1.7))
@@ -100,7 +122,7 @@ def test_hutchinson_amplitude_law_holds_in_simulation():
     m = measure_cycles(np.arange(1, n + 1) * integ.dt, x, 0 * x, 1500)
     ratio = m.amplitude / np.sqrt(d)
     assert ratio[0] == pytest.approx(HUTCHINSON_AMPLITUDE, rel=0.005)
-    assert abs(ratio[0] - HUTCHINSON_AMPLITUDE) < abs(ratio[1] - HUTCHINSON_AMPLITUDE)   # O(d) correction
+    assert abs(ratio[0] - HUTCHINSON_AMPLITUDE) < abs(ratio[1] - HUTCHINSON_AMPLITUDE)  # O(d) correction
     assert m.period_rtt[0] == pytest.approx(4.0, rel=0.01)
 
 
@@ -122,8 +144,13 @@ def test_rcp_unclamped_supercritical_point_amplitude_law_matches_simulation():
     assert point.critical == pytest.approx(closed_form_alpha(0.3), abs=1e-9)
     assert point.criticality == "supercritical"
     alphas = point.critical + np.array([0.0025, 0.01])
-    tr = simulate(RCP_UNCLAMPED, {"alpha": alphas, "beta": 0.3}, {"gamma0": 0.1 + point.predicted_amplitude(alphas)},
-                  2500 * 0.2, record_every=1)
+    tr = simulate(
+        RCP_UNCLAMPED,
+        {"alpha": alphas, "beta": 0.3},
+        {"gamma0": 0.1 + point.predicted_amplitude(alphas)},
+        2500 * 0.2,
+        record_every=1,
+    )
     m = measure_cycles(tr.rtt, tr.gamma, tr.queue / (0.15e9 * 0.2), 2000)
     ratio = m.amplitude / point.predicted_amplitude(alphas)
     assert ratio[0] == pytest.approx(1.0, abs=0.015)
@@ -163,12 +190,13 @@ def test_subcritical_textbook_equation_shows_hysteresis_below_its_hopf_point():
 
 
 def test_supercritical_textbook_equation_has_no_hysteresis():
-    d = bifurcation_sweep(hutchinson_model_shifted(), np.round(np.arange(1.45, 1.751, 0.05), 3), [1.0], rtts=300,
-                          start=(0.5, 0.0))
+    d = bifurcation_sweep(
+        hutchinson_model_shifted(), np.round(np.arange(1.45, 1.751, 0.05), 3), [1.0], rtts=300, start=(0.5, 0.0)
+    )
     assert not d.hysteresis
     settled = [r for r in d.rows if r["state"] == "cycle" and r["alpha"] >= 1.65]
     assert settled
-    for r in settled:   # the cycles follow Hutchinson's amplitude law (0.2 past the point: within 10%)
+    for r in settled:  # the cycles follow Hutchinson's amplitude law (0.2 past the point: within 10%)
         assert r["amplitude"] == pytest.approx(HUTCHINSON_AMPLITUDE * math.sqrt(r["alpha"] - math.pi / 2), rel=0.1)
 
 
@@ -181,10 +209,19 @@ def hutchinson_model_shifted():
     y = sp.Function("y")
     a, b, tau = sp.symbols("alpha beta d_0", positive=True)
     g0 = sp.Symbol("gamma_0", nonnegative=True)
-    return ModelSpec(name="hutchinson-shifted", title="Wright's equation about y = 1", states=(y,),
-                     rhs=(-a * (y(t - tau) - 1) * y(t),), parameters={a: math.pi / 2, b: 1.0, tau: 1.0},
-                     equilibrium={y: sp.Integer(1)}, loop_parameters=(a, b), time_scale=tau, gamma=y(t),
-                     queue=sp.Integer(0), initial_state={y: g0})
+    return ModelSpec(
+        name="hutchinson-shifted",
+        title="Wright's equation about y = 1",
+        states=(y,),
+        rhs=(-a * (y(t - tau) - 1) * y(t),),
+        parameters={a: math.pi / 2, b: 1.0, tau: 1.0},
+        equilibrium={y: sp.Integer(1)},
+        loop_parameters=(a, b),
+        time_scale=tau,
+        gamma=y(t),
+        queue=sp.Integer(0),
+        initial_state={y: g0},
+    )
 
 
 def test_no_queue_term_rcp_sweep_follows_its_supercritical_amplitude_law():

@@ -1,4 +1,5 @@
 """bisect_brackets: its two library solvers (SciPy's batch, mpmath's for a handful) agree to rounding."""
+
 import numpy as np
 import pytest
 
@@ -47,14 +48,16 @@ def test_numpy_chandrupatla_is_scipys_bit_for_bit(case):
 
     c = np.random.default_rng(1).uniform(0.1, 10.0, 500)
     lo, hi = np.zeros(c.size), np.full(c.size, 4.0)
-    f = {"cubic": lambda x, k: x**3 - c[k],
-         "phase": lambda x, k: x * np.sin(x) - c[k] / 6.0,
-         "steep": lambda x, k: np.tanh(50.0 * (x - c[k] / 3.0)),
-         "pole": lambda x, k: 1.0 / (x - 2.0 - c[k] / 100.0),      # a sign change through a pole
-         "edges": lambda x, k: x - 1.0}[case]
-    if case == "phase":   # x sin x rises from 0 to 1.82 on [0, 2]
+    f = {
+        "cubic": lambda x, k: x**3 - c[k],
+        "phase": lambda x, k: x * np.sin(x) - c[k] / 6.0,
+        "steep": lambda x, k: np.tanh(50.0 * (x - c[k] / 3.0)),
+        "pole": lambda x, k: 1.0 / (x - 2.0 - c[k] / 100.0),  # a sign change through a pole
+        "edges": lambda x, k: x - 1.0,
+    }[case]
+    if case == "phase":  # x sin x rises from 0 to 1.82 on [0, 2]
         hi = np.full(c.size, 2.0)
-    if case == "edges":   # an end exactly at the root, no sign change (NaN), an infinite end
+    if case == "edges":  # an end exactly at the root, no sign change (NaN), an infinite end
         lo, hi = np.array([1.0, 2.0, 0.0]), np.array([3.0, 3.0, np.inf])
     with np.errstate(all="ignore"):
         ours, theirs = find_roots(f, lo, hi), _scipy_roots(f, lo, hi)

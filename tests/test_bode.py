@@ -1,4 +1,5 @@
 """Bode criterion: crossovers equal eqs. 5.10-5.11, App. C's condition, agreement with exact."""
+
 import numpy as np
 import pytest
 from conftest import near_rcp_boundary
@@ -12,11 +13,11 @@ def test_crossovers_equal_closed_forms(rcp):
     a = np.array([0.4, 1.0, 0.9, 1.5, 0.25])
     b = np.array([0.2, 0.2, 0.5, 0.05, 0.1])
     c = crossovers(rcp, a, b)
-    wz = np.sqrt((a**2 + np.sqrt(a**4 + 4 * b**2)) / 2)                       # eq. 5.10
+    wz = np.sqrt((a**2 + np.sqrt(a**4 + 4 * b**2)) / 2)  # eq. 5.10
     wc = [brentq(lambda w: w * ai / bi - np.tan(w), 1e-9, np.pi / 2 - 1e-12) for ai, bi in zip(a, b)]  # eq. 5.11
     np.testing.assert_allclose(c.gain_w, wz, rtol=1e-10)
     np.testing.assert_allclose(c.phase_w, wc, rtol=1e-10)
-    assert np.all(c.gain_count == 1)                                           # |G| crosses 1 once
+    assert np.all(c.gain_count == 1)  # |G| crosses 1 once
 
 
 def test_app_C_no_phase_crossover_unless_alpha_over_beta_exceeds_one(rcp):

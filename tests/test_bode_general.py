@@ -1,4 +1,5 @@
 """Bode and margins for every model's loop, whatever its low-frequency phase; strict JSON at extremes."""
+
 import json
 
 import numpy as np
@@ -19,6 +20,7 @@ def _has_gain_loop(name):
     from rcpstab.errors import InputError
     from rcpstab.linear.openloop import open_loop
     from rcpstab.linear.quasipoly import quasi_polynomial
+
     try:
         quasi_polynomial(get_model(name))
         open_loop(get_model(name))
@@ -112,8 +114,15 @@ def test_margins_agree_with_python_control_on_rcpac_pade_loop():
 
 
 # gains above 1000 are outside the one table of domains (rcpstab.runtime.validation): exit 2 before any work
-EXTREMES = [("1e-6", "1e-9"), ("1e-12", "1e-12"), ("1e3", "1e-9"), ("1e-9", "1e3"), ("1e3", "1e3"),
-            ("0.948", "0.5497740256"), ("2", "1e-300")]
+EXTREMES = [
+    ("1e-6", "1e-9"),
+    ("1e-12", "1e-12"),
+    ("1e3", "1e-9"),
+    ("1e-9", "1e3"),
+    ("1e3", "1e3"),
+    ("0.948", "0.5497740256"),
+    ("2", "1e-300"),
+]
 
 
 @pytest.mark.parametrize("model", ["rcp", "rcpac"])

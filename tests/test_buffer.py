@@ -1,4 +1,5 @@
 """The finite buffer of the fluid models: the queue held in [0, B], the overflow dropped and counted."""
+
 import dataclasses
 
 import numpy as np
@@ -13,6 +14,8 @@ def exit_code(argv):
         return main(argv)
     except SystemExit as exc:
         return exc.code
+
+
 from rcpstab.models import Clamp, get_model
 from rcpstab.phaseplane.reference import ReferenceIntegrator
 from rcpstab.phaseplane.setup import make_integrator
@@ -28,19 +31,30 @@ def without_buffer(model):
     """The model as it was before buffers: the same equations, the queue clamped at 0 only."""
     n = len(model.loop_states)
     return dataclasses.replace(
-        model, name=model.name + "-nobuffer", states=model.loop_states, rhs=model.rhs[:n],
+        model,
+        name=model.name + "-nobuffer",
+        states=model.loop_states,
+        rhs=model.rhs[:n],
         parameters={k: v for k, v in model.parameters.items() if k.name != "buffer"},
         clamps=tuple(Clamp(c.state, c.lower) for c in model.clamps),
         equilibrium={k: v for k, v in model.equilibrium.items() if k in model.loop_states},
-        initial_state={k: v for k, v in model.initial_state.items() if k in model.loop_states})
+        initial_state={k: v for k, v in model.initial_state.items() if k in model.loop_states},
+    )
 
 
 def flash_crowd(name, buffers_bdp, engine=None, steps=2000, dt=None):
     """N = 10 flows at equilibrium become 100: the queue fills in the first RTT whatever the gains."""
     model = get_model(name)
     size = len(buffers_bdp)
-    params = {"alpha": 0.4, "beta": 0.226, "C": C, "d0": D0, "N": np.full(size, 100.0), "T": 0.01,
-              "buffer": np.asarray(buffers_bdp, dtype=float) * BDP}
+    params = {
+        "alpha": 0.4,
+        "beta": 0.226,
+        "C": C,
+        "d0": D0,
+        "N": np.full(size, 100.0),
+        "T": 0.01,
+        "buffer": np.asarray(buffers_bdp, dtype=float) * BDP,
+    }
     kwargs = {"engine": engine} if engine else {}
     integ = make_integrator(model, params, {"gamma0": 0.1, "q0": 0.0}, dt, **kwargs)
     first = np.stack(integ.states, axis=1)[None]
@@ -56,7 +70,7 @@ def test_queue_never_exceeds_the_buffer_and_the_twins_agree(name):
     queue, dropped = compiled[:, :, names.index("q")], compiled[:, :, names.index("dropped")]
     peak = queue.max(axis=0) / BDP
     assert peak[0] == 0.25 and peak[1] == 1.0  # reaches the buffer, exactly, and never passes it
-    assert peak[2] > 3.0                        # unbounded: the crowd queues several C*d0
+    assert peak[2] > 3.0  # unbounded: the crowd queues several C*d0
     assert dropped[-1, 0] > 0 and dropped[-1, 1] > 0 and dropped[-1, 2] == 0
 
 
@@ -114,7 +128,7 @@ def test_dropped_volume_is_the_integral_of_the_overflow(name):
     names = [s.__name__ for s in model.states]
     y, q, D = (rec[:, 0, names.index(x)] for x in ("y", "q", "dropped"))
     full = np.flatnonzero(q >= BDP)
-    low = q[full[0]:] <= 0.05 * BDP  # stop short of the empty queue: RK4's stages meet the lower clamp there
+    low = q[full[0] :] <= 0.05 * BDP  # stop short of the empty queue: RK4's stages meet the lower clamp there
     stop = full[0] + np.argmax(low) if np.any(low) else len(q)
     t = np.arange(len(q)) * integ.dt
     inflow = np.concatenate([[0.0], np.cumsum(0.5 * (y[1:] + y[:-1] - 2 * C) * np.diff(t))])
@@ -142,13 +156,15 @@ def test_independent_euler_of_eqs_5_1_to_5_4_with_a_buffer_agrees():
     assert run.states["dropped"][-1, 0] / BDP == pytest.approx(dropped / BDP, rel=0.02)
     assert run.queue[:, 0].max() == BDP and q.max() == BDP
     assert np.abs(run.gamma[:, 0] - R / C).max() < 2e-3  # R/C within 0.2% of C throughout (R(t-T) vs R(t))
-    recovery = [last_band_exit(run.rtt, band_distance(g, x, 0.01, 0.0, BDP)) for g, x in
-                ((run.gamma[:, 0], run.queue[:, 0]), (R / C, q))]
+    recovery = [
+        last_band_exit(run.rtt, band_distance(g, x, 0.01, 0.0, BDP)) for g, x in ((run.gamma[:, 0], run.queue[:, 0]), (R / C, q))
+    ]
     assert 5 < recovery[0] < 40 and recovery[0] == pytest.approx(recovery[1], abs=1.0)  # RTTs
 
 
 def test_linear_model_has_no_buffer_and_linearization_is_unchanged():
     from rcpstab.linear.linearization import linearize
+
     assert "buffer" not in {s.name for s in get_model("linear").parameters}
     for name in BUFFERED:
         model = get_model(name)
@@ -156,11 +172,14 @@ def test_linear_model_has_no_buffer_and_linearization_is_unchanged():
 
 
 @pytest.mark.parametrize("value", ["-1", "0", "nan", "abc", "inf"])
-@pytest.mark.parametrize("command", [
-    ["map", "--method", "phaseplane", "--alpha", "0.4:0.4:0.1", "--beta", "0.2:0.2:0.1"],
-    ["portrait", "--alpha", "0.4", "--beta", "0.2"],
-    ["convergence", "--alpha", "0.4:0.4:0.1", "--beta", "0.2:0.2:0.1"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["map", "--method", "phaseplane", "--alpha", "0.4:0.4:0.1", "--beta", "0.2:0.2:0.1"],
+        ["portrait", "--alpha", "0.4", "--beta", "0.2"],
+        ["convergence", "--alpha", "0.4:0.4:0.1", "--beta", "0.2:0.2:0.1"],
+    ],
+)
 def test_bad_buffer_exits_2_with_one_line(command, value, capsys):
     assert exit_code([*command, "--buffer", value]) == 2
     err = capsys.readouterr().err
@@ -168,5 +187,6 @@ def test_bad_buffer_exits_2_with_one_line(command, value, capsys):
 
 
 def test_map_buffer_holds_app_e_full_queue_start(capsys):
-    assert main(["map", "--method", "phaseplane", "--alpha", "0.4:0.4:0.1", "--beta", "0.2:0.2:0.1",
-                 "--buffer", "1", "--json"]) == 0
+    assert (
+        main(["map", "--method", "phaseplane", "--alpha", "0.4:0.4:0.1", "--beta", "0.2:0.2:0.1", "--buffer", "1", "--json"]) == 0
+    )

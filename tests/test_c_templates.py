@@ -5,6 +5,7 @@ A template is any ``*.c`` file in the package outside the C extensions' source f
 their module (``#define`` lines, generated functions). The glob finds new templates by itself; a
 template that :data:`RENDER` cannot complete fails the test until its module's renderer is listed.
 """
+
 import fnmatch
 import shutil
 import subprocess
@@ -20,6 +21,7 @@ FLAGS = ["-std=c11", "-O3", "-fPIC", "-shared", "-ffp-contract=off", "-Wall", "-
 
 def _network():
     from rcpstab.network.kernel import source
+
     return source()
 
 
@@ -27,6 +29,7 @@ def _phaseplane():
     from rcpstab.models import get_model
     from rcpstab.phaseplane.codegen import c_source
     from rcpstab.phaseplane.compiled import compile_model
+
     compiled = compile_model(get_model("rcp"))
     return c_source(compiled.spec, compiled.continuous, compiled.piecewise_constant, compiled.wide_history)
 
@@ -52,9 +55,13 @@ def test_templates_are_found_and_shipped():
     for name in found:
         # package data is a glob relative to the package that declares it (``"rcpstab.phaseplane" = ["csrc/*.c"]``)
         folders = {package: package.removeprefix("rcpstab").lstrip(".").replace(".", "/") for package in data}
-        shipped = [(package, pattern) for package, patterns in data.items() for pattern in patterns
-                   if name.startswith(folders[package] + "/" if folders[package] else "")
-                   and fnmatch.fnmatch(name[len(folders[package]) + 1 if folders[package] else 0:], pattern)]
+        shipped = [
+            (package, pattern)
+            for package, patterns in data.items()
+            for pattern in patterns
+            if name.startswith(folders[package] + "/" if folders[package] else "")
+            and fnmatch.fnmatch(name[len(folders[package]) + 1 if folders[package] else 0 :], pattern)
+        ]
         assert shipped, f"{name} is not package data in pyproject.toml"
 
 
@@ -65,6 +72,7 @@ def test_template_compiles_without_warnings(name, tmp_path):
     text = RENDER[name]()
     unit = tmp_path / "unit.c"
     unit.write_text(text)
-    proc = subprocess.run(["gcc", *FLAGS, str(unit), "-o", str(tmp_path / "unit.so"), "-lm"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        ["gcc", *FLAGS, str(unit), "-o", str(tmp_path / "unit.so"), "-lm"], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -1,4 +1,5 @@
 """Certified region: an SDP-found Lyapunov-Krasovskii functional, checked against the other lenses."""
+
 import importlib.util
 import sys
 
@@ -29,9 +30,9 @@ def switched_certified():
 
 def test_certified_points_are_phase_plane_stable(switched_certified):
     pp = phaseplane_region(get_model("switched"), ALPHAS, BETAS)
-    assert switched_certified.stable.sum() >= 8                     # the certificate finds something...
-    assert not (switched_certified.stable & ~pp.stable).any()       # ...and never a point the phase plane refutes
-    assert switched_certified.stable.sum() < pp.stable.sum()        # sufficient only: strictly smaller here
+    assert switched_certified.stable.sum() >= 8  # the certificate finds something...
+    assert not (switched_certified.stable & ~pp.stable).any()  # ...and never a point the phase plane refutes
+    assert switched_certified.stable.sum() < pp.stable.sum()  # sufficient only: strictly smaller here
 
 
 def test_certified_linear_points_are_inside_the_exact_region():
@@ -52,8 +53,12 @@ def test_every_certified_point_converges_from_a_grid_of_initial_conditions(switc
     G, Q = np.meshgrid(gammas, queues)
     a = np.repeat([p[0] for p in points], G.size)
     b = np.repeat([p[1] for p in points], G.size)
-    tr = simulate(get_model("switched"), {"alpha": a, "beta": b},
-                  {"gamma0": np.tile(G.ravel(), len(points)), "q0": np.tile(Q.ravel(), len(points))}, 1200 * 0.2)
+    tr = simulate(
+        get_model("switched"),
+        {"alpha": a, "beta": b},
+        {"gamma0": np.tile(G.ravel(), len(points)), "q0": np.tile(Q.ravel(), len(points))},
+        1200 * 0.2,
+    )
     dist = band_distance(tr.gamma, tr.queue, tr.gamma_eq, tr.queue_eq, tr.capacity * tr.d0)
     assert np.isfinite(dist).all()
     # (1.5, 0.1) sits 0.027 inside the linear boundary (decay ~0.012 per RTT): in the band after ~1000 RTTs
@@ -72,7 +77,7 @@ def test_map_certified_command(capsys):
 
 
 def test_solver_absent_is_one_line_and_exit_2(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "cvxpy", None)                 # import cvxpy now raises ImportError
+    monkeypatch.setitem(sys.modules, "cvxpy", None)  # import cvxpy now raises ImportError
     assert main(["map", "--method", "certified", "--model", "switched", "--alpha", "0.5", "--beta", "0.2"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "rcpstab[sdp]" in err

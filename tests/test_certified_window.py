@@ -1,4 +1,5 @@
 """Certificates beyond the linear region: a functional over two round trips that knows the queue clamp."""
+
 import importlib.util
 
 import numpy as np
@@ -23,7 +24,7 @@ from rcpstab.linear.certified_window import (  # noqa: E402
 )
 
 SWITCHED = get_model("switched")
-STEPS = 200                      # integration steps per round trip for the independent functional check
+STEPS = 200  # integration steps per round trip for the independent functional check
 
 
 def _simulate_rtts(A, Ad, clamped, history, rtts):
@@ -55,7 +56,7 @@ def _functional(cert, xs, end):
     """V at sample ``end`` by quadrature of its definition (independent of the LMI builders)."""
     h = 1.0 / STEPS
     L, N = cert.window, cert.order
-    Y = np.hstack([xs[end - k * STEPS - STEPS:end - k * STEPS + 1] for k in range(L)])   # Y(tau+s), s in [-1, 0]
+    Y = np.hstack([xs[end - k * STEPS - STEPS : end - k * STEPS + 1] for k in range(L)])  # Y(tau+s), s in [-1, 0]
     s = np.linspace(-1.0, 0.0, STEPS + 1)
     w = np.full(STEPS + 1, h)
     w[[0, -1]] = h / 2
@@ -84,8 +85,8 @@ def beyond():
 
 def test_the_thesis_point_is_linearly_unstable_and_certified_over_two_round_trips(beyond):
     root = rightmost_roots(get_model("linear"), 0.8, 0.55, count=1)[0]
-    assert root.real == pytest.approx(0.0126, abs=5e-4)           # outside the exact linear region...
-    assert beyond is not None and beyond.margin > 0               # ...and certified for the switched system
+    assert root.real == pytest.approx(0.0126, abs=5e-4)  # outside the exact linear region...
+    assert beyond is not None and beyond.margin > 0  # ...and certified for the switched system
     assert window_certificate(SWITCHED, 0.8, 0.55, window=1) is None  # one round trip cannot (see the docs)
 
 
@@ -93,22 +94,22 @@ def _decreases_along_runs(cert, runs, rtts, seed):
     """Soundness, checked without the LMIs: V by quadrature along switched runs from random histories."""
     A, Ad, clamped = loop_matrices(SWITCHED, cert.alpha, cert.beta)
     rng = np.random.default_rng(seed)
-    scale = np.array([0.5, 0.5 * 0.2]) * 1.5e8                    # rate deviation 0.5 C, queue 0.5 BDP (bits)
-    past = cert.window + 1                                          # round trips of initial history
+    scale = np.array([0.5, 0.5 * 0.2]) * 1.5e8  # rate deviation 0.5 C, queue 0.5 BDP (bits)
+    past = cert.window + 1  # round trips of initial history
     switches = 0
     for _ in range(runs):
         xs = _simulate_rtts(A, Ad, clamped, _random_history(rng, 2, past, clamped, scale), rtts)
-        q = xs[past * STEPS:, clamped]
+        q = xs[past * STEPS :, clamped]
         switches += int(np.sum((q[1:] == 0) & (q[:-1] > 0)))
         # from tau = L on: the window (x on [tau-L, tau], its derivative included) is the loop's own solution
         V = np.array([_functional(cert, xs, e) for e in range((past + cert.window) * STEPS, xs.shape[0], STEPS // 4)])
-        assert (np.diff(V) <= 1e-4 * V[:-1]).all()                   # never up (quadrature error allowed)
-        assert V[-1] < 0.5 * V[0]                                    # and down overall
+        assert (np.diff(V) <= 1e-4 * V[:-1]).all()  # never up (quadrature error allowed)
+        assert V[-1] < 0.5 * V[0]  # and down overall
     return switches
 
 
 def test_the_functional_decreases_along_simulated_switched_trajectories(beyond):
-    assert _decreases_along_runs(beyond, 12, 30, seed=7) >= 12                       # the runs visit the clamped mode
+    assert _decreases_along_runs(beyond, 12, 30, seed=7) >= 12  # the runs visit the clamped mode
     assert _decreases_along_runs(window_certificate(SWITCHED, 0.4, 0.8, window=3), 4, 30, seed=8) >= 4
 
     # the same check fails for a functional that is not a certificate of this loop
@@ -122,17 +123,21 @@ def test_the_functional_decreases_along_simulated_switched_trajectories(beyond):
 
 def test_every_certified_point_converges_from_50_starts_including_large_ones():
     grid_a, grid_b = np.array([0.4, 0.8, 1.2]), np.array([0.55, 0.7])
-    cert = certified_window_region(SWITCHED, grid_a, grid_b)         # the default: three round trips
+    cert = certified_window_region(SWITCHED, grid_a, grid_b)  # the default: three round trips
     exact = exact_region(get_model("linear"), grid_a, grid_b)
     points = [(a, b) for j, b in enumerate(grid_b) for i, a in enumerate(grid_a) if cert.stable[j, i]]
-    assert (cert.stable & ~exact.stable).sum() >= 4                  # certified outside the linear region
-    gammas = np.array([0.001, 0.01, 0.05, 0.3, 1.0])                 # R/C: 1/100 to 10 times the fair share
-    queues = np.array([0.0, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 100.0, 1000.0]) * 0.15e9 * 0.2   # up to 1000 BDP
+    assert (cert.stable & ~exact.stable).sum() >= 4  # certified outside the linear region
+    gammas = np.array([0.001, 0.01, 0.05, 0.3, 1.0])  # R/C: 1/100 to 10 times the fair share
+    queues = np.array([0.0, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 100.0, 1000.0]) * 0.15e9 * 0.2  # up to 1000 BDP
     G, Q = np.meshgrid(gammas, queues)
     a = np.repeat([p[0] for p in points], G.size)
     b = np.repeat([p[1] for p in points], G.size)
-    tr = simulate(SWITCHED, {"alpha": a, "beta": b},
-                  {"gamma0": np.tile(G.ravel(), len(points)), "q0": np.tile(Q.ravel(), len(points))}, 1500 * 0.2)
+    tr = simulate(
+        SWITCHED,
+        {"alpha": a, "beta": b},
+        {"gamma0": np.tile(G.ravel(), len(points)), "q0": np.tile(Q.ravel(), len(points))},
+        1500 * 0.2,
+    )
     dist = band_distance(tr.gamma, tr.queue, tr.gamma_eq, tr.queue_eq, tr.capacity * tr.d0)
     assert np.isfinite(dist).all()
     assert (dist[tr.rtt > 1400] <= 1).all()
@@ -148,8 +153,8 @@ def test_points_the_phase_plane_refutes_are_never_certified():
     grid_a, grid_b = np.array([1.3, 1.6, 1.9]), np.array([0.3, 0.6, 0.9])
     pp = phaseplane_region(SWITCHED, grid_a, grid_b)
     cert = certified_window_region(SWITCHED, grid_a, grid_b)
-    assert (~pp.stable).sum() >= 3                                  # the grid has points that oscillate...
-    assert not (cert.stable & ~pp.stable).any()                     # ...and none of them is certified
+    assert (~pp.stable).sum() >= 3  # the grid has points that oscillate...
+    assert not (cert.stable & ~pp.stable).any()  # ...and none of them is certified
     assert window_certificate("linear", 0.8, 0.55, window=2) is None  # nor the linear loop outside its region
 
 
@@ -161,23 +166,25 @@ def test_the_obstruction_two_queue_positive_states_along_which_any_quadratic_fun
 
     ob = obstruction(SWITCHED, 0.8, 0.55, window=1)
     assert ob is not None and ob.root.real == pytest.approx(0.0126, abs=5e-4) and ob.spread < np.pi / 2
-    assert obstruction(SWITCHED, 0.8, 0.55, window=2) is None        # 2 * 0.973 > pi/2: the window that works
+    assert obstruction(SWITCHED, 0.8, 0.55, window=2) is None  # 2 * 0.973 > pi/2: the window that works
     A, Ad, clamped = loop_matrices(SWITCHED, 0.8, 0.55)
     theta = np.linspace(-2.0, 0.0, 2 * STEPS + 1)
     pair = witness_histories(A, Ad, clamped, ob.root, 1, theta)
-    assert (pair[:, -STEPS - 1:, clamped] > 0).all()               # queue positive over the whole last round trip
+    assert (pair[:, -STEPS - 1 :, clamped] > 0).all()  # queue positive over the whole last round trip
     runs = [_simulate_rtts(A, Ad, clamped, h, 0.25) for h in pair]
-    assert all((r[-STEPS - 1:, clamped] > 0).all() for r in runs)   # still the free mode a quarter RTT later
+    assert all((r[-STEPS - 1 :, clamped] > 0).all() for r in runs)  # still the free mode a quarter RTT later
     rng = np.random.default_rng(3)
     end0, end1 = 2 * STEPS, 2 * STEPS + STEPS // 4
-    for _ in range(5):                                              # any positive definite P, Q, R of one round trip
-        P, Q, R = (M @ M.T + 0.1 * np.eye(M.shape[0]) for M in (rng.normal(size=(4, 4)), rng.normal(size=(2, 2)),
-                                                                 rng.normal(size=(2, 2))))
+    for _ in range(5):  # any positive definite P, Q, R of one round trip
+        P, Q, R = (
+            M @ M.T + 0.1 * np.eye(M.shape[0])
+            for M in (rng.normal(size=(4, 4)), rng.normal(size=(2, 2)), rng.normal(size=(2, 2)))
+        )
         f = SimpleNamespace(window=1, order=1, P=P / 1e14, Q=Q / 1e14, R=R / 1e14)
         w0 = sum(_functional(f, r, end0) for r in runs)
         w1 = sum(_functional(f, r, end1) for r in runs)
-        assert w1 / w0 == pytest.approx(np.exp(2 * ob.root.real * 0.25), rel=2e-4)   # grows like e^{2 sigma tau}
-    for order in (1, 2, 3):                                          # and the SDP agrees at every size tried
+        assert w1 / w0 == pytest.approx(np.exp(2 * ob.root.real * 0.25), rel=2e-4)  # grows like e^{2 sigma tau}
+    for order in (1, 2, 3):  # and the SDP agrees at every size tried
         assert window_certificate(SWITCHED, 0.8, 0.55, window=1, order=order) is None
 
 
@@ -185,8 +192,8 @@ def test_the_theorem_predicts_which_window_can_work():
     """(0.2, 0.6): omega = 0.715/RTT, so 2 round trips are ruled out (1.43 < pi/2) and 3 are not, and do certify."""
     two = certified_window_region(SWITCHED, [0.2, 0.8], [0.55, 0.6], window=2)
     ruled = two.table["ruled_out"].reshape(two.stable.shape)
-    assert ruled[1, 0] == 1 and not two.stable[1, 0]               # (0.2, 0.6): impossible over 2 round trips
-    assert two.stable[0, 1] and ruled[0, 1] == 0                    # (0.8, 0.55): certified
+    assert ruled[1, 0] == 1 and not two.stable[1, 0]  # (0.2, 0.6): impossible over 2 round trips
+    assert two.stable[0, 1] and ruled[0, 1] == 0  # (0.8, 0.55): certified
     assert not (ruled.astype(bool) & two.stable).any()
     assert window_certificate(SWITCHED, 0.2, 0.6, window=3) is not None
 
@@ -194,15 +201,34 @@ def test_the_theorem_predicts_which_window_can_work():
 def test_map_certified_window_command(capsys):
     from rcpstab.cli import main
 
-    assert main(["map", "--method", "certified-window", "--model", "switched", "--alpha", "0.8",
-                 "--beta", "0.55", "--window", "1", "--json"]) == 0
+    assert (
+        main(
+            [
+                "map",
+                "--method",
+                "certified-window",
+                "--model",
+                "switched",
+                "--alpha",
+                "0.8",
+                "--beta",
+                "0.55",
+                "--window",
+                "1",
+                "--json",
+            ]
+        )
+        == 0
+    )
     import json
 
     out = json.loads(capsys.readouterr().out)
-    assert out["stable"] == [[0]]                                   # one round trip: ruled out (see the docs)
-    assert main(["map", "--method", "certified-window", "--model", "switched", "--alpha", "0.8",
-                 "--beta", "0.55", "--window", "0"]) == 2
-    assert "window = 0" in capsys.readouterr().err   # the domain table's wording, naming the value
+    assert out["stable"] == [[0]]  # one round trip: ruled out (see the docs)
+    assert (
+        main(["map", "--method", "certified-window", "--model", "switched", "--alpha", "0.8", "--beta", "0.55", "--window", "0"])
+        == 2
+    )
+    assert "window = 0" in capsys.readouterr().err  # the domain table's wording, naming the value
 
 
 def test_legendre_and_bernstein_building_blocks_against_closed_forms():
@@ -210,16 +236,16 @@ def test_legendre_and_bernstein_building_blocks_against_closed_forms():
 
     P = np.polynomial.polynomial
     s = np.linspace(-1.0, 0.0, 7)
-    assert P.polyval(s, shifted_legendre(2)) == pytest.approx(6 * s**2 + 6 * s + 1)    # P_2(2s + 1)
+    assert P.polyval(s, shifted_legendre(2)) == pytest.approx(6 * s**2 + 6 * s + 1)  # P_2(2s + 1)
     c = legendre_derivative(3)
-    assert c[1, 0] == pytest.approx(2) and c[2, 1] == pytest.approx(6)                # L_1' = 2, L_2' = 6 L_1
+    assert c[1, 0] == pytest.approx(2) and c[2, 1] == pytest.approx(6)  # L_1' = 2, L_2' = 6 L_1
     assert c[3, 0] == pytest.approx(2) and c[3, 2] == pytest.approx(10) and abs(c[3, 1]) < 1e-12
-    coef, ends, dcoef = bernstein_in_legendre(3)                                          # s^2, -2s(s+1), (s+1)^2
-    assert coef.sum(0) == pytest.approx([1, 0, 0])                                        # a partition of unity
-    assert ends.tolist() == [[0, 1], [0, 0], [1, 0]]                                      # (b_j(0), b_j(-1))
-    assert dcoef[0] == pytest.approx([-1, 1, 0])                                          # d/ds s^2 = 2s = L_1 - L_0
-    assert dcoef[2] == pytest.approx([1, 1, 0])                                           # d/ds (s+1)^2 = L_1 + L_0
-    assert coef[1] == pytest.approx([1 / 3, 0, -1 / 3])                                   # -2s(s+1) = (L_0 - L_2)/3
+    coef, ends, dcoef = bernstein_in_legendre(3)  # s^2, -2s(s+1), (s+1)^2
+    assert coef.sum(0) == pytest.approx([1, 0, 0])  # a partition of unity
+    assert ends.tolist() == [[0, 1], [0, 0], [1, 0]]  # (b_j(0), b_j(-1))
+    assert dcoef[0] == pytest.approx([-1, 1, 0])  # d/ds s^2 = 2s = L_1 - L_0
+    assert dcoef[2] == pytest.approx([1, 1, 0])  # d/ds (s+1)^2 = L_1 + L_0
+    assert coef[1] == pytest.approx([1 / 3, 0, -1 / 3])  # -2s(s+1) = (L_0 - L_2)/3
 
 
 def test_region_api_takes_the_window(capsys):
@@ -241,7 +267,7 @@ def test_the_dual_certificate_makes_every_one_round_trip_sdp_infeasible():
     A, Ad, clamped = loop_matrices(SWITCHED, 0.8, 0.55)
     s = obstruction(SWITCHED, 0.8, 0.55, window=1).root
     nodes, weights = np.polynomial.legendre.leggauss(40)
-    theta = (nodes - 1) / 2                                           # Gauss nodes on [-1, 0]
+    theta = (nodes - 1) / 2  # Gauss nodes on [-1, 0]
     pair = witness_histories(A, Ad, clamped, s, 1, np.concatenate([theta, [-1.0, 0.0]]))
     rng = np.random.default_rng(5)
     for order in (1, 2, 3, 4):
@@ -249,10 +275,11 @@ def test_the_dual_certificate_makes_every_one_round_trip_sdp_infeasible():
         free = next(m for m in modes if m.modes == (1,))
         xis, rs = [], []
         for h in pair:
-            moments = [(weights / 2 * np.polynomial.polynomial.polyval(theta, shifted_legendre(k))) @ h[:-2]
-                       for k in range(order)]
+            moments = [
+                (weights / 2 * np.polynomial.polynomial.polyval(theta, shifted_legendre(k))) @ h[:-2] for k in range(order)
+            ]
             xis.append(np.concatenate([h[-1], h[-2]] + moments))
-            rs.append(A @ h[-1] + Ad @ h[-2])                          # x'(0) on the witness
+            rs.append(A @ h[-1] + Ad @ h[-2])  # x'(0) on the witness
         assert min((free.forms @ xi).min() for xi in xis) > -1e-9 * max(np.abs(xi).max() for xi in xis)
         for _ in range(4):
             M = rng.normal(size=(lay.dim_eta,) * 2)

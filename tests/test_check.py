@@ -3,6 +3,7 @@
 The nonlinear tests use a one-corner envelope (rtt, link and flows each a single value) and no
 inside samples, so each check integrates one network.
 """
+
 import json
 import math
 
@@ -20,17 +21,20 @@ def write(tmp_path, text, name="c.toml"):
     return str(path)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("[router\nALPHA = 0.4", "TOML syntax error"),
-    ("[router]\nALPHA = 0.4\n", "missing key BETA"),
-    ("[router]\nALPHA = -0.4\nBETA = 0.2\n", "ALPHA = -0.4"),
-    ("[router]\nALPHA = nan\nBETA = 0.2\n", "ALPHA = nan"),
-    ("[router]\nALPHA = 0.4\nBETA = 0\n", "BETA = 0.0"),
-    ("[router]\nALPHA = 0.4\nBETA = 0.2\nETTA = 1\n", "'ETTA' in [router] (did you mean 'ETA'?)"),
-    ("[router]\nALPHA = '0.4'\nBETA = 0.2\n", "expected a number"),
-    ("[router]\nALPHA = 0.4\nBETA = 0.2\n[envelope]\nrtt_ms = [500, 15]\n", "rtt_ms = [500, 15]: reversed"),
-    ("[router]\nALPHA = 0.4\nBETA = 0.2\n[envelop]\n", "'envelop' in the file (tables) (did you mean 'envelope'?)"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[router\nALPHA = 0.4", "TOML syntax error"),
+        ("[router]\nALPHA = 0.4\n", "missing key BETA"),
+        ("[router]\nALPHA = -0.4\nBETA = 0.2\n", "ALPHA = -0.4"),
+        ("[router]\nALPHA = nan\nBETA = 0.2\n", "ALPHA = nan"),
+        ("[router]\nALPHA = 0.4\nBETA = 0\n", "BETA = 0.0"),
+        ("[router]\nALPHA = 0.4\nBETA = 0.2\nETTA = 1\n", "'ETTA' in [router] (did you mean 'ETA'?)"),
+        ("[router]\nALPHA = '0.4'\nBETA = 0.2\n", "expected a number"),
+        ("[router]\nALPHA = 0.4\nBETA = 0.2\n[envelope]\nrtt_ms = [500, 15]\n", "rtt_ms = [500, 15]: reversed"),
+        ("[router]\nALPHA = 0.4\nBETA = 0.2\n[envelop]\n", "'envelop' in the file (tables) (did you mean 'envelope'?)"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys, text, message):
     assert main(["check", write(tmp_path, text)]) == 2
     err = capsys.readouterr().err
@@ -49,8 +53,9 @@ def test_defaults_filled_in(tmp_path):
 
 
 def test_thesis_point_splits_linear_and_nonlinear():
-    config = parse_config({"router": {"ALPHA": 0.5, "BETA": 0.5},
-                           "envelope": {"rtt_ms": [100, 100], "link_mbps": [100, 100], "flows": [10, 10]}})
+    config = parse_config(
+        {"router": {"ALPHA": 0.5, "BETA": 0.5}, "envelope": {"rtt_ms": [100, 100], "link_mbps": [100, 100], "flows": [10, 10]}}
+    )
     report = run_checks(config, "all", samples=0)
     assert not report.passed
     root = report.finding("linear_stability")
@@ -67,8 +72,16 @@ def test_pass_exits_0_and_json(tmp_path, capsys):
     assert main(["check", path, "--json", "--samples", "0"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["passed"] is True and {f["name"] for f in out["findings"]} >= {
-        "linear_stability", "gain_margin", "phase_margin", "rightmost_root", "nonlinear_stability",
-        "load_doubling", "flash_crowd", "peak_queue", "update_interval"}
+        "linear_stability",
+        "gain_margin",
+        "phase_margin",
+        "rightmost_root",
+        "nonlinear_stability",
+        "load_doubling",
+        "flash_crowd",
+        "peak_queue",
+        "update_interval",
+    }
     assert all({"name", "passed", "figure", "threshold", "explanation"} <= set(f) for f in out["findings"])
 
 
@@ -78,8 +91,9 @@ def test_fail_exits_1_with_a_suggestion_that_passes(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     suggestion = out["suggestion"]
     assert suggestion is not None and suggestion["report"]["passed"]
-    again = write(tmp_path, f"[router]\nALPHA = {suggestion['alpha']}\nBETA = {suggestion['beta']}\n" + SMALL_ENVELOPE,
-                  "again.toml")
+    again = write(
+        tmp_path, f"[router]\nALPHA = {suggestion['alpha']}\nBETA = {suggestion['beta']}\n" + SMALL_ENVELOPE, "again.toml"
+    )
     assert main(["check", again, "--samples", "0"]) == 0
     assert math.hypot(suggestion["alpha"] - 0.5, suggestion["beta"] - 0.5) <= 0.3 + 1e-9
 
@@ -99,24 +113,28 @@ def test_packet_confirmation_agrees_with_the_fluid_verdict(alpha, beta, stable):
 
 def test_packet_corner_skips_networks_with_under_a_few_packets_per_flow():
     # 200 flows on 10 Mb/s at 15 ms: 0.06 packets of C*d0 per flow, every flow overloads the link
-    config = parse_config({"router": {"ALPHA": 0.6, "BETA": 0.2},
-                           "envelope": {"rtt_ms": [15, 100], "link_mbps": [10, 10], "flows": [10, 200]}})
+    config = parse_config(
+        {"router": {"ALPHA": 0.6, "BETA": 0.2}, "envelope": {"rtt_ms": [15, 100], "link_mbps": [10, 10], "flows": [10, 200]}}
+    )
     packet = run_checks(config, "nonlinear", samples=0, packet=True).finding("packet_confirmation")
     assert "d0 = 100 ms, N = 10 " in packet.explanation
 
 
 def test_slow_flash_crowd_is_measured_not_called_divergence():
     # a buffer of 10 000 C*d0 is the unbounded fluid queue of eqs. 5.1-5.4: hundreds of RTTs of drain
-    config = parse_config({"router": {"ALPHA": 0.4, "BETA": 0.2},
-                           "envelope": {"rtt_ms": [15, 15], "link_mbps": [10, 10], "flows": [1, 1],
-                                        "buffer_bdp": 1e4}})
+    config = parse_config(
+        {
+            "router": {"ALPHA": 0.4, "BETA": 0.2},
+            "envelope": {"rtt_ms": [15, 15], "link_mbps": [10, 10], "flows": [1, 1], "buffer_bdp": 1e4},
+        }
+    )
     crowd = run_checks(config, "nonlinear", samples=0).finding("flash_crowd")
     assert not crowd.passed and math.isfinite(crowd.figure) and crowd.figure > 300
     assert "not converged" not in crowd.explanation
 
 
-@pytest.mark.slow   # the full default envelope: ~10 s each on 2 cores
-@pytest.mark.parametrize("alpha, beta", [(0.6, 0.2), (0.4, 0.226)])   # the thesis box corner; XCP's gains
+@pytest.mark.slow  # the full default envelope: ~10 s each on 2 cores
+@pytest.mark.parametrize("alpha, beta", [(0.6, 0.2), (0.4, 0.226)])  # the thesis box corner; XCP's gains
 def test_box_corner_and_xcp_pass_the_default_envelope_with_its_buffer(alpha, beta):
     report = run_checks(parse_config({"router": {"ALPHA": alpha, "BETA": beta}}), "all", samples=4, workers=2)
     assert report.passed, report.summary
@@ -153,8 +171,7 @@ def test_packet_flash_crowd_passes_on_the_slowest_corner(alpha, beta):
 
 def test_no_passing_gains_comes_with_the_reason(tmp_path, capsys):
     # a 2-RTT recovery after a 10x crowd is impossible: 9 C*d0 arrive before any feedback
-    path = write(tmp_path, "[router]\nALPHA = 0.5\nBETA = 0.5\n" + SMALL_ENVELOPE
-                 + "[thresholds]\nflash_crowd_rtt_max = 2\n")
+    path = write(tmp_path, "[router]\nALPHA = 0.5\nBETA = 0.5\n" + SMALL_ENVELOPE + "[thresholds]\nflash_crowd_rtt_max = 2\n")
     assert main(["check", path, "--json", "--samples", "0"]) == 1
     suggestion = json.loads(capsys.readouterr().out)["suggestion"]
     assert suggestion["alpha"] is None and suggestion["report"] is None
@@ -169,8 +186,9 @@ def test_suggestion_is_the_nearest_point_that_passes_by_brute_force(monkeypatch)
 
     grid = [(0.5, 0.6), (0.9, 0.5), (0.45, 0.25), (0.4, 0.2), (1.6, 0.6), (0.2, 0.05)]
     monkeypatch.setattr(suggest_module, "_grid", lambda config: grid)
-    config = parse_config({"router": {"ALPHA": 0.5, "BETA": 0.5},
-                           "envelope": {"rtt_ms": [100, 100], "link_mbps": [100, 100], "flows": [10, 10]}})
+    config = parse_config(
+        {"router": {"ALPHA": 0.5, "BETA": 0.5}, "envelope": {"rtt_ms": [100, 100], "link_mbps": [100, 100], "flows": [10, 10]}}
+    )
     passing = [p for p in grid if run_checks(config.with_gains(*p), "all", samples=0).passed]
     found = suggest_module.suggest(config, "all", samples=0, workers=1)
     assert passing and (found["alpha"], found["beta"]) in passing

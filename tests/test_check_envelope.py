@@ -1,5 +1,6 @@
 """The envelope's inside sample: scipy's Halton sequence is the radical inverse (exact to rounding) and
 bit for bit the hand-written sequence it replaced, so the check integrates the same networks."""
+
 import pathlib
 from fractions import Fraction
 
@@ -46,10 +47,10 @@ def test_envelope_inside_points_are_log_uniform_halton_points():
     config = load_config(str(EXAMPLES / "thesis_box_a0.4_b0.2.toml"))
     corners = envelope_networks(config, 0)
     nets = envelope_networks(config, 16)
-    assert nets[:len(corners)] == corners
+    assert nets[: len(corners)] == corners
     env = config.envelope
     lo, hi = np.multiply(env.link_mbps, 1e6)
     u = halton_points(16)[:, 0]
     # the capacity axis is not rounded: C = lo (hi/lo)^u exactly as sampled, every point kept
-    inside = [net["C"] for net in nets[len(corners):]]
+    inside = [net["C"] for net in nets[len(corners) :]]
     assert np.allclose(inside, lo * (hi / lo) ** u, rtol=1e-12)

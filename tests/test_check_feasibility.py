@@ -4,6 +4,7 @@ Each class is checked against a second method: the rate floors against the ``rcp
 itself (the bound falls between two whole flow counts, and the fluid runs change verdict there
 for every gain tried), the header bounds against the router's and sender's code.
 """
+
 import math
 
 import pytest
@@ -41,13 +42,14 @@ def test_rate_floor_bound_is_where_the_fluid_model_stops_converging(factor, step
     found = classify(cfg, bad)
     assert found.step == step and found.bound == "min_rate"
     assert "MIN_RATE" in found.text and "Fix:" in found.text and f"at most {n_ok} flows" in found.text
+
     def verdict(net, alpha, beta):
         doubling, crowd = step_responses(net, alpha, beta, 500)
-        return {"steady": stability(net, alpha, beta)[0], "doubling": doubling.verdict,
-                "flash_crowd": crowd.verdict}[step]
+        return {"steady": stability(net, alpha, beta)[0], "doubling": doubling.verdict, "flash_crowd": crowd.verdict}[step]
+
     for alpha, beta in GAINS:
         assert verdict(bad, alpha, beta) != "converged", (alpha, beta)
-    assert verdict(ok, 0.4, 0.226) == "converged"   # inside the bound, XCP's gains converge
+    assert verdict(ok, 0.4, 0.226) == "converged"  # inside the bound, XCP's gains converge
 
 
 def test_fair_share_below_the_header_rate_unit():
@@ -60,7 +62,7 @@ def test_fair_share_below_the_header_rate_unit():
     assert "lowering MIN_RATE does not help" in found.text
     share_bytes_per_ms = 10e6 / 2000 / 8000
     stamped_bps = rate_register(share_bytes_per_ms) * 8000
-    assert stamped_bps * 2000 > 10e6          # what the senders are told overloads the link
+    assert stamped_bps * 2000 > 10e6  # what the senders are told overloads the link
     assert classify(config(MIN_RATE_MTU_FRACTION=1e-6), net).bound == "wire_rate"
 
 
@@ -69,7 +71,7 @@ def test_rtt_at_or_above_max_allowable_rtt():
     found = classify(cfg, network(cfg, 100e6, 0.5, 10))
     assert found.step == "steady" and found.bound == "max_allowable_rtt" and "MAX_ALLOWABLE_RTT_MS" in found.text
     assert classify(cfg, network(cfg, 100e6, 0.499, 10)) is None
-    port = PortRegisters(max_rtt=500)       # the data path (App. F line 19) drops that sample
+    port = PortRegisters(max_rtt=500)  # the data path (App. F line 19) drops that sample
     dp_arrive(port, fill_header(0, 0, 500, 6), 1500)
     dp_arrive(port, fill_header(0, 0, 499, 6), 1500)
     assert port.rtt_count == 1 and port.rtt_sum == 499
@@ -79,13 +81,14 @@ def test_rtt_below_the_header_millisecond():
     cfg = config()
     found = classify(cfg, network(cfg, 100e6, 0.0005, 1))
     assert found.step == "steady" and found.bound == "rtt_resolution"
-    assert int(0.0005 * 1e9) // NS_PER_MS == 0          # what the sender writes in the header (ms, truncated)
+    assert int(0.0005 * 1e9) // NS_PER_MS == 0  # what the sender writes in the header (ms, truncated)
     assert classify(cfg, network(cfg, 100e6, 0.001, 1)) is None
 
 
 def test_feasible_envelope_gets_a_passing_finding():
     cfg = config({"rtt_ms": [20, 200], "link_mbps": [100, 10000], "flows": [1, 100]})
     from rcpstab.check.envelope import envelope_networks
+
     finding = feasibility_finding(cfg, envelope_networks(cfg, 4))
     assert finding.passed and finding.figure == 0
 
@@ -133,6 +136,7 @@ def test_gain_failures_on_feasible_networks_still_get_a_suggestion():
 
 def test_report_json_is_strict(tmp_path):
     import json
+
     report = run_checks(config(MIXED), "all", samples=0)
     text = json.dumps(CheckReport.to_dict(report), allow_nan=False)
     assert "envelope_feasible" in text
@@ -148,17 +152,27 @@ def test_check_on_a_feasible_envelope_gives_the_lenses_verdicts(alpha, beta):
     from rcpstab.check.packet import corner_scenario
     from rcpstab.models import get_model
     from rcpstab.packet.lens.region import packet_region
+
     cfg = config({"rtt_ms": [100, 100], "link_mbps": [100, 100], "flows": [10, 10]}, ALPHA=alpha, BETA=beta)
     report = run_checks(cfg, "nonlinear", samples=0, packet=True)
     assert report.finding("envelope_feasible").passed
     net = envelope_networks(cfg, 0)[0]
-    fluid = api.region("rcp", [alpha], [beta], method="phaseplane", C=[net["C"]], d0=[net["d0"]], N=[net["N"]],
-                       T=net["T"], buffer_bdp=cfg.envelope.buffer_bdp)
+    fluid = api.region(
+        "rcp",
+        [alpha],
+        [beta],
+        method="phaseplane",
+        C=[net["C"]],
+        d0=[net["d0"]],
+        N=[net["N"]],
+        T=net["T"],
+        buffer_bdp=cfg.envelope.buffer_bdp,
+    )
     packet = packet_region(get_model("rcp"), [alpha], [beta], scenario=corner_scenario(net))
     assert bool(fluid.stable[0, 0]) == report.finding("nonlinear_stability").passed
     assert bool(packet.stable[0, 0]) == report.finding("packet_confirmation").passed
     assert packet.table["convergence_rtt"][0] == pytest.approx(report.finding("packet_confirmation").figure)
-    assert report.passed   # both lenses converge there: (0.5, 0.5) too, though linearly unstable
+    assert report.passed  # both lenses converge there: (0.5, 0.5) too, though linearly unstable
 
 
 PACKET_CORNER = {"rtt_ms": [20, 20], "link_mbps": [10000, 10000], "flows": [100, 100]}
@@ -167,10 +181,11 @@ PACKET_CORNER = {"rtt_ms": [20, 20], "link_mbps": [10000, 10000], "flows": [100,
 def test_packet_suggestion_past_its_budget_names_what_it_was_not_checked_against(monkeypatch):
     """With no packet tries left, the fluid-verified suggestion says which findings it was not checked against."""
     import importlib
+
     suggest_module = importlib.import_module("rcpstab.check.suggestion")
     monkeypatch.setattr(suggest_module, "PACKET_TRIES", 0)
     monkeypatch.setattr(suggest_module, "PACKET_POOL", 1)
-    cfg = config(PACKET_CORNER, ALPHA=0.6, BETA=0.45)   # gain margin below 2: fails, cheaply
+    cfg = config(PACKET_CORNER, ALPHA=0.6, BETA=0.45)  # gain margin below 2: fails, cheaply
     found = suggest(cfg, "all", 0, 1, packet=True)
     assert found["alpha"] is not None and not found["verified_with_packet"]
     assert found["not_checked"] == ["packet_confirmation", "packet_flash_crowd"]

@@ -1,4 +1,5 @@
 """The command-line contract of DESIGN.md for map, margins and linearize, and bad input."""
+
 import csv
 import json
 import subprocess
@@ -19,8 +20,21 @@ def run(capsys, *argv):
 
 def test_map_exact_writes_csv_figure_and_json(tmp_path, capsys):
     csv_path, png = tmp_path / "m.csv", tmp_path / "m.png"
-    code, out, err = run(capsys, "map", "--method", "exact", "--alpha", "0.1:2.0:0.1", "--beta", "0.1:1:0.1",
-                         "--csv", str(csv_path), "--out", str(png), "--json")
+    code, out, err = run(
+        capsys,
+        "map",
+        "--method",
+        "exact",
+        "--alpha",
+        "0.1:2.0:0.1",
+        "--beta",
+        "0.1:1:0.1",
+        "--csv",
+        str(csv_path),
+        "--out",
+        str(png),
+        "--json",
+    )
     assert code == 0, err
     rows = list(csv.DictReader(open(csv_path)))
     assert len(rows) == 200

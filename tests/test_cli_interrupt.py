@@ -1,4 +1,5 @@
 """Ctrl-C on a sweep: ends within 2 s with exit code 130 and one line, keeps the checkpoint, resumes identically."""
+
 import json
 import os
 import signal
@@ -14,8 +15,7 @@ from rcpstab.runtime.checkpoint import _decode_record
 # worker busy) still catches the sweep running: at 2400 rows the twice-faster kernel sometimes finished first.
 D0S = ["0.1", "0.2", "0.3", "0.4", "0.5", "0.6"]
 CHUNKS = 2 * len(D0S)
-SWEEP = ["map", "--method", "phaseplane", "--alpha", "0.05:2.0:0.05", "--beta", "0.05:1.0:0.05",
-         "--d0", *D0S, "--workers", "2"]
+SWEEP = ["map", "--method", "phaseplane", "--alpha", "0.05:2.0:0.05", "--beta", "0.05:1.0:0.05", "--d0", *D0S, "--workers", "2"]
 
 
 def as_from_a_terminal():
@@ -38,9 +38,14 @@ def rcpstab(*argv, **kwargs):
 def test_sigint_ends_a_sweep_fast_keeps_the_checkpoint_and_resumes_identically(tmp_path):
     checkpoint = tmp_path / "sweep.jsonl"
     # A terminal's Ctrl-C signals the whole foreground process group: the command and its workers.
-    proc = subprocess.Popen([sys.executable, "-m", "rcpstab", *SWEEP, "--checkpoint", str(checkpoint)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=as_from_a_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rcpstab", *SWEEP, "--checkpoint", str(checkpoint)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=as_from_a_terminal,
+    )
     deadline = time.time() + 300
     while not (checkpoint.exists() and checkpoint.read_text().count("\n") >= 1):
         assert proc.poll() is None and time.time() < deadline, "the sweep ended before the first chunk was saved"
@@ -74,9 +79,14 @@ def test_sigint_ends_a_sweep_fast_keeps_the_checkpoint_and_resumes_identically(t
 @pytest.mark.slow  # waits for a sweep to be interrupted: ~3 s
 def test_sigint_on_a_serial_sweep_without_checkpoint(tmp_path):
     serial = [*SWEEP[:6], "0.05:2.0:0.05", *SWEEP[7:-1], "1"]  # 9600 rows, about 24 chunk-times in one process
-    proc = subprocess.Popen([sys.executable, "-m", "rcpstab", *serial], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=as_from_a_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rcpstab", *serial],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=as_from_a_terminal,
+    )
     time.sleep(3.0)  # past start-up, inside the sweep
     assert proc.poll() is None
     sent = time.perf_counter()
@@ -94,11 +104,14 @@ def test_interrupt_message_names_what_the_checkpoint_keeps(tmp_path, capsys, mon
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
+
     monkeypatch.setattr(map_command, "region", interrupted)
     checkpoint = tmp_path / "sweep.jsonl"
     argv = ["map", "--method", "phaseplane", "--alpha", "0.5", "--beta", "0.5", "--checkpoint", str(checkpoint)]
     assert main(argv) == 130
-    assert capsys.readouterr().err == f"rcpstab map: interrupted; no chunk had finished, {checkpoint} has nothing to resume from\n"
+    assert (
+        capsys.readouterr().err == f"rcpstab map: interrupted; no chunk had finished, {checkpoint} has nothing to resume from\n"
+    )
     checkpoint.write_text("{}\n")
     assert main(argv) == 130
     (line,) = capsys.readouterr().err.splitlines()

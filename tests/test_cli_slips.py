@@ -1,5 +1,6 @@
 """Issue 23's option slips: no abbreviations, one name per option, a warning on implausible magnitudes,
 value lists for the gains, linearize on rcp-router, map --help's default grids."""
+
 import warnings
 
 import numpy as np
@@ -24,9 +25,14 @@ def test_no_abbreviation_portrait_rtt_is_the_delay_not_the_duration():
     assert args.d0 == 0.1 and args.rtts == 100.0
 
 
-@pytest.mark.parametrize("argv", [["margins", "--alpha", "0.4", "--beta", "0.2", "--js"],
-                                  ["portrait", "--alpha", "0.4", "--beta", "0.2", "--rt", "5"],
-                                  ["map", "--meth", "bode"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["margins", "--alpha", "0.4", "--beta", "0.2", "--js"],
+        ["portrait", "--alpha", "0.4", "--beta", "0.2", "--rt", "5"],
+        ["map", "--meth", "bode"],
+    ],
+)
 def test_abbreviations_are_refused(argv, capsys):
     with pytest.raises(SystemExit) as exc:
         parse(argv)
@@ -57,16 +63,20 @@ def test_the_same_option_has_the_same_name_in_every_command():
 
 
 def test_fct_old_spellings_still_parse_with_a_warning():
-    with pytest.warns(UserWarning, match="--buffer-bdp is deprecated: use --buffer"), \
-            pytest.warns(UserWarning, match="--rtt is deprecated: use --d0"):
-        args = parse(["fct", "--alpha", "0.1", "--beta", "1", "--C", "10e6", "--rtt", "0.1", "--load", "0.5",
-                      "--buffer-bdp", "2"])
+    with (
+        pytest.warns(UserWarning, match="--buffer-bdp is deprecated: use --buffer"),
+        pytest.warns(UserWarning, match="--rtt is deprecated: use --d0"),
+    ):
+        args = parse(
+            ["fct", "--alpha", "0.1", "--beta", "1", "--C", "10e6", "--rtt", "0.1", "--load", "0.5", "--buffer-bdp", "2"]
+        )
     assert args.buffer == 2.0 and args.d0 == 0.1
 
 
-@pytest.mark.parametrize("name, value, unit", [("d0", 100.0, "probably meant 100 ms"),
-                                               ("T", 20.0, "probably meant 20 ms"),
-                                               ("C", 100.0, "probably meant 100 Mb/s")])
+@pytest.mark.parametrize(
+    "name, value, unit",
+    [("d0", 100.0, "probably meant 100 ms"), ("T", 20.0, "probably meant 20 ms"), ("C", 100.0, "probably meant 100 Mb/s")],
+)
 def test_implausible_magnitudes_warn_naming_the_unit(name, value, unit):
     from rcpstab.api.common import plausible
 
@@ -74,7 +84,7 @@ def test_implausible_magnitudes_warn_naming_the_unit(name, value, unit):
         plausible(name, value, f"--{name}")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        plausible(name, {"d0": 0.1, "T": 0.01, "C": 100e6}[name])   # plausible: silent
+        plausible(name, {"d0": 0.1, "T": 0.01, "C": 100e6}[name])  # plausible: silent
 
 
 def test_portrait_d0_in_ms_warns_in_one_line():
@@ -83,8 +93,13 @@ def test_portrait_d0_in_ms_warns_in_one_line():
     import sys
 
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    run = subprocess.run([sys.executable, "-m", "rcpstab", "portrait", "--alpha", "0.4", "--beta", "0.2", "--d0", "100",
-                          "--rtts", "20", "-q"], capture_output=True, text=True, env=env, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "rcpstab", "portrait", "--alpha", "0.4", "--beta", "0.2", "--d0", "100", "--rtts", "20", "-q"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert run.returncode == 0
     assert run.stderr.strip().splitlines() == ["rcpstab: warning: --d0 100: implausible in s (probably meant 100 ms = 0.1 s)"]
 
@@ -94,12 +109,10 @@ def test_toml_rtt_in_seconds_warns():
     from rcpstab.check import parse_config
 
     with pytest.warns(UserWarning, match=r"rtt_ms = \[0.02, 0.2\]: implausible in ms \(probably seconds: \[20, 200\] ms\)"):
-        warn_implausible_envelope(parse_config({"router": {"ALPHA": 0.4, "BETA": 0.2},
-                                                "envelope": {"rtt_ms": [0.02, 0.2]}}))
+        warn_implausible_envelope(parse_config({"router": {"ALPHA": 0.4, "BETA": 0.2}, "envelope": {"rtt_ms": [0.02, 0.2]}}))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        warn_implausible_envelope(parse_config({"router": {"ALPHA": 0.4, "BETA": 0.2},
-                                                "envelope": {"rtt_ms": [20, 200]}}))
+        warn_implausible_envelope(parse_config({"router": {"ALPHA": 0.4, "BETA": 0.2}, "envelope": {"rtt_ms": [20, 200]}}))
 
 
 def test_alpha_and_beta_take_value_lists(capsys):
@@ -113,14 +126,14 @@ def test_alpha_and_beta_take_value_lists(capsys):
     from conftest import rcp_inside
 
     A, B = np.meshgrid(r.alpha, r.beta)
-    assert (r.stable == rcp_inside(A, B)).all()   # eq. D.1's closed-form region
+    assert (r.stable == rcp_inside(A, B)).all()  # eq. D.1's closed-form region
     assert main(["convergence", "--alpha", "0.4", "0.8", "--beta", "0.2", "-q"]) == 0
 
 
 def test_linearize_rcp_router_does_not_claim_independence_of_T():
     text = api.linearize("rcp-router").text()
-    assert "does not depend on T" not in text       # its G has a d0/20 delay: it does depend on T
-    assert "does not depend on T" in api.linearize("rcp").text()   # rcp's T does drop out
+    assert "does not depend on T" not in text  # its G has a d0/20 delay: it does depend on T
+    assert "does not depend on T" in api.linearize("rcp").text()  # rcp's T does drop out
 
 
 @pytest.mark.parametrize("tau", [0.05, 0.01, 0.2])
@@ -148,4 +161,4 @@ def test_map_help_states_each_methods_real_default_grid(capsys):
     text = " ".join(capsys.readouterr().out.split())
     for m in METHODS.values():
         assert f"{m.name}" in text and f"--alpha {m.grid[0]} --beta {m.grid[1]}" in text
-    assert "0.05:2.0:0.05" in text and "0.025:1.0:0.025" in text   # margins: 40 x 40, not Fig. 5.2's 100 x 100
+    assert "0.05:2.0:0.05" in text and "0.025:1.0:0.025" in text  # margins: 40 x 40, not Fig. 5.2's 100 x 100

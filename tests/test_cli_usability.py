@@ -1,4 +1,5 @@
 """Issue 15: start-up time, one-line summaries, --quiet/--json, help texts and their examples, check's bundled files."""
+
 import json
 import os
 import re
@@ -34,6 +35,7 @@ def wall(argv, repeat=3):
 
 # --- start-up -----------------------------------------------------------------------------------
 
+
 def test_help_starts_within_three_times_a_bare_numpy_import():
     numpy_s = wall([sys.executable, "-c", "import numpy"])
     help_s = wall([*RCPSTAB, "--help"])
@@ -53,9 +55,11 @@ def test_margins_runs_under_a_second_on_an_idle_machine():
 
 
 def test_import_and_help_load_no_heavy_library():
-    code = ("import sys, rcpstab, rcpstab.cli\n"
-            "rcpstab.cli.build_parser(only='')\n"
-            "print(sorted(m for m in ('scipy', 'sympy', 'matplotlib', 'control', 'tqdm') if m in sys.modules))")
+    code = (
+        "import sys, rcpstab, rcpstab.cli\n"
+        "rcpstab.cli.build_parser(only='')\n"
+        "print(sorted(m for m in ('scipy', 'sympy', 'matplotlib', 'control', 'tqdm') if m in sys.modules))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert proc.stdout.strip() == "[]"
 
@@ -84,6 +88,7 @@ def test_only_the_named_command_is_built():
 
 # --- summaries, --quiet, --json, exit codes -------------------------------------------------------
 
+
 def test_map_summary_quiet_and_json(tmp_path, capsys):
     png = tmp_path / "m.png"
     code, out, _ = run(capsys, "map", "--alpha", "0.1:2.0:0.1", "--beta", "0.1:1:0.1", "--out", str(png))
@@ -99,8 +104,23 @@ def test_map_summary_quiet_and_json(tmp_path, capsys):
 
 def test_phaseplane_summary_names_configurations_left_out(capsys, tmp_path):
     """C = 56 kb/s with 1000 flows: C/N = 56 b/s < MIN_RATE = 0.01 MTU/d0 = 600 b/s cannot reach equilibrium."""
-    argv = ("map", "--method", "phaseplane", "--alpha", "0.4", "--beta", "0.2", "--C", "56e3", "0.15e9",
-            "--N", "10", "1000", "--checkpoint", str(tmp_path / "ck"))
+    argv = (
+        "map",
+        "--method",
+        "phaseplane",
+        "--alpha",
+        "0.4",
+        "--beta",
+        "0.2",
+        "--C",
+        "56e3",
+        "0.15e9",
+        "--N",
+        "10",
+        "1000",
+        "--checkpoint",
+        str(tmp_path / "ck"),
+    )
     code, out, _ = run(capsys, *argv)
     assert code == 0
     (line,) = out.splitlines()
@@ -113,8 +133,7 @@ def test_phaseplane_summary_names_configurations_left_out(capsys, tmp_path):
 
 
 def test_phaseplane_summary_of_a_single_unreachable_configuration(capsys):
-    code, out, _ = run(capsys, "map", "--method", "phaseplane", "--alpha", "0.4", "--beta", "0.2", "--C", "56e3",
-                       "--N", "1000")
+    code, out, _ = run(capsys, "map", "--method", "phaseplane", "--alpha", "0.4", "--beta", "0.2", "--C", "56e3", "--N", "1000")
     assert code == 0
     assert "; this configuration cannot reach equilibrium (C/N < MIN_RATE), whatever the gains (1 diverged" in out
     assert out.startswith("phaseplane region of rcp: 0 of 1 grid points stable")
@@ -183,6 +202,7 @@ def test_check_exit_codes_and_bundled_files(capsys, tmp_path):
     path = tmp_path / "schema.toml"
     path.write_text(schema)
     from rcpstab.check import CheckConfig, Router, load_config
+
     assert load_config(str(path)) == CheckConfig(router=Router(alpha=0.4, beta=0.2))  # the template is the defaults
 
     code, names, _ = run(capsys, "check", "--example")
@@ -201,6 +221,7 @@ def test_check_exit_codes_and_bundled_files(capsys, tmp_path):
 
 # --- help ----------------------------------------------------------------------------------------
 
+
 def test_every_command_help_shows_examples_defaults_and_model_names(capsys):
     for name in COMMANDS:
         with pytest.raises(SystemExit) as exit_:
@@ -212,6 +233,7 @@ def test_every_command_help_shows_examples_defaults_and_model_names(capsys):
         if "--model" in text:
             from rcpstab.models import MODELS
             from rcpstab.packet.simulator.run import PROTOCOLS
+
             valid = PROTOCOLS if name == "cosim" else MODELS  # cosim runs the packet routers only
             assert ", ".join(valid) in " ".join(text.split()), name
 
@@ -230,18 +252,21 @@ THROUGH_THE_CONSOLE_SCRIPT = {
 }
 
 
-@pytest.mark.parametrize("name,command", [
-    # every help example runs a command (1-4 s each): all are slow tests, run by .ci/run
-    pytest.param(name, command, marks=[pytest.mark.slow], id=command[8:60])
-    for name, command in help_examples()])
+@pytest.mark.parametrize(
+    "name,command",
+    [
+        # every help example runs a command (1-4 s each): all are slow tests, run by .ci/run
+        pytest.param(name, command, marks=[pytest.mark.slow], id=command[8:60])
+        for name, command in help_examples()
+    ],
+)
 def test_help_example_runs(name, command, tmp_path, capsys, monkeypatch):
     """Each example of a command's --help runs as printed (in an empty folder) and exits 0 with a summary."""
     assert shutil.which("rcpstab"), "the console script is installed with the package"
     argv = shlex.split(command)
     if set(argv) & SHELL_SYNTAX or command in THROUGH_THE_CONSOLE_SCRIPT:
         env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
-        proc = subprocess.run(command, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                              env=env)
+        proc = subprocess.run(command, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
         code, out, err = proc.returncode, proc.stdout, proc.stderr
     else:
         # The console script is rcpstab.cli:main: calling it in this process runs the same command
@@ -259,6 +284,7 @@ def test_help_example_runs(name, command, tmp_path, capsys, monkeypatch):
 
 # --- time series for people who plot themselves ------------------------------------------------
 
+
 def test_portrait_csv_is_the_trajectory_in_documented_units(capsys, tmp_path):
     import numpy as np
 
@@ -270,7 +296,7 @@ def test_portrait_csv_is_the_trajectory_in_documented_units(capsys, tmp_path):
     assert rows.dtype.names == ("ic", "gamma0", "q0_bits", "t_s", "R_over_C", "queue_bits")  # as --help says
     traj = rcpstab.simulate("rcp", 1.4, 0.8, rtts=30)
     first = rows[rows["ic"] == 0]
-    np.testing.assert_allclose(first["t_s"], traj.t)               # seconds
+    np.testing.assert_allclose(first["t_s"], traj.t)  # seconds
     np.testing.assert_allclose(first["R_over_C"], traj.gamma[:, 0])
     np.testing.assert_allclose(first["queue_bits"], traj.queue[:, 0])
     assert first["q0_bits"][0] == pytest.approx(2 * 0.15e9 * 0.2)  # App. E: q(0) = 2 C d0 in bits
@@ -291,16 +317,19 @@ def test_cosim_csv_queue_is_bytes_and_respects_the_buffer(capsys, tmp_path):
     assert 2e4 < rows["fluid_queue_bytes"][after].max() < 1e6
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["linearize", "--model", "tcp"], "unknown model 'tcp'"),
-    (["margins", "--alpha", "0.4", "--beta", "-1"], "beta"),
-    (["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "0"], "--rtts"),
-    (["convergence", "--alpha", "0.1:1:0.1", "--start", "sideways"], "invalid choice"),
-    (["cosim", "--alpha", "0.4", "--beta", "0.6", "--scenario", "nope"], "nope"),
-    (["network", "--alpha", "0", "--beta", "1"], "--alpha"),
-    (["check", "/nonexistent.toml"], "nonexistent"),
-    (["map", "--quiet", "--alpha", "x"], "not a number"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["linearize", "--model", "tcp"], "unknown model 'tcp'"),
+        (["margins", "--alpha", "0.4", "--beta", "-1"], "beta"),
+        (["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "0"], "--rtts"),
+        (["convergence", "--alpha", "0.1:1:0.1", "--start", "sideways"], "invalid choice"),
+        (["cosim", "--alpha", "0.4", "--beta", "0.6", "--scenario", "nope"], "nope"),
+        (["network", "--alpha", "0", "--beta", "1"], "--alpha"),
+        (["check", "/nonexistent.toml"], "nonexistent"),
+        (["map", "--quiet", "--alpha", "x"], "not a number"),
+    ],
+)
 def test_every_command_exits_2_with_one_line_on_bad_input(argv, needle, capsys):
     try:
         code = main(argv)

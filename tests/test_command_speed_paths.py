@@ -1,4 +1,5 @@
 """The shortcuts that make commands cost their work give the results the long ways give."""
+
 import csv
 import os
 import subprocess
@@ -37,7 +38,7 @@ def _pixels(path):
 def test_a_png_drawn_once_has_the_pixels_savefig_draws(tmp_path):
     save(_figure(), tmp_path / "once.png")
     fig = _figure()
-    fig.savefig(tmp_path / "savefig.png", dpi=150)            # layout pass + render pass
+    fig.savefig(tmp_path / "savefig.png", dpi=150)  # layout pass + render pass
     once, reference = _pixels(tmp_path / "once.png"), _pixels(tmp_path / "savefig.png")
     assert once.shape == reference.shape == (720, 960, 4)
     assert np.array_equal(once, reference)
@@ -55,7 +56,7 @@ def test_a_tight_bounding_box_asked_in_rc_still_goes_through_savefig(tmp_path):
         save(_figure(), tmp_path / "tight.png")
         _figure().savefig(tmp_path / "savefig.png", dpi=150)
     tight = _pixels(tmp_path / "tight.png")
-    assert tight.shape != (720, 960, 4)                       # cropped: the rc setting was honoured
+    assert tight.shape != (720, 960, 4)  # cropped: the rc setting was honoured
     assert np.array_equal(tight, _pixels(tmp_path / "savefig.png"))
 
 
@@ -64,7 +65,7 @@ def test_the_vectorised_segments_are_linspace_to_the_bit():
     for trial in range(100):
         m = int(rng.integers(2, 40))
         xy = rng.normal(size=(m, 2)) * rng.choice([1e-3, 1.0, 50.0])
-        if trial % 3 == 0:                                    # zero steps in one component: linspace's other branch
+        if trial % 3 == 0:  # zero steps in one component: linspace's other branch
             xy[1::3, 0] = xy[0, 0]
         steps = rng.integers(1, 30, size=m - 1)
         expected = np.concatenate([np.linspace(a, b, n, endpoint=False) for a, b, n in zip(xy[:-1], xy[1:], steps)])
@@ -75,7 +76,7 @@ def test_a_results_csv_is_the_file_csv_writer_writes(tmp_path):
     result = portrait("rcp", 1.4, 0.8, rtts=5)
     result.to_csv(tmp_path / "columnar.csv")
     columns = result.columns()
-    with open(tmp_path / "writer.csv", "w", newline="") as fh:      # the former Result.to_csv, cell by cell
+    with open(tmp_path / "writer.csv", "w", newline="") as fh:  # the former Result.to_csv, cell by cell
         writer = csv.writer(fh)
         writer.writerow(list(columns))
         for row in zip(*columns.values()):
@@ -96,7 +97,6 @@ assert "linewidth" in inspect.signature(Line2D.set).parameters     # set() still
 assert "Properties:" in artist.kwdoc(Line2D)                        # and the docs work for whoever asks
 print("ok")
 """
-    env = dict(os.environ, MPLBACKEND="agg",
-               PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
+    env = dict(os.environ, MPLBACKEND="agg", PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=TESTS, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"

@@ -1,4 +1,5 @@
 """A model's loop handed to python-control: its margins on a Pade of order >= 8 equal rcpstab's exact ones."""
+
 import pytest
 
 import rcpstab
@@ -11,10 +12,9 @@ def control():
     return pytest.importorskip("control")
 
 
-@pytest.mark.parametrize("model,alpha,beta", [("rcp", 0.4, 0.2), ("rcp", 0.8, 0.3), ("xcp", 0.4, 0.226),
-                                              ("rcp", 1.2, 0.2)])
+@pytest.mark.parametrize("model,alpha,beta", [("rcp", 0.4, 0.2), ("rcp", 0.8, 0.3), ("xcp", 0.4, 0.226), ("rcp", 1.2, 0.2)])
 def test_pade_margins_match_exact(model, alpha, beta, control):
-    d0 = 0.2                                               # the model's default round trip (s)
+    d0 = 0.2  # the model's default round trip (s)
     G = rcpstab.linearize(model).to_control(pade=10, alpha=alpha, beta=beta)
     assert isinstance(G, control.TransferFunction)
     gm, pm, _, wpc, wgc, _ = control.stability_margins(G)

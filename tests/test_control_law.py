@@ -12,6 +12,7 @@ three must agree to rounding on the new rate, the new RTT average and the next i
 inputs cover both branches of the RTT average (sample above and below it, lines 3-6) and both
 clamps (lines 9-12).
 """
+
 import ctypes
 import shutil
 import subprocess
@@ -45,12 +46,17 @@ def cases(n=400, seed=7):
         min_rate = 0.01 * 8.0 * MTU_BYTES / avg_s
         # a third anywhere, a third at the target with an idle link (the upper clamp), a third near the
         # floor MIN_RATE with an overloaded link and a queue (the lower clamp)
-        rate = (capacity_bps * 10 ** rng.uniform(-4, 0), eta * capacity_bps * rng.uniform(0.95, 1.0),
-                min_rate * rng.uniform(1.0, 1.5))[i % 3]
+        rate = (
+            capacity_bps * 10 ** rng.uniform(-4, 0),
+            eta * capacity_bps * rng.uniform(0.95, 1.0),
+            min_rate * rng.uniform(1.0, 1.5),
+        )[i % 3]
         load = (rng.uniform(0.0, 1.5), rng.uniform(0.0, 0.5), rng.uniform(1.2, 2.0))[i % 3]
         yield {
             "capacity_bps": capacity_bps,
-            "alpha": rng.uniform(0.05, 1.5), "beta": rng.uniform(0.0, 1.0), "eta": eta,
+            "alpha": rng.uniform(0.05, 1.5),
+            "beta": rng.uniform(0.0, 1.0),
+            "eta": eta,
             "rate_bps": rate,
             "avg_s": avg_s,
             "input_bps": capacity_bps * load,
@@ -64,8 +70,15 @@ def python_step(c, count=1000):
     """The packet router's control path, in its own units (bytes/ms, ms). ``count``: RTT samples
     in the interval (only their mean matters; 0: none)."""
     tr = c["interval_s"] * 1e3
-    ctl = RcpController(link_rate=c["capacity_bps"] / 8e3, alpha=c["alpha"], beta=c["beta"], eta=c["eta"],
-                        rate=c["rate_bps"] / 8e3, avg_rtt=c["avg_s"] * 1e3, mtu=MTU_BYTES)
+    ctl = RcpController(
+        link_rate=c["capacity_bps"] / 8e3,
+        alpha=c["alpha"],
+        beta=c["beta"],
+        eta=c["eta"],
+        rate=c["rate_bps"] / 8e3,
+        avg_rtt=c["avg_s"] * 1e3,
+        mtu=MTU_BYTES,
+    )
     nxt = ctl.update(c["input_bps"] / 8e3 * tr, c["sample_s"] * 1e3 * count, count, c["queue_bits"] / 8.0, tr)
     return ctl.rate * 8e3, ctl.avg_rtt / 1e3, nxt / 1e3
 
@@ -77,8 +90,22 @@ def c_step(tmp_path_factory):
     folder = tmp_path_factory.mktemp("control")
     unit = folder / "control.c"
     unit.write_text(source() + WRAPPER)
-    subprocess.run(["gcc", "-O3", "-fPIC", "-shared", "-ffp-contract=off", "-fno-math-errno", str(unit),
-                    "-o", str(folder / "control.so"), "-lm"], check=True, timeout=300)
+    subprocess.run(
+        [
+            "gcc",
+            "-O3",
+            "-fPIC",
+            "-shared",
+            "-ffp-contract=off",
+            "-fno-math-errno",
+            str(unit),
+            "-o",
+            str(folder / "control.so"),
+            "-lm",
+        ],
+        check=True,
+        timeout=300,
+    )
     lib = ctypes.CDLL(str(folder / "control.so"))
     lib.control_step.restype = ctypes.c_double
     lib.control_step.argtypes = [ctypes.POINTER(ctypes.c_double)] * 2 + [ctypes.c_double] * 10
@@ -86,10 +113,22 @@ def c_step(tmp_path_factory):
     def step(c, count=1000.0):
         tr = c["interval_s"] * 1e3
         rate, avg = ctypes.c_double(c["rate_bps"] / 8e3), ctypes.c_double(c["avg_s"] * 1e3)
-        nxt = lib.control_step(ctypes.byref(rate), ctypes.byref(avg), c["capacity_bps"] / 8e3, c["alpha"], c["beta"],
-                               c["eta"], float(MTU_BYTES), c["input_bps"] / 8e3 * tr, c["sample_s"] * 1e3 * count,
-                               count, c["queue_bits"] / 8.0, tr)
+        nxt = lib.control_step(
+            ctypes.byref(rate),
+            ctypes.byref(avg),
+            c["capacity_bps"] / 8e3,
+            c["alpha"],
+            c["beta"],
+            c["eta"],
+            float(MTU_BYTES),
+            c["input_bps"] / 8e3 * tr,
+            c["sample_s"] * 1e3 * count,
+            count,
+            c["queue_bits"] / 8.0,
+            tr,
+        )
         return rate.value * 8e3, avg.value / 1e3, nxt / 1e3
+
     return step
 
 
@@ -116,11 +155,23 @@ def sympy_step():
         d0_value = 0.001  # any propagation RTT below the samples: q(t - d0) carries the rest
         ycount_value = (c["input_bps"] - c["eta"] * c["capacity_bps"]) * c["interval_s"]
         qlate_value = (c["sample_s"] - d0_value) * c["capacity_bps"]
-        rate, avg, lo, hi = f(c["rate_bps"], ycount_value, c["queue_bits"], qlate_value, c["avg_s"],
-                              c["capacity_bps"], d0_value, c["interval_s"], c["alpha"], c["beta"], c["eta"],
-                              8.0 * MTU_BYTES)
+        rate, avg, lo, hi = f(
+            c["rate_bps"],
+            ycount_value,
+            c["queue_bits"],
+            qlate_value,
+            c["avg_s"],
+            c["capacity_bps"],
+            d0_value,
+            c["interval_s"],
+            c["alpha"],
+            c["beta"],
+            c["eta"],
+            8.0 * MTU_BYTES,
+        )
         # the router's next interval is line 13's min(avg RTT, 10 ms); the model takes T as given
         return min(max(rate, lo), hi), avg, min(avg, MAX_RATE_ESTIMATION_INTERVAL_MS / 1e3)
+
     return step
 
 
@@ -134,7 +185,7 @@ def test_the_three_control_laws_agree_to_rounding(c_step, sympy_step):
         min_rate = 0.01 * 8.0 * MTU_BYTES / py[1]
         branches["min_clamp"] += py[0] == pytest.approx(min_rate, rel=1e-15)
         branches["target_clamp"] += py[0] == pytest.approx(c["eta"] * c["capacity_bps"], rel=1e-15)
-    assert min(branches.values()) >= 10, branches   # every branch of lines 3-12 was exercised
+    assert min(branches.values()) >= 10, branches  # every branch of lines 3-12 was exercised
 
 
 def test_an_interval_without_rtt_samples_keeps_the_average(c_step):

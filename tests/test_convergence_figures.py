@@ -3,6 +3,7 @@
 Two methods for every time: the sweep's online judgement (compiled kernel monitor) and the last
 band exit of an independently recorded trajectory.
 """
+
 import numpy as np
 import pytest
 
@@ -17,8 +18,13 @@ APP_E = {"C": 0.15e9, "d0": 0.2, "N": 10.0, "T": 0.01}
 
 def recorded_exit(alpha, beta, **config):
     net = dict(APP_E, **config)
-    traj = simulate(get_model("rcp"), dict(net, alpha=alpha, beta=beta), {"gamma0": min(2 / net["N"], 1), "q0": 0.0},
-                    100 * net["d0"], record_every=1)
+    traj = simulate(
+        get_model("rcp"),
+        dict(net, alpha=alpha, beta=beta),
+        {"gamma0": min(2 / net["N"], 1), "q0": 0.0},
+        100 * net["d0"],
+        record_every=1,
+    )
     d = band_distance(traj.gamma, traj.queue, traj.gamma_eq, 0.0, net["C"] * net["d0"])
     return float(last_band_exit(traj.rtt, d)[0])
 
@@ -54,8 +60,10 @@ def test_fig_5_11_rtt_dependence_comes_from_t_over_d0():
 
 def test_verdict_map_draws_four_verdicts_with_a_legend():
     import matplotlib
+
     matplotlib.use("Agg")
     from rcpstab.figures import new_figure
+
     region = phaseplane_region(get_model("rcp"), [0.6, 1.46], [0.3])
     assert point_verdicts(region).tolist() == [[0, 1]]  # converged, limit cycle
     ax = verdict_plot(region, ax=new_figure().subplots())
@@ -68,6 +76,7 @@ def test_check_load_doubling_starts_at_the_old_equilibrium():
     """The check's load doubling is N -> 2 N from R = eta C / N (R(0) = 2 Re, q(0) = 0): at App. E's
     network with N = 5 -> 10 it is the convergence map's (0.5, 0.5), 12.5 RTTs, measured."""
     from rcpstab.check.nonlinear import step_responses
+
     net = {"C": 0.15e9, "d0": 0.2, "N": 5.0, "T": 0.01, "eta": 1.0}
     doubling, crowd = step_responses(net, 0.5, 0.5, horizon_rtt=1000.0)
     assert doubling.verdict == "converged"
@@ -81,6 +90,7 @@ def test_convergence_command_default_is_the_load_doubling(capsys):
     import json
 
     from rcpstab.cli import main
+
     assert main(["convergence", "--alpha", "0.5", "--beta", "0.5"]) == 0
     line = capsys.readouterr().out.strip()
     assert line.startswith("convergence of rcp at ") and "start load-doubling: 1 of 1 grid points converge" in line

@@ -1,4 +1,5 @@
 """Co-simulation: packet-level run vs fluid rcp model on fig5.3 and testbed."""
+
 import csv
 import json
 from pathlib import Path
@@ -58,30 +59,59 @@ def test_testbed_flow_count_tracks_eta_C_over_R(testbed):
 
 def test_cli_writes_csv_json_and_figure(tmp_path, capsys):
     out, table = tmp_path / "cosim.png", tmp_path / "cosim.csv"
-    code = main(["cosim", "--alpha", "0.4", "--beta", "0.6", "--scenario", "fig5.3", "--t-end", "60",
-                 "--out", str(out), "--csv", str(table), "--json"])
+    code = main(
+        [
+            "cosim",
+            "--alpha",
+            "0.4",
+            "--beta",
+            "0.6",
+            "--scenario",
+            "fig5.3",
+            "--t-end",
+            "60",
+            "--out",
+            str(out),
+            "--csv",
+            str(table),
+            "--json",
+        ]
+    )
     assert code == 0
     assert out.stat().st_size > 10_000
     with open(table) as fh:
         rows = list(csv.reader(fh))
-    assert tuple(rows[0]) == CSV_COLUMNS == ("t", "packet_R_over_C", "fluid_R_over_C",
-                                             "packet_queue_bytes", "fluid_queue_bytes")
+    assert tuple(rows[0]) == CSV_COLUMNS == ("t", "packet_R_over_C", "fluid_R_over_C", "packet_queue_bytes", "fluid_queue_bytes")
     assert len(rows) == 1 + 6000
     assert float(rows[-1][0]) == pytest.approx(60.0)
     summary = json.loads(capsys.readouterr().out)
-    assert {"scenario", "alpha", "beta", "transient_rtt", "settle_band", "rms_R_over_C", "rms_relative",
-            "segments", "packet_wall_time_s", "fluid_wall_time_s", "fluid_omits"} <= set(summary)
+    assert {
+        "scenario",
+        "alpha",
+        "beta",
+        "transient_rtt",
+        "settle_band",
+        "rms_R_over_C",
+        "rms_relative",
+        "segments",
+        "packet_wall_time_s",
+        "fluid_wall_time_s",
+        "fluid_omits",
+    } <= set(summary)
     assert [s["n_flows"] for s in summary["segments"]] == [5, 10]
     assert {"packet_plateau", "fluid_plateau", "packet_settling_s", "fluid_settling_s"} <= set(summary["segments"][0])
 
 
-@pytest.mark.parametrize("extra, named", [
-    (["--scenario", "nope"], "nope"),
-    (["--alpha", "0"], "alpha"),
-    (["--alpha", "-1"], "alpha"),
-    (["--buffer", "0"], "--buffer 0"),   # in bandwidth-delay products C*d0 (issue 11), packet and fluid alike
-    (["--rtt", "-0.05"], "--rtt -0.05"),
-])
+@pytest.mark.parametrize(
+    "extra, named",
+    [
+        (["--scenario", "nope"], "nope"),
+        (["--alpha", "0"], "alpha"),
+        (["--alpha", "-1"], "alpha"),
+        (["--buffer", "0"], "--buffer 0"),  # in bandwidth-delay products C*d0 (issue 11), packet and fluid alike
+        (["--rtt", "-0.05"], "--rtt -0.05"),
+    ],
+)
 def test_cli_bad_input_exits_2_with_one_line(extra, named, capsys):
     assert main(["cosim", "--alpha", "0.4", "--beta", "0.6", "--t-end", "1", *extra]) == 2
     err = capsys.readouterr().err
@@ -102,7 +132,7 @@ def test_results_carry_their_model_not_its_name(tmp_path):
     user = rcpstab.cosim(0.4, 0.6, "fig5.3", path, t_end=20)
     assert isinstance(user.value.model, ModelSpec) and user.value.model.name == "erpi"
     assert user.to_dict()["model"] == "erpi" and "erpi" in repr(user.value)
-    c = user.to_dict()["conservation"]   # ER-PI's own packet router ran: every packet accounted for
+    c = user.to_dict()["conservation"]  # ER-PI's own packet router ran: every packet accounted for
     assert c["sent"] > 0 and c["sent"] == c["delivered"] + c["dropped"] + c["in_flight"]
     out = tmp_path / "user.png"
     user.save(str(out))

@@ -5,6 +5,7 @@ Reference data: the authors' figure data (their public repository jitupadhye-zz/
 pm_rai40_delay*.txt, pm_rai10_delay*.txt, pm_rai10_delay*_kmax1000.txt), read from $RCPSTAB_ZHU2016_DATA; it is
 not committed, and without it the comparisons are skipped and say so.
 """
+
 import os
 import pathlib
 
@@ -15,8 +16,11 @@ from rcpstab.linear.fluid_loop import linearized_loop, model_margins
 from rcpstab.models.dcqcn_paper import APPROXIMATIONS, variant
 
 DATA = pathlib.Path(os.environ.get("RCPSTAB_ZHU2016_DATA", "/nonexistent"))
-FIGURES = [("pm_rai40_delay{}", {}), ("pm_rai10_delay{}", {"R_AI": 10e6}),
-           ("pm_rai10_delay{}_kmax1000", {"R_AI": 10e6, "K_max": 1000e3})]
+FIGURES = [
+    ("pm_rai40_delay{}", {}),
+    ("pm_rai10_delay{}", {"R_AI": 10e6}),
+    ("pm_rai10_delay{}_kmax1000", {"R_AI": 10e6, "K_max": 1000e3}),
+]
 CASES = [(pattern.format(d), d * 1e-6, values) for pattern, values in FIGURES for d in (0, 50, 100)]
 
 
@@ -57,11 +61,11 @@ def _appendix_loop(N, tau_star, R_AI=40e6, K_max=200e3):
     R_T's transforms under the same first-order approximations, and the figure's alpha pole -g C/N and
     undelayed A R_AI dR_C; quantities in 1000-byte packets."""
     C, Rai, B, T, tau, tau_p, F, g = 40e9 / 8e3, R_AI / 8e3, 1e4, 55e-6, 50e-6, 55e-6, 5, 1 / 256
-    kp = 0.01 / (K_max / 1e3 - 5.0)                       # marking slope per packet
+    kp = 0.01 / (K_max / 1e3 - 5.0)  # marking slope per packet
     Rc = C / N
     p = (Rai * N * N / (tau_p * C * C) * (1 / B + N / (C * T)) ** 2) ** (1 / 3)
 
-    def incr(x):                                           # (1-p)^(F x) p / ((1-p)^-x - 1)
+    def incr(x):  # (1-p)^(F x) p / ((1-p)^-x - 1)
         return np.exp(F * x * np.log1p(-p)) * p / np.expm1(-x * np.log1p(-p))
 
     a = -np.expm1(tau * Rc * np.log1p(-p))
@@ -72,20 +76,33 @@ def _appendix_loop(N, tau_star, R_AI=40e6, K_max=200e3):
     k = 1 + 2 * F + A / 2
 
     def L(s):
-        z, P = np.exp(-s * tau_star), kp * N / s                   # P: p(s)/R_C(s), through the queue
-        alpha = g * Rc * P * z / (s + g * Rc)                       # alpha(s)/R_C(s)
-        rt_now = (p * Rc + A * Rai) / (s + p * Rc)                  # R_T(s)/R_C(s): undelayed part
+        z, P = np.exp(-s * tau_star), kp * N / s  # P: p(s)/R_C(s), through the queue
+        alpha = g * Rc * P * z / (s + g * Rc)  # alpha(s)/R_C(s)
+        rt_now = (p * Rc + A * Rai) / (s + p * Rc)  # R_T(s)/R_C(s): undelayed part
         rt_late = (-p * (Rt - Rc) + Rai * (A - k * p) - (Rt - Rc) * Rc * P - k * Rai * Rc * P) / (s + p * Rc)
         now = -0.5 * p * Rc * al + (Rt - Rc) * f + Rc * f * rt_now
-        late = (-0.5 * Rc * Rc * al - h * (Rt - Rc) * Rc) * P - 0.5 * p * Rc * al - Rc * f \
-            + Rc * f * rt_late - 0.5 * p * Rc * Rc * alpha / z
+        late = (
+            (-0.5 * Rc * Rc * al - h * (Rt - Rc) * Rc) * P
+            - 0.5 * p * Rc * al
+            - Rc * f
+            + Rc * f * rt_late
+            - 0.5 * p * Rc * Rc * alpha / z
+        )
         return -z * late / (s - now)
+
     return L
 
 
-@pytest.mark.parametrize("N,tau_star,values", [(4, 50e-6, {}), (10, 100e-6, {}), (40, 50e-6, {}),
-                                                (18, 100e-6, {"R_AI": 10e6}),
-                                                (12, 50e-6, {"R_AI": 10e6, "K_max": 1000e3})])
+@pytest.mark.parametrize(
+    "N,tau_star,values",
+    [
+        (4, 50e-6, {}),
+        (10, 100e-6, {}),
+        (40, 50e-6, {}),
+        (18, 100e-6, {"R_AI": 10e6}),
+        (12, 50e-6, {"R_AI": 10e6, "K_max": 1000e3}),
+    ],
+)
 def test_paper_loop_equals_the_appendix_transfer_function(N, tau_star, values):
     """The symbolic linearization of the approximated equations is the hand-derived transfer function."""
     ours = linearized_loop("dcqcn-paper", N=N, tau_star=tau_star, **values)

@@ -5,6 +5,7 @@ conext2016/: pm_rai40_delay{0,50,100}.txt, pm_timely_delay{0,50,100}_fixed.txt),
 named by $RCPSTAB_ZHU2016_DATA. It is not committed here (data from a fetched snapshot stays out of the
 repository); without it the comparisons with the paper are skipped and say so.
 """
+
 import os
 import pathlib
 
@@ -25,9 +26,10 @@ def _paper(name):
     return np.loadtxt(path)
 
 
-@pytest.mark.parametrize("delay,name,stride", [(100e-6, "pm_timely_delay100_fixed", 1),
-                                               (50e-6, "pm_timely_delay50_fixed", 4),
-                                               (0.0, "pm_timely_delay0_fixed", 4)])
+@pytest.mark.parametrize(
+    "delay,name,stride",
+    [(100e-6, "pm_timely_delay100_fixed", 1), (50e-6, "pm_timely_delay50_fixed", 4), (0.0, "pm_timely_delay0_fixed", 4)],
+)
 def test_patched_timely_phase_margin_matches_the_paper(delay, name, stride):
     data = _paper(name)[::stride]
     for N, pm in data:
@@ -44,8 +46,15 @@ def test_timely_weight_slope_of_the_text_misses_the_figure():
     assert abs(model_margins("timely", N=20, D_prop=100e-6, w_slope=2.0).phase_margin_deg - pm) > 10
 
 
-@pytest.mark.parametrize("model,values", [("dcqcn", dict(N=10, tau_star=85e-6)), ("dcqcn", dict(N=2, tau_star=4e-6)),
-                                          ("timely", dict(N=4, D_prop=100e-6)), ("timely", dict(N=30, D_prop=50e-6))])
+@pytest.mark.parametrize(
+    "model,values",
+    [
+        ("dcqcn", dict(N=10, tau_star=85e-6)),
+        ("dcqcn", dict(N=2, tau_star=4e-6)),
+        ("timely", dict(N=4, D_prop=100e-6)),
+        ("timely", dict(N=30, D_prop=50e-6)),
+    ],
+)
 def test_loop_roots_equal_the_state_space_roots(model, values):
     """The loop's quasi-polynomial (det expanded symbolically) has the roots of the linearized DDE
     x' = A0 x + sum A_k x(t - tau_k), found by tdscontrol on the matrices themselves."""
@@ -77,7 +86,7 @@ def test_dcqcn_fixed_point_satisfies_the_model():
     at = {**subs, **point, dcqcn.q_d: point[dcqcn.q], dcqcn.R_C_d: point[dcqcn.R_C]}
     rates = [float(f.subs(at)) for f in dcqcn.MODEL.rhs]
     scale = point[dcqcn.R_C]
-    assert np.max(np.abs(rates[1:3])) < 1e-6 * scale * 1e4   # dR/dt in packets/s^2 against R*/100 us
+    assert np.max(np.abs(rates[1:3])) < 1e-6 * scale * 1e4  # dR/dt in packets/s^2 against R*/100 us
     assert abs(rates[0]) < 1e-9 and abs(rates[3]) < 1e-6
 
 
@@ -87,10 +96,10 @@ def test_fluid_runs_agree_with_the_exact_verdict():
     settle. The nonlinear integration (no linearization) agrees with the exact linear verdict of each."""
     from rcpstab.phaseplane.fluid_run import fluid_run
 
-    line = 40e9 / 8000                                         # packets/s
+    line = 40e9 / 8000  # packets/s
     start = {"alpha": 1.0, "R_T": line, "R_C": line, "q": 0.0}
     for tau_star, oscillates in ((4e-6, False), (85e-6, True)):
         run = fluid_run("dcqcn", 0.05, 1e-6, start, N=10, tau_star=tau_star)
-        swing = run.oscillation("q", 0.01)                     # peak-to-peak over mean, last 10 ms
+        swing = run.oscillation("q", 0.01)  # peak-to-peak over mean, last 10 ms
         assert (swing > 0.2) == oscillates and (swing < 0.05) == (not oscillates), (tau_star, swing)
         assert model_margins("dcqcn", N=10, tau_star=tau_star).stable == (not oscillates)

@@ -1,5 +1,6 @@
 """The on-disk cache of compiled loops (rcpstab.runtime.derivation_cache): keyed by the model's definition
 and the deriving code, equal to a fresh compile."""
+
 import dataclasses
 
 import numpy as np
@@ -24,9 +25,9 @@ def test_cached_equals_fresh(tmp_path, monkeypatch):
     for name in ("rcp", "rcpac"):
         model = get_model(name)
         quasipoly.quasi_polynomial.cache_clear()
-        first = quasipoly.quasi_polynomial(model)           # computes and stores
+        first = quasipoly.quasi_polynomial(model)  # computes and stores
         quasipoly.quasi_polynomial.cache_clear()
-        second = quasipoly.quasi_polynomial(model)          # reads
+        second = quasipoly.quasi_polynomial(model)  # reads
         fresh = quasipoly._compile(model)
         for q in (first, second):
             assert np.array_equal(q.coeffs, fresh.coeffs) and np.array_equal(q.thetas, fresh.thetas)

@@ -4,6 +4,7 @@ and every page with math shows it as MathML rendered at build time (readable off
 The notebooks are executed by tests/test_notebooks.py; here they are rendered without
 re-executing them, so this test checks the markup (numpydoc sections, reST roles, MyST).
 """
+
 import re
 import subprocess
 import sys
@@ -20,9 +21,25 @@ RAW_TEX = re.compile(r"\$[^$\s][^$\n]*\$|\\\(|\\\)|\\\[|\\\]|\\(?:frac|alpha|bet
 def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("docs")
     proc = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-         "-D", "nb_execution_mode=off", "-d", str(out / "doctrees"), str(DOCS), str(out / "html")],
-        capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-q",
+            "-b",
+            "html",
+            "-D",
+            "nb_execution_mode=off",
+            "-d",
+            str(out / "doctrees"),
+            str(DOCS),
+            str(out / "html"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     return out / "html"
@@ -39,7 +56,7 @@ def raw_tex(html: str) -> list[str]:
 def test_sphinx_builds_without_warnings(site):
     assert (site / "index.html").exists()
     cli = (site / "cli.html").read_text()
-    assert "Map the stable (alpha, beta) region" in cli and "--checkpoint" in cli   # generated from the parser
+    assert "Map the stable (alpha, beta) region" in cli and "--checkpoint" in cli  # generated from the parser
     for page in ("design.html", "check.html", "packet-simulator.html"):
         assert (site / page).exists(), page
 
@@ -47,7 +64,7 @@ def test_sphinx_builds_without_warnings(site):
 def test_raw_tex_detector():
     """The detector finds what MathJax leaves in a page, and nothing in rendered MathML or code."""
     assert raw_tex(r'<span class="math">\(\alpha\)</span>')
-    assert raw_tex('<p>gain $\\alpha$ here</p>')
+    assert raw_tex("<p>gain $\\alpha$ here</p>")
     assert not raw_tex('<span class="math"><math><mi>α</mi></math></span> <code>$HOME</code>')
 
 
@@ -56,7 +73,7 @@ def test_math_is_rendered_at_build_time(site):
     """Pages with math (class "math", whatever the renderer) hold it as MathML and no raw TeX,
     and no page loads a script from the network."""
     pages = [p for p in site.rglob("*.html") if 'class="math' in p.read_text()]
-    assert len(pages) >= 9   # the index and the eight notebooks at least
+    assert len(pages) >= 9  # the index and the eight notebooks at least
     for page in pages:
         html = page.read_text()
         assert "<math" in html, page

@@ -1,4 +1,5 @@
 """Run the numpydoc ``Examples`` sections of every rcpstab module that has them, as doctests."""
+
 import doctest
 import importlib
 import pathlib
@@ -36,6 +37,9 @@ def test_every_public_function_s_module_runs_here():
 
     import rcpstab.api
 
-    homes = {inspect.getmodule(getattr(rcpstab.api, name)).__name__ for name in rcpstab.api.__all__
-             if callable(getattr(rcpstab.api, name))}
+    homes = {
+        inspect.getmodule(getattr(rcpstab.api, name)).__name__
+        for name in rcpstab.api.__all__
+        if callable(getattr(rcpstab.api, name))
+    }
     assert len(homes) >= 8 and homes <= set(modules_with_examples())

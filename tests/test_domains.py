@@ -1,4 +1,5 @@
 """Every parameter of every bundled model has a declared domain, and the phase plane enforces it."""
+
 import math
 
 import pytest
@@ -30,10 +31,17 @@ def test_non_finite_values_are_refused_by_name(name, bad):
             parameter_values(compiled, {sym.name: bad})
 
 
-@pytest.mark.parametrize("domain, value, ok", [
-    (Domain(low=0, low_open=True), 0.0, False), (Domain(low=0), 0.0, True),
-    (Domain(high=1), 1.0, True), (Domain(high=1, high_open=True), 1.0, False),
-    (Domain(low=1), 0.999, False), (Domain(), 1e308, True), (Domain(), float("nan"), False),
-])
+@pytest.mark.parametrize(
+    "domain, value, ok",
+    [
+        (Domain(low=0, low_open=True), 0.0, False),
+        (Domain(low=0), 0.0, True),
+        (Domain(high=1), 1.0, True),
+        (Domain(high=1, high_open=True), 1.0, False),
+        (Domain(low=1), 0.999, False),
+        (Domain(), 1e308, True),
+        (Domain(), float("nan"), False),
+    ],
+)
 def test_domain_bounds(domain, value, ok):
     assert (domain.violation(value, "x") is None) == ok

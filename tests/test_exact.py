@@ -1,4 +1,5 @@
 """The exact region: boundary at known values, agreement with rightmost roots and closed form."""
+
 import numpy as np
 import pytest
 from conftest import near_rcp_boundary, rcp_inside
@@ -42,7 +43,7 @@ def test_region_equals_closed_form_on_a_fine_grid(rcp):
     far = ~near_rcp_boundary(A, B, 1e-4)
     assert far.mean() > 0.99
     assert np.array_equal(region.stable[far], rcp_inside(A, B)[far])
-    assert region.stable[betas > 0.5499].sum() == 0          # the bell tops out at beta = 0.5498
+    assert region.stable[betas > 0.5499].sum() == 0  # the bell tops out at beta = 0.5498
     assert 0.28 < region.stable_fraction < 0.30
 
 
@@ -65,7 +66,7 @@ def test_rightmost_root_is_a_root_and_crosses_at_the_boundary(rcp):
     lo = row_crossings(rcp, [0.3], 2.0)[0]
     lo = lo[lo > 0][0]
     root = rightmost_root(rcp, lo, 0.3)
-    assert abs(root.real) < 1e-9                    # on the boundary the root is on the axis
+    assert abs(root.real) < 1e-9  # on the boundary the root is on the axis
     assert root.imag == pytest.approx(0.603658, abs=1e-5)
 
 

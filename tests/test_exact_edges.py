@@ -4,6 +4,7 @@ Truth comes from outside the D-subdivision: closed-form crossing curves (solved 
 from Delta(j w) = 0), the rightmost characteristic root (Chebyshev collocation polished by
 Newton, rcpstab.linear.roots) and the Nyquist count.
 """
+
 import numpy as np
 import pytest
 from scipy.optimize import brentq
@@ -28,20 +29,27 @@ def rcp_curve(w):
 def rcpac_curve(w):
     """lambda^3 + (lambda^2 + alpha lambda + beta) e^{-lambda} = 0 at lambda = j w:
     beta - w^2 + j alpha w = j w^3 e^{j w}, so alpha = w^2 cos w, beta = w^2 - w^3 sin w."""
-    return (w**2 * np.cos(w), w**2 - w**3 * np.sin(w),
-            2 * w * np.cos(w) - w**2 * np.sin(w), 2 * w - 3 * w**2 * np.sin(w) - w**3 * np.cos(w))
+    return (
+        w**2 * np.cos(w),
+        w**2 - w**3 * np.sin(w),
+        2 * w * np.cos(w) - w**2 * np.sin(w),
+        2 * w - 3 * w**2 * np.sin(w) - w**3 * np.cos(w),
+    )
 
 
-RCP_TIP_W = brentq(lambda w: np.tan(w) - 2 / w, 0.5, 1.5)          # beta'(w) = 0
+RCP_TIP_W = brentq(lambda w: np.tan(w) - 2 / w, 0.5, 1.5)  # beta'(w) = 0
 RCPAC_TIP_W = brentq(lambda w: rcpac_curve(w)[3], 0.5, 1.0)
-CURVES = {"rcp": (rcp_curve, RCP_TIP_W, np.pi / 2), "rcpac": (rcpac_curve, RCPAC_TIP_W,
-                                                                 brentq(lambda w: w * np.sin(w) - 1, 0.5, 1.5))}
+CURVES = {
+    "rcp": (rcp_curve, RCP_TIP_W, np.pi / 2),
+    "rcpac": (rcpac_curve, RCPAC_TIP_W, brentq(lambda w: w * np.sin(w) - 1, 0.5, 1.5)),
+}
 
 
 def _has_gain_loop(name):
     """Models whose normalized loop depends on (alpha, beta) only: every linear lens applies."""
     from rcpstab.errors import InputError
     from rcpstab.linear.quasipoly import quasi_polynomial
+
     try:
         quasi_polynomial(get_model(name))
     except InputError:
@@ -57,8 +65,11 @@ def closed_form(name):
     qp = quasi_polynomial(get_model(name))
     for key in CURVES:
         ref = quasi_polynomial(get_model(key))
-        if qp.coeffs.shape == ref.coeffs.shape and np.array_equal(qp.coeffs, ref.coeffs) \
-                and np.array_equal(qp.thetas, ref.thetas):
+        if (
+            qp.coeffs.shape == ref.coeffs.shape
+            and np.array_equal(qp.coeffs, ref.coeffs)
+            and np.array_equal(qp.thetas, ref.thetas)
+        ):
             return CURVES[key]
     pytest.skip(f"no closed form written for {name}")
 
@@ -70,8 +81,8 @@ def test_tip_row_of_the_issue_agrees_with_nyquist_and_roots():
     nyq = nyquist_region(rcp, alphas, [0.54977])
     roots = np.array([rightmost_root(rcp, a, 0.54977).real < 0 for a in alphas])
     assert exact.stable.sum() == 43
-    check = exact.meta["crosscheck"]        # the argument principle may miss the root 3e-6 off the axis ...
-    assert check["disagree_roots_confirm_count"] == 0     # ... but the rightmost root never sides with it
+    check = exact.meta["crosscheck"]  # the argument principle may miss the root 3e-6 off the axis ...
+    assert check["disagree_roots_confirm_count"] == 0  # ... but the rightmost root never sides with it
     assert np.array_equal(exact.stable[0], nyq.stable[0])
     assert np.array_equal(exact.stable[0], roots)
 
@@ -91,8 +102,8 @@ def test_boundary_table_is_the_closed_form_curve(name):
     a, b, _, _ = curve(t["w"])
     assert np.max(np.abs(t["alpha"] - a)) < 1e-13
     assert np.max(np.abs(t["beta"] - b)) < 1e-13
-    assert t["w"].max() == pytest.approx(end, abs=2e-3)        # the curve reaches beta = 0 ...
-    assert np.any(np.abs(t["w"] - tip) < 1e-12)               # ... and passes through the tip exactly
+    assert t["w"].max() == pytest.approx(end, abs=2e-3)  # the curve reaches beta = 0 ...
+    assert np.any(np.abs(t["w"] - tip) < 1e-12)  # ... and passes through the tip exactly
 
 
 @pytest.mark.parametrize("name", LINEAR_MODELS)
@@ -112,11 +123,11 @@ def test_1e9_either_side_of_the_whole_boundary(name):
         for ai, bi, wi in zip(pa, pb, w):
             exact = exact_region(model, [ai], [bi], crosscheck=False).stable[0, 0]
             root = rightmost_root(model, ai, bi)
-            assert abs(root.real) > 1e-14, (wi, root)             # the offset is resolvable by the roots
+            assert abs(root.real) > 1e-14, (wi, root)  # the offset is resolvable by the roots
             assert exact == (root.real < 0), (name, side, wi, ai, bi, root)
             verdicts[side].append(exact)
     plus, minus = verdicts[1], verdicts[-1]
-    assert all(p != m for p, m in zip(plus, minus))              # every sampled curve point is on the boundary
+    assert all(p != m for p, m in zip(plus, minus))  # every sampled curve point is on the boundary
 
 
 def test_crossing_direction_is_the_root_velocity():
@@ -136,8 +147,7 @@ def test_crossing_direction_is_the_root_velocity():
 
 
 # the router-timed models' loops have two delays: 5-12 s each, so they run with the slow tests
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n.endswith("-router") else n
-                                  for n in LINEAR_MODELS])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n.endswith("-router") else n for n in LINEAR_MODELS])
 def test_crosscheck_and_nyquist_agree_on_a_grid(name):
     model = get_model(name)
     alphas, betas = np.linspace(0.02, 2, 60), np.linspace(0.01, 1, 60)
@@ -173,7 +183,7 @@ def test_labels_on_a_crossing_and_in_any_axis_order():
 
     betas = np.array([0.1, 0.3, 0.45])
     s = row_structure(get_model("rcp"), betas, 0.05, 2.0)
-    on = s.alpha[s.row_slice(1)]                                   # the crossings of row beta = 0.3
+    on = s.alpha[s.row_slice(1)]  # the crossings of row beta = 0.3
     alphas = np.sort(np.r_[np.linspace(0.05, 2.0, 40), on])
     r = exact_region("rcp", alphas, betas, crosscheck=False)
     Z = r.table["unstable_roots"].reshape(betas.size, alphas.size)

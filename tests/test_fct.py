@@ -1,5 +1,6 @@
 """Flow-level traffic on the reference router (issue 16): closed forms, twins, conservation,
 Little's law, reproducibility, and RCP's AFCT against processor sharing (thesis Ch. 4)."""
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,9 @@ def conserved(run) -> bool:
 @pytest.mark.parametrize("size", [1, 7, 200])
 def test_one_flow_on_idle_link_takes_1p5_rtpd_plus_l_over_c(backend, size):
     C, rtt = 10e6, 0.1
-    run = run_flows(0.4, 0.2, capacity_bps=C, rtt_s=rtt, load=0.5, sizes=parse_sizes(f"fixed:size={size}"),
-                    n_flows=1, backend=backend)
+    run = run_flows(
+        0.4, 0.2, capacity_bps=C, rtt_s=rtt, load=0.5, sizes=parse_sizes(f"fixed:size={size}"), n_flows=1, backend=backend
+    )
     (fct,) = run.fct_s
     bound = 1.5 * rtt + size * PKT * 8 / C
     assert abs(fct - bound) < PKT * 8 / C  # "to a packet"
@@ -41,8 +43,7 @@ def test_one_flow_on_idle_link_takes_1p5_rtpd_plus_l_over_c(backend, size):
 
 def test_ps_column_is_eq_4_1_at_each_bins_mean_size():
     C, rtt, rho = 20e6, 0.05, 0.7
-    r = fct_study(0.4, 0.3, capacity_bps=C, rtt_s=rtt, load=rho, sizes=parse_sizes("exponential:mean=20"),
-                  n_flows=1500, seed=4)
+    r = fct_study(0.4, 0.3, capacity_bps=C, rtt_s=rtt, load=rho, sizes=parse_sizes("exponential:mean=20"), n_flows=1500, seed=4)
     size = r.runs[0].records["size_pkts"]
     assert sum(b.flows for b in r.bins) == len(size) == 1500
     for b in r.bins:
@@ -57,20 +58,33 @@ def test_ps_column_is_eq_4_1_at_each_bins_mean_size():
 
 def test_littles_law_holds_for_the_simulated_system():
     # Exponential sizes (finite variance) so the time average settles within the run.
-    run = run_flows(0.4, 0.3, capacity_bps=20e6, rtt_s=0.05, load=0.6, sizes=parse_sizes("exponential:mean=15"),
-                    n_flows=8000, seed=11)
+    run = run_flows(
+        0.4, 0.3, capacity_bps=20e6, rtt_s=0.05, load=0.6, sizes=parse_sizes("exponential:mean=15"), n_flows=8000, seed=11
+    )
     r = combine_runs([run])
     assert len(run.records) == run.n_flows and conserved(run)
     gap = abs(r.mean_active - r.little_mean_active)
-    assert gap < 4 * r.mean_active_stderr + 0.02 * r.little_mean_active, (r.mean_active, r.little_mean_active,
-                                                                           r.mean_active_stderr)
+    assert gap < 4 * r.mean_active_stderr + 0.02 * r.little_mean_active, (
+        r.mean_active,
+        r.little_mean_active,
+        r.mean_active_stderr,
+    )
     assert r.mean_active_stderr < 0.1 * r.mean_active  # the check has teeth
 
 
 @pytest.mark.parametrize("buffer_bdp, load", [(1.0, 0.9), (0.05, 0.9), (0.02, 0.95)])
 def test_packets_are_conserved_and_every_flow_finishes(buffer_bdp, load):
-    run = run_flows(0.9, 0.1, capacity_bps=10e6, rtt_s=0.04, load=load,
-                    sizes=parse_sizes("pareto:mean=20,shape=1.2"), n_flows=600, buffer_bdp=buffer_bdp, seed=2)
+    run = run_flows(
+        0.9,
+        0.1,
+        capacity_bps=10e6,
+        rtt_s=0.04,
+        load=load,
+        sizes=parse_sizes("pareto:mean=20,shape=1.2"),
+        n_flows=600,
+        buffer_bdp=buffer_bdp,
+        seed=2,
+    )
     c = run.counters
     assert conserved(run)
     assert len(run.records) == 600 and c["n_active"] == 0 and c["slots_used"] <= 1
@@ -83,8 +97,16 @@ def test_packets_are_conserved_and_every_flow_finishes(buffer_bdp, load):
 
 
 def test_twins_agree_event_for_event_with_drops():
-    kw = dict(capacity_bps=5e6, rtt_s=0.04, load=0.9, sizes=parse_sizes("pareto:mean=10,shape=1.2"),
-              n_flows=250, seed=3, buffer_bdp=0.1, arrivals=parse_arrivals("pareto:shape=1.5"))
+    kw = dict(
+        capacity_bps=5e6,
+        rtt_s=0.04,
+        load=0.9,
+        sizes=parse_sizes("pareto:mean=10,shape=1.2"),
+        n_flows=250,
+        seed=3,
+        buffer_bdp=0.1,
+        arrivals=parse_arrivals("pareto:shape=1.5"),
+    )
     a = run_flows(0.5, 0.2, backend="c", **kw)
     b = run_flows(0.5, 0.2, backend="python", **kw)
     assert a.counters["dropped"] > 0
@@ -96,13 +118,15 @@ def test_a_seed_reproduces_a_run_exactly():
     kw = dict(capacity_bps=10e6, rtt_s=0.05, load=0.8, sizes=parse_sizes("pareto:mean=25,shape=1.2"), n_flows=400)
     a, b, c = (run_flows(0.4, 0.2, seed=s, **kw) for s in (5, 5, 6))
     assert np.array_equal(a.records, b.records) and a.counters == b.counters
-    assert not np.array_equal(a.records["size_pkts"][np.argsort(a.records["id"])],
-                              c.records["size_pkts"][np.argsort(c.records["id"])])
+    assert not np.array_equal(
+        a.records["size_pkts"][np.argsort(a.records["id"])], c.records["size_pkts"][np.argsort(c.records["id"])]
+    )
 
 
 def test_replications_do_not_depend_on_workers():
-    kw = dict(capacity_bps=10e6, rtt_s=0.05, load=0.5, sizes=parse_sizes("exponential:mean=10"), n_flows=300,
-              replications=3, seed=9)
+    kw = dict(
+        capacity_bps=10e6, rtt_s=0.05, load=0.5, sizes=parse_sizes("exponential:mean=10"), n_flows=300, replications=3, seed=9
+    )
     one = fct_study(0.4, 0.2, workers=1, **kw)
     two = fct_study(0.4, 0.2, workers=2, **kw)
     assert one.summary() == two.summary()
@@ -118,27 +142,48 @@ def test_size_distribution_means_are_exact_for_whole_packets():
 
 
 def test_offered_load_is_rho_for_light_tails():
-    run = run_flows(0.4, 0.2, capacity_bps=20e6, rtt_s=0.05, load=0.7, sizes=parse_sizes("exponential:mean=10"),
-                    n_flows=6000, seed=1)
+    run = run_flows(
+        0.4, 0.2, capacity_bps=20e6, rtt_s=0.05, load=0.7, sizes=parse_sizes("exponential:mean=10"), n_flows=6000, seed=1
+    )
     assert run.measured_load == pytest.approx(0.7, rel=0.05)
     assert run.utilization == pytest.approx(run.measured_load, rel=0.05)  # no work is lost or invented
 
 
-@pytest.mark.parametrize("bad", [
-    dict(load=1.0), dict(load=0.0), dict(load=-0.1), dict(load=float("nan")), dict(n_flows=0), dict(buffer_bdp=0),
-    dict(alpha=0.0), dict(seed=-1), dict(capacity_bps=-1.0),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(load=1.0),
+        dict(load=0.0),
+        dict(load=-0.1),
+        dict(load=float("nan")),
+        dict(n_flows=0),
+        dict(buffer_bdp=0),
+        dict(alpha=0.0),
+        dict(seed=-1),
+        dict(capacity_bps=-1.0),
+    ],
+)
 def test_bad_inputs_raise_input_error(bad):
-    kw = dict(alpha=0.4, beta=0.2, capacity_bps=10e6, rtt_s=0.1, load=0.5, sizes=parse_sizes("fixed:size=2"),
-              n_flows=2)
+    kw = dict(alpha=0.4, beta=0.2, capacity_bps=10e6, rtt_s=0.1, load=0.5, sizes=parse_sizes("fixed:size=2"), n_flows=2)
     kw.update(bad)
     alpha, beta = kw.pop("alpha"), kw.pop("beta")
     with pytest.raises(InputError):
         run_flows(alpha, beta, **kw)
 
 
-@pytest.mark.parametrize("text", ["pareto:mean=-5", "weibull:mean=3", "pareto:mean", "pareto", "fixed:size=abc",
-                                  "pareto:mean=25,shape=1", "exponential:mean=5,shape=2", "fixed:size=0"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pareto:mean=-5",
+        "weibull:mean=3",
+        "pareto:mean",
+        "pareto",
+        "fixed:size=abc",
+        "pareto:mean=25,shape=1",
+        "exponential:mean=5,shape=2",
+        "fixed:size=0",
+    ],
+)
 def test_malformed_sizes_raise_input_error(text):
     with pytest.raises(InputError):
         parse_sizes(text)
@@ -173,8 +218,9 @@ SHORT_PKTS = 255
 @pytest.mark.parametrize("gains", [(0.1, 1.0), (0.5, 0.4)])
 @pytest.mark.parametrize("rho", [0.5, 0.9])
 def test_rcp_afct_within_factor_of_ps_for_short_flows(gains, rho):
-    r = fct_study(*gains, capacity_bps=2.4e9, rtt_s=0.1, load=rho, sizes=parse_sizes("pareto:mean=25,shape=1.2"),
-                  n_flows=10000, seed=7)
+    r = fct_study(
+        *gains, capacity_bps=2.4e9, rtt_s=0.1, load=rho, sizes=parse_sizes("pareto:mean=25,shape=1.2"), n_flows=10000, seed=7
+    )
     short = [b for b in r.bins if b.size_hi_pkts <= SHORT_PKTS and b.flows >= 20]
     assert len(short) >= 5
     for b in short:

@@ -1,4 +1,5 @@
 """`rcpstab fct`: the JSON contract, outputs, one-line summary and exit code 2 on bad input."""
+
 from __future__ import annotations
 
 import csv
@@ -43,12 +44,27 @@ def test_summary_csv_and_figure(tmp_path, capsys):
     assert main(BASE + ["--quiet"]) == 0 and capsys.readouterr().out == ""
 
 
-@pytest.mark.parametrize("bad", [
-    ["--load", "1"], ["--load", "1.5"], ["--load", "0"], ["--load", "-0.3"], ["--sizes", "pareto:mean=-25"],
-    ["--sizes", "lognormal:mean=3"], ["--sizes", "pareto:mean=25,shape"], ["--sizes", "pareto;mean=25"],
-    ["--sizes", "fixed:size=-2"], ["--flows", "0"], ["--buffer-bdp", "-1"], ["--arrivals", "bursty"],
-    ["--workers", "0"], ["--seed", "-4"], ["--out", "/nonexistent/x.png"], ["--out", "x.txt"],
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["--load", "1"],
+        ["--load", "1.5"],
+        ["--load", "0"],
+        ["--load", "-0.3"],
+        ["--sizes", "pareto:mean=-25"],
+        ["--sizes", "lognormal:mean=3"],
+        ["--sizes", "pareto:mean=25,shape"],
+        ["--sizes", "pareto;mean=25"],
+        ["--sizes", "fixed:size=-2"],
+        ["--flows", "0"],
+        ["--buffer-bdp", "-1"],
+        ["--arrivals", "bursty"],
+        ["--workers", "0"],
+        ["--seed", "-4"],
+        ["--out", "/nonexistent/x.png"],
+        ["--out", "x.txt"],
+    ],
+)
 def test_bad_input_exits_2_with_one_line(bad, capsys):
     args = BASE + bad if bad[0] not in BASE else [a for a in BASE]
     if bad[0] in BASE:

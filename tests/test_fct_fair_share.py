@@ -1,6 +1,7 @@
 """The flow-level fair-sharing model of the chain (rcpstab/fct/fair_share.py), issue 24's second
 method for the multi-bottleneck figures: its rates against brute force, its one-link case
 against exact processor sharing."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,9 +49,14 @@ def _proportional(counts, capacity):
         return np.array([capacity - n[0] * full[0] - n[i + 1] * full[i + 1] for i in range(k)])
 
     x0 = np.full(len(live), capacity / (2 * n.sum()))
-    res = minimize(lambda x: -np.sum(n[live] * np.log(x)), x0, method="SLSQP",
-                   constraints=[{"type": "ineq", "fun": link_load}], bounds=[(1e-9, capacity)] * len(live),
-                   options={"ftol": 1e-14, "maxiter": 500})
+    res = minimize(
+        lambda x: -np.sum(n[live] * np.log(x)),
+        x0,
+        method="SLSQP",
+        constraints=[{"type": "ineq", "fun": link_load}],
+        bounds=[(1e-9, capacity)] * len(live),
+        options={"ftol": 1e-14, "maxiter": 500},
+    )
     out = np.zeros(len(n))
     out[live] = res.x
     return out
@@ -62,8 +68,7 @@ def test_rates_match_progressive_filling_and_a_general_solver(seed):
     counts = rng.integers(0, 6, size=rng.integers(2, 7))
     counts[0] = max(counts[0], 1)
     np.testing.assert_allclose(chain_rates(counts, 10.0), _progressive_filling(counts, 10.0), rtol=1e-9)
-    np.testing.assert_allclose(chain_rates(counts, 10.0, "proportional"), _proportional(counts, 10.0), rtol=2e-4,
-                               atol=1e-6)
+    np.testing.assert_allclose(chain_rates(counts, 10.0, "proportional"), _proportional(counts, 10.0), rtol=2e-4, atol=1e-6)
 
 
 def test_one_link_is_processor_sharing():
@@ -72,8 +77,9 @@ def test_one_link_is_processor_sharing():
     size = rng.exponential(0.8, 300)
     group = rng.integers(0, 2, 300)  # group 0 and group 1 share the one link
     for rule in ("maxmin", "proportional"):
-        np.testing.assert_allclose(chain_fair_sojourn(a, size, group, 1, 1.0, rule),
-                                   processor_sharing_sojourn(a, size, 1.0), rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(
+            chain_fair_sojourn(a, size, group, 1, 1.0, rule), processor_sharing_sojourn(a, size, 1.0), rtol=1e-9, atol=1e-9
+        )
 
 
 def test_a_worked_chain():

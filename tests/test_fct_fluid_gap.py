@@ -7,6 +7,7 @@ estimate (App. F's average of header RTTs, queueing included, against the fluid'
 Small sizes: 37-packet flows, 20 Mb/s, RTPD 0.1 s, RCP (0.1, 1.0), load 0.85 (below u* = 0.876),
 1500 flows, seed 11 (the reported runs use 4000 flows, seeds 1-3).
 """
+
 from __future__ import annotations
 
 import math
@@ -28,8 +29,7 @@ def _arrivals():
 
 
 def _packet(**kw):
-    r = run_flows(0.1, 1.0, capacity_bps=C, rtt_s=D, load=LOAD, sizes=SIZES, n_flows=N, seed=SEED, keep_trace=True,
-                  **kw)
+    r = run_flows(0.1, 1.0, capacity_bps=C, rtt_s=D, load=LOAD, sizes=SIZES, n_flows=N, seed=SEED, keep_trace=True, **kw)
     f = np.full(N, np.nan)
     f[r.records["id"]] = r.records["fct_ns"] / NS_PER_S
     assert not np.isnan(f).any()

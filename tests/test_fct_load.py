@@ -1,5 +1,6 @@
 """Issue 24, item 1: `rcpstab fct` offers the load it is asked for, reports nominal, offered
 and carried load, and its headline ratio is against PS fed the same arrivals."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,13 @@ from rcpstab.fct.ps import processor_sharing_sojourn
 from rcpstab.packet.hosts.flow_traffic import parse_arrivals, parse_sizes
 
 PKT = 1000
-SIZES = ["pareto:mean=25,shape=1.2", "pareto:mean=25,shape=2.5", "exponential:mean=30", "fixed:size=37",
-         "pareto:mean=10,shape=1.05"]
+SIZES = [
+    "pareto:mean=25,shape=1.2",
+    "pareto:mean=25,shape=2.5",
+    "exponential:mean=30",
+    "fixed:size=37",
+    "pareto:mean=10,shape=1.05",
+]
 
 
 @pytest.mark.parametrize("sizes", SIZES)
@@ -41,8 +47,9 @@ def test_the_old_nominal_rate_draws_far_less_than_rho_with_pareto_1_2():
 def test_poisson_arrivals_stay_poisson_after_scaling():
     # Scaling exponential gaps to a fixed sum gives uniform spacings: coefficient of variation 1,
     # and the counts in equal sub-intervals are binomial (variance ~ mean).
-    start, size, warm = draw_workload(parse_sizes("pareto:mean=25,shape=1.2"), parse_arrivals("poisson"),
-                                      40000, 0.8, 1e7, PKT, seed=5)
+    start, size, warm = draw_workload(
+        parse_sizes("pareto:mean=25,shape=1.2"), parse_arrivals("poisson"), 40000, 0.8, 1e7, PKT, seed=5
+    )
     gaps = np.diff(start[warm:])
     assert np.std(gaps) / np.mean(gaps) == pytest.approx(1.0, abs=0.03)
     counts = np.histogram(start[warm:], bins=200)[0]
@@ -51,8 +58,7 @@ def test_poisson_arrivals_stay_poisson_after_scaling():
 
 @pytest.mark.parametrize("sizes", SIZES[:4])
 def test_run_offered_load_is_nominal_and_carried_load_is_reported(sizes):
-    run = run_flows(0.4, 0.3, capacity_bps=20e6, rtt_s=0.05, load=0.6, sizes=parse_sizes(sizes), n_flows=2000,
-                    seed=2)
+    run = run_flows(0.4, 0.3, capacity_bps=20e6, rtt_s=0.05, load=0.6, sizes=parse_sizes(sizes), n_flows=2000, seed=2)
     assert run.measured_load == pytest.approx(0.6, rel=0.02)
     assert len(run.records) == 2000
     # The window's carried load cannot exceed what was offered plus the backlog at its start.
@@ -60,8 +66,9 @@ def test_run_offered_load_is_nominal_and_carried_load_is_reported(sizes):
 
 
 def test_headline_is_afct_over_ps_fed_the_same_arrivals():
-    r = fct_study(0.1, 1.0, capacity_bps=20e6, rtt_s=0.1, load=0.8, sizes=parse_sizes("pareto:mean=25,shape=1.2"),
-                  n_flows=3000, seed=4)
+    r = fct_study(
+        0.1, 1.0, capacity_bps=20e6, rtt_s=0.1, load=0.8, sizes=parse_sizes("pareto:mean=25,shape=1.2"), n_flows=3000, seed=4
+    )
     rec = r.runs[0].records
     order = np.argsort(rec["id"])
     # Independent re-computation of PS on the same arrivals from the records.
@@ -94,10 +101,26 @@ def _keys(obj, out):
 @pytest.mark.slow  # three runs of the command (in this process: ~2.5 s of start-up each saved)
 def test_help_documents_every_output_column(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")  # the help wrapped as in a pipe, whatever this terminal's width
-    cmd = ["fct", "--alpha", "0.4", "--beta", "0.3", "--C", "10e6", "--d0", "0.05", "--load", "0.5", "--flows", "200",
-           "--sizes", "exponential:mean=5"]
-    runs = {name: run_cli(capsys, *argv) for name, argv in
-            (("json", cmd + ["--json"]), ("help", cmd[:1] + ["--help"]), ("text", cmd))}
+    cmd = [
+        "fct",
+        "--alpha",
+        "0.4",
+        "--beta",
+        "0.3",
+        "--C",
+        "10e6",
+        "--d0",
+        "0.05",
+        "--load",
+        "0.5",
+        "--flows",
+        "200",
+        "--sizes",
+        "exponential:mean=5",
+    ]
+    runs = {
+        name: run_cli(capsys, *argv) for name, argv in (("json", cmd + ["--json"]), ("help", cmd[:1] + ["--help"]), ("text", cmd))
+    }
     assert all(code == 0 for code, _, _ in runs.values()), runs
     js = json.loads(runs["json"][1])
     help_text = runs["help"][1]

@@ -1,4 +1,5 @@
 """Issue 24, Figs. 4.22-4.24: the multiple-bottleneck chain (rcpstab/fct/multilink.py)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -63,8 +64,9 @@ def test_rcp_hop_cost_is_the_queues_on_the_path():
     from rcpstab.fct.multilink import path_queue_delay
 
     n, cap = 4, 20e6
-    r = chain_fct("rcp", 0.1, 1.0, n_links=n, capacity_bps=cap, rtt0_s=0.1, load=0.9, sizes=SIZES, n_flows=150,
-                  seed=5, queues=True)
+    r = chain_fct(
+        "rcp", 0.1, 1.0, n_links=n, capacity_bps=cap, rtt0_s=0.1, load=0.9, sizes=SIZES, n_flows=150, seed=5, queues=True
+    )
     f, z, g, a, rtt = r["fct_s"], r["size_pkts"], r["group"], r["arrival_s"], r["rtt_s"]
     maxmin = 1.5 * rtt + chain_fair_sojourn(a, z * 8000.0, g, n, cap)
     g0 = (g == 0) & (z < 500)

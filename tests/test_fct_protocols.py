@@ -1,4 +1,5 @@
 """Issue 24, item 4: RCP, RCP-AC and XCP on the same arrivals (rcpstab/fct/protocols.py)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -30,8 +31,7 @@ def test_packet_simulator_rcp_agrees_with_the_flow_simulator(load):
 def test_xcp_and_rcpac_short_flows_are_slower_than_rcps():
     # Thesis Sec. 4.2: XCP is "conservative in giving bandwidth to flows, especially newly
     # starting flows"; RCP-AC's senders are XCP's window senders.
-    r = {p: protocol_fct(p, *g, load=0.8, **KW) for p, g in
-         (("rcp", (0.1, 1.0)), ("xcp", (0.4, 0.226)), ("rcpac", (0.1, 1.0)))}
+    r = {p: protocol_fct(p, *g, load=0.8, **KW) for p, g in (("rcp", (0.1, 1.0)), ("xcp", (0.4, 0.226)), ("rcpac", (0.1, 1.0)))}
     small = r["rcp"]["size_pkts"] < 50
     ratio = {p: np.mean(v["fct_s"][small]) / np.mean(v["ps_fct_s"][small]) for p, v in r.items()}
     assert ratio["rcp"] < 1.3 and ratio["xcp"] > 1.5 * ratio["rcp"] and ratio["rcpac"] > 1.3 * ratio["rcp"]
@@ -45,9 +45,30 @@ def test_tcp_is_refused_without_ns3_in_one_line():
         pytest.skip("ns-3 installed")
     with pytest.raises(InputError, match="bench"):
         check_protocol("tcp")
-    p = subprocess.run([sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.1", "--beta", "1", "--C", "1e7",
-                        "--d0", "0.1", "--load", "0.5", "--flows", "20", "--protocol", "rcp,tcp"],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rcpstab",
+            "fct",
+            "--alpha",
+            "0.1",
+            "--beta",
+            "1",
+            "--C",
+            "1e7",
+            "--d0",
+            "0.1",
+            "--load",
+            "0.5",
+            "--flows",
+            "20",
+            "--protocol",
+            "rcp,tcp",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "ns-3" in p.stderr
 
 

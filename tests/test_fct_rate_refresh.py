@@ -1,6 +1,7 @@
 """The flow-level simulator's R-TCP senders react to a new rate as the packet simulator's do (ns-2 RCP
 host: re-pace from the last send, probe every minimum RTT while the next packet is over one away),
 through the one host implementation both share (csrc/rtcp_host.h, hosts/rtcp_host_py.py)."""
+
 import numpy as np
 import pytest
 
@@ -9,19 +10,18 @@ from rcpstab.fct.flow_run import run_flows
 from rcpstab.fct.flows_py import RECORD_FIELDS, PyFlowSimulator
 from rcpstab.packet.hosts.flow_traffic import parse_sizes
 
-RTT_NS = 20_000_000    # 10 ms each way
-PKT = 1000             # data packet bytes
-FLOOR = 1              # bytes/ms: one packet per second = 50 RTTs
-HIGH = 1000            # bytes/ms: one packet per ms
-SIZE = 5               # packets
-RAISE_NS = 510_000_000 # mid-way through the floor's first 1 s gap (not on a probe's time)
+RTT_NS = 20_000_000  # 10 ms each way
+PKT = 1000  # data packet bytes
+FLOOR = 1  # bytes/ms: one packet per second = 50 RTTs
+HIGH = 1000  # bytes/ms: one packet per ms
+SIZE = 5  # packets
+RAISE_NS = 510_000_000  # mid-way through the floor's first 1 s gap (not on a probe's time)
 
 
 def simulator(backend, rate_refresh):
     links = dict(forward=(100_000_000, RTT_NS // 2, 10**6), reverse=(100_000_000, RTT_NS // 2, 10**6))
     cls = FlowSimulator if backend == "c" else PyFlowSimulator
-    return cls(**links, data_size=PKT, ctrl_size=40, window_denominator=960, rwnd_pkts=4096, request=0,
-               rate_refresh=rate_refresh)
+    return cls(**links, data_size=PKT, ctrl_size=40, window_denominator=960, rwnd_pkts=4096, request=0, rate_refresh=rate_refresh)
 
 
 def one_flow(backend, rate_refresh, step_ns=1_000_000, horizon_ns=3_000_000_000):

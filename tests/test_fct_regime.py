@@ -1,5 +1,6 @@
 """Issue 24, item 2: the high-load regime by two independent methods, the packet flow
 simulator and the flow-level fluid model (rcpstab/fct/fluid_flows.py)."""
+
 from __future__ import annotations
 
 import math
@@ -21,11 +22,9 @@ C, D = 20e6, 0.1  # BDP 250 packets of 1000 bytes
 def test_fluid_fixed_rate_queue_agrees_with_the_packet_fcfs_queue():
     # Two queue implementations: the fluid model with R held (q integrated in steps) and the
     # exact packet Lindley recursion; FCT - 1.5 d of the fluid is L/R + q/C at the last bit.
-    start, size, _ = draw_workload(parse_sizes("exponential:mean=20"), parse_arrivals("poisson"), 3000, 0.7, C,
-                                   1000, seed=1)
+    start, size, _ = draw_workload(parse_sizes("exponential:mean=20"), parse_arrivals("poisson"), 3000, 0.7, C, 1000, seed=1)
     R = 0.3 * C
-    fl = fluid_flow_run(0.1, 1.0, capacity_bps=C, rtt_s=D, arrival_s=start, size_bits=size * 8000.0,
-                        fixed_rate_bps=R, dt_s=1e-4)
+    fl = fluid_flow_run(0.1, 1.0, capacity_bps=C, rtt_s=D, arrival_s=start, size_bits=size * 8000.0, fixed_rate_bps=R, dt_s=1e-4)
     pk = fixed_rate_fcfs(start, size, R, C)
     assert np.mean(fl.fct_s - 1.5 * D) == pytest.approx(pk.mean(), rel=0.03)
 
@@ -43,8 +42,9 @@ def test_rho_star_balances_the_rate_law_against_the_md1_queue():
 
 
 def _growth(load):
-    run = run_flows(0.1, 1.0, capacity_bps=C, rtt_s=D, load=load, sizes=parse_sizes("fixed:size=37"), n_flows=4000,
-                    seed=3, keep_trace=True)
+    run = run_flows(
+        0.1, 1.0, capacity_bps=C, rtt_s=D, load=load, sizes=parse_sizes("fixed:size=37"), n_flows=4000, seed=3, keep_trace=True
+    )
     tr = run.trace
     w = np.flatnonzero((tr["t_s"] > run.window_s[0]) & (tr["t_s"] < run.window_s[1]))
     fifths = [tr["n_active"][i].mean() for i in np.array_split(w, 5)]
@@ -64,14 +64,16 @@ def test_two_methods_agree_on_the_regime_and_the_packet_queue_closes_the_gap():
     # packet-scale queue stays near 4-5x PS; with it, it reaches the packet simulator's pile-up.
     # Tolerances set after looking at seed 1 (issue 24 notes); experiments/fct_regime.py
     # reports the map on other points.
-    r = compare_methods(0.1, 1.0, capacity_bps=C, rtt_s=D, load=0.9, sizes=parse_sizes("fixed:size=37"),
-                        n_flows=5000, seed=1, fluid_dt_s=1e-3)
+    r = compare_methods(
+        0.1, 1.0, capacity_bps=C, rtt_s=D, load=0.9, sizes=parse_sizes("fixed:size=37"), n_flows=5000, seed=1, fluid_dt_s=1e-3
+    )
     pkt, fl, flq = (r[k]["afct_over_ps"] for k in ("packet", "fluid", "fluid_packet_queue"))
-    assert fl < 6 and pkt > 1.5 * fl          # the ~2x gap of the issue
+    assert fl < 6 and pkt > 1.5 * fl  # the ~2x gap of the issue
     assert flq > 1.5 * fl and 0.6 < flq / pkt < 1.5
     # The box (0.5, 0.4): u* = 0.962 > 0.9, both methods stay within 2.5x PS and agree.
-    box = compare_methods(0.5, 0.4, capacity_bps=C, rtt_s=D, load=0.9, sizes=parse_sizes("fixed:size=37"),
-                          n_flows=3000, seed=1, fluid_dt_s=1e-3)
+    box = compare_methods(
+        0.5, 0.4, capacity_bps=C, rtt_s=D, load=0.9, sizes=parse_sizes("fixed:size=37"), n_flows=3000, seed=1, fluid_dt_s=1e-3
+    )
     assert box["packet"]["afct_over_ps"] < 2.5 and box["fluid_packet_queue"]["afct_over_ps"] < 2.5
     assert box["fluid_packet_queue"]["afct_over_ps"] == pytest.approx(box["packet"]["afct_over_ps"], rel=0.35)
 

@@ -1,5 +1,6 @@
 """Issue 24, item 3: the optimal-rate U curve (thesis App. A), by App. A's model, an exact
 packet FCFS queue and the packet flow simulator at a held rate."""
+
 from __future__ import annotations
 
 import subprocess
@@ -55,7 +56,7 @@ def test_eq_a12_queue_is_the_fcfs_queue_from_C_up(frac):
     idx = np.arange(len(t))
     depart = (idx + 1) * P / C + np.maximum.accumulate(t[order] - idx * P / C)
     wait = depart - P / C - t[order]
-    q_little = len(t) / start[-1] * wait.mean() * P           # bits
+    q_little = len(t) / start[-1] * wait.mean() * P  # bits
     L2 = np.mean((size * P) ** 2)
     q_a12 = lam * L2 / 2 * (1 / ((1 - rho) * C) - 1 / R)
     assert q_little == pytest.approx(q_a12, rel=0.08)
@@ -71,7 +72,7 @@ def test_eq_a11_agrees_at_low_rates_and_the_u_curve_has_an_interior_minimum():
     sim = durations_at_rates(fr * C, capacity_bps=C, dist=d, n_flows=20000, load=0.8, seed=1)
     model = app_a_duration(fr * C, C, lam, d)
     assert np.allclose(sim[:3], model[:3], rtol=0.06)  # the queue is small: L/R dominates
-    assert sim.argmin() not in (0, len(fr) - 1)       # the U
+    assert sim.argmin() not in (0, len(fr) - 1)  # the U
     assert 0 <= app_a_blocking(5.0, 0.8, d) <= 1
 
 
@@ -89,8 +90,25 @@ def test_flow_simulator_at_a_held_rate_matches_the_fcfs_queue():
 def test_fixed_rate_cli_rejects_bad_rates_in_one_line(capsys):
     from rcpstab.cli import main
 
-    cmd = [sys.executable, "-m", "rcpstab", "fct", "--alpha", "0.1", "--beta", "1", "--C", "1e7", "--d0", "0.1",
-           "--load", "0.5", "--flows", "50", "--fixed-rate"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "rcpstab",
+        "fct",
+        "--alpha",
+        "0.1",
+        "--beta",
+        "1",
+        "--C",
+        "1e7",
+        "--d0",
+        "0.1",
+        "--load",
+        "0.5",
+        "--flows",
+        "50",
+        "--fixed-rate",
+    ]
     p = subprocess.run(cmd + ["2e7"], capture_output=True, text=True)  # one real process: exit code, no traceback
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
     for bad in ("abc", "-1"):  # the rest in this process: the same rcpstab.cli.main, without ~2 s of start-up each

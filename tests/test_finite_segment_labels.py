@@ -4,6 +4,7 @@ A segment of fig5.3 ends when the flow count changes; a growth still unresolved 
 `undecided`, and the longer run shows what it was: rcp-router's growth at (1.1, 0.6) is a small
 limit cycle, the packet segment's at (1.05, 0.65) noise that settles at 100 Mb/s and over 600 s.
 """
+
 import dataclasses
 import math
 from unittest import mock
@@ -35,10 +36,10 @@ def _segment_judgements(call):
 
 def test_rcp_router_growth_inside_the_band_is_undecided_then_a_cycle():
     code, segments = _segment_judgements(lambda: fluid_verdicts(FIG53, [1.1], [0.6])[0][0])
-    ten = segments[1]   # the 10-flow segment, 600 RTTs
+    ten = segments[1]  # the 10-flow segment, 600 RTTs
     assert code == UNDECIDED and ten.names[0] == "undecided"
     assert "inside the band" in ten.reason[0]
-    assert 0.002 < ten.rate_per_rtt[0] < 0.003          # measured growth, kept in the judgement
+    assert 0.002 < ten.rate_per_rtt[0] < 0.003  # measured growth, kept in the judgement
     assert fluid_verdicts(LONG, [1.1], [0.6])[0][0] == LIMIT_CYCLE
 
 

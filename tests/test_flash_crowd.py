@@ -1,4 +1,5 @@
 """Flash crowd (N -> 10 N) packet by packet and in the fluid model, with the same finite buffer."""
+
 import json
 import math
 
@@ -14,11 +15,13 @@ def exit_code(argv):
         return main(argv)
     except SystemExit as exc:
         return exc.code
+
+
 from rcpstab.cosim.flash_crowd import AGREEMENT, flash_crowd_cosim
 from rcpstab.packet.simulator.scenarios import flash_crowd
 
-NETWORKS = [(100e6, 0.05, 2), (40e6, 0.1, 3)]     # 21 and 11 packets of C*d0 per flow after the crowd
-GAINS = [(0.4, 0.2), (0.4, 0.226)]                 # a thesis box corner and XCP's published gains
+NETWORKS = [(100e6, 0.05, 2), (40e6, 0.1, 3)]  # 21 and 11 packets of C*d0 per flow after the crowd
+GAINS = [(0.4, 0.2), (0.4, 0.226)]  # a thesis box corner and XCP's published gains
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +31,8 @@ def runs():
 
 def test_both_runs_hold_the_queue_in_the_buffer_and_conserve_packets(runs):
     for r in runs.values():
-        assert r.fluid.peak_queue_bdp == 1.0                 # the fluid clamp is exact
-        assert 0.95 < r.packet.peak_queue_bdp <= 1.0         # drop-tail: whole packets, never above B
+        assert r.fluid.peak_queue_bdp == 1.0  # the fluid clamp is exact
+        assert 0.95 < r.packet.peak_queue_bdp <= 1.0  # drop-tail: whole packets, never above B
         c = r.conservation
         assert c["sent"] == c["delivered"] + c["dropped"] + c["in_flight"]
         # every packet the bottleneck refused after the crowd is in the simulator's drop count
@@ -60,7 +63,7 @@ def test_recovery_disagreement_is_the_routers_rtt_estimate(runs):
         assert any(text.startswith("recovery:") for text in r.differences())
 
 
-ALL_GAINS = GAINS + [(0.6, 0.2)]                   # and the box corner with the larger alpha
+ALL_GAINS = GAINS + [(0.6, 0.2)]  # and the box corner with the larger alpha
 
 
 def no_window(module):
@@ -71,19 +74,31 @@ def no_window(module):
     def build(topology, flows, packet_bytes, backend, protocol, rwnd_pkts=module.RWND_PACKETS):
         sim = original(topology, flows, packet_bytes, "python", protocol, rwnd_pkts)
         from rcpstab.packet._datapath import Simulator
-        return Simulator(links=[link.as_sim_tuple() for link in topology.links], paths=list(topology.paths),
-                         flows=flows, data_size=packet_bytes, ctrl_size=sim.ctrl_size, window_denominator=1,
-                         rwnd_pkts=1 << 20, sender=sim.sender)
+
+        return Simulator(
+            links=[link.as_sim_tuple() for link in topology.links],
+            paths=list(topology.paths),
+            flows=flows,
+            data_size=packet_bytes,
+            ctrl_size=sim.ctrl_size,
+            window_denominator=1,
+            rwnd_pkts=1 << 20,
+            sender=sim.sender,
+        )
+
     return build
 
 
-ROUTER_NETWORKS = NETWORKS + [(100e6, 0.015, 1)]   # and check's slowest corner (10 Gb/s, 15 ms, 1 -> 10, at 100 Mb/s)
+ROUTER_NETWORKS = NETWORKS + [(100e6, 0.015, 1)]  # and check's slowest corner (10 Gb/s, 15 ms, 1 -> 10, at 100 Mb/s)
 
 
 @pytest.fixture(scope="module")
 def router_runs():
-    return {(net, gains): flash_crowd_cosim(flash_crowd(*net), *gains, model="rcp-router")
-            for net in ROUTER_NETWORKS for gains in ALL_GAINS}
+    return {
+        (net, gains): flash_crowd_cosim(flash_crowd(*net), *gains, model="rcp-router")
+        for net in ROUTER_NETWORKS
+        for gains in ALL_GAINS
+    }
 
 
 def test_packet_and_router_fluid_agree_within_30_percent_on_three_networks(router_runs):
@@ -126,7 +141,7 @@ def test_remaining_difference_is_the_rtcp_window(router_runs):
             paced = flash_crowd_cosim(flash_crowd(*net), 0.4, 0.2, model="rcp-router")
         windowed = router_runs[(net, (0.4, 0.2))]
         f = windowed.fluid
-        assert windowed.packet.overload_rtt < f.overload_rtt       # one control interval (0.2 RTT) or more shorter
+        assert windowed.packet.overload_rtt < f.overload_rtt  # one control interval (0.2 RTT) or more shorter
         assert windowed.packet.dropped_bdp < 0.9 * f.dropped_bdp
         assert paced.packet.overload_rtt >= f.overload_rtt
         assert paced.agreement()["dropped_bdp"] < 0.05
@@ -149,6 +164,7 @@ def test_rtcp_window_damps_the_packet_loop_where_the_fluid_oscillates():
 
     def late_swing(t, gamma, r):
         return float(np.ptp(gamma[t > r.arrival_s + 50 * sc.rtt_s]))
+
     fluid = late_swing(windowed.fluid_t, windowed.fluid_R_over_C, windowed)
     assert math.isnan(windowed.fluid.recovery_rtt) and windowed.fluid.reason
     assert windowed.packet.recovery_rtt < 50.0
@@ -185,8 +201,7 @@ def test_without_the_rate_refresh_the_senders_stall_at_the_rate_floor():
 
 def test_cli_flash_crowd_json_and_figure(tmp_path, capsys):
     out = tmp_path / "crowd.png"
-    assert main(["cosim", "--scenario", "flash-crowd", "--alpha", "0.4", "--beta", "0.226", "--json",
-                 "--out", str(out)]) == 0
+    assert main(["cosim", "--scenario", "flash-crowd", "--alpha", "0.4", "--beta", "0.226", "--json", "--out", str(out)]) == 0
     summary = json.loads(capsys.readouterr().out)
     for side in ("fluid", "packet"):
         assert {"peak_queue_bdp", "dropped_bdp", "recovery_rtt"} <= set(summary[side])
@@ -196,8 +211,7 @@ def test_cli_flash_crowd_json_and_figure(tmp_path, capsys):
 
 
 def test_cli_flash_crowd_against_the_router_fluid_model(capsys):
-    assert main(["cosim", "--scenario", "flash-crowd", "--model", "rcp-router", "--alpha", "0.6", "--beta", "0.2",
-                 "--json"]) == 0
+    assert main(["cosim", "--scenario", "flash-crowd", "--model", "rcp-router", "--alpha", "0.6", "--beta", "0.2", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["model"] == "rcp-router" and summary["differences"] == []
     assert summary["relative_difference"]["recovery_rtt"] < AGREEMENT
@@ -240,15 +254,14 @@ def test_counterfactual_router_with_the_fluid_rtt_matches_the_fluid_trough():
 
     class FluidRtt(RcpController):
         def update(self, input_bytes, rtt_sum, rtt_count, queue_bytes, tr):
-            self.avg_rtt = 50.0 + queue_bytes / self.link_rate   # ms: d0 + q/C
+            self.avg_rtt = 50.0 + queue_bytes / self.link_rate  # ms: d0 + q/C
             return super().update(input_bytes, 0, 0, queue_bytes, tr)
 
     original = run_module.make_controller
 
     def make(*args, **options):
         c = original(*args, **options)
-        return FluidRtt(link_rate=c.link_rate, alpha=c.alpha, beta=c.beta, eta=c.eta, rate=c.rate,
-                        avg_rtt=c.avg_rtt, mtu=c.mtu)
+        return FluidRtt(link_rate=c.link_rate, alpha=c.alpha, beta=c.beta, eta=c.eta, rate=c.rate, avg_rtt=c.avg_rtt, mtu=c.mtu)
 
     scenario = flash_crowd(*NETWORKS[0])
     for gains in [(0.4, 0.2), (0.6, 0.2)]:
@@ -260,8 +273,16 @@ def test_counterfactual_router_with_the_fluid_rtt_matches_the_fluid_trough():
     assert r.agreement()["recovery_rtt"] < AGREEMENT and r.agreement()["dropped_bdp"] < AGREEMENT
 
 
-@pytest.mark.parametrize("extra, named", [(["--C", "-1"], "--C -1"), (["--N", "0"], "--N 0"), (["--rtt", "0"], "--rtt 0"),
-                                          (["--t-end", "5"], "--t-end"), (["--csv", "x.csv"], "--csv")])
+@pytest.mark.parametrize(
+    "extra, named",
+    [
+        (["--C", "-1"], "--C -1"),
+        (["--N", "0"], "--N 0"),
+        (["--rtt", "0"], "--rtt 0"),
+        (["--t-end", "5"], "--t-end"),
+        (["--csv", "x.csv"], "--csv"),
+    ],
+)
 def test_cli_flash_crowd_bad_options_exit_2(extra, named, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["cosim", "--scenario", "flash-crowd", "--alpha", "0.4", "--beta", "0.2", *extra]) == 2

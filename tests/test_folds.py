@@ -4,6 +4,7 @@ The collocation branch (periodic.py) and the compiled kernel's (kernel_orbits.py
 the fold each finds on the Bautin equation is pinned here to the values their own copies gave before they
 were merged (the same to the last bit on this machine), and the exact fold (Kaplan-Yorke, a = 1.3447437)
 checks both independently (tests/test_periodic_orbits.py, tests/test_kernel_orbits.py)."""
+
 from types import SimpleNamespace
 
 import numpy as np
@@ -16,10 +17,22 @@ from rcpstab.bifurcation.textbook import bistable_model
 
 # each caller's fold before the merge (git 3f50b59: periodic._folds and kernel_orbits._folds)
 BEFORE = {
-    "periodic": {"gain": 1.3447432183342887, "amplitude": 0.7704189076018514, "max_multiplier_before": 1.0801821661928324,
-                 "max_multiplier_after": 0.8831534734292779, "stable_before": False, "stable_after": True},
-    "kernel": {"gain": 1.3447432253464462, "amplitude": 0.7701023766917556, "max_multiplier_before": 1.1175303151353808,
-               "max_multiplier_after": 0.8665923769034287, "stable_before": False, "stable_after": True},
+    "periodic": {
+        "gain": 1.3447432183342887,
+        "amplitude": 0.7704189076018514,
+        "max_multiplier_before": 1.0801821661928324,
+        "max_multiplier_after": 0.8831534734292779,
+        "stable_before": False,
+        "stable_after": True,
+    },
+    "kernel": {
+        "gain": 1.3447432253464462,
+        "amplitude": 0.7701023766917556,
+        "max_multiplier_before": 1.1175303151353808,
+        "max_multiplier_after": 0.8665923769034287,
+        "stable_before": False,
+        "stable_after": True,
+    },
 }
 
 
@@ -29,8 +42,9 @@ def test_both_continuations_find_the_fold_they_found_before_the_merge():
     start = continue_from_hopf(model, (1.4, 1.7), beta=1.0, steps=1, first_amplitude=0.05, N=64).points[-1]
     system = KernelOrbitSystem(model, period=start.period, beta=1.0)
     state = state_from_profile(system, start.profile, start.period, PeriodicSystem(model, beta=1.0).scale)
-    kernel = continue_kernel_orbits(system, solve_kernel_orbit(system, state, start.period, start.gain), -1,
-                                    steps=9, step=0.05, max_step=0.3)
+    kernel = continue_kernel_orbits(
+        system, solve_kernel_orbit(system, state, start.period, start.gain), -1, steps=9, step=0.05, max_step=0.3
+    )
     for name, branch in (("periodic", collocation), ("kernel", kernel)):
         (fold,) = branch.folds
         assert set(fold) == set(BEFORE[name])
@@ -48,9 +62,11 @@ def orbit(amplitude, gain):
 
 def walker(gain_of, h):
     """A step of ``h`` in amplitude along gain_of(amplitude)."""
+
     def step(before, last):
         a = last.amplitude + h
         return orbit(a, gain_of(a)), h
+
     return step
 
 

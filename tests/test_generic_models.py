@@ -8,6 +8,7 @@ API, with no ``--param``: the engines take the model's own defaults, time scale 
 ``two_delays.py`` has two distinct delays; its exact region is checked against an argument-principle
 count written here, independent of the package.
 """
+
 import json
 import pathlib
 
@@ -22,13 +23,13 @@ from rcpstab.models import get_model
 
 HERE = pathlib.Path(__file__).parent
 PROTOCOLS = HERE / "data" / "protocols"
-BACKLOG = str(PROTOCOLS / "aimd_backlog.py")       # eq. 5.14 renamed
-UNCLAMPED = str(PROTOCOLS / "aimd_unclamped.py")   # eq. 5.15 renamed
+BACKLOG = str(PROTOCOLS / "aimd_backlog.py")  # eq. 5.14 renamed
+UNCLAMPED = str(PROTOCOLS / "aimd_unclamped.py")  # eq. 5.15 renamed
 TWO_DELAYS = str(PROTOCOLS / "two_delays.py")
 ERPI = str(HERE.parent / "examples" / "protocols" / "erpi.py")
 RENAMED = [("switched", BACKLOG), ("linear", UNCLAMPED)]
-LINEAR_GRID = ("0.1:1.9:0.3", "0.05:0.95:0.15")    # 7 x 7, across the bell's boundary
-SIM_GRID = ("0.4:1.6:0.6", "0.2:1.0:0.4")          # 3 x 3: converged points and limit cycles
+LINEAR_GRID = ("0.1:1.9:0.3", "0.05:0.95:0.15")  # 7 x 7, across the bell's boundary
+SIM_GRID = ("0.4:1.6:0.6", "0.2:1.0:0.4")  # 3 x 3: converged points and limit cycles
 
 
 def _cli_json(capsys, argv):
@@ -44,6 +45,7 @@ def test_renamed_files_use_none_of_rcps_names():
 
 
 # --- the linear lenses: exact, bode, nyquist, margins -------------------------------------------
+
 
 @pytest.mark.parametrize("bundled, path", RENAMED)
 @pytest.mark.parametrize("method", ["exact", "bode", "nyquist"])
@@ -100,6 +102,7 @@ def test_certified_region_is_renaming_invariant(bundled, path):
 
 # --- the nonlinear lenses: phase-plane map, portrait, convergence, bifurcation ------------------
 
+
 @pytest.mark.parametrize("bundled, path", RENAMED)
 def test_phaseplane_map_is_renaming_invariant_cli(capsys, tmp_path, bundled, path):
     grid = ["--method", "phaseplane", "--alpha", SIM_GRID[0], "--beta", SIM_GRID[1]]
@@ -120,8 +123,7 @@ def test_phaseplane_map_is_renaming_invariant_cli(capsys, tmp_path, bundled, pat
 @pytest.mark.parametrize("bundled, path", RENAMED)
 def test_portrait_is_renaming_invariant_cli(capsys, tmp_path, bundled, path):
     point = ["--alpha", "1.4", "--beta", "0.8", "--rtts", "60"]
-    assert main(["portrait", "--model", path, *point, "--csv", str(tmp_path / "a.csv"),
-                 "--out", str(tmp_path / "a.png")]) == 0
+    assert main(["portrait", "--model", path, *point, "--csv", str(tmp_path / "a.csv"), "--out", str(tmp_path / "a.png")]) == 0
     mine_line = capsys.readouterr().out
     assert main(["portrait", "--model", bundled, *point, "--csv", str(tmp_path / "b.csv")]) == 0
     theirs_line = capsys.readouterr().out
@@ -175,9 +177,11 @@ def test_bifurcation_is_renaming_invariant_cli(capsys, tmp_path, bundled, path):
 
 # --- the API: results carry their model, plots never look a name up -----------------------------
 
+
 @pytest.mark.parametrize("bundled, path", RENAMED)
 def test_api_results_plot_and_match(bundled, path):
     import matplotlib
+
     matplotlib.use("Agg")
 
     mine = rcpstab.region(path, alpha=LINEAR_GRID[0], beta=LINEAR_GRID[1])
@@ -190,8 +194,7 @@ def test_api_results_plot_and_match(bundled, path):
     assert np.allclose(traj.queue_scale, ref.queue_scale) and traj.plot() is not None
     # any declared parameter by its own name, in the API too
     short = rcpstab.simulate(path, 1.4, 0.8, rtts=30, lag=0.1)
-    assert short.d0 == 0.1 and np.allclose(short.gamma, rcpstab.simulate(bundled, 1.4, 0.8, rtts=30, d0=0.1).gamma,
-                                            rtol=1e-12)
+    assert short.d0 == 0.1 and np.allclose(short.gamma, rcpstab.simulate(bundled, 1.4, 0.8, rtts=30, d0=0.1).gamma, rtol=1e-12)
 
 
 def test_plots_never_look_the_name_up_again(tmp_path):
@@ -199,6 +202,7 @@ def test_plots_never_look_the_name_up_again(tmp_path):
     import dataclasses
 
     import matplotlib
+
     matplotlib.use("Agg")
     from rcpstab.bifurcation import bifurcation_sweep
     from rcpstab.linear.marginmap import margin_map
@@ -221,10 +225,10 @@ def test_plots_never_look_the_name_up_again(tmp_path):
 
 # --- the issue's repros: each failed before the change ------------------------------------------
 
+
 def test_erpi_phaseplane_map_integrates(capsys):
     # was: "0 of 12 stable, 12 undecided", chunks_total 0 (configurations built from C, d0, N)
-    out = _cli_json(capsys, ["map", "--method", "phaseplane", "--model", ERPI, "--alpha", "0.2:1.4:0.4",
-                             "--beta", "0.2:1.0:0.4"])
+    out = _cli_json(capsys, ["map", "--method", "phaseplane", "--model", ERPI, "--alpha", "0.2:1.4:0.4", "--beta", "0.2:1.0:0.4"])
     assert out["meta"]["chunks_total"] == 1 and out["meta"]["verdict_counts"]["undecided"] == 0
     assert 0 < np.sum(out["stable"]) < 12 and out["meta"]["configurations"] == [{"tau": 0.1}]
 
@@ -235,8 +239,9 @@ def test_map_of_a_file_writes_its_figure(tmp_path, method, capsys):
     # In this process (~2.5 s of start-up saved each): a file's model is not registered by name, so a
     # lookup by name fails here as it did in a new process.
     out = tmp_path / "x.png"
-    code, stdout, err = run_cli(capsys, "map", "--method", method, "--model", ERPI, "--alpha", "0.2:1.4:0.4",
-                                "--beta", "0.2:1.0:0.4", "--out", str(out))
+    code, stdout, err = run_cli(
+        capsys, "map", "--method", method, "--model", ERPI, "--alpha", "0.2:1.4:0.4", "--beta", "0.2:1.0:0.4", "--out", str(out)
+    )
     assert code == 0, err
     assert out.stat().st_size > 0 and "region of erpi" in stdout
 
@@ -249,8 +254,7 @@ def test_simulate_a_file_from_the_api():
 
 def test_bifurcation_of_a_file(capsys):
     # was: internal error (tuple.index: the swept gain looked up as "alpha")
-    out = _cli_json(capsys, ["bifurcation", "--model", ERPI, "--beta", "0.2", "--alpha", "1.3:1.6:0.1",
-                             "--rtts", "100"])
+    out = _cli_json(capsys, ["bifurcation", "--model", ERPI, "--beta", "0.2", "--alpha", "1.3:1.6:0.1", "--rtts", "100"])
     ((boundary,),) = [b["alpha"] for b in out["boundaries"] if b["beta"] == 0.2]
     # ER-PI's closed-form bell (module docstring): kappa_r = w sin w where kappa_q = w^2 cos w = 0.2
     w = brentq(lambda w: w**2 * np.cos(w) - 0.2, 1.0, 1.55)
@@ -259,8 +263,9 @@ def test_bifurcation_of_a_file(capsys):
     assert states[1.3] in ("equilibrium", "decaying") and states[1.6] in ("cycle", "growing", "diverged")
 
 
-@pytest.mark.parametrize("argv", [["map", "--method", "packet", "--alpha", "0.4", "--beta", "0.2"],
-                                  ["cosim", "--alpha", "0.4", "--beta", "0.2"]])
+@pytest.mark.parametrize(
+    "argv", [["map", "--method", "packet", "--alpha", "0.4", "--beta", "0.2"], ["cosim", "--alpha", "0.4", "--beta", "0.2"]]
+)
 def test_packet_commands_refuse_a_fluid_only_model(capsys, argv):
     assert main([*argv, "--model", BACKLOG]) == 2
     err = capsys.readouterr().err.strip()
@@ -269,7 +274,7 @@ def test_packet_commands_refuse_a_fluid_only_model(capsys, argv):
 
 # --- two distinct delays ------------------------------------------------------------------------
 
-NEAR_BOUNDARY = 1e-3   # smallest |Delta(i w)| relative to its terms' size below which a point is not counted
+NEAR_BOUNDARY = 1e-3  # smallest |Delta(i w)| relative to its terms' size below which a point is not counted
 
 
 def _unstable_roots(kr, kq, theta, w_max=400.0):
@@ -284,7 +289,7 @@ def _unstable_roots(kr, kq, theta, w_max=400.0):
     s = 1j * w
     delta = s**2 + kr * s * np.exp(-s) + kq * np.exp(-theta * s)
     closeness = np.min(np.abs(delta) / (w**2 + kr * w + kq))
-    if closeness < NEAR_BOUNDARY:   # a root on or next to the axis: the count is not resolved
+    if closeness < NEAR_BOUNDARY:  # a root on or next to the axis: the count is not resolved
         return np.nan, closeness
     turn = np.unwrap(np.angle(delta))
     # beyond w_max, Delta ~ -w^2 (1 + O(1/w)): its argument settles on the nearest pi + 2 pi k
@@ -335,10 +340,13 @@ def test_two_delay_linear_lenses_take_its_own_parameter(capsys):
         assert same["stable"] == single
     mine = rcpstab.region(TWO_DELAYS, alpha=grid[1], beta=grid[3], params={"qlag": 0.2})
     assert mine.stable.tolist() == [[bool(v) for v in row] for row in single] and mine.model.parameters
-    assert get_model(TWO_DELAYS).parameters[mine.model.symbol("qlag")] == 0.1   # the file's model is untouched
-    assert mine.model.parameters[mine.model.symbol("qlag")] == 0.2              # the result's is the one mapped
-    for bad, message in ((["--param", "qlag=0.1,0.2"], "give one value"), (["--param", "k_r=1"], "is a loop gain"),
-                         (["--param", "qlag=-1"], "qlag = -1")):
+    assert get_model(TWO_DELAYS).parameters[mine.model.symbol("qlag")] == 0.1  # the file's model is untouched
+    assert mine.model.parameters[mine.model.symbol("qlag")] == 0.2  # the result's is the one mapped
+    for bad, message in (
+        (["--param", "qlag=0.1,0.2"], "give one value"),
+        (["--param", "k_r=1"], "is a loop gain"),
+        (["--param", "qlag=-1"], "qlag = -1"),
+    ):
         assert main(["map", "--model", TWO_DELAYS, "--alpha", "0.4", "--beta", "0.2", *bad]) == 2
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1, err
@@ -367,6 +375,7 @@ def test_every_api_function_is_renaming_invariant_and_plots(bundled, path):
     # one API function per lens, each result plotted: the renamed file and the bundled model agree
     import matplotlib
     import matplotlib.pyplot as plt
+
     matplotlib.use("Agg")
 
     calls = {
@@ -374,8 +383,10 @@ def test_every_api_function_is_renaming_invariant_and_plots(bundled, path):
         "bode": (lambda m: rcpstab.bode(m, 1.2, 0.4), ("stable", "crossover_w", "phase_margin_deg")),
         "nyquist": (lambda m: rcpstab.nyquist(m, 1.6, 0.4), ("N", "P", "Z", "stable")),
         "portrait": (lambda m: rcpstab.portrait(m, 1.4, 0.8, rtts=30), ("final_R_over_C", "verdicts", "ends_in_band")),
-        "convergence": (lambda m: rcpstab.convergence(m, alpha="0.4:0.8:0.4", beta="0.2:0.6:0.4"),
-                        ("stable", "verdict", "convergence_rtt")),
+        "convergence": (
+            lambda m: rcpstab.convergence(m, alpha="0.4:0.8:0.4", beta="0.2:0.6:0.4"),
+            ("stable", "verdict", "convergence_rtt"),
+        ),
         "bifurcation": (lambda m: rcpstab.bifurcation(m, alpha="1.3:1.5:0.1", beta="0.3", rtts=60), ("points",)),
     }
     for name, (call, keys) in calls.items():
@@ -386,8 +397,10 @@ def test_every_api_function_is_renaming_invariant_and_plots(bundled, path):
                 assert [p["state"] for p in a[key]] == [p["state"] for p in b[key]], name
                 assert np.allclose([p["amplitude"] for p in a[key]], [p["amplitude"] for p in b[key]], rtol=1e-9)
             elif isinstance(a[key], (list, float)) and not isinstance(np.ravel(a[key])[0], str):
-                assert np.allclose(np.array(a[key], dtype=float), np.array(b[key], dtype=float), rtol=1e-9,
-                                   equal_nan=True), (name, key)
+                assert np.allclose(np.array(a[key], dtype=float), np.array(b[key], dtype=float), rtol=1e-9, equal_nan=True), (
+                    name,
+                    key,
+                )
             else:
                 assert a[key] == b[key], (name, key)
         assert mine.plot() is not None, name

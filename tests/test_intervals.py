@@ -1,5 +1,6 @@
 """The confidence intervals of replicated runs (rcpstab.intervals): the Student-t quantiles against their
 closed forms, and each interval's coverage over many simulated replications against its exact level."""
+
 import math
 
 import numpy as np
@@ -13,9 +14,9 @@ from rcpstab.intervals import mean_interval, median_interval, t_half_width, wils
 def test_t_half_width_matches_the_closed_form_quantiles(confidence):
     p = 0.5 + confidence / 2
     # one degree of freedom is Cauchy: t_p = tan(pi (p - 1/2)); two: t_p = (2p - 1) / sqrt(2 p (1 - p))
-    two = np.array([3.0, 5.0])                                  # s = sqrt(2), n = 2
+    two = np.array([3.0, 5.0])  # s = sqrt(2), n = 2
     assert t_half_width(two, confidence) == pytest.approx(math.tan(math.pi * (p - 0.5)) * math.sqrt(2) / math.sqrt(2))
-    three = np.array([1.0, 2.0, 3.0])                           # s = 1, n = 3
+    three = np.array([1.0, 2.0, 3.0])  # s = 1, n = 3
     t2 = (2 * p - 1) / math.sqrt(2 * p * (1 - p))
     assert t_half_width(three, confidence) == pytest.approx(t2 / math.sqrt(3), rel=1e-12)
 
@@ -27,7 +28,7 @@ def test_t_interval_covers_a_normal_mean_as_often_as_its_level():
     _, low, high = mean_interval(samples)
     coverage = ((low <= 7.0) & (7.0 <= high)).mean()
     sd = math.sqrt(0.95 * 0.05 / samples.shape[0])
-    assert abs(coverage - 0.95) < 4 * sd                        # a normal quantile (1.96) would give ~0.88
+    assert abs(coverage - 0.95) < 4 * sd  # a normal quantile (1.96) would give ~0.88
 
 
 def test_fewer_than_two_values_or_a_nan_give_no_interval():
@@ -41,7 +42,7 @@ def test_median_interval_covers_as_often_as_its_exact_level():
     rng = np.random.default_rng(5)
     samples = rng.exponential(2.0, size=(40_000, 12))
     _, low, high, level = median_interval(samples)
-    assert level == pytest.approx(1 - 2 * sum(math.comb(12, j) for j in range(3)) / 2**12)   # k = 3 at n = 12
+    assert level == pytest.approx(1 - 2 * sum(math.comb(12, j) for j in range(3)) / 2**12)  # k = 3 at n = 12
     coverage = ((low <= 2.0 * math.log(2)) & (2.0 * math.log(2) <= high)).mean()
     assert abs(coverage - level) < 4 * math.sqrt(level * (1 - level) / samples.shape[0])
 

@@ -1,6 +1,7 @@
 """Periodic orbits by shooting on the compiled kernel (rcpstab.bifurcation.kernel_orbits): a DDE with a
 known orbit, agreement with the collocation solver on a smooth model, agreement with simulation on a
 clamped model's stable cycle, the side of the Hopf point against the sign of l1, the CLI contract."""
+
 import json
 import math
 import subprocess
@@ -39,7 +40,7 @@ def test_linear_delay_equation_critical_gain_period_and_multipliers_are_exact():
     z = state_from_profile(system, profile, 4.0)
     orbit = solve_kernel_orbit(system, z, 4.2, 1.5, free_gain=True)
     assert orbit is not None
-    assert orbit.gain == pytest.approx(math.pi / 2, abs=1e-5)     # RK4 at 20 steps per delay: ~dt^4
+    assert orbit.gain == pytest.approx(math.pi / 2, abs=1e-5)  # RK4 at 20 steps per delay: ~dt^4
     assert orbit.period == pytest.approx(4.0, abs=1e-5)
     assert orbit.amplitude == pytest.approx(1.0, rel=1e-3)
     # the centre pair is a double multiplier 1; the next ones are exp(4 lambda), lambda = W_1(-pi/2)
@@ -75,8 +76,7 @@ def test_side_of_the_small_orbit_follows_the_sign_of_l1(beta):
     eq = ps.equilibrium(hopf.critical)[:, None]
     guess = eq + (guess - eq) * (0.01 / np.ptp(guess[0]) * 2)
     system = KernelOrbitSystem(RCP_UNCLAMPED, period=period, beta=beta)
-    orbit = solve_kernel_orbit(system, state_from_profile(system, guess, period, ps.scale), period, hopf.critical,
-                               free_gain=True)
+    orbit = solve_kernel_orbit(system, state_from_profile(system, guess, period, ps.scale), period, hopf.critical, free_gain=True)
     assert orbit is not None and orbit.amplitude > 1e-4
     assert np.sign(orbit.gain - hopf.critical) == -np.sign(hopf.l1)
     assert orbit.stable == (hopf.l1 < 0)
@@ -112,7 +112,7 @@ def test_clamped_rcp_orbit_agrees_with_a_finer_simulation(clamped_orbit):
     assert m.amplitude[0] == pytest.approx(orbit.amplitude, rel=1e-3)
     assert m.period_rtt[0] == pytest.approx(orbit.period, rel=1e-4)
     queue = rec[:, 0, 1]
-    assert np.mean(queue[-int(orbit.period * 0.2 / integ.dt):] == 0) > 0.02    # the clamp is active part of the cycle
+    assert np.mean(queue[-int(orbit.period * 0.2 / integ.dt) :] == 0) > 0.02  # the clamp is active part of the cycle
 
 
 def test_clamped_multipliers_do_not_depend_on_the_difference_step(clamped_orbit, monkeypatch):
@@ -131,28 +131,46 @@ def test_sampled_model_is_refused_with_the_reason():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "rcpstab", "bifurcation", *args], cwd=TESTS, capture_output=True,
-                          text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "rcpstab", "bifurcation", *args], cwd=TESTS, capture_output=True, text=True, timeout=900
+    )
 
 
 def test_cli_continuation_json_has_the_contract_fields(capsys):
     # the command's output, in this process (the exit contract has a real process below)
-    code, stdout, err = run_cli(capsys, "bifurcation", "--model", "rcp-unclamped", "--beta", "0.1", "--alpha",
-                                "1.45:1.55:0.05", "--rtts", "20", "--continuation", "--branch-steps", "2", "--json")
+    code, stdout, err = run_cli(
+        capsys,
+        "bifurcation",
+        "--model",
+        "rcp-unclamped",
+        "--beta",
+        "0.1",
+        "--alpha",
+        "1.45:1.55:0.05",
+        "--rtts",
+        "20",
+        "--continuation",
+        "--branch-steps",
+        "2",
+        "--json",
+    )
     assert code == 0, err
     out = json.loads(stdout)
     (branch,) = out["branches"]
     assert branch["source"] == "hopf" and len(branch["points"]) == 4
     for row in branch["points"]:
         assert set(row) == {"alpha", "amplitude", "period", "stable", "max_multiplier"}
-        assert row["stable"] is False and row["max_multiplier"] > 1      # subcritical: unstable orbits
+        assert row["stable"] is False and row["max_multiplier"] > 1  # subcritical: unstable orbits
     assert all(b["alpha"] < 1.5266 for b in branch["points"])
 
 
-@pytest.mark.parametrize("args, needle", [
-    (("--beta", "0.1,0.2", "--alpha", "1.4:1.6:0.1"), "--continuation: give one --beta value"),
-    (("--beta", "0.1", "--alpha", "1.4:1.6:0.1", "--branch-steps", "0"), "--branch-steps"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("--beta", "0.1,0.2", "--alpha", "1.4:1.6:0.1"), "--continuation: give one --beta value"),
+        (("--beta", "0.1", "--alpha", "1.4:1.6:0.1", "--branch-steps", "0"), "--branch-steps"),
+    ],
+)
 def test_cli_continuation_bad_input_is_one_line_exit_2(args, needle, capsys):
     if needle == "--branch-steps":  # a real process: exit code 2, one line, no traceback
         r = _cli("--model", "rcp-unclamped", "--continuation", *args)
@@ -172,8 +190,9 @@ def test_kernel_passes_the_fold_of_the_bautin_equation_at_the_exact_gain():
     start = continue_from_hopf(bistable_model(), (1.4, 1.7), beta=1.0, steps=1, first_amplitude=0.05, N=64).points[-1]
     ps = PeriodicSystem(bistable_model(), beta=1.0)
     system = KernelOrbitSystem(bistable_model(), period=start.period, beta=1.0)
-    first = solve_kernel_orbit(system, state_from_profile(system, start.profile, start.period, ps.scale),
-                               start.period, start.gain)
+    first = solve_kernel_orbit(
+        system, state_from_profile(system, start.profile, start.period, ps.scale), start.period, start.gain
+    )
     branch = continue_kernel_orbits(system, first, -1, steps=9, step=0.05, max_step=0.3)
     (fold,) = branch.folds
     assert fold["gain"] == pytest.approx(1.3447437, abs=2e-5)
@@ -192,8 +211,7 @@ def test_switched_system_has_a_ray_of_orbits_at_the_gain_where_simulations_chang
     system, orbit, homogeneous = ray_orbit(switched, 1.56, beta=0.1)
     assert homogeneous
     assert np.sum(np.abs(np.abs(orbit.multipliers) - 1) < 1e-3) == 2
-    integ = make_integrator(switched, {"alpha": [orbit.gain - 3e-3, orbit.gain + 3e-3], "beta": 0.1},
-                            {"gamma0": 0.11})
+    integ = make_integrator(switched, {"alpha": [orbit.gain - 3e-3, orbit.gain + 3e-3], "beta": 0.1}, {"gamma0": 0.11})
     n = int(round(600 * 0.2 / integ.dt))
     g = integ.run(n, record_every=1)[:, :, 0] / 1.5e9
     m = measure_cycles(np.arange(1, n + 1) * integ.dt / 0.2, g, 0 * g, 200)

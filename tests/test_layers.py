@@ -4,6 +4,7 @@ verdicts, runtime (with errors, units, figure plumbing) < models < lenses (linea
 fct < applications (check, bifurcation, theorem1) < api < commands (and cli). Lazy imports count, and so
 do plain ``import rcpstab.x`` statements: the graph is read from every import in the files, wherever it stands.
 """
+
 import ast
 import functools
 import pathlib
@@ -24,10 +25,22 @@ RANKS = [
 ]
 # within a rank, these edges are the only ones allowed (the fluid lenses share the linear lens' grids;
 # cosim is built on the multi-link fluid network and the flow simulator is fct's own)
-SAME_RANK = {("phaseplane", "linear"), ("packet", "phaseplane"), ("packet", "linear"), ("cosim", "network"),
-             ("check", "bifurcation"), ("cli", "commands"), ("__main__", "cli"), ("runtime", "errors"), ("verdicts", "errors"),
-             ("runtime", "units"), ("runtime", "verdicts"), ("check", "theorem1"), ("figures", "units"),
-             ("figures", "runtime")}  # figures are written atomically (runtime.atomic)
+SAME_RANK = {
+    ("phaseplane", "linear"),
+    ("packet", "phaseplane"),
+    ("packet", "linear"),
+    ("cosim", "network"),
+    ("check", "bifurcation"),
+    ("cli", "commands"),
+    ("__main__", "cli"),
+    ("runtime", "errors"),
+    ("verdicts", "errors"),
+    ("runtime", "units"),
+    ("runtime", "verdicts"),
+    ("check", "theorem1"),
+    ("figures", "units"),
+    ("figures", "runtime"),
+}  # figures are written atomically (runtime.atomic)
 
 # the packet lens' own layers, lowest first: each may import only from the ones before it
 PACKET_LAYERS = ("wire", "routers", "hosts", "protocols", "simulator", "lens")

@@ -1,4 +1,5 @@
 """A bundled model's cached derivations are used without SymPy, and give the numbers deriving gives."""
+
 import json
 import os
 import pickle
@@ -28,29 +29,38 @@ print(json.dumps(sorted(m for m in sys.modules if m in heavy)))
 
 
 def _probe(argv, cache, cwd):
-    env = dict(os.environ, RCPSTAB_CACHE_DIR=str(cache), MPLBACKEND="agg",
-               PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
-    out = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv)], env=env, cwd=cwd,
-                         capture_output=True, text=True, check=True)
+    env = dict(
+        os.environ,
+        RCPSTAB_CACHE_DIR=str(cache),
+        MPLBACKEND="agg",
+        PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]),
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(argv)], env=env, cwd=cwd, capture_output=True, text=True, check=True
+    )
     lines = out.stdout.strip().splitlines()
     return json.loads(lines[-1]), "\n".join(lines[:-1])
 
 
-@pytest.mark.parametrize("argv, outputs", [
-    (["margins", "--alpha", "0.4", "--beta", "0.2", "--json"], []),
-    (["map", "--method", "exact", "--alpha", "0.02:1:0.02", "--beta", "0.02:1:0.02", "--out", "x.png", "--csv", "x.csv"],
-     ["x.csv", "x.png"]),
-    (["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--out", "p.png", "--csv", "p.csv"],
-     ["p.csv", "p.png"]),
-])
+@pytest.mark.parametrize(
+    "argv, outputs",
+    [
+        (["margins", "--alpha", "0.4", "--beta", "0.2", "--json"], []),
+        (
+            ["map", "--method", "exact", "--alpha", "0.02:1:0.02", "--beta", "0.02:1:0.02", "--out", "x.png", "--csv", "x.csv"],
+            ["x.csv", "x.png"],
+        ),
+        (["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--out", "p.png", "--csv", "p.csv"], ["p.csv", "p.png"]),
+    ],
+)
 def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(tmp_path, argv, outputs):
     cache = tmp_path / "cache"
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
     second.mkdir()
-    loaded, printed = _probe(argv, cache, first)           # an empty cache: derived with SymPy
+    loaded, printed = _probe(argv, cache, first)  # an empty cache: derived with SymPy
     assert "sympy" in loaded
-    cached, printed_again = _probe(argv, cache, second)      # the same command, derivations read from disk
+    cached, printed_again = _probe(argv, cache, second)  # the same command, derivations read from disk
     assert cached == []
     assert printed_again == printed
     for name in outputs:
@@ -62,11 +72,16 @@ def test_the_model_sources_cover_every_module_a_bundled_model_is_built_from():
     # depend on but the key does not read would let a changed model read a stale derivation
     import rcpstab
 
-    package = Path(rcpstab.__file__).resolve().parent   # the package this process imports (installed or source)
+    package = Path(rcpstab.__file__).resolve().parent  # the package this process imports (installed or source)
     allowed = {p.resolve() for p in MODEL_SOURCES} | {package / "__init__.py", package / "runtime" / "__init__.py"}
     # the same package as this process (cwd = tests: a clean clone's root is an unbuilt source tree)
-    out = subprocess.run([sys.executable, "-c", FORK_PER_MODEL, json.dumps(list(MODELS._modules.values()))],
-                         cwd=TESTS, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", FORK_PER_MODEL, json.dumps(list(MODELS._modules.values()))],
+        cwd=TESTS,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     found = dict(json.loads(line) for line in out.stdout.splitlines())
     assert sorted(found) == sorted(MODELS._modules.values())
     for name, module in MODELS._modules.items():
@@ -103,7 +118,7 @@ def test_a_bundled_model_becomes_the_modules_spec_on_first_use():
 
     model = get_model("rcpac")
     assert model.name == "rcpac"
-    assert str(model.loop_parameters) == "(alpha, beta)"      # built from here on
+    assert str(model.loop_parameters) == "(alpha, beta)"  # built from here on
     assert type(model) is ModelSpec and not isinstance(model, BundledModel)
     assert rcpac.MODEL is model and get_model("rcpac") is model
     assert pickle.loads(pickle.dumps(model)).rhs == model.rhs
@@ -124,8 +139,7 @@ def test_the_cached_root_matrices_compute_what_lambdify_computes_to_the_bit():
         alpha, beta = model.loop_parameters
         d0 = model.time_scale
         others = {k: v for k, v in model.parameters.items() if k not in (alpha, beta)}
-        direct = [sp.lambdify((alpha, beta), (A * d0).subs(others), modules=np)
-                  for A in (system.A0, *system.delayed.values())]
+        direct = [sp.lambdify((alpha, beta), (A * d0).subs(others), modules=np) for A in (system.A0, *system.delayed.values())]
         compiled = [_compile_source(text) for text in (sources["A0"], *(text for _, text in sources["delayed"]))]
         assert [theta for theta, _ in sources["delayed"]] == [float((tau / d0).subs(others)) for tau in system.delayed]
         for a, b in rng.uniform(0.001, 3.0, size=(20, 2)):
@@ -161,17 +175,27 @@ print(json.dumps(calls))
 def test_a_cached_portrait_generates_no_code_and_writes_what_deriving_wrote(tmp_path):
     # the phase-plane model's lambdify sources and the kernel's C source come from the derivation cache
     argv = ["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--out", "p.png", "--csv", "p.csv"]
-    env = dict(os.environ, RCPSTAB_CACHE_DIR=str(tmp_path / "cache"), MPLBACKEND="agg",
-               PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ,
+        RCPSTAB_CACHE_DIR=str(tmp_path / "cache"),
+        MPLBACKEND="agg",
+        PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]),
+    )
     runs = []
     for folder in ("first", "second"):
         (tmp_path / folder).mkdir()
-        out = subprocess.run([sys.executable, "-c", COUNTING_PROBE, json.dumps(argv)], env=env, cwd=tmp_path / folder,
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", COUNTING_PROBE, json.dumps(argv)],
+            env=env,
+            cwd=tmp_path / folder,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         lines = out.stdout.strip().splitlines()
         runs.append((json.loads(lines[-1]), lines[:-1]))
     (derived, printed), (cached, printed_again) = runs
-    assert derived["lambdify"] > 10 and derived["c_printer"] > 0     # an empty cache: SymPy generated the code
+    assert derived["lambdify"] > 10 and derived["c_printer"] > 0  # an empty cache: SymPy generated the code
     assert cached == {"lambdify": 0, "c_printer": 0}
     assert printed_again == printed
     for name in ("p.csv", "p.png"):
@@ -187,19 +211,28 @@ def test_the_cached_phaseplane_functions_compute_what_lambdify_computes_to_the_b
     rng = np.random.default_rng(261)
     for name in ("rcp", "xcp", "rcpac", "rcp-router", "switched", "linear"):
         spec = get_model(name)
-        compiled = compile_model(spec)                    # from the derivation cache once derived
+        compiled = compile_model(spec)  # from the derivation cache once derived
         params = tuple(spec.parameters)
         current = spec.current_symbols
         delayed = tuple(term.symbol for term in spec.delayed_terms)
         subs = {s(t): sym for s, sym in zip(spec.states, current)}
         n, p = len(current), len(params)
-        pairs = [(sp.lambdify((*current, *delayed, *params), e, modules="numpy", cse=True), f, n + len(delayed) + p)
-                 for e, f in zip(spec.plain_rhs(), compiled.rhs)]
-        pairs += [(sp.lambdify(params, term.delay, modules="numpy"), d.delay, p)
-                  for term, d in zip(spec.delayed_terms, compiled.delayed)]
-        pairs += [(sp.lambdify((*current, *params), sp.sympify(e).xreplace(subs), modules="numpy"), f, n + p)
-                  for e, f in [(spec.gamma, compiled.gamma), (spec.queue, compiled.queue),
-                               *zip((spec.equilibrium[s] for s in spec.states), compiled.equilibrium)]]
+        pairs = [
+            (sp.lambdify((*current, *delayed, *params), e, modules="numpy", cse=True), f, n + len(delayed) + p)
+            for e, f in zip(spec.plain_rhs(), compiled.rhs)
+        ]
+        pairs += [
+            (sp.lambdify(params, term.delay, modules="numpy"), d.delay, p)
+            for term, d in zip(spec.delayed_terms, compiled.delayed)
+        ]
+        pairs += [
+            (sp.lambdify((*current, *params), sp.sympify(e).xreplace(subs), modules="numpy"), f, n + p)
+            for e, f in [
+                (spec.gamma, compiled.gamma),
+                (spec.queue, compiled.queue),
+                *zip((spec.equilibrium[s] for s in spec.states), compiled.equilibrium),
+            ]
+        ]
         pairs.append((sp.lambdify(params, spec.time_scale, modules="numpy"), compiled.time_scale, p))
         if spec.queue_scale is not None:
             pairs.append((sp.lambdify(params, spec.queue_scale, modules="numpy"), compiled.queue_scale, p))
@@ -220,10 +253,9 @@ def test_the_parameter_table_reads_the_spec_and_a_bundled_model_serves_it_unbuil
     assert table.names == tuple(sym.name for sym in spec.parameters)
     assert table.loop == ("alpha", "beta") and table.own("d0") == "d_0" and table.own("nope") is None
     assert table.public_name("d_0") == spec.public_name(spec.parameter("d0")) == "d0"
-    assert table.domain("T").violation(np.array([-1.0]), "T") == spec.domain(spec.parameter("T")).violation(
-        np.array([-1.0]), "T")
+    assert table.domain("T").violation(np.array([-1.0]), "T") == spec.domain(spec.parameter("T")).violation(np.array([-1.0]), "T")
     assert table.states == ("R", "y", "q", "dropped")
     lazy = BundledModel("rcpac", "rcpstab.models.rcpac")
-    assert lazy.parameter_table == ParameterTable.of(spec)        # derived once: the model is built
+    assert lazy.parameter_table == ParameterTable.of(spec)  # derived once: the model is built
     again = BundledModel("rcpac", "rcpstab.models.rcpac")
-    assert again.parameter_table == table and type(again) is BundledModel   # read from the cache, not built
+    assert again.parameter_table == table and type(again) is BundledModel  # read from the cache, not built

@@ -1,4 +1,5 @@
 """The linearization is derived from the model, equals thesis eq. B.3 / 5.7, and N, C cancel."""
+
 import dataclasses
 
 import sympy as sp
@@ -28,8 +29,7 @@ def test_N_and_C_cancel_for_every_rcp_form():
         system = linearize(get_model(name))
         assert system.free_parameters() == {alpha, beta}
         assert not ({N, C} & system.characteristic.free_symbols)
-        assert sp.simplify(system.normalized_characteristic
-                           - (lam**2 + (alpha * lam + beta) * sp.exp(-lam))) == 0
+        assert sp.simplify(system.normalized_characteristic - (lam**2 + (alpha * lam + beta) * sp.exp(-lam))) == 0
 
 
 def test_changing_the_model_changes_the_linearization(rcp):

@@ -1,4 +1,5 @@
 """linearize as a textbook: t - d0 order, substitutions stated, LaTeX that compiles (or at least parses)."""
+
 import re
 import shutil
 import subprocess
@@ -72,6 +73,7 @@ def test_latex_is_one_equation_environment_that_compiles(tmp_path, name):
         return
     doc = tmp_path / "lin.tex"
     doc.write_text(latex_document(linearize(get_model(name)), standalone=True))
-    run = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path,
-                         capture_output=True, timeout=120)
+    run = subprocess.run(
+        [engine, "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path, capture_output=True, timeout=120
+    )
     assert run.returncode == 0, run.stdout[-2000:]

@@ -1,4 +1,5 @@
 """Exact margins of delayed LTI loops (rcpstab.linear.lti) against closed forms and independent roots."""
+
 import numpy as np
 import pytest
 from scipy.special import lambertw
@@ -35,14 +36,14 @@ def test_unstable_open_loop_with_crossover(k, a, tau):
     assert m.stable == (tau < bound)
     assert m.open_loop_rhp_poles == 1
     wc = np.sqrt(k * k - a * a)
-    pm = np.arctan2(wc, a) - wc * tau           # 180 deg + (-(pi - atan(wc/a)) - wc tau)
+    pm = np.arctan2(wc, a) - wc * tau  # 180 deg + (-(pi - atan(wc/a)) - wc tau)
     assert m.crossover_w == pytest.approx(wc, rel=1e-9)
     assert m.phase_margin_deg == pytest.approx(np.degrees(pm), abs=1e-9)
     if m.stable:
         assert m.delay_margin == pytest.approx(bound - tau, abs=1e-9)
-        assert m.gain_margin_lower == pytest.approx(a / k, rel=1e-9)     # below K = a/k the root at 0 crosses
+        assert m.gain_margin_lower == pytest.approx(a / k, rel=1e-9)  # below K = a/k the root at 0 crosses
     else:
-        assert m.delay_margin == pytest.approx(pm / wc, abs=1e-9)      # negative: delay to remove
+        assert m.delay_margin == pytest.approx(pm / wc, abs=1e-9)  # negative: delay to remove
     assert complex(*m.rightmost_root) == pytest.approx(_first_order_rightmost(k, a, tau), abs=1e-9)
     assert "open_loop_rhp_poles" in m.notes
 
@@ -54,12 +55,12 @@ def test_unstable_open_loop_without_crossover_is_flagged():
     assert m.phase_margin_deg is None and m.delay_margin is None
     assert "no gain crossover" in m.notes["verdict"]
     assert m.rightmost_root[0] == pytest.approx(_first_order_rightmost(0.5, 1.0, 0.1).real, abs=1e-9)
-    assert m.gain_margin == pytest.approx(2.0, rel=1e-9)       # raising the gain to K = a/k reaches the edge
+    assert m.gain_margin == pytest.approx(2.0, rel=1e-9)  # raising the gain to K = a/k reaches the edge
 
 
 def test_delay_margin_is_where_the_boundary_is_hit():
     # Add the delay margin: a root sits on the axis at the crossover; slightly less: stable.
-    loop = ([4.0, 2.0], [1.0, 3.0, 0.5, 0.0])            # (4s + 2) / (s (s^2 + 3 s + 0.5))
+    loop = ([4.0, 2.0], [1.0, 3.0, 0.5, 0.0])  # (4s + 2) / (s (s^2 + 3 s + 0.5))
     m = loop_margins(loop, delay=0.2)
     assert m.stable
     edge = loop_roots(as_loop(loop, 0.2 + m.delay_margin), count=1)[0]
@@ -81,7 +82,7 @@ def _argument_principle_count(loop, delay, R=60.0, n=400_000):
 
 @pytest.mark.parametrize("delay", [0.1, 0.4, 0.9, 1.6])
 def test_verdict_against_contour_count(delay):
-    loop = ([3.0, 1.0], [1.0, 1.0, -0.5])                 # (3 s + 1)/(s^2 + s - 0.5): one RHP pole
+    loop = ([3.0, 1.0], [1.0, 1.0, -0.5])  # (3 s + 1)/(s^2 + s - 0.5): one RHP pole
     m = loop_margins(loop, delay=delay)
     count = _argument_principle_count(loop, delay)
     assert m.unstable_roots == count
@@ -138,10 +139,10 @@ def test_dominance_frequency_is_the_positive_root():
     """Cauchy's bound: the unique positive root of lead*w**m - sum c_p w**p (closed form for m = 2)."""
     from rcpstab.linear.tailbound import dominance_frequency
 
-    lead, c0, c1 = 1e-4, 4.0, 0.02          # 1e-4 w^2 = 0.02 w + 4
-    root = (c1 + np.sqrt(c1 ** 2 + 4 * lead * c0)) / (2 * lead)
+    lead, c0, c1 = 1e-4, 4.0, 0.02  # 1e-4 w^2 = 0.02 w + 4
+    root = (c1 + np.sqrt(c1**2 + 4 * lead * c0)) / (2 * lead)
     w = float(dominance_frequency(lead, np.array([c0, c1])))
-    assert w == pytest.approx(root, rel=1e-12) and lead * w ** 2 >= c1 * w + c0
+    assert w == pytest.approx(root, rel=1e-12) and lead * w**2 >= c1 * w + c0
     rows = dominance_frequency(np.array([1.0, 2.0]), np.array([[4.0, 0.0], [0.0, 0.0]]))
     assert rows[0] == pytest.approx(2.0, rel=1e-12) and rows[1] < 1e-20
 
@@ -157,17 +158,16 @@ def test_a_loop_in_seconds_behind_a_long_delay():
     m = rcpstab.margins(([1.0], [1.0, 2.0, 3.0]), delay=100.0)
     assert m.stable and m.open_loop_rhp_poles == 0 and m.phase_margin_deg is None
 
-    def phase(w):   # continuous: the rational part's phase runs from 0 to -180 deg, the delay adds -100 w
-        return -np.arctan2(2 * w, 3 - w ** 2) - 100 * w
+    def phase(w):  # continuous: the rational part's phase runs from 0 to -180 deg, the delay adds -100 w
+        return -np.arctan2(2 * w, 3 - w**2) - 100 * w
 
     def gain(w):
-        return 1 / abs(3 - w ** 2 + 2j * w)
+        return 1 / abs(3 - w**2 + 2j * w)
 
     w = np.linspace(1e-9, 5.0, 200_001)
-    level = (phase(w) + np.pi) / (2 * np.pi)          # integer at every -180 (mod 360) deg crossing
+    level = (phase(w) + np.pi) / (2 * np.pi)  # integer at every -180 (mod 360) deg crossing
     cells = np.nonzero(np.floor(level[1:]) != np.floor(level[:-1]))[0]
     turns = np.floor(level[cells])
-    crossings = [brentq(lambda x, k=k: (phase(x) + np.pi) / (2 * np.pi) - k, w[i], w[i + 1])
-                 for i, k in zip(cells, turns)]
-    assert len(crossings) > 50          # one every 2 pi / 100 rad/s
+    crossings = [brentq(lambda x, k=k: (phase(x) + np.pi) / (2 * np.pi) - k, w[i], w[i + 1]) for i, k in zip(cells, turns)]
+    assert len(crossings) > 50  # one every 2 pi / 100 rad/s
     assert m.gain_margin == pytest.approx(1 / max(gain(x) for x in crossings), rel=1e-6)

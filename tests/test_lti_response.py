@@ -1,5 +1,6 @@
 """Bode and Nyquist of LTI loops with delays (rcpstab.bode / rcpstab.nyquist on (num, den) or python-control
 systems), against closed forms and independently found closed-loop roots."""
+
 import numpy as np
 import pytest
 from scipy.special import lambertw
@@ -18,7 +19,7 @@ def test_bode_of_k_exp_over_s_minus_a_is_the_closed_form(k, a, tau):
     # L(jw) = k e^{-j w tau}/(j w - a): |L| = k/sqrt(w^2 + a^2), phase = -w tau - atan2(w, -a)
     w = np.array([0.05, 0.7, 1.0, 3.0, 12.0])
     r = rcpstab.bode(([k], [1.0, -a]), delay=tau, w=w)
-    np.testing.assert_allclose(r.magnitude, k / np.sqrt(w ** 2 + a ** 2), rtol=1e-12)
+    np.testing.assert_allclose(r.magnitude, k / np.sqrt(w**2 + a**2), rtol=1e-12)
     expected = np.degrees(-w * tau - np.arctan2(w, -a))
     np.testing.assert_allclose(_wrapped_deg(r.phase_deg - expected), 0.0, atol=1e-9)
 
@@ -33,7 +34,7 @@ def test_bode_phase_is_continuous_through_many_turns_of_the_delay():
 def test_bode_takes_python_control_systems_and_labels_units():
     control = pytest.importorskip("control")
     sys = control.tf([2.0], [1.0, -1.0])
-    ours = rcpstab.bode(sys, delay=[0.1, 0.2], w=[0.5, 2.0])        # input and output delays add
+    ours = rcpstab.bode(sys, delay=[0.1, 0.2], w=[0.5, 2.0])  # input and output delays add
     plain = rcpstab.bode(([2.0], [1.0, -1.0]), delay=0.3, w=[0.5, 2.0])
     np.testing.assert_allclose(ours.phase_deg, plain.phase_deg, atol=1e-12)
     ss = rcpstab.bode(control.tf2ss(sys), delay=0.3, w=[0.5, 2.0])
@@ -51,8 +52,19 @@ def _lambert_rhp_count(k, a, tau, branches=80):
     return int(np.sum(roots.real > 1e-9))
 
 
-@pytest.mark.parametrize("k,a,tau", [(2.0, 1.0, 0.3), (2.0, 1.0, 1.0), (0.5, 1.0, 0.2), (4.0, -1.0, 0.5),
-                                     (4.0, -1.0, 2.0), (10.0, -1.0, 3.0), (10.0, 2.0, 0.05), (30.0, 0.5, 1.0)])
+@pytest.mark.parametrize(
+    "k,a,tau",
+    [
+        (2.0, 1.0, 0.3),
+        (2.0, 1.0, 1.0),
+        (0.5, 1.0, 0.2),
+        (4.0, -1.0, 0.5),
+        (4.0, -1.0, 2.0),
+        (10.0, -1.0, 3.0),
+        (10.0, 2.0, 0.05),
+        (30.0, 0.5, 1.0),
+    ],
+)
 def test_nyquist_count_equals_the_lambert_w_roots(k, a, tau):
     r = rcpstab.nyquist(([k], [1.0, -a]), delay=tau)
     assert r.P == (1 if a > 0 else 0)
@@ -65,14 +77,22 @@ def _collocation_rhp_count(num, den, tau):
     return int(sum(2 if abs(x.imag) > 1e-9 else 1 for x in roots if x.real > 1e-9))
 
 
-@pytest.mark.parametrize("num,den,tau", [([1.0], [1.0, 1.0, 0.0], 1.0), ([4.0], [1.0, 1.0, 0.0], 1.0),
-                                         ([9.0], [1.0, 1.0, 0.0], 2.0), ([1.0, 0.5], [1.0, 0.0, 1.0, 0.0], 0.3),
-                                         ([2.0, 1.0], [1.0, -0.5, 2.0, 0.0], 0.4), ([5.0], [1.0, 3.0, 3.0, 1.0], 1.0)])
+@pytest.mark.parametrize(
+    "num,den,tau",
+    [
+        ([1.0], [1.0, 1.0, 0.0], 1.0),
+        ([4.0], [1.0, 1.0, 0.0], 1.0),
+        ([9.0], [1.0, 1.0, 0.0], 2.0),
+        ([1.0, 0.5], [1.0, 0.0, 1.0, 0.0], 0.3),
+        ([2.0, 1.0], [1.0, -0.5, 2.0, 0.0], 0.4),
+        ([5.0], [1.0, 3.0, 3.0, 1.0], 1.0),
+    ],
+)
 def test_nyquist_count_equals_the_roots_with_poles_on_the_axis(num, den, tau):
     """Integrators and a pole pair on the axis (indented contour); roots by collocation + Newton."""
     r = rcpstab.nyquist((num, den), delay=tau)
     assert r.Z == _collocation_rhp_count(num, den, tau), (r.N, r.P)
-    if r.margins is not None:                     # the margins do not take axis poles off 0
+    if r.margins is not None:  # the margins do not take axis poles off 0
         assert r.stable == r.margins.stable and r.P == r.margins.open_loop_rhp_poles
 
 

@@ -1,4 +1,5 @@
 """Margin maps equal the single-point margins; the map CLI writes strict JSON, CSV and the boundary."""
+
 import csv
 import json
 
@@ -33,8 +34,22 @@ def test_margin_map_equals_margins_at_sampled_points(name):
 
 def test_map_margins_cli_csv_json_and_figure(tmp_path, capsys):
     out_csv, png = tmp_path / "m.csv", tmp_path / "m.png"
-    code = main(["map", "--method", "margins", "--alpha", "0.2:1.6:0.2", "--beta", "0.1:0.6:0.1",
-                 "--csv", str(out_csv), "--out", str(png), "--json"])
+    code = main(
+        [
+            "map",
+            "--method",
+            "margins",
+            "--alpha",
+            "0.2:1.6:0.2",
+            "--beta",
+            "0.1:0.6:0.1",
+            "--csv",
+            str(out_csv),
+            "--out",
+            str(png),
+            "--json",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     payload = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON {c}"))

@@ -1,4 +1,5 @@
 """Margins agree with closed forms, with python-control on a high-order Pade loop, and with stability."""
+
 import control as ct
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ POINTS = [(0.4, 0.2), (1.0, 0.2), (0.6, 0.45), (1.4, 0.3), (1.4, 0.8), (0.8, 0.5
 def closed_form(a, b):
     """Gain/phase margins of G = e^{-jw}(j a w + b)/(j w)^2 from eqs. 5.8-5.11."""
     wz = np.sqrt((a**2 + np.sqrt(a**4 + 4 * b**2)) / 2)
-    pm = -wz + np.arctan(a * wz / b)                     # pi + phase(wz)
+    pm = -wz + np.arctan(a * wz / b)  # pi + phase(wz)
     wc = brentq(lambda w: w * a / b - np.tan(w), 1e-9, np.pi / 2 - 1e-12)
     gm = wc**2 / np.hypot(b, a * wc)
     return wz, pm, wc, gm
@@ -73,7 +74,7 @@ def test_alpha_equal_beta_has_no_gain_margin(rcp, gain):
     assert not m.stable
     assert m.gain_margin is None and m.phase_crossover_w is None
     assert "alpha/beta <= 1" in m.notes["gain_margin"]
-    assert m.unstable_roots == 2   # the complex pair of the rightmost root, as for (0.4, 0.6)
+    assert m.unstable_roots == 2  # the complex pair of the rightmost root, as for (0.4, 0.6)
 
 
 @pytest.mark.parametrize("excess", [1e-4, 1e-8, 1e-10])
@@ -84,9 +85,8 @@ def test_gain_margin_just_above_alpha_equal_beta_matches_closed_form(rcp, beta, 
     the unstable loop's gain margin."""
     alpha = beta * (1 + excess)
     r = alpha / beta
-    w_c = brentq(lambda w: np.arctan(r * w) - w, 1e-3 * np.sqrt(3 * excess), 10 * np.sqrt(3 * excess),
-                 xtol=1e-300, rtol=1e-15)
-    expected = w_c ** 2 / abs(alpha * 1j * w_c + beta)
+    w_c = brentq(lambda w: np.arctan(r * w) - w, 1e-3 * np.sqrt(3 * excess), 10 * np.sqrt(3 * excess), xtol=1e-300, rtol=1e-15)
+    expected = w_c**2 / abs(alpha * 1j * w_c + beta)
     m = margins(rcp, alpha, beta)
     assert not m.stable
     assert m.phase_crossover_w == pytest.approx(w_c, rel=1e-6)

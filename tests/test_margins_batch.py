@@ -1,4 +1,5 @@
 """Margins over arrays of parameters: one result per point, equal to point-by-point calls."""
+
 import numpy as np
 import pytest
 
@@ -21,15 +22,14 @@ def test_two_points_are_two_results():
 
 @pytest.mark.parametrize("model", ["rcp", "rcpac"])
 def test_batch_equals_point_by_point(model):
-    rng = np.random.default_rng(11)                # stable, unstable and conditionally stable points
+    rng = np.random.default_rng(11)  # stable, unstable and conditionally stable points
     a, b = rng.uniform(0.02, 2.0, 40), rng.uniform(0.01, 1.0, 40)
     batch = rcpstab.margins(model, a, b)
     assert len(batch) == 40 and batch.gain_margin.shape == (40,)
     for i in range(40):
         s, r = margins(rcpstab.models.get_model(model), a[i], b[i]), batch[i]
         assert s.stable == r.stable and s.unstable_roots == r.unstable_roots
-        for f in ("gain_margin", "gain_margin_lower", "phase_margin_deg", "crossover_w", "phase_crossover_w",
-                  "delay_margin"):
+        for f in ("gain_margin", "gain_margin_lower", "phase_margin_deg", "crossover_w", "phase_crossover_w", "delay_margin"):
             assert _same(getattr(s, f), getattr(r, f)), (i, f)
         assert complex(*r.rightmost_root) == pytest.approx(complex(*s.rightmost_root), abs=1e-9)
         assert s.notes == r.notes
@@ -80,12 +80,13 @@ def test_vectorized_rules_equal_the_single_point_rules(model):
             gains[i] = (one, notes)
         else:
             assert gains[i] == (one, notes), (a[i], b[i])
-    pristine = [dict(notes) for _, notes in gains]          # assemble_many adds to the notes in place
+    pristine = [dict(notes) for _, notes in gains]  # assemble_many adds to the notes in place
     ours = assemble_many(a, b, stable, roots, z, gains, crossover_readings(a.size, point, wz, phase, stable))
     bounds = np.searchsorted(point, np.arange(a.size + 1))
     for i, m in enumerate(ours):
         sl = slice(bounds[i], bounds[i + 1])
-        ref = _assemble(float(a[i]), float(b[i]), bool(stable[i]), roots[i], int(z[i]), gains[i][0], wz[sl],
-                        phase[sl], pristine[i])
+        ref = _assemble(
+            float(a[i]), float(b[i]), bool(stable[i]), roots[i], int(z[i]), gains[i][0], wz[sl], phase[sl], pristine[i]
+        )
         assert m.to_dict() == ref.to_dict(), (a[i], b[i])
     assert widened < a.size // 4 and len({m.stable for m in ours}) == 2

@@ -1,4 +1,5 @@
 """docs/models.md quotes what the code computes: the update timing of ``rcp`` and ``rcp-router``."""
+
 import re
 from pathlib import Path
 
@@ -14,8 +15,9 @@ def boundary(m: int, instantaneous: bool, beta: float = 0.3) -> float:
     return brentq(lambda a: sampled_spectral_radius(a, beta, m, instantaneous) - 1.0, 1.0, 1.8, xtol=1e-8)
 
 
-@pytest.mark.parametrize("m, instantaneous, quoted", [(20, True, "1.4607"), (20, False, "1.3526"),
-                                                      (100, True, "1.4169"), (100, False, "1.3953")])
+@pytest.mark.parametrize(
+    "m, instantaneous, quoted", [(20, True, "1.4607"), (20, False, "1.3526"), (100, True, "1.4169"), (100, False, "1.3953")]
+)
 def test_quoted_sampled_boundaries(m, instantaneous, quoted):
     assert quoted in DOC
     assert f"{boundary(m, instantaneous):.4f}" == quoted
@@ -35,7 +37,7 @@ def test_sampled_boundary_by_iterating_the_recursion():
             q += tau * u[off + k - m]
             y = u[off + k + 1 - m] if instant else u[off + k - m]
             u[off + k + 1] = u[off + k] - tau * (alpha * y + beta * q)
-        return np.abs(u[-4 * m:]).max() > np.abs(u[off + periods // 2 - 4 * m: off + periods // 2]).max()
+        return np.abs(u[-4 * m :]).max() > np.abs(u[off + periods // 2 - 4 * m : off + periods // 2]).max()
 
     for instant in (True, False):
         lo, hi = 1.0, 1.8
@@ -50,6 +52,7 @@ def test_quoted_load_doubling_times(tmp_path):
     """(0.5, 0.5) after the load doubles at App. E's T = d0/20: 12.5 RTTs for ``rcp``, 17.5 with App. F's reading
     (the docs' own protocol file, run as written), 16.85 for ``rcp-router`` (about 10 s)."""
     from rcpstab.phaseplane.sweep import phaseplane_region
+
     code = re.search(r"```python\n(.*?)```", DOC, re.S).group(1)
     path = tmp_path / "rcp_appf.py"
     path.write_text(code)

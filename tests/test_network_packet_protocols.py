@@ -3,6 +3,7 @@
 A parking lot of three links: three flows cross A (100 Mb/s) then C (50 Mb/s, their bottleneck),
 one long flow crosses A then B (200 Mb/s); its max-min share is A's rest, 50 Mb/s.
 """
+
 import numpy as np
 import pytest
 
@@ -10,8 +11,10 @@ from rcpstab.cosim.network_packet_run import run_network
 from rcpstab.errors import InputError
 from rcpstab.network.topology import FlowGroup, Link, Network
 
-NET = Network(links=(Link("A", 100e6, 0.01), Link("B", 200e6, 0.05), Link("C", 50e6, 0.01)),
-              groups=(FlowGroup("short", 3, ("A", "C"), 0.04), FlowGroup("long", 1, ("A", "B"), 0.12)))
+NET = Network(
+    links=(Link("A", 100e6, 0.01), Link("B", 200e6, 0.05), Link("C", 50e6, 0.01)),
+    groups=(FlowGroup("short", 3, ("A", "C"), 0.04), FlowGroup("long", 1, ("A", "B"), 0.12)),
+)
 GAINS = {"rcp": (0.5, 0.1), "xcp": (0.4, 0.226), "rcpac": (0.4, 0.1)}
 SETTLE_S, END_S = 5.0, 10.0
 

@@ -4,6 +4,7 @@ Synthetic one-RTT-sampled traces of known cycle, decay and noise go through the 
 (:func:`rcpstab.packet.lens.verdicts.judgement_of_segment`: measured noise floor, then
 the shared judgement), and so do two stored packet runs (fig5.3, the 10-flow segment, 60 s).
 """
+
 from pathlib import Path
 
 import numpy as np
@@ -13,9 +14,9 @@ from rcpstab.packet.lens.verdicts import judgement_of_segment
 from rcpstab.packet.simulator.segments import rtt_average
 from rcpstab.verdicts.judgement import CONVERGED, LIMIT_CYCLE, coherence_threshold, dominant_oscillation, judge_trace
 
-PER_RTT = 10             # samples per RTT (fig5.3: T = 10 ms, d0 = 100 ms)
+PER_RTT = 10  # samples per RTT (fig5.3: T = 10 ms, d0 = 100 ms)
 D0, CAPACITY = 0.1, 10e6
-GEQ = 0.1                # R/C at equilibrium (10 flows)
+GEQ = 0.1  # R/C at equilibrium (10 flows)
 DATA = Path(__file__).parent / "data" / "packet_fig53_n10.npz"
 
 
@@ -24,8 +25,7 @@ def _judge(deviation, seed=0, noise=0.01, rtts=600):
     rng = np.random.default_rng(seed)
     t_rtt = np.arange(rtts * PER_RTT) / PER_RTT
     gamma = GEQ * (1.0 + deviation(t_rtt) + noise * rng.standard_normal(t_rtt.size))
-    return judgement_of_segment(t_rtt * D0, gamma, np.zeros_like(gamma), GEQ, 0.0, D0, CAPACITY, PER_RTT,
-                                12000.0)
+    return judgement_of_segment(t_rtt * D0, gamma, np.zeros_like(gamma), GEQ, 0.0, D0, CAPACITY, PER_RTT, 12000.0)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -85,7 +85,7 @@ def _stored(name):
     data = np.load(DATA)
     t, gamma, queue = data[f"{name}_t"], data[f"{name}_gamma"], data[f"{name}_queue_bytes"] * 8.0
     # the segment's equilibrium as the packet map computes it (standing queue, region.trace_segment_verdict)
-    queue_eq = float(rtt_average(queue, PER_RTT)[queue.size // 2:].mean())
+    queue_eq = float(rtt_average(queue, PER_RTT)[queue.size // 2 :].mean())
     return t, gamma, queue, queue_eq
 
 

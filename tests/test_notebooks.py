@@ -3,6 +3,7 @@
 Notebooks are committed without outputs; each runs here in a fresh kernel, in a scratch
 directory, and fails the test on the first cell that raises.
 """
+
 from pathlib import Path
 
 import nbformat
@@ -10,7 +11,7 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "docs" / "notebooks").glob("*.ipynb"))
-CELL_TIMEOUT_S = 300   # a notebook takes well under a minute on 2 cores; this only stops a hang
+CELL_TIMEOUT_S = 300  # a notebook takes well under a minute on 2 cores; this only stops a hang
 
 
 def test_there_are_notebooks():
@@ -20,8 +21,7 @@ def test_there_are_notebooks():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_committed_without_outputs(path):
     nb = nbformat.read(path, as_version=4)
-    with_outputs = [i for i, cell in enumerate(nb.cells)
-                    if cell.cell_type == "code" and (cell.outputs or cell.execution_count)]
+    with_outputs = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and (cell.outputs or cell.execution_count)]
     assert not with_outputs, f"{path.name}: cells {with_outputs} carry outputs"
 
 
@@ -29,5 +29,4 @@ def test_committed_without_outputs(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes(path, tmp_path):
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()

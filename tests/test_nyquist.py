@@ -9,6 +9,7 @@ Findings asserted here (also in the docstring of rcpstab.linear.nyquist):
   points; on a coarse grid it also miscounts near the boundary (phase-unwrap aliasing),
   calling a stable point unstable and unstable points "stable-looking" (-1).
 """
+
 import warnings
 
 import control
@@ -60,8 +61,8 @@ def test_exact_delay_agrees_with_exact_region_away_from_boundary(exact_map):
     A, B = np.meshgrid(ALPHAS, BETAS)
     away = ~near_rcp_boundary(A, B, 1e-3)
     assert region.method == "nyquist" and region.meta == {"pade": None}
-    assert away.mean() > 0.97                          # the check covers almost the whole grid
-    assert 0.2 < exact_map.stable[away].mean() < 0.6   # and both verdicts in quantity
+    assert away.mean() > 0.97  # the check covers almost the whole grid
+    assert 0.2 < exact_map.stable[away].mean() < 0.6  # and both verdicts in quantity
     assert np.array_equal(region.stable[away], exact_map.stable[away])
     assert np.array_equal(region.stable[away], rcp_inside(A, B)[away])
     # Measured: the two maps agree on every grid point, the near-boundary ones included.
@@ -75,7 +76,7 @@ def test_verdict_is_right_1e7_from_the_boundary():
     a, b = w * np.sin(w), w**2 * np.cos(w)
     da, db = np.sin(w) + w * np.cos(w), 2 * w * np.cos(w) - w**2 * np.sin(w)
     norm = np.hypot(da, db)
-    na, nb = db / norm, -da / norm                     # unit normal
+    na, nb = db / norm, -da / norm  # unit normal
     inward = np.where(rcp_inside(a + 1e-3 * na, b + 1e-3 * nb), 1.0, -1.0)
     assert rcp_inside(a + 1e-3 * inward * na, b + 1e-3 * inward * nb).all()
     # near_rcp_boundary() measures a real distance: along the normal it is the offset.
@@ -119,9 +120,9 @@ def test_beta_0_3_pade_2_interval_differs_from_exact():
     roots = (a3 * a2 * a1 - a1**2 - a3**2 * a0).roots()
     hurwitz = np.sort(roots[(np.abs(roots.imag) < 1e-12) & (roots.real > 0)].real)
     np.testing.assert_allclose([lo, hi], hurwitz, atol=1e-10)
-    assert lo == pytest.approx(0.342586, abs=1e-6)     # thesis: 0.3436, read off a plot
-    assert hi == pytest.approx(1.415695, abs=1e-6)     # thesis: 1.436
-    assert hi - 1.40611205 > 5e-3                      # the Pade error is visible
+    assert lo == pytest.approx(0.342586, abs=1e-6)  # thesis: 0.3436, read off a plot
+    assert hi == pytest.approx(1.415695, abs=1e-6)  # thesis: 1.436
+    assert hi - 1.40611205 > 5e-3  # the Pade error is visible
     assert abs(lo - 0.3436) < 2e-3
 
 
@@ -136,11 +137,11 @@ def test_pade_count_matches_closed_loop_poles_and_python_control(order):
     checked = 0
     for (alpha, beta), n, z in zip(POINTS, ours.clockwise, ours.unstable):
         z_closed, margin = closed_loop_unstable(alpha, beta, order)
-        if margin < 1e-3:          # a closed-loop root on the axis: no count is meaningful
+        if margin < 1e-3:  # a closed-loop root on the axis: no count is meaningful
             continue
         loop = pade_loop(alpha, beta, order)
         with warnings.catch_warnings():
-            warnings.simplefilter("error")              # python-control's own consistency check
+            warnings.simplefilter("error")  # python-control's own consistency check
             response = control.nyquist_response(loop, indent_direction="right")
         P = int((loop.poles().real > 0).sum())
         assert z == z_closed
@@ -165,16 +166,19 @@ def test_python_control_frd_count_misses_the_indentation():
     counts = np.vectorize(lambda a, b: frd_count(a, b, w))(A, B)
     assert np.array_equal(counts, ours.clockwise - 1)
     assert ours.stable.any() and not ours.stable.all()
-    assert (counts[ours.stable] == -1).all()           # count + P = -1: "minus one unstable root"
+    assert (counts[ours.stable] == -1).all()  # count + P = -1: "minus one unstable root"
 
 
-COARSE = np.linspace(0.01, 2, 40), np.linspace(0.005, 1, 40)   # where the aliasing was found
+COARSE = np.linspace(0.01, 2, 40), np.linspace(0.005, 1, 40)  # where the aliasing was found
 
 
-@pytest.mark.parametrize("i, j, true_n, coarse_count", [
-    (13, 19, 0, 1),            # stable, coarse FRD count says unstable
-    (28, 10, 2, -1),           # unstable, coarse FRD count equals a stable point's
-])
+@pytest.mark.parametrize(
+    "i, j, true_n, coarse_count",
+    [
+        (13, 19, 0, 1),  # stable, coarse FRD count says unstable
+        (28, 10, 2, -1),  # unstable, coarse FRD count equals a stable point's
+    ],
+)
 def test_python_control_frd_count_aliases_on_a_coarse_grid(i, j, true_n, coarse_count):
     rcp = get_model("rcp")
     alpha, beta = COARSE[0][i], COARSE[1][j]
@@ -195,6 +199,7 @@ def test_curve_data_and_plot():
     assert int(pade.count.unstable) == 0
 
     from rcpstab.linear.nyquist_plot import nyquist_plot
+
     ax = nyquist_plot(curve)
     assert ax.get_xlabel() == "Re G" and ax.get_ylabel() == "Im G"
     marks = [line for line in ax.get_lines() if list(line.get_xdata()) == [-1.0]]
@@ -202,7 +207,7 @@ def test_curve_data_and_plot():
     assert "N = 2" in ax.get_title()
 
 
-@pytest.mark.parametrize("den", [(1.0, 1.0), (-1.0, 1.0)])          # 1 + lambda, lambda - 1 (P = 1)
+@pytest.mark.parametrize("den", [(1.0, 1.0), (-1.0, 1.0)])  # 1 + lambda, lambda - 1 (P = 1)
 @pytest.mark.parametrize("k", [-2.0, -0.5, 0.5, 1.5, 2.0, 2.5, 5.0])
 def test_loops_without_integrators_and_with_an_unstable_pole(den, k):
     """G = k exp(-lambda)/den(lambda): Z against the argument principle on den + k exp(-lambda).

@@ -1,6 +1,7 @@
 """The control paths run in C with the event loop (``Simulator.rcp_intervals``, ``xcp_intervals``,
 ``rcpac_intervals``) against the Python control path: the same run to the bit, for the exact controller
 classes only."""
+
 import dataclasses
 import math
 import struct
@@ -18,8 +19,18 @@ from rcpstab.packet.simulator import run as runner
 from rcpstab.packet.simulator.run import run_scenario
 from rcpstab.packet.simulator.scenarios import FIG5_3, PoissonArrivals
 
-FIELDS = ("t", "R_over_C", "queue_bytes", "n_active", "utilization", "dropped_packets", "avg_rtt_s", "throughput_t",
-          "flow_throughput_bps", "flow_completion_s")
+FIELDS = (
+    "t",
+    "R_over_C",
+    "queue_bytes",
+    "n_active",
+    "utilization",
+    "dropped_packets",
+    "avg_rtt_s",
+    "throughput_t",
+    "flow_throughput_bps",
+    "flow_completion_s",
+)
 
 
 def bits(array):
@@ -29,10 +40,12 @@ def bits(array):
 
 def state(ctrl):
     """A controller's fields, floats as their bit patterns (a wrapped controller's too)."""
+
     def value(v):
         if isinstance(v, float):
             return struct.pack("<d", v)
         return state(v) if dataclasses.is_dataclass(v) else v
+
     return {k: value(v) for k, v in vars(ctrl).items()}
 
 
@@ -43,8 +56,7 @@ def run(scenario, *, native, monkeypatch, **kwargs):
     make, choose = runner.make_controller, runner._native_control
     with monkeypatch.context() as m:
         m.setattr(runner, "make_controller", lambda *a, **k: made.append(make(*a, **k)) or made[-1])
-        m.setattr(runner, "_native_control",
-                  lambda *a: went.append(choose(*a) if native else None) or went[-1])
+        m.setattr(runner, "_native_control", lambda *a: went.append(choose(*a) if native else None) or went[-1])
         result = run_scenario(scenario, **kwargs)
     return result, went[0] is not None, made
 
@@ -59,32 +71,47 @@ def assert_same_run(a, b):
 
 def random_scenario(rng):
     """A dumbbell with random capacity, delay, buffer, flow schedule, short flows and packet size."""
-    capacity = float(10 ** rng.uniform(6.5, 8.0))           # 3-100 Mb/s
+    capacity = float(10 ** rng.uniform(6.5, 8.0))  # 3-100 Mb/s
     rtt = float(rng.uniform(0.004, 0.25))
     packet = int(rng.choice([576, 1000, 1500]))
-    flows = tuple((round(float(rng.uniform(0, 1.0)), 3),
-                   math.inf if rng.random() < 0.6 else round(float(rng.uniform(1.2, 2.5)), 3))
-                  for _ in range(int(rng.integers(1, 13))))
+    flows = tuple(
+        (round(float(rng.uniform(0, 1.0)), 3), math.inf if rng.random() < 0.6 else round(float(rng.uniform(1.2, 2.5)), 3))
+        for _ in range(int(rng.integers(1, 13)))
+    )
     buffer = None if rng.random() < 0.4 else max(int(rng.uniform(0.1, 2.0) * capacity * rtt / 8), packet)
-    poisson = (PoissonArrivals(rate_per_s=float(rng.uniform(5, 60)), mean_size_bytes=float(rng.uniform(4e3, 8e4)))
-               if rng.random() < 0.5 else None)
+    poisson = (
+        PoissonArrivals(rate_per_s=float(rng.uniform(5, 60)), mean_size_bytes=float(rng.uniform(4e3, 8e4)))
+        if rng.random() < 0.5
+        else None
+    )
     return dataclasses.replace(
-        FIG5_3, name="random", capacity_bps=capacity, rtt_s=rtt, long_flows=flows, buffer_bytes=buffer,
-        poisson=poisson, packet_bytes=packet, eta=float(rng.uniform(0.8, 1.0)),
-        initial_R_over_C=float(rng.uniform(0.01, 1.0)), forward_delay_share=float(rng.uniform(0.2, 0.8)),
-        start_jitter_s=float(rng.choice([0.0, 0.05])))
+        FIG5_3,
+        name="random",
+        capacity_bps=capacity,
+        rtt_s=rtt,
+        long_flows=flows,
+        buffer_bytes=buffer,
+        poisson=poisson,
+        packet_bytes=packet,
+        eta=float(rng.uniform(0.8, 1.0)),
+        initial_R_over_C=float(rng.uniform(0.01, 1.0)),
+        forward_delay_share=float(rng.uniform(0.2, 0.8)),
+        start_jitter_s=float(rng.choice([0.0, 0.05])),
+    )
 
 
 @pytest.mark.parametrize("estimator", ["appf", "ns2"])
 @pytest.mark.parametrize("capacity_bps", [10e6, 100e6])
 def test_the_c_control_path_gives_the_python_twins_run_to_the_bit(estimator, capacity_bps, monkeypatch):
     scenario = dataclasses.replace(FIG5_3, capacity_bps=capacity_bps)
-    c, native, _ = run(scenario, native=True, monkeypatch=monkeypatch, alpha=0.4, beta=0.2, backend="c",
-                       t_end=4.0, rtt_estimator=estimator)
-    py, went, _ = run(scenario, native=True, monkeypatch=monkeypatch, alpha=0.4, beta=0.2, backend="python",
-                      t_end=4.0, rtt_estimator=estimator)
-    assert native and not went                            # C ran the control path natively, Python in Python
-    assert c.t.size > 300                                 # one row per expiry (Tr = 10 ms)
+    c, native, _ = run(
+        scenario, native=True, monkeypatch=monkeypatch, alpha=0.4, beta=0.2, backend="c", t_end=4.0, rtt_estimator=estimator
+    )
+    py, went, _ = run(
+        scenario, native=True, monkeypatch=monkeypatch, alpha=0.4, beta=0.2, backend="python", t_end=4.0, rtt_estimator=estimator
+    )
+    assert native and not went  # C ran the control path natively, Python in Python
+    assert c.t.size > 300  # one row per expiry (Tr = 10 ms)
     assert_same_run(c, py)
 
 
@@ -98,10 +125,10 @@ def test_xcp_and_rcpac_in_c_give_the_python_twins_run_to_the_bit(protocol, estim
     c, native, c_ctrl = run(CHANGING, native=True, monkeypatch=monkeypatch, backend="c", **kwargs)
     py, went, py_ctrl = run(CHANGING, native=True, monkeypatch=monkeypatch, backend="python", **kwargs)
     assert native and not went
-    assert c.t.size >= (50 if protocol == "xcp" else 550)   # every expiry traced (XCP: d ~ 0.1 s, RCP-AC: 10 ms)
+    assert c.t.size >= (50 if protocol == "xcp" else 550)  # every expiry traced (XCP: d ~ 0.1 s, RCP-AC: 10 ms)
     assert np.isfinite(c.R_over_C).all() and (c.R_over_C > 0).any()
     assert_same_run(c, py)
-    assert state(c_ctrl[0]) == state(py_ctrl[0])          # and the controllers end in the same state
+    assert state(c_ctrl[0]) == state(py_ctrl[0])  # and the controllers end in the same state
 
 
 @pytest.mark.parametrize("case", range(12))
@@ -109,9 +136,15 @@ def test_random_scenarios_run_the_same_in_c_and_in_python(case, monkeypatch):
     rng = np.random.default_rng(2600 + case)
     scenario = random_scenario(rng)
     protocol = ("rcp", "xcp", "rcpac")[case % 3]
-    kwargs = dict(alpha=float(rng.uniform(0.1, 1.0)), beta=float(rng.uniform(0.0, 1.0)), seed=int(rng.integers(1000)),
-                  backend="c", t_end=min(3.0, 2e8 / scenario.capacity_bps), protocol=protocol,
-                  rtt_estimator=str(rng.choice(["appf", "ns2"])) if protocol != "xcp" else "appf")
+    kwargs = dict(
+        alpha=float(rng.uniform(0.1, 1.0)),
+        beta=float(rng.uniform(0.0, 1.0)),
+        seed=int(rng.integers(1000)),
+        backend="c",
+        t_end=min(3.0, 2e8 / scenario.capacity_bps),
+        protocol=protocol,
+        rtt_estimator=str(rng.choice(["appf", "ns2"])) if protocol != "xcp" else "appf",
+    )
     c, native, c_ctrl = run(scenario, native=True, monkeypatch=monkeypatch, **kwargs)
     py, went, py_ctrl = run(scenario, native=False, monkeypatch=monkeypatch, **kwargs)
     assert native and not went
@@ -162,11 +195,14 @@ def _as(subclass, ctrl):
     return twin
 
 
-@pytest.mark.parametrize("protocol, rewrap, subclass", [
-    ("xcp", lambda c: _as(NoShuffling, c), NoShuffling),
-    ("rcpac", lambda c: _as(NoAcceleration, c), NoAcceleration),
-    ("rcpac", lambda c: dataclasses.replace(c, rcp=_as(HalvedRtt, c.rcp)), HalvedRtt),
-])
+@pytest.mark.parametrize(
+    "protocol, rewrap, subclass",
+    [
+        ("xcp", lambda c: _as(NoShuffling, c), NoShuffling),
+        ("rcpac", lambda c: _as(NoAcceleration, c), NoAcceleration),
+        ("rcpac", lambda c: dataclasses.replace(c, rcp=_as(HalvedRtt, c.rcp)), HalvedRtt),
+    ],
+)
 def test_a_subclassed_controller_keeps_its_python_update(protocol, rewrap, subclass, monkeypatch):
     """The C path computes the bundled update only: a subclass must run its own, every interval."""
     subclass.calls = 0
@@ -175,10 +211,10 @@ def test_a_subclassed_controller_keeps_its_python_update(protocol, rewrap, subcl
     make = runner.make_controller
     monkeypatch.setattr(runner, "make_controller", lambda *a, **k: rewrap(make(*a, **k)))
     changed, went, made = run(CHANGING, native=True, monkeypatch=monkeypatch, **kwargs)
-    assert native and not went                            # the plain run in C, the subclass in Python
+    assert native and not went  # the plain run in C, the subclass in Python
     assert isinstance(made[0] if protocol == "xcp" or subclass is NoAcceleration else made[0].rcp, subclass)
-    assert subclass.calls == changed.t.size > 50                               # its update at every expiry
-    assert bits(changed.queue_bytes) != bits(plain.queue_bytes)              # and it changed the run
+    assert subclass.calls == changed.t.size > 50  # its update at every expiry
+    assert bits(changed.queue_bytes) != bits(plain.queue_bytes)  # and it changed the run
 
 
 def _controller_args(protocol):
@@ -205,38 +241,62 @@ def test_only_the_exact_protocol_classes_run_natively():
 
 # ---- one expiry on random registers: every register the control path writes, to the bit
 
+
 def _idle_port(protocol):
     """A C simulator with one port of ``protocol`` and no traffic: the registers stay as they are set."""
     from rcpstab.packet._datapath import Simulator
 
     proto = get_protocol(protocol)
-    return Simulator(links=[(10_000_000, 1_000_000, 150_000, proto.datapath_code)], paths=[(0,)], flows=[],
-                     data_size=1500, ctrl_size=60, window_denominator=1480, rwnd_pkts=4096, sender=proto.sender_code)
+    return Simulator(
+        links=[(10_000_000, 1_000_000, 150_000, proto.datapath_code)],
+        paths=[(0,)],
+        flows=[],
+        data_size=1500,
+        ctrl_size=60,
+        window_denominator=1480,
+        rwnd_pkts=4096,
+        sender=proto.sender_code,
+    )
 
 
 def _random_registers(rng):
     """Registers as an interval may leave them, with the boundary cases (no input, no RTT, no queue, no
     persistent-queue sample, no window weight) often."""
     some = lambda high: 0 if rng.random() < 0.25 else int(rng.integers(1, high))  # noqa: E731
-    registers = dict(input_bytes=some(10**7), rtt_sum=some(10**6), rtt_count=some(5000), queue_bytes=some(10**6),
-                     dropped=some(100))
+    registers = dict(
+        input_bytes=some(10**7), rtt_sum=some(10**6), rtt_count=some(5000), queue_bytes=some(10**6), dropped=some(100)
+    )
     weight = 0.0 if rng.random() < 0.25 else float(rng.uniform(1e-3, 50.0))
-    xregs = dict(sum_rtt_by_cwnd=weight, sum_rtt_square_by_cwnd=weight * float(rng.uniform(1e-3, 0.5)),
-                 sum_deficit=0.0 if rng.random() < 0.25 else float(10 ** rng.uniform(0, 8)),
-                 min_queue=math.inf if rng.random() < 0.3 else float(rng.integers(0, 10**6)),
-                 xi_p=float(rng.uniform(-1, 1)), xi_n=float(rng.uniform(-1, 1)), residue_pos=float(rng.normal()),
-                 residue_neg=float(rng.normal()), rate=float(rng.uniform(0, 1e7)), avg_rtt=float(rng.uniform(0, 1)),
-                 xi_ac=float(rng.uniform(0, 1)))
+    xregs = dict(
+        sum_rtt_by_cwnd=weight,
+        sum_rtt_square_by_cwnd=weight * float(rng.uniform(1e-3, 0.5)),
+        sum_deficit=0.0 if rng.random() < 0.25 else float(10 ** rng.uniform(0, 8)),
+        min_queue=math.inf if rng.random() < 0.3 else float(rng.integers(0, 10**6)),
+        xi_p=float(rng.uniform(-1, 1)),
+        xi_n=float(rng.uniform(-1, 1)),
+        residue_pos=float(rng.normal()),
+        residue_neg=float(rng.normal()),
+        rate=float(rng.uniform(0, 1e7)),
+        avg_rtt=float(rng.uniform(0, 1)),
+        xi_ac=float(rng.uniform(0, 1)),
+    )
     return registers, xregs
 
 
 def _random_controller(protocol, rng):
-    link = dataclasses.replace(_controller_args(protocol)[0], capacity_bps=float(10 ** rng.uniform(5, 10)),
-                               buffer_bytes=int(rng.integers(1500, 10**7)))
+    link = dataclasses.replace(
+        _controller_args(protocol)[0], capacity_bps=float(10 ** rng.uniform(5, 10)), buffer_bytes=int(rng.integers(1500, 10**7))
+    )
     ctrl = get_protocol(protocol).make_controller(
-        link, float(rng.uniform(0.05, 2.0)), float(rng.uniform(0.0, 2.0)), float(rng.uniform(0.5, 1.0)),
-        float(rng.uniform(1e-3, 1.0)), float(10 ** rng.uniform(-4, 0)), int(rng.integers(64, 9000)),
-        **({} if protocol == "xcp" else {"rtt_estimator": str(rng.choice(["appf", "ns2"]))}))
+        link,
+        float(rng.uniform(0.05, 2.0)),
+        float(rng.uniform(0.0, 2.0)),
+        float(rng.uniform(0.5, 1.0)),
+        float(rng.uniform(1e-3, 1.0)),
+        float(10 ** rng.uniform(-4, 0)),
+        int(rng.integers(64, 9000)),
+        **({} if protocol == "xcp" else {"rtt_estimator": str(rng.choice(["appf", "ns2"]))}),
+    )
     if protocol == "rcpac":
         ctrl.deficit = 0.0 if rng.random() < 0.3 else float(10 ** rng.uniform(0, 8))
     return ctrl
@@ -256,8 +316,7 @@ def test_one_expiry_writes_the_python_controllers_registers_to_the_bit(protocol)
     for case in range(300):
         registers, xregs = _random_registers(rng)
         ctrl = _random_controller(protocol, rng)
-        twin = dataclasses.replace(ctrl, rcp=dataclasses.replace(ctrl.rcp)) if protocol == "rcpac" else \
-            dataclasses.replace(ctrl)
+        twin = dataclasses.replace(ctrl, rcp=dataclasses.replace(ctrl.rcp)) if protocol == "rcpac" else dataclasses.replace(ctrl)
         for name in ("utilization", "deficit"):
             if hasattr(ctrl, name):
                 setattr(twin, name, getattr(ctrl, name))
@@ -270,10 +329,18 @@ def test_one_expiry_writes_the_python_controllers_registers_to_the_bit(protocol)
         py_sim.run_until(tick)
         service = proto.service(py_sim, 0, twin, interval)
         assert (next_tick, next_interval) == (tick + service.next_ns, service.next_ns), case
-        expected_row = (tick / 1e9, proto.monitored_rate(service.rate_over_c, service.utilization, 3),
-                        registers["queue_bytes"], 0, service.utilization, registers["dropped"], proto.avg_rtt_s(twin))
-        assert [struct.pack("<d", v) if isinstance(v, float) else v for v in rows[0]] == \
-            [struct.pack("<d", v) if isinstance(v, float) else v for v in expected_row], case
+        expected_row = (
+            tick / 1e9,
+            proto.monitored_rate(service.rate_over_c, service.utilization, 3),
+            registers["queue_bytes"],
+            0,
+            service.utilization,
+            registers["dropped"],
+            proto.avg_rtt_s(twin),
+        )
+        assert [struct.pack("<d", v) if isinstance(v, float) else v for v in rows[0]] == [
+            struct.pack("<d", v) if isinstance(v, float) else v for v in expected_row
+        ], case
         assert len(rows) == 1
         assert c_sim.registers(0) == py_sim.registers(0), case
         assert _double_bits(c_sim.xcp_registers(0)) == _double_bits(py_sim.xcp_registers(0)), case
@@ -283,18 +350,32 @@ def test_one_expiry_writes_the_python_controllers_registers_to_the_bit(protocol)
 # ---- the entry points refuse what the domain table and their real domains exclude, by name
 
 NAMES = {
-    "rcp_intervals": ("link", "tick", "interval", "limit", "link_rate", "alpha", "beta", "eta", "rate", "avg_rtt",
-                      "mtu", "ns2"),
+    "rcp_intervals": ("link", "tick", "interval", "limit", "link_rate", "alpha", "beta", "eta", "rate", "avg_rtt", "mtu", "ns2"),
     "xcp_intervals": ("link", "tick", "interval", "limit", "capacity", "alpha", "beta", "gamma", "avg_rtt"),
-    "rcpac_intervals": ("link", "tick", "interval", "limit", "link_rate", "alpha", "beta", "eta", "rate", "avg_rtt",
-                        "mtu", "ns2", "gamma_ac", "buffer_bytes", "deficit"),
+    "rcpac_intervals": (
+        "link",
+        "tick",
+        "interval",
+        "limit",
+        "link_rate",
+        "alpha",
+        "beta",
+        "eta",
+        "rate",
+        "avg_rtt",
+        "mtu",
+        "ns2",
+        "gamma_ac",
+        "buffer_bytes",
+        "deficit",
+    ),
 }
 GOOD = {
     "rcp_intervals": (0, 0, 10**6, 10**8, 1250.0, 0.4, 0.2, 1.0, 100.0, 100.0, 1500, False),
     "xcp_intervals": (0, 0, 10**6, 10**8, 1.25e6, 0.4, 0.226, 0.1, 0.1),
     "rcpac_intervals": (0, 0, 10**6, 10**8, 1250.0, 0.4, 0.2, 1.0, 100.0, 100.0, 1500, False, 0.2, 1.5e5, 0.0),
 }
-POSITIVE = {"link_rate", "capacity", "eta", "avg_rtt"}       # > 0; rate and buffer_bytes >= 0; the rest finite
+POSITIVE = {"link_rate", "capacity", "eta", "avg_rtt"}  # > 0; rate and buffer_bytes >= 0; the rest finite
 
 
 @pytest.mark.parametrize("method", list(NAMES))
@@ -313,19 +394,21 @@ def test_the_native_entry_points_refuse_values_outside_their_domains(method):
             with pytest.raises(ValueError, match=f"{method} {name}={value!r} must be finite"):
                 call(**{name: value})
         if name in ("rate", "buffer_bytes"):
-            call(**{name: 0.0})                      # the bound itself is in the domain
-    for name, value, message in [("tick", -1, "t_ns=-1 is outside 0..1152921504606846976"),
-                                 ("limit", 2**60 + 1, "t_ns=1152921504606846977 is outside"),
-                                 ("interval", 0, "interval_ns=0 is outside 1..1152921504606846976"),
-                                 ("limit", 2**40 + 1, "limit_ns - tick_ns = 1099511627777 ns is over 2[*][*]40")]:
+            call(**{name: 0.0})  # the bound itself is in the domain
+    for name, value, message in [
+        ("tick", -1, "t_ns=-1 is outside 0..1152921504606846976"),
+        ("limit", 2**60 + 1, "t_ns=1152921504606846977 is outside"),
+        ("interval", 0, "interval_ns=0 is outside 1..1152921504606846976"),
+        ("limit", 2**40 + 1, "limit_ns - tick_ns = 1099511627777 ns is over 2[*][*]40"),
+    ]:
         with pytest.raises(ValueError, match=message):
             call(**{name: value})
     if "mtu" in NAMES[method]:
         with pytest.raises(ValueError, match="mtu data_size=11 is outside 12.."):
             call(mtu=11)
     with pytest.raises(TypeError):
-        call(interval=10.0**6)                       # a float time, as run_until refuses it
+        call(interval=10.0**6)  # a float time, as run_until refuses it
     with pytest.raises(IndexError):
         call(link=1)
-    rows = call(limit=2**40)[0]                      # the longest span runs (an idle port: a row per interval)
+    rows = call(limit=2**40)[0]  # the longest span runs (an idle port: a row per interval)
     assert len(rows) > 1 and rows[-1][0] <= 2**40 / 1e9

@@ -1,5 +1,6 @@
 """Packet protocols are plug-ins: a protocol registered from outside the package runs through
 run_scenario, and the C function table and its Python twin name the same data paths."""
+
 import ast
 import math
 from types import SimpleNamespace
@@ -28,8 +29,9 @@ ETA = 0.9
 GAIN = 0.5
 CAPACITY_BPS = 10e6
 # 2 long-lived flows over 10 Mb/s, 20 ms: about 800 packets/s, a fraction of a second of C loop.
-TWO_FLOWS = Scenario(name="two-flows", capacity_bps=CAPACITY_BPS, rtt_s=0.02, eta=ETA,
-                     long_flows=((0.0, math.inf),) * N_FLOWS, t_end_s=6.0)
+TWO_FLOWS = Scenario(
+    name="two-flows", capacity_bps=CAPACITY_BPS, rtt_s=0.02, eta=ETA, long_flows=((0.0, math.inf),) * N_FLOWS, t_end_s=6.0
+)
 
 
 class IntegralRate(PacketProtocol):
@@ -48,8 +50,13 @@ class IntegralRate(PacketProtocol):
 
     def make_controller(self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu):
         capacity = link.capacity_bps / 8000  # bytes/ms, the rate register's unit
-        return SimpleNamespace(capacity=capacity, eta=eta, gain=alpha, rate=initial_R_over_C * eta * capacity,
-                               interval_ns=int(round(avg_rtt_s * 1e9)))
+        return SimpleNamespace(
+            capacity=capacity,
+            eta=eta,
+            gain=alpha,
+            rate=initial_R_over_C * eta * capacity,
+            interval_ns=int(round(avg_rtt_s * 1e9)),
+        )
 
     def initial_writes(self, sim, li, ctrl):
         sim.set_registers(li, rate=int(round(ctrl.rate)))
@@ -108,23 +115,26 @@ def test_an_unregistered_protocol_is_an_input_error_naming_the_registered_ones(i
         register_protocol(integral)
 
 
-@pytest.mark.parametrize("change, message", [
-    (dict(name="rcp"), "already registered"),
-    (dict(name="plain"), "other than 'plain'"),
-    (dict(name=""), "non-empty"),
-    (dict(sender="tcp"), "sender 'tcp'"),
-    (dict(datapath="red"), "data path 'red'"),
-    (dict(sender="xcp"), "shorter than the xcp sender's 20-byte header"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(name="rcp"), "already registered"),
+        (dict(name="plain"), "other than 'plain'"),
+        (dict(name=""), "non-empty"),
+        (dict(sender="tcp"), "sender 'tcp'"),
+        (dict(datapath="red"), "data path 'red'"),
+        (dict(sender="xcp"), "shorter than the xcp sender's 20-byte header"),
+    ],
+)
 def test_registration_refuses_an_inconsistent_protocol(change, message):
     protocol = IntegralRate()
     for attribute, value in change.items():
         setattr(protocol, attribute, value)
-    before = set(PACKET_PROTOCOLS)   # the bundled three, and any a protocol file registered earlier in the run
+    before = set(PACKET_PROTOCOLS)  # the bundled three, and any a protocol file registered earlier in the run
     assert before >= {"rcp", "xcp", "rcpac"}
     with pytest.raises(ValueError, match=message):
         register_protocol(protocol)
-    assert set(PACKET_PROTOCOLS) == before   # a refused registration leaves the registry as it was
+    assert set(PACKET_PROTOCOLS) == before  # a refused registration leaves the registry as it was
     with pytest.raises(ValueError, match="not a PacketProtocol"):
         register_protocol(object())
 
@@ -172,8 +182,13 @@ def test_the_run_loop_names_no_protocol():
     tree = ast.parse(open(run.__file__).read())
     calls = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
     assert "isinstance" not in calls
-    compared = {c.value for node in ast.walk(tree) if isinstance(node, ast.Compare)
-                for c in [node.left, *node.comparators] if isinstance(c, ast.Constant)}
+    compared = {
+        c.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        for c in [node.left, *node.comparators]
+        if isinstance(c, ast.Constant)
+    }
     assert not compared & {"rcp", "xcp", "rcpac"}
 
 
@@ -183,19 +198,22 @@ class Installed(IntegralRate):
 
 def fake_entry_points(objects):
     """``importlib.metadata.entry_points`` as an installed package announcing ``objects`` by name."""
+
     def entry_points(group, name):
         assert group == "rcpstab.packet_protocols"
         if name not in objects:
             return []
         return [SimpleNamespace(value=f"fakepkg.packet:{name}", load=lambda: objects[name])]
+
     return entry_points
 
 
 def test_an_installed_entry_point_is_registered_on_first_use(monkeypatch):
     from rcpstab.packet.protocols import registry
 
-    monkeypatch.setattr(registry, "entry_points", fake_entry_points({"test-installed": Installed(),
-                                                                     "test-misnamed": Installed()}))
+    monkeypatch.setattr(
+        registry, "entry_points", fake_entry_points({"test-installed": Installed(), "test-misnamed": Installed()})
+    )
     try:
         run = run_scenario(TWO_FLOWS, GAIN, 0.0, protocol="test-installed", t_end=3.0)
         assert "test-installed" in PACKET_PROTOCOLS

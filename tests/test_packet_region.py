@@ -1,4 +1,5 @@
 """Packet-level region map: verdicts on the beta = 0.6 row (thesis Fig. 5.3), agreement, CLI."""
+
 import csv
 import dataclasses
 
@@ -32,7 +33,7 @@ def row():
 
 def test_beta_06_row_matches_the_thesis_where_it_should(row):
     verdict = dict(zip(row.table["alpha"], row.table["verdict"]))
-    assert verdict[0.4] == verdict[0.8] == "converged"   # well inside alpha <= 1.2
+    assert verdict[0.4] == verdict[0.8] == "converged"  # well inside alpha <= 1.2
     # beyond it: a sustained oscillation; the shared judgement cannot resolve a noisy envelope's
     # trend to within its flatness limit (1e-5 per RTT) in 600 RTTs, so it is undecided, not stable
     assert verdict[1.6] in ("limit_cycle", "undecided")
@@ -74,7 +75,7 @@ def _synthetic_run(gamma):
 
 def test_segment_verdict_tells_oscillation_from_convergence():
     t = 0.01 * np.arange(1, 40_001)
-    wave = np.sin(2 * np.pi * t / 0.6)     # a 6-RTT oscillation
+    wave = np.sin(2 * np.pi * t / 0.6)  # a 6-RTT oscillation
     decay = np.exp(-t / 2.0)
     cycling = segment_verdict(_synthetic_run(0.2 * (1 + 0.1 * wave)), 0.0, 400.0, 5)
     settling = segment_verdict(_synthetic_run(0.2 * (1 + 0.5 * decay * wave)), 0.0, 400.0, 5)
@@ -108,7 +109,7 @@ def test_real_packet_oscillation_is_not_converged():
     def spans(run):
         out = []
         for _start, stop, flows in ((20.0, 40.0, 5), (70.0, 100.0, 10), (120.0, 150.0, 5)):
-            late = (run.t >= stop - 5.0) & (run.t < stop)        # the last 5 s of the segment
+            late = (run.t >= stop - 5.0) & (run.t < stop)  # the last 5 s of the segment
             mean = rtt_average(run.R_over_C, 10)[late] * flows
             out.append(mean.max() - mean.min())
         return out
@@ -151,14 +152,18 @@ def test_cli_csv(tmp_path):
     assert [r[5:] for r in rows[1:]] == [["1", "converged"], ["1", "converged"]]
 
 
-@pytest.mark.parametrize("argv, named", [
-    (["--scenario", "nope"], "nope"),
-    (["--alpha", "0"], "alpha"),
-    (["--alpha", "-0.4"], "alpha"),
-])
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["--scenario", "nope"], "nope"),
+        (["--alpha", "0"], "alpha"),
+        (["--alpha", "-0.4"], "alpha"),
+    ],
+)
 def test_cli_bad_input_exits_2_with_one_line(argv, named, capsys):
-    assert main(["map", "--method", "packet", "--beta", "0.6", *(["--alpha", "0.4"] if "--alpha" not in argv else []),
-                 *argv]) == 2
+    assert (
+        main(["map", "--method", "packet", "--beta", "0.6", *(["--alpha", "0.4"] if "--alpha" not in argv else []), *argv]) == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and named in err and "Traceback" not in err
 
@@ -174,8 +179,7 @@ def test_ns2_rtt_estimator_is_the_per_packet_fixed_gain_average():
     """ns-2's average takes n per-packet steps of gain 0.02; with n equal samples that is one step."""
     from rcpstab.packet.routers.rcp.control import NS2_RTT_GAIN, RcpController
 
-    ctrl = RcpController(link_rate=1250.0, alpha=0.5, beta=0.5, eta=1.0, rate=125.0, avg_rtt=100.0,
-                         rtt_estimator="ns2")
+    ctrl = RcpController(link_rate=1250.0, alpha=0.5, beta=0.5, eta=1.0, rate=125.0, avg_rtt=100.0, rtt_estimator="ns2")
     ctrl.update(input_bytes=12_500, rtt_sum=8 * 150, rtt_count=8, queue_bytes=0, tr=10.0)
     expected = 100.0
     for _ in range(8):
@@ -183,7 +187,7 @@ def test_ns2_rtt_estimator_is_the_per_packet_fixed_gain_average():
     assert ctrl.avg_rtt == pytest.approx(expected, rel=1e-12)
     appf = RcpController(link_rate=1250.0, alpha=0.5, beta=0.5, eta=1.0, rate=125.0, avg_rtt=100.0)
     appf.update(input_bytes=12_500, rtt_sum=8 * 150, rtt_count=8, queue_bytes=0, tr=10.0)
-    assert appf.avg_rtt == pytest.approx(0.1 * 150 + 0.9 * 100)     # App. F: gain Tr/avg_rtt = 0.1
+    assert appf.avg_rtt == pytest.approx(0.1 * 150 + 0.9 * 100)  # App. F: gain Tr/avg_rtt = 0.1
     with pytest.raises(InputError, match="rtt_estimator"):
         RcpController(link_rate=1.0, alpha=0.5, beta=0.5, eta=1.0, rate=1.0, avg_rtt=1.0, rtt_estimator="x")
 
@@ -193,7 +197,7 @@ def test_fluid_growth_inside_the_band_is_not_converged():
     band: the packet rule (floor = band) cannot see it, the fluid rule (numerical floor) does."""
     from rcpstab.packet.lens.verdicts import judge_segment
 
-    t = 0.01 * np.arange(1, 60_001)                    # 600 s = 6000 RTTs of 0.1 s
+    t = 0.01 * np.arange(1, 60_001)  # 600 s = 6000 RTTs of 0.1 s
     gamma = 0.1 * (1 + 0.015 * np.exp((t - 600) / 20.0) * np.sin(2 * np.pi * t / 0.5))
     queue = np.zeros_like(t)
     args = (t, gamma, queue, 0.1, 0.0, 0.1, 1e7, 10, 12_000.0)

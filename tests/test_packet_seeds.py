@@ -1,6 +1,7 @@
 """Seeded packet maps (``map --method packet --seeds N``): the flows' start jitter is drawn from the seed,
 the default map has no randomness (bit for bit as before), a seed fixes a replicated map, and the per-point
 intervals cover the mean of a larger independent run as often as their level says."""
+
 import dataclasses
 
 import numpy as np
@@ -31,7 +32,7 @@ def test_jitter_delays_each_start_within_its_window_from_the_seed():
     first, again, other = starts(jittered, 3), starts(jittered, 3), starts(jittered, 4)
     assert np.array_equal(first, again) and not np.array_equal(first, other)
     assert ((first - scripted >= 0) & (first - scripted < 0.1)).all()
-    assert len(set(np.round(first - scripted, 9))) == first.size      # each flow its own draw
+    assert len(set(np.round(first - scripted, 9))) == first.size  # each flow its own draw
 
 
 def test_default_map_has_no_randomness():
@@ -51,7 +52,7 @@ def test_same_seed_same_replicated_map_and_another_seed_another():
     for key, value in one.table.items():
         assert np.array_equal(value, two.table[key], equal_nan=value.dtype.kind == "f"), key
     assert one.table["convergence_rtt"][0] != other.table["convergence_rtt"][0]
-    assert one.meta["seeds"] == 3 and one.meta["start_jitter_s"] == SHORT.rtt_s      # one d0 by default
+    assert one.meta["seeds"] == 3 and one.meta["start_jitter_s"] == SHORT.rtt_s  # one d0 by default
     lo, mean, hi = (one.table[k][0] for k in ("convergence_rtt_ci_low", "convergence_rtt", "convergence_rtt_ci_high"))
     assert lo < mean < hi
     # every seed converged at (0.4, 0.6): Wilson's interval of n of n is (1 / (1 + z^2 / n), 1]
@@ -77,7 +78,7 @@ def test_five_seed_median_intervals_cover_the_median_of_a_forty_seed_run():
     runs near 9.5 RTTs and a few far later, and five seeds often see none of those.)"""
     large = packet_region("rcp", [1.0], [0.6], scenario=SHORT, seeds=40, seed=200)
     target = large.table["convergence_rtt_median"][0]
-    assert np.isfinite(target) and large.table["convergence_rtt_std"][0] > 0     # the jitter does spread the runs
+    assert np.isfinite(target) and large.table["convergence_rtt_std"][0] > 0  # the jitter does spread the runs
     covered = 0
     for block in range(8):
         small = packet_region("rcp", [1.0], [0.6], scenario=SHORT, seeds=5, seed=300 + 5 * block)

@@ -1,4 +1,5 @@
 """Cross-validation with the linear analysis: decay rates vs the rightmost root, map vs exact region."""
+
 import numpy as np
 import pytest
 from conftest import near_rcp_boundary
@@ -22,8 +23,13 @@ def peak_rate(t, x, start):
 
 @pytest.mark.parametrize("alpha, beta", [(0.4, 0.2), (1.0, 0.3), (0.6, 0.8)])
 def test_linear_decay_rate_matches_rightmost_root(alpha, beta):
-    traj = simulate(get_model("linear"), {"C": 1.0, "d0": 1.0, "N": 1.0, "alpha": alpha, "beta": beta},
-                    {"gamma0": 0.5, "q0": 0.5}, 80.0, dt=1 / 40)
+    traj = simulate(
+        get_model("linear"),
+        {"C": 1.0, "d0": 1.0, "N": 1.0, "alpha": alpha, "beta": beta},
+        {"gamma0": 0.5, "q0": 0.5},
+        80.0,
+        dt=1 / 40,
+    )
     root = rightmost_root(get_model("linear"), alpha, beta)
     measured = peak_rate(traj.t, traj.states["q"][:, 0], start=30.0)
     assert measured == pytest.approx(root.real, rel=0.01)

@@ -1,5 +1,6 @@
 """The delay line's wide Hermite stencil: exact on degree-7 polynomials, kept off breakpoints, and
 what makes RK4's default step several times more accurate than the cubic on the smooth model."""
+
 import numpy as np
 import pytest
 
@@ -29,8 +30,8 @@ def test_wide_stencil_is_exact_on_a_degree_seven_polynomial(position):
 
 
 def test_wide_stencil_stays_off_time_zero_the_newest_step_and_the_delay():
-    assert wide_stencil(1, 3, ()) and not wide_stencil(0, 3, ())   # step -1 would be before time 0
-    assert not wide_stencil(2, 3, ())                              # step 4 is not stored yet
+    assert wide_stencil(1, 3, ()) and not wide_stencil(0, 3, ())  # step -1 would be before time 0
+    assert not wide_stencil(2, 3, ())  # step 4 is not stored yet
     # a delay of 20 steps: the history's second derivative jumps at step 20
     assert [j for j in range(16, 24) if not wide_stencil(j, 100, (20.0,))] == [19, 20]
 

@@ -1,4 +1,5 @@
 """The compiled C kernel against the NumPy reference, its online envelope, and its on-disk cache."""
+
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -26,8 +27,10 @@ CASES = {
 def test_compiled_kernel_matches_the_numpy_reference(name):
     params, initial = CASES[name]
     schedule = [(3.0, 20.0)] if name == "rcp" else None  # a flow-count change mid-run splits the kernel call
-    runs = [make_integrator(get_model(name), params, initial, n_schedule=schedule, engine=engine).run(1500, record_every=1)
-            for engine in (BatchIntegrator, ReferenceIntegrator)]
+    runs = [
+        make_integrator(get_model(name), params, initial, n_schedule=schedule, engine=engine).run(1500, record_every=1)
+        for engine in (BatchIntegrator, ReferenceIntegrator)
+    ]
     compiled, reference = runs
     assert compiled.shape == reference.shape == (1500, len(params["alpha"]), len(get_model(name).states))
     assert np.allclose(compiled, reference, rtol=1e-12, atol=1e-12 * np.abs(reference).max())
@@ -42,8 +45,10 @@ def test_blocks_of_lanes_match_the_numpy_reference(name, size):
     rng = np.random.default_rng(size)
     params = {"alpha": rng.uniform(0.1, 2.0, size), "beta": rng.uniform(0.1, 2.0, size)}
     initial = {"gamma0": rng.uniform(0.01, 1.0, size), "q0": rng.uniform(0.0, 6e7, size)}
-    compiled, reference = (make_integrator(get_model(name), params, initial, engine=engine).run(300, record_every=1)
-                           for engine in (BatchIntegrator, ReferenceIntegrator))
+    compiled, reference = (
+        make_integrator(get_model(name), params, initial, engine=engine).run(300, record_every=1)
+        for engine in (BatchIntegrator, ReferenceIntegrator)
+    )
     assert compiled.shape == reference.shape == (300, size, len(get_model(name).states))
     assert np.array_equal(compiled, reference)
 

@@ -1,5 +1,6 @@
 """The phase-plane kernel's C: the shipped template and every bundled model's generated kernel build with
 -Wall -Wextra -Werror (so a warning the compiler knows about cannot hide in the loop)."""
+
 import shutil
 import subprocess
 
@@ -46,7 +47,7 @@ def test_the_template_alone_builds_cleanly_optimized(tmp_path):
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_every_generated_kernel_is_warning_free(tmp_path, name):
     source = _source(name)
-    assert source.count("#define RCPSTAB_MODEL") == 1       # the stand-in model of the template is left out
+    assert source.count("#define RCPSTAB_MODEL") == 1  # the stand-in model of the template is left out
     result = _compile(tmp_path, source, syntax_only=True)
     assert result.returncode == 0, result.stderr
 

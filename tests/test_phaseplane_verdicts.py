@@ -4,6 +4,7 @@ References: the rightmost root of the linear loop (rcpstab.linear), the positive
 eq. 5.14, synthetic traces of known decay, cycle amplitude and drain, and the recorded trace's
 own last band exit (the online kernel monitor must agree with it).
 """
+
 import numpy as np
 import pytest
 
@@ -33,11 +34,11 @@ def verdicts(model, alpha, beta):
 
 
 def judged(traj, **kwargs):
-    return judge_trace(traj.rtt, traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq, traj.capacity * traj.d0,
-                       **kwargs)
+    return judge_trace(traj.rtt, traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq, traj.capacity * traj.d0, **kwargs)
 
 
 # ---- the thesis' points -------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("alpha, beta", [(0.6, 0.2), (0.6, 0.8)])
 def test_app_e_points_converge_from_every_initial_condition(alpha, beta):
@@ -57,12 +58,18 @@ def test_app_e_point_outside_the_region_keeps_oscillating():
 
 # ---- independent reference 1: the linear model's envelope decays at the rightmost root ----------
 
+
 @pytest.mark.parametrize("alpha, beta", [(1.4, 0.3), (0.8, 0.55), (1.5, 0.2), (1.2, 0.5)])
 def test_linear_model_envelope_rate_is_the_rightmost_root(alpha, beta):
     root = rightmost_root(get_model("linear"), alpha, beta).real  # per RTT (s*d0)
     horizon = 4000.0 if root < 0 else 800.0
-    traj = simulate(get_model("linear"), dict(APP_E, alpha=alpha, beta=beta), {"gamma0": 0.5, "q0": 0.0},
-                    horizon * APP_E["d0"], record_every=1)
+    traj = simulate(
+        get_model("linear"),
+        dict(APP_E, alpha=alpha, beta=beta),
+        {"gamma0": 0.5, "q0": 0.0},
+        horizon * APP_E["d0"],
+        record_every=1,
+    )
     j = judged(traj)
     assert j.rate_per_rtt[0] == pytest.approx(root, rel=0.01)
     assert j.rate_stderr[0] < 0.01 * abs(root)
@@ -70,6 +77,7 @@ def test_linear_model_envelope_rate_is_the_rightmost_root(alpha, beta):
 
 
 # ---- independent reference 2: eq. 5.14 is positively homogeneous, so it has no isolated cycle ----
+
 
 def test_switched_system_is_positively_homogeneous():
     """Scaling the initial deviation from equilibrium by k scales the whole trajectory by k."""
@@ -92,8 +100,13 @@ def test_switched_1_4_0_3_decays_slowly_and_is_not_a_limit_cycle():
     rates = result.rate_per_rtt[moving]
     assert np.allclose(rates, -4.8e-4, rtol=0.03)
     # second method: the decay of the peak deviation between two late stretches of a recorded run
-    traj = simulate(get_model("switched"), dict(APP_E, alpha=1.4, beta=0.3), {"gamma0": 0.5, "q0": 2 * CD0},
-                    5000 * APP_E["d0"], record_every=1)
+    traj = simulate(
+        get_model("switched"),
+        dict(APP_E, alpha=1.4, beta=0.3),
+        {"gamma0": 0.5, "q0": 2 * CD0},
+        5000 * APP_E["d0"],
+        record_every=1,
+    )
     d = band_distance(traj.gamma[:, 0], traj.queue[:, 0], traj.gamma_eq[0], 0.0, CD0)
     early, late = d[(traj.rtt > 2000) & (traj.rtt <= 2500)].max(), d[(traj.rtt > 4500)].max()
     assert np.log(late / early) / 2500.0 == pytest.approx(rates[0], rel=0.03)
@@ -102,16 +115,18 @@ def test_switched_1_4_0_3_decays_slowly_and_is_not_a_limit_cycle():
 
 # ---- the labels of the issue ---------------------------------------------------------------------
 
+
 def test_rcp_1_46_0_3_keeps_a_small_limit_cycle():
     """A 0.73% rate cycle inside the 2%/1% band, flat for thousands of RTTs: a limit cycle."""
     result = verdicts("rcp", 1.46, 0.3)
     assert "limit_cycle" in set(result.names) and "undecided" not in set(result.names)
-    traj = simulate(get_model("rcp"), dict(APP_E, alpha=1.46, beta=0.3), {"gamma0": 0.5, "q0": 0.0},
-                    8000 * APP_E["d0"], record_every=1)
+    traj = simulate(
+        get_model("rcp"), dict(APP_E, alpha=1.46, beta=0.3), {"gamma0": 0.5, "q0": 0.0}, 8000 * APP_E["d0"], record_every=1
+    )
     j = judged(traj)
     assert j.names[0] == "limit_cycle"
     assert j.amplitude_rate[0] == pytest.approx(0.0073, abs=0.0002)  # below the 2% band...
-    assert j.amplitude_rate[0] > 100 * NUMERICAL_FLOOR * RATE_BAND   # ...far above the numerical floor
+    assert j.amplitude_rate[0] > 100 * NUMERICAL_FLOOR * RATE_BAND  # ...far above the numerical floor
     dev = np.abs(traj.gamma[:, 0] / 0.1 - 1)
     stretch = [dev[(traj.rtt > a) & (traj.rtt < a + 1000)].max() for a in (5000, 7000)]
     assert stretch[1] == pytest.approx(stretch[0], rel=1e-3)  # persistent
@@ -216,6 +231,7 @@ def test_flat_envelope_away_from_equilibrium_is_diverged():
 
 def test_judgement_records_are_strict_json():
     import json
+
     j = judge_trace(T, 0.1 * (1 + 0.01 * np.sin(T)), 0 * T, 0.1, 0.0, 1.0)
     text = json.dumps(j.to_records(), allow_nan=False)
     assert '"verdict": "limit_cycle"' in text and "Judgement(1 traces; limit_cycle: 1)" == repr(j)
@@ -257,6 +273,7 @@ def test_online_rate_and_queue_peaks_match_the_recorded_trajectory():
     """The kernel's monitor keeps the rate's and the queue's own window peaks (a cycle's amplitude)."""
     from rcpstab.phaseplane.monitor import EnvelopeMonitor
     from rcpstab.phaseplane.setup import make_integrator
+
     params = dict(APP_E, alpha=np.array([0.6, 1.4, 0.3]), beta=np.array([0.8, 0.8, 0.2]))
     start = {"gamma0": np.array([0.01, 0.5, 0.5]), "q0": np.array([2 * CD0, 0.0, 0.0])}
     integrator = make_integrator(get_model("rcp"), params, start)

@@ -1,4 +1,5 @@
 """User protocols: a model file given to --model, and an installed package's entry point."""
+
 import json
 import pathlib
 import subprocess
@@ -49,18 +50,25 @@ def test_protocol_margins_from_the_command_line(capsys):
     # boundary itself the rightmost root is j*1 (normalized), the crossing of the closed form.
     w, results = 1.0, []
     for factor in (1.1, 0.9, 1.0):
-        assert main(["margins", "--model", EXAMPLE, "--alpha", str(factor * w * np.sin(w)), "--beta",
-                     str(w**2 * np.cos(w)), "--json"]) == 0
+        assert (
+            main(
+                ["margins", "--model", EXAMPLE, "--alpha", str(factor * w * np.sin(w)), "--beta", str(w**2 * np.cos(w)), "--json"]
+            )
+            == 0
+        )
         results.append(json.loads(capsys.readouterr().out))
     assert results[0]["stable"] is True and results[1]["stable"] is False
     assert abs(results[2]["rightmost_root"][0]) < 1e-8 and abs(results[2]["rightmost_root"][1] - w) < 1e-8
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "no such protocol file"),
-    ("x =", "failed to load: SyntaxError"),
-    ("import sympy\nMODEL = 3\n", "defines no MODEL"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "no such protocol file"),
+        ("x =", "failed to load: SyntaxError"),
+        ("import sympy\nMODEL = 3\n", "defines no MODEL"),
+    ],
+)
 def test_bad_protocol_files_exit_2_with_one_line(tmp_path, capsys, content, message):
     path = tmp_path / "proto.py"
     if content is not None:
@@ -95,8 +103,27 @@ def test_protocol_parameter_swept_by_the_phase_plane(tmp_path, capsys):
     # ER-PI has one time constant, tau, and no update interval: in time normalized by tau its
     # dynamics do not depend on tau, so the nonlinear verdicts must be the same at every tau.
     csv = tmp_path / "erpi.csv"
-    assert main(["map", "--method", "phaseplane", "--model", EXAMPLE, "--alpha", "0.4:1.6:0.4", "--beta",
-                 "0.1:0.5:0.2", "--param", "tau=0.05,0.2", "--csv", str(csv), "--json"]) == 0
+    assert (
+        main(
+            [
+                "map",
+                "--method",
+                "phaseplane",
+                "--model",
+                EXAMPLE,
+                "--alpha",
+                "0.4:1.6:0.4",
+                "--beta",
+                "0.1:0.5:0.2",
+                "--param",
+                "tau=0.05,0.2",
+                "--csv",
+                str(csv),
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["meta"]["configurations"] == [{"tau": 0.05}, {"tau": 0.2}]
     assert out["meta"]["loop_parameters"] == ["kappa_r", "kappa_q"]
@@ -113,14 +140,17 @@ def test_protocol_parameter_swept_by_the_phase_plane(tmp_path, capsys):
     assert out["meta"]["stable_per_configuration"][0] > 0
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--param", "nosuch=1"], "--param nosuch: is not a parameter of the model 'erpi'"),
-    (["--param", "kappa_r=0.1"], "--param kappa_r: is a loop gain"),
-    (["--param", "tau=-1"], "round trip tau = -1.0 s: must be > 0"),
-    (["--param", "tau"], "expected NAME=VALUE"),
-    (["--param", "tau=0.1,x"], "not a number"),
-    (["--C", "1e6"], "model 'erpi' has no parameter C"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--param", "nosuch=1"], "--param nosuch: is not a parameter of the model 'erpi'"),
+        (["--param", "kappa_r=0.1"], "--param kappa_r: is a loop gain"),
+        (["--param", "tau=-1"], "round trip tau = -1.0 s: must be > 0"),
+        (["--param", "tau"], "expected NAME=VALUE"),
+        (["--param", "tau=0.1,x"], "not a number"),
+        (["--C", "1e6"], "model 'erpi' has no parameter C"),
+    ],
+)
 def test_protocol_parameter_errors_exit_2(capsys, argv, message):
     assert main(["map", "--method", "phaseplane", "--model", EXAMPLE, "--alpha", "0.4", "--beta", "0.2", *argv]) == 2
     err = capsys.readouterr().err.strip()
@@ -130,8 +160,7 @@ def test_protocol_parameter_errors_exit_2(capsys, argv, message):
 def test_protocol_portrait_reaches_its_own_equilibrium(tmp_path):
     # App. E's six starts, placed relative to the protocol's own equilibrium r = mu/n_src (R/C = 1/20)
     csv = tmp_path / "portrait.csv"
-    assert main(["portrait", "--model", EXAMPLE, "--alpha", "0.8", "--beta", "0.3", "--rtts", "150",
-                 "--csv", str(csv)]) == 0
+    assert main(["portrait", "--model", EXAMPLE, "--alpha", "0.8", "--beta", "0.3", "--rtts", "150", "--csv", str(csv)]) == 0
     rows = [line.split(",") for line in csv.read_text().splitlines()[1:]]
     starts = sorted({float(r[1]) for r in rows})
     assert np.allclose(starts, [0.1 / 20, 1 / 20, 5 / 20])

@@ -1,4 +1,5 @@
 """rcpstab bode, nyquist and theorem1: summaries, strict JSON, figures, bad input, and their numbers."""
+
 import json
 
 import numpy as np
@@ -31,13 +32,16 @@ def test_point_commands_summary_json_and_figure(tmp_path, capsys, command):
     assert code == 0 and out == ""
 
 
-@pytest.mark.parametrize("argv,fragment", [
-    (["bode", "--alpha", "0", "--beta", "0.2"], "alpha"),
-    (["nyquist", "--alpha", "0.4", "--beta", "inf"], "beta"),
-    (["nyquist", "--alpha", "0.4", "--beta", "0.2", "--pade", "30"], "Pade"),
-    (["bode", "--alpha", "0.4", "--beta", "0.2", "--out", "x.gif"], ".png"),
-    (["theorem1", "--model", "nope"], "unknown model"),
-])
+@pytest.mark.parametrize(
+    "argv,fragment",
+    [
+        (["bode", "--alpha", "0", "--beta", "0.2"], "alpha"),
+        (["nyquist", "--alpha", "0.4", "--beta", "inf"], "beta"),
+        (["nyquist", "--alpha", "0.4", "--beta", "0.2", "--pade", "30"], "Pade"),
+        (["bode", "--alpha", "0.4", "--beta", "0.2", "--out", "x.gif"], ".png"),
+        (["theorem1", "--model", "nope"], "unknown model"),
+    ],
+)
 def test_bad_input_one_line_exit_2(capsys, argv, fragment):
     code, out, err = run(capsys, *argv)
     assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err
@@ -46,6 +50,7 @@ def test_bad_input_one_line_exit_2(capsys, argv, fragment):
 def test_nyquist_count_matches_pade_poles(capsys):
     """N + P from the plot command equals the closed-loop RHP pole count of the Pade-6 loop."""
     import control as ct
+
     for a, b in [(0.4, 0.2), (1.4, 0.8), (0.2, 0.4)]:
         payload = json.loads(run(capsys, "nyquist", "--alpha", str(a), "--beta", str(b), "--pade", "6", "--json")[1])
         num, den = ct.pade(1.0, 6)
@@ -56,7 +61,7 @@ def test_nyquist_count_matches_pade_poles(capsys):
 
 def test_bode_response_phase_is_continuous_and_matches_margins():
     r = bode_response(get_model("rcpac"), 0.4, 0.1)
-    assert r.phase_deg[0] == pytest.approx(-270.0, abs=0.5)            # three integrators (w d0 = 1e-3)
+    assert r.phase_deg[0] == pytest.approx(-270.0, abs=0.5)  # three integrators (w d0 = 1e-3)
     assert np.max(np.abs(np.diff(r.phase_deg))) < 20
     m = margins(get_model("rcpac"), 0.4, 0.1)
     phase_at_wz = np.interp(np.log(m.crossover_w), np.log(r.w), r.phase_deg)

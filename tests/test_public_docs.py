@@ -4,6 +4,7 @@ arguments (with a description), ``Returns`` and a doctest ``Examples`` section.
 The examples themselves run in ``tests/test_doctests.py`` (one test per module that has any); here we
 check they are there, so that a new entry point without them fails. The tutorial notebooks reach
 rcpstab only through these public names (``test_notebooks_use_only_the_public_api``)."""
+
 import ast
 import doctest
 import importlib
@@ -24,8 +25,7 @@ SECTIONS = ("Parameters", "Returns", "Examples")
 def sections(doc: str) -> dict:
     """Section title -> its text, from the underlined headers (numpydoc's layout)."""
     heads = list(re.finditer(r"^([A-Z][A-Za-z ]+)\n-{3,}[ \t]*$", doc, re.M))
-    return {m.group(1): doc[m.end():(heads[i + 1].start() if i + 1 < len(heads) else len(doc))]
-            for i, m in enumerate(heads)}
+    return {m.group(1): doc[m.end() : (heads[i + 1].start() if i + 1 < len(heads) else len(doc))] for i, m in enumerate(heads)}
 
 
 def documented_parameters(doc: str) -> dict:
@@ -44,9 +44,30 @@ def documented_parameters(doc: str) -> dict:
 def test_the_public_functions_are_the_commands():
     # the brief's list: one function per command plus simulate, and the entry points the tutorials use in
     # place of internal names (issue 28); a new one must be documented here too
-    assert set(PUBLIC) == {"region", "margins", "bode", "nyquist", "linearize", "theorem1", "simulate",
-                           "portrait", "convergence", "bifurcation", "cosim", "network", "check", "fct",
-                           "boundary", "crossovers", "hopf", "orbit", "dataset", "fct_study", "packet_run", "router"}
+    assert set(PUBLIC) == {
+        "region",
+        "margins",
+        "bode",
+        "nyquist",
+        "linearize",
+        "theorem1",
+        "simulate",
+        "portrait",
+        "convergence",
+        "bifurcation",
+        "cosim",
+        "network",
+        "check",
+        "fct",
+        "boundary",
+        "crossovers",
+        "hopf",
+        "orbit",
+        "dataset",
+        "fct_study",
+        "packet_run",
+        "router",
+    }
 
 
 @pytest.mark.parametrize("name", PUBLIC)
@@ -75,10 +96,16 @@ def test_examples_are_doctests(name):
 
 # Methods of the results that the tutorials use in place of internal functions: documented like the functions
 # (Parameters when they take any argument, Returns, a doctest Example).
-RESULT_METHODS = ["trajectories.TrajectoryResult.judge", "trajectories.TrajectoryResult.band_distance",
-                  "trajectories.PortraitResult.judgement", "regions.RegionResult.plot", "linear.Theorem1Result.plot",
-                  "curves.BoundaryResult.alpha_interval", "packet_runs.PacketRunResult.fluid_verdict",
-                  "packet_runs.RouterParts.sampled_spectral_radius"]
+RESULT_METHODS = [
+    "trajectories.TrajectoryResult.judge",
+    "trajectories.TrajectoryResult.band_distance",
+    "trajectories.PortraitResult.judgement",
+    "regions.RegionResult.plot",
+    "linear.Theorem1Result.plot",
+    "curves.BoundaryResult.alpha_interval",
+    "packet_runs.PacketRunResult.fluid_verdict",
+    "packet_runs.RouterParts.sampled_spectral_radius",
+]
 
 
 def result_method(path: str):
@@ -137,12 +164,20 @@ def private_uses(source: str) -> set:
                     found.add(f"{node.module}:{alias.name}")
         elif isinstance(node, ast.Import):
             found |= {f"{a.name}:" for a in node.names if a.name.startswith("rcpstab.") and a.name not in PUBLIC_MODULES}
-        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "rcpstab"
-              and node.attr not in public_names("rcpstab")):
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "rcpstab"
+            and node.attr not in public_names("rcpstab")
+        ):
             found.add(f"rcpstab:{node.attr}")
-        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
-              and isinstance(node.value.value, ast.Name) and node.value.value.id == "rcpstab"
-              and node.value.attr in SHADOWED):   # rcpstab.fct.flow_run: the package behind the function's name
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Attribute)
+            and isinstance(node.value.value, ast.Name)
+            and node.value.value.id == "rcpstab"
+            and node.value.attr in SHADOWED
+        ):  # rcpstab.fct.flow_run: the package behind the function's name
             found.add(f"rcpstab.{node.value.attr}.{node.attr}:")
     return found
 
@@ -154,8 +189,7 @@ def notebook_code(path: Path) -> str:
 
 def test_private_use_detector():
     # it must catch each way of reaching an internal name, and pass the public ones
-    assert private_uses("from rcpstab.linear.bode import crossovers\n%matplotlib inline") == {
-        "rcpstab.linear.bode:crossovers"}
+    assert private_uses("from rcpstab.linear.bode import crossovers\n%matplotlib inline") == {"rcpstab.linear.bode:crossovers"}
     assert private_uses("from rcpstab import region, figures") == {"rcpstab:figures"}
     assert private_uses("import rcpstab.models.xcp as x") == {"rcpstab.models.xcp:"}
     assert private_uses("import rcpstab\nrcpstab.figures.grid_extent(a, b)") == {"rcpstab:figures"}
@@ -171,5 +205,6 @@ NOT_YET_PUBLIC: dict = {}
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebooks_use_only_the_public_api(path):
-    assert private_uses(notebook_code(path)) == NOT_YET_PUBLIC.get(path.stem, set()), \
+    assert private_uses(notebook_code(path)) == NOT_YET_PUBLIC.get(path.stem, set()), (
         f"{path.name}: internal names reached (or a listed one is no longer used: shrink NOT_YET_PUBLIC)"
+    )

@@ -3,6 +3,7 @@ closed form or a second method: the exact boundary against its parametrization (
 w^2 cos w), the crossovers against eq. 5.10 and App. C, the Hopf point of Wright's equation against pi/2
 and its amplitude law, the single-flow FCT against 1.5 RTPD + L/C, the FCFS U curve against App. A, a
 packet run's verdict against the packet map's, and the router's C datapath against its Python twin."""
+
 import math
 import subprocess
 import sys
@@ -39,8 +40,8 @@ def test_crossovers_over_a_grid_follow_eq_5_10_and_app_c():
     c = rcpstab.crossovers("rcp", A, B)
     assert c.gain_w.shape == A.shape
     np.testing.assert_allclose(c.gain_w, np.sqrt((A**2 + np.sqrt(A**4 + 4 * B**2)) / 2), rtol=1e-9)
-    assert (np.isnan(c.phase_w) == (A <= B)).all()                 # App. C: a phase crossover needs alpha > beta
-    assert (c.gain_count == 1).all()                                 # |G| crosses 1 once for RCP
+    assert (np.isnan(c.phase_w) == (A <= B)).all()  # App. C: a phase crossover needs alpha > beta
+    assert (c.gain_count == 1).all()  # |G| crosses 1 once for RCP
     assert len(c.to_pandas()) == A.size
 
 
@@ -58,8 +59,7 @@ def test_hopf_point_of_wrights_equation_and_a_row_of_rcp_unclamped():
     assert h.gamma_coefficient == pytest.approx(math.sqrt(40 / (3 * math.pi - 2)), rel=1e-6)
     row = rcpstab.hopf("rcp-unclamped", beta=0.3)
     # the Hopf points of the smooth model are the exact boundary's crossings of the row beta = 0.3
-    np.testing.assert_allclose(sorted(p.critical for p in row.points), rcpstab.boundary("rcp").alpha_interval(0.3),
-                               atol=1e-7)
+    np.testing.assert_allclose(sorted(p.critical for p in row.points), rcpstab.boundary("rcp").alpha_interval(0.3), atol=1e-7)
     assert list(row.to_pandas()["criticality"]) == [p.criticality for p in row.points]
     with pytest.raises(InputError, match="bracket"):
         rcpstab.hopf("rcp-unclamped", alpha=(1.7, 1.4))
@@ -76,15 +76,21 @@ def test_orbit_period_near_onset_and_no_cycle_inside():
 
 def test_fct_study_single_flow_and_u_curve_against_their_closed_forms():
     for size in (1, 30):
-        run = rcpstab.fct_study("flows", alpha=0.4, beta=0.2, C=10e6, d0=0.1, load=0.5, sizes=f"fixed:size={size}",
-                                flows=1)
+        run = rcpstab.fct_study("flows", alpha=0.4, beta=0.2, C=10e6, d0=0.1, load=0.5, sizes=f"fixed:size={size}", flows=1)
         assert 0 < run.fct_s[0] - (1.5 * 0.1 + size * 8000 / 10e6) < 8000 / 10e6
-    curve = rcpstab.fct_study("u-curve", rates=[0.01e8, 0.02e8, 0.05e8], C=1e8, sizes="bpareto:mean=25,shape=1.2,max=1000",
-                              flows=20000, load=0.8, seed=4)
+    curve = rcpstab.fct_study(
+        "u-curve",
+        rates=[0.01e8, 0.02e8, 0.05e8],
+        C=1e8,
+        sizes="bpareto:mean=25,shape=1.2,max=1000",
+        flows=20000,
+        load=0.8,
+        seed=4,
+    )
     # App. A's model holds where many flows share C at a low fixed rate (notebook 07: within 1.1% up to 0.1 C, mean of seeds 1-3)
     np.testing.assert_allclose(curve["duration_s"], curve["app_a_duration_s"], rtol=0.02)
     w = rcpstab.fct_study("workload", sizes="fixed:size=10", flows=1000, load=0.6, C=1e8, seed=2)
-    assert w["size_pkts"].sum() * 8000 / (1e8 * w["start_s"][-1]) == pytest.approx(0.6, rel=1e-6)   # drawn to the load
+    assert w["size_pkts"].sum() * 8000 / (1e8 * w["start_s"][-1]) == pytest.approx(0.6, rel=1e-6)  # drawn to the load
     with pytest.raises(InputError, match="choose from"):
         rcpstab.fct_study("nothing")
     with pytest.raises(InputError, match="unexpected keyword"):
@@ -111,14 +117,18 @@ def test_router_datapath_twins_agree_and_the_header_round_trips():
         packet = parts.header(rate=0, rtt=100).pack() + payload
         dp.arrive(0, packet, len(packet))
         out.append((dp.registers(0), parts.header.unpack(dp.depart(0, packet, len(packet))[:12]).rate))
-    assert out[0] == out[1] and out[0][1] == 1250          # the departing header carries the port's rate
+    assert out[0] == out[1] and out[0][1] == 1250  # the departing header carries the port's rate
     with pytest.raises(InputError):
         rcpstab.router("xcp")
 
 
 def test_new_entry_points_bad_input_is_one_line():
-    proc = subprocess.run([sys.executable, "-c", "import rcpstab; rcpstab.packet_run('fig5.3', -1.0, 0.6)"],
-                          capture_output=True, text=True, cwd=TESTS)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import rcpstab; rcpstab.packet_run('fig5.3', -1.0, 0.6)"],
+        capture_output=True,
+        text=True,
+        cwd=TESTS,
+    )
     assert proc.returncode != 0 and "alpha" in proc.stderr.strip().splitlines()[-1]
     with pytest.raises(InputError, match="rtt_estimator"):
         rcpstab.packet_run("fig5.3", 0.4, 0.6, rtt_estimator="x")

@@ -1,4 +1,5 @@
 """The rcp-router model: App. F's timing in the fluid model, its limit T -> 0, its linear loop."""
+
 import dataclasses
 
 import numpy as np
@@ -53,7 +54,7 @@ def test_with_the_true_rtt_it_reduces_to_rcp_from_a_large_queue_too():
     q0 = 2 * 0.15e9 * 0.2
     filtered = [_max_gap(rcp, ROUTER, 0.2 / k, 0.5, q0) for k in (20, 40, 80)]
     exact = [_max_gap(rcp, _exact_rtt_variant(), 0.2 / k, 0.5, q0) for k in (20, 40, 80)]
-    assert filtered[-1] > 1.0                       # the RTT filter: not a discretization error
+    assert filtered[-1] > 1.0  # the RTT filter: not a discretization error
     order = np.log2(np.array(exact[:-1]) / np.array(exact[1:]))
     assert np.all(order > 0.9), (exact, order)
     assert exact[-1] < 0.05 * filtered[-1]
@@ -104,7 +105,7 @@ def test_interval_ratio_shrinks_towards_the_thesis_region():
     near = exact_region(rcp_router.at_interval_ratio(sp.Rational(1, 40)), alphas, betas)
     coarse = exact_region(rcp_router.at_interval_ratio(sp.Rational(1, 2)), alphas, betas)
     for region in (near, coarse):
-        assert not (region.stable & ~thesis.stable).any()    # averaging never adds stability here
+        assert not (region.stable & ~thesis.stable).any()  # averaging never adds stability here
     assert thesis.stable.sum() - near.stable.sum() <= 1
     assert coarse.stable.sum() < 0.5 * thesis.stable.sum()
 
@@ -134,9 +135,9 @@ def test_the_jump_at_d0_equal_T_is_rcp_reading_y_at_the_update_instant():
     0.99 T settles: the delay read at the instant is one interval shorter up to d0 = T); the
     router-timed model swings at all three, continuously in d0, as the packet router does
     (experiments/interval_ratio.py)."""
+
     def late_swing(model, d0):
-        run = simulate(get_model(model), {"alpha": 2.0, "beta": 0.1, "d0": d0, "T": 0.01},
-                       {"gamma0": 0.5, "q0": 0.0}, 30.0)
+        run = simulate(get_model(model), {"alpha": 2.0, "beta": 0.1, "d0": d0, "T": 0.01}, {"gamma0": 0.5, "q0": 0.0}, 30.0)
         late = run.gamma[run.t > 20.0, 0] / 0.1
         return float(late.max() - late.min())
 
@@ -158,6 +159,7 @@ def test_xcp_router_linearization_matches_the_hand_derivation():
 def test_xcp_router_settles_at_the_paper_gains_and_not_where_the_hold_costs_stability():
     """(0.4, 0.226), XCP's gains: settles; (0.6, 0.4), where eq. 16 (xcp) settles: the averaged,
     held feedback swings between 0 and 1.67 c."""
+
     def late(model, a, b):
         run = simulate(get_model(model), {"alpha": a, "beta": b}, {"gamma0": 0.05, "q0": 0.0}, 60.0)
         g = run.gamma[run.t > 50.0, 0] / 0.1

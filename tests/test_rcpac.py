@@ -1,4 +1,5 @@
 """RCP-AC fluid model: rate law shared with RCP, its linear loop, the phase plane at a chosen gamma, flash crowds."""
+
 import numpy as np
 import sympy as sp
 
@@ -22,7 +23,7 @@ def test_linear_loop_and_lenses():
     system = linearize(rcpac.MODEL)
     expected = lam**3 + (lam**2 + alpha * lam + beta) * sp.exp(-lam)
     assert sp.simplify(system.normalized_characteristic - expected) == 0
-    assert system.free_parameters() == {alpha, beta}      # gamma_AC, N, C, d0 all drop out
+    assert system.free_parameters() == {alpha, beta}  # gamma_AC, N, C, d0 all drop out
     # Affine in (alpha, beta): the exact, Bode, Nyquist and margin lenses apply.
     m = margins(rcpac.MODEL, 0.4, 0.1)
     assert m.stable and m.phase_margin_deg > 0
@@ -54,7 +55,8 @@ def test_larger_gamma_larger_flash_crowd_queue():
     peaks = flash_crowd_peak_queue(rcpac.MODEL, {"alpha": 0.4, "beta": 0.2, "gamma_AC": np.array(gammas)})
     assert np.all(np.diff(peaks) > 0)
     assert peaks[0] < 0.1 * peaks[-1]
-    crowd = simulate(get_model("rcp"), {"alpha": 0.4, "beta": 0.2, "N": 10}, {"gamma0": 0.1, "q0": 0.0}, 12.0,
-                     n_schedule=[(2.0, 100)])
+    crowd = simulate(
+        get_model("rcp"), {"alpha": 0.4, "beta": 0.2, "N": 10}, {"gamma0": 0.1, "q0": 0.0}, 12.0, n_schedule=[(2.0, 100)]
+    )
     rcp_peak = crowd.queue.max() / (crowd.capacity[0] * crowd.d0)
     assert peaks[-1] < rcp_peak

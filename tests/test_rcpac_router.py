@@ -1,4 +1,5 @@
 """The rcpac-router model: RCP-AC's packet router timing in the fluid model, its limit T -> 0, its linear loop."""
+
 import dataclasses
 import json
 
@@ -62,7 +63,7 @@ def test_linearization_matches_the_hand_derivation():
     tau = sp.Rational(1, 20)
     system = linearize(ROUTER)
     loop = lam**3 + sp.exp(-lam) * (lam**2 + alpha * (1 - sp.exp(-lam * tau)) / tau + beta)
-    hand = sp.expand((lam + 1)**2 * loop)
+    hand = sp.expand((lam + 1) ** 2 * loop)
     assert sp.simplify(sp.expand(system.normalized_characteristic) - hand) == 0
     assert system.free_parameters() == {alpha, beta}
 
@@ -112,7 +113,7 @@ def test_cli_linearize_cosim_and_packet_map(capsys):
     assert main(["cosim", "--model", "rcpac-router", "--alpha", "0.4", "--beta", "0.2", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["model"] == "rcpac-router"
-    late = report["segments"][1]                        # 10 flows: both settle near C/10
+    late = report["segments"][1]  # 10 flows: both settle near C/10
     assert abs(late["fluid_plateau"] - 0.1) < 1e-3 and abs(late["packet_plateau"] - 0.1) < 0.01
     region = packet_region(ROUTER, [0.4], [0.2])
     assert region.meta["fluid_model"] == "rcpac-router"

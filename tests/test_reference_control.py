@@ -1,4 +1,5 @@
 """App. F control path (lines 1-17) against updates computed by hand."""
+
 import pytest
 
 from rcpstab.errors import InputError

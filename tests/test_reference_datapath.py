@@ -1,4 +1,5 @@
 """The C data path (App. F lines 18-23) against its Python twin, and under fuzzing."""
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st

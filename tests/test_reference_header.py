@@ -1,4 +1,5 @@
 """RCP header of thesis Fig. 6.2: 12 bytes, network byte order, validated fields."""
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st

@@ -2,6 +2,7 @@
 
 The C/Python twin and fuzz tests of its data path are parametrized in test_reference_xcp.py.
 """
+
 import pytest
 
 from rcpstab.cosim.packet_vs_fluid import cosimulate

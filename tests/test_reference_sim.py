@@ -1,4 +1,5 @@
 """Packet simulator: C and Python twins agree, packets are conserved, R/C reaches eta/N."""
+
 import dataclasses
 import math
 
@@ -45,9 +46,7 @@ small_scenarios = st.builds(
     rtt=st.floats(0.005, 0.15),
     share=st.sampled_from([0.0, 0.5, 1.0]),
     eta=st.sampled_from([0.9, 1.0]),
-    flows=st.lists(
-        st.tuples(st.floats(0, 1.0), st.floats(0.05, 3.0)).map(lambda f: (f[0], f[0] + f[1])), min_size=1, max_size=4
-    ),
+    flows=st.lists(st.tuples(st.floats(0, 1.0), st.floats(0.05, 3.0)).map(lambda f: (f[0], f[0] + f[1])), min_size=1, max_size=4),
     buffer_pkts=st.integers(1, 20),
     poisson=st.booleans(),
 )
@@ -73,9 +72,7 @@ def test_packets_are_conserved_through_drops_and_mid_run():
 
 
 def test_same_seed_same_run_and_seed_changes_poisson_arrivals():
-    web = dataclasses.replace(
-        FIG5_3, name="web", long_flows=((0.0, math.inf),), poisson=PoissonArrivals(20.0, 30_000.0)
-    )
+    web = dataclasses.replace(FIG5_3, name="web", long_flows=((0.0, math.inf),), poisson=PoissonArrivals(20.0, 30_000.0))
     a, b, other = (run_scenario(web, **GAINS, seed=s, t_end=5.0) for s in (1, 1, 2))
     assert_same_run(a, b)
     assert len(a.flow_completion_s) != len(other.flow_completion_s) or not np.array_equal(

@@ -1,4 +1,5 @@
 """XCP router and sender: C/Python twins, fuzzing, and the XCP paper's convergence experiment (Fig. 10)."""
+
 import math
 
 import numpy as np
@@ -128,12 +129,11 @@ def test_bad_arguments_are_errors_not_crashes():
 
 small = st.builds(
     lambda cap, rtt, flows, buffer_pkts: Scenario(
-        name="random", capacity_bps=cap, rtt_s=rtt, eta=1.0, long_flows=tuple(flows), t_end_s=1.5,
-        buffer_bytes=buffer_pkts * 1500),
+        name="random", capacity_bps=cap, rtt_s=rtt, eta=1.0, long_flows=tuple(flows), t_end_s=1.5, buffer_bytes=buffer_pkts * 1500
+    ),
     cap=st.sampled_from([1e6, 2e6, 5e6]),
     rtt=st.floats(0.005, 0.15),
-    flows=st.lists(st.tuples(st.floats(0, 0.8), st.floats(0.05, 2.0)).map(lambda f: (f[0], f[0] + f[1])),
-                   min_size=1, max_size=4),
+    flows=st.lists(st.tuples(st.floats(0, 0.8), st.floats(0.05, 2.0)).map(lambda f: (f[0], f[0] + f[1])), min_size=1, max_size=4),
     buffer_pkts=st.integers(2, 30),
 )
 
@@ -155,8 +155,14 @@ def test_unknown_protocol_is_an_input_error():
 
 
 # XCP paper Fig. 10: five flows, 45 Mb/s, common RTT 40 ms, starting 0, 2, 4, 6, 8 s.
-FIG10 = Scenario(name="xcp-fig10", capacity_bps=45e6, rtt_s=0.04, eta=1.0,
-                 long_flows=tuple((2.0 * i, math.inf) for i in range(5)), t_end_s=14.0)
+FIG10 = Scenario(
+    name="xcp-fig10",
+    capacity_bps=45e6,
+    rtt_s=0.04,
+    eta=1.0,
+    long_flows=tuple((2.0 * i, math.inf) for i in range(5)),
+    t_end_s=14.0,
+)
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
 """Issue 27 defects 3, 5 and 7: internal errors on bad input become one-line refusals (exit 2), a
 parameter given twice is refused, a parameter given by its model name is labelled as computed."""
+
 from __future__ import annotations
 
 import csv
@@ -28,8 +29,9 @@ def test_a_held_gain_given_twice_is_refused(capsys):
 
 def test_a_model_file_that_is_not_python_is_refused(capsys):
     # AttributeError: 'NoneType' object has no attribute 'loader' (exit 1)
-    refused(["margins", "--model", REPO_README, "--alpha", "0.4", "--beta", "0.2"], capsys, "README.md",
-            "not a Python protocol file")
+    refused(
+        ["margins", "--model", REPO_README, "--alpha", "0.4", "--beta", "0.2"], capsys, "README.md", "not a Python protocol file"
+    )
 
 
 def test_a_failing_cc_is_named(capsys, monkeypatch, tmp_path):
@@ -38,9 +40,13 @@ def test_a_failing_cc_is_named(capsys, monkeypatch, tmp_path):
 
     monkeypatch.setenv("CC", "false")
     monkeypatch.setenv("RCPSTAB_CACHE_DIR", str(tmp_path))  # no cached kernel to fall back on
-    monkeypatch.setattr(compiled, "_CACHE", {})   # nor one an earlier test loaded into this process
-    refused(["map", "--method", "phaseplane", "--alpha", "0.4", "--beta", "0.2"], capsys, "$CC='false'",
-            "compiling the rcp kernel failed")
+    monkeypatch.setattr(compiled, "_CACHE", {})  # nor one an earlier test loaded into this process
+    refused(
+        ["map", "--method", "phaseplane", "--alpha", "0.4", "--beta", "0.2"],
+        capsys,
+        "$CC='false'",
+        "compiling the rcp kernel failed",
+    )
 
 
 def test_a_run_shorter_than_one_rtt_is_refused(capsys):
@@ -64,8 +70,10 @@ def test_a_parameter_by_its_model_name_is_labelled_as_computed(tmp_path, capsys)
     assert list(csv.DictReader(open(other))) == rows
 
 
-@pytest.mark.parametrize("given", [["--C", "1e9", "--param", "C=2e9"], ["--d0", "0.1", "--param", "d_0=0.05"],
-                                   ["--param", "d0=0.1", "--param", "d_0=0.05"]])
+@pytest.mark.parametrize(
+    "given",
+    [["--C", "1e9", "--param", "C=2e9"], ["--d0", "0.1", "--param", "d_0=0.05"], ["--param", "d0=0.1", "--param", "d_0=0.05"]],
+)
 def test_one_parameter_given_twice_is_refused(given, capsys):
     refused(["map", "--method", "phaseplane", "--alpha", "0.4", "--beta", "0.2", *given], capsys, "give it once")
     refused(["convergence", "--alpha", "0.4:0.5:0.1", "--beta", "0.2:0.3:0.1", *given], capsys, "give it once")
@@ -73,11 +81,13 @@ def test_one_parameter_given_twice_is_refused(given, capsys):
 
 # ---- defect 10: the Python API validates like the command line
 
+
 def test_api_margins_of_a_list_drops_no_point():
     # margins("rcp", [0.4, 0.5], 0.2) was silently computed at 0.4 alone; it now gives one result per
     # point (issue 25), each equal to the point's own call
     from rcpstab.api import margins
     from rcpstab.errors import InputError
+
     both = margins("rcp", [0.4, 0.5], 0.2)
     for i, alpha in enumerate((0.4, 0.5)):
         one = margins("rcp", alpha, 0.2)
@@ -92,6 +102,7 @@ def test_api_region_takes_one_number_where_a_list_is_accepted_and_refuses_unknow
 
     from rcpstab.api import region
     from rcpstab.errors import InputError
+
     with pytest.raises(InputError, match="C: not used by method exact"):
         region("rcp", [0.4], [0.2], method="exact", C=1e9)  # TypeError from exact_region
     one = region("rcp", "0.4", "0.2", method="phaseplane", C=1e9)  # 'float' object is not iterable
@@ -106,6 +117,7 @@ def test_api_simulate_refuses_above_the_memory_estimate_before_allocating():
 
     from rcpstab.api import simulate
     from rcpstab.errors import InputError
+
     tracemalloc.start()
     with pytest.raises(InputError, match="1000000 starts.*GB of memory"):
         simulate("rcp", 0.4, 0.2, gamma0=[0.1] * 1_000_000, q0=0.0)  # asked numpy for 8.94 GiB

@@ -1,4 +1,5 @@
 """The compile cache verifies what it loads and rebuilds damaged entries (issue 18, defect 2)."""
+
 import os
 import subprocess
 import sys
@@ -14,8 +15,7 @@ PORTRAIT = ["portrait", "--model", "switched", "--alpha", "0.5", "--beta", "0.5"
 
 def run_cli(args, env_extra):
     env = dict(os.environ, **env_extra)
-    return subprocess.run([sys.executable, "-m", "rcpstab", *args], capture_output=True, text=True,
-                          timeout=120, env=env)
+    return subprocess.run([sys.executable, "-m", "rcpstab", *args], capture_output=True, text=True, timeout=120, env=env)
 
 
 def _cached(folder):
@@ -36,8 +36,11 @@ def test_damaged_entry_is_rebuilt(tmp_path, monkeypatch, damage):
     elif damage == "random":
         entry.write_bytes(os.urandom(len(good)))
     else:  # a complete library of another source put in its place
-        subprocess.run([sys.executable, "-c", BUILD.replace("42", "7")], check=True,
-                       env=dict(os.environ, RCPSTAB_CACHE_DIR=str(tmp_path / "other")))
+        subprocess.run(
+            [sys.executable, "-c", BUILD.replace("42", "7")],
+            check=True,
+            env=dict(os.environ, RCPSTAB_CACHE_DIR=str(tmp_path / "other")),
+        )
         (other,) = _cached(tmp_path / "other")
         entry.write_bytes(other.read_bytes())
     assert load_library("probe", SOURCE).probe() == 42

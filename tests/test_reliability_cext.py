@@ -1,6 +1,7 @@
 """C extension hardening (issue 13 item 6, issue 18 defect 3, issue 27): no silent integer wrap, no SystemError,
 no out-of-bounds read from a lying sequence, concurrent use refused; the twins agree on every input, and
 refuse the same integers with the same message, at and beyond every bound of the one table both read."""
+
 import threading
 import time
 
@@ -35,8 +36,12 @@ def test_size_above_32_bits_is_refused_by_both_not_wrapped():
 
 
 @settings(max_examples=200, deadline=None)
-@given(size=any_size, op=st.sampled_from(["arrive", "depart"]), proto=st.sampled_from(["rcp", "xcp", "rcpac"]),
-       packet=st.binary(max_size=24) | st.just(PACKET))
+@given(
+    size=any_size,
+    op=st.sampled_from(["arrive", "depart"]),
+    proto=st.sampled_from(["rcp", "xcp", "rcpac"]),
+    packet=st.binary(max_size=24) | st.just(PACKET),
+)
 def test_twins_agree_on_every_size_the_api_accepts(size, op, proto, packet):
     if proto == "rcp":
         c, py = _datapath.Datapath(1), PyDatapath(1)
@@ -49,8 +54,10 @@ def test_twins_agree_on_every_size_the_api_accepts(size, op, proto, packet):
 
 
 @settings(max_examples=200, deadline=None)
-@given(name=st.sampled_from(["rate", "buffer_bytes", "queue_bytes", "bogus"]),
-       value=st.integers() | st.sampled_from([-1, 2**32, 2**64, 2**64 - 1]) | st.floats(allow_nan=False))
+@given(
+    name=st.sampled_from(["rate", "buffer_bytes", "queue_bytes", "bogus"]),
+    value=st.integers() | st.sampled_from([-1, 2**32, 2**64, 2**64 - 1]) | st.floats(allow_nan=False),
+)
 def test_twins_agree_on_every_register_value(name, value):
     c, py = _datapath.Datapath(1), PyDatapath(1)
     assert outcome(lambda: c.set_registers(0, **{name: value})) == outcome(lambda: py.set_registers(0, **{name: value}))
@@ -62,19 +69,22 @@ FLOWS = [(0, -1, 0, 0, 0, 0)]
 ARGS = dict(paths=[(0,)], data_size=1500, ctrl_size=52, window_denominator=1480, rwnd_pkts=4096)
 
 
-@pytest.mark.parametrize("change, error, named", [
-    ({"links": [(10_000_000, 1_000_000, -1, 1)]}, ValueError, "link 0 buffer_bytes=-1"),  # became 2**64 - 1
-    ({"links": [(10_000_000, 1_000_000, 2**64 + 1500, 1)]}, ValueError, "buffer_bytes="),  # became 1500
-    ({"flows": [(0, -1, 0, 2**32 + 5, 0, 0)]}, ValueError, "request="),
-    ({"flows": [(0, -1, 0, -1, 0, 0)]}, ValueError, "request=-1"),
-    ({"data_size": 2**32 + 1500}, ValueError, "data_size="),
-    ({"ctrl_size": -1}, ValueError, "ctrl_size=-1"),
-    ({"window_denominator": 2**32 + 1}, ValueError, "window_denominator="),
-    ({"links": [7]}, TypeError, "link 0"),                                          # was SystemError
-    ({"links": [(10_000_000, 1_000_000)]}, TypeError, "link 0"),
-    ({"flows": ["abcdef"]}, TypeError, "flow 0"),
-    ({"links": [(10_000_000, 1_000_000, 1.5, 1)]}, TypeError, "float"),
-])
+@pytest.mark.parametrize(
+    "change, error, named",
+    [
+        ({"links": [(10_000_000, 1_000_000, -1, 1)]}, ValueError, "link 0 buffer_bytes=-1"),  # became 2**64 - 1
+        ({"links": [(10_000_000, 1_000_000, 2**64 + 1500, 1)]}, ValueError, "buffer_bytes="),  # became 1500
+        ({"flows": [(0, -1, 0, 2**32 + 5, 0, 0)]}, ValueError, "request="),
+        ({"flows": [(0, -1, 0, -1, 0, 0)]}, ValueError, "request=-1"),
+        ({"data_size": 2**32 + 1500}, ValueError, "data_size="),
+        ({"ctrl_size": -1}, ValueError, "ctrl_size=-1"),
+        ({"window_denominator": 2**32 + 1}, ValueError, "window_denominator="),
+        ({"links": [7]}, TypeError, "link 0"),  # was SystemError
+        ({"links": [(10_000_000, 1_000_000)]}, TypeError, "link 0"),
+        ({"flows": ["abcdef"]}, TypeError, "flow 0"),
+        ({"links": [(10_000_000, 1_000_000, 1.5, 1)]}, TypeError, "float"),
+    ],
+)
 def test_hostile_constructor_arguments_are_errors(change, error, named):
     args = {**ARGS, "links": LINKS, "flows": FLOWS, **change}
     with pytest.raises(error, match=named):
@@ -111,11 +121,17 @@ def test_concurrent_use_while_running_is_refused():
     time.sleep(0.05)
     assert runner.is_alive(), "the run finished too soon to test concurrency"
     errors = []
-    for call in (lambda: sim.__init__(**args), sim.counters, lambda: sim.registers(0),
-                 lambda: sim.set_registers(0, rate=1), lambda: sim.run_until(10**9), sim.n_active, sim.flow_stats,
-                 lambda: sim.xcp_intervals(0, 10**9, 10**7, 10**9, 1.25e7, 0.4, 0.226, 0.1, 0.1),
-                 lambda: sim.rcpac_intervals(0, 10**9, 10**7, 10**9, 1e4, 0.4, 0.2, 1.0, 1e3, 100.0, 1500, False,
-                                             0.2, 1.5e5, 0.0)):
+    for call in (
+        lambda: sim.__init__(**args),
+        sim.counters,
+        lambda: sim.registers(0),
+        lambda: sim.set_registers(0, rate=1),
+        lambda: sim.run_until(10**9),
+        sim.n_active,
+        sim.flow_stats,
+        lambda: sim.xcp_intervals(0, 10**9, 10**7, 10**9, 1.25e7, 0.4, 0.226, 0.1, 0.1),
+        lambda: sim.rcpac_intervals(0, 10**9, 10**7, 10**9, 1e4, 0.4, 0.2, 1.0, 1e3, 100.0, 1500, False, 0.2, 1.5e5, 0.0),
+    ):
         errors.append(outcome(call))
     still_running = runner.is_alive()
     runner.join()
@@ -124,10 +140,29 @@ def test_concurrent_use_while_running_is_refused():
     assert sim.counters()["delivered"] > 0  # usable again once the run returned
 
 
-HOSTILE = [(), (None,), (-1,), (2**64,), (0, None), (0, b"", -1), (0, PACKET, 2**70), (0, "text", 1),
-           (0, memoryview(PACKET)[::2], 12), (10**30, PACKET, 12), (0, PACKET, 12, 99)]
-HOSTILE_KWARGS = [{}, {"rate": -1}, {"rate": 2**40}, {"buffer_bytes": 2**64}, {"xi_p": "x"}, {"sum_deficit": 1e308},
-                  {"bogus": 1}, {"avg_rtt": float("nan")}]
+HOSTILE = [
+    (),
+    (None,),
+    (-1,),
+    (2**64,),
+    (0, None),
+    (0, b"", -1),
+    (0, PACKET, 2**70),
+    (0, "text", 1),
+    (0, memoryview(PACKET)[::2], 12),
+    (10**30, PACKET, 12),
+    (0, PACKET, 12, 99),
+]
+HOSTILE_KWARGS = [
+    {},
+    {"rate": -1},
+    {"rate": 2**40},
+    {"buffer_bytes": 2**64},
+    {"xi_p": "x"},
+    {"sum_deficit": 1e308},
+    {"bogus": 1},
+    {"avg_rtt": float("nan")},
+]
 ALLOWED = (TypeError, ValueError, IndexError, OverflowError, RuntimeError, BufferError)
 
 
@@ -160,8 +195,11 @@ def test_every_entry_point_survives_hostile_arguments():
     times = [(0, -1), (0, 99), (1, -1), (1, 2**61), (2, 0), (2, -5), (2, 2**61), (3, 2**62), (3, 2**45)]
     reals = [float("nan"), float("inf"), float("-inf"), 0.0, -1.0]
     rcp = (0, 0, 1_000_000, 10_000_000, 1e4, 0.4, 0.2, 0.95, 1e3, 100.0, 1500, False)
-    good = {"rcp_intervals": rcp, "xcp_intervals": (0, 0, 1_000_000, 10_000_000, 1.25e6, 0.4, 0.226, 0.1, 0.1),
-            "rcpac_intervals": rcp + (0.2, 150_000.0, 0.0)}
+    good = {
+        "rcp_intervals": rcp,
+        "xcp_intervals": (0, 0, 1_000_000, 10_000_000, 1.25e6, 0.4, 0.226, 0.1, 0.1),
+        "rcpac_intervals": rcp + (0.2, 150_000.0, 0.0),
+    }
     ints = {"rcp_intervals": (10,), "xcp_intervals": (), "rcpac_intervals": (10,)}  # mtu
     sim = _instances()["Simulator"]
     for method, args in good.items():
@@ -169,12 +207,12 @@ def test_every_entry_point_survives_hostile_arguments():
         bad += [(j, v) for j in ints[method] for v in (0, 11, 2**30, 1.5)] + [(j, "x") for j in range(len(args))]
         for i, value in bad + [(len(args), 0)]:
             hostile = list(args)
-            hostile[i:i + 1] = [value]
+            hostile[i : i + 1] = [value]
             try:
                 getattr(sim, method)(*hostile)
             except ALLOWED:
                 pass
-        rows = getattr(sim, method)(*args)[0]   # and a valid one runs: rows up to 10 ms
+        rows = getattr(sim, method)(*args)[0]  # and a valid one runs: rows up to 10 ms
         assert 1 <= len(rows) <= 10 and all(len(row) == 7 for row in rows)
     for function in ("receiver_echo", "xcp_receiver_echo"):
         for args in HOSTILE + [(b"",), (PACKET,), (bytes(20),)]:
@@ -185,17 +223,28 @@ def test_every_entry_point_survives_hostile_arguments():
         covered.add(function)
     public = {f"{n}.{m}" for n, o in _instances().items() for m in dir(o) if not m.startswith("_")}
     public |= {f"{n}.__init__" for n in ("Datapath", "XcpDatapath", "Simulator")}
-    public |= {n for n in dir(_datapath) if callable(getattr(_datapath, n)) and not n.startswith("_")
-               and not isinstance(getattr(_datapath, n), type)}
+    public |= {
+        n
+        for n in dir(_datapath)
+        if callable(getattr(_datapath, n)) and not n.startswith("_") and not isinstance(getattr(_datapath, n), type)
+    }
     assert covered == public
     assert len(public) == 26  # a new entry point must get here too (and into the sanitizer run)
 
 
-@pytest.mark.parametrize("change", [
-    {"links": [(10_000_000, 1_000_000, -1, 1)]}, {"links": [(10_000_000, 1_000_000, 2**64 + 1500, 1)]},
-    {"flows": [(0, -1, 0, 2**32 + 5, 0, 0)]}, {"flows": [(0, -1, 0, -1, 0, 0)]}, {"data_size": 2**32 + 1500},
-    {"ctrl_size": -1}, {"window_denominator": 2**32 + 1}, {"links": [(10_000_000, 1_000_000, 1.5, 1)]},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"links": [(10_000_000, 1_000_000, -1, 1)]},
+        {"links": [(10_000_000, 1_000_000, 2**64 + 1500, 1)]},
+        {"flows": [(0, -1, 0, 2**32 + 5, 0, 0)]},
+        {"flows": [(0, -1, 0, -1, 0, 0)]},
+        {"data_size": 2**32 + 1500},
+        {"ctrl_size": -1},
+        {"window_denominator": 2**32 + 1},
+        {"links": [(10_000_000, 1_000_000, 1.5, 1)]},
+    ],
+)
 def test_the_simulator_twin_refuses_the_same_integers(change):
     args = {**ARGS, "links": LINKS, "flows": FLOWS, **change}
     assert outcome(lambda: _datapath.Simulator(**args)) == outcome(lambda: PySimulator(**args))
@@ -203,6 +252,7 @@ def test_the_simulator_twin_refuses_the_same_integers(change):
 
 
 # ---- issue 27: the packet extension reads the one table of integer ranges, as its twins do
+
 
 def said(call):
     """("ok",) or ("error", type, message): the twins must agree on the message too."""
@@ -220,13 +270,25 @@ def _around(low, high):
 NOT_INTEGERS = st.one_of(st.floats(allow_nan=True), st.none(), st.text(max_size=3), st.booleans())
 TWO_LINKS = [(10_000_000, 1_000_000, 150_000, 1), (10_000_000, 1_000_000, 150_000, 0)]
 TWO_PATHS = [(0,), (1,)]
-BASE = dict(links=TWO_LINKS, paths=TWO_PATHS, flows=[(0, -1, 0, 0, 0, 1)], data_size=1500, ctrl_size=52,
-            window_denominator=1480, rwnd_pkts=4096, sender=0)
+BASE = dict(
+    links=TWO_LINKS,
+    paths=TWO_PATHS,
+    flows=[(0, -1, 0, 0, 0, 1)],
+    data_size=1500,
+    ctrl_size=52,
+    window_denominator=1480,
+    rwnd_pkts=4096,
+    sender=0,
+)
 # field -> (where in the arguments, the range a value is accepted in)
 SCALARS = {k: SIMULATOR_INTEGERS[k] for k in ("data_size", "ctrl_size", "window_denominator", "rwnd_pkts")}
 SCALARS["sender"] = (0, 1)
-LINK_FIELDS = {"capacity_bps": SIMULATOR_INTEGERS["capacity_bps"], "delay_ns": SIMULATOR_INTEGERS["delay_ns"],
-               "buffer_bytes": SIMULATOR_INTEGERS["buffer_bytes"], "protocol": (0, 3)}
+LINK_FIELDS = {
+    "capacity_bps": SIMULATOR_INTEGERS["capacity_bps"],
+    "delay_ns": SIMULATOR_INTEGERS["delay_ns"],
+    "buffer_bytes": SIMULATOR_INTEGERS["buffer_bytes"],
+    "protocol": (0, 3),
+}
 FLOW_FIELDS = {k: SIMULATOR_INTEGERS[k] for k in ("start_ns", "stop_ns", "flow_pkts", "request")}
 FLOW_FIELDS.update(fwd_path=(0, 1), rev_path=(0, 1))
 
@@ -288,8 +350,9 @@ def test_simulator_twins_refuse_the_same_run_until_times(t):
 @given(which=st.sampled_from(["n_ports", "size", "rate"]), proto=st.sampled_from(["rcp", "xcp"]), data=st.data())
 def test_port_twins_refuse_the_same_integers_at_and_beyond_every_bound(which, proto, data):
     low, high = SIMULATOR_INTEGERS[which]
-    value = data.draw(_around(low, high) if which != "n_ports" else st.sampled_from([low - 1, low, 7, high, high + 1,
-                                                                                      2**63, -(2**63) - 1]))
+    value = data.draw(
+        _around(low, high) if which != "n_ports" else st.sampled_from([low - 1, low, 7, high, high + 1, 2**63, -(2**63) - 1])
+    )
     pair = (_datapath.Datapath, PyDatapath) if proto == "rcp" else (_datapath.XcpDatapath, PyXcpDatapath)
     extra = () if proto == "rcp" else ("xcp",)
     if which == "n_ports":
@@ -304,11 +367,19 @@ def test_port_twins_refuse_the_same_integers_at_and_beyond_every_bound(which, pr
 
 
 TABLE_EDITS = [
-    ("rcpstab.packet._datapath", "v.SIMULATOR_INTEGERS['size'] = (0, 1000)",
-     "m.Datapath(1).arrive(0, bytes(12), 1001)", "size=1001 is outside 0..1000"),
+    (
+        "rcpstab.packet._datapath",
+        "v.SIMULATOR_INTEGERS['size'] = (0, 1000)",
+        "m.Datapath(1).arrive(0, bytes(12), 1001)",
+        "size=1001 is outside 0..1000",
+    ),
     ("rcpstab.packet._datapath", "v.SIMULATOR_INTEGERS['path_links'] = (1, 256)", "", "path_links"),  # hop is 8 bits
-    ("rcpstab.fct._flows", "v.SIMULATOR_INTEGERS['rwnd_pkts'] = (1, 7)",
-     "m.FlowSimulator((1, 1, 1), (1, 1, 1), 40, 40, 40, 8, 0)", "rwnd_pkts=8 is outside 1..7"),
+    (
+        "rcpstab.fct._flows",
+        "v.SIMULATOR_INTEGERS['rwnd_pkts'] = (1, 7)",
+        "m.FlowSimulator((1, 1, 1), (1, 1, 1), 40, 40, 40, 8, 0)",
+        "rwnd_pkts=8 is outside 1..7",
+    ),
     ("rcpstab.fct._flows", "v.SIMULATOR_INTEGERS['data_size'] = (11, 1500)", "", "data_size"),  # < an RCP header
 ]
 
@@ -342,12 +413,21 @@ def after_table_edits():
     import sys
     from pathlib import Path
 
-    codes = [(f"import importlib, rcpstab.runtime.validation as v\n{setup}\n"
-              f"try:\n    m = importlib.import_module({module!r})\n    {call or 'pass'}\n"
-              f"except (ImportError, ValueError) as exc:\n    print(type(exc).__name__, exc)\n")
-             for module, setup, call, _ in TABLE_EDITS]
-    out = subprocess.run([sys.executable, "-c", FORK_PER_EDIT, json.dumps(codes)], capture_output=True, text=True,
-                         timeout=120, cwd=Path(__file__).parent).stdout
+    codes = [
+        (
+            f"import importlib, rcpstab.runtime.validation as v\n{setup}\n"
+            f"try:\n    m = importlib.import_module({module!r})\n    {call or 'pass'}\n"
+            f"except (ImportError, ValueError) as exc:\n    print(type(exc).__name__, exc)\n"
+        )
+        for module, setup, call, _ in TABLE_EDITS
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", FORK_PER_EDIT, json.dumps(codes)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parent,
+    ).stdout
     printed = out.split("\0\n")
     assert len(printed) == len(TABLE_EDITS) + 1 and printed[-1] == "", out
     return dict(zip(TABLE_EDITS, printed))
@@ -373,10 +453,16 @@ def test_two_threads_hammering_one_packet_simulator_get_runtime_errors_not_a_cra
     sim = _busy_packet_simulator()
 
     def calls_for(rng):
-        return [lambda: sim.run_until(sim.counters()["now_ns"] + rng.randrange(10**8)), sim.counters,
-                lambda: sim.registers(0), lambda: sim.set_registers(0, rate=rng.randrange(1, 10**6)),
-                lambda: sim.xcp_registers(0), sim.n_active, sim.flow_stats,
-                lambda: sim.__init__(**dict(ARGS, links=LINKS, flows=FLOWS)) if rng.random() < 0.02 else None]
+        return [
+            lambda: sim.run_until(sim.counters()["now_ns"] + rng.randrange(10**8)),
+            sim.counters,
+            lambda: sim.registers(0),
+            lambda: sim.set_registers(0, rate=rng.randrange(1, 10**6)),
+            lambda: sim.xcp_registers(0),
+            sim.n_active,
+            sim.flow_stats,
+            lambda: sim.__init__(**dict(ARGS, links=LINKS, flows=FLOWS)) if rng.random() < 0.02 else None,
+        ]
 
     seen = hammer_two_threads(sim, calls_for, float(os.environ.get("RCPSTAB_HAMMER_S", "1.0")))
     assert RuntimeError in seen

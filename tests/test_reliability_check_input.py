@@ -1,5 +1,6 @@
 """Issue 27 defect 8: `check` reads at most a sane size from a regular file, never blocks on a FIFO,
 echoes long values cut short, accepts a UTF-8 BOM; the caches never land at the file-system root."""
+
 from __future__ import annotations
 
 import os
@@ -74,6 +75,7 @@ def test_no_usable_home_gives_a_private_temporary_cache(home, monkeypatch, tmp_p
     monkeypatch.delenv(build.CACHE_ENV, raising=False)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
+
     monkeypatch.setattr(tempfile, "tempdir", None)
     assert build.user_cache_root() is None
     for folder in (build.cache_dir(), derivation_cache.cache_dir()):
@@ -88,17 +90,25 @@ def test_no_usable_home_keeps_matplotlibs_cache_off_the_root_too(tmp_path):
     import subprocess
     import sys
 
-    code = ("import rcpstab.cli as c\n"
-            "c.main(['check', '--criterion', 'linear', '-q', 'x.toml'])\n"
-            "import matplotlib\n"
-            "print(matplotlib.get_cachedir())")
+    code = (
+        "import rcpstab.cli as c\n"
+        "c.main(['check', '--criterion', 'linear', '-q', 'x.toml'])\n"
+        "import matplotlib\n"
+        "print(matplotlib.get_cachedir())"
+    )
     (tmp_path / "x.toml").write_text(BODY)
     env = {k: v for k, v in os.environ.items() if k not in ("XDG_CACHE_HOME", "MPLCONFIGDIR")}
     # The compiled kernels and derivations from this process's cache (matplotlib's cache does not read it):
     # a private one under this TMPDIR compiled a kernel and derived the model again, 10 s CPU instead of 5.
     env[build.CACHE_ENV] = str(build.cache_dir())
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                         env={**env, "HOME": "", "TMPDIR": str(tmp_path)}, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**env, "HOME": "", "TMPDIR": str(tmp_path)},
+        timeout=300,
+    )
     cache = Path(out.stdout.strip().splitlines()[-1])
     assert tmp_path in cache.parents and cache.name.startswith("rcpstab-matplotlib"), out.stdout + out.stderr
     assert not (tmp_path / ".cache").exists()
@@ -112,11 +122,14 @@ def test_a_usable_home_is_used(monkeypatch, tmp_path):
     assert derivation_cache.cache_dir() == tmp_path / ".cache" / "rcpstab" / "symbolic"
 
 
-@pytest.mark.parametrize("envelope, named, bound", [
-    # defect 9: refused as "T = 5e-08 s" and "N = 2e7", values the file never held
-    ("rtt_ms = [0.001, 0.001]", "rtt_ms[0] = 0.001", "rtt_ms must be >= 0.02"),
-    ("flows = [1e7, 1e7]", "flows[1] = 1e+07", "flows must be <= 1e+06"),
-])
+@pytest.mark.parametrize(
+    "envelope, named, bound",
+    [
+        # defect 9: refused as "T = 5e-08 s" and "N = 2e7", values the file never held
+        ("rtt_ms = [0.001, 0.001]", "rtt_ms[0] = 0.001", "rtt_ms must be >= 0.02"),
+        ("flows = [1e7, 1e7]", "flows[1] = 1e+07", "flows must be <= 1e+06"),
+    ],
+)
 def test_refusals_name_what_the_file_says_and_the_bound(envelope, named, bound, tmp_path, capsys):
     path = tmp_path / "c.toml"
     path.write_text(BODY + "[envelope]\n" + envelope + "\n")
@@ -127,8 +140,12 @@ def test_refusals_name_what_the_file_says_and_the_bound(envelope, named, bound, 
 
 
 def test_the_derived_bounds_are_exact(tmp_path):
-    for envelope, ok in (("rtt_ms = [0.02, 1]", True), ("rtt_ms = [0.0199, 1]", False),
-                         ("flows = [1, 1e6]", True), ("flows = [1, 1000001]", False)):
+    for envelope, ok in (
+        ("rtt_ms = [0.02, 1]", True),
+        ("rtt_ms = [0.0199, 1]", False),
+        ("flows = [1, 1e6]", True),
+        ("flows = [1, 1000001]", False),
+    ):
         path = tmp_path / "c.toml"
         path.write_text(BODY + "[envelope]\n" + envelope + "\n")
         if ok:

@@ -1,4 +1,5 @@
 """Checkpoint survives any truncation (issue 18, defect 1): partial tails, damaged records, bad paths."""
+
 import errno
 import os
 import subprocess
@@ -87,8 +88,7 @@ def test_cli_bad_checkpoint_one_line_exit_2(tmp_path, target, capsys):
             fh.write(bytes(range(128, 256)) * 4)
         code, _, err = run_cli(capsys, *argv, target)
     else:  # a real process: exit code 2, one line, no traceback
-        result = subprocess.run([sys.executable, "-m", "rcpstab", *argv, target], capture_output=True, text=True,
-                                timeout=60)
+        result = subprocess.run([sys.executable, "-m", "rcpstab", *argv, target], capture_output=True, text=True, timeout=60)
         code, err = result.returncode, result.stderr
     assert code == 2, err
     assert err.count("\n") == 1 and target in err

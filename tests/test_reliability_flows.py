@@ -1,6 +1,7 @@
 """The flow simulator's C extension (issue 27 defects 1 and 2): integers range-checked from the one
 table both twins read (no wrap), concurrent use refused with RuntimeError, no undefined behaviour
 (tests/sanitize_datapath.sh runs this file under ASan + UBSan, see test_sanitizer_run)."""
+
 import os
 import shutil
 import subprocess
@@ -19,8 +20,7 @@ from rcpstab.runtime.validation import SIMULATOR_INTEGERS
 
 REPO = Path(__file__).resolve().parents[1]
 LINK = (10_000_000, 50_000_000, 150_000)  # 10 Mb/s, 50 ms each way, 150 kB
-ARGS = dict(forward=LINK, reverse=LINK, data_size=1000, ctrl_size=40, window_denominator=960, rwnd_pkts=4096,
-            request=0)
+ARGS = dict(forward=LINK, reverse=LINK, data_size=1000, ctrl_size=40, window_denominator=960, rwnd_pkts=4096, request=0)
 
 
 def outcome(call):
@@ -49,6 +49,7 @@ def run_both(args, times, sizes, until):
 
 # ---- defect 1: a buffer beyond 64 bits wrapped to a small one in C, silently
 
+
 def test_a_buffer_beyond_the_table_is_refused_by_both_not_wrapped():
     # 2**64 + 24576 bytes used to become 24,576 bytes in C (K format) and stay 1.8e19 in the twin.
     for buffer in (2**64 + 24576, 125 * 10**33, -1, (1 << 62) + 1):
@@ -69,20 +70,19 @@ def test_the_largest_buffer_allowed_runs_the_same_in_both():
 
 # ---- the twins refuse exactly the same integers, at and beyond every bound of the one table
 
+
 def _around(name):
     low, high = SIMULATOR_INTEGERS[name]
     return st.sampled_from([low - 1, low, high, high + 1, 2**63, 2**64 + low, -(2**63) - 1]) | st.integers(low, high)
 
 
-HOSTILE = st.one_of(st.floats(allow_nan=True), st.none(), st.text(max_size=3), st.booleans(),
-                    st.integers(-(2**70), 2**70))
+HOSTILE = st.one_of(st.floats(allow_nan=True), st.none(), st.text(max_size=3), st.booleans(), st.integers(-(2**70), 2**70))
 INIT_FIELDS = ["data_size", "ctrl_size", "window_denominator", "rwnd_pkts", "request"]
 LINK_FIELDS = ["capacity_bps", "delay_ns", "buffer_bytes"]
 
 
 @settings(max_examples=300, deadline=None)
-@given(field=st.sampled_from(INIT_FIELDS + [f"{d}.{f}" for d in ("forward", "reverse") for f in LINK_FIELDS]),
-       data=st.data())
+@given(field=st.sampled_from(INIT_FIELDS + [f"{d}.{f}" for d in ("forward", "reverse") for f in LINK_FIELDS]), data=st.data())
 def test_twins_refuse_the_same_constructor_arguments(field, data):
     name = field.split(".")[-1]
     value = data.draw(_around(name) | HOSTILE)
@@ -119,15 +119,13 @@ def _int64_around(name):
 
 
 @settings(max_examples=200, deadline=None)
-@given(start=_int64_around("start_ns"), size=_int64_around("size_pkts"), t=_around("t_ns") | HOSTILE,
-       earlier=st.booleans())
+@given(start=_int64_around("start_ns"), size=_int64_around("size_pkts"), t=_around("t_ns") | HOSTILE, earlier=st.booleans())
 def test_twins_refuse_the_same_arrivals_and_times(start, size, t, earlier):
     c, py = FlowSimulator(**ARGS), PyFlowSimulator(**ARGS)
     for sim in (c, py):
         sim.add_arrivals(*arrivals([5], [1]))
     times, sizes = ([start, 4], [size, 1]) if earlier else ([start], [size])
-    assert outcome(lambda: c.add_arrivals(*arrivals(times, sizes))) == \
-        outcome(lambda: py.add_arrivals(*arrivals(times, sizes)))
+    assert outcome(lambda: c.add_arrivals(*arrivals(times, sizes))) == outcome(lambda: py.add_arrivals(*arrivals(times, sizes)))
     # the accepted arrivals run 100 ms in both (a flow of 2**62 packets run to t = 2**62 ns would
     # keep the Python twin busy for hours), and the twins agree on what that run did
     assert outcome(lambda: c.run_until(100_000_000)) == outcome(lambda: py.run_until(100_000_000))
@@ -169,6 +167,7 @@ def test_the_window_of_a_fast_long_path_does_not_overflow():
 
 # ---- defect 2: two threads on one simulator crashed the interpreter
 
+
 def _busy_simulator():
     """Every flow sends at the link's rate at once (no control path): heavy loss, about 0.5 s of C on an idle machine."""
     sim = FlowSimulator(**dict(ARGS, forward=(10**9, 10**6, 10**7), reverse=(10**9, 10**6, 10**7)))
@@ -184,8 +183,16 @@ def test_concurrent_use_while_running_is_refused():
     runner.start()
     time.sleep(0.05)
     assert runner.is_alive(), "the run finished too soon to test concurrency"
-    calls = (lambda: sim.__init__(**ARGS), sim.counters, sim.registers, lambda: sim.set_registers(rate=1),
-             lambda: sim.run_until(10**9), sim.n_active, sim.take_records, lambda: sim.add_arrivals(b"", b""))
+    calls = (
+        lambda: sim.__init__(**ARGS),
+        sim.counters,
+        sim.registers,
+        lambda: sim.set_registers(rate=1),
+        lambda: sim.run_until(10**9),
+        sim.n_active,
+        sim.take_records,
+        lambda: sim.add_arrivals(b"", b""),
+    )
     errors = [outcome(call)[:2] for call in calls]
     still_running = runner.is_alive()
     runner.join()
@@ -204,16 +211,35 @@ def test_a_failed_reinitialisation_keeps_the_old_simulator():
     assert sim.counters()["completed"] == 1
 
 
-HOSTILE_CALLS = [(), (None,), (-1,), (2**64,), (1.5,), (b"", b""), (b"x", b"x"), (bytes(8), bytes(16)),
-                 (memoryview(bytes(17))[1:], memoryview(bytes(17))[1:]), ("ab", "ab"), (0, 0, 0)]
+HOSTILE_CALLS = [
+    (),
+    (None,),
+    (-1,),
+    (2**64,),
+    (1.5,),
+    (b"", b""),
+    (b"x", b"x"),
+    (bytes(8), bytes(16)),
+    (memoryview(bytes(17))[1:], memoryview(bytes(17))[1:]),
+    ("ab", "ab"),
+    (0, 0, 0),
+]
 HOSTILE_KWARGS = [{}, {"rate": -1}, {"rate": 2**40}, {"input_bytes": 2**64}, {"rtt_sum": 1e308}, {"bogus": 1}]
 
 
 def test_every_entry_point_survives_hostile_arguments_initialised_or_not():
     """Under the sanitizer run this walks every method of FlowSimulator, on a live and on a bare object."""
     public = {m for m in dir(FlowSimulator) if not m.startswith("_")} | {"__init__"}
-    assert public == {"add_arrivals", "run_until", "registers", "set_registers", "take_records", "counters",
-                      "n_active", "__init__"}  # a new entry point must get here too
+    assert public == {
+        "add_arrivals",
+        "run_until",
+        "registers",
+        "set_registers",
+        "take_records",
+        "counters",
+        "n_active",
+        "__init__",
+    }  # a new entry point must get here too
     live = FlowSimulator(**ARGS)
     for sim in (live, FlowSimulator.__new__(FlowSimulator)):
         for method in sorted(public):
@@ -238,11 +264,17 @@ def hammer(seconds=1.0, seed=0):
     sim = _busy_simulator()
 
     def calls_for(rng):
-        return [lambda: sim.run_until(sim.counters()["now_ns"] + rng.randrange(10**7)), sim.counters,
-                sim.registers, lambda: sim.set_registers(rate=rng.randrange(1, 10**6)), sim.take_records,
-                sim.n_active, lambda: sim.__init__(**ARGS) if rng.random() < 0.02 else None,
-                lambda: sim.add_arrivals(*arrivals([sim.counters()["now_ns"] + 10**9], [rng.randrange(1, 50)])),
-                lambda: sim.add_arrivals(b"", b"")]
+        return [
+            lambda: sim.run_until(sim.counters()["now_ns"] + rng.randrange(10**7)),
+            sim.counters,
+            sim.registers,
+            lambda: sim.set_registers(rate=rng.randrange(1, 10**6)),
+            sim.take_records,
+            sim.n_active,
+            lambda: sim.__init__(**ARGS) if rng.random() < 0.02 else None,
+            lambda: sim.add_arrivals(*arrivals([sim.counters()["now_ns"] + 10**9], [rng.randrange(1, 50)])),
+            lambda: sim.add_arrivals(b"", b""),
+        ]
 
     # ValueError: an arrival raced behind the other thread's clock
     return hammer_two_threads(sim, calls_for, seconds, (RuntimeError, ValueError), seed)
@@ -257,8 +289,9 @@ def test_sanitizer_run():
     """Both C extensions built with ASan + UBSan run their hostile-input, twin and hammering tests: no report."""
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
-    proc = subprocess.run(["bash", str(REPO / "tests" / "sanitize_datapath.sh"), "-x"],
-                          capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run(
+        ["bash", str(REPO / "tests" / "sanitize_datapath.sh"), "-x"], capture_output=True, text=True, timeout=1200
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]
     assert "ERROR: AddressSanitizer" not in out and "runtime error:" not in out

@@ -6,6 +6,7 @@ negative, text, reversed ranges) and stray tokens; valid values are kept cheap s
 short and a slow run means a hang. The fast test draws a few examples per subcommand; the slow
 one many more.
 """
+
 import atexit
 import json
 import os
@@ -24,8 +25,29 @@ from rcpstab.cli import main
 
 TIME_LIMIT_S = 60
 MEMORY_LIMIT_KB = 2_500_000  # peak RSS of the test process
-HOSTILE = ["", " ", "nan", "inf", "-inf", "-1", "0", "1e308", "-1e308", "1e6", "18446744073709553116", "abc",
-           "1:2:0", "2:1:0.1", "0.5:", "1e-320", "0x10", "--json", "-", "é", "1:1e6:1e-6"]
+HOSTILE = [
+    "",
+    " ",
+    "nan",
+    "inf",
+    "-inf",
+    "-1",
+    "0",
+    "1e308",
+    "-1e308",
+    "1e6",
+    "18446744073709553116",
+    "abc",
+    "1:2:0",
+    "2:1:0.1",
+    "0.5:",
+    "1e-320",
+    "0x10",
+    "--json",
+    "-",
+    "é",
+    "1:1e6:1e-6",
+]
 
 
 def values(*cheap):
@@ -44,8 +66,8 @@ def argv_for(command, required, optional):
     chosen = st.lists(st.one_of(*optional), max_size=4) if optional else st.just([])
     stray = st.lists(st.sampled_from(HOSTILE + ["--bogus", "--alpha", "-h"]), max_size=1)
     return st.tuples(st.tuples(*required) if required else st.just(()), chosen, stray).map(
-        lambda parts: [command, *(t for group in parts[0] for t in group),
-                       *(t for group in parts[1] for t in group), *parts[2]])
+        lambda parts: [command, *(t for group in parts[0] for t in group), *(t for group in parts[1] for t in group), *parts[2]]
+    )
 
 
 MODELS = option("--model", "rcp", "switched", "linear", "xcp", "rcpac", "tcp")
@@ -77,39 +99,108 @@ CONFIGS = _config_files(CONFIG_DIR)
 
 COMMANDS = {
     "margins": argv_for("margins", GAINS, [MODELS, flag("--json")]),
-    "map": argv_for("map", GAINS, [option("--method", "exact", "bode", "nyquist", "phaseplane"), MODELS,
-                                   option("--pade", "2", "30"), option("--T", "0.01"), option("--d0", "0.2"),
-                                   option("--N", "10"), option("--C", "1e8"), option("--workers", "1", "1000"),
-                                   option("--scenario", "fig5.3"), option("--out", "/nonexistent/x.png", "x.txt"),
-                                   flag("--json")]),
+    "map": argv_for(
+        "map",
+        GAINS,
+        [
+            option("--method", "exact", "bode", "nyquist", "phaseplane"),
+            MODELS,
+            option("--pade", "2", "30"),
+            option("--T", "0.01"),
+            option("--d0", "0.2"),
+            option("--N", "10"),
+            option("--C", "1e8"),
+            option("--workers", "1", "1000"),
+            option("--scenario", "fig5.3"),
+            option("--out", "/nonexistent/x.png", "x.txt"),
+            flag("--json"),
+        ],
+    ),
     "linearize": argv_for("linearize", [], [MODELS, flag("--latex")]),
-    "portrait": argv_for("portrait", GAINS, [MODELS, option("--rtts", "5", "20"), option("--T", "0.01"),
-                                             option("--d0", "0.2"), option("--N", "10"), option("--C", "1e8")]),
-    "convergence": argv_for("convergence", GAINS, [option("--start", "appE", "half-load"), option("--N", "10"),
-                                                   option("--checkpoint", "/dev/full", "/nonexistent/c"),
-                                                   flag("--json")]),
-    "check": argv_for("check", [st.tuples(st.sampled_from(sorted(CONFIGS.values())))],
-                      [flag("--json"), option("--samples", "0", "1"), option("--workers", "1"),
-                       option("--criterion", "all", "linear")]),
-    "cosim": argv_for("cosim", GAINS + [option("--t-end", "5", "8")],
-                      [option("--model", "rcp", "xcp"), option("--rtt", "0.1", "0.05"), option("--buffer", "15000"),
-                       option("--seed", "0", "3"), option("--transient-rtt", "5"), flag("--json"),
-                       option("--scenario", "fig5.3", "testbed", "nope")]),
-    "network": argv_for("network", GAINS + [option("--t-end", "1", "2")], [flag("--json"),
-                                                                            option("--scenario", "fig5.7", "x")]),
+    "portrait": argv_for(
+        "portrait",
+        GAINS,
+        [
+            MODELS,
+            option("--rtts", "5", "20"),
+            option("--T", "0.01"),
+            option("--d0", "0.2"),
+            option("--N", "10"),
+            option("--C", "1e8"),
+        ],
+    ),
+    "convergence": argv_for(
+        "convergence",
+        GAINS,
+        [
+            option("--start", "appE", "half-load"),
+            option("--N", "10"),
+            option("--checkpoint", "/dev/full", "/nonexistent/c"),
+            flag("--json"),
+        ],
+    ),
+    "check": argv_for(
+        "check",
+        [st.tuples(st.sampled_from(sorted(CONFIGS.values())))],
+        [flag("--json"), option("--samples", "0", "1"), option("--workers", "1"), option("--criterion", "all", "linear")],
+    ),
+    "cosim": argv_for(
+        "cosim",
+        GAINS + [option("--t-end", "5", "8")],
+        [
+            option("--model", "rcp", "xcp"),
+            option("--rtt", "0.1", "0.05"),
+            option("--buffer", "15000"),
+            option("--seed", "0", "3"),
+            option("--transient-rtt", "5"),
+            flag("--json"),
+            option("--scenario", "fig5.3", "testbed", "nope"),
+        ],
+    ),
+    "network": argv_for("network", GAINS + [option("--t-end", "1", "2")], [flag("--json"), option("--scenario", "fig5.7", "x")]),
     # issue 27: the commands and options the first fuzzing did not reach
-    "fct": argv_for("fct", GAINS + [option("--C", "10e6", "1e13", "1e3"), option("--rtt", "0.1"),
-                                    option("--load", "0.5", "1e-12", "1e-5"), option("--flows", "200", "1", "1000000000")],
-                    [option("--buffer-bdp", "1", "1e30", "1e308"), option("--replications", "1", "2", "200"),
-                     option("--sizes", "fixed:size=10", "fixed:size=1e9", "exponential:mean=5"),
-                     option("--arrivals", "poisson", "pareto:shape=1.5"), option("--eta", "1", "0.9"),
-                     option("--seed", "0"), flag("--json")]),
-    "flash-crowd": argv_for("cosim", GAINS + [option("--scenario", "flash-crowd")],
-                            [option("--C", "1e8", "1e11", "1e3"), option("--N", "2", "1000000"),
-                             option("--rtt", "0.05"), option("--buffer", "1", "1e30"), flag("--json")]),
-    "bifurcation": argv_for("bifurcation", [option("--alpha", "1.2:1.3:0.1", "1.2"), option("--beta", "0.3", "0.3,0.3")],
-                            [option("--rtts", "20", "1e-320"), option("--C", "1e8"), option("--N", "10"),
-                             option("--T", "0.01"), option("--d0", "0.2"), flag("--json")]),
+    "fct": argv_for(
+        "fct",
+        GAINS
+        + [
+            option("--C", "10e6", "1e13", "1e3"),
+            option("--rtt", "0.1"),
+            option("--load", "0.5", "1e-12", "1e-5"),
+            option("--flows", "200", "1", "1000000000"),
+        ],
+        [
+            option("--buffer-bdp", "1", "1e30", "1e308"),
+            option("--replications", "1", "2", "200"),
+            option("--sizes", "fixed:size=10", "fixed:size=1e9", "exponential:mean=5"),
+            option("--arrivals", "poisson", "pareto:shape=1.5"),
+            option("--eta", "1", "0.9"),
+            option("--seed", "0"),
+            flag("--json"),
+        ],
+    ),
+    "flash-crowd": argv_for(
+        "cosim",
+        GAINS + [option("--scenario", "flash-crowd")],
+        [
+            option("--C", "1e8", "1e11", "1e3"),
+            option("--N", "2", "1000000"),
+            option("--rtt", "0.05"),
+            option("--buffer", "1", "1e30"),
+            flag("--json"),
+        ],
+    ),
+    "bifurcation": argv_for(
+        "bifurcation",
+        [option("--alpha", "1.2:1.3:0.1", "1.2"), option("--beta", "0.3", "0.3,0.3")],
+        [
+            option("--rtts", "20", "1e-320"),
+            option("--C", "1e8"),
+            option("--N", "10"),
+            option("--T", "0.01"),
+            option("--d0", "0.2"),
+            flag("--json"),
+        ],
+    ),
     "bode": argv_for("bode", GAINS, [MODELS, option("--pade", "2"), flag("--json")]),
     "nyquist": argv_for("nyquist", GAINS, [MODELS, option("--pade", "2"), flag("--json")]),
     "theorem1": argv_for("theorem1", [], [flag("--details"), flag("--json")]),
@@ -153,19 +244,26 @@ def run_once(argv, capsys):
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < MEMORY_LIMIT_KB, argv
 
 
-FAST = settings(max_examples=12, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-SLOW = settings(max_examples=150, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FAST = settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+SLOW = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_any_command_line_exits_cleanly(command, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # outputs named by the fuzzer (--out é, --checkpoint é) land here, not in the repo
+
     @FAST
     @given(COMMANDS[command])
     def check(argv):
         run_once(argv, capsys)
+
     check()
 
 
@@ -173,8 +271,10 @@ def test_any_command_line_exits_cleanly(command, capsys, tmp_path, monkeypatch):
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_any_command_line_exits_cleanly_many_examples(command, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+
     @SLOW
     @given(COMMANDS[command])
     def check(argv):
         run_once(argv, capsys)
+
     check()

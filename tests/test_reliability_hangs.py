@@ -1,4 +1,5 @@
 """No hang without a word (issue 18, defect 5): grid caps, incommensurate T and d0, bounded cost."""
+
 import subprocess
 import sys
 import time
@@ -17,8 +18,7 @@ FINE = T / 64  # the former step for any delay that no T/k divides
 
 
 def run_cli(*args, timeout=120, env=None):
-    return subprocess.run([sys.executable, "-m", "rcpstab", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    return subprocess.run([sys.executable, "-m", "rcpstab", *args], capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def _step(d0):
@@ -37,8 +37,14 @@ def test_step_choice(d0, step):
 @pytest.mark.slow  # fine-step reference integrations: ~5 s
 @pytest.mark.parametrize("d0", [13.136545, 1.00001])
 def test_incommensurate_delay_agrees_with_the_fine_step_reference(d0):
-    params = {"d0": d0, "T": T, "alpha": np.array([0.4, 0.4, 1.2, 0.1]), "beta": np.array([0.2, 0.2, 0.6, 0.1]),
-              "N": 10, "C": 1e8}
+    params = {
+        "d0": d0,
+        "T": T,
+        "alpha": np.array([0.4, 0.4, 1.2, 0.1]),
+        "beta": np.array([0.2, 0.2, 0.6, 0.1]),
+        "N": 10,
+        "C": 1e8,
+    }
     initial = {"gamma0": np.array([0.05, 0.5, 0.05, 0.01]), "q0": np.array([0.0, 2e8 * d0, 0.0, 0.0])}
     coarse, fine = decide(get_model("rcp"), params, initial), decide(get_model("rcp"), params, initial, dt=FINE)
     assert np.array_equal(coarse.codes, fine.codes)
@@ -59,12 +65,15 @@ def test_check_with_a_13_to_15_second_rtt_envelope_finishes_within_a_minute(tmp_
     assert time.time() - started < 60  # took more than 7 minutes
 
 
-@pytest.mark.parametrize("args", [
-    ["map", "--method", "phaseplane", "--alpha", "0.00001:1:0.00001", "--beta", "0.00001:1:0.00001"],
-    ["map", "--method", "exact", "--alpha", "0.00001:1:0.00001", "--beta", "0.00001:1:0.00001"],
-    ["map", "--method", "nyquist", "--alpha", "0.01:10:0.01", "--beta", "0.01:10:0.01"],
-    ["convergence", "--alpha", "0.001:1:0.001", "--beta", "0.001:1:0.001", "--N", "1", "2"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["map", "--method", "phaseplane", "--alpha", "0.00001:1:0.00001", "--beta", "0.00001:1:0.00001"],
+        ["map", "--method", "exact", "--alpha", "0.00001:1:0.00001", "--beta", "0.00001:1:0.00001"],
+        ["map", "--method", "nyquist", "--alpha", "0.01:10:0.01", "--beta", "0.01:10:0.01"],
+        ["convergence", "--alpha", "0.001:1:0.001", "--beta", "0.001:1:0.001", "--N", "1", "2"],
+    ],
+)
 def test_huge_grids_are_refused_at_once_with_the_estimate(args):
     started = time.time()
     result = run_cli(*args, timeout=60)
@@ -76,6 +85,7 @@ def test_huge_grids_are_refused_at_once_with_the_estimate(args):
 @pytest.mark.slow  # a sweep over the default grid limit: ~1.5 s
 def test_the_grid_limit_can_be_raised(monkeypatch):
     import os
+
     env = dict(os.environ, RCPSTAB_MAX_GRID_POINTS="10")
     refused = run_cli("map", "--alpha", "0.1:0.5:0.1", "--beta", "0.1:0.3:0.1", env=env)
     assert refused.returncode == 2 and "15 grid points" in refused.stderr

@@ -2,6 +2,7 @@
 checkpoint) is refused; outputs are written to a temporary file and renamed, so a full disk or an
 error leaves the old file, never a torn one, and the message names the file; a damaged first
 checkpoint line is recomputed like any other."""
+
 from __future__ import annotations
 
 import errno
@@ -57,11 +58,14 @@ def one_line_refusal(argv, capsys, *needles):
     return err
 
 
-@pytest.mark.parametrize("options", [
-    ["--csv", "X.csv", "--out", "X.csv"],            # --out's suffix check is not what refuses it
-    ["--csv", "X.png", "--out", "./X.png"],
-    ["--csv", "X.csv", "--boundary", "X.csv"],
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--csv", "X.csv", "--out", "X.csv"],  # --out's suffix check is not what refuses it
+        ["--csv", "X.png", "--out", "./X.png"],
+        ["--csv", "X.csv", "--boundary", "X.csv"],
+    ],
+)
 def test_one_path_for_two_outputs_is_refused(options, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path(options[1]).write_text("keep me\n")
@@ -87,8 +91,14 @@ def test_a_full_disk_leaves_the_old_csv_and_names_it(tmp_path, capsys, monkeypat
     target = tmp_path / "table.csv"
     target.write_text("old\n")
     fill_disk_after(monkeypatch, 4096)
-    err = one_line_refusal(MAP[:3] + ["--alpha", "0.01:1:0.01", "--beta", "0.01:1:0.1", "--csv", str(target)],
-                           capsys, "--csv", str(target), "No space left on device", "old file is kept")
+    err = one_line_refusal(
+        MAP[:3] + ["--alpha", "0.01:1:0.01", "--beta", "0.01:1:0.1", "--csv", str(target)],
+        capsys,
+        "--csv",
+        str(target),
+        "No space left on device",
+        "old file is kept",
+    )
     assert ".tmp" not in err
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]  # no temporary file left
@@ -103,9 +113,13 @@ def test_a_real_full_disk_on_a_tiny_tmpfs(tmp_path):
     try:
         target = mount / "a.csv"
         target.write_text("old,content\n")
-        proc = subprocess.run([sys.executable, "-m", "rcpstab", *MAP[:3], "--alpha", "0.01:1:0.005", "--beta",
-                               "0.01:1:0.02", "--csv", str(target)], capture_output=True, text=True, cwd=mount,
-                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+        proc = subprocess.run(
+            [sys.executable, "-m", "rcpstab", *MAP[:3], "--alpha", "0.01:1:0.005", "--beta", "0.01:1:0.02", "--csv", str(target)],
+            capture_output=True,
+            text=True,
+            cwd=mount,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        )
         assert proc.returncode == 2, proc.stderr
         assert proc.stderr.count("\n") == 1 and str(target) in proc.stderr and "No space" in proc.stderr
         assert target.read_text() == "old,content\n" and os.listdir(mount) == ["a.csv"]
@@ -165,6 +179,7 @@ def test_a_file_that_is_no_checkpoint_is_still_refused(tmp_path):
 def test_library_writers_are_atomic_too(tmp_path, monkeypatch):
     """RegionMap.to_csv outside the command line: ENOSPC after the header leaves the old file and names it."""
     from rcpstab.api import region
+
     target = tmp_path / "r.csv"
     target.write_text("old\n")
     result = region("rcp", "0.2:1:0.4", "0.2:1:0.4")
@@ -234,21 +249,24 @@ def _api_writers():
     import rcpstab
 
     return {
-        "fct to_csv": (lambda: rcpstab.fct(0.1, 1.0, C=10e6, d0=0.1, load=0.5, flows=200), lambda r, p: r.to_csv(p),
-                       ".csv"),
+        "fct to_csv": (lambda: rcpstab.fct(0.1, 1.0, C=10e6, d0=0.1, load=0.5, flows=200), lambda r, p: r.to_csv(p), ".csv"),
         "portrait to_csv": (lambda: rcpstab.portrait("rcp", 0.4, 0.2, 30, N=20), lambda r, p: r.to_csv(p), ".csv"),
-        "portrait write_csv": (lambda: rcpstab.portrait("rcp", 0.4, 0.2, 30, N=20), lambda r, p: r.write_csv(p),
-                               ".csv"),
+        "portrait write_csv": (lambda: rcpstab.portrait("rcp", 0.4, 0.2, 30, N=20), lambda r, p: r.write_csv(p), ".csv"),
         "network to_csv": (lambda: rcpstab.network(0.4, 0.2, t_end=40), lambda r, p: r.to_csv(p), ".csv"),
-        "convergence to_csv": (lambda: rcpstab.convergence("rcp", "0.4,0.8", "0.2"), lambda r, p: r.to_csv(p),
-                               ".csv"),
+        "convergence to_csv": (lambda: rcpstab.convergence("rcp", "0.4,0.8", "0.2"), lambda r, p: r.to_csv(p), ".csv"),
         "region to_csv": (lambda: rcpstab.region("rcp", "0.2:1:0.4", "0.2:1:0.4"), lambda r, p: r.to_csv(p), ".csv"),
-        "region write_boundary": (lambda: rcpstab.region("rcp", "0.2:1:0.4", "0.2:1:0.4"),
-                                  lambda r, p: r.write_boundary(p), ".csv"),
+        "region write_boundary": (
+            lambda: rcpstab.region("rcp", "0.2:1:0.4", "0.2:1:0.4"),
+            lambda r, p: r.write_boundary(p),
+            ".csv",
+        ),
         "topology packet run to_csv": (
-            lambda: rcpstab.cosim(0.4, 0.2, str(Path(__file__).resolve().parents[1] / "examples" / "topologies"
-                                                / "fig5.7.toml"), t_end=0.5),
-            lambda r, p: r.value.packet_run.to_csv(p, "links"), ".csv"),
+            lambda: rcpstab.cosim(
+                0.4, 0.2, str(Path(__file__).resolve().parents[1] / "examples" / "topologies" / "fig5.7.toml"), t_end=0.5
+            ),
+            lambda r, p: r.value.packet_run.to_csv(p, "links"),
+            ".csv",
+        ),
         "portrait figure": (lambda: rcpstab.portrait("rcp", 0.4, 0.2, 30, N=20), lambda r, p: r.save(p), ".png"),
     }
 

@@ -1,4 +1,5 @@
 """Workers die with their parent; a Dask sweep without workers fails in bounded time (issue 18, defect 4)."""
+
 import os
 import signal
 import subprocess
@@ -32,8 +33,26 @@ def _alive(pid):
 
 @pytest.mark.slow  # kills a sweep and polls for survivors: ~1 s
 def test_kill_9_of_a_worker_sweep_leaves_no_process_behind():
-    args = [sys.executable, "-m", "rcpstab", "map", "--method", "phaseplane", "--alpha", "0.1:2.0:0.05",
-            "--beta", "0.1:1.0:0.05", "--N", "10", "20", "30", "40", "--workers", "2", "--json"]
+    args = [
+        sys.executable,
+        "-m",
+        "rcpstab",
+        "map",
+        "--method",
+        "phaseplane",
+        "--alpha",
+        "0.1:2.0:0.05",
+        "--beta",
+        "0.1:1.0:0.05",
+        "--N",
+        "10",
+        "20",
+        "30",
+        "40",
+        "--workers",
+        "2",
+        "--json",
+    ]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     deadline = time.time() + 60
     workers = []
@@ -56,8 +75,10 @@ def test_kill_9_of_a_worker_sweep_leaves_no_process_behind():
 
 
 def test_die_with_parent_exits_when_the_parent_is_already_gone():
-    code = ("import os, sys; from rcpstab.runtime.executors import die_with_parent; "
-            "die_with_parent(os.getppid() + 1 if os.getppid() != 1 else 2); print('survived')")
+    code = (
+        "import os, sys; from rcpstab.runtime.executors import die_with_parent; "
+        "die_with_parent(os.getppid() + 1 if os.getppid() != 1 else 2); print('survived')"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "survived" not in result.stdout
 
@@ -69,8 +90,7 @@ def test_dask_sweep_without_workers_fails_in_bounded_time(monkeypatch):
     with distributed.LocalCluster(n_workers=0, dashboard_address=None, processes=False) as cluster:
         started = time.time()
         with pytest.raises(InputError, match="no live worker"):
-            phaseplane_region(get_model("switched"), np.array([0.5]), np.array([0.5]),
-                              scheduler=cluster.scheduler_address)
+            phaseplane_region(get_model("switched"), np.array([0.5]), np.array([0.5]), scheduler=cluster.scheduler_address)
         assert time.time() - started < 20
 
 

@@ -1,4 +1,5 @@
 """Scenario.n_flows (asked by the router's control path every interval) counts start <= t < stop exactly."""
+
 import dataclasses
 import math
 
@@ -16,5 +17,5 @@ def test_count_equals_the_definition_at_every_edge():
     times = sorted(set(starts.tolist()) | set(stops.tolist()) | {-1.0, 0.25, 1.75, 100.0, math.inf}) + [math.nextafter(1.5, 0)]
     for t in times:
         assert sc.n_flows(t) == sum(a <= t < b for a, b in flows), t
-    as_list = dataclasses.replace(FIG5_3, long_flows=list(flows))      # a list works too
+    as_list = dataclasses.replace(FIG5_3, long_flows=list(flows))  # a list works too
     assert [as_list.n_flows(t) for t in times] == [sc.n_flows(t) for t in times]

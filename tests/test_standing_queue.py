@@ -4,6 +4,7 @@ The packet router's jitter queue holds its equilibrium 0.06% below C (measured a
 R/C = 0.09994), on the clamped side; at that offset the fluid model's cycle is gone too
 (experiments/standing_queue.py runs the packet side).
 """
+
 import numpy as np
 import sympy as sp
 
@@ -29,4 +30,4 @@ def test_cycle_needs_the_equilibrium_on_the_switching_surface():
     assert list(judged.names) == ["limit_cycle", "converged", "converged"], list(judged.reason)
     swing = 0.5 * (run.gamma[late, 0].max() - run.gamma[late, 0].min()) / 0.1
     assert 0.015 < swing < 0.025
-    assert run.queue[run.t >= 70.0, 1:].max() == 0.0       # the queue rests on its clamp
+    assert run.queue[run.t >= 70.0, 1:].max() == 0.0  # the queue rests on its clamp

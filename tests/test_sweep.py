@@ -4,6 +4,7 @@ Batch margins must be what point-by-point calls give, whatever points are swept 
 sweep's shortcuts (real arithmetic, unwrap by whole turns, groups by reach) must not change a
 crossing; and the batch's numbers must equal RCP's closed forms.
 """
+
 import numpy as np
 import pytest
 from scipy.optimize import brentq
@@ -18,7 +19,7 @@ from rcpstab.models import get_model
 
 def test_unwrap_equals_numpy_and_a_prefix_keeps_its_values():
     rng = np.random.default_rng(5)
-    phase = np.cumsum(rng.uniform(-3.0, 3.0, (6, 400)), axis=1)     # steps below pi: unwrapping recovers them
+    phase = np.cumsum(rng.uniform(-3.0, 3.0, (6, 400)), axis=1)  # steps below pi: unwrapping recovers them
     wrapped = np.angle(np.exp(1j * phase))
     ours = phasecross.unwrap(wrapped)
     assert np.allclose(ours, np.unwrap(wrapped, axis=-1), rtol=0, atol=1e-11)
@@ -56,14 +57,14 @@ def test_crossings_do_not_depend_on_the_loops_swept_together(monkeypatch, model)
     for group, order in ((32, np.arange(60)), (7, rng.permutation(60)), (1, rng.permutation(60))):
         monkeypatch.setattr(phasecross, "GROUP", group)
         pc, (point, wz, phase) = phasecross.sweep(ol, a[order], b[order], gain_limit=16.0)
-        back = np.argsort(order)                          # loop i of the permuted sweep is loop order[i]
+        back = np.argsort(order)  # loop i of the permuted sweep is loop order[i]
         cross = sorted(zip(order[pc.point], pc.w, pc.magnitude, pc.direction, pc.level))
         over = sorted(zip(order[point], wz, phase))
         runs.append((cross, over, pc.low[back], pc.gain_count[back]))
     for other in runs[1:]:
         assert other[0] == runs[0][0] and other[1] == runs[0][1]
         assert np.array_equal(other[2], runs[0][2]) and np.array_equal(other[3], runs[0][3])
-    assert len(runs[0][0]) > 60 and len(runs[0][1]) >= 60      # the loops do cross
+    assert len(runs[0][0]) > 60 and len(runs[0][1]) >= 60  # the loops do cross
 
 
 @pytest.mark.parametrize("model", ["rcp", "xcp", "rcpac"])
@@ -110,8 +111,7 @@ def test_batch_equals_point_by_point_over_decades(model):
     for i in range(30):
         s, r = margins(spec, a[i], b[i]), batch[i]
         assert s.stable == r.stable and s.unstable_roots == r.unstable_roots and s.notes == r.notes
-        for f in ("gain_margin", "gain_margin_lower", "phase_margin_deg", "crossover_w", "phase_crossover_w",
-                  "delay_margin"):
+        for f in ("gain_margin", "gain_margin_lower", "phase_margin_deg", "crossover_w", "phase_crossover_w", "delay_margin"):
             x, y = getattr(s, f), getattr(r, f)
             assert (x is None) == (y is None), (i, f)
             if x is not None:
@@ -134,7 +134,7 @@ def _full_angle_brackets(ol, a, b, ends):
     rp = np.unwrap(np.angle(sign_k[:, None] * r), axis=-1)
     rp = rp - 2 * np.pi * np.rint(rp[:, :1] / (2 * np.pi))
     mine = np.arange(w.size - 1)[None, :] + 1 < own[:, None]
-    above = np.abs(r) > w ** n
+    above = np.abs(r) > w**n
     g_rows, g_cols = np.nonzero((above[:, :-1] != above[:, 1:]) & mine)
     g_phase = phasecross._continuous_phase(ol, w, a[:, None], b[:, None], arg_k[:, None])[g_rows, g_cols]
     departure, side, _ = phasecross._departure(ol, w, rp)
@@ -153,7 +153,7 @@ def _random_loops(rng):
         n = int(rng.integers(0, 3))
         poles = [complex(-rng.uniform(0.05, 3.0), rng.choice([0.0, rng.uniform(0.2, 4.0)])) for _ in range(3)]
         zeros = [-rng.uniform(-1.0, 3.0)]
-        if rng.uniform() < 0.5:          # a zero pair next to the axis: r passes by the origin between samples
+        if rng.uniform() < 0.5:  # a zero pair next to the axis: r passes by the origin between samples
             z = complex(-rng.uniform(1e-4, 1e-2), rng.uniform(0.5, 3.0))
             zeros += [z, z.conjugate()]
             poles += [complex(-rng.uniform(0.5, 3.0), 0.0) for _ in range(2)]
@@ -169,8 +169,7 @@ def test_sign_changes_find_the_brackets_the_full_phase_finds():
     base phases (bit for bit) of the full unwrapped phase of the complex loop at every sample, on
     RCP-family loops (on and next to alpha = beta too) and random rational loops."""
     rng = np.random.default_rng(12)
-    loops = [(open_loop(get_model(m)), rng.uniform(0.02, 2.0, 40), rng.uniform(0.01, 1.0, 40))
-             for m in ("rcp", "xcp", "rcpac")]
+    loops = [(open_loop(get_model(m)), rng.uniform(0.02, 2.0, 40), rng.uniform(0.01, 1.0, 40)) for m in ("rcp", "xcp", "rcpac")]
     # RCP on and next to alpha = beta: its phase leaves -180 deg as -w**3/3, below rounding for many samples
     near = np.array([0.3, 0.5, 0.5, 0.7, 1.1])
     loops.append((open_loop(get_model("rcp")), near, near * np.array([1.0, 1 + 1e-9, 1 - 1e-9, 1 - 1e-6, 1 + 1e-4])))

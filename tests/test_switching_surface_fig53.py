@@ -8,6 +8,7 @@ below C/N, so the link runs under C and the loop is the stable alpha-only one. M
 target utilization eta switches the cycle on and off on each side (measured over 70-100 s, the
 10-flow segment).
 """
+
 import dataclasses
 
 import pytest
@@ -20,7 +21,7 @@ from rcpstab.packet.simulator.scenarios import get_scenario
 from rcpstab.packet.simulator.segments import rtt_average
 from rcpstab.verdicts.judgement import dominant_oscillation
 
-WINDOW = (70.0, 100.0)   # s: the 10-flow segment after its transient
+WINDOW = (70.0, 100.0)  # s: the 10-flow segment after its transient
 SCENARIO = dataclasses.replace(get_scenario("fig5.3"), t_end_s=100.0)
 
 
@@ -52,7 +53,7 @@ def test_fluid_cycle_needs_the_equilibrium_on_the_surface(alpha, beta, cycle):
         every = max(int(round(0.01 / traj.dt)), 1)
         swings.append(_swing(traj.t[every::every], traj.gamma[every::every, 0]))
         if eta < 1:
-            assert traj.queue[traj.t >= WINDOW[0], 0].max() == 0.0   # the queue rests on its clamp
+            assert traj.queue[traj.t >= WINDOW[0], 0].max() == 0.0  # the queue rests on its clamp
     (on, on_coh, _), (off, _, _) = swings
     assert on == pytest.approx(cycle, rel=0.1) and on_coh > 0.9
     assert off < 1e-4
@@ -70,6 +71,6 @@ def test_packet_cycle_returns_when_the_equilibrium_is_pushed_onto_the_surface():
         out[eta] = _swing(run.t, run.R_over_C)
     noise, noise_coh, level = out[1.0]
     cycle, cycle_coh, _ = out[1.01]
-    assert level < 0.0995                 # held under C/N = 0.1 by the jitter queue
+    assert level < 0.0995  # held under C/N = 0.1 by the jitter queue
     assert noise_coh < 0.6 and cycle_coh > 0.9
     assert cycle > 2.5 * noise and cycle > 0.04

@@ -1,5 +1,6 @@
 """Issue 24: the ns-3 TCP worker (rcpstab/fct/tcp_ns3.py): RED honoured, bytes conserved on a
 chain, the batch equal to single runs. One ns-3 process for the module; skipped without ns-3."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +12,7 @@ from rcpstab.fct.tcp_ns3 import SEGMENT_BYTES, dumbbell_spec, flow_fct, ns3_avai
 # of CPU in every pytest-xdist worker even when these slow tests are deselected. The runs use their own process.
 if not ns3_available():
     pytest.skip("ns-3 is not installed (the 'bench' extra)", allow_module_level=True)
-pytestmark = pytest.mark.slow   # one ns-3 process (~20 s of import) and its runs: 80-150 s under load
+pytestmark = pytest.mark.slow  # one ns-3 process (~20 s of import) and its runs: 80-150 s under load
 
 C, RTT = 10e6, 0.04
 MIN_TH, MAX_TH = 40.0, 80.0
@@ -20,9 +21,13 @@ LONE_PKTS = 3000
 
 def _red_spec():
     red = {"min_th": MIN_TH, "max_th": MAX_TH, "limit": 120, "gentle": True, "ecn": False}
-    return {"links": [{"C": C, "delay_s": RTT / 2, "buffer_pkts": 120, "red": red}],
-            "flows": [{"src": 0, "dst": 1, "start_s": 0.001 * k, "size_pkts": 0} for k in range(20)],
-            "stop_s": 4.0, "sample_s": 0.002, "snd_buf_bytes": 200_000}
+    return {
+        "links": [{"C": C, "delay_s": RTT / 2, "buffer_pkts": 120, "red": red}],
+        "flows": [{"src": 0, "dst": 1, "start_s": 0.001 * k, "size_pkts": 0} for k in range(20)],
+        "stop_s": 4.0,
+        "sample_s": 0.002,
+        "snd_buf_bytes": 200_000,
+    }
 
 
 def _chain_spec():
@@ -40,8 +45,14 @@ def runs():
     # one long flow alone on a drop-tail dumbbell (BDP 50 packets, buffer 50): free to overshoot
     # in slow start, and with its window capped below pipe + buffer
     lone = [dumbbell_spec([0.0], [LONE_PKTS], C, RTT, 5.0, rwnd_bdp=w) for w in (None, 1.8)]
-    return {"red": _red_spec(), "chain": _chain_spec(), "single": single, "start": start, "size": size,
-            "out": tcp_runs([_red_spec(), _chain_spec(), single, single, *lone])}
+    return {
+        "red": _red_spec(),
+        "chain": _chain_spec(),
+        "single": single,
+        "start": start,
+        "size": size,
+        "out": tcp_runs([_red_spec(), _chain_spec(), single, single, *lone]),
+    }
 
 
 def test_red_drops_start_above_min_th_and_the_queue_stays_between_thresholds(runs):
@@ -51,8 +62,8 @@ def test_red_drops_start_above_min_th_and_the_queue_stays_between_thresholds(run
     first = int(np.argmax(drops > 0))
     # RED drops early only once its average queue passed min_th: the queue got there first
     # (ns-3's default thresholds, 5 and 15 packets, would drop long before)
-    assert q[:first + 1].max() >= MIN_TH - 1
-    later = q[len(q) // 2:]
+    assert q[: first + 1].max() >= MIN_TH - 1
+    later = q[len(q) // 2 :]
     assert MIN_TH * 0.5 < later.mean() < MAX_TH and q.max() <= 120 + 1
 
 

@@ -1,4 +1,5 @@
 """Issue 24: the ns-3 run specs and result decoding (rcpstab/fct/tcp_ns3.py), without ns-3."""
+
 from __future__ import annotations
 
 import numpy as np

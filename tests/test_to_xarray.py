@@ -1,6 +1,7 @@
 """``to_xarray()`` of the grid results (issue 28 item 3): labelled dimensions alpha, beta (and the swept
 configurations), units in ``attrs``, the values the result's own arrays hold, and facts the engines do not
 produce themselves (the closed-form RCP boundary, eq. D.1; the single-point margins)."""
+
 import importlib.util
 
 import numpy as np
@@ -14,7 +15,7 @@ import rcpstab
 if importlib.util.find_spec("xarray") is None:
     pytest.skip("xarray is not installed", allow_module_level=True)
 
-ALPHA, BETA = "0.15:1.95:0.3", "0.05:0.95:0.15"   # 7 x 7, no point near the boundary (checked below)
+ALPHA, BETA = "0.15:1.95:0.3", "0.05:0.95:0.15"  # 7 x 7, no point near the boundary (checked below)
 
 
 def _units_everywhere(ds):
@@ -33,7 +34,7 @@ def test_exact_region_dataset_is_the_map_and_the_closed_form():
     assert not near_rcp_boundary(A, B, 0.01).any()
     expected = rcp_inside(A, B)
     assert 0 < expected.sum() < expected.size
-    assert int(ds["stable"].sum()) == int(expected.sum())   # the closed form's count (eq. D.1)
+    assert int(ds["stable"].sum()) == int(expected.sum())  # the closed form's count (eq. D.1)
     np.testing.assert_array_equal(ds["stable"].values.astype(bool), expected)
     assert ds.attrs["model"] == "rcp" and ds.attrs["method"] == "exact"
     _units_everywhere(ds)
@@ -46,7 +47,7 @@ def test_a_descending_axis_keeps_the_results_order():
     ds = batch.to_xarray()
     assert ds["alpha"].values.tolist() == [1.6, 0.4] and ds["beta"].values.tolist() == [0.3, 0.1]
     np.testing.assert_array_equal(ds["stable"].values, batch.stable.reshape(2, 2))
-    assert ds["stable"].values.tolist() == [[False, True], [False, True]]   # alpha = 1.6 is outside at both betas
+    assert ds["stable"].values.tolist() == [[False, True], [False, True]]  # alpha = 1.6 is outside at both betas
 
 
 def test_margins_map_dataset_agrees_with_single_point_margins():
@@ -55,14 +56,14 @@ def test_margins_map_dataset_agrees_with_single_point_margins():
     assert ds["phase_margin_deg"].attrs["units"] == "deg" and ds["delay_margin"].attrs["units"] == "d0"
     for a in ds["alpha"].values:
         for b in ds["beta"].values:
-            m = rcpstab.margins("rcp", float(a), float(b))   # the single-point engine, point by point
+            m = rcpstab.margins("rcp", float(a), float(b))  # the single-point engine, point by point
             point = ds.sel(alpha=a, beta=b)
             assert bool(point["stable"]) == m.stable == bool(rcp_inside(a, b))
             for name in ("phase_margin_deg", "gain_margin", "delay_margin"):
                 value, single = float(point[name]), getattr(m, name)
                 assert np.isnan(value) if single is None else value == pytest.approx(single, rel=1e-6, abs=1e-9)
     _units_everywhere(ds)
-    units = r.to_pandas().attrs["units"]     # the long table says the same units
+    units = r.to_pandas().attrs["units"]  # the long table says the same units
     assert units["delay_margin"] == "d0" and units["phase_margin_deg"] == "deg" and units["alpha"] == "1"
 
 
@@ -71,7 +72,7 @@ def test_swept_configurations_become_dimensions():
     ds = r.to_xarray()
     assert ds["stable"].dims == ("C", "beta", "alpha")
     assert ds["C"].values.tolist() == [0.15e9, 10e9] and ds["C"].attrs["units"] == "bit/s"
-    assert float(ds["d0"]) == 0.2 and ds["d0"].attrs["units"] == "s"    # one value: a scalar coordinate
+    assert float(ds["d0"]) == 0.2 and ds["d0"].attrs["units"] == "s"  # one value: a scalar coordinate
     table = r.value.table
     for k in range(len(table["alpha"])):
         point = ds.sel(C=table["C"][k], alpha=table["alpha"][k], beta=table["beta"][k])
@@ -89,7 +90,7 @@ def test_convergence_dataset_holds_the_times():
     table = c.value.table
     for k, t in enumerate(c.times):
         assert float(ds["convergence_rtt"].sel(alpha=table["alpha"][k], beta=table["beta"][k])) == t
-    assert np.isfinite(ds["convergence_rtt"].values).all()    # all four inside the region: each converges
+    assert np.isfinite(ds["convergence_rtt"].values).all()  # all four inside the region: each converges
 
 
 def test_margins_batch_dataset_and_table():
@@ -98,7 +99,7 @@ def test_margins_batch_dataset_and_table():
     ds = batch.to_xarray()
     assert ds["stable"].dims == ("beta", "alpha")
     A, B = np.meshgrid(alphas, betas)
-    np.testing.assert_array_equal(ds["stable"].values, rcp_inside(A, B))        # the closed form
+    np.testing.assert_array_equal(ds["stable"].values, rcp_inside(A, B))  # the closed form
     np.testing.assert_array_equal(ds["delay_margin"].values, batch.delay_margin.reshape(2, 3))
     assert ds["crossover_w"].attrs["units"] == "rad/d0"
     table = batch.to_pandas()
@@ -143,4 +144,4 @@ def test_a_user_models_own_parameter_keeps_its_declared_unit():
     path = str(Path(__file__).parents[1] / "examples" / "protocols" / "erpi.py")
     ds = rcpstab.region(path, "0.4,1.6", "0.2", method="phaseplane").to_xarray()
     assert float(ds["tau"]) > 0 and ds["tau"].attrs["units"] == "s"
-    assert ds["stable"].values.tolist() == [[1, 0]]   # as the bundled model: (0.4, 0.2) inside, (1.6, 0.2) outside
+    assert ds["stable"].values.tolist() == [[1, 0]]  # as the bundled model: (0.4, 0.2) inside, (1.6, 0.2) outside

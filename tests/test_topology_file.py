@@ -1,4 +1,5 @@
 """Topology files: the fig5.7 file is the fig5.7 preset, flows start and stop, buffers drop, traces export."""
+
 from __future__ import annotations
 
 import json
@@ -19,7 +20,7 @@ from rcpstab.packet.simulator.topofile import load_topology
 
 ROOT = Path(__file__).resolve().parent.parent
 FIG57_FILE = ROOT / "examples" / "topologies" / "fig5.7.toml"
-T_END = 2.0   # 200 control intervals at L1: seconds of CPU, the whole transient of the short flows
+T_END = 2.0  # 200 control intervals at L1: seconds of CPU, the whole transient of the short flows
 
 PARKING_LOT = """
 [[links]]
@@ -84,8 +85,8 @@ def test_max_min_shares_starts_stops_and_per_flow_trace(tmp_path):
     run = run_topology(path, 0.4, 0.2, 4.0, flow_sample_s=0.5)
     flows = run.to_pandas("flows")
     rate = flows.pivot(index="t_s", columns="flow", values="throughput_bps")
-    assert (rate.loc[:1.0, ["late[0]", "late[1]"]] == 0).all().all()          # not started
-    assert (rate.loc[3.0:, "early[0]"] == 0).all()                             # stopped
+    assert (rate.loc[:1.0, ["late[0]", "late[1]"]] == 0).all().all()  # not started
+    assert (rate.loc[3.0:, "early[0]"] == 0).all()  # stopped
     share = 10e6 / 3
     for flow in ("through[0]", "late[0]", "late[1]"):
         assert rate.loc[3.0:, flow].to_numpy() == pytest.approx(share, rel=0.03)
@@ -164,7 +165,7 @@ def test_start_jitter_draws_from_the_seed_within_its_window(tmp_path):
     for s in starts:
         assert ((s[late] >= 1.0) & (s[late] < 1.5)).all() and (s[~np.array(late)] == 0).all()
     assert not np.array_equal(starts[0], starts[1])
-    assert tables[0] == spec.flow_table(group_paths, 0)          # a seed fixes the table
+    assert tables[0] == spec.flow_table(group_paths, 0)  # a seed fixes the table
 
 
 def test_seeds_replications_and_intervals(tmp_path):
@@ -176,7 +177,7 @@ def test_seeds_replications_and_intervals(tmp_path):
     plain.write_text(PARKING_LOT.format(buffer=30000))
     jittered.write_text(plain.read_text().replace("start_s = 1.0", "start_s = 1.0\nstart_jitter_s = 0.5"))
     same = rcpstab.cosim(0.4, 0.2, str(plain), t_end=4.0, seeds=3).to_dict()
-    assert all(len(set(values)) == 1 for values in same["values"].values())       # identical runs
+    assert all(len(set(values)) == 1 for values in same["values"].values())  # identical runs
     # width 0 up to the rounding of a mean of equal floats
     assert all(q["ci_high"] - q["ci_low"] <= 1e-12 * abs(q["mean"]) for q in same["quantities"].values())
     result = rcpstab.cosim(0.4, 0.2, str(jittered), t_end=4.0, seeds=3)

@@ -3,6 +3,7 @@
 Skipped when mypy is not installed (``pip install "rcpstab[lint]"``). The modules not yet annotated for
 strict mode are listed in pyproject.toml; their number can only go down.
 """
+
 import pathlib
 import subprocess
 import sys
@@ -25,8 +26,12 @@ def _mypy_config() -> dict:
 
 def _mypy(*args: str, cwd: pathlib.Path) -> subprocess.CompletedProcess:
     pytest.importorskip("mypy")
-    return subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), *args],
-                          cwd=cwd, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_strict_mode_is_on_and_the_exceptions_only_shrink():
@@ -37,8 +42,17 @@ def test_strict_mode_is_on_and_the_exceptions_only_shrink():
     assert len(relaxed) <= MAX_RELAXED, "a module was added to the not-yet-strict list: annotate it instead"
     assert len(ignored) <= MAX_IGNORED, "a module was added to the ignore_errors list: fix its errors instead"
     # an override may only relax the strict flags: no module may switch the checker off by a flag not listed here
-    allowed = {"module", "ignore_missing_imports", "ignore_errors", "disallow_untyped_defs", "disallow_incomplete_defs",
-               "disallow_untyped_calls", "disallow_any_generics", "warn_return_any", "check_untyped_defs"}
+    allowed = {
+        "module",
+        "ignore_missing_imports",
+        "ignore_errors",
+        "disallow_untyped_defs",
+        "disallow_incomplete_defs",
+        "disallow_untyped_calls",
+        "disallow_any_generics",
+        "warn_return_any",
+        "check_untyped_defs",
+    }
     for override in config["overrides"]:
         assert set(override) <= allowed, override
         if override.get("ignore_missing_imports"):

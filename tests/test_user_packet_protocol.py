@@ -3,6 +3,7 @@
 The file's PACKET_PROTOCOL (ER-PI's controller on RCP's data path) is registered under the model's
 name and runs through the packet lens: the simulator, the packet map with its fluid twin, cosim.
 """
+
 import json
 import math
 import pathlib
@@ -22,8 +23,9 @@ from rcpstab.packet.simulator.scenarios import Scenario
 
 EXAMPLE = str(pathlib.Path(__file__).parent.parent / "examples" / "protocols" / "erpi.py")
 ETA, N_FLOWS, CAPACITY_BPS = 0.9, 2, 10e6
-TWO_FLOWS = Scenario(name="two-flows", capacity_bps=CAPACITY_BPS, rtt_s=0.02, eta=ETA,
-                     long_flows=((0.0, math.inf),) * N_FLOWS, t_end_s=6.0)
+TWO_FLOWS = Scenario(
+    name="two-flows", capacity_bps=CAPACITY_BPS, rtt_s=0.02, eta=ETA, long_flows=((0.0, math.inf),) * N_FLOWS, t_end_s=6.0
+)
 
 
 @pytest.fixture
@@ -57,8 +59,25 @@ def test_a_user_packet_protocol_reaches_its_fixed_point_at_the_receivers(erpi):
 def test_packet_map_of_a_user_protocol_follows_its_bell_and_its_fluid_twin(erpi, capsys):
     # ER-PI linearizes to RCP's characteristic equation: (0.4, 0.2) is under the bell, (1.8, 0.2) is not
     # in a worker process (it loads the file again and registers the packet protocol there)
-    assert main(["map", "--method", "packet", "--model", EXAMPLE, "--alpha", "0.4:1.8:1.4", "--beta", "0.2:0.2:1",
-                 "--workers", "2", "--json"]) == 0
+    assert (
+        main(
+            [
+                "map",
+                "--method",
+                "packet",
+                "--model",
+                EXAMPLE,
+                "--alpha",
+                "0.4:1.8:1.4",
+                "--beta",
+                "0.2:0.2:1",
+                "--workers",
+                "2",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     A, B = np.meshgrid(out["alpha"], out["beta"])
     assert np.array_equal(np.array(out["stable"], dtype=bool), rcp_inside(A, B))
@@ -77,8 +96,7 @@ def test_cosim_of_a_user_protocol_matches_its_fluid_plateaus(erpi, capsys):
 
 def test_a_file_whose_packet_protocol_is_not_one_is_refused(tmp_path, capsys):
     bad = tmp_path / "bad_packet.py"
-    bad.write_text(pathlib.Path(EXAMPLE).read_text().replace("PACKET_PROTOCOL = ErpiPacket()",
-                                                             "PACKET_PROTOCOL = 3"))
+    bad.write_text(pathlib.Path(EXAMPLE).read_text().replace("PACKET_PROTOCOL = ErpiPacket()", "PACKET_PROTOCOL = 3"))
     with pytest.raises(InputError, match="PACKET_PROTOCOL is not a PacketProtocol"):
         model_protocol(get_model(str(bad)))
     assert main(["cosim", "--model", str(bad), "--alpha", "0.4", "--beta", "0.2"]) == 2

@@ -1,4 +1,5 @@
 """XCP fluid model: its linearization is the paper's loop, it shares RCP's plane, and Theorem 1."""
+
 import json
 
 import matplotlib
@@ -56,8 +57,8 @@ def test_theorem1_exit_is_where_theory_predicts():
     bound = float(xcp.ALPHA_MAX)
     for model in (xcp.MODEL, get_model("rcp")):
         exit_alpha = theorem1_exit(model)
-        assert exit_alpha >= bound - 1e-9          # a sufficient condition is conservative
-        assert abs(exit_alpha - bound) < 1e-9      # and this one is tight
+        assert exit_alpha >= bound - 1e-9  # a sufficient condition is conservative
+        assert abs(exit_alpha - bound) < 1e-9  # and this one is tight
 
 
 def test_theorem1_plot_on_a_region_figure():
@@ -78,14 +79,32 @@ def test_theorem1_plot_on_a_region_figure():
 
 def test_cli_exact_margins_phaseplane(tmp_path, capsys):
     csv_path = tmp_path / "xcp.csv"
-    assert main(["map", "--model", "xcp", "--method", "exact", "--alpha", "0.1:1.0:0.1",
-                 "--beta", "0.1:1.0:0.1", "--csv", str(csv_path)]) == 0
+    assert (
+        main(
+            [
+                "map",
+                "--model",
+                "xcp",
+                "--method",
+                "exact",
+                "--alpha",
+                "0.1:1.0:0.1",
+                "--beta",
+                "0.1:1.0:0.1",
+                "--csv",
+                str(csv_path),
+            ]
+        )
+        == 0
+    )
     assert csv_path.read_text().splitlines()[0].startswith("alpha,beta,stable")
     assert capsys.readouterr().out.startswith("exact region of xcp: ")  # the one-line summary (issue 15)
     assert main(["margins", "--model", "xcp", "--alpha", "0.4", "--beta", "0.226", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["stable"] is True and out["phase_margin_deg"] > 0
-    assert main(["map", "--model", "xcp", "--method", "phaseplane", "--alpha", "0.2:0.4:0.2",
-                 "--beta", "0.2:0.4:0.2", "--json"]) == 0
+    assert (
+        main(["map", "--model", "xcp", "--method", "phaseplane", "--alpha", "0.2:0.4:0.2", "--beta", "0.2:0.4:0.2", "--json"])
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["model"] == "xcp" and np.array(out["stable"]).shape == (2, 2)

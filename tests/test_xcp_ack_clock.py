@@ -4,6 +4,7 @@ Checked against a closed form: while the queue is empty and y < C, the ack clock
 interval's input one round trip later plus the window change stamped an interval before, so the
 per-interval means obey Y[k+1] = Y[k] + alpha (1 - Y[k-1]) exactly.
 """
+
 import numpy as np
 import pytest
 
@@ -12,7 +13,7 @@ from rcpstab.verdicts.judgement import CONVERGED, LIMIT_CYCLE
 
 
 def test_ack_clock_follows_its_recursion_below_capacity():
-    alpha = 0.2   # real roots of z**2 - z + alpha: a monotone approach from below, the queue stays empty
+    alpha = 0.2  # real roots of z**2 - z + alpha: a monotone approach from below, the queue stays empty
     means, queues = ack.xcp_loop(alpha, 0.3, True, rtts=40, y0=0.8)
     expected = [0.8, 0.8]
     for _ in range(38):

@@ -7,6 +7,7 @@ packet runs check the physics behind that floor: the cycle XCP keeps at fluid-st
 shrinks with the packets a window holds, staying within one quantum, while a cycle of the loop
 itself (alpha = 1.3) keeps its size at 10x the link rate.
 """
+
 import dataclasses
 
 import numpy as np
@@ -21,7 +22,7 @@ from rcpstab.verdicts.judgement import CONVERGED, LIMIT_CYCLE
 D0, CAPACITY, PACKET = 0.1, 10e6, 12000.0
 N = 10
 GEQ = 1.0 / N
-QUANTUM = PACKET / (CAPACITY * D0 * GEQ)   # one packet per flow per RTT, relative to y_e: 0.12
+QUANTUM = PACKET / (CAPACITY * D0 * GEQ)  # one packet per flow per RTT, relative to y_e: 0.12
 
 
 def _cycle(amplitude, window_flows, seed=0, rtts=600):
@@ -33,8 +34,9 @@ def _cycle(amplitude, window_flows, seed=0, rtts=600):
     rng = np.random.default_rng(seed)
     t_rtt = np.arange(rtts, dtype=float)
     gamma = GEQ * (1.0 + amplitude * np.sin(2 * np.pi * t_rtt / 5.0) + 0.005 * rng.standard_normal(rtts))
-    return judgement_of_segment(t_rtt * D0, gamma, np.zeros_like(gamma), GEQ, 0.0, D0, CAPACITY, 1, PACKET,
-                                window_flows=window_flows)
+    return judgement_of_segment(
+        t_rtt * D0, gamma, np.zeros_like(gamma), GEQ, 0.0, D0, CAPACITY, 1, PACKET, window_flows=window_flows
+    )
 
 
 @pytest.mark.parametrize("seed", range(2))
@@ -57,9 +59,10 @@ def test_xcp_trace_is_judged_on_one_rtt_means_of_its_own_sampling():
     depending on the floor)."""
     run = run_scenario("fig5.3", 0.4, 0.226, protocol="xcp")
     step = np.median(np.diff(run.t[(run.t > 40) & (run.t < 100)]))
-    assert step == pytest.approx(D0, rel=0.1)   # the average RTT: d0 plus the queue's delay
-    code, _ = trace_segment_verdict(run.scenario, 0.4, 0.226, run.t, run.R_over_C, run.queue_bytes * 8.0,
-                                    40.0, 100.0, N, rate_offset=False, window_input=True)
+    assert step == pytest.approx(D0, rel=0.1)  # the average RTT: d0 plus the queue's delay
+    code, _ = trace_segment_verdict(
+        run.scenario, 0.4, 0.226, run.t, run.R_over_C, run.queue_bytes * 8.0, 40.0, 100.0, N, rate_offset=False, window_input=True
+    )
     assert code == CONVERGED
     assert run_verdict(run)[0] == CONVERGED
 
@@ -88,6 +91,7 @@ def test_map_takes_one_rtt_means_of_the_trace_as_sampled():
     (1.3, 0.4)): a 10-sample mean (RCP's 10 ms interval at d0 = 100 ms) would average it away."""
     t_s = np.arange(0.0, 60.0, D0)
     gamma = GEQ * (1.0 + 0.18 * np.sin(2 * np.pi * t_s / (5 * D0) + 0.3))
-    code, _ = trace_segment_verdict(get_scenario("fig5.3"), 1.3, 0.4, t_s, gamma, np.zeros_like(t_s), 0.0, 60.0, N,
-                                    rate_offset=False, window_input=True)
+    code, _ = trace_segment_verdict(
+        get_scenario("fig5.3"), 1.3, 0.4, t_s, gamma, np.zeros_like(t_s), 0.0, 60.0, N, rate_offset=False, window_input=True
+    )
     assert code == LIMIT_CYCLE

@@ -7,6 +7,7 @@ in docstrings, amsmath environments) to MathML with latex2mathml at build time; 
 MathML natively. ``conf.py`` selects it (``html_math_renderer = "mathml"``). An equation latex2mathml cannot convert is a build warning (an error under
 ``-W``), never raw TeX in a page.
 """
+
 from __future__ import annotations
 
 from docutils import nodes

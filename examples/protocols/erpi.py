@@ -19,6 +19,7 @@ its rate register on every packet, R-TCP senders pace at it) with ER-PI's own co
 ``rcpstab map --method packet --model erpi.py`` and ``rcpstab cosim --model erpi.py`` run it packet
 by packet beside its fluid model.
 """
+
 from types import SimpleNamespace
 
 import sympy as sp
@@ -29,8 +30,8 @@ from rcpstab.packet.protocols.base import NS_PER_MS, NS_PER_S, PacketProtocol, P
 from rcpstab.runtime.validation import Domain
 
 kappa_r, kappa_q = sp.symbols("kappa_r kappa_q", positive=True)
-mu = sp.Symbol("mu", positive=True)        # link capacity, bit/s
-tau = sp.Symbol("tau", positive=True)      # round-trip time, s
+mu = sp.Symbol("mu", positive=True)  # link capacity, bit/s
+tau = sp.Symbol("tau", positive=True)  # round-trip time, s
 n_src = sp.Symbol("n_src", positive=True)  # flows sharing the link
 
 r = sp.Function("r")
@@ -53,8 +54,8 @@ MODEL = ModelSpec(
     initial_state={r: gamma0 * mu, b: q0},
     clamps=(Clamp(r), Clamp(b)),
     queue_scale=mu * tau,  # the queue is judged in bandwidth-delay products
-    capacity=mu,           # gamma = r/mu: the rate as a share of the link
-    flows=n_src,           # what a change in the number of flows sets (the packet scenarios' N(t))
+    capacity=mu,  # gamma = r/mu: the rate as a share of the link
+    flows=n_src,  # what a change in the number of flows sets (the packet scenarios' N(t))
     domains={
         kappa_r: Domain("kappa_r", 0.0, low_open=True),
         kappa_q: Domain("kappa_q", 0.0, low_open=True),
@@ -87,9 +88,15 @@ class ErpiPacket(PacketProtocol):
 
     def make_controller(self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu):
         capacity = link.capacity_bps / 8000  # bytes/ms, the rate register's unit
-        return SimpleNamespace(capacity=capacity, eta=eta, kappa_r=alpha, kappa_q=beta, tau_ms=avg_rtt_s * 1e3,
-                               rate=initial_R_over_C * eta * capacity,
-                               interval_ns=int(round(min(avg_rtt_s, 0.01) * NS_PER_S)))
+        return SimpleNamespace(
+            capacity=capacity,
+            eta=eta,
+            kappa_r=alpha,
+            kappa_q=beta,
+            tau_ms=avg_rtt_s * 1e3,
+            rate=initial_R_over_C * eta * capacity,
+            interval_ns=int(round(min(avg_rtt_s, 0.01) * NS_PER_S)),
+        )
 
     def initial_writes(self, sim, li, ctrl):
         sim.set_registers(li, rate=int(round(ctrl.rate)))
@@ -109,8 +116,15 @@ class ErpiPacket(PacketProtocol):
     def fluid_parameters(self, facts):
         """ER-PI's names for the scenario: mu is the target eta*C (its fixed point fills the link to it)."""
         target = facts["eta"] * facts["C"]
-        return {"kappa_r": facts["alpha"], "kappa_q": facts["beta"], "mu": target, "tau": facts["d0"],
-                "n_src": facts["N"], "gamma0": facts["gamma0"] * facts["C"] / target, "q0": facts["q0"]}
+        return {
+            "kappa_r": facts["alpha"],
+            "kappa_q": facts["beta"],
+            "mu": target,
+            "tau": facts["d0"],
+            "n_src": facts["N"],
+            "gamma0": facts["gamma0"] * facts["C"] / target,
+            "q0": facts["q0"],
+        }
 
 
 PACKET_PROTOCOL = ErpiPacket()

@@ -40,20 +40,61 @@ MarginsResult(rcp at alpha = 0.4, beta = 0.2 is STABLE (linear loop): rightmost 
 >>> m.to_dict()["stable"]
 True
 """
+
 from __future__ import annotations
 
 import importlib
 
-__all__ = ["METHODS", "bifurcation", "bode", "boundary", "check", "convergence", "cosim", "crossovers", "dataset", "fct",
-           "fct_study", "hopf", "linearize", "margins", "network", "nyquist", "orbit", "packet_run", "portrait", "region",
-           "router", "simulate", "theorem1"]
+__all__ = [
+    "METHODS",
+    "bifurcation",
+    "bode",
+    "boundary",
+    "check",
+    "convergence",
+    "cosim",
+    "crossovers",
+    "dataset",
+    "fct",
+    "fct_study",
+    "hopf",
+    "linearize",
+    "margins",
+    "network",
+    "nyquist",
+    "orbit",
+    "packet_run",
+    "portrait",
+    "region",
+    "router",
+    "simulate",
+    "theorem1",
+]
 
 _LAZY = {
-    "METHODS": "methods", "region": "regions", "margins": "point", "bode": "point", "nyquist": "point",
-    "linearize": "linear", "theorem1": "linear", "simulate": "trajectories", "portrait": "trajectories",
-    "convergence": "sweeps", "bifurcation": "sweeps", "cosim": "runs", "network": "runs", "check": "checker",
-    "fct": "flows", "boundary": "curves", "crossovers": "curves",
-    "packet_run": "packet_runs", "router": "packet_runs", "fct_study": "fct_studies", "hopf": "orbits", "orbit": "orbits", "dataset": "orbits",
+    "METHODS": "methods",
+    "region": "regions",
+    "margins": "point",
+    "bode": "point",
+    "nyquist": "point",
+    "linearize": "linear",
+    "theorem1": "linear",
+    "simulate": "trajectories",
+    "portrait": "trajectories",
+    "convergence": "sweeps",
+    "bifurcation": "sweeps",
+    "cosim": "runs",
+    "network": "runs",
+    "check": "checker",
+    "fct": "flows",
+    "boundary": "curves",
+    "crossovers": "curves",
+    "packet_run": "packet_runs",
+    "router": "packet_runs",
+    "fct_study": "fct_studies",
+    "hopf": "orbits",
+    "orbit": "orbits",
+    "dataset": "orbits",
 }
 """Public name -> module of this package that defines it."""
 

@@ -1,4 +1,5 @@
 """``rcpstab.check`` (``rcpstab check``): a router's RCP constants over the networks it will see."""
+
 from __future__ import annotations
 
 import warnings
@@ -9,7 +10,7 @@ from .result import Result, strict
 
 __all__ = ["CRITERIA", "CheckResult", "check", "check_example", "check_examples", "check_schema"]
 
-CRITERIA = ("linear", "nonlinear", "all")   # the checker's criteria (rcpstab.check.CRITERIA, tested equal)
+CRITERIA = ("linear", "nonlinear", "all")  # the checker's criteria (rcpstab.check.CRITERIA, tested equal)
 
 
 def check_schema() -> str:
@@ -38,19 +39,32 @@ def warn_implausible_envelope(config) -> None:
     env = config.envelope
     lo, hi = env.rtt_ms
     if hi < 1.0:
-        warnings.warn(f"envelope rtt_ms = [{lo:g}, {hi:g}]: implausible in ms (probably seconds: "
-                      f"[{lo * 1e3:g}, {hi * 1e3:g}] ms)", stacklevel=3)
+        warnings.warn(
+            f"envelope rtt_ms = [{lo:g}, {hi:g}]: implausible in ms (probably seconds: [{lo * 1e3:g}, {hi * 1e3:g}] ms)",
+            stacklevel=3,
+        )
     elif lo > 10_000.0:
-        warnings.warn(f"envelope rtt_ms = [{lo:g}, {hi:g}]: implausible in ms (probably us: "
-                      f"[{lo / 1e3:g}, {hi / 1e3:g}] ms)", stacklevel=3)
+        warnings.warn(
+            f"envelope rtt_ms = [{lo:g}, {hi:g}]: implausible in ms (probably us: [{lo / 1e3:g}, {hi / 1e3:g}] ms)", stacklevel=3
+        )
     lo, hi = env.link_mbps
     if lo > 1e6:
-        warnings.warn(f"envelope link_mbps = [{lo:g}, {hi:g}]: implausible in Mb/s (probably bit/s: "
-                      f"[{lo / 1e6:g}, {hi / 1e6:g}] Mb/s)", stacklevel=3)
+        warnings.warn(
+            f"envelope link_mbps = [{lo:g}, {hi:g}]: implausible in Mb/s (probably bit/s: [{lo / 1e6:g}, {hi / 1e6:g}] Mb/s)",
+            stacklevel=3,
+        )
 
 
-def check(config, criterion: str = "all", samples: int = 4, workers: int = 1, *, packet: bool = False,
-          fct: bool = False, suggest: bool = True):
+def check(
+    config,
+    criterion: str = "all",
+    samples: int = 4,
+    workers: int = 1,
+    *,
+    packet: bool = False,
+    fct: bool = False,
+    suggest: bool = True,
+):
     """Check a router configuration (a TOML file or a :class:`~rcpstab.check.CheckConfig`).
 
     Parameters
@@ -118,8 +132,7 @@ class CheckResult(Result):
         """One row per finding."""
         rows = [dict(f.to_dict(), gating=f.gates(self.value.criterion)) for f in self.value.findings]
         keys = list(dict.fromkeys(k for r in rows for k in r))
-        return {k: [strict(r.get(k)) if not isinstance(r.get(k), (dict, list)) else str(r.get(k)) for r in rows]
-                for k in keys}
+        return {k: [strict(r.get(k)) if not isinstance(r.get(k), (dict, list)) else str(r.get(k)) for r in rows] for k in keys}
 
     def summary(self) -> str:
         return self.value.summary

@@ -1,4 +1,5 @@
 """Helpers every API function shares: the model, gain axes and gain lists, and a warning on implausible units."""
+
 from __future__ import annotations
 
 import warnings
@@ -12,8 +13,17 @@ from ..errors import InputError
 if TYPE_CHECKING:
     from ..models.spec import ModelSpec
 
-__all__ = ["as_model", "axis", "gain_values", "model_names", "network_params", "parse_params", "parse_range", "plausible",
-           "single_gain"]
+__all__ = [
+    "as_model",
+    "axis",
+    "gain_values",
+    "model_names",
+    "network_params",
+    "parse_params",
+    "parse_range",
+    "plausible",
+    "single_gain",
+]
 
 # Plausible magnitudes of the network quantities in SI units, and the unit a value outside them was
 # probably typed in. Outside the range the value is still used as given; the warning names the unit.
@@ -36,7 +46,7 @@ def plausible(name: str, values: Any, option: str | None = None) -> None:
     try:
         values = np.atleast_1d(np.asarray(values, dtype=float)).ravel()
     except (TypeError, ValueError):
-        return   # not numbers: the domain check that follows names the value
+        return  # not numbers: the domain check that follows names the value
     for value in values:
         if not np.isfinite(value) or low <= value <= high or value <= 0:
             continue
@@ -143,11 +153,18 @@ def model_names() -> list[str]:
     return list(MODELS)
 
 
-NETWORK_OPTIONS = ("C", "d0", "N", "T")   # the RCP family's own names, given as keywords (--C, --d0, --N, --T)
+NETWORK_OPTIONS = ("C", "d0", "N", "T")  # the RCP family's own names, given as keywords (--C, --d0, --N, --T)
 
 
-def network_params(spec: Any, C: Any = None, d0: Any = None, N: Any = None, T: Any = None, params: dict[str, Any] | None = None,
-                   single: bool = False) -> dict[str, Any]:
+def network_params(
+    spec: Any,
+    C: Any = None,
+    d0: Any = None,
+    N: Any = None,
+    T: Any = None,
+    params: dict[str, Any] | None = None,
+    single: bool = False,
+) -> dict[str, Any]:
     """``C``, ``d0``, ``N``, ``T`` and any other declared parameter (``params``) as one ``{name: value(s)}``.
 
     The four keywords exist for the RCP family's names; on a model that does not declare one, an
@@ -160,8 +177,10 @@ def network_params(spec: Any, C: Any = None, d0: Any = None, N: Any = None, T: A
             continue
         if spec.parameter(option) is None:
             own = ", ".join(sym.name for sym in spec.parameters if sym not in spec.loop_parameters)
-            raise InputError(f"--{option}: model {spec.name!r} has no parameter {option} (it has {own}; "
-                             "give any of them with --param NAME=VALUES)")
+            raise InputError(
+                f"--{option}: model {spec.name!r} has no parameter {option} (it has {own}; "
+                "give any of them with --param NAME=VALUES)"
+            )
         out[option] = value
     for name, value in (params or {}).items():
         sym = spec.parameter(name)

@@ -5,6 +5,7 @@ draw) and, along one row of beta, where the verdict changes (exact delay or a Pa
 :func:`crossovers` the thesis' first gain and phase crossovers (eqs. 5.10-5.11) over arrays of gains,
 the ingredients of its Bode rule. Frequencies are normalized (w*d0), gains dimensionless.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -69,7 +70,7 @@ class BoundaryResult(Result):
         a, b, w = t["alpha"], t["beta"], t["w"]
         if a.size == 0:
             return a, b
-        gap = np.nonzero(np.diff(w) > 0.05 + 0.2 * w[:-1])[0] + 1   # further apart than a sampling step
+        gap = np.nonzero(np.diff(w) > 0.05 + 0.2 * w[:-1])[0] + 1  # further apart than a sampling step
         return np.insert(a, gap, np.nan), np.insert(b, gap, np.nan)
 
     def alpha_interval(self, beta: float, pade: int | None = None, alpha_max: float = 4.0) -> np.ndarray:
@@ -110,8 +111,10 @@ class BoundaryResult(Result):
     def summary(self) -> str:
         beta = self.value["beta"]
         top = f", top beta {beta.max():.4f}" if beta.size else ""
-        return (f"{self.inputs['model'].name}: exact boundary in (0, {self.inputs['alpha_max']:g}] x "
-                f"(0, {self.inputs['beta_max']:g}]: {beta.size} points{top}")
+        return (
+            f"{self.inputs['model'].name}: exact boundary in (0, {self.inputs['alpha_max']:g}] x "
+            f"(0, {self.inputs['beta_max']:g}]: {beta.size} points{top}"
+        )
 
     def plot(self, ax=None, **kwargs):
         if ax is None:
@@ -156,16 +159,25 @@ def crossovers(model, alpha, beta):
     try:
         a, b = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(beta, float))
     except (TypeError, ValueError):
-        raise InputError(f"crossovers: alpha and beta must be numbers or arrays of numbers of one shape, got "
-                         f"{str(alpha)[:40]!r} and {str(beta)[:40]!r}") from None
+        raise InputError(
+            f"crossovers: alpha and beta must be numbers or arrays of numbers of one shape, got "
+            f"{str(alpha)[:40]!r} and {str(beta)[:40]!r}"
+        ) from None
     if a.size == 0 or a.size > 10_000_000:
         raise InputError(f"crossovers: {a.size} points (give 1 to 10,000,000)")
     check_gains(a.ravel(), "alpha")
     check_gains(b.ravel(), "beta")
     found = engine(spec, a.ravel(), b.ravel())
-    return CrossoversResult({"alpha": a, "beta": b, "gain_w": found.gain_w.reshape(a.shape),
-                             "phase_w": found.phase_w.reshape(a.shape),
-                             "gain_count": found.gain_count.reshape(a.shape)}, model=spec)
+    return CrossoversResult(
+        {
+            "alpha": a,
+            "beta": b,
+            "gain_w": found.gain_w.reshape(a.shape),
+            "phase_w": found.phase_w.reshape(a.shape),
+            "gain_count": found.gain_count.reshape(a.shape),
+        },
+        model=spec,
+    )
 
 
 class CrossoversResult(Result):
@@ -185,14 +197,20 @@ class CrossoversResult(Result):
         return strict({"model": self.inputs["model"].name, **self.columns()})
 
     def columns(self) -> dict:
-        return {"alpha": self.value["alpha"].ravel(), "beta": self.value["beta"].ravel(),
-                "gain_w_d0": self.value["gain_w"].ravel(), "phase_w_d0": self.value["phase_w"].ravel(),
-                "gain_count": self.value["gain_count"].ravel()}
+        return {
+            "alpha": self.value["alpha"].ravel(),
+            "beta": self.value["beta"].ravel(),
+            "gain_w_d0": self.value["gain_w"].ravel(),
+            "phase_w_d0": self.value["phase_w"].ravel(),
+            "gain_count": self.value["gain_count"].ravel(),
+        }
 
     def summary(self) -> str:
         rule = np.isfinite(self.value["phase_w"]) & (self.value["gain_w"] < self.value["phase_w"])
-        return (f"{self.inputs['model'].name}: crossovers at {rule.size} points; the thesis' Bode rule "
-                f"(w_z before w_c) holds at {int(rule.sum())}")
+        return (
+            f"{self.inputs['model'].name}: crossovers at {rule.size} points; the thesis' Bode rule "
+            f"(w_z before w_c) holds at {int(rule.sum())}"
+        )
 
     def plot(self, ax=None, **kwargs):
         from ..errors import InputError

@@ -6,6 +6,7 @@ workload, the packet simulator against the fluid model, the fixed-rate U curve a
 protocols compared on the same arrivals. Units as in :func:`rcpstab.fct`: C in bit/s, d0 in s, sizes in
 packets of 1000 bytes, times in s.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -76,21 +77,37 @@ def fct_study(study: str, **options):
     >>> fct_study("sizes", sizes="bpareto:mean=25,shape=1.2,max=1000").moment(1)
     25.0
     """
-    runners = {"sizes": _sizes, "flows": _flows, "workload": _workload, "regimes": _regimes,
-               "fixed-rate": _fixed_rate, "u-curve": _u_curve, "protocols": _protocols}
+    runners = {
+        "sizes": _sizes,
+        "flows": _flows,
+        "workload": _workload,
+        "regimes": _regimes,
+        "fixed-rate": _fixed_rate,
+        "u-curve": _u_curve,
+        "protocols": _protocols,
+    }
     if not isinstance(study, str) or study not in runners:
         raise InputError(f"fct_study: study {str(study)[:40]!r}: choose from {', '.join(STUDIES)}")
     _check_options(options)
     try:
         value = runners[study](**options)
-    except TypeError as e:   # an option the study does not take, or one it needs left out
+    except TypeError as e:  # an option the study does not take, or one it needs left out
         raise InputError(f"fct_study({study!r}): {e}") from None
     return FctStudyResult(value, study=study, **options)
 
 
 # option -> its domain in rcpstab.runtime.validation (checked before any run, as rcpstab.fct does)
-_DOMAINS = {"alpha": "alpha", "beta": "beta", "C": "C", "d0": "d0", "load": "load", "flows": "flows", "seed": "seed",
-            "buffer_bdp": "buffer_bdp", "fluid_dt_s": "T"}
+_DOMAINS = {
+    "alpha": "alpha",
+    "beta": "beta",
+    "C": "C",
+    "d0": "d0",
+    "load": "load",
+    "flows": "flows",
+    "seed": "seed",
+    "buffer_bdp": "buffer_bdp",
+    "fluid_dt_s": "T",
+}
 
 
 def _check_options(options: dict) -> None:
@@ -118,31 +135,50 @@ def _sizes(sizes=DEFAULT_SIZES):
 def _flows(*, alpha, beta, C, d0, load, sizes=DEFAULT_SIZES, flows, seed=0, buffer_bdp=1.0, trace=False):
     from ..fct.flow_run import run_flows
 
-    return run_flows(alpha, beta, capacity_bps=C, rtt_s=d0, load=load, sizes=size_law(sizes), n_flows=flows,
-                     seed=seed, buffer_bdp=buffer_bdp, keep_trace=trace)
+    return run_flows(
+        alpha,
+        beta,
+        capacity_bps=C,
+        rtt_s=d0,
+        load=load,
+        sizes=size_law(sizes),
+        n_flows=flows,
+        seed=seed,
+        buffer_bdp=buffer_bdp,
+        keep_trace=trace,
+    )
 
 
 def _workload(*, sizes=DEFAULT_SIZES, arrivals="poisson", flows, load, C, seed=0):
     from ..fct.flow_run import DATA_PACKET_BYTES, draw_workload
     from ..packet.hosts.flow_traffic import parse_arrivals
 
-    start, size, warm = draw_workload(size_law(sizes), parse_arrivals(arrivals), flows, load, C, DATA_PACKET_BYTES,
-                                      seed)
+    start, size, warm = draw_workload(size_law(sizes), parse_arrivals(arrivals), flows, load, C, DATA_PACKET_BYTES, seed)
     return {"start_s": start, "size_pkts": size, "warm": int(warm)}
 
 
 def _regimes(*, alpha, beta, C, d0, load, sizes=DEFAULT_SIZES, flows, seed=0, fluid_dt_s=None):
     from ..fct.regime import compare_methods
 
-    return compare_methods(alpha, beta, capacity_bps=C, rtt_s=d0, load=load, sizes=size_law(sizes), n_flows=flows,
-                           seed=seed, fluid_dt_s=fluid_dt_s)
+    return compare_methods(
+        alpha, beta, capacity_bps=C, rtt_s=d0, load=load, sizes=size_law(sizes), n_flows=flows, seed=seed, fluid_dt_s=fluid_dt_s
+    )
 
 
 def _fixed_rate(*, rates, C, d0, load, sizes=DEFAULT_SIZES, flows, seed=0, alpha=0.1, beta=1.0):
     from ..fct.fixed_rate import fixed_rate_study
 
-    return fixed_rate_study([float(r) for r in rates], capacity_bps=C, rtt_s=d0, load=load, sizes=size_law(sizes),
-                            n_flows=flows, seed=seed, alpha=alpha, beta=beta)
+    return fixed_rate_study(
+        [float(r) for r in rates],
+        capacity_bps=C,
+        rtt_s=d0,
+        load=load,
+        sizes=size_law(sizes),
+        n_flows=flows,
+        seed=seed,
+        alpha=alpha,
+        beta=beta,
+    )
 
 
 def _u_curve(*, rates, C, load, sizes, flows, seed=0, background=None):
@@ -153,21 +189,22 @@ def _u_curve(*, rates, C, load, sizes, flows, seed=0, background=None):
     if background is not None:
         b_sizes, b_flows, b_load, b_rate = background
         background = (size_law(b_sizes), b_flows, b_load, b_rate)
-    simulated = durations_at_rates(rates, capacity_bps=C, dist=law, n_flows=flows, load=load, seed=seed,
-                                   background=background)
+    simulated = durations_at_rates(rates, capacity_bps=C, dist=law, n_flows=flows, load=load, seed=seed, background=background)
     if background is None and hasattr(law, "moment"):
         model = app_a_duration(rates, C, load * C / (law.moment(1) * 8000), law)
     else:
-        model = np.full(rates.shape, np.nan)   # App. A has no background traffic and needs a bounded Pareto
+        model = np.full(rates.shape, np.nan)  # App. A has no background traffic and needs a bounded Pareto
     return {"rate_bps": rates, "duration_s": simulated, "app_a_duration_s": model}
 
 
-def _protocols(*, protocols="rcp,rcpac,xcp", alpha, beta, C, d0, load, sizes=DEFAULT_SIZES, flows=1000, seeds=(0,),
-               buffer_bdp=1.0):
+def _protocols(
+    *, protocols="rcp,rcpac,xcp", alpha, beta, C, d0, load, sizes=DEFAULT_SIZES, flows=1000, seeds=(0,), buffer_bdp=1.0
+):
     from .flows import fct_protocols
 
-    return fct_protocols(protocols, alpha, beta, C=C, d0=d0, load=load, sizes=sizes, flows=flows, seeds=seeds,
-                         buffer_bdp=buffer_bdp)
+    return fct_protocols(
+        protocols, alpha, beta, C=C, d0=d0, load=load, sizes=sizes, flows=flows, seeds=seeds, buffer_bdp=buffer_bdp
+    )
 
 
 class FctStudyResult(Result):
@@ -197,8 +234,15 @@ class FctStudyResult(Result):
         if study == "sizes":
             return strict({"kind": getattr(v, "kind", "bpareto"), "mean_packets": v.mean_packets})
         if study == "flows":
-            return strict({"flows": v.n_flows, "finished": len(v.records), "mean_active": v.mean_active,
-                           "utilization": v.utilization, "loss_probability": v.loss_probability})
+            return strict(
+                {
+                    "flows": v.n_flows,
+                    "finished": len(v.records),
+                    "mean_active": v.mean_active,
+                    "utilization": v.utilization,
+                    "loss_probability": v.loss_probability,
+                }
+            )
         return strict(v)
 
     def columns(self) -> dict:
@@ -211,11 +255,19 @@ class FctStudyResult(Result):
             return {k: [row[k] for row in v["rows"]] for k in v["rows"][0]}
         if study == "regimes":
             methods = [k for k in v if isinstance(v[k], dict)]
-            return {"method": methods, **{key: [v[m][key] for m in methods]
-                                          for key in ("afct_over_ps", "mean_in_progress", "unfinished")}}
+            return {
+                "method": methods,
+                **{key: [v[m][key] for m in methods] for key in ("afct_over_ps", "mean_in_progress", "unfinished")},
+            }
         if study == "protocols":
-            return {"protocol": list(v), **{f"{part}_{stat}": [v[p][part][stat] for p in v]
-                                            for part in ("all", "small", "large") for stat in ("mean", "ci95")}}
+            return {
+                "protocol": list(v),
+                **{
+                    f"{part}_{stat}": [v[p][part][stat] for p in v]
+                    for part in ("all", "small", "large")
+                    for stat in ("mean", "ci95")
+                },
+            }
         return {"mean_packets": [v.mean_packets]}
 
     def summary(self) -> str:

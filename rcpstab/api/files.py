@@ -3,6 +3,7 @@
 The command line imports only the API; these are the runtime's helpers (:mod:`rcpstab.runtime.atomic`,
 :mod:`rcpstab.runtime.build`) under the API's roof, so that ``commands/`` reads no lower layer directly.
 """
+
 from __future__ import annotations
 
 from ..runtime.atomic import AtomicOutputs, check_distinct

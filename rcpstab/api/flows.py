@@ -1,4 +1,5 @@
 """``rcpstab.fct`` (``rcpstab fct``): flow completion times of RCP against processor sharing (thesis Ch. 4)."""
+
 from __future__ import annotations
 
 from ..errors import InputError
@@ -11,9 +12,22 @@ SHORT_FLOW_PKTS = 255  # "flows up to a few hundred packets": the summary's head
 DEFAULT_SIZES = "pareto:mean=25,shape=1.2"
 
 
-def fct(alpha: float, beta: float, *, C: float, d0: float, load: float, sizes: str = DEFAULT_SIZES,
-        arrivals: str = "poisson", buffer_bdp: float = 1.0, flows: int = 10000, replications: int = 1,
-        eta: float = 1.0, seed: int = 0, workers: int = 1):
+def fct(
+    alpha: float,
+    beta: float,
+    *,
+    C: float,
+    d0: float,
+    load: float,
+    sizes: str = DEFAULT_SIZES,
+    arrivals: str = "poisson",
+    buffer_bdp: float = 1.0,
+    flows: int = 10000,
+    replications: int = 1,
+    eta: float = 1.0,
+    seed: int = 0,
+    workers: int = 1,
+):
     """AFCT per flow-size bin of RCP at one bottleneck against processor sharing (thesis Fig. 4.1).
 
     Parameters
@@ -57,10 +71,17 @@ def fct(alpha: float, beta: float, *, C: float, d0: float, load: float, sizes: s
 
     # every number against the one domain table first (a string or NaN was a TypeError deep inside)
     alpha, beta = check_value("alpha", alpha, "--alpha"), check_value("beta", beta, "--beta")
-    for key, option, value in (("C", "--C", C), ("d0", "--d0", d0), ("load", "--load", load),
-                               ("buffer_bdp", "--buffer", buffer_bdp), ("flows", "--flows", flows),
-                               ("replications", "--replications", replications), ("eta", "--eta", eta),
-                               ("seed", "--seed", seed), ("workers", "--workers", workers)):
+    for key, option, value in (
+        ("C", "--C", C),
+        ("d0", "--d0", d0),
+        ("load", "--load", load),
+        ("buffer_bdp", "--buffer", buffer_bdp),
+        ("flows", "--flows", flows),
+        ("replications", "--replications", replications),
+        ("eta", "--eta", eta),
+        ("seed", "--seed", seed),
+        ("workers", "--workers", workers),
+    ):
         check_value(key, value, option)
     for option, text in (("--sizes", sizes), ("--arrivals", arrivals)):
         if not isinstance(text, str):
@@ -72,9 +93,21 @@ def fct(alpha: float, beta: float, *, C: float, d0: float, load: float, sizes: s
         raise InputError(f"--replications {replications}: must be at least 1")
     if flows < replications:
         raise InputError(f"--flows {flows}: must be at least --replications ({replications})")
-    result = fct_study(alpha, beta, capacity_bps=C, rtt_s=d0, load=load, sizes=size_law, n_flows=flows,
-                       buffer_bdp=buffer_bdp, arrivals=arrival_law, seed=seed, replications=replications,
-                       workers=workers, eta=eta)
+    result = fct_study(
+        alpha,
+        beta,
+        capacity_bps=C,
+        rtt_s=d0,
+        load=load,
+        sizes=size_law,
+        n_flows=flows,
+        buffer_bdp=buffer_bdp,
+        arrivals=arrival_law,
+        seed=seed,
+        replications=replications,
+        workers=workers,
+        eta=eta,
+    )
     return FctResult(result)
 
 
@@ -102,13 +135,17 @@ class FctResult(Result):
         ref = {"same_arrivals": "PS on the same arrivals", "eq_4_1": "eq. 4.1"}
         refs = sorted({ref[b.ps_reference] for b in short})
         ratios = [b.afct_over_ps for b in short]
-        ratio = (f"AFCT/PS {min(ratios):.2f}-{max(ratios):.2f} for flows up to {SHORT_FLOW_PKTS} pkts "
-                 f"(vs {' and '.join(refs)})" if short else "AFCT/PS n/a (no PS reference)")
-        return (f"fct: RCP ({s.alpha:g}, {s.beta:g}) at C={s.capacity_bps:g} b/s, RTPD={s.rtt_s:g} s: "
-                f"load nominal {s.load:g}, offered {result.measured_load:.3f}, carried {result.utilization:.3f}; "
-                f"{result.flows_completed}/{result.flows} flows, {ratio}, loss {result.loss_probability:.2e}, "
-                f"mean flows {result.mean_active:.2f} (Little {result.little_mean_active:.2f})"
-                + self.regime())
+        ratio = (
+            f"AFCT/PS {min(ratios):.2f}-{max(ratios):.2f} for flows up to {SHORT_FLOW_PKTS} pkts (vs {' and '.join(refs)})"
+            if short
+            else "AFCT/PS n/a (no PS reference)"
+        )
+        return (
+            f"fct: RCP ({s.alpha:g}, {s.beta:g}) at C={s.capacity_bps:g} b/s, RTPD={s.rtt_s:g} s: "
+            f"load nominal {s.load:g}, offered {result.measured_load:.3f}, carried {result.utilization:.3f}; "
+            f"{result.flows_completed}/{result.flows} flows, {ratio}, loss {result.loss_probability:.2e}, "
+            f"mean flows {result.mean_active:.2f} (Little {result.little_mean_active:.2f})" + self.regime()
+        )
 
     def regime(self) -> str:
         """A second line naming the high-load regime the run is in (``rcpstab.fct.regime``), or ''."""
@@ -123,8 +160,19 @@ class FctResult(Result):
         save_fct_figure(self.value, path)
 
 
-def fct_protocols(protocols: str, alpha: float, beta: float, *, C: float, d0: float, load: float,
-                  sizes: str = DEFAULT_SIZES, flows: int = 1000, seeds=(0,), buffer_bdp: float = 1.0) -> dict:
+def fct_protocols(
+    protocols: str,
+    alpha: float,
+    beta: float,
+    *,
+    C: float,
+    d0: float,
+    load: float,
+    sizes: str = DEFAULT_SIZES,
+    flows: int = 1000,
+    seeds=(0,),
+    buffer_bdp: float = 1.0,
+) -> dict:
     """RCP, RCP-AC, XCP and TCP (ns-3) on the same arrivals (issue 24): ``rcpstab fct --protocol``.
 
     ``protocols`` is a comma-separated list; RCP and RCP-AC use ``alpha``, ``beta``, XCP its paper's
@@ -137,12 +185,31 @@ def fct_protocols(protocols: str, alpha: float, beta: float, *, C: float, d0: fl
     if not names:
         raise InputError(f"--protocol {protocols!r}: give at least one of rcp, rcpac, xcp, tcp")
     gains = {p: DEFAULT_GAINS.get(p, (alpha, beta)) for p in names if p != "tcp"}
-    return compare_protocols(names, gains, capacity_bps=C, rtt_s=d0, load=load, sizes=parse_sizes(sizes),
-                             n_flows=flows, seeds=list(seeds), buffer_bdp=buffer_bdp)
+    return compare_protocols(
+        names,
+        gains,
+        capacity_bps=C,
+        rtt_s=d0,
+        load=load,
+        sizes=parse_sizes(sizes),
+        n_flows=flows,
+        seeds=list(seeds),
+        buffer_bdp=buffer_bdp,
+    )
 
 
-def fct_fixed_rate(rates: str, alpha: float, beta: float, *, C: float, d0: float, load: float,
-                   sizes: str = DEFAULT_SIZES, flows: int = 10000, seed: int = 0) -> dict:
+def fct_fixed_rate(
+    rates: str,
+    alpha: float,
+    beta: float,
+    *,
+    C: float,
+    d0: float,
+    load: float,
+    sizes: str = DEFAULT_SIZES,
+    flows: int = 10000,
+    seed: int = 0,
+) -> dict:
     """The optimal-rate U curve (thesis App. A) on one workload: ``rcpstab fct --fixed-rate``.
 
     ``rates`` is a comma-separated list of bit/s; ``sizes`` may be ``bpareto:mean=M,shape=S,max=X``.
@@ -158,5 +225,6 @@ def fct_fixed_rate(rates: str, alpha: float, beta: float, *, C: float, d0: float
     if not values:
         raise InputError(f"--fixed-rate {rates!r}: give at least one rate")
     law = parse_bounded_pareto(sizes) if sizes.strip().startswith("bpareto") else parse_sizes(sizes)
-    return fixed_rate_study(values, capacity_bps=C, rtt_s=d0, load=load, sizes=law, n_flows=flows, seed=seed,
-                            alpha=alpha, beta=beta)
+    return fixed_rate_study(
+        values, capacity_bps=C, rtt_s=d0, load=load, sizes=law, n_flows=flows, seed=seed, alpha=alpha, beta=beta
+    )

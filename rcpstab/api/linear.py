@@ -1,4 +1,5 @@
 """``rcpstab.linearize`` (``rcpstab linearize``) and ``rcpstab.theorem1`` (``rcpstab theorem1``)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -48,14 +49,17 @@ def with_update_interval(spec, ratio: float):
 
     fixed = {str(k): k for k in spec.linearize_at}
     if "T" not in fixed:
-        raise InputError(f"--T-over-d0 {ratio:g}: model {spec.name} does not fix T before linearizing "
-                         "(its linear loop has no update interval, or keeps T as a parameter)")
+        raise InputError(
+            f"--T-over-d0 {ratio:g}: model {spec.name} does not fix T before linearizing "
+            "(its linear loop has no update interval, or keeps T as a parameter)"
+        )
     check_value("T_over_d0", ratio, "--T-over-d0")
     import sympy as sp
 
     at = dict(spec.linearize_at)
-    at[fixed["T"]] = sp.nsimplify(ratio) * spec.symbol("d_0") if "d_0" in {s.name for s in spec.parameters} \
-        else sp.nsimplify(ratio)
+    at[fixed["T"]] = (
+        sp.nsimplify(ratio) * spec.symbol("d_0") if "d_0" in {s.name for s in spec.parameters} else sp.nsimplify(ratio)
+    )
     return dataclasses.replace(spec, linearize_at=at)
 
 
@@ -72,9 +76,11 @@ class LinearizeResult(Result):
         lines = [describe(self.value)]
         if model.sampled:
             held = ", ".join(f"{x.__name__} every {interval}" for x, interval in model.sampled.items())
-            lines.append(f"sampling: {held}, held in between; G above treats these states as continuous. The hold "
-                         "adds about half an interval of delay; the exact sampled loop is a polynomial in z = exp(s*T)"
-                         + (" (rcpstab.models.rcp_router.sampled_characteristic)" if model.name == "rcp-router" else ""))
+            lines.append(
+                f"sampling: {held}, held in between; G above treats these states as continuous. The hold "
+                "adds about half an interval of delay; the exact sampled loop is a polynomial in z = exp(s*T)"
+                + (" (rcpstab.models.rcp_router.sampled_characteristic)" if model.name == "rcp-router" else "")
+            )
         return "\n".join(lines)
 
     def latex(self, standalone: bool = False) -> str:
@@ -87,12 +93,17 @@ class LinearizeResult(Result):
 
     def to_dict(self) -> dict:
         model = self.inputs["model"]
-        return strict({"model": model.name, "states": [x.__name__ for x in model.loop_states],
-                       "substitutions": {str(k): str(v) for k, v in model.linearize_at.items()},
-                       "delays": [str(tau) for tau in self.value.delayed],
-                       "open_loop": str(self.value.open_loop),
-                       "normalized_characteristic": str(self.value.normalized_characteristic),
-                       "free_parameters": self.free_parameter_names()})
+        return strict(
+            {
+                "model": model.name,
+                "states": [x.__name__ for x in model.loop_states],
+                "substitutions": {str(k): str(v) for k, v in model.linearize_at.items()},
+                "delays": [str(tau) for tau in self.value.delayed],
+                "open_loop": str(self.value.open_loop),
+                "normalized_characteristic": str(self.value.normalized_characteristic),
+                "free_parameters": self.free_parameter_names(),
+            }
+        )
 
     def columns(self) -> dict:
         """One row per nonzero coefficient of the linear system: state, from state, delay, coefficient."""
@@ -107,9 +118,11 @@ class LinearizeResult(Result):
 
     def summary(self) -> str:
         model = self.inputs["model"]
-        return (f"{model.name} linearized about its equilibrium: {len(model.loop_states)} states, "
-                f"{len(self.value.delayed)} delay(s); the loop's stability depends on "
-                f"{', '.join(self.free_parameter_names())} only")
+        return (
+            f"{model.name} linearized about its equilibrium: {len(model.loop_states)} states, "
+            f"{len(self.value.delayed)} delay(s); the loop's stability depends on "
+            f"{', '.join(self.free_parameter_names())} only"
+        )
 
     def _repr_text(self) -> str:
         return f"model={self.inputs['model'].name!r}, G(s) = {self.value.open_loop}"
@@ -173,14 +186,24 @@ class Theorem1Result(Result):
     def summary(self) -> str:
         r = self.value
         if r["exit_alpha"] is None:
-            return (f"Theorem 1 on model {r['model']}: bound alpha < pi/(4 sqrt 2) = {r['bound']:.9f}; "
-                    f"the curve beta = sqrt(2) alpha^2 stays in the exact region ({r['notes']['exit_alpha']})")
-        return (f"Theorem 1 on model {r['model']}: bound alpha < pi/(4 sqrt 2) = {r['bound']:.9f}; the curve "
-                f"beta = sqrt(2) alpha^2 leaves the exact region at alpha = {r['exit_alpha']:.9f}; "
-                f"tightness {r['tightness']:.9f}")
+            return (
+                f"Theorem 1 on model {r['model']}: bound alpha < pi/(4 sqrt 2) = {r['bound']:.9f}; "
+                f"the curve beta = sqrt(2) alpha^2 stays in the exact region ({r['notes']['exit_alpha']})"
+            )
+        return (
+            f"Theorem 1 on model {r['model']}: bound alpha < pi/(4 sqrt 2) = {r['bound']:.9f}; the curve "
+            f"beta = sqrt(2) alpha^2 leaves the exact region at alpha = {r['exit_alpha']:.9f}; "
+            f"tightness {r['tightness']:.9f}"
+        )
 
-    def plot(self, ax: Any = None, *, region: bool = True, alpha_max: float | None = None,  # type: ignore[override]
-             color: str = "tab:red") -> Any:  # ^ its own keywords instead of the base class's **kwargs (all keyword-only)
+    def plot(  # type: ignore[override]  # its own keywords instead of the base class's **kwargs (all keyword-only)
+        self,
+        ax: Any = None,
+        *,
+        region: bool = True,
+        alpha_max: float | None = None,
+        color: str = "tab:red",
+    ) -> Any:
         """Theorem 1's curve beta = sqrt(2) alpha^2 up to its bound, on the model's exact region.
 
         Parameters

@@ -4,6 +4,7 @@ Read by :func:`rcpstab.api.region` (dispatch, defaults, the cost check) and by `
 (``--method`` choices, the default grids its ``--help`` states, refusing an option the method
 would ignore). Adding a method is one entry here.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -13,8 +14,8 @@ from typing import Any
 
 __all__ = ["METHODS", "Method", "method"]
 
-FIG52_PLANE = ("0.02:2.0:0.02", "0.01:1.0:0.01")       # thesis Fig. 5.2's plane (100 x 100)
-APP_E_GRID = ("0.1:2.0:0.1", "0.1:2.0:0.1")            # App. E's grid (20 x 20)
+FIG52_PLANE = ("0.02:2.0:0.02", "0.01:1.0:0.01")  # thesis Fig. 5.2's plane (100 x 100)
+APP_E_GRID = ("0.1:2.0:0.1", "0.1:2.0:0.1")  # App. E's grid (20 x 20)
 
 
 @dataclass(frozen=True)
@@ -61,26 +62,70 @@ class Method:
 
 _SWEEP = ("C", "d0", "N", "T", "params", "buffer_bdp", "workers", "scheduler", "checkpoint", "progress")
 
-METHODS = {m.name: m for m in (
-    Method("exact", "rcpstab.linear.exact:exact_region", FIG52_PLANE, 1e-7, ("params",),
-           "the true delayed linear loop (rightmost characteristic root)", bytes_per_point=120,
-           point_limit=25_000_000),
-    Method("bode", "rcpstab.linear.bode:bode_region", FIG52_PLANE, 1e-4, ("params",),
-           "eqs. 5.8-5.12, counted for any loop"),
-    Method("nyquist", "rcpstab.linear.nyquist:nyquist_region", FIG52_PLANE, 0.08, ("pade", "params"),
-           "indented contour; pade N for python-control's Pade approximation"),
-    Method("margins", "rcpstab.linear.marginmap:margin_map", ("0.05:2.0:0.05", "0.025:1.0:0.025"), 2e-3, ("params",),
-           "gain, phase and delay margins and the rightmost root per point (Fig. 5.2's plane, 40 x 40)"),
-    Method("phaseplane", "rcpstab.phaseplane.sweep:phaseplane_region", APP_E_GRID, 2e-3, _SWEEP,
-           "the nonlinear model integrated from App. E's initial conditions"),
-    Method("packet", "rcpstab.packet.lens.region:packet_region", APP_E_GRID, 0.4,
-           ("scenario", "workers", "checkpoint", "progress", "seeds", "start_jitter_s"),
-           "the packet-level reference implementation (--seeds N: replications with start jitter)"),
-    Method("certified", "rcpstab.linear.certified:certified_region", APP_E_GRID, 0.1, ("params",),
-           "a Lyapunov-Krasovskii functional found by SDP: sufficient, switched/linear models"),
-    Method("certified-window", "rcpstab.linear.certified_window:certified_window_region", APP_E_GRID, 1.0,
-           ("params", "window"), "a functional over 3 round trips that knows the queue clamp: beyond the linear region"),
-)}
+METHODS = {
+    m.name: m
+    for m in (
+        Method(
+            "exact",
+            "rcpstab.linear.exact:exact_region",
+            FIG52_PLANE,
+            1e-7,
+            ("params",),
+            "the true delayed linear loop (rightmost characteristic root)",
+            bytes_per_point=120,
+            point_limit=25_000_000,
+        ),
+        Method("bode", "rcpstab.linear.bode:bode_region", FIG52_PLANE, 1e-4, ("params",), "eqs. 5.8-5.12, counted for any loop"),
+        Method(
+            "nyquist",
+            "rcpstab.linear.nyquist:nyquist_region",
+            FIG52_PLANE,
+            0.08,
+            ("pade", "params"),
+            "indented contour; pade N for python-control's Pade approximation",
+        ),
+        Method(
+            "margins",
+            "rcpstab.linear.marginmap:margin_map",
+            ("0.05:2.0:0.05", "0.025:1.0:0.025"),
+            2e-3,
+            ("params",),
+            "gain, phase and delay margins and the rightmost root per point (Fig. 5.2's plane, 40 x 40)",
+        ),
+        Method(
+            "phaseplane",
+            "rcpstab.phaseplane.sweep:phaseplane_region",
+            APP_E_GRID,
+            2e-3,
+            _SWEEP,
+            "the nonlinear model integrated from App. E's initial conditions",
+        ),
+        Method(
+            "packet",
+            "rcpstab.packet.lens.region:packet_region",
+            APP_E_GRID,
+            0.4,
+            ("scenario", "workers", "checkpoint", "progress", "seeds", "start_jitter_s"),
+            "the packet-level reference implementation (--seeds N: replications with start jitter)",
+        ),
+        Method(
+            "certified",
+            "rcpstab.linear.certified:certified_region",
+            APP_E_GRID,
+            0.1,
+            ("params",),
+            "a Lyapunov-Krasovskii functional found by SDP: sufficient, switched/linear models",
+        ),
+        Method(
+            "certified-window",
+            "rcpstab.linear.certified_window:certified_window_region",
+            APP_E_GRID,
+            1.0,
+            ("params", "window"),
+            "a functional over 3 round trips that knows the queue clamp: beyond the linear region",
+        ),
+    )
+}
 """Method name -> :class:`Method`, in the order ``map --help`` lists them."""
 
 

@@ -7,6 +7,7 @@ supercritical, the amplitude law of the small cycle), for a smooth model: ``rcp-
 simulation on its cycle and polishes it into a periodic orbit of the compiled kernel (``rcp-clamped``,
 ``rcp-unclamped``, ...). Gains are dimensionless; amplitudes are half peak-to-peak R/C, periods in RTTs.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,8 +31,10 @@ def _smooth(spec):
     from ..errors import InputError
 
     if spec.clamps or spec.saturations or spec.sampled:
-        raise InputError(f"hopf: model {spec.name} has clamps, saturations or sampled updates (not smooth); "
-                         "use rcp-unclamped, rcp-rate, linear or hutchinson")
+        raise InputError(
+            f"hopf: model {spec.name} has clamps, saturations or sampled updates (not smooth); "
+            "use rcp-unclamped, rcp-rate, linear or hutchinson"
+        )
     return spec
 
 
@@ -89,9 +92,10 @@ def hopf(model="rcp-unclamped", beta=None, *, alpha=None, **values):
         extra = {} if beta is None else {"beta": check_value("beta", beta, "beta")}
         try:
             points = [hopf_point(spec, bracket, **extra, **values)]
-        except ValueError:       # brentq: no sign change of the rightmost root's real part
-            raise InputError(f"hopf: the rightmost root does not cross the axis between alpha = {bracket[0]:g} "
-                             f"and {bracket[1]:g}") from None
+        except ValueError:  # brentq: no sign change of the rightmost root's real part
+            raise InputError(
+                f"hopf: the rightmost root does not cross the axis between alpha = {bracket[0]:g} and {bracket[1]:g}"
+            ) from None
     return HopfResult(points, model=spec)
 
 
@@ -106,20 +110,30 @@ class HopfResult(Result):
         return self.value
 
     def to_dict(self) -> dict:
-        return strict({"model": self.inputs["model"].name, "points": [
-            {k: v[i] for k, v in self.columns().items()} for i in range(len(self.value))]})
+        return strict(
+            {
+                "model": self.inputs["model"].name,
+                "points": [{k: v[i] for k, v in self.columns().items()} for i in range(len(self.value))],
+            }
+        )
 
     def columns(self) -> dict:
         p = self.value
-        return {"parameter": [h.parameter for h in p], "critical": [h.critical for h in p],
-                "beta": [h.values.get("beta", np.nan) for h in p], "omega_rtt": [h.omega_rtt for h in p],
-                "l1": [h.l1 for h in p], "criticality": [h.criticality for h in p],
-                "gamma_coefficient": [np.nan if h.gamma_coefficient is None else h.gamma_coefficient for h in p]}
+        return {
+            "parameter": [h.parameter for h in p],
+            "critical": [h.critical for h in p],
+            "beta": [h.values.get("beta", np.nan) for h in p],
+            "omega_rtt": [h.omega_rtt for h in p],
+            "l1": [h.l1 for h in p],
+            "criticality": [h.criticality for h in p],
+            "gamma_coefficient": [np.nan if h.gamma_coefficient is None else h.gamma_coefficient for h in p],
+        }
 
     def summary(self) -> str:
         kinds = [h.criticality for h in self.value]
-        return (f"{self.inputs['model'].name}: {len(kinds)} Hopf point(s), "
-                + ", ".join(f"{kinds.count(k)} {k}" for k in sorted(set(kinds))))
+        return f"{self.inputs['model'].name}: {len(kinds)} Hopf point(s), " + ", ".join(
+            f"{kinds.count(k)} {k}" for k in sorted(set(kinds))
+        )
 
     def plot(self, ax=None, **kwargs):
         if ax is None:
@@ -129,8 +143,14 @@ class HopfResult(Result):
         for kind, color in (("subcritical", "C3"), ("supercritical", "C0"), ("degenerate", "k")):
             chosen = [h for h in self.value if h.criticality == kind]
             if chosen:
-                ax.scatter([h.critical for h in chosen], [h.values.get("beta", np.nan) for h in chosen], c=color,
-                           s=18, label=f"Hopf point, {kind}", **kwargs)
+                ax.scatter(
+                    [h.critical for h in chosen],
+                    [h.values.get("beta", np.nan) for h in chosen],
+                    c=color,
+                    s=18,
+                    label=f"Hopf point, {kind}",
+                    **kwargs,
+                )
         ax.set(xlabel="alpha (dimensionless)", ylabel="beta (dimensionless)")
         ax.legend(fontsize="small")
         return ax
@@ -184,10 +204,20 @@ class OrbitResult(Result):
 
     def to_dict(self) -> dict:
         o = self.value
-        fields = {} if o is None else {"amplitude": o.amplitude, "period": o.period, "stable": o.stable,
-                                       "max_multiplier": o.max_multiplier}
-        return strict({"model": self.inputs["model"].name, "alpha": self.inputs["alpha"], "beta": self.inputs["beta"],
-                       "cycle": o is not None, **fields})
+        fields = (
+            {}
+            if o is None
+            else {"amplitude": o.amplitude, "period": o.period, "stable": o.stable, "max_multiplier": o.max_multiplier}
+        )
+        return strict(
+            {
+                "model": self.inputs["model"].name,
+                "alpha": self.inputs["alpha"],
+                "beta": self.inputs["beta"],
+                "cycle": o is not None,
+                **fields,
+            }
+        )
 
     def columns(self) -> dict:
         return {k: [v] for k, v in self.to_dict().items()}
@@ -197,8 +227,10 @@ class OrbitResult(Result):
         head = f"{self.inputs['model'].name} at alpha = {self.inputs['alpha']:g}"
         if o is None:
             return head + ": the run settles on no cycle"
-        return (f"{head}: {'stable' if o.stable else 'unstable'} orbit, amplitude {o.amplitude:.5g} R/C, period "
-                f"{o.period:.5g} RTTs, largest multiplier {o.max_multiplier:.4f}")
+        return (
+            f"{head}: {'stable' if o.stable else 'unstable'} orbit, amplitude {o.amplitude:.5g} R/C, period "
+            f"{o.period:.5g} RTTs, largest multiplier {o.max_multiplier:.4f}"
+        )
 
     def plot(self, ax=None, **kwargs):
         from ..errors import InputError

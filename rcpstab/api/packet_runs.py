@@ -6,6 +6,7 @@ verdict, judged as the packet map judges it. :func:`router` hands out the parts 
 router (thesis App. F) for a look inside: the 12-byte header, the datapath in C and its Python twin, the
 control path, and the spectral radius of the loop with the router's sampled timing.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,8 +17,16 @@ from .result import Result, strict
 __all__ = ["PacketRunResult", "RouterParts", "packet_run", "router"]
 
 
-def packet_run(scenario="fig5.3", alpha: float = 0.4, beta: float = 0.6, *, protocol: str = "rcp",
-               rtt_estimator: str = "appf", seed: int = 0, t_end: float | None = None):
+def packet_run(
+    scenario="fig5.3",
+    alpha: float = 0.4,
+    beta: float = 0.6,
+    *,
+    protocol: str = "rcp",
+    rtt_estimator: str = "appf",
+    seed: int = 0,
+    t_end: float | None = None,
+):
     """Simulate a single-link scenario packet by packet (the reference router and hosts).
 
     Parameters
@@ -54,8 +63,11 @@ def packet_run(scenario="fig5.3", alpha: float = 0.4, beta: float = 0.6, *, prot
     from ..runtime.validation import check_integer, check_value
 
     alpha = check_value("alpha", alpha, "--alpha")
-    beta = 0.0 if isinstance(beta, (int, float)) and not isinstance(beta, bool) and beta == 0 else \
-        check_value("beta", beta, "--beta")                       # XCP's efficiency controller takes beta = 0
+    beta = (
+        0.0
+        if isinstance(beta, (int, float)) and not isinstance(beta, bool) and beta == 0
+        else check_value("beta", beta, "--beta")
+    )  # XCP's efficiency controller takes beta = 0
     seed = check_integer("seed", seed, "--seed")
     if t_end is not None:
         check_value("t_end", t_end, "--t-end")
@@ -65,8 +77,7 @@ def packet_run(scenario="fig5.3", alpha: float = 0.4, beta: float = 0.6, *, prot
         raise InputError(f"scenario {str(scenario)[:40]!r}, protocol {str(protocol)[:40]!r}: names (text)")
     spec = get_scenario(scenario)
     run = run_scenario(spec, alpha, beta, seed=seed, t_end=t_end, protocol=protocol, rtt_estimator=rtt_estimator)
-    return PacketRunResult(run, scenario=spec.name, alpha=alpha, beta=beta, protocol=protocol,
-                           rtt_estimator=rtt_estimator)
+    return PacketRunResult(run, scenario=spec.name, alpha=alpha, beta=beta, protocol=protocol, rtt_estimator=rtt_estimator)
 
 
 class PacketRunResult(Result):
@@ -110,8 +121,17 @@ class PacketRunResult(Result):
 
     def to_dict(self) -> dict:
         run = self.value
-        return strict({"scenario": run.scenario.name, "alpha": run.alpha, "beta": run.beta, "protocol": run.protocol,
-                       "verdict": self.verdict, "counters": run.counters, "wall_time_s": run.wall_time_s})
+        return strict(
+            {
+                "scenario": run.scenario.name,
+                "alpha": run.alpha,
+                "beta": run.beta,
+                "protocol": run.protocol,
+                "verdict": self.verdict,
+                "counters": run.counters,
+                "wall_time_s": run.wall_time_s,
+            }
+        )
 
     def columns(self) -> dict:
         run = self.value
@@ -119,8 +139,10 @@ class PacketRunResult(Result):
 
     def summary(self) -> str:
         run = self.value
-        return (f"{run.scenario.name} packet run, {run.protocol} ({run.alpha:g}, {run.beta:g}): {self.verdict}, "
-                f"{run.counters.get('events', 0)} events")
+        return (
+            f"{run.scenario.name} packet run, {run.protocol} ({run.alpha:g}, {run.beta:g}): {self.verdict}, "
+            f"{run.counters.get('events', 0)} events"
+        )
 
     def plot(self, ax=None, **kwargs):
         if ax is None:

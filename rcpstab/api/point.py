@@ -1,4 +1,5 @@
 """The single-point loop lenses: ``rcpstab.margins``, ``rcpstab.bode``, ``rcpstab.nyquist`` (and their commands)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -8,8 +9,7 @@ import numpy as np
 from .common import as_model, single_gain
 from .result import Result
 
-__all__ = ["BodeResult", "MarginsResult", "NyquistResult", "bode", "is_loop_model", "margins", "margins_summary",
-           "nyquist"]
+__all__ = ["BodeResult", "MarginsResult", "NyquistResult", "bode", "is_loop_model", "margins", "margins_summary", "nyquist"]
 
 
 def is_loop_model(model) -> bool:
@@ -63,15 +63,21 @@ def margins(model: Any, alpha: Any = None, beta: Any = None, *, delay: Any = Non
     if is_loop_model(model):
         from ..linear.fluid_loop import model_margins
 
-        if any(np.ndim(v) for v in parameters.values()):       # arrays of parameters: one result per point
+        if any(np.ndim(v) for v in parameters.values()):  # arrays of parameters: one result per point
             from ..linear.batch import MarginsBatch
 
             names = list(parameters)
             grid = np.broadcast_arrays(*(np.asarray(parameters[k], float) for k in names))
             points = {k: g.ravel() for k, g in zip(names, grid)}
             size = grid[0].size if grid else 0
-            return MarginsBatch(model, points, [model_margins(model, **{k: float(points[k][i]) for k in names})  # type: ignore[arg-type]  # parameter names, never p_star
-                                                for i in range(size)])
+            return MarginsBatch(
+                model,
+                points,
+                [
+                    model_margins(model, **{k: float(points[k][i]) for k in names})  # type: ignore[arg-type]  # parameter names, never p_star
+                    for i in range(size)
+                ],
+            )
         return model_margins(model, **parameters)
     if delay is not None or is_loop(model):
         from ..linear.lti import loop_margins
@@ -96,9 +102,11 @@ def margins_summary(model_name: str, m) -> str:
     gm = "none" if m.gain_margin is None else f"{m.gain_margin:.4g}"
     pm = "none" if m.phase_margin_deg is None else f"{m.phase_margin_deg:.4g} deg"
     dm = "none" if m.delay_margin is None else f"{m.delay_margin:.4g} d0"
-    return (f"{model_name} at alpha = {m.alpha:g}, beta = {m.beta:g} is {'STABLE' if m.stable else 'UNSTABLE'} "
-            f"(linear loop): rightmost root Re(s*d0) = {m.rightmost_root[0]:.3g}, gain margin {gm}, "
-            f"phase margin {pm}, delay margin {dm}")
+    return (
+        f"{model_name} at alpha = {m.alpha:g}, beta = {m.beta:g} is {'STABLE' if m.stable else 'UNSTABLE'} "
+        f"(linear loop): rightmost root Re(s*d0) = {m.rightmost_root[0]:.3g}, gain margin {gm}, "
+        f"phase margin {pm}, delay margin {dm}"
+    )
 
 
 class MarginsResult(Result):
@@ -108,11 +116,18 @@ class MarginsResult(Result):
 
     def columns(self) -> dict:
         d = self.to_dict()
-        return {"alpha": [d["alpha"]], "beta": [d["beta"]], "stable": [d["stable"]],
-                "gain_margin": [d["gain_margin"]], "phase_margin_deg": [d["phase_margin_deg"]],
-                "crossover_w_d0": [d["crossover_w"]], "phase_crossover_w_d0": [d["phase_crossover_w"]],
-                "delay_margin_d0": [d["delay_margin"]], "rightmost_root_re_s_d0": [d["rightmost_root"][0]],
-                "rightmost_root_im_s_d0": [d["rightmost_root"][1]]}
+        return {
+            "alpha": [d["alpha"]],
+            "beta": [d["beta"]],
+            "stable": [d["stable"]],
+            "gain_margin": [d["gain_margin"]],
+            "phase_margin_deg": [d["phase_margin_deg"]],
+            "crossover_w_d0": [d["crossover_w"]],
+            "phase_crossover_w_d0": [d["phase_crossover_w"]],
+            "delay_margin_d0": [d["delay_margin"]],
+            "rightmost_root_re_s_d0": [d["rightmost_root"][0]],
+            "rightmost_root_im_s_d0": [d["rightmost_root"][1]],
+        }
 
     def summary(self) -> str:
         return margins_summary(self.inputs["model"].name, self.value)
@@ -291,8 +306,19 @@ class NyquistResult(Result):
         from .result import strict
 
         c = self.value
-        return strict({"model": self.inputs["model"].name, "alpha": c.alpha, "beta": c.beta, "pade": c.pade,
-                       "N": self.N, "P": self.P, "Z": self.Z, "stable": self.stable, "margins": self.margins.to_dict()})
+        return strict(
+            {
+                "model": self.inputs["model"].name,
+                "alpha": c.alpha,
+                "beta": c.beta,
+                "pade": c.pade,
+                "N": self.N,
+                "P": self.P,
+                "Z": self.Z,
+                "stable": self.stable,
+                "margins": self.margins.to_dict(),
+            }
+        )
 
     def columns(self) -> dict:
         return {"w_d0": self.value.w, "G_real": np.real(self.value.G), "G_imag": np.imag(self.value.G)}
@@ -300,8 +326,10 @@ class NyquistResult(Result):
     def summary(self) -> str:
         c = self.value
         delay = "exact delay" if c.pade is None else f"Pade-{c.pade} delay"
-        return (f"{self.inputs['model'].name} at alpha = {c.alpha:g}, beta = {c.beta:g} ({delay}): N = {self.N}, "
-                f"P = {self.P}, Z = {self.Z}: {'STABLE' if self.stable else 'UNSTABLE'}")
+        return (
+            f"{self.inputs['model'].name} at alpha = {c.alpha:g}, beta = {c.beta:g} ({delay}): N = {self.N}, "
+            f"P = {self.P}, Z = {self.Z}: {'STABLE' if self.stable else 'UNSTABLE'}"
+        )
 
     def plot(self, ax=None, **kwargs):
         from ..linear.nyquist_plot import nyquist_plot

@@ -1,4 +1,5 @@
 """``rcpstab.region``: the stable (alpha, beta) region of a model, by any registered method (``rcpstab map``)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,16 +17,40 @@ __all__ = ["RegionResult", "network_text", "region", "region_buffer_text", "regi
 UNITS = {"C": "C_bps", "d0": "d0_s", "T": "T_s", "N": "N_flows", "buffer": "buffer_bits"}
 
 # the unit of each table column, for to_xarray's attrs (gains dimensionless; margins and roots normalized by d0)
-XARRAY_UNITS = {"alpha": "1", "beta": "1", "stable": "1", "C": "bit/s", "d0": "s", "T": "s", "N": "flows",
-                "buffer": "bit", "unstable_roots": "1", "gain_margin": "1", "phase_margin_deg": "deg",
-                "delay_margin": "d0", "rightmost_real": "1/d0", "rightmost_imag": "rad/d0",
-                "convergence_rtt": "RTT", "convergence_estimate_rtt": "RTT", "envelope_rate_per_rtt": "1/RTT",
-                "fluid_stable": "1", "verdict": "", "fluid_verdict": "",
-                # a replicated packet map (--seeds): per point over the seeds
-                "stable_fraction": "1", "stable_ci_low": "1", "stable_ci_high": "1", "convergence_rtt_ci_low": "RTT",
-                "convergence_rtt_ci_high": "RTT", "convergence_rtt_std": "RTT", "convergence_rtt_median": "RTT",
-                "convergence_rtt_median_low": "RTT", "convergence_rtt_median_high": "RTT", "median_level": "1",
-                "seeds": "1"}
+XARRAY_UNITS = {
+    "alpha": "1",
+    "beta": "1",
+    "stable": "1",
+    "C": "bit/s",
+    "d0": "s",
+    "T": "s",
+    "N": "flows",
+    "buffer": "bit",
+    "unstable_roots": "1",
+    "gain_margin": "1",
+    "phase_margin_deg": "deg",
+    "delay_margin": "d0",
+    "rightmost_real": "1/d0",
+    "rightmost_imag": "rad/d0",
+    "convergence_rtt": "RTT",
+    "convergence_estimate_rtt": "RTT",
+    "envelope_rate_per_rtt": "1/RTT",
+    "fluid_stable": "1",
+    "verdict": "",
+    "fluid_verdict": "",
+    # a replicated packet map (--seeds): per point over the seeds
+    "stable_fraction": "1",
+    "stable_ci_low": "1",
+    "stable_ci_high": "1",
+    "convergence_rtt_ci_low": "RTT",
+    "convergence_rtt_ci_high": "RTT",
+    "convergence_rtt_std": "RTT",
+    "convergence_rtt_median": "RTT",
+    "convergence_rtt_median_low": "RTT",
+    "convergence_rtt_median_high": "RTT",
+    "median_level": "1",
+    "seeds": "1",
+}
 
 
 def column_unit(model, name: str) -> str:
@@ -94,16 +119,20 @@ def region(model="rcp", alpha=None, beta=None, method: str = "exact", **options)
     for name in ("C", "d0", "T"):
         plausible(name, options.get(name), f"--{name}")
     kwargs = {k: v for k, v in options.items() if k in m.options}
-    if "params" in m.options:   # the engine takes every parameter by name, the RCP family's four included
+    if "params" in m.options:  # the engine takes every parameter by name, the RCP family's four included
         kwargs["params"] = network_params(spec, *(kwargs.pop(k, None) for k in ("C", "d0", "N", "T")), kwargs.get("params"))  # type: ignore[call-arg]  # four from the generator: mypy cannot count them
-    configs = int(np.prod([len(v) if isinstance(v, (list, tuple, np.ndarray)) else 1
-                           for v in kwargs.get("params", {}).values()]))
+    configs = int(np.prod([len(v) if isinstance(v, (list, tuple, np.ndarray)) else 1 for v in kwargs.get("params", {}).values()]))
     if isinstance(kwargs.get("seeds"), (int, np.integer)) and kwargs["seeds"] > 1:
-        configs *= int(kwargs["seeds"])   # every point runs once per seed
+        configs *= int(kwargs["seeds"])  # every point runs once per seed
     from ..runtime.validation import check_grid_size
 
-    check_grid_size(alphas.size * betas.size * configs, m.seconds_per_point, f"map --method {method}",
-                    bytes_per_point=m.bytes_per_point, default_limit=m.point_limit)
+    check_grid_size(
+        alphas.size * betas.size * configs,
+        m.seconds_per_point,
+        f"map --method {method}",
+        bytes_per_point=m.bytes_per_point,
+        default_limit=m.point_limit,
+    )
     return RegionResult(m.function()(spec, alphas, betas, **kwargs), model=spec, method=method)
 
 
@@ -116,7 +145,7 @@ class RegionResult(Result):
         return {UNITS.get(k, k): np.asarray(v) for k, v in self.value.table.items()}
 
     def to_csv(self, path: str) -> None:
-        self.value.to_csv(path)   # the engine's columns, as ``map --csv`` has always written them
+        self.value.to_csv(path)  # the engine's columns, as ``map --csv`` has always written them
 
     def to_pandas(self):
         """:meth:`columns` as a DataFrame; the unit of every column (those without one in the name too:
@@ -143,12 +172,17 @@ class RegionResult(Result):
         """
         region = self.value
         # the columns that label a configuration: the swept network's parameters, by whatever name the model uses
-        configuration = list(dict.fromkeys(k for config in region.meta.get("configurations") or [] for k in config
-                                           if k in region.table))
+        configuration = list(
+            dict.fromkeys(k for config in region.meta.get("configurations") or [] for k in config if k in region.table)
+        )
         units = {k: column_unit(region.model, k) for k in region.table}
-        ds = grid_dataset(region.table, {"beta": region.beta, "alpha": region.alpha}, units,
-                          {"model": region.model.name, "method": region.method, "command": self.command},
-                          configuration=configuration)
+        ds = grid_dataset(
+            region.table,
+            {"beta": region.beta, "alpha": region.alpha},
+            units,
+            {"model": region.model.name, "method": region.method, "command": self.command},
+            configuration=configuration,
+        )
         if set(ds["stable"].dims) != {"beta", "alpha"}:
             ds["stable_everywhere"] = (("beta", "alpha"), region.stable.astype(int), {"units": "1"})
         return ds
@@ -209,8 +243,7 @@ class RegionResult(Result):
         """Write the exact stable boundary up to this grid's largest gains as CSV (piece, w_d0, alpha, beta)."""
         from ..linear.exact import write_boundary_csv
 
-        return write_boundary_csv(self.inputs["model"], float(self.value.alpha.max()), float(self.value.beta.max()),
-                                  path)
+        return write_boundary_csv(self.inputs["model"], float(self.value.alpha.max()), float(self.value.beta.max()), path)
 
 
 def _is_loop(model) -> bool:
@@ -261,9 +294,11 @@ def region_summary(region) -> str:
         line += f" in every one of the {len(configs) - len(lost)} configurations whose equilibrium is reachable"
         if lost:
             everywhere = region.meta.get("stable_points_all_configurations", 0)
-            line += (f"; {len(lost)} of {len(configs)} configurations cannot reach equilibrium (C/N < MIN_RATE) "
-                     f"and are not in the common region; over all {len(configs)} the common region is "
-                     + ("empty" if everywhere == 0 else f"{everywhere} points"))
+            line += (
+                f"; {len(lost)} of {len(configs)} configurations cannot reach equilibrium (C/N < MIN_RATE) "
+                f"and are not in the common region; over all {len(configs)} the common region is "
+                + ("empty" if everywhere == 0 else f"{everywhere} points")
+            )
     counts = region.meta.get("verdict_counts")
     if counts:
         line += " (" + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if v) + " point-configurations)"

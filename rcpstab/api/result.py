@@ -6,6 +6,7 @@ own fields stay readable on it (``rcpstab.region(...).stable``, ``rcpstab.margin
 (one row per point or sample, units in the column names) that ``to_pandas()`` turns into a DataFrame
 and ``to_csv()`` writes; ``summary()`` is the command's one-line summary.
 """
+
 from __future__ import annotations
 
 import json

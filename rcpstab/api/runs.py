@@ -1,5 +1,6 @@
 """``rcpstab.cosim`` (``rcpstab cosim``: one dispatch over single-link, flash-crowd and network scenarios)
 and ``rcpstab.network`` (``rcpstab network``: the multi-link fluid model alone)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,8 +19,17 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     pass
 
-__all__ = ["CosimResult", "NetworkResult", "ReplicationsResult", "cosim", "default_transient_rtt", "network", "off_target_links", "packet_models",
-           "scenario_names"]
+__all__ = [
+    "CosimResult",
+    "NetworkResult",
+    "ReplicationsResult",
+    "cosim",
+    "default_transient_rtt",
+    "network",
+    "off_target_links",
+    "packet_models",
+    "scenario_names",
+]
 
 # Rough costs per simulated second (benchmark runs of fig5.3 and fig5.7), for refusing runs that
 # would not fit: the single-link trace keeps one sample per control interval min(RTT, 10 ms).
@@ -27,7 +37,7 @@ TRACE_BYTES_PER_SAMPLE = 240
 CPU_S_PER_SAMPLE = 1.2e-5
 NETWORK_BYTES_PER_S, NETWORK_CPU_PER_S = 130e3, 0.03
 NETWORK_FLUID_BYTES_PER_S = 30e3
-MIN_T_END_S = 1.0                        # shorter network runs record too little to summarize
+MIN_T_END_S = 1.0  # shorter network runs record too little to summarize
 
 
 def scenario_names() -> list[str]:
@@ -52,9 +62,22 @@ def packet_models() -> list[str]:
     return list(PROTOCOLS)
 
 
-def cosim(alpha: float, beta: float, scenario: str | Scenario = "fig5.3", model: str = "rcp", *, d0=None, buffer_bdp=None,
-          C=None, N=None, t_end=None, transient_rtt=None, seed: int = 0, seeds: int | None = None,
-          start_jitter_s: float | None = None):
+def cosim(
+    alpha: float,
+    beta: float,
+    scenario: str | Scenario = "fig5.3",
+    model: str = "rcp",
+    *,
+    d0=None,
+    buffer_bdp=None,
+    C=None,
+    N=None,
+    t_end=None,
+    transient_rtt=None,
+    seed: int = 0,
+    seeds: int | None = None,
+    start_jitter_s: float | None = None,
+):
     """Run ``scenario`` packet by packet (reference router) and as the fluid ``model``, and compare.
 
     One dispatch, as ``rcpstab cosim``: a single-link scenario (plateaus and RMS difference per
@@ -116,9 +139,15 @@ def cosim(alpha: float, beta: float, scenario: str | Scenario = "fig5.3", model:
 
     # every number against the one domain table before any run (a string or NaN was a TypeError deep inside)
     alpha, beta = check_value("alpha", alpha, "--alpha"), check_value("beta", beta, "--beta")
-    for name, key, value in (("d0", "d0", d0), ("buffer", "buffer_bdp", buffer_bdp), ("C", "C", C), ("N", "N", N),
-                             ("t-end", "t_end", t_end), ("transient-rtt", "transient_rtt", transient_rtt),
-                             ("seed", "seed", seed)):
+    for name, key, value in (
+        ("d0", "d0", d0),
+        ("buffer", "buffer_bdp", buffer_bdp),
+        ("C", "C", C),
+        ("N", "N", N),
+        ("t-end", "t_end", t_end),
+        ("transient-rtt", "transient_rtt", transient_rtt),
+        ("seed", "seed", seed),
+    ):
         if value is not None:
             check_value(key, value, f"--{name}")
     if not isinstance(scenario, str) and not hasattr(scenario, "validate"):
@@ -133,13 +162,14 @@ def cosim(alpha: float, beta: float, scenario: str | Scenario = "fig5.3", model:
         start_jitter_s = check_value("time", start_jitter_s, "--start-jitter")
         _check_jitter_scenario(scenario)
     if seeds is not None:
-        return _replications(alpha, beta, scenario, model, seeds, t_end, (d0, buffer_bdp, C, N), transient_rtt,
-                             start_jitter_s)
+        return _replications(alpha, beta, scenario, model, seeds, t_end, (d0, buffer_bdp, C, N), transient_rtt, start_jitter_s)
     if str(scenario).endswith((".toml", ".json")):
         from ..packet.simulator.topofile import load_topology
 
         # one link that every flow crosses: a single-link scenario, run as the presets (which are such files)
-        scenario = load_topology(cast(str, scenario)).single_link() or scenario  # a file name (.toml, .json)  # a file name (.toml, .json)
+        scenario = (
+            load_topology(cast(str, scenario)).single_link() or scenario
+        )  # a file name (.toml, .json)  # a file name (.toml, .json)
     if scenario in NETWORK_SCENARIOS or str(scenario).endswith((".toml", ".json")):
         return _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end)
     if scenario == FLASH_CROWD.name:
@@ -157,8 +187,10 @@ def _check_jitter_scenario(scenario) -> None:
     if str(scenario).endswith((".toml", ".json")):
         raise InputError(f"--start-jitter: topology file {scenario} sets start_jitter_s per flow group")
     if scenario == FLASH_CROWD.name or scenario in packet_network_scenarios():
-        raise InputError(f"--start-jitter: scenario {scenario} is not a single-link preset (for a network, a topology "
-                         "file sets start_jitter_s per flow group)")
+        raise InputError(
+            f"--start-jitter: scenario {scenario} is not a single-link preset (for a network, a topology "
+            "file sets start_jitter_s per flow group)"
+        )
 
 
 def packet_network_scenarios() -> list[str]:
@@ -184,11 +216,12 @@ def _single_link(alpha, beta, scenario, model, d0, buffer_bdp, t_end, transient_
     from ..runtime.validation import check_integer
 
     spec = get_scenario(scenario, also=tuple(NETWORK_SCENARIOS))
-    buffer = None if buffer_bdp is None else check_integer(
-        "buffer_bytes", max(int(round(buffer_bdp * spec.bdp_bytes)), 1), "--buffer")  # never wraps in C
+    buffer = (
+        None if buffer_bdp is None else check_integer("buffer_bytes", max(int(round(buffer_bdp * spec.bdp_bytes)), 1), "--buffer")
+    )  # never wraps in C
     overrides = {"rtt_s": d0, "buffer_bytes": buffer, "start_jitter_s": start_jitter_s}
     spec = dataclasses.replace(spec, **{k: v for k, v in overrides.items() if v is not None})
-    spec.validate()                                   # a jitter past a flow's stop
+    spec.validate()  # a jitter past a flow's stop
     _check_length(spec, d0, t_end, transient_rtt)
     result = cosimulate(spec, alpha, beta, seed=seed, t_end=t_end, transient_rtt=transient_rtt, model=model)
     return CosimResult(result, kind="single-link", model=model, transient_rtt=transient_rtt)
@@ -199,16 +232,17 @@ def _check_length(scenario, d0, t_end, transient_rtt) -> None:
     from ..packet.simulator.segments import flow_segments
     from ..runtime.validation import check_run_cost
 
-    given = " ".join(f"--{o} {v:g}" for o, v in (("d0", d0), ("t-end", t_end)) if v is not None) \
-        or f"scenario {scenario.name}"
+    given = " ".join(f"--{o} {v:g}" for o, v in (("d0", d0), ("t-end", t_end)) if v is not None) or f"scenario {scenario.name}"
     t_end = scenario.t_end_s if t_end is None else t_end
     transient = transient_rtt * scenario.rtt_s
     for segment in flow_segments(scenario, t_end):
         if segment.stop_s - segment.start_s <= transient:
-            raise InputError(f"{given}: the {segment.n_flows}-flow stretch {segment.start_s:g}-{segment.stop_s:g} s "
-                             f"is not longer than the transient ({transient_rtt:g} RTTs = {transient:g} s), so "
-                             "there is nothing to compare; use a longer --t-end, a shorter --d0 or a smaller "
-                             "--transient-rtt")
+            raise InputError(
+                f"{given}: the {segment.n_flows}-flow stretch {segment.start_s:g}-{segment.stop_s:g} s "
+                f"is not longer than the transient ({transient_rtt:g} RTTs = {transient:g} s), so "
+                "there is nothing to compare; use a longer --t-end, a shorter --d0 or a smaller "
+                "--transient-rtt"
+            )
     samples = t_end / min(scenario.rtt_s, 0.01)
     check_run_cost(f"cosim --t-end {t_end:g}", samples * CPU_S_PER_SAMPLE, samples * TRACE_BYTES_PER_SAMPLE)
 
@@ -224,8 +258,7 @@ def _flash_crowd(alpha, beta, model, d0, buffer_bdp, C, N, t_end, seed):
     rtt = default.rtt_s if d0 is None else d0
     flows = default.n_flows(0.0) if N is None else N
     # the domain table and the run-cost limits (a 1e6-flow crowd took 279 s and 4.5 GB)
-    check_flash_crowd(capacity, rtt, flows, 1.0 if buffer_bdp is None else buffer_bdp,
-                      options=("--C", "--d0", "--N", "--buffer"))
+    check_flash_crowd(capacity, rtt, flows, 1.0 if buffer_bdp is None else buffer_bdp, options=("--C", "--d0", "--N", "--buffer"))
     scenario = flash_crowd(capacity, rtt, flows, buffer_bdp=1.0 if buffer_bdp is None else buffer_bdp)
     result = flash_crowd_cosim(scenario, alpha, beta, seed=seed, model=model)
     return CosimResult(result, kind="flash-crowd", model=model, flows=flows, rtt=rtt)
@@ -245,8 +278,7 @@ def _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end):
 
         t_end = load_topology(scenario).t_end_s
     t_end = NETWORK_T_END_S if t_end is None else t_end
-    check_run_cost(f"cosim --scenario {scenario} --t-end {t_end:g}", t_end * NETWORK_CPU_PER_S,
-                   t_end * NETWORK_BYTES_PER_S)
+    check_run_cost(f"cosim --scenario {scenario} --t-end {t_end:g}", t_end * NETWORK_CPU_PER_S, t_end * NETWORK_BYTES_PER_S)
     result = cosimulate_network(scenario, alpha, beta, t_end=t_end)
     return CosimResult(result, kind="network", model=model, t_end=t_end)
 
@@ -269,8 +301,7 @@ def _replications(alpha, beta, scenario, model, seeds, t_end, unused, transient_
         t_end = load_topology(scenario).t_end_s
     # each replication is one packet run of the file (about the network co-simulation's packet side)
     check_run_cost(f"cosim --scenario {scenario} --seeds {seeds} --t-end {t_end:g}", seeds * t_end * NETWORK_CPU_PER_S)
-    return ReplicationsResult(replicate_topology(scenario, alpha, beta, seeds, t_end), scenario=scenario,
-                              alpha=alpha, beta=beta)
+    return ReplicationsResult(replicate_topology(scenario, alpha, beta, seeds, t_end), scenario=scenario, alpha=alpha, beta=beta)
 
 
 def _preset_replications(alpha, beta, scenario, model, seeds, t_end, unused, transient_rtt, start_jitter_s):
@@ -280,11 +311,15 @@ def _preset_replications(alpha, beta, scenario, model, seeds, t_end, unused, tra
     from ..runtime.validation import check_run_cost
 
     if scenario == FLASH_CROWD.name or scenario in packet_network_scenarios():
-        raise InputError(f"--seeds: scenario {scenario} has no random input to replicate (single-link presets with "
-                         "--start-jitter, or a topology file with start_jitter_s)")
+        raise InputError(
+            f"--seeds: scenario {scenario} has no random input to replicate (single-link presets with "
+            "--start-jitter, or a topology file with start_jitter_s)"
+        )
     if start_jitter_s is None or start_jitter_s == 0:
-        raise InputError(f"--seeds: scenario {scenario} is deterministic (every seed runs the same); give "
-                         "--start-jitter S (each flow starts within S seconds of its scripted time, from the seed)")
+        raise InputError(
+            f"--seeds: scenario {scenario} is deterministic (every seed runs the same); give "
+            "--start-jitter S (each flow starts within S seconds of its scripted time, from the seed)"
+        )
     if any(value is not None for value in unused):
         raise InputError("--d0/--buffer/--C/--N: not with --seeds (the preset runs as it is)")
     spec = get_scenario(scenario)
@@ -292,8 +327,7 @@ def _preset_replications(alpha, beta, scenario, model, seeds, t_end, unused, tra
     run_t = spec.t_end_s if t_end is None else t_end
     samples = run_t / min(spec.rtt_s, 0.01)
     check_run_cost(f"cosim --scenario {scenario} --seeds {seeds} --t-end {run_t:g}", seeds * samples * CPU_S_PER_SAMPLE)
-    result = replicate_scenario(spec, alpha, beta, seeds, start_jitter_s, t_end=t_end, transient_rtt=transient_rtt,
-                                model=model)
+    result = replicate_scenario(spec, alpha, beta, seeds, start_jitter_s, t_end=t_end, transient_rtt=transient_rtt, model=model)
     return ReplicationsResult(result, scenario=scenario, alpha=alpha, beta=beta, start_jitter_s=start_jitter_s)
 
 
@@ -307,9 +341,19 @@ class ReplicationsResult(Result):
     def to_dict(self) -> dict:
         r = self.value
         jitter = {} if self.inputs.get("start_jitter_s") is None else {"start_jitter_s": self.inputs["start_jitter_s"]}
-        return strict({"scenario": self.inputs["scenario"], "alpha": self.inputs["alpha"], "beta": self.inputs["beta"],
-                       "seeds": r.seeds, **jitter, "confidence": r.confidence, "late_from_s": r.late_from_s,
-                       "quantities": r.summary(), "values": {k: v for k, v in r.values.items()}})
+        return strict(
+            {
+                "scenario": self.inputs["scenario"],
+                "alpha": self.inputs["alpha"],
+                "beta": self.inputs["beta"],
+                "seeds": r.seeds,
+                **jitter,
+                "confidence": r.confidence,
+                "late_from_s": r.late_from_s,
+                "quantities": r.summary(),
+                "values": {k: v for k, v in r.values.items()},
+            }
+        )
 
     def columns(self) -> dict:
         rows = self.value.summary()
@@ -324,12 +368,17 @@ class ReplicationsResult(Result):
     def summary(self) -> str:
         r = self.value
         parts = [f"{k} {v['mean']:.4g} [{v['ci_low']:.4g}, {v['ci_high']:.4g}]" for k, v in r.summary().items()]
-        window = (f"start jitter {self.inputs['start_jitter_s']:g} s, means over seeds" if r.late_from_s is None
-                  else f"means after {r.late_from_s:g} s")
+        window = (
+            f"start jitter {self.inputs['start_jitter_s']:g} s, means over seeds"
+            if r.late_from_s is None
+            else f"means after {r.late_from_s:g} s"
+        )
         runs = "packet runs" if r.late_from_s is not None else "co-simulations"
-        return (f"{self.inputs['scenario']} alpha={self.inputs['alpha']:g} beta={self.inputs['beta']:g}, "
-                f"{len(r.seeds)} {runs} (seeds 0..{len(r.seeds) - 1}), {window} with "
-                f"{100 * r.confidence:g}% intervals: " + ", ".join(parts))
+        return (
+            f"{self.inputs['scenario']} alpha={self.inputs['alpha']:g} beta={self.inputs['beta']:g}, "
+            f"{len(r.seeds)} {runs} (seeds 0..{len(r.seeds) - 1}), {window} with "
+            f"{100 * r.confidence:g}% intervals: " + ", ".join(parts)
+        )
 
     def plot(self, ax=None, **kwargs):
         raise InputError("--out: replications have no figure (see --json or --csv)")
@@ -354,8 +403,13 @@ class CosimResult(Result):
     def columns(self) -> dict:
         r = self.value
         if self.kind == "single-link":
-            return {"t_s": r.t, "packet_R_over_C": r.packet_R_over_C, "fluid_R_over_C": r.fluid_R_over_C,
-                    "packet_queue_bytes": r.packet_queue_bytes, "fluid_queue_bytes": r.fluid_queue_bytes}
+            return {
+                "t_s": r.t,
+                "packet_R_over_C": r.packet_R_over_C,
+                "fluid_R_over_C": r.fluid_R_over_C,
+                "packet_queue_bytes": r.packet_queue_bytes,
+                "fluid_queue_bytes": r.fluid_queue_bytes,
+            }
         if self.kind == "network":
             cols = r.columns()
             return {("t_s" if k == "t" else k): v for k, v in cols.items()}
@@ -383,9 +437,11 @@ class CosimResult(Result):
         if self.kind == "single-link":
             tr = self.inputs["transient_rtt"]
             plateaus = ", ".join(f"{s.packet_plateau:.4g}/{s.fluid_plateau:.4g}" for s in r.segments)
-            return (f"{r.scenario.name} {model} alpha={r.alpha:g} beta={r.beta:g}: R/C plateaus packet/fluid "
-                    f"{plateaus}; RMS difference outside transients {r.rms_R_over_C:.3g} "
-                    f"({100 * r.rms_relative:.2g}% of eta/N; the first {tr:g} RTTs after each flow-count change left out)")
+            return (
+                f"{r.scenario.name} {model} alpha={r.alpha:g} beta={r.beta:g}: R/C plateaus packet/fluid "
+                f"{plateaus}; RMS difference outside transients {r.rms_R_over_C:.3g} "
+                f"({100 * r.rms_relative:.2g}% of eta/N; the first {tr:g} RTTs after each flow-count change left out)"
+            )
         if self.kind == "flash-crowd":
             from ..cosim.flash_crowd import AGREEMENT
 
@@ -393,31 +449,43 @@ class CosimResult(Result):
 
             def rec(x):
                 return f"{x.recovery_rtt:.3g} RTTs" if x.reason is None else "not recovered"
+
             differences = self.differences()
-            agreement = (f"; {len(differences)} difference(s) beyond {AGREEMENT:.0%}, each with its measured cause above"
-                         if differences else f"; they agree within {AGREEMENT:.0%}")
-            return (f"flash crowd ({model}, alpha={r.alpha:g}, beta={r.beta:g}) at "
-                    f"{sc.capacity_bps / 1e6:.4g} Mb/s, {self.inputs['rtt'] * 1000:.4g} ms, N {self.inputs['flows']} -> "
-                    f"{sc.n_flows(r.crowd_s)}, buffer {sc.effective_buffer_bytes / sc.bdp_bytes:.3g} "
-                    f"C*d0: fluid/packet peak queue {f.peak_queue_bdp:.3g}/{p.peak_queue_bdp:.3g} C*d0, dropped "
-                    f"{f.dropped_bdp:.3g}/{p.dropped_bdp:.3g} C*d0, recovery {rec(f)}/{rec(p)}{agreement}")
+            agreement = (
+                f"; {len(differences)} difference(s) beyond {AGREEMENT:.0%}, each with its measured cause above"
+                if differences
+                else f"; they agree within {AGREEMENT:.0%}"
+            )
+            return (
+                f"flash crowd ({model}, alpha={r.alpha:g}, beta={r.beta:g}) at "
+                f"{sc.capacity_bps / 1e6:.4g} Mb/s, {self.inputs['rtt'] * 1000:.4g} ms, N {self.inputs['flows']} -> "
+                f"{sc.n_flows(r.crowd_s)}, buffer {sc.effective_buffer_bytes / sc.bdp_bytes:.3g} "
+                f"C*d0: fluid/packet peak queue {f.peak_queue_bdp:.3g}/{p.peak_queue_bdp:.3g} C*d0, dropped "
+                f"{f.dropped_bdp:.3g}/{p.dropped_bdp:.3g} C*d0, recovery {rec(f)}/{rec(p)}{agreement}"
+            )
         s = self.to_dict()
         p, f = s["packet"], s["fluid"]
-        rates = ", ".join(f"{L} {p[f'{L}_final_rate_bps'] / 1e6:.4g}/{f[f'{L}_final_rate_bps'] / 1e6:.4g} Mb/s "
-                          f"(target {f[f'{L}_target_rate_bps'] / 1e6:.4g})" for L in r.judged_links)
-        return (f"{r.scenario} alpha={r.alpha:g} beta={r.beta:g} after {self.inputs['t_end']:g} s, packet/fluid: "
-                f"{rates}, RTT estimate at {r.judged_links[0]} {p['rtt_final_s']:.4g}/{f['rtt_final_s']:.4g} s "
-                f"(target {f['rtt_target_s']:.4g})"
-                + off_target_links(p, "packet: ") + off_target_links(f, "fluid: "))
+        rates = ", ".join(
+            f"{L} {p[f'{L}_final_rate_bps'] / 1e6:.4g}/{f[f'{L}_final_rate_bps'] / 1e6:.4g} Mb/s "
+            f"(target {f[f'{L}_target_rate_bps'] / 1e6:.4g})"
+            for L in r.judged_links
+        )
+        return (
+            f"{r.scenario} alpha={r.alpha:g} beta={r.beta:g} after {self.inputs['t_end']:g} s, packet/fluid: "
+            f"{rates}, RTT estimate at {r.judged_links[0]} {p['rtt_final_s']:.4g}/{f['rtt_final_s']:.4g} s "
+            f"(target {f['rtt_target_s']:.4g})" + off_target_links(p, "packet: ") + off_target_links(f, "fluid: ")
+        )
 
     def _repr_text(self) -> str:
         if self.kind == "flash-crowd":  # the engine's result is a dataclass whose repr prints the traces
             r = self.value
-            return (f"kind='flash-crowd', model={self.inputs['model']!r}, alpha={r.alpha:g}, beta={r.beta:g}, "
-                    f"peak queue fluid/packet {r.fluid.peak_queue_bdp:.3g}/{r.packet.peak_queue_bdp:.3g} C*d0, "
-                    f"{len(self.differences())} difference(s)")
+            return (
+                f"kind='flash-crowd', model={self.inputs['model']!r}, alpha={r.alpha:g}, beta={r.beta:g}, "
+                f"peak queue fluid/packet {r.fluid.peak_queue_bdp:.3g}/{r.packet.peak_queue_bdp:.3g} C*d0, "
+                f"{len(self.differences())} difference(s)"
+            )
         text = repr(self.value)
-        return f"kind={self.kind!r}, " + text[text.index("(") + 1: -1]
+        return f"kind={self.kind!r}, " + text[text.index("(") + 1 : -1]
 
     def plot(self, ax=None, **kwargs):
         return self.value.plot() if self.kind == "network" else self.value.plot(ax)
@@ -444,13 +512,18 @@ def off_target_links(summary: dict, label: str = "") -> str:
     """
     from ..verdicts.band import STANDARD
 
-    off = [(key[: -len("_final_error")], value) for key, value in summary.items()
-           if key.endswith("_final_error") and value is not None and abs(value) > STANDARD.rate]
+    off = [
+        (key[: -len("_final_error")], value)
+        for key, value in summary.items()
+        if key.endswith("_final_error") and value is not None and abs(value) > STANDARD.rate
+    ]
     if not off:
         return ""
     words = ", ".join(f"{link} ends {100 * abs(err):.2g}% {'below' if err < 0 else 'above'}" for link, err in off)
-    return (f"; {label}{words} its max-min target (outside the {STANDARD.rate_percent} band at the end of the run: "
-            "not settled, or settled elsewhere; see --json)")
+    return (
+        f"; {label}{words} its max-min target (outside the {STANDARD.rate_percent} band at the end of the run: "
+        "not settled, or settled elsewhere; see --json)"
+    )
 
 
 NETWORK_SCENARIOS = ("fig5.7",)
@@ -493,8 +566,7 @@ def network(alpha: float, beta: float, scenario: str = "fig5.7", t_end: float = 
     if not t_end >= MIN_T_END_S:
         raise InputError(f"--t-end {t_end:g}: too short to summarize (at least {MIN_T_END_S:g} s)")
     check_run_cost(f"network --t-end {t_end:g}", t_end * NETWORK_CPU_PER_S, t_end * NETWORK_FLUID_BYTES_PER_S)
-    return NetworkResult(simulate_fig57(alpha, beta, t_end=t_end), scenario=scenario, t_end=t_end,
-                         alpha=alpha, beta=beta)
+    return NetworkResult(simulate_fig57(alpha, beta, t_end=t_end), scenario=scenario, t_end=t_end, alpha=alpha, beta=beta)
 
 
 class NetworkResult(Result):
@@ -509,16 +581,21 @@ class NetworkResult(Result):
         return summary
 
     def to_dict(self) -> dict:
-        strict_summary = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-                          for k, v in self._summary().items()}
+        strict_summary = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in self._summary().items()}
         return strict({"scenario": self.inputs["scenario"], "t_end_s": self.inputs["t_end"], **strict_summary})
 
     def columns(self) -> dict:
         r = self.value
         l1, l3 = r.link("L1"), r.link("L3")
-        return {"t_s": r.t, "L1_rate_bps": r.rate[:, l1, 0], "L3_rate_bps": r.rate[:, l3, 0],
-                "L1_avg_rtt_s": r.avg_rtt[:, l1, 0], "L1_rtt_sample_s": r.rtt_sample[:, l1, 0],
-                "L1_queue_bits": r.queue[:, l1, 0], "L3_queue_bits": r.queue[:, l3, 0]}
+        return {
+            "t_s": r.t,
+            "L1_rate_bps": r.rate[:, l1, 0],
+            "L3_rate_bps": r.rate[:, l3, 0],
+            "L1_avg_rtt_s": r.avg_rtt[:, l1, 0],
+            "L1_rtt_sample_s": r.rtt_sample[:, l1, 0],
+            "L1_queue_bits": r.queue[:, l1, 0],
+            "L3_queue_bits": r.queue[:, l3, 0],
+        }
 
     def to_csv(self, path: str) -> None:
         import csv
@@ -535,10 +612,12 @@ class NetworkResult(Result):
     def summary(self) -> str:
         s = self._summary()
         i = self.inputs
-        return (f"{i['scenario']} at alpha={i['alpha']:g}, beta={i['beta']:g} after {i['t_end']:g} s: "
-                f"L1 {s['L1_final_rate_bps'] / 1e6:.4g} Mb/s (target {s['L1_target_rate_bps'] / 1e6:.4g}), "
-                f"L3 {s['L3_final_rate_bps'] / 1e6:.4g} Mb/s (target {s['L3_target_rate_bps'] / 1e6:.4g}), "
-                f"RTT estimate at L1 {s['rtt_final_s']:.4g} s (target {s['rtt_target_s']:.4g})" + off_target_links(s))
+        return (
+            f"{i['scenario']} at alpha={i['alpha']:g}, beta={i['beta']:g} after {i['t_end']:g} s: "
+            f"L1 {s['L1_final_rate_bps'] / 1e6:.4g} Mb/s (target {s['L1_target_rate_bps'] / 1e6:.4g}), "
+            f"L3 {s['L3_final_rate_bps'] / 1e6:.4g} Mb/s (target {s['L3_target_rate_bps'] / 1e6:.4g}), "
+            f"RTT estimate at L1 {s['rtt_final_s']:.4g} s (target {s['rtt_target_s']:.4g})" + off_target_links(s)
+        )
 
     def plot(self, ax=None, **kwargs):
         from ..network.plotting import network_plot

@@ -1,4 +1,5 @@
 """``rcpstab.convergence`` (``rcpstab convergence``) and ``rcpstab.bifurcation`` (``rcpstab bifurcation``)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,13 +12,27 @@ from .validation import check_value
 
 __all__ = ["BifurcationResult", "ContinuationResult", "ConvergenceResult", "bifurcation", "convergence"]
 
-CONVERGENCE_GRID = "0.1:1.0:0.1"     # the range of thesis Fig. 5.13
+CONVERGENCE_GRID = "0.1:1.0:0.1"  # the range of thesis Fig. 5.13
 CONVERGENCE_START = "load-doubling"
 
 
-def convergence(model="rcp", alpha=CONVERGENCE_GRID, beta=CONVERGENCE_GRID, start: str = CONVERGENCE_START, *,
-                C=None, d0=None, N=None, T=None, params=None, buffer_bdp=None, workers: int = 1,
-                scheduler=None, checkpoint=None, progress: bool = False):
+def convergence(
+    model="rcp",
+    alpha=CONVERGENCE_GRID,
+    beta=CONVERGENCE_GRID,
+    start: str = CONVERGENCE_START,
+    *,
+    C=None,
+    d0=None,
+    N=None,
+    T=None,
+    params=None,
+    buffer_bdp=None,
+    workers: int = 1,
+    scheduler=None,
+    checkpoint=None,
+    progress: bool = False,
+):
     """``model``'s convergence time over (alpha, beta), as thesis Figs. 5.10-5.13 and 7.1.
 
     Parameters
@@ -70,8 +85,18 @@ def convergence(model="rcp", alpha=CONVERGENCE_GRID, beta=CONVERGENCE_GRID, star
     given = network_params(spec, C, d0, N, T, params)
     configs = int(np.prod([len(v) if isinstance(v, (list, tuple, np.ndarray)) else 1 for v in given.values()]))
     check_grid_size(alphas.size * betas.size * configs, METHODS["phaseplane"].seconds_per_point, "convergence")
-    region = phaseplane_region(spec, alphas, betas, params=given, workers=workers, scheduler=scheduler,
-                               checkpoint=checkpoint, progress=progress, start=start, buffer_bdp=buffer_bdp)
+    region = phaseplane_region(
+        spec,
+        alphas,
+        betas,
+        params=given,
+        workers=workers,
+        scheduler=scheduler,
+        checkpoint=checkpoint,
+        progress=progress,
+        start=start,
+        buffer_bdp=buffer_bdp,
+    )
     return ConvergenceResult(region, model=spec, method="phaseplane", start=start)
 
 
@@ -87,22 +112,33 @@ class ConvergenceResult(RegionResult):
 
     def to_dict(self) -> dict:
         table = self.value.table
-        return strict({**self.value.to_dict(), "start": self.inputs["start"], "convergence_rtt": self.times,
-                       "convergence_estimate_rtt": np.asarray(table["convergence_estimate_rtt"], dtype=float),
-                       "verdict": [str(v) for v in table["verdict"]]})
+        return strict(
+            {
+                **self.value.to_dict(),
+                "start": self.inputs["start"],
+                "convergence_rtt": self.times,
+                "convergence_estimate_rtt": np.asarray(table["convergence_estimate_rtt"], dtype=float),
+                "verdict": [str(v) for v in table["verdict"]],
+            }
+        )
 
     def summary(self) -> str:
         from .regions import region_buffer_text
 
         table, times = self.value.table, self.times
         best = np.nanargmin(times) if np.isfinite(times).any() else None
-        where = "no point converged" if best is None else (
-            f"fastest {times[best]:.1f} RTTs at alpha={table['alpha'][best]:g}, beta={table['beta'][best]:g}")
+        where = (
+            "no point converged"
+            if best is None
+            else (f"fastest {times[best]:.1f} RTTs at alpha={table['alpha'][best]:g}, beta={table['beta'][best]:g}")
+        )
         configs = self.value.meta.get("configurations") or []
         at = f" at {network_text(configs[0])}" if len(configs) == 1 else f" over {len(configs)} configurations"
-        return (f"convergence of {self.inputs['model'].name}{at}, start {self.inputs['start']}: "
-                f"{self.value.stable.sum()} of {self.value.stable.size} grid points converge (blank in the map "
-                f"otherwise); {where}{region_buffer_text(self.value.meta)}")
+        return (
+            f"convergence of {self.inputs['model'].name}{at}, start {self.inputs['start']}: "
+            f"{self.value.stable.sum()} of {self.value.stable.size} grid points converge (blank in the map "
+            f"otherwise); {where}{region_buffer_text(self.value.meta)}"
+        )
 
     def _repr_text(self) -> str:
         return self.summary()
@@ -132,8 +168,20 @@ def bifurcation_model(model):
     return as_model(model)
 
 
-def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=None, d0=None, N=None, T=None,
-                params=None, continuation: bool = False, branch_steps: int = 30):
+def bifurcation(
+    model="rcp",
+    alpha=None,
+    beta=None,
+    rtts: float = 200.0,
+    *,
+    C=None,
+    d0=None,
+    N=None,
+    T=None,
+    params=None,
+    continuation: bool = False,
+    branch_steps: int = 30,
+):
     """Continue ``model``'s attractor along one gain, up then down: limit-cycle amplitude, period, hysteresis.
 
     Parameters
@@ -213,8 +261,17 @@ def bifurcation(model="rcp", alpha=None, beta=None, rtts: float = 200.0, *, C=No
 
     cycles = [r[parameter] for r in diagram.rows if r["state"] == "cycle"]
     growing = [r[parameter] for r in diagram.rows if r["state"] in ("growing", "diverged")]
-    branches = orbit_branches(spec, parameter, float(values[0]), float(values[-1]), {other: float(fixed[0])},
-                              given, cycles, steps=branch_steps, growing=growing)
+    branches = orbit_branches(
+        spec,
+        parameter,
+        float(values[0]),
+        float(values[-1]),
+        {other: float(fixed[0])},
+        given,
+        cycles,
+        steps=branch_steps,
+        growing=growing,
+    )
     return ContinuationResult(diagram, model=spec, branches=branches)
 
 
@@ -226,8 +283,12 @@ class BifurcationResult(Result):
     def columns(self) -> dict:
         rows = self.value.rows
         keys = list(dict.fromkeys(k for r in rows for k in r))
-        names = {"period_rtt": "period_rtt", "growth_rtt": "growth_per_rtt", "rightmost_real_rtt":
-                 "rightmost_real_per_rtt", "amplitude": "amplitude_R_over_C"}
+        names = {
+            "period_rtt": "period_rtt",
+            "growth_rtt": "growth_per_rtt",
+            "rightmost_real_rtt": "rightmost_real_per_rtt",
+            "amplitude": "amplitude_R_over_C",
+        }
         return {names.get(k, k): [r.get(k) for r in rows] for k in keys}
 
     def summary(self) -> str:
@@ -252,8 +313,9 @@ class ContinuationResult(BifurcationResult):
 
     def to_dict(self) -> dict:
         out = super().to_dict()
-        out["branches"] = strict([{"source": b.source, "model": b.model, "points": b.points, "folds": b.folds,
-                                   "stop": b.stop} for b in self.branches])
+        out["branches"] = strict(
+            [{"source": b.source, "model": b.model, "points": b.points, "folds": b.folds, "stop": b.stop} for b in self.branches]
+        )
         return out
 
     def summary(self) -> str:
@@ -266,8 +328,10 @@ class ContinuationResult(BifurcationResult):
             stable = sum(r["stable"] for r in b.points)
             gains = [r[p] for r in b.points]
             folds = ", ".join(f"{f[p]:.4f}" for f in b.folds) or "none"
-            parts.append(f"{b.model} branch from {b.source}: {len(b.points)} orbits, {p} {min(gains):.4f}..{max(gains):.4f},"
-                         f" {stable} stable, {len(b.points) - stable} unstable, folds at {p} = {folds}")
+            parts.append(
+                f"{b.model} branch from {b.source}: {len(b.points)} orbits, {p} {min(gains):.4f}..{max(gains):.4f},"
+                f" {stable} stable, {len(b.points) - stable} unstable, folds at {p} = {folds}"
+            )
         return "\n".join([super().summary()] + (parts or ["no periodic orbit found in the range"]))
 
     def plot(self, ax=None, **kwargs):

@@ -1,4 +1,5 @@
 """``rcpstab.simulate`` (one fluid run) and ``rcpstab.portrait`` (``rcpstab portrait``: App. E's starts, judged)."""
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,21 @@ def _check_rtts(rtts) -> float:
     return float(check_value("rtts", rtts, "--rtts"))
 
 
-def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d0=None, N=None, T=None,
-             gamma0=None, q0=None, record_every: int | None = None, **params):
+def simulate(
+    model,
+    alpha: float,
+    beta: float,
+    rtts: float = 100.0,
+    *,
+    C=None,
+    d0=None,
+    N=None,
+    T=None,
+    gamma0=None,
+    q0=None,
+    record_every: int | None = None,
+    **params,
+):
     """Integrate the nonlinear fluid model at one (alpha, beta) for ``rtts`` round trips.
 
     Parameters
@@ -86,7 +100,7 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     (config,) = configurations(spec, {k: [v] for k, v in given.items()})
     if record_every is not None and not (isinstance(record_every, (int, np.integer)) and record_every >= 1):  # type: ignore[redundant-expr]  # callers without type checking pass anything
         raise InputError(f"record_every = {record_every!r}: must be a whole number >= 1")
-    starts = 6   # App. E's
+    starts = 6  # App. E's
     if gamma0 is not None or q0 is not None:
         if gamma0 is None or q0 is None:
             raise InputError("gamma0 and q0: give both or neither")
@@ -101,12 +115,15 @@ def simulate(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
         try:
             shape = np.broadcast_shapes(*(v.shape for v in batch.values()), np.shape(gamma0 if gamma0 is not None else 0))
         except ValueError:
-            raise InputError(f"{', '.join(batch)}, gamma0, q0: one value per trajectory, of one length "
-                             f"(got {', '.join(str(v.size) for v in batch.values())} and {np.size(gamma0)})") from None
+            raise InputError(
+                f"{', '.join(batch)}, gamma0, q0: one value per trajectory, of one length "
+                f"(got {', '.join(str(v.size) for v in batch.values())} and {np.size(gamma0)})"
+            ) from None
         starts = int(np.prod(shape))
     # 1e6 starts at 100 RTTs asked numpy for 8.94 GiB: about 90 bytes per start and RTT
-    check_run_cost(f"simulate with {starts} starts over {rtts:g} RTTs", 0.0,
-                   starts * max(rtts, 1.0) * SIMULATE_BYTES_PER_START_RTT)
+    check_run_cost(
+        f"simulate with {starts} starts over {rtts:g} RTTs", 0.0, starts * max(rtts, 1.0) * SIMULATE_BYTES_PER_START_RTT
+    )
     traj = simulate_rtts(spec, alpha, beta, rtts, given, gamma0, q0, batch=batch, record_every=record_every)
     return TrajectoryResult(traj, model=spec, config=dict(config, **batch), alpha=alpha, beta=beta, rtts=rtts)
 
@@ -120,23 +137,35 @@ class TrajectoryResult(Result):
         traj = self.value
         starts = traj.gamma.shape[1]
         samples = len(traj.t)
-        return {"ic": np.repeat(np.arange(starts), samples),
-                "gamma0": np.repeat(traj.gamma[0], samples), "q0_bits": np.repeat(traj.queue[0], samples),
-                "t_s": np.tile(np.asarray(traj.t, dtype=float), starts),
-                "R_over_C": traj.gamma.T.ravel(), "queue_bits": traj.queue.T.ravel()}
+        return {
+            "ic": np.repeat(np.arange(starts), samples),
+            "gamma0": np.repeat(traj.gamma[0], samples),
+            "q0_bits": np.repeat(traj.queue[0], samples),
+            "t_s": np.tile(np.asarray(traj.t, dtype=float), starts),
+            "R_over_C": traj.gamma.T.ravel(),
+            "queue_bits": traj.queue.T.ravel(),
+        }
 
     def to_dict(self) -> dict:
         traj = self.value
-        return strict({"model": self.inputs["model"].name, "alpha": self.inputs["alpha"], "beta": self.inputs["beta"],
-                       "rtts": self.inputs["rtts"], "network": self.inputs["config"],
-                       "final_R_over_C": traj.gamma[-1], "final_queue_bits": traj.queue[-1]})
+        return strict(
+            {
+                "model": self.inputs["model"].name,
+                "alpha": self.inputs["alpha"],
+                "beta": self.inputs["beta"],
+                "rtts": self.inputs["rtts"],
+                "network": self.inputs["config"],
+                "final_R_over_C": traj.gamma[-1],
+                "final_queue_bits": traj.queue[-1],
+            }
+        )
 
     def summary(self) -> str:
         return repr(self.value)
 
     def _repr_text(self) -> str:
         text = repr(self.value)
-        return text[text.index("(") + 1: -1]
+        return text[text.index("(") + 1 : -1]
 
     def write_csv(self, path: str) -> None:
         self.to_csv(path)
@@ -188,8 +217,21 @@ class TrajectoryResult(Result):
         return band_distance(traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq, traj.queue_scale)
 
 
-def portrait(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d0=None, N=None, T=None,
-             buffer_bdp=None, gamma0=None, q0=None, **params):
+def portrait(
+    model,
+    alpha: float,
+    beta: float,
+    rtts: float = 100.0,
+    *,
+    C=None,
+    d0=None,
+    N=None,
+    T=None,
+    buffer_bdp=None,
+    gamma0=None,
+    q0=None,
+    **params,
+):
     """App. E's six starts about ``model``'s own equilibrium, integrated and each judged (``rcpstab portrait``).
 
     Starts R/C in {0.5, 0.1, 0.01} x q in {2*C*d0, 0} placed relative to the equilibrium (the full
@@ -243,8 +285,7 @@ def portrait(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     if gamma0 is not None or q0 is not None:
         if gamma0 is None or q0 is None:
             raise InputError("gamma0 and q0: give both or neither")
-        gammas, queues = (np.ravel(v) for v in np.broadcast_arrays(np.asarray(gamma0, dtype=float),
-                                                                    np.asarray(q0, dtype=float)))
+        gammas, queues = (np.ravel(v) for v in np.broadcast_arrays(np.asarray(gamma0, dtype=float), np.asarray(q0, dtype=float)))
         if not (np.all(np.isfinite(gammas)) and np.all(np.isfinite(queues))):
             raise InputError("gamma0 and q0: must be finite")
     else:
@@ -256,8 +297,9 @@ def portrait(model, alpha: float, beta: float, rtts: float = 100.0, *, C=None, d
     start = {"gamma0": gammas, "q0": queues}
     traj = integrate(spec, point, start, rtts * rtt)
     judged = decide(spec, point, start)
-    return PortraitResult(traj, model=spec, config=config, params=point, start=start, judged=judged,
-                          alpha=alpha, beta=beta, rtts=rtts)
+    return PortraitResult(
+        traj, model=spec, config=config, params=point, start=start, judged=judged, alpha=alpha, beta=beta, rtts=rtts
+    )
 
 
 class PortraitResult(TrajectoryResult):
@@ -297,10 +339,16 @@ class PortraitResult(TrajectoryResult):
 
     def to_dict(self) -> dict:
         judged = self.inputs["judged"]
-        return strict({**super().to_dict(), "verdicts": self.verdicts,
-                       "horizon_rtt": np.asarray(judged.horizon_rtt, dtype=float),
-                       "period_rtt": np.asarray(judged.period_rtt, dtype=float),
-                       "ends_in_band": self._inside(), "swing": self._swing()})
+        return strict(
+            {
+                **super().to_dict(),
+                "verdicts": self.verdicts,
+                "horizon_rtt": np.asarray(judged.horizon_rtt, dtype=float),
+                "period_rtt": np.asarray(judged.period_rtt, dtype=float),
+                "ends_in_band": self._inside(),
+                "swing": self._swing(),
+            }
+        )
 
     def _last(self):
         traj, rtts = self.value, self.inputs["rtts"]
@@ -324,13 +372,17 @@ class PortraitResult(TrajectoryResult):
 
         rtts, judged = self.inputs["rtts"], self.inputs["judged"]
         inside = self._inside()
-        verdicts = (", ".join(f"{int((judged.names == v).sum())} {v.replace('_', ' ')}" for v in dict.fromkeys(judged.names))
-                    + " of App. E's six starts; ")
-        return (f"{self.inputs['model'].name} at alpha = {self.inputs['alpha']:g}, beta = {self.inputs['beta']:g} "
-                f"({network_text(self.inputs['config'])}): {verdicts}after {rtts:g} RTTs "
-                f"{int(inside.sum())} of {inside.size} starts end inside the convergence band "
-                f"({STANDARD.describe('C*d0')}) and over the last {min(SWING_RTT, rtts / 2):g} RTTs R/C deviates up to "
-                f"{100 * self._swing():.1f}% from equilibrium" + buffer_summary(self.value))
+        verdicts = (
+            ", ".join(f"{int((judged.names == v).sum())} {v.replace('_', ' ')}" for v in dict.fromkeys(judged.names))
+            + " of App. E's six starts; "
+        )
+        return (
+            f"{self.inputs['model'].name} at alpha = {self.inputs['alpha']:g}, beta = {self.inputs['beta']:g} "
+            f"({network_text(self.inputs['config'])}): {verdicts}after {rtts:g} RTTs "
+            f"{int(inside.sum())} of {inside.size} starts end inside the convergence band "
+            f"({STANDARD.describe('C*d0')}) and over the last {min(SWING_RTT, rtts / 2):g} RTTs R/C deviates up to "
+            f"{100 * self._swing():.1f}% from equilibrium" + buffer_summary(self.value)
+        )
 
     def _repr_text(self) -> str:
         return super()._repr_text() + f", verdicts: {', '.join(dict.fromkeys(self.verdicts))}"
@@ -351,8 +403,9 @@ class PortraitResult(TrajectoryResult):
             rows = integrator.run(int(math.ceil(periods * period * steps_per_rtt)), record_every=1)
             states = [rows[:, 0, i] for i in range(rows.shape[2])]
             values = integrator.params
-            cycles[int(b)] = tuple(np.broadcast_to(f(*states, *values), states[0].shape)
-                                   for f in (integrator.model.gamma, integrator.model.queue))
+            cycles[int(b)] = tuple(
+                np.broadcast_to(f(*states, *values), states[0].shape) for f in (integrator.model.gamma, integrator.model.queue)
+            )
         return cycles
 
     def plot(self, ax=None, **kwargs):
@@ -361,8 +414,11 @@ class PortraitResult(TrajectoryResult):
         kwargs.setdefault("verdicts", self.inputs["judged"])
         kwargs.setdefault("cycles", self.limit_cycles())
         first, second = self.inputs["model"].parameter_table.loop  # the model's own gain names
-        kwargs.setdefault("title", f"Phase portrait, model '{self.inputs['model'].name}', "
-                                   f"{first} = {self.inputs['alpha']:g}, {second} = {self.inputs['beta']:g}")
+        kwargs.setdefault(
+            "title",
+            f"Phase portrait, model '{self.inputs['model'].name}', "
+            f"{first} = {self.inputs['alpha']:g}, {second} = {self.inputs['beta']:g}",
+        )
         return portrait_plot(self.value, ax=ax, **kwargs)
 
     def save(self, path: str) -> None:

@@ -7,10 +7,18 @@
 - :func:`continue_from_hopf` (:mod:`.periodic`): periodic orbits, stable and unstable, of a smooth
   delay model continued from a Hopf point through folds, with their Floquet multipliers.
 """
+
 from .continuation import bifurcation_sweep
 from .lyapunov import HopfPoint, first_lyapunov, hopf_point
 from .periodic import OrbitBranch, continue_from_hopf
 from .result import BifurcationDiagram
 
-__all__ = ["BifurcationDiagram", "HopfPoint", "OrbitBranch", "bifurcation_sweep", "continue_from_hopf", "first_lyapunov",
-           "hopf_point"]
+__all__ = [
+    "BifurcationDiagram",
+    "HopfPoint",
+    "OrbitBranch",
+    "bifurcation_sweep",
+    "continue_from_hopf",
+    "first_lyapunov",
+    "hopf_point",
+]

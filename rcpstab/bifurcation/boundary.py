@@ -1,4 +1,5 @@
 """The exact linear stability boundary along one gain, from the regions lens' rightmost roots."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -45,5 +46,8 @@ def linear_boundary(model: ModelSpec, parameter: str, values: ArrayLike, **fixed
         return rightmost_real(model, gains["alpha"], gains["beta"])
 
     reals = [real(v) for v in values]
-    return [float(brentq(real, a, b, xtol=1e-12)) for a, b, ra, rb in zip(values[:-1], values[1:], reals[:-1], reals[1:])
-            if np.sign(ra) != np.sign(rb) and ra != 0]
+    return [
+        float(brentq(real, a, b, xtol=1e-12))
+        for a, b, ra, rb in zip(values[:-1], values[1:], reals[:-1], reals[1:])
+        if np.sign(ra) != np.sign(rb) and ra != 0
+    ]

@@ -14,6 +14,7 @@
   update continuous in time (``<name>-continuous``); the result says so, and the simulations
   drawn with them are of the sampled model itself.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -33,8 +34,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Branch", "orbit_branches"]
 
-BRACKET = 1e-3           # half-width of the bracket around an exact boundary crossing
-MIN_AMPLITUDE = 2e-4     # a clamped branch followed down to this amplitude (relative to the equilibrium rate)
+BRACKET = 1e-3  # half-width of the bracket around an exact boundary crossing
+MIN_AMPLITUDE = 2e-4  # a clamped branch followed down to this amplitude (relative to the equilibrium rate)
 
 
 @dataclass
@@ -60,20 +61,38 @@ class Branch:
 
 
 def _rows(parameter: str, points: Iterable[Any]) -> list[dict[str, Any]]:
-    return [{parameter: p.gain, "amplitude": p.amplitude, "period": p.period, "stable": bool(p.stable),
-             "max_multiplier": p.max_multiplier} for p in points]
+    return [
+        {
+            parameter: p.gain,
+            "amplitude": p.amplitude,
+            "period": p.period,
+            "stable": bool(p.stable),
+            "max_multiplier": p.max_multiplier,
+        }
+        for p in points
+    ]
 
 
 def orbit_model(spec: ModelSpec) -> ModelSpec:
     """The model whose periodic orbits are computed: ``spec`` itself, or its continuous-update variant."""
     if not spec.sampled:
         return spec
-    return dataclasses.replace(spec, name=f"{spec.name}-continuous", sampled={},
-                               title=f"{spec.title} (update continuous in time)")
+    return dataclasses.replace(
+        spec, name=f"{spec.name}-continuous", sampled={}, title=f"{spec.title} (update continuous in time)"
+    )
 
 
-def orbit_branches(spec: ModelSpec, parameter: str, low: float, high: float, held: dict[str, Any], values: dict[str, Any],
-                   cycles: list[Any], steps: int = 30, growing: Sequence[Any] = ()) -> list[Branch]:
+def orbit_branches(
+    spec: ModelSpec,
+    parameter: str,
+    low: float,
+    high: float,
+    held: dict[str, Any],
+    values: dict[str, Any],
+    cycles: list[Any],
+    steps: int = 30,
+    growing: Sequence[Any] = (),
+) -> list[Branch]:
     """Branches of periodic orbits of ``spec`` in ``parameter`` over [low, high].
 
     Parameters
@@ -104,33 +123,52 @@ def orbit_branches(spec: ModelSpec, parameter: str, low: float, high: float, hel
     out = []
     if smooth:
         for critical in linear_boundary(model, parameter, np.linspace(low, high, 200), **held):
-            b = continue_from_hopf(model, (critical - BRACKET, critical + BRACKET), parameter, steps=steps,
-                                   gain_range=(low, high), **held, **values)
-            out.append(Branch("hopf", model.name, _rows(parameter, b.points),
-                              [{parameter: f["gain"], "amplitude": f["amplitude"]} for f in b.folds], b.stop))
+            b = continue_from_hopf(
+                model, (critical - BRACKET, critical + BRACKET), parameter, steps=steps, gain_range=(low, high), **held, **values
+            )
+            out.append(
+                Branch(
+                    "hopf",
+                    model.name,
+                    _rows(parameter, b.points),
+                    [{parameter: f["gain"], "amplitude": f["amplitude"]} for f in b.folds],
+                    b.stop,
+                )
+            )
         return out
     starts = sorted(set(cycles))
     if not starts:
         ray = _ray(model, parameter, min(growing, default=high), held, values)
         return [ray] if ray else []
-    for gain in ([starts[-1], starts[0]] if len(starts) > 1 else starts):
+    for gain in [starts[-1], starts[0]] if len(starts) > 1 else starts:
         system, first = orbit_from_simulation(model, gain, parameter, **held, **values)
         if first is None:
             continue
         if any(_covers(b, parameter, first) for b in out):
             continue
         scale = _rate_scale(system)
-        parts = [continue_kernel_orbits(system, first, sign, steps=steps, step=0.03, max_step=0.15,
-                                        gain_range=(low, high), min_amplitude=MIN_AMPLITUDE * scale)
-                 for sign in (-1, +1)]
+        parts = [
+            continue_kernel_orbits(
+                system,
+                first,
+                sign,
+                steps=steps,
+                step=0.03,
+                max_step=0.15,
+                gain_range=(low, high),
+                min_amplitude=MIN_AMPLITUDE * scale,
+            )
+            for sign in (-1, +1)
+        ]
         points = list(reversed(parts[0].points)) + parts[1].points[1:]
         folds = [{parameter: f["gain"], "amplitude": f["amplitude"]} for part in parts for f in part.folds]
-        out.append(Branch("simulation", model.name, _rows(parameter, points), folds,
-                          f"down: {parts[0].stop}; up: {parts[1].stop}"))
+        out.append(
+            Branch("simulation", model.name, _rows(parameter, points), folds, f"down: {parts[0].stop}; up: {parts[1].stop}")
+        )
     return out
 
 
-RAY_AMPLITUDES = (0.05, 0.25, 0.5, 1.0)   # a ray drawn at these amplitudes (fractions of the equilibrium rate)
+RAY_AMPLITUDES = (0.05, 0.25, 0.5, 1.0)  # a ray drawn at these amplitudes (fractions of the equilibrium rate)
 
 
 def _ray(model: ModelSpec, parameter: str, gain: float, held: dict[str, Any], values: dict[str, Any]) -> Branch | None:
@@ -141,12 +179,22 @@ def _ray(model: ModelSpec, parameter: str, gain: float, held: dict[str, Any], va
     system, orbit, homogeneous = found
     row = {parameter: orbit.gain, "period": orbit.period, "stable": False, "max_multiplier": orbit.max_multiplier}
     if not homogeneous:
-        return Branch("growing run, gain free", model.name, [{**row, "amplitude": orbit.amplitude}], [],
-                      "one orbit (not a ray: the model is not positively homogeneous)")
+        return Branch(
+            "growing run, gain free",
+            model.name,
+            [{**row, "amplitude": orbit.amplitude}],
+            [],
+            "one orbit (not a ray: the model is not positively homogeneous)",
+        )
     scale = _rate_scale(system)
-    return Branch("ray", model.name, [{**row, "amplitude": f * scale} for f in RAY_AMPLITUDES], [],
-                  f"positively homogeneous: every multiple of the orbit is an orbit at {parameter} = {orbit.gain:.6g}"
-                  " (neutral: the scaling multiplier is 1)")
+    return Branch(
+        "ray",
+        model.name,
+        [{**row, "amplitude": f * scale} for f in RAY_AMPLITUDES],
+        [],
+        f"positively homogeneous: every multiple of the orbit is an orbit at {parameter} = {orbit.gain:.6g}"
+        " (neutral: the scaling multiplier is 1)",
+    )
 
 
 def _rate_scale(system: Any) -> float:

@@ -13,6 +13,7 @@ settled or one diverged, and their amplitudes apart: :func:`~.measure.disagree`)
 attractors coexist: the point is flagged ``hysteresis``. Runs still growing or decaying at the
 end of their window are not compared.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,15 +32,15 @@ from .result import BifurcationDiagram
 __all__ = ["bifurcation_sweep"]
 
 GAINS = ("alpha", "beta")
-RTTS_PER_POINT = 200.0        # run per gain value; the last half is measured
+RTTS_PER_POINT = 200.0  # run per gain value; the last half is measured
 MEASURED_FRACTION = 0.5
-KICK = 1e-3                   # seed perturbation of the rate, relative to its equilibrium
-GROWTH_TOLERANCE = 3e-4       # |envelope rate| per RTT below which a run is settled (3% over 100 RTTs)
+KICK = 1e-3  # seed perturbation of the rate, relative to its equilibrium
+GROWTH_TOLERANCE = 3e-4  # |envelope rate| per RTT below which a run is settled (3% over 100 RTTs)
 EQUILIBRIUM_AMPLITUDE = 1e-4  # half peak-to-peak R/C below this fraction of equilibrium: at the equilibrium
-DIVERGED = 50.0               # |R/C| beyond this many times its equilibrium: diverged (restart the branch)
-SLACK = 0.1                   # relative uncertainty of a settled cycle's amplitude
-HYSTERESIS_FLOOR = 2e-3       # attractor intervals must be this far apart (relative to equilibrium R/C)
-SETTLED = ("equilibrium", "cycle", "diverged")   # outcomes compared for hysteresis
+DIVERGED = 50.0  # |R/C| beyond this many times its equilibrium: diverged (restart the branch)
+SLACK = 0.1  # relative uncertainty of a settled cycle's amplitude
+HYSTERESIS_FLOOR = 2e-3  # attractor intervals must be this far apart (relative to equilibrium R/C)
+SETTLED = ("equilibrium", "cycle", "diverged")  # outcomes compared for hysteresis
 
 
 def _state(amplitude, growth, finite, peak, gamma_eq):
@@ -52,9 +53,17 @@ def _state(amplitude, growth, finite, peak, gamma_eq):
     return "growing" if growth > 0 else "decaying"
 
 
-def bifurcation_sweep(model: ModelSpec, values, fixed, parameter: str = "alpha", rtts: float = RTTS_PER_POINT,
-                      params: dict | None = None, start: tuple = (None, 0.0), dt: float | None = None,
-                      kick: float = KICK) -> BifurcationDiagram:
+def bifurcation_sweep(
+    model: ModelSpec,
+    values,
+    fixed,
+    parameter: str = "alpha",
+    rtts: float = RTTS_PER_POINT,
+    params: dict | None = None,
+    start: tuple = (None, 0.0),
+    dt: float | None = None,
+    kick: float = KICK,
+) -> BifurcationDiagram:
     """Continue the attractor of ``model`` over ``values`` of one gain, up and down, for each fixed other gain.
 
     Parameters
@@ -108,8 +117,7 @@ def bifurcation_sweep(model: ModelSpec, values, fixed, parameter: str = "alpha",
     d0 = float(compiled.time_scale(*at))
     queue_unit = float(compiled.queue_scale(*at)) if compiled.judged else d0
     settled = float(compiled.gamma(*rest, *at))
-    network = {model.public_name(sym): float(at[list(model.parameters).index(sym)])
-               for sym in model.configuration_parameters}
+    network = {model.public_name(sym): float(at[list(model.parameters).index(sym)]) for sym in model.configuration_parameters}
 
     branches = [(f, direction) for f in fixed for direction in ("up", "down")]
     other_values = np.array([f for f, _ in branches])
@@ -120,12 +128,12 @@ def bifurcation_sweep(model: ModelSpec, values, fixed, parameter: str = "alpha",
     def gains_at(i):
         return np.where(up, values[i], values[values.size - 1 - i])
 
-    integrator = make_integrator(model, {**params, parameter: gains_at(0), other: other_values},
-                                 {"gamma0": gamma0, "q0": q0}, dt)
+    integrator = make_integrator(model, {**params, parameter: gains_at(0), other: other_values}, {"gamma0": gamma0, "q0": q0}, dt)
     swept_index = compiled.param_names.index(own_name(model, parameter))
     x_start = np.stack(integrator.states, axis=1)
-    eq = np.array([np.broadcast_to(f(*[0.0] * compiled.n_states, *integrator.params), (len(branches),))
-                   for f in compiled.equilibrium]).T
+    eq = np.array(
+        [np.broadcast_to(f(*[0.0] * compiled.n_states, *integrator.params), (len(branches),)) for f in compiled.equilibrium]
+    ).T
     gamma_eq = np.broadcast_to(compiled.gamma(*eq.T, *integrator.params), (len(branches),))
     n_steps = int(round(rtts * d0 / integrator.dt))
 
@@ -143,13 +151,22 @@ def bifurcation_sweep(model: ModelSpec, values, fixed, parameter: str = "alpha",
         for b, (f, direction) in enumerate(branches):
             gain = float(gains_at(i)[b])
             state = _state(m.amplitude[b], m.growth_rtt[b], m.finite[b], peak[b], gamma_eq[b])
-            rows.append({parameter: gain, other: float(f), "direction": direction, "step": i, "state": state,
-                         "amplitude": float(m.amplitude[b]) if m.finite[b] else math.nan,
-                         "amplitude_relative": float(m.amplitude[b] / gamma_eq[b]) if m.finite[b] else math.nan,
-                         "amplitude_queue_bdp": float(m.amplitude_queue[b]) if m.finite[b] else math.nan,
-                         "period_rtt": float(m.period_rtt[b]), "growth_rtt": float(m.growth_rtt[b])})
-        diverged = np.array([r["state"] == "diverged" for r in rows[-len(branches):]])
-        quiet = np.array([r["state"] == "equilibrium" for r in rows[-len(branches):]])
+            rows.append(
+                {
+                    parameter: gain,
+                    other: float(f),
+                    "direction": direction,
+                    "step": i,
+                    "state": state,
+                    "amplitude": float(m.amplitude[b]) if m.finite[b] else math.nan,
+                    "amplitude_relative": float(m.amplitude[b] / gamma_eq[b]) if m.finite[b] else math.nan,
+                    "amplitude_queue_bdp": float(m.amplitude_queue[b]) if m.finite[b] else math.nan,
+                    "period_rtt": float(m.period_rtt[b]),
+                    "growth_rtt": float(m.growth_rtt[b]),
+                }
+            )
+        diverged = np.array([r["state"] == "diverged" for r in rows[-len(branches) :]])
+        quiet = np.array([r["state"] == "equilibrium" for r in rows[-len(branches) :]])
         _restart(integrator, diverged, x_start)
         _kick(integrator, quiet, kick * eq[:, 0])
 
@@ -157,11 +174,22 @@ def bifurcation_sweep(model: ModelSpec, values, fixed, parameter: str = "alpha",
     boundaries = {float(f): linear_boundary(model, parameter, values, **{other: float(f)}) for f in fixed}
     for row in rows:
         row["rightmost_real_rtt"] = rightmost_real(model, row["alpha"], row["beta"])
-    return BifurcationDiagram(model=model, parameter=parameter, fixed_parameter=other, rows=rows,
-                              boundaries=boundaries, gamma_eq=float(gamma_eq[0]),
-                              settings={"rtts_per_point": rtts, **network, "kick": kick,
-                                        "dt": integrator.dt, "start_gamma": float(gamma0[0]),
-                                        "start_queue_bdp": float(start[1])})
+    return BifurcationDiagram(
+        model=model,
+        parameter=parameter,
+        fixed_parameter=other,
+        rows=rows,
+        boundaries=boundaries,
+        gamma_eq=float(gamma_eq[0]),
+        settings={
+            "rtts_per_point": rtts,
+            **network,
+            "kick": kick,
+            "dt": integrator.dt,
+            "start_gamma": float(gamma0[0]),
+            "start_queue_bdp": float(start[1]),
+        },
+    )
 
 
 def _restart(integrator, mask, x_start) -> None:
@@ -189,10 +217,15 @@ def _flag_hysteresis(rows, parameter, other, gamma_eq) -> None:
         by_point.setdefault((row[parameter], row[other]), {})[row["direction"]] = row
     for pair in by_point.values():
         flag = False
-        if len(pair) == 2 and all(r["state"] in SETTLED for r in pair.values()) \
-                and any(r["state"] != "diverged" for r in pair.values()):
-            intervals = [attractor_interval(r["state"], r["amplitude"] if math.isfinite(r["amplitude"]) else math.inf,
-                                            SLACK) for r in (pair["up"], pair["down"])]
+        if (
+            len(pair) == 2
+            and all(r["state"] in SETTLED for r in pair.values())
+            and any(r["state"] != "diverged" for r in pair.values())
+        ):
+            intervals = [
+                attractor_interval(r["state"], r["amplitude"] if math.isfinite(r["amplitude"]) else math.inf, SLACK)
+                for r in (pair["up"], pair["down"])
+            ]
             flag = bool(disagree(*intervals, HYSTERESIS_FLOOR * gamma_eq))
         for row in pair.values():
             row["hysteresis"] = flag

@@ -1,4 +1,5 @@
 """Criticality along a model's whole linear boundary: the first Lyapunov coefficient per Hopf point."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,8 +12,8 @@ from .lyapunov import HopfPoint, hopf_point
 
 __all__ = ["boundary_criticality", "criticality_switch"]
 
-ALPHA_GRID = np.linspace(0.005, 2.5, 200)   # where boundary crossings in alpha are looked for
-BRACKET = 1e-3                             # half-width of the bracket refined around each crossing
+ALPHA_GRID = np.linspace(0.005, 2.5, 200)  # where boundary crossings in alpha are looked for
+BRACKET = 1e-3  # half-width of the bracket refined around each crossing
 
 
 def boundary_criticality(model: ModelSpec, betas: ArrayLike, alphas: ArrayLike = ALPHA_GRID, **values: float) -> list[HopfPoint]:

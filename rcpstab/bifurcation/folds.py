@@ -8,6 +8,7 @@ is a parameter here: the stepping function, which turn of the fine pass they tak
 vertex is clipped to the three amplitudes (the kernel's clamped branches are only piecewise smooth,
 so a flat fit can put the vertex far outside).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -65,7 +66,7 @@ def locate_fold(fine: list, step, max_steps: int, coarse: list, *, turn: str = "
     turns = np.flatnonzero(np.sign(np.diff(g[1:])) != np.sign(np.diff(g[:-1])))
     if turns.size:
         t = int(turns[0] if turn == "first" else turns[-1])
-        around = fine[t:t + 3]
+        around = fine[t : t + 3]
     else:
         around = coarse
     amps = np.array([p.amplitude for p in around])
@@ -76,6 +77,11 @@ def locate_fold(fine: list, step, max_steps: int, coarse: list, *, turn: str = "
         a_star = float(np.clip(-c[1] / (2 * c[0]), amps.min(), amps.max()))
     else:
         a_star = float(amps[1])
-    return {"gain": float(np.polyval(c, a_star)), "amplitude": a_star,
-            "max_multiplier_before": around[0].max_multiplier, "max_multiplier_after": around[-1].max_multiplier,
-            "stable_before": bool(around[0].stable), "stable_after": bool(around[-1].stable)}
+    return {
+        "gain": float(np.polyval(c, a_star)),
+        "amplitude": a_star,
+        "max_multiplier_before": around[0].max_multiplier,
+        "max_multiplier_after": around[-1].max_multiplier,
+        "stable_before": bool(around[0].stable),
+        "stable_after": bool(around[-1].stable),
+    }

@@ -36,6 +36,7 @@ while the cycle's period is not a whole number of updates, so its attractor is a
 circle of the update map, not a periodic orbit of the kernel (use the model with the
 update continuous in time, e.g. :data:`RCP_CLAMPED`, and compare by simulation).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -54,20 +55,32 @@ from ..phaseplane.setup import make_integrator, own_name, parameter_values
 from .folds import locate_fold
 from .measure import measure_cycles
 
-__all__ = ["KernelOrbitSystem", "KernelOrbit", "KernelBranch", "RCP_CLAMPED", "continue_kernel_orbits",
-           "equilibrium_state", "orbit_from_simulation", "ray_orbit", "solve_kernel_orbit", "state_from_profile"]
+__all__ = [
+    "KernelOrbitSystem",
+    "KernelOrbit",
+    "KernelBranch",
+    "RCP_CLAMPED",
+    "continue_kernel_orbits",
+    "equilibrium_state",
+    "orbit_from_simulation",
+    "ray_orbit",
+    "solve_kernel_orbit",
+    "state_from_profile",
+]
 
-FD_EPS = 1e-6            # forward-difference step (scaled units): above the map's kinks, below the orbit's scale
-NEWTON_TOL = 1e-9        # weighted RMS Newton step at which a solve has converged
+FD_EPS = 1e-6  # forward-difference step (scaled units): above the map's kinks, below the orbit's scale
+NEWTON_TOL = 1e-9  # weighted RMS Newton step at which a solve has converged
 NEWTON_ITER = 10
-STEPS_PER_DELAY = 20     # steps per longest delay at the starting period (the phase plane's default)
-HISTORY_MARGIN = 1.5     # the delay line covers this many times the delay at the start (the period may grow)
-START_STEP_LINES = 64    # the injected state is laid at step 64 L (far from t = 0 and its breakpoints)
+STEPS_PER_DELAY = 20  # steps per longest delay at the starting period (the phase plane's default)
+HISTORY_MARGIN = 1.5  # the delay line covers this many times the delay at the start (the period may grow)
+START_STEP_LINES = 64  # the injected state is laid at step 64 L (far from t = 0 and its breakpoints)
 
 RCP_CLAMPED = dataclasses.replace(
-    rcp.MODEL, name="rcp-clamped",
+    rcp.MODEL,
+    name="rcp-clamped",
     title="RCP eqs. 5.1-5.4 with the rate law continuous in time (queue clamped in [0, buffer], rate saturated)",
-    sampled={})
+    sampled={},
+)
 """``rcp`` with its rate updated continuously (R(t - T) a genuine delay): clamp, buffer and saturation kept.
 
 The only difference from ``rcp`` is the update grid; simulation of both measures what the
@@ -94,8 +107,10 @@ class KernelOrbitSystem:
     def __init__(self, model, parameter: str = "alpha", N: int | None = None, period: float = 4.0, **values):
         model = as_model(model)
         if model.sampled:
-            raise InputError(f"model {model.name!r} has a sampled state: its cycles are invariant circles of the "
-                             "update map, not periodic orbits of the kernel (use its continuous-update variant)")
+            raise InputError(
+                f"model {model.name!r} has a sampled state: its cycles are invariant circles of the "
+                "update map, not periodic orbits of the kernel (use its continuous-update variant)"
+            )
         self.model = model
         self.parameter = parameter
         self.values = {k: v for k, v in values.items() if k != parameter}
@@ -130,22 +145,29 @@ class KernelOrbitSystem:
         for j, i in enumerate(self.loop):
             s = self.scale[i]
             integ._x[:, i] = blocks[j, 0] * s
-            integ._ring_values[:, i, :] = blocks[j, 1:L + 1].T * s
-            integ._ring_slopes[:, i, :] = blocks[j, L + 1:].T * s * per_step
+            integ._ring_values[:, i, :] = blocks[j, 1 : L + 1].T * s
+            integ._ring_slopes[:, i, :] = blocks[j, L + 1 :].T * s * per_step
         integ._x0 = integ._x.copy()
-        integ.k = START_STEP_LINES * L           # slot j holds step k - L + j
+        integ.k = START_STEP_LINES * L  # slot j holds step k - L + j
 
     def _read(self, integ: BatchIntegrator, dt: float) -> np.ndarray:
         """The integrator's state as vectors (size, B), the delay line in time order."""
         L = self.L
-        shift = integ.k % L                      # slot of step k - L
+        shift = integ.k % L  # slot of step k - L
         order = (shift + np.arange(L)) % L
         per_step = dt / self.time_unit
         out = []
         for i in self.loop:
             s = self.scale[i]
-            out.append(np.vstack([integ._x[:, i][None, :] / s, integ._ring_values[:, i, order].T / s,
-                                  integ._ring_slopes[:, i, order].T / (s * per_step)]))
+            out.append(
+                np.vstack(
+                    [
+                        integ._x[:, i][None, :] / s,
+                        integ._ring_values[:, i, order].T / s,
+                        integ._ring_slopes[:, i, order].T / (s * per_step),
+                    ]
+                )
+            )
         return np.vstack(out)
 
     def run(self, Z: np.ndarray, period: float, gain, steps: int | None = None, record: bool = False):
@@ -184,7 +206,7 @@ class KernelOrbitSystem:
         L = self.L
         blocks = z.reshape(len(self.loop), 1 + 2 * L)
         row = np.zeros_like(blocks)
-        row[:, 1:L + 1] = blocks[:, L + 1:]
+        row[:, 1 : L + 1] = blocks[:, L + 1 :]
         return row.ravel()
 
 
@@ -238,11 +260,19 @@ def _newton(system, y, reference, extra):
         Z = np.repeat(z[:, None], n + 2, axis=1)
         Z[np.arange(n), np.arange(n)] += FD_EPS
         G = np.full(n + 2, g)
-        G[n + 1] += FD_EPS                                  # column n: base, n+1: gain
-        R = _residual_batch(system, Z, P, G, row, reference,
-                            lambda Zc, Pc, Gc: extra(np.vstack([Zc, np.full((1, Zc.shape[1]), Pc), Gc[None, :]])))
-        Rp = _residual_batch(system, z[:, None], P + FD_EPS, np.array([g]), row, reference,
-                             lambda Zc, Pc, Gc: extra(np.vstack([Zc, [[Pc]], Gc[None, :]])))
+        G[n + 1] += FD_EPS  # column n: base, n+1: gain
+        R = _residual_batch(
+            system, Z, P, G, row, reference, lambda Zc, Pc, Gc: extra(np.vstack([Zc, np.full((1, Zc.shape[1]), Pc), Gc[None, :]]))
+        )
+        Rp = _residual_batch(
+            system,
+            z[:, None],
+            P + FD_EPS,
+            np.array([g]),
+            row,
+            reference,
+            lambda Zc, Pc, Gc: extra(np.vstack([Zc, [[Pc]], Gc[None, :]])),
+        )
         if not (np.all(np.isfinite(R)) and np.all(np.isfinite(Rp))):
             return y, False, None
         base = R[:, n]
@@ -265,12 +295,22 @@ def _orbit(system, y, monodromy) -> KernelOrbit:
     biggest = float(np.max(np.abs(nontrivial)))
     _, gamma = system.run(y[:n, None], y[n], np.array([y[n + 1]]), record=True)
     lo, hi = float(gamma.min()), float(gamma.max())
-    return KernelOrbit(gain=float(y[n + 1]), amplitude=0.5 * (hi - lo), period=float(y[n]), stable=biggest < 1.0,
-                       max_multiplier=biggest, multipliers=mu[:6], z=y[:n].copy(), gamma_min=lo, gamma_max=hi)
+    return KernelOrbit(
+        gain=float(y[n + 1]),
+        amplitude=0.5 * (hi - lo),
+        period=float(y[n]),
+        stable=biggest < 1.0,
+        max_multiplier=biggest,
+        multipliers=mu[:6],
+        z=y[:n].copy(),
+        gamma_min=lo,
+        gamma_max=hi,
+    )
 
 
-def solve_kernel_orbit(system: KernelOrbitSystem, z: np.ndarray, period: float, gain: float,
-                       free_gain: bool = False) -> KernelOrbit | None:
+def solve_kernel_orbit(
+    system: KernelOrbitSystem, z: np.ndarray, period: float, gain: float, free_gain: bool = False
+) -> KernelOrbit | None:
     """Newton for the orbit near state ``z`` and ``period``; None if it fails.
 
     The gain is held, or, with ``free_gain``, left free while the current value of the first
@@ -280,17 +320,21 @@ def solve_kernel_orbit(system: KernelOrbitSystem, z: np.ndarray, period: float, 
     """
     y = np.concatenate([z, [period, gain]])
     if free_gain:
+
         def extra(Y):
             return Y[0] - z[0]
     else:
+
         def extra(Y):
             return Y[-1] - gain
+
     y, ok, M = _newton(system, y, z, extra)
     return _orbit(system, y, M) if ok else None
 
 
-def state_from_profile(system: KernelOrbitSystem, profile: np.ndarray, period: float,
-                       scale: np.ndarray | None = None) -> np.ndarray:
+def state_from_profile(
+    system: KernelOrbitSystem, profile: np.ndarray, period: float, scale: np.ndarray | None = None
+) -> np.ndarray:
     """The kernel state z of a periodic profile (n states x M samples over one period, phase 0 at sample 0).
 
     Values and derivatives on the delay line come from the profile's Fourier series (band-limited);
@@ -301,7 +345,7 @@ def state_from_profile(system: KernelOrbitSystem, profile: np.ndarray, period: f
     spectrum = np.fft.rfft(profile, axis=1) / M
     k = np.arange(spectrum.shape[1])
     weight = np.where((k == 0) | ((M % 2 == 0) & (k == M // 2)), 1.0, 2.0)
-    times = np.arange(-system.L, 1) / system.N                     # fractions of the period, oldest first
+    times = np.arange(-system.L, 1) / system.N  # fractions of the period, oldest first
     phase = np.exp(2j * np.pi * np.outer(k, times))
     values = np.real((spectrum * weight) @ phase)
     slopes = np.real((spectrum * weight * 2j * np.pi * k) @ phase) / period
@@ -312,8 +356,9 @@ def state_from_profile(system: KernelOrbitSystem, profile: np.ndarray, period: f
     return np.concatenate(out)
 
 
-def orbit_from_simulation(model, gain: float, parameter: str = "alpha", rtts: float = 400.0, start: dict | None = None,
-                          N: int | None = None, **values) -> tuple[KernelOrbitSystem, KernelOrbit | None]:
+def orbit_from_simulation(
+    model, gain: float, parameter: str = "alpha", rtts: float = 400.0, start: dict | None = None, N: int | None = None, **values
+) -> tuple[KernelOrbitSystem, KernelOrbit | None]:
     """Simulate to the attractor at ``gain``, then polish the settled cycle into a kernel orbit.
 
     The period is measured on the simulation (default step); the kernel system is sized for it
@@ -345,11 +390,12 @@ def orbit_from_simulation(model, gain: float, parameter: str = "alpha", rtts: fl
     return system, solve_kernel_orbit(system, _state_from(system, integ, dt), period, gain)
 
 
-HOMOGENEITY_TOLERANCE = 1e-6   # relative defect of the orbit scaled by 2 below which (or 10x the orbit's own) it is a ray
+HOMOGENEITY_TOLERANCE = 1e-6  # relative defect of the orbit scaled by 2 below which (or 10x the orbit's own) it is a ray
 
 
-def ray_orbit(model, gain: float, parameter: str = "alpha", rtts: float = 200.0, N: int | None = None,
-              **values) -> tuple[KernelOrbitSystem, KernelOrbit, bool] | None:
+def ray_orbit(
+    model, gain: float, parameter: str = "alpha", rtts: float = 200.0, N: int | None = None, **values
+) -> tuple[KernelOrbitSystem, KernelOrbit, bool] | None:
     """The orbit of a model whose oscillation grows without settling, with the gain left free.
 
     For a positively homogeneous model (eq. 5.14: linear right-hand sides and a clamp at the
@@ -414,8 +460,11 @@ def _state_from(system: KernelOrbitSystem, integ: BatchIntegrator, dt: float) ->
     out = []
     for i in system.loop:
         s = system.scale[i]
-        out.append(np.concatenate([[integ._x[0, i] / s], integ._ring_values[0, i, steps] / s,
-                                   integ._ring_slopes[0, i, steps] / (s * per_step)]))
+        out.append(
+            np.concatenate(
+                [[integ._x[0, i] / s], integ._ring_values[0, i, steps] / s, integ._ring_slopes[0, i, steps] / (s * per_step)]
+            )
+        )
     return np.concatenate(out)
 
 
@@ -440,10 +489,21 @@ class KernelBranch:
     stop: str
 
     def as_dict(self) -> dict:
-        return {"parameter": self.parameter,
-                "points": [{self.parameter: p.gain, "amplitude": p.amplitude, "period": p.period,
-                            "stable": p.stable, "max_multiplier": p.max_multiplier} for p in self.points],
-                "folds": self.folds, "stop": self.stop}
+        return {
+            "parameter": self.parameter,
+            "points": [
+                {
+                    self.parameter: p.gain,
+                    "amplitude": p.amplitude,
+                    "period": p.period,
+                    "stable": p.stable,
+                    "max_multiplier": p.max_multiplier,
+                }
+                for p in self.points
+            ],
+            "folds": self.folds,
+            "stop": self.stop,
+        }
 
 
 def _weights(system) -> np.ndarray:
@@ -472,9 +532,17 @@ def _arclength_step(system, before, last, h, min_step=1e-5):
     return None
 
 
-def continue_kernel_orbits(system: KernelOrbitSystem, first: KernelOrbit, direction: float, steps: int = 40,
-                           step: float = 0.02, max_step: float = 0.2, gain_range: tuple = (0.0, math.inf),
-                           min_amplitude: float = 0.0, max_amplitude: float = math.inf) -> KernelBranch:
+def continue_kernel_orbits(
+    system: KernelOrbitSystem,
+    first: KernelOrbit,
+    direction: float,
+    steps: int = 40,
+    step: float = 0.02,
+    max_step: float = 0.2,
+    gain_range: tuple = (0.0, math.inf),
+    min_amplitude: float = 0.0,
+    max_amplitude: float = math.inf,
+) -> KernelBranch:
     """Pseudo-arclength continuation from ``first`` with the gain moving in ``direction`` (+1 or -1) at first.
 
     Parameters
@@ -523,8 +591,8 @@ def continue_kernel_orbits(system: KernelOrbitSystem, first: KernelOrbit, direct
     return KernelBranch(parameter=system.parameter, points=points, folds=_folds(system, points), stop=stop)
 
 
-MIN_COSINE = 0.8     # successive secants of the branch must turn by less than ~37 degrees (else the step halves)
-FOLD_STEPS = 12      # a turn is passed again with steps this many times shorter than the coarse ones
+MIN_COSINE = 0.8  # successive secants of the branch must turn by less than ~37 degrees (else the step halves)
+FOLD_STEPS = 12  # a turn is passed again with steps this many times shorter than the coarse ones
 
 
 def _over_kink(system, points, step):
@@ -572,10 +640,22 @@ def _folds(system, points) -> list:
             continue
         w = _weights(system)
         span = np.linalg.norm((_y(points[i + 1]) - _y(points[i - 1])) * w)
-        fine = [points[i - 1], solve_kernel_orbit(system, points[i - 1].z, points[i - 1].period,
-                                                  points[i - 1].gain + 1e-3 * span * np.sign(d[i - 1]))]
+        fine = [
+            points[i - 1],
+            solve_kernel_orbit(
+                system, points[i - 1].z, points[i - 1].period, points[i - 1].gain + 1e-3 * span * np.sign(d[i - 1])
+            ),
+        ]
         if fine[-1] is None:
             fine = [points[i - 1], points[i]]
-        out.append(locate_fold(fine, partial(_smooth_step, system, h=span / FOLD_STEPS),
-                               4 * FOLD_STEPS, points[i - 1:i + 2], turn="last", clip=True))
+        out.append(
+            locate_fold(
+                fine,
+                partial(_smooth_step, system, h=span / FOLD_STEPS),
+                4 * FOLD_STEPS,
+                points[i - 1 : i + 2],
+                turn="last",
+                clip=True,
+            )
+        )
     return out

@@ -32,6 +32,7 @@ With the root's speed Re(dlambda/dmu), the cycle past the boundary has, to leadi
 
 and each state oscillates as 2 Re(z q_j e^{i w t}): half peak-to-peak amplitude 2 abs(z) abs(q_j).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -53,14 +54,14 @@ class _Expansion:
     """Taylor coefficients of a model's right-hand sides at its equilibrium, as functions of the parameters."""
 
     states: int
-    variable_state: tuple          # state index of each variable (current values first, then delayed terms)
-    variable_delay: tuple          # f(*params) -> delay (s) of each variable, 0 for current values
-    jacobian: callable             # f(*params) -> (n, K)
-    hessian: callable              # f(*params) -> (n, K, K)
-    third: callable                # f(*params) -> (n, K, K, K)
-    gamma_gradient: callable       # f(*params) -> (n,): d(R/C)/dx at equilibrium
-    queue_gradient: callable       # f(*params) -> (n,): dq/dx at equilibrium
-    equilibrium: callable          # f(*params) -> (n,)
+    variable_state: tuple  # state index of each variable (current values first, then delayed terms)
+    variable_delay: tuple  # f(*params) -> delay (s) of each variable, 0 for current values
+    jacobian: callable  # f(*params) -> (n, K)
+    hessian: callable  # f(*params) -> (n, K, K)
+    third: callable  # f(*params) -> (n, K, K, K)
+    gamma_gradient: callable  # f(*params) -> (n,): d(R/C)/dx at equilibrium
+    queue_gradient: callable  # f(*params) -> (n,): dq/dx at equilibrium
+    equilibrium: callable  # f(*params) -> (n,)
 
 
 @cache
@@ -96,13 +97,20 @@ def _expansion(model: ModelSpec) -> _Expansion:
         expr = sp.sympify(expr).xreplace(now)
         return sp.lambdify(params, [sp.diff(expr, sym).subs(at) for sym in current], modules="numpy")
 
-    eq = sp.lambdify(params, [sp.sympify(model.equilibrium[model.states[i]]).subs(model.linearize_at) for i in loop],
-                     modules="numpy")
+    eq = sp.lambdify(
+        params, [sp.sympify(model.equilibrium[model.states[i]]).subs(model.linearize_at) for i in loop], modules="numpy"
+    )
     return _Expansion(
-        states=n, variable_state=tuple(states),
+        states=n,
+        variable_state=tuple(states),
         variable_delay=tuple(sp.lambdify(params, d, modules="numpy") for d in delays),
-        jacobian=tensor(1), hessian=tensor(2), third=tensor(3),
-        gamma_gradient=gradient(model.gamma), queue_gradient=gradient(model.queue), equilibrium=eq)
+        jacobian=tensor(1),
+        hessian=tensor(2),
+        third=tensor(3),
+        gamma_gradient=gradient(model.gamma),
+        queue_gradient=gradient(model.queue),
+        equilibrium=eq,
+    )
 
 
 def _parameter_values(model: ModelSpec, values: dict) -> list:
@@ -265,16 +273,18 @@ class HopfPoint:
         """Half peak-to-peak R/C of the small cycle at ``gain`` (0 on the side without a cycle)."""
         if self.gamma_coefficient is None:
             raise ValueError(f"{self.model}: degenerate Hopf point (l1 = {self.l1:g}): no amplitude law")
-        side = -np.sign(self.l1) * np.sign(self.speed)     # cycle where Re(lambda') dmu / (-Re c1) > 0
+        side = -np.sign(self.l1) * np.sign(self.speed)  # cycle where Re(lambda') dmu / (-Re c1) > 0
         distance = (np.asarray(gain, dtype=float) - self.critical) * side
         return self.gamma_coefficient * np.sqrt(np.clip(distance, 0.0, None))
 
     def __repr__(self):
-        return (f"HopfPoint({self.model}, {self.parameter}={self.critical:.6g}, w*d0={self.omega_rtt:.4g}, "
-                f"l1={self.l1:.4g}, {self.criticality})")
+        return (
+            f"HopfPoint({self.model}, {self.parameter}={self.critical:.6g}, w*d0={self.omega_rtt:.4g}, "
+            f"l1={self.l1:.4g}, {self.criticality})"
+        )
 
 
-DEGENERATE = 1e-9   # |Re c1| below this fraction of the scale of c1's terms: a linear system
+DEGENERATE = 1e-9  # |Re c1| below this fraction of the scale of c1's terms: a linear system
 
 
 def first_lyapunov(model: ModelSpec, parameter: str = "alpha", **values) -> HopfPoint:
@@ -299,15 +309,16 @@ def first_lyapunov(model: ModelSpec, parameter: str = "alpha", **values) -> Hopf
     U, sigma, Vh = np.linalg.svd(D)
     size = omega + np.abs(num.J).sum()
     if sigma[-1] > 1e-8 * size or (sigma.size > 1 and sigma[-2] < 1e-6 * size):
-        raise ValueError(f"{model.name}: Delta(i w) at w = {omega:g} 1/s has no simple kernel "
-                         f"(singular values {sigma}): not on the boundary?")
+        raise ValueError(
+            f"{model.name}: Delta(i w) at w = {omega:g} 1/s has no simple kernel (singular values {sigma}): not on the boundary?"
+        )
     q = Vh[-1].conj()
     p = U[:, -1]
     # measure z in units of R/C: q scaled so that R/C oscillates as 2 Re(z e^{i w t}); then l1 is
     # dimensionless per (R/C)^2 and comparable across models and units
     if abs(num.gamma_gradient @ q) > 1e-300:
         q = q / (num.gamma_gradient @ q)
-    p = p / np.conj(p.conj() @ num.delta_prime(lam) @ q)        # p^H Delta'(i w) q = 1
+    p = p / np.conj(p.conj() @ num.delta_prime(lam) @ q)  # p^H Delta'(i w) q = 1
     phi = num.arguments(lam, q)
     phibar = num.arguments(np.conj(lam), q.conj())
     h20 = np.linalg.solve(num.delta(2 * lam), num.B(phi, phi))
@@ -324,14 +335,22 @@ def first_lyapunov(model: ModelSpec, parameter: str = "alpha", **values) -> Hopf
     if degenerate:
         gamma_coefficient = queue_coefficient = None
     else:
-        radius = np.sqrt(abs(speed / c1.real))                  # |z| per sqrt(|mu - mu*|)
+        radius = np.sqrt(abs(speed / c1.real))  # |z| per sqrt(|mu - mu*|)
         gamma_coefficient = float(2 * radius * abs(num.gamma_gradient @ q))
-        queue_scale = _queue_scale(model, values)      # q in the model's queue unit (C*d0 for RCP; else d0)
+        queue_scale = _queue_scale(model, values)  # q in the model's queue unit (C*d0 for RCP; else d0)
         queue_coefficient = float(2 * radius * abs(num.queue_gradient @ q) / queue_scale)
-    return HopfPoint(model=model.name, parameter=parameter, critical=float(values[parameter]),
-                     values={k: v for k, v in values.items() if k != parameter},
-                     omega_rtt=float(omega * d0), c1=c1, l1=float(c1.real / omega) if not degenerate else 0.0,
-                     speed=speed, gamma_coefficient=gamma_coefficient, queue_coefficient=queue_coefficient)
+    return HopfPoint(
+        model=model.name,
+        parameter=parameter,
+        critical=float(values[parameter]),
+        values={k: v for k, v in values.items() if k != parameter},
+        omega_rtt=float(omega * d0),
+        c1=c1,
+        l1=float(c1.real / omega) if not degenerate else 0.0,
+        speed=speed,
+        gamma_coefficient=gamma_coefficient,
+        queue_coefficient=queue_coefficient,
+    )
 
 
 def hopf_point(model: ModelSpec, bracket: tuple[float, float], parameter: str = "alpha", **values: float) -> HopfPoint:

@@ -4,6 +4,7 @@ These are the measurements a bifurcation diagram needs on each continuation run.
 local to this package while the phase plane's shared judgement of traces is being rewritten;
 they should later move onto :mod:`rcpstab.verdicts.judgement` (one judgement of traces).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,9 +14,9 @@ from numpy.typing import ArrayLike
 
 __all__ = ["CycleMeasures", "measure_cycles", "attractor_interval", "disagree"]
 
-MIN_CROSSINGS = 3            # upward crossings needed to call an oscillation periodic (2 full periods)
-ENVELOPE_WINDOW_RTT = 10.0   # envelope samples: peak-to-peak over windows at least this long...
-PERIODS_PER_WINDOW = 1.5     # ...and at least this many periods
+MIN_CROSSINGS = 3  # upward crossings needed to call an oscillation periodic (2 full periods)
+ENVELOPE_WINDOW_RTT = 10.0  # envelope samples: peak-to-peak over windows at least this long...
+PERIODS_PER_WINDOW = 1.5  # ...and at least this many periods
 
 
 @dataclass
@@ -109,8 +110,13 @@ def measure_cycles(t_rtt: ArrayLike, gamma: ArrayLike, queue_bdp: ArrayLike, mea
     keep = t_rtt >= measure_from_rtt
     t, g, q = t_rtt[keep], np.nan_to_num(gamma[keep]), np.nan_to_num(queue_bdp[keep])
     period = _periods(t, g)
-    return CycleMeasures(amplitude=0.5 * np.ptp(g, axis=0), amplitude_queue=0.5 * np.ptp(q, axis=0),
-                         period_rtt=period, growth_rtt=_growth(t, g, period), finite=finite)
+    return CycleMeasures(
+        amplitude=0.5 * np.ptp(g, axis=0),
+        amplitude_queue=0.5 * np.ptp(q, axis=0),
+        period_rtt=period,
+        growth_rtt=_growth(t, g, period),
+        finite=finite,
+    )
 
 
 def attractor_interval(state: str, amplitude: float, slack: float) -> tuple[float, float]:

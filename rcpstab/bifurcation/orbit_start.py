@@ -7,6 +7,7 @@ itself as history, scaled about the equilibrium by ``1 + eps``. If the orbit is 
 cycle whose unstable direction is its own amplitude, ``eps > 0`` leaves it outwards and
 ``eps < 0`` inwards (to the equilibrium), and ``eps = 0`` stays near it for many periods.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,7 +19,7 @@ from .periodic import OrbitPoint, PeriodicSystem
 
 __all__ = ["simulate_from_orbit"]
 
-START_STEP = 64     # the injected history is laid at steps far from t = 0 (no start-up breakpoints)
+START_STEP = 64  # the injected history is laid at steps far from t = 0 (no start-up breakpoints)
 
 
 def _orbit_at(profile: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -27,14 +28,15 @@ def _orbit_at(profile: np.ndarray, times: np.ndarray) -> tuple[np.ndarray, np.nd
     spectrum = np.fft.rfft(profile, axis=1) / N
     k = np.arange(spectrum.shape[1])
     weight = np.where((k == 0) | ((N % 2 == 0) & (k == N // 2)), 1.0, 2.0)
-    phase = np.exp(2j * np.pi * np.outer(k, times))               # (K, T)
+    phase = np.exp(2j * np.pi * np.outer(k, times))  # (K, T)
     values = np.real((spectrum * weight) @ phase)
     slopes = np.real((spectrum * weight * 2j * np.pi * k) @ phase)
     return values, slopes
 
 
-def simulate_from_orbit(system: PeriodicSystem, point: OrbitPoint, eps: Any, rtts: float, dt: float | None = None
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def simulate_from_orbit(
+    system: PeriodicSystem, point: OrbitPoint, eps: Any, rtts: float, dt: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Integrate the model with the orbit (scaled by ``1 + eps`` about the equilibrium) as its history.
 
     Parameters
@@ -58,16 +60,16 @@ def simulate_from_orbit(system: PeriodicSystem, point: OrbitPoint, eps: Any, rtt
     eps = np.atleast_1d(np.asarray(eps, dtype=float))
     B = eps.size
     gains = {system.parameter: np.full(B, point.gain)}
-    eq = system.equilibrium(point.gain) * system.scale                      # SI
+    eq = system.equilibrium(point.gain) * system.scale  # SI
     integrator = make_integrator(system.model, {**system.values, **gains}, {"gamma0": np.full(B, 0.1)}, dt)
     dt = integrator.dt
     L = integrator.length
     K = START_STEP * L
     period_s = point.period * system.time_unit
     steps = np.arange(K - L + 1, K + 1)
-    values, slopes = _orbit_at(point.profile, (steps - K) * dt / period_s)    # the orbit's phase 0 at step K
+    values, slopes = _orbit_at(point.profile, (steps - K) * dt / period_s)  # the orbit's phase 0 at step K
     values = values * system.scale[:, None]
-    slopes = slopes * system.scale[:, None] * dt / period_s                   # derivative times step, as stored
+    slopes = slopes * system.scale[:, None] * dt / period_s  # derivative times step, as stored
     deviation = values - eq[:, None]
     for b in range(B):
         x = eq[:, None] + (1 + eps[b]) * deviation

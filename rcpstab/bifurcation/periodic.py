@@ -23,6 +23,7 @@ cycle x = x* + 2 Re(z q e^{i w t}), abs(z)**2 = -Re(lambda') (mu - mu*) / Re(c1)
 guess. Only smooth models (no clamp, saturation or sampled state: :mod:`.smooth`, the
 textbook equations) are accepted.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,19 +39,24 @@ from ..phaseplane.setup import own_name, parameter_values
 from .folds import locate_fold
 from .lyapunov import HopfPoint, _full, _Numeric, hopf_point
 
-__all__ = ["OrbitBranch", "OrbitPoint", "PeriodicSystem", "continue_from_hopf", "floquet_multipliers",
-           "solve_orbit"]
+__all__ = ["OrbitBranch", "OrbitPoint", "PeriodicSystem", "continue_from_hopf", "floquet_multipliers", "solve_orbit"]
 
-NEWTON_TOL = 1e-9        # Newton stops when the step's weighted norm is below this (scaled states, O(1))
+NEWTON_TOL = 1e-9  # Newton stops when the step's weighted norm is below this (scaled states, O(1))
 NEWTON_ITER = 12
-FD_EPS = 1e-7            # finite-difference step for the Jacobians (scaled states are O(1))
-STEPS_PER_DELAY = 2.2    # the shortest delay spans at least this many steps, so the stencil stays causal
+FD_EPS = 1e-7  # finite-difference step for the Jacobians (scaled states are O(1))
+STEPS_PER_DELAY = 2.2  # the shortest delay spans at least this many steps, so the stencil stays causal
 
 
 def _lagrange_weights(theta: float) -> np.ndarray:
     """Weights of the cubic through nodes -1, 0, 1, 2 evaluated at ``theta``."""
-    return np.array([-theta * (theta - 1) * (theta - 2) / 6, (theta + 1) * (theta - 1) * (theta - 2) / 2,
-                     -(theta + 1) * theta * (theta - 2) / 2, (theta + 1) * theta * (theta - 1) / 6])
+    return np.array(
+        [
+            -theta * (theta - 1) * (theta - 2) / 6,
+            (theta + 1) * (theta - 1) * (theta - 2) / 2,
+            -(theta + 1) * theta * (theta - 2) / 2,
+            (theta + 1) * theta * (theta - 1) / 6,
+        ]
+    )
 
 
 class PeriodicSystem:
@@ -72,8 +78,10 @@ class PeriodicSystem:
 
     def __init__(self, model: ModelSpec, parameter: str = "alpha", **values):
         if model.clamps or model.saturations or model.sampled:
-            raise InputError(f"model {model.name!r} is not smooth (clamp, saturation or sampling): "
-                             "periodic-orbit continuation needs a smooth delay model")
+            raise InputError(
+                f"model {model.name!r} is not smooth (clamp, saturation or sampling): "
+                "periodic-orbit continuation needs a smooth delay model"
+            )
         self.model = model
         self.parameter = parameter
         self.values = {k: v for k, v in values.items() if k != parameter}
@@ -103,8 +111,12 @@ class PeriodicSystem:
         p[self.gain_index] = gain
         x = [u[i] * self.scale[i] for i in range(self.n)]
         xd = [delayed[j] * self.scale[self.delay_state[j]] for j in range(self.delay.size)]
-        return np.stack([np.broadcast_to(f(*x, *xd, *p), np.shape(u[0])) * (self.time_unit / self.scale[i])
-                         for i, f in enumerate(self.compiled.rhs)])
+        return np.stack(
+            [
+                np.broadcast_to(f(*x, *xd, *p), np.shape(u[0])) * (self.time_unit / self.scale[i])
+                for i, f in enumerate(self.compiled.rhs)
+            ]
+        )
 
     def gamma(self, u, gain) -> np.ndarray:
         """The model's normalised rate (R/C for RCP) of scaled states ``u`` (n, ...)."""
@@ -121,15 +133,15 @@ class _Stencil:
     residual stays smooth in the period; the weights follow the period (:meth:`weights_at`).
     """
 
-    offsets: np.ndarray   # (3 stages, m delays, 4) integer offsets from k
-    reach: int            # oldest offset (positive number of steps back)
+    offsets: np.ndarray  # (3 stages, m delays, 4) integer offsets from k
+    reach: int  # oldest offset (positive number of steps back)
 
     @classmethod
     def build(cls, delays: np.ndarray, h: float) -> _Stencil:
         offsets = np.zeros((3, delays.size, 4), dtype=int)
         for s, c in enumerate((0.0, 0.5, 1.0)):
             for j, tau in enumerate(delays):
-                base = math.ceil(c - tau / h) - 1     # an exact grid hit is the right node, never a future one
+                base = math.ceil(c - tau / h) - 1  # an exact grid hit is the right node, never a future one
                 offsets[s, j] = base + np.arange(-1, 3)
         if offsets.max() > 0:
             raise InputError(f"step {h:g} too long for the shortest delay {delays.min():g}: the scheme is not causal")
@@ -140,8 +152,12 @@ class _Stencil:
 
         Shape (3, m, 4) for a scalar h, (3, m, 4, B) for an array of B steps.
         """
-        return np.array([[_lagrange_weights(c - tau / h - self.offsets[s, j, 1]) for j, tau in enumerate(delays)]
-                         for s, c in enumerate((0.0, 0.5, 1.0))])
+        return np.array(
+            [
+                [_lagrange_weights(c - tau / h - self.offsets[s, j, 1]) for j, tau in enumerate(delays)]
+                for s, c in enumerate((0.0, 0.5, 1.0))
+            ]
+        )
 
 
 def _defects(system: PeriodicSystem, stencil: _Stencil, U, P, gain):
@@ -150,8 +166,15 @@ def _defects(system: PeriodicSystem, stencil: _Stencil, U, P, gain):
     h = P / N
     # delayed reads: the weights depend on h (hence on P, per batch column), the nodes do not
     w = stencil.weights_at(system.delay, h)
-    reads = [np.stack([sum(w[s, j, i] * np.roll(U[state], -stencil.offsets[s, j, i], axis=0) for i in range(4))
-                       for j, state in enumerate(system.delay_state)]) for s in range(3)]
+    reads = [
+        np.stack(
+            [
+                sum(w[s, j, i] * np.roll(U[state], -stencil.offsets[s, j, i], axis=0) for i in range(4))
+                for j, state in enumerate(system.delay_state)
+            ]
+        )
+        for s in range(3)
+    ]
     k1 = system.field(U, reads[0], gain)
     k2 = system.field(U + 0.5 * h * k1, reads[1], gain)
     k3 = system.field(U + 0.5 * h * k2, reads[1], gain)
@@ -198,10 +221,10 @@ def _phase_row(reference: np.ndarray) -> np.ndarray:
 def _residual(system, stencil, Y, N, reference, extra):
     """Full residual for a batch of unknown vectors Y (n*N + 2, B): defects, phase, extra condition."""
     n = system.n
-    U = Y[:n * N].reshape(n, N, -1)
+    U = Y[: n * N].reshape(n, N, -1)
     P, gain = Y[n * N], Y[n * N + 1]
     defects = _defects(system, stencil, U, P, gain).reshape(n * N, -1)
-    phase = _phase_row(reference) @ (Y[:n * N] - reference.reshape(-1, 1))
+    phase = _phase_row(reference) @ (Y[: n * N] - reference.reshape(-1, 1))
     return np.vstack([defects, phase[None, :], extra(Y)[None, :]])
 
 
@@ -229,8 +252,15 @@ def _period_map(system, stencil, H, N, P, gain):
     buf = np.concatenate([H, np.zeros((n, N, B))], axis=1)
     w = stencil.weights_at(system.delay, h)
     for k in range(L - 1, L - 1 + N):
-        reads = [np.stack([sum(w[s, j, i] * buf[state, k + stencil.offsets[s, j, i]] for i in range(4))
-                           for j, state in enumerate(system.delay_state)]) for s in range(3)]
+        reads = [
+            np.stack(
+                [
+                    sum(w[s, j, i] * buf[state, k + stencil.offsets[s, j, i]] for i in range(4))
+                    for j, state in enumerate(system.delay_state)
+                ]
+            )
+            for s in range(3)
+        ]
         u = buf[:, k]
         k1 = system.field(u, reads[0], gain)
         k2 = system.field(u + 0.5 * h * k1, reads[1], gain)
@@ -240,8 +270,9 @@ def _period_map(system, stencil, H, N, P, gain):
     return buf[:, -L:]
 
 
-def floquet_multipliers(system: PeriodicSystem, profile: np.ndarray, period: float, gain: float,
-                        stencil: _Stencil | None = None) -> tuple[np.ndarray, float]:
+def floquet_multipliers(
+    system: PeriodicSystem, profile: np.ndarray, period: float, gain: float, stencil: _Stencil | None = None
+) -> tuple[np.ndarray, float]:
     """Floquet multipliers of a periodic orbit from the linearised period map of the discrete scheme.
 
     Returns
@@ -255,7 +286,7 @@ def floquet_multipliers(system: PeriodicSystem, profile: np.ndarray, period: flo
     n, N = profile.shape
     stencil = stencil or _Stencil.build(system.delay, period / N)
     L = stencil.reach + 1
-    H = profile[:, N - L:]            # the last L grid values; their image after N steps is again them
+    H = profile[:, N - L :]  # the last L grid values; their image after N steps is again them
     size = n * L
     batch = np.repeat(H.reshape(size, 1), size + 1, axis=1)
     batch[np.arange(size), np.arange(size)] += FD_EPS
@@ -271,8 +302,15 @@ def _point(system, stencil, profile, period, gain) -> OrbitPoint:
     biggest = float(np.max(np.abs(nontrivial)))
     fine = _resample(profile, 8 * profile.shape[1])
     g = system.gamma(fine, gain)
-    return OrbitPoint(gain=float(gain), amplitude=float(0.5 * np.ptp(g)), period=float(period),
-                      stable=biggest < 1.0, max_multiplier=biggest, multipliers=mu[:6], profile=profile)
+    return OrbitPoint(
+        gain=float(gain),
+        amplitude=float(0.5 * np.ptp(g)),
+        period=float(period),
+        stable=biggest < 1.0,
+        max_multiplier=biggest,
+        multipliers=mu[:6],
+        profile=profile,
+    )
 
 
 def _resample(profile: np.ndarray, N: int) -> np.ndarray:
@@ -300,7 +338,7 @@ def solve_orbit(system: PeriodicSystem, profile: np.ndarray, period: float, gain
     Y, ok = _newton(system, stencil, Y, N, profile, lambda Z: Z[-1] - gain)
     if not ok:
         return None
-    return _point(system, stencil, Y[:n * N].reshape(n, N), Y[-2], Y[-1])
+    return _point(system, stencil, Y[: n * N].reshape(n, N), Y[-2], Y[-1])
 
 
 @dataclass
@@ -326,18 +364,29 @@ class OrbitBranch:
     stop: str
 
     def as_dict(self) -> dict:
-        return {"parameter": self.parameter, "hopf": {"gain": self.hopf.critical, "l1": self.hopf.l1,
-                                                      "period": 2 * math.pi / self.hopf.omega_rtt},
-                "points": [{self.parameter: p.gain, "amplitude": p.amplitude, "period": p.period,
-                            "stable": p.stable, "max_multiplier": p.max_multiplier} for p in self.points],
-                "folds": self.folds, "stop": self.stop}
+        return {
+            "parameter": self.parameter,
+            "hopf": {"gain": self.hopf.critical, "l1": self.hopf.l1, "period": 2 * math.pi / self.hopf.omega_rtt},
+            "points": [
+                {
+                    self.parameter: p.gain,
+                    "amplitude": p.amplitude,
+                    "period": p.period,
+                    "stable": p.stable,
+                    "max_multiplier": p.max_multiplier,
+                }
+                for p in self.points
+            ],
+            "folds": self.folds,
+            "stop": self.stop,
+        }
 
 
 def _hopf_guess(system: PeriodicSystem, hopf: HopfPoint, gain: float, N: int):
     """Normal-form cycle at ``gain`` (scaled profile over one period) and its period (time units)."""
     values = _full(system.model, {**hopf.values, hopf.parameter: hopf.critical})
     num = _Numeric(system.model, values)
-    omega = hopf.omega_rtt / system.time_unit              # 1/s
+    omega = hopf.omega_rtt / system.time_unit  # 1/s
     _, _, Vh = np.linalg.svd(num.delta(1j * omega))
     q = Vh[-1].conj()
     q = q / (num.gamma_gradient @ q)
@@ -347,10 +396,20 @@ def _hopf_guess(system: PeriodicSystem, hopf: HopfPoint, gain: float, N: int):
     return x / system.scale[:, None], 2 * math.pi / hopf.omega_rtt
 
 
-def continue_from_hopf(model: ModelSpec, bracket: tuple, parameter: str = "alpha", steps: int = 60,
-                       first_amplitude: float = 0.02, step: float = 0.05, max_step: float = 0.5,
-                       max_amplitude: float = math.inf, gain_range: tuple = (0.0, math.inf), N: int = 128, max_mesh: int = 1024,
-                       **values) -> OrbitBranch:
+def continue_from_hopf(
+    model: ModelSpec,
+    bracket: tuple,
+    parameter: str = "alpha",
+    steps: int = 60,
+    first_amplitude: float = 0.02,
+    step: float = 0.05,
+    max_step: float = 0.5,
+    max_amplitude: float = math.inf,
+    gain_range: tuple = (0.0, math.inf),
+    N: int = 128,
+    max_mesh: int = 1024,
+    **values,
+) -> OrbitBranch:
     """Continue the branch of periodic orbits born at the Hopf point inside ``bracket``.
 
     Parameters
@@ -451,14 +510,14 @@ def _arclength_step(system, before: OrbitPoint, last: OrbitPoint, h_s: float, N:
         def extra(Z, predicted=predicted):
             return ((Z - predicted[:, None]) * weights[:, None]).T @ tangent
 
-        Y, ok = _newton(system, stencil, predicted, N, b[:system.n * N].reshape(system.n, N), extra)
+        Y, ok = _newton(system, stencil, predicted, N, b[: system.n * N].reshape(system.n, N), extra)
         if ok:
-            return _point(system, stencil, Y[:system.n * N].reshape(system.n, N), Y[-2], Y[-1]), h_s
+            return _point(system, stencil, Y[: system.n * N].reshape(system.n, N), Y[-2], Y[-1]), h_s
         h_s /= 2
     return None
 
 
-FOLD_STEPS = 16       # the turn is re-continued with this many steps across the coarse bracket
+FOLD_STEPS = 16  # the turn is re-continued with this many steps across the coarse bracket
 
 
 def _folds(system, points) -> list:
@@ -477,7 +536,13 @@ def _folds(system, points) -> list:
         N = points[i + 1].profile.shape[1]
         w = _weights(system.n, N)
         span = np.linalg.norm((_vector(points[i + 1], N) - _vector(points[i - 1], N)) * w)
-        out.append(locate_fold([points[i - 2], points[i - 1]],
-                               partial(_arclength_step, system, h_s=float(span / FOLD_STEPS), N=N),
-                               3 * FOLD_STEPS, points[i - 1:i + 2], turn="first"))
+        out.append(
+            locate_fold(
+                [points[i - 2], points[i - 1]],
+                partial(_arclength_step, system, h_s=float(span / FOLD_STEPS), N=N),
+                3 * FOLD_STEPS,
+                points[i - 1 : i + 2],
+                turn="first",
+            )
+        )
     return out

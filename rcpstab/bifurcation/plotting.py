@@ -1,4 +1,5 @@
 """Bifurcation diagrams: limit-cycle amplitude against the swept gain, with the exact linear boundary."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -14,8 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["bifurcation_plot", "continuation_plot"]
 
 
-def bifurcation_plot(diagram: BifurcationDiagram, ax: Axes | None = None, title: str | None = None,
-                     hopf: Any = None) -> Axes:
+def bifurcation_plot(diagram: BifurcationDiagram, ax: Axes | None = None, title: str | None = None, hopf: Any = None) -> Axes:
     """Amplitude (half peak-to-peak R/C, % of equilibrium) of each branch, up and down.
 
     Parameters
@@ -38,12 +38,11 @@ def bifurcation_plot(diagram: BifurcationDiagram, ax: Axes | None = None, title:
         for direction, marker, style in (("up", "^", "-"), ("down", "v", "--")):
             rows = diagram.branch(fixed, direction)
             x = np.array([r[diagram.parameter] for r in rows])
-            y = np.array([100 * r["amplitude_relative"] if r["state"] in ("cycle", "equilibrium") else np.nan
-                          for r in rows])
-            moving = np.array([100 * r["amplitude_relative"] if r["state"] not in ("cycle", "equilibrium") else np.nan
-                               for r in rows])
-            ax.plot(x, y, style + marker, color=color, ms=4,
-                    label=f"{diagram.fixed_parameter}={fixed:g} {direction}")
+            y = np.array([100 * r["amplitude_relative"] if r["state"] in ("cycle", "equilibrium") else np.nan for r in rows])
+            moving = np.array(
+                [100 * r["amplitude_relative"] if r["state"] not in ("cycle", "equilibrium") else np.nan for r in rows]
+            )
+            ax.plot(x, y, style + marker, color=color, ms=4, label=f"{diagram.fixed_parameter}={fixed:g} {direction}")
             ax.plot(x, moving, marker, color=color, ms=4, mfc="none")
             flagged = [r[diagram.parameter] for r in rows if r["hysteresis"]]
             if flagged and direction == "up":
@@ -57,14 +56,16 @@ def bifurcation_plot(diagram: BifurcationDiagram, ax: Axes | None = None, title:
     ax.set_ylim(bottom=0.0)  # an amplitude: symlog would otherwise offer negative decades
     ax.set_xlabel(diagram.parameter)
     ax.set_ylabel("limit-cycle amplitude, % of equilibrium R/C")
-    ax.set_title(title or f"Bifurcation diagram, model '{diagram.model.name}' (dotted: exact linear boundary; "
-                 "open: still growing or decaying)", fontsize=8)
+    ax.set_title(
+        title
+        or f"Bifurcation diagram, model '{diagram.model.name}' (dotted: exact linear boundary; open: still growing or decaying)",
+        fontsize=8,
+    )
     ax.legend(fontsize=7)
     return ax
 
 
-def continuation_plot(diagram: BifurcationDiagram, branches: list[Any], ax: Axes | None = None,
-                      title: str | None = None) -> Axes:
+def continuation_plot(diagram: BifurcationDiagram, branches: list[Any], ax: Axes | None = None, title: str | None = None) -> Axes:
     """Branches of periodic orbits (stable solid, unstable dashed, folds marked) under the up/down simulations.
 
     Amplitudes are half peak-to-peak of the normalised rate in % of its equilibrium value; the
@@ -100,16 +101,14 @@ def continuation_plot(diagram: BifurcationDiagram, branches: list[Any], ax: Axes
             ax.plot(gains, y, style, color="k", lw=1.4, label=None if name in labelled else name)
             labelled.add(name)
         for f in b.folds:
-            ax.plot(f[p], f["amplitude"] * scale, "o", ms=7, mfc="none", mec="C3",
-                    label=None if "fold" in labelled else "fold")
+            ax.plot(f[p], f["amplitude"] * scale, "o", ms=7, mfc="none", mec="C3", label=None if "fold" in labelled else "fold")
             labelled.add("fold")
     for fixed in sorted(diagram.boundaries):
         for direction, marker, fill in (("up", "^", None), ("down", "v", "none")):
             rows = diagram.branch(fixed, direction)
             x = [r[p] for r in rows if r["state"] in ("cycle", "equilibrium")]
             y = [r["amplitude_relative"] * 100 for r in rows if r["state"] in ("cycle", "equilibrium")]
-            ax.plot(x, y, marker, color="C0" if direction == "up" else "C1", ms=5, mfc=fill,
-                    label=f"simulation, {p} {direction}")
+            ax.plot(x, y, marker, color="C0" if direction == "up" else "C1", ms=5, mfc=fill, label=f"simulation, {p} {direction}")
         for b in diagram.boundaries[fixed]:
             ax.axvline(b, color="0.5", lw=0.8, ls=":", label=None if "lin" in labelled else "exact linear boundary")
             labelled.add("lin")
@@ -117,8 +116,12 @@ def continuation_plot(diagram: BifurcationDiagram, branches: list[Any], ax: Axes
     ax.set_ylabel("cycle amplitude: half peak-to-peak rate, % of equilibrium")
     models = sorted({b.model for b in branches})
     held = ", ".join(f"{diagram.fixed_parameter} = {k:g}" for k in diagram.boundaries)
-    ax.set_title(title or f"'{diagram.model.name}', {held}: periodic orbits"
-                 + (f" of {', '.join(models)}" if models and models != [diagram.model.name] else ""), fontsize=8)
+    ax.set_title(
+        title
+        or f"'{diagram.model.name}', {held}: periodic orbits"
+        + (f" of {', '.join(models)}" if models and models != [diagram.model.name] else ""),
+        fontsize=8,
+    )
     ax.set_ylim(bottom=0.0)
     ax.legend(fontsize=7)
     return ax

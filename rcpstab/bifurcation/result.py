@@ -1,4 +1,5 @@
 """The result of a continuation sweep: one row per gain value, branch and direction."""
+
 from __future__ import annotations
 
 import json
@@ -80,10 +81,16 @@ class BifurcationDiagram:
             if reasons:
                 point["null_reasons"] = reasons
             points.append(point)
-        return {"model": self.model.name, "parameter": self.parameter, "fixed_parameter": self.fixed_parameter,
-                "gamma_eq": self.gamma_eq, "hysteresis": self.hysteresis,
-                "boundaries": [{self.fixed_parameter: k, self.parameter: v} for k, v in self.boundaries.items()],
-                "settings": self.settings, "points": points}
+        return {
+            "model": self.model.name,
+            "parameter": self.parameter,
+            "fixed_parameter": self.fixed_parameter,
+            "gamma_eq": self.gamma_eq,
+            "hysteresis": self.hysteresis,
+            "boundaries": [{self.fixed_parameter: k, self.parameter: v} for k, v in self.boundaries.items()],
+            "settings": self.settings,
+            "points": points,
+        }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), allow_nan=False)
@@ -92,18 +99,24 @@ class BifurcationDiagram:
         """One line: cycles found, the largest, hysteresis."""
         cycles = [r for r in self.rows if r["state"] == "cycle"]
         biggest = max((r["amplitude_relative"] for r in cycles), default=0.0)
-        bound = "; ".join(f"{self.fixed_parameter}={k:g}: " + (", ".join(f"{v:.4g}" for v in b) or "none")
-                          for k, b in self.boundaries.items())
-        return (f"{self.model.name}: {len(cycles)} of {len(self.rows)} runs on a limit cycle "
-                f"(largest +/-{100 * biggest:.3g}% of R/C), hysteresis {'found' if self.hysteresis else 'none'}; "
-                f"linear boundary in {self.parameter} at {bound}")
+        bound = "; ".join(
+            f"{self.fixed_parameter}={k:g}: " + (", ".join(f"{v:.4g}" for v in b) or "none") for k, b in self.boundaries.items()
+        )
+        return (
+            f"{self.model.name}: {len(cycles)} of {len(self.rows)} runs on a limit cycle "
+            f"(largest +/-{100 * biggest:.3g}% of R/C), hysteresis {'found' if self.hysteresis else 'none'}; "
+            f"linear boundary in {self.parameter} at {bound}"
+        )
 
     def plot(self, ax=None, **kwargs):
         """Draw the diagram (:func:`~rcpstab.bifurcation.plotting.bifurcation_plot`)."""
         from .plotting import bifurcation_plot
+
         return bifurcation_plot(self, ax=ax, **kwargs)
 
     def __repr__(self):
         n = len({r[self.parameter] for r in self.rows})
-        return (f"BifurcationDiagram({self.model.name}, {self.parameter} x {n} values, "
-                f"{self.fixed_parameter} in {sorted(self.boundaries)}, hysteresis={self.hysteresis})")
+        return (
+            f"BifurcationDiagram({self.model.name}, {self.parameter} x {n} values, "
+            f"{self.fixed_parameter} in {sorted(self.boundaries)}, hysteresis={self.hysteresis})"
+        )

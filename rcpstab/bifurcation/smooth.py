@@ -15,6 +15,7 @@ so the criticality of RCP's boundary is computed on
 The ``linear`` model (eq. 5.15) is linear: its Hopf point is degenerate (l1 = 0; at the
 boundary a continuum of cycles, past it unbounded growth).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,12 +30,17 @@ __all__ = ["RCP_UNCLAMPED", "RCP_RATE", "SMOOTH_MODELS"]
 
 _LOOP = [i for i, x in enumerate(rcp.MODEL.states) if x in rcp.MODEL.loop_states]  # no buffer, so no drop count
 RCP_UNCLAMPED = dataclasses.replace(
-    rcp.MODEL, name="rcp-unclamped",
+    rcp.MODEL,
+    name="rcp-unclamped",
     title="RCP eqs. 5.1-5.3, continuous rate law, queue not clamped (smooth; for Hopf analysis)",
-    states=tuple(rcp.MODEL.states[i] for i in _LOOP), rhs=tuple(rcp.MODEL.rhs[i] for i in _LOOP),
+    states=tuple(rcp.MODEL.states[i] for i in _LOOP),
+    rhs=tuple(rcp.MODEL.rhs[i] for i in _LOOP),
     equilibrium={x: rcp.MODEL.equilibrium[x] for x in rcp.MODEL.loop_states},
     initial_state={x: rcp.MODEL.initial_state[x] for x in rcp.MODEL.loop_states},
-    clamps=(), saturations=(), sampled={})
+    clamps=(),
+    saturations=(),
+    sampled={},
+)
 
 R = sp.Function("R")
 

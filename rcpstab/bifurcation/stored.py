@@ -3,6 +3,7 @@
 The computation takes ~10 minutes on two shared cores, so the notebook reads its stored output
 (``data/cycles_clamped.json``, package data) instead of repeating it; rerun the script to refresh.
 """
+
 from __future__ import annotations
 
 import json

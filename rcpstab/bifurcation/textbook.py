@@ -11,6 +11,7 @@ are x(t) = eps sin(pi t / 2) + O(eps^2) with a - pi/2 = eps^2 (3 pi - 2) / 40 + 
 Bifurcation*, 1981, on Wright's equation). So the amplitude law is
 eps = sqrt(40 (a - pi/2) / (3 pi - 2)).
 """
+
 from __future__ import annotations
 
 import math
@@ -42,11 +43,17 @@ def hutchinson_model() -> ModelSpec:
     tau = sp.Symbol("d_0", positive=True)
     g0, q0 = sp.symbols("gamma_0 q_0", nonnegative=True)
     return ModelSpec(
-        name="hutchinson", title="Wright's form of Hutchinson's delayed logistic equation",
-        states=(x,), rhs=(-a * x(t - tau) * (1 + x(t)),),
-        parameters={a: math.pi / 2, b: 1.0, tau: 1.0},   # b unused (the gain pair needs a second gain)
-        equilibrium={x: sp.Integer(0)}, loop_parameters=(a, b), time_scale=tau,
-        gamma=x(t), queue=sp.Integer(0), initial_state={x: g0},
+        name="hutchinson",
+        title="Wright's form of Hutchinson's delayed logistic equation",
+        states=(x,),
+        rhs=(-a * x(t - tau) * (1 + x(t)),),
+        parameters={a: math.pi / 2, b: 1.0, tau: 1.0},  # b unused (the gain pair needs a second gain)
+        equilibrium={x: sp.Integer(0)},
+        loop_parameters=(a, b),
+        time_scale=tau,
+        gamma=x(t),
+        queue=sp.Integer(0),
+        initial_state={x: g0},
     )
 
 
@@ -65,9 +72,15 @@ def bistable_model() -> ModelSpec:
     g0, q0 = sp.symbols("gamma_0 q_0", nonnegative=True)
     u = y(t - tau) - 1
     return ModelSpec(
-        name="bistable", title="delayed Bautin-type equation: subcritical Hopf point, stable large cycle",
-        states=(y,), rhs=(-a * u - b * u**3 + u**5,),
+        name="bistable",
+        title="delayed Bautin-type equation: subcritical Hopf point, stable large cycle",
+        states=(y,),
+        rhs=(-a * u - b * u**3 + u**5,),
         parameters={a: math.pi / 2, b: 1.0, tau: 1.0},
-        equilibrium={y: sp.Integer(1)}, loop_parameters=(a, b), time_scale=tau,
-        gamma=y(t), queue=sp.Integer(0), initial_state={y: g0},
+        equilibrium={y: sp.Integer(1)},
+        loop_parameters=(a, b),
+        time_scale=tau,
+        gamma=y(t),
+        queue=sp.Integer(0),
+        initial_state={y: g0},
     )

@@ -8,16 +8,32 @@ The names are loaded from their modules on first use: the checks pull in the len
 the compiled integrators, matplotlib through the FCT study, about a second and a half), which
 ``rcpstab check --example`` and ``--schema`` do not need.
 """
+
 import importlib
 from typing import Any
 
 from .finding import CRITERIA, Finding
 
-__all__ = ["CRITERIA", "CheckConfig", "CheckReport", "Envelope", "Finding", "Router", "Thresholds",
-           "load_config", "parse_config", "run_checks", "suggest"]
+__all__ = [
+    "CRITERIA",
+    "CheckConfig",
+    "CheckReport",
+    "Envelope",
+    "Finding",
+    "Router",
+    "Thresholds",
+    "load_config",
+    "parse_config",
+    "run_checks",
+    "suggest",
+]
 
-_HOME = {"CheckReport": "checks", "run_checks": "checks", "suggest": "suggestion",
-         **{name: "config" for name in ("CheckConfig", "Envelope", "Router", "Thresholds", "load_config", "parse_config")}}
+_HOME = {
+    "CheckReport": "checks",
+    "run_checks": "checks",
+    "suggest": "suggestion",
+    **{name: "config" for name in ("CheckConfig", "Envelope", "Router", "Thresholds", "load_config", "parse_config")},
+}
 
 
 def __getattr__(name: str) -> Any:

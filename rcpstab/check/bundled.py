@@ -3,6 +3,7 @@
 A wheel install has no ``examples/`` folder: ``rcpstab check --example NAME`` and
 ``rcpstab check --schema`` print them from here (``rcpstab/check/examples/*.toml``).
 """
+
 from __future__ import annotations
 
 from importlib import resources

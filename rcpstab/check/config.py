@@ -25,6 +25,7 @@ A configuration is a TOML file with three tables::
 
 Every bad input raises :class:`~rcpstab.errors.InputError` with one line naming the key.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -37,8 +38,7 @@ from typing import Any
 from ..errors import InputError
 from ..runtime.validation import DOMAINS
 
-ROUTER_KEYS = ("ALPHA", "BETA", "ETA", "MAX_RATE_ESTIMATION_INTERVAL_MS", "MAX_ALLOWABLE_RTT_MS",
-               "MIN_RATE_MTU_FRACTION")
+ROUTER_KEYS = ("ALPHA", "BETA", "ETA", "MAX_RATE_ESTIMATION_INTERVAL_MS", "MAX_ALLOWABLE_RTT_MS", "MIN_RATE_MTU_FRACTION")
 ENVELOPE_RANGES = ("rtt_ms", "link_mbps", "flows")
 
 
@@ -157,7 +157,7 @@ class CheckConfig:
         return replace(self, router=replace(self.router, alpha=float(alpha), beta=float(beta)))
 
 
-ECHO_CHARS = 80                # a value is echoed in a message up to this many characters
+ECHO_CHARS = 80  # a value is echoed in a message up to this many characters
 MAX_CONFIG_BYTES = 16 * 2**20  # a configuration file is a few hundred bytes; 16 MB is far beyond any real one
 
 
@@ -242,11 +242,13 @@ def parse_config(document: dict[str, Any]) -> CheckConfig:
         alpha=_number(router["ALPHA"], "ALPHA"),
         beta=_number(router["BETA"], "BETA"),
         eta=_number(router.get("ETA", defaults.eta), "ETA", maximum=1.0),
-        max_interval_ms=_number(router.get("MAX_RATE_ESTIMATION_INTERVAL_MS", defaults.max_interval_ms),
-                                "MAX_RATE_ESTIMATION_INTERVAL_MS"),
+        max_interval_ms=_number(
+            router.get("MAX_RATE_ESTIMATION_INTERVAL_MS", defaults.max_interval_ms), "MAX_RATE_ESTIMATION_INTERVAL_MS"
+        ),
         max_rtt_ms=_number(router.get("MAX_ALLOWABLE_RTT_MS", defaults.max_rtt_ms), "MAX_ALLOWABLE_RTT_MS"),
-        min_rate_mtu_fraction=_number(router.get("MIN_RATE_MTU_FRACTION", defaults.min_rate_mtu_fraction),
-                                      "MIN_RATE_MTU_FRACTION"),
+        min_rate_mtu_fraction=_number(
+            router.get("MIN_RATE_MTU_FRACTION", defaults.min_rate_mtu_fraction), "MIN_RATE_MTU_FRACTION"
+        ),
     )
     env_keys = [f.name for f in fields(Envelope)]
     for key in envelope:
@@ -272,18 +274,27 @@ def parse_config(document: dict[str, Any]) -> CheckConfig:
 
 # Config key -> (shared domain, factor from the file's unit to the domain's, the file's unit)
 _DOMAIN_KEYS = {
-    "ALPHA": ("alpha", 1.0, ""), "BETA": ("beta", 1.0, ""),
+    "ALPHA": ("alpha", 1.0, ""),
+    "BETA": ("beta", 1.0, ""),
     "MAX_RATE_ESTIMATION_INTERVAL_MS": ("T", 1e-3, "ms"),
-    "rtt_ms": ("d0", 1e-3, "ms"), "link_mbps": ("C", 1e6, "Mb/s"), "flows": ("N", 1.0, ""),
+    "rtt_ms": ("d0", 1e-3, "ms"),
+    "link_mbps": ("C", 1e6, "Mb/s"),
+    "flows": ("N", 1.0, ""),
     "buffer_bdp": ("buffer_bdp", 1.0, "BDP"),
 }
 
 
 def _check_domains(router: Router, envelope: Envelope) -> None:
     """The shared parameter domains (rcpstab.runtime.validation), in the file's units."""
-    given = {"ALPHA": [router.alpha], "BETA": [router.beta], "MAX_RATE_ESTIMATION_INTERVAL_MS": [router.max_interval_ms],
-             "rtt_ms": envelope.rtt_ms, "link_mbps": envelope.link_mbps, "flows": envelope.flows,
-             "buffer_bdp": [envelope.buffer_bdp]}
+    given = {
+        "ALPHA": [router.alpha],
+        "BETA": [router.beta],
+        "MAX_RATE_ESTIMATION_INTERVAL_MS": [router.max_interval_ms],
+        "rtt_ms": envelope.rtt_ms,
+        "link_mbps": envelope.link_mbps,
+        "flows": envelope.flows,
+        "buffer_bdp": [envelope.buffer_bdp],
+    }
     for key, values in given.items():
         name, factor, unit = _DOMAIN_KEYS[key]
         domain = DOMAINS[name]
@@ -291,8 +302,10 @@ def _check_domains(router: Router, envelope: Envelope) -> None:
             if not domain.contains(value * factor):
                 where = f"{key}[{i}]" if len(values) > 1 else key
                 low, high = domain.low / factor, domain.high / factor
-                raise InputError(f"{where} = {value:g}: must be in {'(' if domain.low_open else '['}{low:g}, "
-                                 f"{high:g}]{' ' + unit if unit else ''}")
+                raise InputError(
+                    f"{where} = {value:g}: must be in {'(' if domain.low_open else '['}{low:g}, "
+                    f"{high:g}]{' ' + unit if unit else ''}"
+                )
     _check_derived(envelope)
 
 
@@ -306,14 +319,18 @@ def _check_derived(envelope: Envelope) -> None:
     t_low, n_high = DOMAINS["T"].low, DOMAINS["N"].high
     rtt_ms = envelope.rtt_ms[0]
     if rtt_ms * 1e-3 / SMALL_T_PER_RTT < t_low:
-        raise InputError(f"rtt_ms[0] = {rtt_ms:g}: the nonlinear check integrates with T = d0/{SMALL_T_PER_RTT:g} = "
-                         f"{rtt_ms * 1e-3 / SMALL_T_PER_RTT:.3g} s, below the {t_low:g} s the model is built for; "
-                         f"rtt_ms must be >= {t_low * SMALL_T_PER_RTT * 1e3:g}")
+        raise InputError(
+            f"rtt_ms[0] = {rtt_ms:g}: the nonlinear check integrates with T = d0/{SMALL_T_PER_RTT:g} = "
+            f"{rtt_ms * 1e-3 / SMALL_T_PER_RTT:.3g} s, below the {t_low:g} s the model is built for; "
+            f"rtt_ms must be >= {t_low * SMALL_T_PER_RTT * 1e3:g}"
+        )
     flows = envelope.flows[1]
     step = max(FLASH_CROWD, LOAD_DOUBLING)
     if flows * step > n_high:
-        raise InputError(f"flows[1] = {flows:g}: the flash crowd grows it to {step:g} N = {flows * step:.3g} flows, "
-                         f"above the {n_high:.3g} the model is built for; flows must be <= {n_high / step:g}")
+        raise InputError(
+            f"flows[1] = {flows:g}: the flash crowd grows it to {step:g} N = {flows * step:.3g} flows, "
+            f"above the {n_high:.3g} the model is built for; flows must be <= {n_high / step:g}"
+        )
 
 
 def _read_text(path: str) -> str:
@@ -335,12 +352,20 @@ def _read_text(path: str) -> str:
     if stat.S_ISDIR(info.st_mode):
         raise InputError(f"{path}: is a folder, not a TOML file")
     if not stat.S_ISREG(info.st_mode):
-        kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode) or \
-            stat.S_ISBLK(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file"
+        kind = (
+            "a FIFO"
+            if stat.S_ISFIFO(info.st_mode)
+            else "a device"
+            if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(info.st_mode)
+            else "not a regular file"
+        )
         raise InputError(f"{path}: {kind}, not a TOML file")
     if info.st_size > MAX_CONFIG_BYTES:
-        raise InputError(f"{path}: {info.st_size} bytes, more than a configuration file's limit of "
-                         f"{MAX_CONFIG_BYTES // 2**20} MB")
+        raise InputError(
+            f"{path}: {info.st_size} bytes, more than a configuration file's limit of {MAX_CONFIG_BYTES // 2**20} MB"
+        )
     try:
         # O_NONBLOCK: should the path have become a FIFO since the check, opening it does not wait.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

@@ -1,4 +1,5 @@
 """The networks of an envelope to integrate: its corners and a deterministic sample inside."""
+
 from __future__ import annotations
 
 import itertools
@@ -53,9 +54,15 @@ def network(config: CheckConfig, capacity_bps: float, d0_s: float, flows: float,
     """
     router = config.router
     interval = min(d0_s, router.max_interval_ms / 1000.0) if T is None else T
-    return {"C": float(capacity_bps), "d0": float(d0_s), "N": float(flows), "T": float(interval),
-            "eta": router.eta, "MTU": MTU_BITS * router.min_rate_mtu_fraction / MODEL_MIN_RATE_FRACTION,
-            "buffer": config.envelope.buffer_bdp * float(capacity_bps) * float(d0_s)}
+    return {
+        "C": float(capacity_bps),
+        "d0": float(d0_s),
+        "N": float(flows),
+        "T": float(interval),
+        "eta": router.eta,
+        "MTU": MTU_BITS * router.min_rate_mtu_fraction / MODEL_MIN_RATE_FRACTION,
+        "buffer": config.envelope.buffer_bdp * float(capacity_bps) * float(d0_s),
+    }
 
 
 def envelope_networks(config: CheckConfig, samples: int) -> list[dict]:

@@ -23,6 +23,7 @@ path whose bandwidth-delay product dwarfs it is at least 2.5 RTPD against PS's 1
 a ratio of 1.67 or more. A router above 1.5 has lost most of that advantage for short flows.
 The control interval is App. F's (min(avg_rtt, 10 ms)) whatever the configuration says.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,42 +50,74 @@ def typical_setup(config: CheckConfig) -> dict:
     env = config.envelope
     c_bps = math.sqrt(env.link_mbps[0] * env.link_mbps[1]) * 1e6
     rtt_s = math.sqrt(env.rtt_ms[0] * env.rtt_ms[1]) / 1000
-    return dict(capacity_bps=min(max(c_bps, CAPACITY_RANGE_BPS[0]), CAPACITY_RANGE_BPS[1]), rtt_s=rtt_s,
-                load=LOAD, sizes=SIZES, buffer_bdp=env.buffer_bdp, eta=config.router.eta, envelope_capacity_bps=c_bps)
+    return dict(
+        capacity_bps=min(max(c_bps, CAPACITY_RANGE_BPS[0]), CAPACITY_RANGE_BPS[1]),
+        rtt_s=rtt_s,
+        load=LOAD,
+        sizes=SIZES,
+        buffer_bdp=env.buffer_bdp,
+        eta=config.router.eta,
+        envelope_capacity_bps=c_bps,
+    )
 
 
 def capacity_note(setup: dict) -> str:
     """`` (the envelope's geometric mean is ... Mb/s, capped to ...)`` when :func:`typical_setup` capped C, else ``""``."""
     if setup["capacity_bps"] == setup["envelope_capacity_bps"]:
         return ""
-    return (f" (the envelope's geometric mean is {setup['envelope_capacity_bps'] / 1e6:.4g} Mb/s, capped to "
-            f"{CAPACITY_RANGE_BPS[0] / 1e6:g}-{CAPACITY_RANGE_BPS[1] / 1e6:g} Mb/s, Fig. 4.1's link at most, as"
-            f" documented in rcpstab.check.fct)")
+    return (
+        f" (the envelope's geometric mean is {setup['envelope_capacity_bps'] / 1e6:.4g} Mb/s, capped to "
+        f"{CAPACITY_RANGE_BPS[0] / 1e6:g}-{CAPACITY_RANGE_BPS[1] / 1e6:g} Mb/s, Fig. 4.1's link at most, as"
+        f" documented in rcpstab.check.fct)"
+    )
 
 
 def fct_finding(config: CheckConfig, flows: int = FLOWS, workers: int = 1) -> Finding:
     """AFCT over PS for short flows at :func:`typical_setup` with the router's gains."""
     setup = typical_setup(config)
     r = config.router
-    result = fct_study(r.alpha, r.beta, capacity_bps=setup["capacity_bps"], rtt_s=setup["rtt_s"], load=setup["load"],
-                       sizes=parse_sizes(setup["sizes"]), n_flows=flows, buffer_bdp=setup["buffer_bdp"],
-                       eta=setup["eta"], workers=workers)
-    short = [b for b in result.bins
-             if b.size_hi_pkts <= SHORT_PKTS and b.flows >= MIN_BIN_FLOWS and b.afct_over_ps_same_arrivals]
-    where = (f"C = {setup['capacity_bps'] / 1e6:.4g} Mb/s{capacity_note(setup)}, RTPD = {setup['rtt_s'] * 1000:.4g} ms, rho = {LOAD:g} "
-             f"(drawn {result.measured_load:.3f}), {SIZES}, {result.flows} flows, buffer {setup['buffer_bdp']:g} BDP")
+    result = fct_study(
+        r.alpha,
+        r.beta,
+        capacity_bps=setup["capacity_bps"],
+        rtt_s=setup["rtt_s"],
+        load=setup["load"],
+        sizes=parse_sizes(setup["sizes"]),
+        n_flows=flows,
+        buffer_bdp=setup["buffer_bdp"],
+        eta=setup["eta"],
+        workers=workers,
+    )
+    short = [b for b in result.bins if b.size_hi_pkts <= SHORT_PKTS and b.flows >= MIN_BIN_FLOWS and b.afct_over_ps_same_arrivals]
+    where = (
+        f"C = {setup['capacity_bps'] / 1e6:.4g} Mb/s{capacity_note(setup)}, RTPD = {setup['rtt_s'] * 1000:.4g} ms, rho = {LOAD:g} "
+        f"(drawn {result.measured_load:.3f}), {SIZES}, {result.flows} flows, buffer {setup['buffer_bdp']:g} BDP"
+    )
     if not short:
-        return Finding("fct_vs_ps", "fct", False, None, MAX_AFCT_OVER_PS, "x PS",
-                       f"no size bin up to {SHORT_PKTS} packets finished {MIN_BIN_FLOWS} flows at {where}: "
-                       f"{result.flows_completed} of {result.flows} flows finished.")
+        return Finding(
+            "fct_vs_ps",
+            "fct",
+            False,
+            None,
+            MAX_AFCT_OVER_PS,
+            "x PS",
+            f"no size bin up to {SHORT_PKTS} packets finished {MIN_BIN_FLOWS} flows at {where}: "
+            f"{result.flows_completed} of {result.flows} flows finished.",
+        )
     worst = max(short, key=lambda b: b.afct_over_ps_same_arrivals)
     ratio = worst.afct_over_ps_same_arrivals
     passed = ratio <= MAX_AFCT_OVER_PS and result.flows_completed == result.flows
     return Finding(
-        "fct_vs_ps", "fct", passed, ratio, MAX_AFCT_OVER_PS, "x PS",
+        "fct_vs_ps",
+        "fct",
+        passed,
+        ratio,
+        MAX_AFCT_OVER_PS,
+        "x PS",
         f"flows of up to {SHORT_PKTS} packets complete within {ratio:.3g}x processor sharing on the same arrivals "
         f"(worst bin {worst.size_lo_pkts}-{worst.size_hi_pkts} packets: AFCT {worst.afct_s * 1000:.4g} ms vs PS "
         f"{worst.ps_same_arrivals_afct_s * 1000:.4g} ms) at {where}; link utilization {result.utilization:.3f}, "
         f"loss probability {result.loss_probability:.2e}, {result.flows_completed}/{result.flows} flows finished. "
         f"Threshold {MAX_AFCT_OVER_PS:g}: below TCP slow start's ratio (>= 1.67 for flows of 3+ packets, thesis "
-        f"Sec. 4.2.1), so short flows keep RCP's jump start.")
+        f"Sec. 4.2.1), so short flows keep RCP's jump start.",
+    )

@@ -1,4 +1,5 @@
 """One check's outcome, as every check of ``rcpstab check`` reports it."""
+
 from __future__ import annotations
 
 import math
@@ -52,6 +53,7 @@ class Finding:
             if out[key] is not None and not math.isfinite(out[key]):
                 out[key] = None
         if out["details"] is not None:
-            out["details"] = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-                              for k, v in out["details"].items()}
+            out["details"] = {
+                k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out["details"].items()
+            }
         return out

@@ -10,6 +10,7 @@ verdict is the one judgement (:mod:`rcpstab.verdicts.judgement`, through
 flash crowd that drains slowly gets its measured convergence time, not "not converged"; a
 time past the last horizon is only ever a labelled estimate.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,9 +22,9 @@ from ..phaseplane import decide, simulate
 from ..phaseplane.sweep import initial_conditions
 from ..runtime.executors import run_chunks
 
-FLASH_CROWD = 10.0       # N -> 10 N
-LOAD_DOUBLING = 2.0      # N -> 2 N (thesis Figs. 5.10-5.13, 7.1)
-HORIZON_FACTOR = 10.0    # last horizon over the slowest allowed convergence: a failing one is measured, not extrapolated
+FLASH_CROWD = 10.0  # N -> 10 N
+LOAD_DOUBLING = 2.0  # N -> 2 N (thesis Figs. 5.10-5.13, 7.1)
+HORIZON_FACTOR = 10.0  # last horizon over the slowest allowed convergence: a failing one is measured, not extrapolated
 MIN_HORIZON_RTT = 1000.0  # decide's own last horizon
 WORST_FIRST = ("diverged", "limit_cycle", "undecided", "converged")  # a network's verdict is its worst trajectory's
 
@@ -101,17 +102,17 @@ def step_responses(network: dict, alpha: float, beta: float, horizon_rtt: float)
     bdp = traj.capacity * traj.d0
     peaks = traj.queue.max(axis=0) / bdp
     dropped = traj.states["dropped"][-1] / bdp if "dropped" in traj.states else np.zeros_like(peaks)
-    return [StepResult(str(v), float(c), float(p), dropped_bdp=float(x), convergence_estimate_rtt=float(e))
-            for v, c, p, x, e in zip(judged.names, judged.convergence_rtt, peaks, dropped,
-                                     judged.convergence_estimate_rtt)]
+    return [
+        StepResult(str(v), float(c), float(p), dropped_bdp=float(x), convergence_estimate_rtt=float(e))
+        for v, c, p, x, e in zip(judged.names, judged.convergence_rtt, peaks, dropped, judged.convergence_estimate_rtt)
+    ]
 
 
 def stability(network: dict, alpha: float, beta: float) -> tuple[str, float]:
     """Worst verdict and slowest convergence (RTTs, NaN unless all converge) from App. E's six conditions."""
     gammas, queues = initial_conditions(network["C"], network["d0"], network["N"], "appE")
     queues = np.minimum(queues, network.get("buffer", np.inf))  # App. E's full queue (2 C*d0) held to the buffer
-    verdicts = decide(get_model("rcp"), dict(network, alpha=alpha, beta=beta),
-                      {"gamma0": gammas.ravel(), "q0": queues.ravel()})
+    verdicts = decide(get_model("rcp"), dict(network, alpha=alpha, beta=beta), {"gamma0": gammas.ravel(), "q0": queues.ravel()})
     names = set(verdicts.names)
     worst = next(v for v in WORST_FIRST if v in names)
     # the slowest measured time (NaN if one was only estimated: never report an unobserved time)

@@ -7,6 +7,7 @@ the step responses on the envelope's corners, one batch per corner (with the env
 buffer). The survivors are ranked nearest first, then by linear slack, and verified by the
 full checks in that order until one passes; when none does, the suggestion says why.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,8 +24,8 @@ from .envelope import envelope_networks
 from .feasibility import feasible
 from .nonlinear import FLASH_CROWD, LOAD_DOUBLING, step_horizon_rtt
 
-RADIUS = 0.3    # search alpha and beta within this distance of the configured point
-STEP = 0.05     # grid spacing of the search
+RADIUS = 0.3  # search alpha and beta within this distance of the configured point
+STEP = 0.05  # grid spacing of the search
 WIDE_ALPHA = np.round(np.arange(0.1, 1.0 + 1e-9, 0.1), 6)
 WIDE_BETA = np.array([0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6])
 
@@ -45,8 +46,7 @@ def linear_slack(m: Margins, th: Thresholds) -> float:
 def _grid(config: CheckConfig) -> list[tuple[float, float]]:
     a0, b0 = config.router.alpha, config.router.beta
     offsets = np.arange(-RADIUS, RADIUS + STEP / 2, STEP)
-    near = [(round(a0 + da, 6), round(b0 + db, 6)) for da in offsets for db in offsets
-            if math.hypot(da, db) <= RADIUS + 1e-9]
+    near = [(round(a0 + da, 6), round(b0 + db, 6)) for da in offsets for db in offsets if math.hypot(da, db) <= RADIUS + 1e-9]
     wide = [(float(a), float(b)) for a in WIDE_ALPHA for b in WIDE_BETA]
     return [p for p in dict.fromkeys(near + wide) if p[0] > 0 and p[1] > 0 and p != (a0, b0)]
 
@@ -65,16 +65,19 @@ def steps_pass(config: CheckConfig, points: list[tuple[float, float]]) -> np.nda
     ok = np.ones(len(points), dtype=bool)
     for net in envelope_networks(config, 0):
         n = net["N"]
-        for step, flows, gamma0, limit in (("doubling", LOAD_DOUBLING * n, eta / n, th.load_doubling_rtt_max),
-                                           ("flash_crowd", FLASH_CROWD * n, eta / n, th.flash_crowd_rtt_max)):
+        for step, flows, gamma0, limit in (
+            ("doubling", LOAD_DOUBLING * n, eta / n, th.load_doubling_rtt_max),
+            ("flash_crowd", FLASH_CROWD * n, eta / n, th.flash_crowd_rtt_max),
+        ):
             if not feasible(config, [net], step)[0]:
-                continue   # no gains converge there (.feasibility): it screens nothing out
+                continue  # no gains converge there (.feasibility): it screens nothing out
             todo = np.flatnonzero(ok)
             if not todo.size:
                 return ok
             params = dict(net, alpha=alphas[todo], beta=betas[todo], N=np.full(todo.size, flows))
-            verdicts = decide(get_model("rcp"), params, {"gamma0": np.full(todo.size, gamma0), "q0": 0.0},
-                              max_horizon_rtt=horizon)
+            verdicts = decide(
+                get_model("rcp"), params, {"gamma0": np.full(todo.size, gamma0), "q0": 0.0}, max_horizon_rtt=horizon
+            )
             ok[todo] = (verdicts.names == "converged") & (verdicts.convergence_rtt <= limit)
     return ok
 
@@ -110,15 +113,20 @@ def candidates(config: CheckConfig, criterion: str) -> tuple[list[tuple[float, f
     return [(a, b, d) for _, _, a, b, d in sorted(ranked)], screened
 
 
-PACKET_POOL = 12   # under --packet, fluid-verified candidates gathered (nearest first) before any packet run
-PACKET_TRIES = 4   # of those, how many also run packet by packet (each a few seconds)
+PACKET_POOL = 12  # under --packet, fluid-verified candidates gathered (nearest first) before any packet run
+PACKET_TRIES = 4  # of those, how many also run packet by packet (each a few seconds)
 
 
 def step_load(report: CheckReport) -> float:
     """The slower of the fluid load-doubling and flash-crowd times over their thresholds (inf: not converged)."""
-    loads = [f.figure / f.threshold if f.figure is not None and f.threshold else math.inf
-             for f in report.findings if f.name in ("load_doubling", "flash_crowd")]
+    loads = [
+        f.figure / f.threshold if f.figure is not None and f.threshold else math.inf
+        for f in report.findings
+        if f.name in ("load_doubling", "flash_crowd")
+    ]
     return max(loads, default=0.0)
+
+
 PACKET_NAMES = ("packet_confirmation", "packet_flash_crowd")
 
 
@@ -126,12 +134,17 @@ def _excluded(config: CheckConfig, samples: int) -> tuple[int, str]:
     """How many envelope networks no gains can serve, and the clause saying they were left out."""
     nets = envelope_networks(config, samples)
     bad = sum(not ok for ok in feasible(config, nets, "flash_crowd"))
-    return bad, (f"; {bad} of the {len(nets)} envelope networks cannot be served by any gains at some step "
-                 f"(envelope_feasible) and were left out of the search: no suggestion fixes them" if bad else "")
+    return bad, (
+        f"; {bad} of the {len(nets)} envelope networks cannot be served by any gains at some step "
+        f"(envelope_feasible) and were left out of the search: no suggestion fixes them"
+        if bad
+        else ""
+    )
 
 
-def suggest(config: CheckConfig, criterion: str, samples: int, workers: int, packet: bool = False,
-            report: CheckReport | None = None) -> dict[str, Any]:
+def suggest(
+    config: CheckConfig, criterion: str, samples: int, workers: int, packet: bool = False, report: CheckReport | None = None
+) -> dict[str, Any]:
     """The nearest passing (alpha, beta), largest margin first among equally near ones; or why there is none.
 
     Every screened candidate is verified with :func:`~rcpstab.check.checks.run_checks` (same
@@ -160,30 +173,44 @@ def suggest(config: CheckConfig, criterion: str, samples: int, workers: int, pac
         the user). Alpha, beta, distance and report are None when nothing passes.
     """
     n_bad, excluded = _excluded(config, samples)
-    base: dict[str, Any] = {"alpha": None, "beta": None, "distance": None, "report": None, "checked": [], "not_checked": [],
-            "excluded_networks": n_bad}
+    base: dict[str, Any] = {
+        "alpha": None,
+        "beta": None,
+        "distance": None,
+        "report": None,
+        "checked": [],
+        "not_checked": [],
+        "excluded_networks": n_bad,
+    }
 
     def answer(**fields: Any) -> dict[str, Any]:
         out = dict(base, **fields)
         if out["alpha"] is None:
-            out["text"] = (f"no other gains suggested: {out['reason']}" if out.pop("gains_fine", False)
-                           else f"no passing (alpha, beta): {out['reason']}")
+            out["text"] = (
+                f"no other gains suggested: {out['reason']}"
+                if out.pop("gains_fine", False)
+                else f"no passing (alpha, beta): {out['reason']}"
+            )
         else:
-            verified = ("verified: passes the same checks" + (", packet runs included" if packet else "")
-                        if not out["not_checked"] else
-                        f"verified against the fluid findings only: NOT checked against {', '.join(out['not_checked'])}"
-                        f"{out['why_not_checked']}")
-            out["text"] = (f"suggestion: ALPHA = {out['alpha']:g}, BETA = {out['beta']:g} ({verified}"
-                           f"{excluded})")
+            verified = (
+                "verified: passes the same checks" + (", packet runs included" if packet else "")
+                if not out["not_checked"]
+                else f"verified against the fluid findings only: NOT checked against {', '.join(out['not_checked'])}"
+                f"{out['why_not_checked']}"
+            )
+            out["text"] = f"suggestion: ALPHA = {out['alpha']:g}, BETA = {out['beta']:g} ({verified}{excluded})"
         out.pop("why_not_checked", None)
         out["verified_with_packet"] = "packet" in out["checked"]
         return out
 
     if report is not None and report.gains_passed:
         config_failing = [f.name for f in report.findings if f.gates(criterion) and not f.passed]
-        return answer(gains_fine=True, reason=f"the gains ({config.router.alpha:g}, {config.router.beta:g}) pass every finding gains "
-                             f"can change; what fails ({', '.join(config_failing)}) depends on the envelope and the "
-                             f"router's constants, not on alpha and beta, and no search was run{excluded}.")
+        return answer(
+            gains_fine=True,
+            reason=f"the gains ({config.router.alpha:g}, {config.router.beta:g}) pass every finding gains "
+            f"can change; what fails ({', '.join(config_failing)}) depends on the envelope and the "
+            f"router's constants, not on alpha and beta, and no search was run{excluded}.",
+        )
     found, screened = candidates(config, criterion)
     failing: dict[str, Any] = {}
     pool, packet_failed = [], []
@@ -206,27 +233,38 @@ def suggest(config: CheckConfig, criterion: str, samples: int, workers: int, pac
     for a, b, distance, _ in pool[:PACKET_TRIES]:
         full: CheckReport = run_checks(config.with_gains(a, b), criterion, samples, workers, packet=True)
         if full.gains_passed:
-            return answer(alpha=a, beta=b, distance=round(distance, 6), report=full,
-                          checked=checked + ["packet"], reason=None)
-        packet_failed.append(f"({a:g}, {b:g}) fails " + ", ".join(
-            f.name for f in full.findings if f.name in PACKET_NAMES and not f.passed))
+            return answer(alpha=a, beta=b, distance=round(distance, 6), report=full, checked=checked + ["packet"], reason=None)
+        packet_failed.append(
+            f"({a:g}, {b:g}) fails " + ", ".join(f.name for f in full.findings if f.name in PACKET_NAMES and not f.passed)
+        )
     untested = sorted(pool[PACKET_TRIES:], key=lambda c: c[2])
     if untested:
         a, b, distance, trial = untested[0]
-        return answer(alpha=a, beta=b, distance=round(distance, 6), report=trial, checked=checked,
-                      not_checked=list(PACKET_NAMES), reason=None,
-                      why_not_checked=f" (the {len(packet_failed)} fluid-verified gains tried packet by packet failed "
-                                      f"them: {'; '.join(packet_failed)})")
-    parts = [f"none of the {screened['grid']} grid points (within {RADIUS:g} of the gains by {STEP:g}, and alpha "
-             f"{WIDE_ALPHA[0]:g}-{WIDE_ALPHA[-1]:g} x beta {WIDE_BETA[0]:g}-{WIDE_BETA[-1]:g}) passes --criterion "
-             f"{criterion} on this envelope"]
+        return answer(
+            alpha=a,
+            beta=b,
+            distance=round(distance, 6),
+            report=trial,
+            checked=checked,
+            not_checked=list(PACKET_NAMES),
+            reason=None,
+            why_not_checked=f" (the {len(packet_failed)} fluid-verified gains tried packet by packet failed "
+            f"them: {'; '.join(packet_failed)})",
+        )
+    parts = [
+        f"none of the {screened['grid']} grid points (within {RADIUS:g} of the gains by {STEP:g}, and alpha "
+        f"{WIDE_ALPHA[0]:g}-{WIDE_ALPHA[-1]:g} x beta {WIDE_BETA[0]:g}-{WIDE_BETA[-1]:g}) passes --criterion "
+        f"{criterion} on this envelope"
+    ]
     if screened["linear"]:
         parts.append(f"{screened['linear']} miss a linear threshold (stability, Re, gain or phase margin)")
     if screened["steps"]:
         parts.append(f"{screened['steps']} are too slow after a load doubling or a flash crowd on an envelope corner")
     if found:
-        parts.append(f"the {len(found)} left fail the full check on: "
-                     + ", ".join(f"{name} ({count})" for name, count in sorted(failing.items())))
+        parts.append(
+            f"the {len(found)} left fail the full check on: "
+            + ", ".join(f"{name} ({count})" for name, count in sorted(failing.items()))
+        )
     if packet_failed:
         parts.append(f"{len(packet_failed)} pass the fluid findings but fail packet ones: {'; '.join(packet_failed)}")
     return answer(reason="; ".join(parts) + excluded + ".")

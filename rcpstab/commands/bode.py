@@ -3,6 +3,7 @@
 Prints the verdict and margins in one line; --out draws magnitude and phase against
 w*d0 with the crossovers marked (python-control's layout); --json prints the margins.
 """
+
 from __future__ import annotations
 
 import argparse

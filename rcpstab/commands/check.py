@@ -11,6 +11,7 @@ every finding of the chosen criterion passes, 1 if one fails (with a verified su
 2 for a bad file. ``--schema`` prints the file format (every key at its default, with units);
 ``--example NAME`` prints one of the bundled example configurations (``--example`` alone lists them).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,10 @@ from ..errors import InputError
 from .output import add_worker_argument
 
 EXAMPLES = (
-    ("rcpstab check --example thesis_box_a0.6_b0.2_T2ms > router.toml && rcpstab check router.toml --no-suggest",
-     "write a bundled example and check it (exit 0: every finding passes)"),
+    (
+        "rcpstab check --example thesis_box_a0.6_b0.2_T2ms > router.toml && rcpstab check router.toml --no-suggest",
+        "write a bundled example and check it (exit 0: every finding passes)",
+    ),
     ("rcpstab check --schema", "the configuration format, every key at its default"),
 )
 
@@ -34,20 +37,31 @@ LIST_EXAMPLES = "*"  # --example without a NAME: list them (an empty string woul
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("config", metavar="CONFIG.toml", nargs="?",
-                        help="router constants, envelope and thresholds (format: --schema)")
-    parser.add_argument("--example", metavar="NAME", nargs="?", const=LIST_EXAMPLES,
-                        help="print the bundled example configuration NAME and exit; without NAME list them")
-    parser.add_argument("--schema", action="store_true", help="print the configuration format (TOML, defaults and units) and exit")
+    parser.add_argument(
+        "config", metavar="CONFIG.toml", nargs="?", help="router constants, envelope and thresholds (format: --schema)"
+    )
+    parser.add_argument(
+        "--example",
+        metavar="NAME",
+        nargs="?",
+        const=LIST_EXAMPLES,
+        help="print the bundled example configuration NAME and exit; without NAME list them",
+    )
+    parser.add_argument(
+        "--schema", action="store_true", help="print the configuration format (TOML, defaults and units) and exit"
+    )
     parser.add_argument("--json", action="store_true", help='print {"passed": ..., "findings": [...]} as JSON')
-    parser.add_argument("--criterion", choices=CRITERIA, default="all",
-                        help="which verdicts must hold: %(choices)s (default: all)")
+    parser.add_argument(
+        "--criterion", choices=CRITERIA, default="all", help="which verdicts must hold: %(choices)s (default: all)"
+    )
     parser.add_argument("--samples", type=int, default=4, help="envelope points inside the box, besides its corners (default: 4)")
     add_worker_argument(parser)
-    parser.add_argument("--packet", action="store_true",
-                        help="confirm with the reference implementation on the worst envelope corner")
-    parser.add_argument("--fct", action="store_true",
-                        help="measure flow completion times against processor sharing at a typical set-up")
+    parser.add_argument(
+        "--packet", action="store_true", help="confirm with the reference implementation on the worst envelope corner"
+    )
+    parser.add_argument(
+        "--fct", action="store_true", help="measure flow completion times against processor sharing at a typical set-up"
+    )
     parser.add_argument("--no-suggest", action="store_true", help="do not search for a passing (alpha, beta)")
 
 
@@ -83,8 +97,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.config is None:
         raise InputError("CONFIG.toml: required (or --schema, --example NAME)")
-    result = check(args.config, args.criterion, args.samples, args.workers, packet=args.packet, fct=args.fct,
-                   suggest=not args.no_suggest)
+    result = check(
+        args.config, args.criterion, args.samples, args.workers, packet=args.packet, fct=args.fct, suggest=not args.no_suggest
+    )
     if args.json:
         print(result.to_json())
     elif not args.quiet:

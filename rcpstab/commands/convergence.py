@@ -10,6 +10,7 @@ that do not converge are left blank, and a time that had to be extrapolated is o
 --start half-load half the equilibrium rate (a load that halves). --C/--d0/--N sweep
 configurations as in `map --method phaseplane` (Figs. 5.10-5.12).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,10 @@ from .output import add_sweep_arguments, check_outputs, check_workers, model_hel
 
 EXAMPLES = (
     ("rcpstab convergence --alpha 0.2:1.0:0.4 --beta 0.2:1.0:0.4", "convergence times on a 3 x 3 grid, summary only"),
-    ("rcpstab convergence --alpha 0.1:1.0:0.3 --beta 0.1:1.0:0.3 --out convergence.png --csv convergence.csv",
-     "a coarse Fig. 5.13 as a figure and a table"),
+    (
+        "rcpstab convergence --alpha 0.1:1.0:0.3 --beta 0.1:1.0:0.3 --out convergence.png --csv convergence.csv",
+        "a coarse Fig. 5.13 as a figure and a table",
+    ),
 )
 
 START_HELP = {
@@ -34,12 +37,20 @@ START_HELP = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="rcp", help=model_help())
     for name in ("alpha", "beta"):
-        parser.add_argument(f"--{name}", nargs="+", default=[CONVERGENCE_GRID], metavar="VALUES",
-                            help=f"{'rate' if name == 'alpha' else 'queue'} gains: START:STOP:STEP (STOP inclusive), "
-                                 f"V1,V2,... or several of these (default {CONVERGENCE_GRID})")
-    parser.add_argument("--start", default=CONVERGENCE_START, choices=list(START_HELP),
-                        help="initial conditions: " + "; ".join(f"{k}: {v}" for k, v in START_HELP.items())
-                        + f" (default: {CONVERGENCE_START})")
+        parser.add_argument(
+            f"--{name}",
+            nargs="+",
+            default=[CONVERGENCE_GRID],
+            metavar="VALUES",
+            help=f"{'rate' if name == 'alpha' else 'queue'} gains: START:STOP:STEP (STOP inclusive), "
+            f"V1,V2,... or several of these (default {CONVERGENCE_GRID})",
+        )
+    parser.add_argument(
+        "--start",
+        default=CONVERGENCE_START,
+        choices=list(START_HELP),
+        help="initial conditions: " + "; ".join(f"{k}: {v}" for k, v in START_HELP.items()) + f" (default: {CONVERGENCE_START})",
+    )
     parser.add_argument("--out", metavar="FIG", help="write the map (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per grid point and configuration")
     parser.add_argument("--json", action="store_true", help="print the times as JSON on stdout")
@@ -51,9 +62,22 @@ def run(args: argparse.Namespace) -> int:
 
     check_workers(args)
     check_outputs(args)
-    result = convergence(args.model, args.alpha, args.beta, args.start, C=args.C, d0=args.d0, N=args.N, T=args.T,
-                         params=parse_params(args.param) or None, buffer_bdp=args.buffer, workers=args.workers,
-                         scheduler=args.scheduler, checkpoint=args.checkpoint, progress=sys.stderr.isatty())
+    result = convergence(
+        args.model,
+        args.alpha,
+        args.beta,
+        args.start,
+        C=args.C,
+        d0=args.d0,
+        N=args.N,
+        T=args.T,
+        params=parse_params(args.param) or None,
+        buffer_bdp=args.buffer,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        checkpoint=args.checkpoint,
+        progress=sys.stderr.isatty(),
+    )
     if args.csv:
         result.to_csv(args.csv)
     if args.out:

@@ -40,6 +40,7 @@ L1, L3: <L>_settling_s, <L>_final_rate_bps, <L>_target_rate_bps, <L>_final_error
 rtt_target_s, rtt_swings_s, rtt_swing_ratio), packet_over_fluid (ratios of the final rates and
 RTT estimate), max_allowable_rtt_ms, packet_events, packet_dropped, wall times, fluid_omits.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,47 +51,91 @@ from .output import DeprecatedAlias, buffer_bdp, check_outputs, report
 
 EXAMPLES = (
     ("rcpstab cosim --alpha 0.4 --beta 0.6 --scenario fig5.3 --t-end 60", "thesis Fig. 5.3's first 60 s, packet and fluid"),
-    ("rcpstab cosim --alpha 0.4 --beta 0.6 --scenario fig5.3 --out fig5_3.png --csv fig5_3.csv",
-     "the whole scenario as an overlay figure and a time series"),
+    (
+        "rcpstab cosim --alpha 0.4 --beta 0.6 --scenario fig5.3 --out fig5_3.png --csv fig5_3.csv",
+        "the whole scenario as an overlay figure and a time series",
+    ),
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (> 0)")
-    parser.add_argument("--model", default="rcp", help=f"{', '.join(packet_models())} or a protocol file defining "
-                        "MODEL and PACKET_PROTOCOL: router, senders and fluid model "
-                        "(default: rcp; xcp compares y/(N*C); rcp-router, rcpac-router: the RCP, RCP-AC router "
-                        "against the fluid model with its timing)")
-    parser.add_argument("--scenario", default="fig5.3", help=f"one of {', '.join(scenario_names())}, or a topology file (.toml/.json, run as a "
-                        "network; format: examples/topologies/fig5.7.toml) (default: fig5.3)")
-    parser.add_argument("--d0", "--rtt", type=float, metavar="SECONDS", action=DeprecatedAlias,
-                        help="override the scenario's round-trip propagation delay, s")
-    parser.add_argument("--buffer", type=buffer_bdp, metavar="BDP",
-                        help="bottleneck buffer in bandwidth-delay products C*d0, packet and fluid alike "
-                             "(default: the scenario's, 1)")
+    parser.add_argument(
+        "--model",
+        default="rcp",
+        help=f"{', '.join(packet_models())} or a protocol file defining "
+        "MODEL and PACKET_PROTOCOL: router, senders and fluid model "
+        "(default: rcp; xcp compares y/(N*C); rcp-router, rcpac-router: the RCP, RCP-AC router "
+        "against the fluid model with its timing)",
+    )
+    parser.add_argument(
+        "--scenario",
+        default="fig5.3",
+        help=f"one of {', '.join(scenario_names())}, or a topology file (.toml/.json, run as a "
+        "network; format: examples/topologies/fig5.7.toml) (default: fig5.3)",
+    )
+    parser.add_argument(
+        "--d0",
+        "--rtt",
+        type=float,
+        metavar="SECONDS",
+        action=DeprecatedAlias,
+        help="override the scenario's round-trip propagation delay, s",
+    )
+    parser.add_argument(
+        "--buffer",
+        type=buffer_bdp,
+        metavar="BDP",
+        help="bottleneck buffer in bandwidth-delay products C*d0, packet and fluid alike (default: the scenario's, 1)",
+    )
     parser.add_argument("--C", type=float, metavar="BPS", help="flash-crowd: bottleneck capacity, bit/s (default 100e6)")
     parser.add_argument("--N", type=int, metavar="FLOWS", help="flash-crowd: flows before the crowd (default 2)")
     parser.add_argument("--t-end", type=float, metavar="SECONDS", help="simulated time, s (default: the scenario's)")
-    parser.add_argument("--transient-rtt", type=float, default=default_transient_rtt(),
-                        help="RTTs after each flow-count change left out of the agreement figures "
-                             f"(default {default_transient_rtt():g})")
+    parser.add_argument(
+        "--transient-rtt",
+        type=float,
+        default=default_transient_rtt(),
+        help=f"RTTs after each flow-count change left out of the agreement figures (default {default_transient_rtt():g})",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the packet run (default 0)")
-    parser.add_argument("--seeds", type=int, metavar="N", help="N runs (seeds 0..N-1), each quantity's mean with a 95%% "
-                        "Student-t interval; --csv writes quantity, mean, std, ci_low, ci_high, n. A topology file: "
-                        "its packet run, the seeds drawing its start_jitter_s; a single-link preset: the whole "
-                        "co-simulation, the seeds drawing the starts within --start-jitter (required: the presets "
-                        "have no other random input)")
-    parser.add_argument("--start-jitter", type=float, metavar="S", help="single-link presets: each flow starts at its "
-                        "scripted time plus a uniform draw from [0, S) s, from the seed (default: none)")
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        metavar="N",
+        help="N runs (seeds 0..N-1), each quantity's mean with a 95%% "
+        "Student-t interval; --csv writes quantity, mean, std, ci_low, ci_high, n. A topology file: "
+        "its packet run, the seeds drawing its start_jitter_s; a single-link preset: the whole "
+        "co-simulation, the seeds drawing the starts within --start-jitter (required: the presets "
+        "have no other random input)",
+    )
+    parser.add_argument(
+        "--start-jitter",
+        type=float,
+        metavar="S",
+        help="single-link presets: each flow starts at its "
+        "scripted time plus a uniform draw from [0, S) s, from the seed (default: none)",
+    )
     parser.add_argument("--out", metavar="FIG", help="write the overlay figure (.png, .svg or .pdf)")
-    parser.add_argument("--csv", metavar="FILE", help="write both runs on a common time grid: t (s), packet_R_over_C, "
-                        "fluid_R_over_C (-), packet_queue_bytes, fluid_queue_bytes (bytes); fig5.7: see above")
-    parser.add_argument("--flows-csv", metavar="FILE", help="network or topology file: the packet run's per-flow "
-                        "trace, one row per flow and second: flow, t_s, delivered_bytes, throughput_bps")
-    parser.add_argument("--links-csv", metavar="FILE", help="network or topology file: the packet run's per-link "
-                        "trace, one row per link and timer expiry: link, t_s, R_over_C, queue_bytes, avg_rtt_s, "
-                        "rtt_sample_s, interval_s, utilization")
+    parser.add_argument(
+        "--csv",
+        metavar="FILE",
+        help="write both runs on a common time grid: t (s), packet_R_over_C, "
+        "fluid_R_over_C (-), packet_queue_bytes, fluid_queue_bytes (bytes); fig5.7: see above",
+    )
+    parser.add_argument(
+        "--flows-csv",
+        metavar="FILE",
+        help="network or topology file: the packet run's per-flow "
+        "trace, one row per flow and second: flow, t_s, delivered_bytes, throughput_bps",
+    )
+    parser.add_argument(
+        "--links-csv",
+        metavar="FILE",
+        help="network or topology file: the packet run's per-link "
+        "trace, one row per link and timer expiry: link, t_s, R_over_C, queue_bytes, avg_rtt_s, "
+        "rtt_sample_s, interval_s, utilization",
+    )
     parser.add_argument("--json", action="store_true", help="print the agreement summary as JSON")
 
 
@@ -100,9 +145,21 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--csv: the flash-crowd scenario writes --json and --out (the runs have different grids)")
     if (args.flows_csv or args.links_csv) and (args.seeds is not None or not _is_network(args.scenario)):
         raise InputError("--flows-csv/--links-csv: for one run of a network scenario or topology file")
-    result = cosim(args.alpha, args.beta, args.scenario, args.model, d0=args.d0, buffer_bdp=args.buffer, C=args.C,
-                   N=args.N, t_end=args.t_end, transient_rtt=args.transient_rtt, seed=args.seed, seeds=args.seeds,
-                   start_jitter_s=args.start_jitter)
+    result = cosim(
+        args.alpha,
+        args.beta,
+        args.scenario,
+        args.model,
+        d0=args.d0,
+        buffer_bdp=args.buffer,
+        C=args.C,
+        N=args.N,
+        t_end=args.t_end,
+        transient_rtt=args.transient_rtt,
+        seed=args.seed,
+        seeds=args.seeds,
+        start_jitter_s=args.start_jitter,
+    )
     if args.csv:
         result.to_csv(args.csv)
     for path, table in ((args.flows_csv, "flows"), (args.links_csv, "links")):

@@ -7,6 +7,7 @@ integer). Here each option, by its destination name, is checked against
 silently treated as "not given"; ``--workers`` is capped at the usable cores unless the work
 goes to a Dask cluster.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,18 +17,35 @@ import warnings
 from ..api.validation import DOMAINS, check_integer, check_value
 from ..errors import InputError
 
-__all__ = ["COMMAND_DOMAINS", "NOT_NUMBERS", "OPTION_DOMAINS", "TEXT_NUMBERS", "check_arguments", "domain_of",
-           "usable_cores"]
+__all__ = ["COMMAND_DOMAINS", "NOT_NUMBERS", "OPTION_DOMAINS", "TEXT_NUMBERS", "check_arguments", "domain_of", "usable_cores"]
 
 # argparse destination -> domain name. Range strings (map's START:STOP:STEP) are checked by parse_range,
 # the text of --delay where it is parsed (commands/loop.py), each against the same domain.
 OPTION_DOMAINS = {
-    "alpha": "alpha", "beta": "beta", "T": "T", "d0": "d0", "C": "C", "N": "N",
-    "t_end": "t_end", "rtts": "rtts", "transient_rtt": "transient_rtt", "buffer": "buffer_bdp",
-    "seed": "seed", "workers": "workers", "samples": "samples", "pade": "pade",
-    "load": "load", "flows": "flows", "replications": "replications", "eta": "eta",
-    "seeds": "seeds", "T_over_d0": "T_over_d0", "delay": "loop_delay", "start_jitter": "time",
-    "window": "window", "branch_steps": "branch_steps",
+    "alpha": "alpha",
+    "beta": "beta",
+    "T": "T",
+    "d0": "d0",
+    "C": "C",
+    "N": "N",
+    "t_end": "t_end",
+    "rtts": "rtts",
+    "transient_rtt": "transient_rtt",
+    "buffer": "buffer_bdp",
+    "seed": "seed",
+    "workers": "workers",
+    "samples": "samples",
+    "pade": "pade",
+    "load": "load",
+    "flows": "flows",
+    "replications": "replications",
+    "eta": "eta",
+    "seeds": "seeds",
+    "T_over_d0": "T_over_d0",
+    "delay": "loop_delay",
+    "start_jitter": "time",
+    "window": "window",
+    "branch_steps": "branch_steps",
 }
 # A command whose option of a shared name has its own domain.
 COMMAND_DOMAINS = {"bifurcation": {"rtts": "bifurcation_rtts"}}
@@ -35,15 +53,34 @@ COMMAND_DOMAINS = {"bifurcation": {"rtts": "bifurcation_rtts"}}
 # runs each with a hostile number: one line, exit 2).
 TEXT_NUMBERS = {
     "param": "NAME=VALUES: a name of the domain table (C, d0, N, T) against its domain, any other against the "
-             "model's declared range (api/common.network_params, phaseplane.setup)",
+    "model's declared range (api/common.network_params, phaseplane.setup)",
     "tf": "polynomial coefficients: any finite numbers (commands/loop.parse_coefficients)",
     "fixed_rate": "rates in (0, C] b/s, C the run's capacity (fct.protocols)",
     "sizes": "a size distribution's mean or size, packets (packet.hosts.flow_traffic)",
     "arrivals": "a Pareto gap shape > 1 (packet.hosts.flow_traffic)",
 }
 # Options that hold no number: names, files, choices, flags.
-NOT_NUMBERS = {"model", "method", "scenario", "out", "csv", "boundary", "scheduler", "checkpoint", "start", "example",
-               "criterion", "flows_csv", "links_csv", "protocol", "json", "quiet", "help", "version", "command"}
+NOT_NUMBERS = {
+    "model",
+    "method",
+    "scenario",
+    "out",
+    "csv",
+    "boundary",
+    "scheduler",
+    "checkpoint",
+    "start",
+    "example",
+    "criterion",
+    "flows_csv",
+    "links_csv",
+    "protocol",
+    "json",
+    "quiet",
+    "help",
+    "version",
+    "command",
+}
 
 
 def domain_of(command: str | None, dest: str) -> str | None:
@@ -83,6 +120,7 @@ def check_arguments(args: argparse.Namespace) -> None:
                 check_value(name, item, _option(dest))
     workers = getattr(args, "workers", None)
     if workers and workers > usable_cores() and not getattr(args, "scheduler", None):
-        warnings.warn(f"--workers {workers}: capped at the {usable_cores()} usable cores "
-                      "(use --scheduler for a cluster)", stacklevel=2)
+        warnings.warn(
+            f"--workers {workers}: capped at the {usable_cores()} usable cores (use --scheduler for a cluster)", stacklevel=2
+        )
         args.workers = usable_cores()

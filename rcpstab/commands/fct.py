@@ -66,6 +66,7 @@ of a rate C(1 - rho) with no queue) and RCP with --alpha/--beta on the same arri
 "app_a_duration_s", "flowsim_dropped"}, ...], "ps": {"rate_over_C", "duration_s"},
 "rcp": {"rate_over_C", "alpha", "beta", "duration_s"}, "mean_size_pkts", "offered_load"}.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -85,29 +86,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (>= 0)")
     parser.add_argument("--C", type=float, required=True, metavar="BPS", help="bottleneck capacity, bit/s")
-    parser.add_argument("--d0", "--rtt", type=float, required=True, metavar="SECONDS", action=DeprecatedAlias,
-                        help="round-trip propagation delay, s")
+    parser.add_argument(
+        "--d0",
+        "--rtt",
+        type=float,
+        required=True,
+        metavar="SECONDS",
+        action=DeprecatedAlias,
+        help="round-trip propagation delay, s",
+    )
     parser.add_argument("--load", type=float, required=True, metavar="RHO", help="offered load, in (0, 1)")
-    parser.add_argument("--sizes", default=DEFAULT_SIZES,
-                        help=f"flow sizes in packets (default: {DEFAULT_SIZES}, thesis Ch. 4)")
+    parser.add_argument("--sizes", default=DEFAULT_SIZES, help=f"flow sizes in packets (default: {DEFAULT_SIZES}, thesis Ch. 4)")
     parser.add_argument("--arrivals", default="poisson", help="poisson (default) or pareto:shape=S (Sec. 4.2.4)")
-    parser.add_argument("--buffer", "--buffer-bdp", type=float, default=1.0, metavar="BDP", action=DeprecatedAlias,
-                        help="bottleneck buffer in bandwidth-delay products C*d0 (default 1, thesis Ch. 4)")
+    parser.add_argument(
+        "--buffer",
+        "--buffer-bdp",
+        type=float,
+        default=1.0,
+        metavar="BDP",
+        action=DeprecatedAlias,
+        help="bottleneck buffer in bandwidth-delay products C*d0 (default 1, thesis Ch. 4)",
+    )
     parser.add_argument("--flows", type=int, default=10000, metavar="N", help="flows to simulate (default 10000)")
-    parser.add_argument("--replications", type=int, default=1,
-                        help="independent runs the flows are split over (default 1)")
+    parser.add_argument("--replications", type=int, default=1, help="independent runs the flows are split over (default 1)")
     parser.add_argument("--eta", type=float, default=1.0, help="router's target utilisation (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of arrivals and sizes (default 0)")
     add_worker_argument(parser)
     parser.add_argument("--out", metavar="FIG", help="write Fig. 4.1 (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write one row per size bin")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--protocol", metavar="P1,P2,...",
-                        help="compare rcp, rcpac, xcp (tcp: needs ns-3) on the same arrivals in the packet "
-                             "simulator; --alpha/--beta for rcp and rcpac, XCP's own (0.4, 0.226) for xcp")
-    parser.add_argument("--fixed-rate", metavar="R1,R2,...",
-                        help="the U curve instead (App. A): every flow at each fixed rate (bit/s, <= C); "
-                             "--sizes may be bpareto:mean=M,shape=S,max=X for App. A's model")
+    parser.add_argument(
+        "--protocol",
+        metavar="P1,P2,...",
+        help="compare rcp, rcpac, xcp (tcp: needs ns-3) on the same arrivals in the packet "
+        "simulator; --alpha/--beta for rcp and rcpac, XCP's own (0.4, 0.226) for xcp",
+    )
+    parser.add_argument(
+        "--fixed-rate",
+        metavar="R1,R2,...",
+        help="the U curve instead (App. A): every flow at each fixed rate (bit/s, <= C); "
+        "--sizes may be bpareto:mean=M,shape=S,max=X for App. A's model",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -117,9 +136,21 @@ def run(args: argparse.Namespace) -> int:
         return run_fixed_rate(args)
     if args.protocol is not None:
         return run_protocols(args)
-    result = fct(args.alpha, args.beta, C=args.C, d0=args.d0, load=args.load, sizes=args.sizes,
-                 arrivals=args.arrivals, buffer_bdp=args.buffer, flows=args.flows, replications=args.replications,
-                 eta=args.eta, seed=args.seed, workers=args.workers)
+    result = fct(
+        args.alpha,
+        args.beta,
+        C=args.C,
+        d0=args.d0,
+        load=args.load,
+        sizes=args.sizes,
+        arrivals=args.arrivals,
+        buffer_bdp=args.buffer,
+        flows=args.flows,
+        replications=args.replications,
+        eta=args.eta,
+        seed=args.seed,
+        workers=args.workers,
+    )
     if args.csv:
         result.to_csv(args.csv)
     if args.out:
@@ -133,39 +164,72 @@ def run(args: argparse.Namespace) -> int:
 
 def run_protocols(args: argparse.Namespace) -> int:
     seeds = list(range(args.seed, args.seed + args.replications))
-    out = fct_protocols(args.protocol, args.alpha, args.beta, C=args.C, d0=args.d0, load=args.load, sizes=args.sizes,
-                        flows=args.flows, seeds=seeds, buffer_bdp=args.buffer)
+    out = fct_protocols(
+        args.protocol,
+        args.alpha,
+        args.beta,
+        C=args.C,
+        d0=args.d0,
+        load=args.load,
+        sizes=args.sizes,
+        flows=args.flows,
+        seeds=seeds,
+        buffer_bdp=args.buffer,
+    )
     if args.json:
         print(json.dumps({"protocols": out, "seeds": seeds}, allow_nan=False))
     elif not args.quiet:
+
         def ci(d: dict[str, Any]) -> str:
             if d["mean"] is None:
                 return "n/a"
             return f"{d['mean']:.2f}" + ("" if d["ci95"] is None else f" +- {d['ci95']:.2f}")
-        print(f"fct --protocol: C={args.C:g} b/s, RTPD={args.d0:g} s, load {args.load:g}, {args.flows} flows x "
-              f"{len(seeds)} seeds; AFCT / PS on the same arrivals (95% CI over seeds)")
+
+        print(
+            f"fct --protocol: C={args.C:g} b/s, RTPD={args.d0:g} s, load {args.load:g}, {args.flows} flows x "
+            f"{len(seeds)} seeds; AFCT / PS on the same arrivals (95% CI over seeds)"
+        )
         for name, r in out.items():
             label = "ns-3 NewReno" if name == "tcp" else f"{r['alpha']:g}, {r['beta']:g}"
-            print(f"  {name:5s} ({label}): all {ci(r['all'])}, <500 pkts {ci(r['small'])}, "
-                  f">=500 pkts {ci(r['large'])}; queue {ci(r['queue_bdp'])} BDP, drops {r['dropped']}, "
-                  f"unfinished {r['unfinished']}")
+            print(
+                f"  {name:5s} ({label}): all {ci(r['all'])}, <500 pkts {ci(r['small'])}, "
+                f">=500 pkts {ci(r['large'])}; queue {ci(r['queue_bdp'])} BDP, drops {r['dropped']}, "
+                f"unfinished {r['unfinished']}"
+            )
     return 0
 
 
 def run_fixed_rate(args: argparse.Namespace) -> int:
-    out = fct_fixed_rate(args.fixed_rate, args.alpha, args.beta, C=args.C, d0=args.d0, load=args.load,
-                         sizes=args.sizes, flows=args.flows, seed=args.seed)
+    out = fct_fixed_rate(
+        args.fixed_rate,
+        args.alpha,
+        args.beta,
+        C=args.C,
+        d0=args.d0,
+        load=args.load,
+        sizes=args.sizes,
+        flows=args.flows,
+        seed=args.seed,
+    )
     if args.json:
         print(json.dumps(out, allow_nan=False))
     elif not args.quiet:
+
         def ms(x: float | None) -> str:
             return "n/a" if x is None else f"{x * 1e3:.2f}"
-        print(f"fct --fixed-rate: C={args.C:g} b/s, load {out['offered_load']:.3f}, mean size "
-              f"{out['mean_size_pkts']:.1f} pkts; mean flow duration (ms) by flow simulator / FCFS queue / App. A")
+
+        print(
+            f"fct --fixed-rate: C={args.C:g} b/s, load {out['offered_load']:.3f}, mean size "
+            f"{out['mean_size_pkts']:.1f} pkts; mean flow duration (ms) by flow simulator / FCFS queue / App. A"
+        )
         for r in out["rows"]:
-            print(f"  R = {r['rate_over_C']:.3f} C: {ms(r['flowsim_duration_s'])} / {ms(r['fcfs_duration_s'])} / "
-                  f"{ms(r['app_a_duration_s'])}")
-        print(f"  PS: {ms(out['ps']['duration_s'])} (rate C(1 - rho) = {out['ps']['rate_over_C']:.3f} C, no queue); "
-              f"RCP ({args.alpha:g}, {args.beta:g}): {ms(out['rcp']['duration_s'])} at mean R = "
-              f"{out['rcp']['rate_over_C']:.3f} C")
+            print(
+                f"  R = {r['rate_over_C']:.3f} C: {ms(r['flowsim_duration_s'])} / {ms(r['fcfs_duration_s'])} / "
+                f"{ms(r['app_a_duration_s'])}"
+            )
+        print(
+            f"  PS: {ms(out['ps']['duration_s'])} (rate C(1 - rho) = {out['ps']['rate_over_C']:.3f} C, no queue); "
+            f"RCP ({args.alpha:g}, {args.beta:g}): {ms(out['rcp']['duration_s'])} at mean R = "
+            f"{out['rcp']['rate_over_C']:.3f} C"
+        )
     return 0

@@ -6,6 +6,7 @@ that drop out (rcp's update interval T) are stated with the reason; the normaliz
 equation shows which parameters survive (for RCP only alpha and beta: N and C cancel). --latex
 prints one compilable ``equation`` environment (--standalone: a whole document).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,13 +23,18 @@ EXAMPLES = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="rcp", help=model_help())
-    parser.add_argument("--T-over-d0", type=float, metavar="RATIO",
-                        help="for a model that fixes its update interval before linearizing (rcp-router, "
-                             "rcpac-router: T = d0/20), the ratio T/d0 to use instead")
+    parser.add_argument(
+        "--T-over-d0",
+        type=float,
+        metavar="RATIO",
+        help="for a model that fixes its update interval before linearizing (rcp-router, "
+        "rcpac-router: T = d0/20), the ratio T/d0 to use instead",
+    )
     parser.add_argument("--latex", action="store_true", help="print a LaTeX equation environment instead of text")
     parser.add_argument("--standalone", action="store_true", help="with --latex: a complete LaTeX document")
-    parser.add_argument("--json", action="store_true", help="print the states, substitutions, delays, G(s) and "
-                        "the parameters left as JSON")
+    parser.add_argument(
+        "--json", action="store_true", help="print the states, substitutions, delays, G(s) and the parameters left as JSON"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ NUM and DEN are comma-separated coefficients in s (rad/s), highest power first, 
 writes them: ``--tf 2 1,-1 --delay 0.3`` is L(s) = 2 e^{-0.3 s}/(s - 1). Several ``--delay`` values
 add (an input and an output delay). Output in SI units: rad/s and seconds.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,14 +20,26 @@ __all__ = ["add_loop_arguments", "parse_coefficients", "run_loop"]
 
 
 def add_loop_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tf", nargs=2, metavar=("NUM", "DEN"),
-                        help="an LTI loop instead of a model: coefficients in s, highest power first, comma-separated "
-                             "(e.g. --tf 2 1,-1 for 2/(s - 1))")
-    parser.add_argument("--delay", type=str, action="append", metavar="SECONDS",
-                        help="with --tf: the loop delay in seconds (repeat to add an input and an output delay)")
-    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
-                        help="with --model dcqcn or timely: a parameter by the paper's name, SI units "
-                             "(e.g. --param N=10 --param tau_star=50e-6)")
+    parser.add_argument(
+        "--tf",
+        nargs=2,
+        metavar=("NUM", "DEN"),
+        help="an LTI loop instead of a model: coefficients in s, highest power first, comma-separated "
+        "(e.g. --tf 2 1,-1 for 2/(s - 1))",
+    )
+    parser.add_argument(
+        "--delay",
+        type=str,
+        action="append",
+        metavar="SECONDS",
+        help="with --tf: the loop delay in seconds (repeat to add an input and an output delay)",
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="with --model dcqcn or timely: a parameter by the paper's name, SI units (e.g. --param N=10 --param tau_star=50e-6)",
+    )
 
 
 def parse_coefficients(text: str, name: str) -> list[float]:
@@ -90,15 +103,22 @@ def run_loop(args: argparse.Namespace) -> int:
 
     print(f"margins of {title}:")
     print(f"  stable               {m.stable} ({m.unstable_roots} roots in the right half-plane)")
-    print(f"  gain margin          {v(m.gain_margin, '.6g')}" + (f" (lower {m.gain_margin_lower:.6g})"
-                                                                 if m.gain_margin_lower is not None else ""))
+    print(
+        f"  gain margin          {v(m.gain_margin, '.6g')}"
+        + (f" (lower {m.gain_margin_lower:.6g})" if m.gain_margin_lower is not None else "")
+    )
     print(f"  phase margin         {v(m.phase_margin_deg, '.6g', ' deg')} at {v(m.crossover_w, '.6g', ' rad/s')}")
     print(f"  delay margin         {v(m.delay_margin, '.6g', ' s')}")
-    print(f"  rightmost root       {m.rightmost_root[0]:.6g} {'+' if m.rightmost_root[1] >= 0 else '-'} "
-          f"{abs(m.rightmost_root[1]):.6g}j rad/s")
+    print(
+        f"  rightmost root       {m.rightmost_root[0]:.6g} {'+' if m.rightmost_root[1] >= 0 else '-'} "
+        f"{abs(m.rightmost_root[1]):.6g}j rad/s"
+    )
     print(f"  open-loop RHP poles  {m.open_loop_rhp_poles}")
     for key, text in m.notes.items():
         print(f"  note ({key}): {text}")
-    report(args, f"{title} is {'STABLE' if m.stable else 'UNSTABLE'}: phase margin "
-                 f"{v(m.phase_margin_deg, '.4g', ' deg')}, delay margin {v(m.delay_margin, '.4g', ' s')}")
+    report(
+        args,
+        f"{title} is {'STABLE' if m.stable else 'UNSTABLE'}: phase margin "
+        f"{v(m.phase_margin_deg, '.4g', ' deg')}, delay margin {v(m.delay_margin, '.4g', ' s')}",
+    )
     return 0

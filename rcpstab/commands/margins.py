@@ -5,6 +5,7 @@ The margins are read from the Bode diagram for any loop (also one whose phase st
 below -180 deg, as RCP-AC's does); the verdict comes from the rightmost characteristic
 root. Margins that do not exist are printed as "none" with the reason (null in JSON).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,18 +20,25 @@ EXAMPLES = (
     ("rcpstab margins --alpha 0.4 --beta 0.2", "margins of the thesis' recommended gains, as a table"),
     ("rcpstab margins --model xcp --alpha 0.4 --beta 0.226 --json", "XCP's published gains, as JSON"),
     ("rcpstab margins --tf 2 1,-1 --delay 0.3", "any LTI loop: L(s) = 2 e^{-0.3 s}/(s - 1), exact, in rad/s and s"),
-    ("rcpstab margins --model dcqcn --param N=10 --param tau_star=50e-6 --json",
-     "DCQCN (Zhu et al. 2016) with 10 flows and a 50 us feedback delay"),
+    (
+        "rcpstab margins --model dcqcn --param N=10 --param tau_star=50e-6 --json",
+        "DCQCN (Zhu et al. 2016) with 10 flows and a 50 us feedback delay",
+    ),
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", default="rcp", help=model_help() + "; or dcqcn, timely (Zhu et al. 2016; "
-                        "their parameters with --param NAME=VALUE)")
+    parser.add_argument(
+        "--model",
+        default="rcp",
+        help=model_help() + "; or dcqcn, timely (Zhu et al. 2016; their parameters with --param NAME=VALUE)",
+    )
     parser.add_argument("--alpha", type=str, help="rate gain alpha (> 0, dimensionless)")
     parser.add_argument("--beta", type=str, help="queue gain beta (> 0, dimensionless)")
     add_loop_arguments(parser)
-    parser.add_argument("--json", action="store_true", help="print a JSON object (null with a reason where a margin does not exist)")
+    parser.add_argument(
+        "--json", action="store_true", help="print a JSON object (null with a reason where a margin does not exist)"
+    )
 
 
 def _value(x: float | None, fmt: str, unit: str = "", note: str | None = None) -> str:
@@ -45,8 +53,10 @@ def run(args: argparse.Namespace) -> int:
     if args.delay:  # read only by an LTI loop: given with a model's gains it was silently ignored
         raise InputError(f"--delay: only with --tf, not with --model {args.model}")
     if args.param:  # a gain model's normalized loop has alpha and beta only: --param N=5 was silently ignored
-        raise InputError(f"--param {args.param[0]}: margins of model {args.model} take --alpha and --beta only "
-                         "(--param is for dcqcn, timely and other loop models)")
+        raise InputError(
+            f"--param {args.param[0]}: margins of model {args.model} take --alpha and --beta only "
+            "(--param is for dcqcn, timely and other loop models)"
+        )
     if args.alpha is None or args.beta is None:
         raise InputError("margins: --alpha and --beta are required (a model's gains), or give --tf NUM DEN --delay SECONDS")
     result = margins(args.model, args.alpha, args.beta)

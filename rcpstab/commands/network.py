@@ -7,6 +7,7 @@ L1 and L3 and the RTT estimate at L1; --csv writes t_s,L1_rate_bps,L3_rate_bps,
 L1_avg_rtt_s,L1_rtt_sample_s,L1_queue_bits,L3_queue_bits; --json prints the convergence
 summary (settling times, final rates against the max-min targets, RTT-estimate swings).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,8 +25,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", default="fig5.7", help=f"scenario: one of {', '.join(NETWORK_SCENARIOS)} (default: fig5.7)")
     parser.add_argument("--alpha", type=float, required=True, help="rate gain (> 0, dimensionless)")
     parser.add_argument("--beta", type=float, required=True, help="queue gain (> 0, dimensionless)")
-    parser.add_argument("--t-end", type=float, default=400.0, metavar="SECONDS",
-                        help="simulated time, s (default 400: 20 round trips of the long flow)")
+    parser.add_argument(
+        "--t-end",
+        type=float,
+        default=400.0,
+        metavar="SECONDS",
+        help="simulated time, s (default 400: 20 round trips of the long flow)",
+    )
     parser.add_argument("--out", metavar="FIG", help="write the figure (.png, .svg or .pdf)")
     parser.add_argument("--csv", metavar="FILE", help="write the time series")
     parser.add_argument("--json", action="store_true", help="print the convergence summary as JSON")

@@ -3,6 +3,7 @@
 Prints N (clockwise encirclements of -1), P (open-loop poles in the right half-plane) and
 Z = N + P; --out draws G(j w) with its mirror, the unit circle, -1 and the margins.
 """
+
 from __future__ import annotations
 
 import argparse

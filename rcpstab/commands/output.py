@@ -1,5 +1,6 @@
 """Helpers shared by the subcommands: checked output paths, shared options (the buffer, any model
 parameter by name) and the one-line summary."""
+
 from __future__ import annotations
 
 import argparse
@@ -42,9 +43,13 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 def add_param_argument(parser: argparse.ArgumentParser) -> None:
     """``--param NAME=VALUE``: any parameter the model declares, by its own name (one value)."""
-    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
-                        help="any other parameter of the model by name (its default otherwise); repeatable. "
-                             "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05 (a user protocol)")
+    parser.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="any other parameter of the model by name (its default otherwise); repeatable. "
+        "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05 (a user protocol)",
+    )
 
 
 OUTPUT_OPTIONS = ("out", "csv", "boundary")  # argparse destinations of files a command writes
@@ -63,8 +68,7 @@ def safe_outputs(args: argparse.Namespace):
 
     paths = {dest: getattr(args, dest, None) for dest in OUTPUT_OPTIONS}
     paths = {dest: path for dest, path in paths.items() if isinstance(path, str) and path}
-    check_distinct({**{f"--{dest}": path for dest, path in paths.items()},
-                    "--checkpoint": getattr(args, "checkpoint", None)})
+    check_distinct({**{f"--{dest}": path for dest, path in paths.items()}, "--checkpoint": getattr(args, "checkpoint", None)})
     check_outputs(args)
     if paths.get("boundary"):
         writable_path(paths["boundary"], "--boundary")
@@ -83,28 +87,51 @@ def safe_outputs(args: argparse.Namespace):
 
 def add_sweep_arguments(parser: argparse.ArgumentParser, what: str = "phaseplane: ") -> None:
     """Network configurations and execution options of a phase-plane sweep."""
-    parser.add_argument("--C", type=float, nargs="+", metavar="BPS",
-                        help=f"{what}link capacities, bit/s; every combination of C, d0, N is swept (default: 0.15e9, App. E)")
-    parser.add_argument("--d0", "--rtt", type=float, nargs="+", metavar="SECONDS", action=DeprecatedAlias,
-                        help=f"{what}round-trip propagation delays, s (default: 0.2)")
+    parser.add_argument(
+        "--C",
+        type=float,
+        nargs="+",
+        metavar="BPS",
+        help=f"{what}link capacities, bit/s; every combination of C, d0, N is swept (default: 0.15e9, App. E)",
+    )
+    parser.add_argument(
+        "--d0",
+        "--rtt",
+        type=float,
+        nargs="+",
+        metavar="SECONDS",
+        action=DeprecatedAlias,
+        help=f"{what}round-trip propagation delays, s (default: 0.2)",
+    )
     parser.add_argument("--N", type=float, nargs="+", metavar="FLOWS", help=f"{what}numbers of flows (default: 10)")
     parser.add_argument("--T", type=float, metavar="SECONDS", help=f"{what}rate update interval, s (default: 0.01)")
-    parser.add_argument("--param", action="append", metavar="NAME=VALUES",
-                        help=f"{what}any other parameter of the model by name, one value or several "
-                             "(V1,V2,... or START:STOP:STEP): several are swept like --C; repeatable. "
-                             "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05,0.1 (a user protocol)")
+    parser.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUES",
+        help=f"{what}any other parameter of the model by name, one value or several "
+        "(V1,V2,... or START:STOP:STEP): several are swept like --C; repeatable. "
+        "E.g. --param gamma_AC=0.2 (rcpac), --param tau=0.05,0.1 (a user protocol)",
+    )
     add_buffer_argument(parser, what)
     add_worker_argument(parser)
     parser.add_argument("--scheduler", metavar="DASK_ADDRESS", help="run the sweep on a Dask cluster (default: local processes)")
-    parser.add_argument("--checkpoint", metavar="FILE",
-                        help="save finished chunks to FILE and resume from them; kept on Ctrl-C (default: none)")
+    parser.add_argument(
+        "--checkpoint", metavar="FILE", help="save finished chunks to FILE and resume from them; kept on Ctrl-C (default: none)"
+    )
 
 
 def add_network_arguments(parser: argparse.ArgumentParser, what: str = "") -> None:
     """One network configuration: ``--C``, ``--d0`` (alias ``--rtt``, deprecated), ``--N``, ``--T``."""
     parser.add_argument("--C", type=float, metavar="BPS", help=f"{what}link capacity, bit/s (default 0.15e9)")
-    parser.add_argument("--d0", "--rtt", type=float, metavar="SECONDS", action=DeprecatedAlias,
-                        help=f"{what}round-trip propagation delay, s (default 0.2)")
+    parser.add_argument(
+        "--d0",
+        "--rtt",
+        type=float,
+        metavar="SECONDS",
+        action=DeprecatedAlias,
+        help=f"{what}round-trip propagation delay, s (default 0.2)",
+    )
     parser.add_argument("--N", type=float, metavar="FLOWS", help=f"{what}number of flows (default 10)")
     parser.add_argument("--T", type=float, metavar="SECONDS", help=f"{what}rate update interval, s (default 0.01)")
 
@@ -116,8 +143,7 @@ class DeprecatedAlias(argparse.Action):
         if option_string and option_string != self.option_strings[0]:
             import warnings
 
-            warnings.warn(f"{option_string} is deprecated: use {self.option_strings[0]} (same value and unit)",
-                          stacklevel=2)
+            warnings.warn(f"{option_string} is deprecated: use {self.option_strings[0]} (same value and unit)", stacklevel=2)
             # messages about this value then name the option as it was typed (see rcpstab.cli.as_typed)
             namespace.typed_aliases = {**getattr(namespace, "typed_aliases", {}), self.option_strings[0]: option_string}
         setattr(namespace, self.dest, values)
@@ -134,7 +160,12 @@ def add_point_arguments(parser: argparse.ArgumentParser, drawing: str, json_help
 
 
 def add_worker_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--workers", type=int, default=1, help=f"local worker processes (default: 1; this machine has {os.cpu_count() or 1} cores)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help=f"local worker processes (default: 1; this machine has {os.cpu_count() or 1} cores)",
+    )
 
 
 def check_workers(args: argparse.Namespace) -> None:
@@ -165,10 +196,17 @@ class TypedNumber(float):
 
 def add_buffer_argument(parser: argparse.ArgumentParser, what: str = "") -> None:
     """``--buffer BDP``: the bottleneck buffer of the fluid model (default: unbounded, the thesis' eqs.)."""
-    parser.add_argument("--buffer", type=buffer_bdp, metavar="BDP",
-                        help=f"{what}buffer in bandwidth-delay products C*d0: the queue is held in [0, BDP*C*d0] "
-                             "and the overflow dropped (default: unbounded, as eqs. 5.1-5.4)")
+    parser.add_argument(
+        "--buffer",
+        type=buffer_bdp,
+        metavar="BDP",
+        help=f"{what}buffer in bandwidth-delay products C*d0: the queue is held in [0, BDP*C*d0] "
+        "and the overflow dropped (default: unbounded, as eqs. 5.1-5.4)",
+    )
+
+
 # --- the one-line human summary every command ends with -------------------------------------
+
 
 def report(args: argparse.Namespace, line: str) -> None:
     """Print a command's one-line human summary, unless ``--json`` (machine output only) or ``--quiet``."""
@@ -180,8 +218,11 @@ def report(args: argparse.Namespace, line: str) -> None:
 def files_written(args: argparse.Namespace) -> str:
     """``"; figure in X, table in Y"`` for the output files the command was given ('' if none)."""
     targets = getattr(args, "output_targets", {})  # safe_outputs: the real names behind the temporary files
-    parts = [f"{what} in {targets.get(option, getattr(args, option))}" for option, what in
-             (("out", "figure"), ("csv", "table"), ("boundary", "boundary curve")) if getattr(args, option, None)]
+    parts = [
+        f"{what} in {targets.get(option, getattr(args, option))}"
+        for option, what in (("out", "figure"), ("csv", "table"), ("boundary", "boundary curve"))
+        if getattr(args, option, None)
+    ]
     return "; " + ", ".join(parts) if parts else ""
 
 
@@ -189,5 +230,6 @@ def model_help(default: str = "rcp", names=None) -> str:
     """Help text of ``--model`` listing the valid names (every registered model unless ``names``)."""
     if names is None:
         from ..api.common import model_names
+
         names = model_names()
     return f"model: one of {', '.join(names)}, or a protocol file (FILE.py defining MODEL) (default: {default})"

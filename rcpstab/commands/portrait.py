@@ -8,6 +8,7 @@ labelled with its verdict, and for a limit cycle the cycle itself (three periods
 horizon its verdict needed, however long), --csv writes them (columns ic, gamma0, q0_bits,
 t_s, R_over_C, queue_bits), --json the verdicts and final states. The summary line gives each verdict.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,10 @@ from .output import add_buffer_argument, add_network_arguments, add_param_argume
 
 EXAMPLES = (
     ("rcpstab portrait --alpha 0.4 --beta 0.2 --rtts 50", "App. E's six starts at the thesis' gains, summary only"),
-    ("rcpstab portrait --alpha 1.4 --beta 0.8 --out portrait.png --csv portrait.csv", "Fig. E.2's oscillating point, figure and table"),
+    (
+        "rcpstab portrait --alpha 1.4 --beta 0.8 --out portrait.png --csv portrait.csv",
+        "Fig. E.2's oscillating point, figure and table",
+    ),
 )
 
 
@@ -31,8 +35,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_buffer_argument(parser)
     parser.add_argument("--rtts", type=float, default=100.0, help="duration in round trips d0 (default 100)")
     parser.add_argument("--out", metavar="FIG", help="write the portrait (.png, .svg or .pdf)")
-    parser.add_argument("--csv", metavar="FILE", help="write the trajectories, one row per sample and start: "
-                        "ic (index), gamma0 (R/C at t = 0), q0_bits, t_s, R_over_C, queue_bits")
+    parser.add_argument(
+        "--csv",
+        metavar="FILE",
+        help="write the trajectories, one row per sample and start: "
+        "ic (index), gamma0 (R/C at t = 0), q0_bits, t_s, R_over_C, queue_bits",
+    )
     parser.add_argument("--json", action="store_true", help="print the verdicts and final states as JSON")
 
 

@@ -4,6 +4,7 @@ Theorem 1 (xcp-katabi.txt lines 238-260) guarantees stability on beta = sqrt(2) 
 0 < alpha < pi/(4 sqrt 2). The exit point is found from the rightmost characteristic root
 (independent of the theorem's proof); tightness = exit / bound.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,9 +35,13 @@ def run(args: argparse.Namespace) -> int:
     if args.details and r["exit_alpha"] is not None:
         print(f"  exit point           (alpha, beta) = ({r['exit_alpha']:.9f}, {r['exit_beta']:.9f})")
         print(f"  root on the axis     s*d0 = +-{r['exit_w']:.9f}j (pi/4 = {3.141592653589793 / 4:.9f})")
-        verdict = ("tight: the theorem covers its curve exactly up to the linear boundary"
-                   if abs(r["tightness"] - 1) < 1e-6 else
-                   "conservative" if r["tightness"] > 1 else "NOT sufficient: the curve leaves before the bound")
+        verdict = (
+            "tight: the theorem covers its curve exactly up to the linear boundary"
+            if abs(r["tightness"] - 1) < 1e-6
+            else "conservative"
+            if r["tightness"] > 1
+            else "NOT sufficient: the curve leaves before the bound"
+        )
         print(f"  tightness            exit / bound = {r['tightness']:.9f}: {verdict}")
     print(result.summary())
     return 0

@@ -33,6 +33,7 @@ The band of each side:
   With one flow before the crowd the queue's per-flow jitter cannot be measured (a paced flow
   never queues behind itself), and its band is the cap.
 """
+
 from __future__ import annotations
 
 import math
@@ -57,9 +58,9 @@ from .packet_vs_fluid import PACKET_PROTOCOL
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-OVERLOAD = 1.05          # input above 5% over C: overloaded (the packet count's noise is a few %)
-STALL = 0.05             # input below 5% of C: the senders are not sending
-NOISE_WINDOW_RTT = 20.0   # the noise floor: the last 20 RTTs before the crowd (the N flows settle within 15)
+OVERLOAD = 1.05  # input above 5% over C: overloaded (the packet count's noise is a few %)
+STALL = 0.05  # input below 5% of C: the senders are not sending
+NOISE_WINDOW_RTT = 20.0  # the noise floor: the last 20 RTTs before the crowd (the N flows settle within 15)
 # Cost of a flash crowd, from runs at N = 2 to 2e4 (10 N flows after the crowd): each flow about
 # 300 us and 500 bytes (the packet simulator's and the fluid run's per-flow state, Python and C);
 # each packet about 1 us. Refused above the run-cost limits (runtime.validation.check_run_cost).
@@ -67,7 +68,7 @@ SECONDS_PER_FLOW = 300e-6
 BYTES_PER_FLOW = 500
 SECONDS_PER_PACKET = 1e-6
 
-AGREEMENT = 0.30          # issue 11: fluid and packet within 30% on recovery and drops
+AGREEMENT = 0.30  # issue 11: fluid and packet within 30% on recovery and drops
 
 
 @dataclass
@@ -168,71 +169,105 @@ class FlashCrowdResult:
 
     def agreement(self) -> dict[str, float | None]:
         """Relative differences ``abs(packet - fluid) / fluid`` of recovery and drops (None where not measured)."""
+
         def rel(p: float, f: float) -> float | None:
             return None if not (math.isfinite(p) and math.isfinite(f) and f > 0) else abs(p - f) / f
-        return {"recovery_rtt": rel(self.packet.recovery_rtt, self.fluid.recovery_rtt),
-                "dropped_bdp": rel(self.packet.dropped_bdp, self.fluid.dropped_bdp)}
+
+        return {
+            "recovery_rtt": rel(self.packet.recovery_rtt, self.fluid.recovery_rtt),
+            "dropped_bdp": rel(self.packet.dropped_bdp, self.fluid.dropped_bdp),
+        }
 
     def differences(self) -> list[str]:
         """Each disagreement beyond :data:`AGREEMENT`, with the measurement that explains it."""
         out = []
         f, p, rel = self.fluid, self.packet, self.agreement()
         if rel["recovery_rtt"] is None or rel["recovery_rtt"] > AGREEMENT:
-            head = f"recovery: fluid {_num(f.recovery_rtt)}, packet {_num(p.recovery_rtt)}" + (
-                f" ({p.reason})" if p.reason else "") + ". "
+            head = (
+                f"recovery: fluid {_num(f.recovery_rtt)}, packet {_num(p.recovery_rtt)}"
+                + (f" ({p.reason})" if p.reason else "")
+                + ". "
+            )
             cap = self.window_cap_over_C()
             if not math.isfinite(p.overload_input) and cap < OVERLOAD:
                 # No overload in the packet run: nothing for the RTT estimate or the window to explain.
-                out.append(head + (
-                    f"The packet senders never overload the link: each R-TCP sender is capped by its "
-                    f"{RWND_PACKETS}-packet receive window per RTT, so the {self.scenario.n_flows(self.crowd_s)} "
-                    f"flows after the crowd can send at most {cap:.3g} C; the fluid senders are paced only "
-                    f"(overload {_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C)."))
+                out.append(
+                    head
+                    + (
+                        f"The packet senders never overload the link: each R-TCP sender is capped by its "
+                        f"{RWND_PACKETS}-packet receive window per RTT, so the {self.scenario.n_flows(self.crowd_s)} "
+                        f"flows after the crowd can send at most {cap:.3g} C; the fluid senders are paced only "
+                        f"(overload {_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C)."
+                    )
+                )
             elif self.model.name == "rcp" and math.isfinite(p.overload_d_over_d0):
-                out.append(head + (
-                    f"During the overload the packet router's RTT estimate stays at {_g(p.overload_d_over_d0)} d0 "
-                    f"(it averages the RTTs the senders write in their headers, measured before the queue built) "
-                    f"where eqs. 5.1-5.4's d = d0 + q/C is {_g(f.overload_d_over_d0)} d0, so each update cuts R "
-                    f"about {_g(f.overload_d_over_d0 / p.overload_d_over_d0, '.2g')}x harder: the rate bottoms at R/C = "
-                    f"{_g(p.trough_R_over_C, '.2g')} against {_g(f.trough_R_over_C, '.2g')}. R grows at most e^alpha per RTT, "
-                    f"so climbing back alone takes the packet run >= {_g(self.packet_recovery_bound())} RTTs "
-                    f"(the rcp-router fluid model has the router's RTT average)."))
+                out.append(
+                    head
+                    + (
+                        f"During the overload the packet router's RTT estimate stays at {_g(p.overload_d_over_d0)} d0 "
+                        f"(it averages the RTTs the senders write in their headers, measured before the queue built) "
+                        f"where eqs. 5.1-5.4's d = d0 + q/C is {_g(f.overload_d_over_d0)} d0, so each update cuts R "
+                        f"about {_g(f.overload_d_over_d0 / p.overload_d_over_d0, '.2g')}x harder: the rate bottoms at R/C = "
+                        f"{_g(p.trough_R_over_C, '.2g')} against {_g(f.trough_R_over_C, '.2g')}. R grows at most e^alpha per RTT, "
+                        f"so climbing back alone takes the packet run >= {_g(self.packet_recovery_bound())} RTTs "
+                        f"(the rcp-router fluid model has the router's RTT average)."
+                    )
+                )
             elif not math.isfinite(p.overload_input):
-                out.append(head + (
-                    f"The packet run's input never exceeds {OVERLOAD:g} C after the crowd (the fluid's is "
-                    f"{_g(f.overload_input)} C for {_g(f.overload_rtt, '.2g')} RTTs)."))
+                out.append(
+                    head
+                    + (
+                        f"The packet run's input never exceeds {OVERLOAD:g} C after the crowd (the fluid's is "
+                        f"{_g(f.overload_input)} C for {_g(f.overload_rtt, '.2g')} RTTs)."
+                    )
+                )
             elif not (math.isfinite(p.recovery_rtt) or math.isfinite(f.recovery_rtt)):
                 out.append(head + "Neither run recovers: they agree on that.")
             elif math.isfinite(p.recovery_rtt) and not math.isfinite(f.recovery_rtt):
-                out.append(head + (
-                    "The fluid model keeps oscillating after the crowd and the packet run settles: R-TCP's "
-                    "window (rate x smoothed RTT) lets a sender send less as the queue delays its ACKs, a "
-                    "damping the fluid senders (paced only) lack."))
+                out.append(
+                    head
+                    + (
+                        "The fluid model keeps oscillating after the crowd and the packet run settles: R-TCP's "
+                        "window (rate x smoothed RTT) lets a sender send less as the queue delays its ACKs, a "
+                        "damping the fluid senders (paced only) lack."
+                    )
+                )
             elif p.recovery_rtt < f.recovery_rtt:
-                out.append(head + (
-                    f"R-TCP's window (rate x smoothed RTT, measured before the queue built) caps what a sender "
-                    f"has in flight while the full queue delays its ACKs; the fluid senders are paced only. "
-                    f"The packet overload is {_g(p.overload_rtt, '.2g')} RTTs at {_g(p.overload_input)} C against "
-                    f"{_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C, so the rate falls to R/C = "
-                    f"{_g(p.trough_R_over_C, '.2g')} against {_g(f.trough_R_over_C, '.2g')} and climbs back sooner."))
+                out.append(
+                    head
+                    + (
+                        f"R-TCP's window (rate x smoothed RTT, measured before the queue built) caps what a sender "
+                        f"has in flight while the full queue delays its ACKs; the fluid senders are paced only. "
+                        f"The packet overload is {_g(p.overload_rtt, '.2g')} RTTs at {_g(p.overload_input)} C against "
+                        f"{_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C, so the rate falls to R/C = "
+                        f"{_g(p.trough_R_over_C, '.2g')} against {_g(f.trough_R_over_C, '.2g')} and climbs back sooner."
+                    )
+                )
             else:
                 sc = self.scenario
                 n_after = sc.n_flows(self.crowd_s)
-                out.append(head + (
-                    f"The paced packet flows keep a standing queue the fluid has not, {_g(p.queue_eq_bdp, '.2g')} C*d0 "
-                    f"({_g(p.queue_eq_bdp * sc.bdp_bytes / sc.packet_bytes, '.2g')} packets) on average after the crowd; "
-                    f"the rate law turns it into an equilibrium R_e = {_g(p.gamma_eq * n_after / sc.eta)} eta C/N "
-                    f"(beta = {self.beta:g}), and the collisions of the flows' packets move the rate about it: "
-                    f"its last exit from the {_g(100 * p.rate_band, '.2g')}% band comes later."))
+                out.append(
+                    head
+                    + (
+                        f"The paced packet flows keep a standing queue the fluid has not, {_g(p.queue_eq_bdp, '.2g')} C*d0 "
+                        f"({_g(p.queue_eq_bdp * sc.bdp_bytes / sc.packet_bytes, '.2g')} packets) on average after the crowd; "
+                        f"the rate law turns it into an equilibrium R_e = {_g(p.gamma_eq * n_after / sc.eta)} eta C/N "
+                        f"(beta = {self.beta:g}), and the collisions of the flows' packets move the rate about it: "
+                        f"its last exit from the {_g(100 * p.rate_band, '.2g')}% band comes later."
+                    )
+                )
         if p.stall_rtt > f.stall_rtt + 1.0:
             out.append(
                 f"stall: after the overload the packet input stays under {STALL:g} C for {_g(p.stall_rtt)} RTTs "
                 f"against the fluid's {_g(f.stall_rtt)}: at App. F's MIN_RATE = 0.01 MTU/d a sender sends one "
-                f"packet per 100 RTTs and hears a higher rate only from an ACK or a rate-refresh probe.")
+                f"packet per 100 RTTs and hears a higher rate only from an ACK or a rate-refresh probe."
+            )
         if rel["dropped_bdp"] is None or rel["dropped_bdp"] > AGREEMENT:
-            out.append(f"drops: fluid {_g(f.dropped_bdp)} C*d0, packet {_g(p.dropped_bdp)} C*d0; first overload "
-                       f"{_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C (fluid) against "
-                       f"{_g(p.overload_rtt, '.2g')} RTTs at {_g(p.overload_input)} C (packet).")
+            out.append(
+                f"drops: fluid {_g(f.dropped_bdp)} C*d0, packet {_g(p.dropped_bdp)} C*d0; first overload "
+                f"{_g(f.overload_rtt, '.2g')} RTTs at {_g(f.overload_input)} C (fluid) against "
+                f"{_g(p.overload_rtt, '.2g')} RTTs at {_g(p.overload_input)} C (packet)."
+            )
         return out
 
     def window_cap_over_C(self) -> float:
@@ -253,13 +288,24 @@ class FlashCrowdResult:
         sc = self.scenario
         n = sc.n_flows(0.0)
         return {
-            "scenario": sc.name, "model": self.model.name, "alpha": self.alpha, "beta": self.beta,
-            "network": {"C_bps": sc.capacity_bps, "d0_s": sc.rtt_s, "N_before": n,
-                        "N_after": sc.n_flows(self.crowd_s), "buffer_bdp": sc.effective_buffer_bytes / sc.bdp_bytes,
-                        "eta": sc.eta},
-            "crowd_s": self.crowd_s, "arrival_s": self.arrival_s,
-            "fluid": self.fluid.to_dict(), "packet": self.packet.to_dict(),
-            "relative_difference": self.agreement(), "agreement_limit": AGREEMENT,
+            "scenario": sc.name,
+            "model": self.model.name,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "network": {
+                "C_bps": sc.capacity_bps,
+                "d0_s": sc.rtt_s,
+                "N_before": n,
+                "N_after": sc.n_flows(self.crowd_s),
+                "buffer_bdp": sc.effective_buffer_bytes / sc.bdp_bytes,
+                "eta": sc.eta,
+            },
+            "crowd_s": self.crowd_s,
+            "arrival_s": self.arrival_s,
+            "fluid": self.fluid.to_dict(),
+            "packet": self.packet.to_dict(),
+            "relative_difference": self.agreement(),
+            "agreement_limit": AGREEMENT,
             "differences": self.differences(),
             "conservation": self.conservation,
             "wall_time_s": self.wall_time_s,
@@ -268,6 +314,7 @@ class FlashCrowdResult:
     def plot(self, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes, Axes]:
         """Draw both runs (:func:`~rcpstab.cosim.plot.flash_crowd_plot`)."""
         from .plot import flash_crowd_plot
+
         return flash_crowd_plot(self, axes)
 
 
@@ -319,12 +366,23 @@ def _fluid_response(run: Any, scenario: Scenario, arrival_s: float, band: Band =
     # the rate law's RTT: the router's average D where the model has one (rcp-router), else d0 + q/C
     d_over_d0 = run.states["D"][:, 0] / scenario.rtt_s if "D" in run.states else 1.0 + queue
     episodes = input_episodes(t[after] / scenario.rtt_s, inflow[after], d_over_d0[after])
-    return CrowdResponse(float(queue[after].max()), float(dropped[-1] - before), recovery, reason,
-                         gamma_eq, 0.0, band.rate, band.queue, float(gamma[after].min()), *episodes)
+    return CrowdResponse(
+        float(queue[after].max()),
+        float(dropped[-1] - before),
+        recovery,
+        reason,
+        gamma_eq,
+        0.0,
+        band.rate,
+        band.queue,
+        float(gamma[after].min()),
+        *episodes,
+    )
 
 
-def _packet_response(packet: Any, scenario: Scenario, alpha: float, beta: float, crowd_s: float,
-                     arrival_s: float, band: Band = STANDARD) -> CrowdResponse:
+def _packet_response(
+    packet: Any, scenario: Scenario, alpha: float, beta: float, crowd_s: float, arrival_s: float, band: Band = STANDARD
+) -> CrowdResponse:
     bdp_bits = scenario.capacity_bps * scenario.rtt_s
     per_rtt = max(int(round(scenario.rtt_s / control_interval_s(scenario))), 1)
     t, gamma = packet.t, packet.R_over_C
@@ -341,33 +399,54 @@ def _packet_response(packet: Any, scenario: Scenario, alpha: float, beta: float,
     # the packet-level equilibrium after the crowd: the rate law's fixed point with the standing queue
     after = t >= arrival_s
     late = after & (t >= 0.5 * (arrival_s + t[-1]))
-    queue_eq = float(rtt_average(queue[after], per_rtt)[-late.sum():].mean())
+    queue_eq = float(rtt_average(queue[after], per_rtt)[-late.sum() :].mean())
     delay = 1.0 + queue_eq  # d/d0
     gamma_eq = (scenario.eta - beta * queue_eq / (alpha * delay)) / n_after
     peak = float(queue[t >= crowd_s].max())
-    dropped_pkts = packet.dropped_packets[-1] - packet.dropped_packets[t < crowd_s][-1] if np.any(t < crowd_s) \
+    dropped_pkts = (
+        packet.dropped_packets[-1] - packet.dropped_packets[t < crowd_s][-1]
+        if np.any(t < crowd_s)
         else packet.dropped_packets[-1]
+    )
     dropped = float(dropped_pkts) * scenario.packet_bytes * 8.0 / bdp_bits
     if gamma_eq <= 0:
-        return CrowdResponse(peak, dropped, math.nan, "the standing queue drives the rate law to zero: no equilibrium",
-                             gamma_eq, queue_eq, math.nan, math.nan)
+        return CrowdResponse(
+            peak,
+            dropped,
+            math.nan,
+            "the standing queue drives the rate law to zero: no equilibrium",
+            gamma_eq,
+            queue_eq,
+            math.nan,
+            math.nan,
+        )
     quantum = scenario.packet_bytes * 8.0 / (bdp_bits * gamma_eq)  # one datagram per RTT, relative to R_e
-    widened = band.widened(min(NOISE_K * rate_noise / gamma_eq, quantum),
-                           min(NOISE_K * queue_noise, n_after * scenario.packet_bytes * 8.0 / bdp_bits))
+    widened = band.widened(
+        min(NOISE_K * rate_noise / gamma_eq, quantum),
+        min(NOISE_K * queue_noise, n_after * scenario.packet_bytes * 8.0 / bdp_bits),
+    )
     rate_band, queue_band = widened.rate, widened.queue
     smooth_gamma = rtt_average(gamma, per_rtt)
     smooth_queue = rtt_average(queue, per_rtt)
-    recovery, reason = recovery_rtt(t / scenario.rtt_s, smooth_gamma, smooth_queue, gamma_eq, queue_eq,
-                                    arrival_s / scenario.rtt_s, widened)
-    episodes = input_episodes(t[after] / scenario.rtt_s, packet.utilization[after],
-                              packet.avg_rtt_s[after] / scenario.rtt_s)
-    return CrowdResponse(peak, dropped, recovery, reason, gamma_eq, queue_eq, rate_band, queue_band,
-                         float(gamma[after].min()), *episodes)
+    recovery, reason = recovery_rtt(
+        t / scenario.rtt_s, smooth_gamma, smooth_queue, gamma_eq, queue_eq, arrival_s / scenario.rtt_s, widened
+    )
+    episodes = input_episodes(t[after] / scenario.rtt_s, packet.utilization[after], packet.avg_rtt_s[after] / scenario.rtt_s)
+    return CrowdResponse(
+        peak, dropped, recovery, reason, gamma_eq, queue_eq, rate_band, queue_band, float(gamma[after].min()), *episodes
+    )
 
 
-def check_flash_crowd(capacity_bps: float, rtt_s: float, n_flows: int, buffer_bdp: float = 1.0, packet_bytes: int = 1500,
-                      factor: int = CROWD_FACTOR, duration_rtt: float = CROWD_BEFORE_RTT + CROWD_AFTER_RTT,
-                      options: tuple[str, str, str, str] = ("--C", "--rtt", "--N", "--buffer")) -> None:
+def check_flash_crowd(
+    capacity_bps: float,
+    rtt_s: float,
+    n_flows: int,
+    buffer_bdp: float = 1.0,
+    packet_bytes: int = 1500,
+    factor: int = CROWD_FACTOR,
+    duration_rtt: float = CROWD_BEFORE_RTT + CROWD_AFTER_RTT,
+    options: tuple[str, str, str, str] = ("--C", "--rtt", "--N", "--buffer"),
+) -> None:
     """Refuse a flash crowd outside the domain table or above the run-cost limits, in one line.
 
     Parameters
@@ -398,20 +477,26 @@ def check_flash_crowd(capacity_bps: float, rtt_s: float, n_flows: int, buffer_bd
         check_value("buffer_bdp", buffer_bdp, o_buffer)
         buffer_bytes = buffer_bdp * capacity_bps * rtt_s / 8
         if buffer_bytes > SIMULATOR_INTEGERS["buffer_bytes"][1]:
-            raise InputError(f"{o_buffer} {buffer_bdp:g} at {o_c} {capacity_bps:g} and {o_rtt} {rtt_s:g}: a buffer of "
-                             f"{buffer_bytes:.3g} bytes, more than the packet simulator's "
-                             f"{SIMULATOR_INTEGERS['buffer_bytes'][1]:.3g}")
+            raise InputError(
+                f"{o_buffer} {buffer_bdp:g} at {o_c} {capacity_bps:g} and {o_rtt} {rtt_s:g}: a buffer of "
+                f"{buffer_bytes:.3g} bytes, more than the packet simulator's "
+                f"{SIMULATOR_INTEGERS['buffer_bytes'][1]:.3g}"
+            )
     flows = factor * n_flows
     # Packets: what the link carries, or what the senders' windows let out if that is less.
     per_rtt = min(capacity_bps * rtt_s / (8 * packet_bytes), flows * RWND_PACKETS)
     packets = duration_rtt * per_rtt + 3 * flows
-    check_run_cost(f"cosim --scenario flash-crowd with {o_n} {n_flows} ({flows:g} flows after the crowd) at "
-                   f"{o_c} {capacity_bps:g}, {o_rtt} {rtt_s:g}", flows * SECONDS_PER_FLOW + packets * SECONDS_PER_PACKET,
-                   flows * BYTES_PER_FLOW)
+    check_run_cost(
+        f"cosim --scenario flash-crowd with {o_n} {n_flows} ({flows:g} flows after the crowd) at "
+        f"{o_c} {capacity_bps:g}, {o_rtt} {rtt_s:g}",
+        flows * SECONDS_PER_FLOW + packets * SECONDS_PER_PACKET,
+        flows * BYTES_PER_FLOW,
+    )
 
 
-def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, seed: int = 0,
-                      model: str = "rcp", band: Band = STANDARD) -> FlashCrowdResult:
+def flash_crowd_cosim(
+    scenario: str | Scenario, alpha: float, beta: float, *, seed: int = 0, model: str = "rcp", band: Band = STANDARD
+) -> FlashCrowdResult:
     """Run a flash crowd packet by packet and as the fluid ``model`` with the same buffer.
 
     Parameters
@@ -444,12 +529,22 @@ def flash_crowd_cosim(scenario: str | Scenario, alpha: float, beta: float, *, se
     bdp_bits = scenario.capacity_bps * scenario.rtt_s
     counters = packet.counters
     return FlashCrowdResult(
-        scenario=scenario, alpha=alpha, beta=beta, crowd_s=crowd_s, arrival_s=arrival_s, model=get_model(model),
-        packet_t=packet.t, packet_R_over_C=packet.R_over_C, packet_queue_bdp=packet.queue_bytes * 8.0 / bdp_bits,
+        scenario=scenario,
+        alpha=alpha,
+        beta=beta,
+        crowd_s=crowd_s,
+        arrival_s=arrival_s,
+        model=get_model(model),
+        packet_t=packet.t,
+        packet_R_over_C=packet.R_over_C,
+        packet_queue_bdp=packet.queue_bytes * 8.0 / bdp_bits,
         packet_dropped_bdp=packet.dropped_packets * scenario.packet_bytes * 8.0 / bdp_bits,
-        fluid_t=fluid.t, fluid_R_over_C=fluid.gamma[:, 0], fluid_queue_bdp=fluid.queue[:, 0] / bdp_bits,
+        fluid_t=fluid.t,
+        fluid_R_over_C=fluid.gamma[:, 0],
+        fluid_queue_bdp=fluid.queue[:, 0] / bdp_bits,
         fluid_dropped_bdp=fluid.states["dropped"][:, 0] / bdp_bits,
         packet=_packet_response(packet, scenario, alpha, beta, crowd_s, arrival_s, band),
         fluid=_fluid_response(fluid, scenario, arrival_s, band),
         conservation={k: int(counters[k]) for k in ("sent", "delivered", "dropped", "in_flight")},
-        wall_time_s=time.perf_counter() - wall)
+        wall_time_s=time.perf_counter() - wall,
+    )

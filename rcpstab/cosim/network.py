@@ -12,6 +12,7 @@ CSV (:data:`NETWORK_CSV_QUANTITIES`): ``t`` (s), then for every link L of the ne
 ``queue_bytes``, ``avg_rtt_s`` (the router's RTT estimate d, eq. 5.17) and
 ``rtt_sample_s`` (the interval's packet-average RTT d_T, eq. 5.16).
 """
+
 from __future__ import annotations
 
 import csv
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 NETWORK_SCENARIOS = {"fig5.7": fig57}
-NETWORK_T_END_S = 400.0   # 20 round trips of Fig. 5.7's long flow, as `rcpstab network`
+NETWORK_T_END_S = 400.0  # 20 round trips of Fig. 5.7's long flow, as `rcpstab network`
 NETWORK_CSV_QUANTITIES = ("R_over_C", "queue_bytes", "avg_rtt_s", "rtt_sample_s")
 NETWORK_FLUID_OMITS = (
     "connection set-up: packet flows send one handshake after t = 0 (the 20 s flow after 20 s), so L1's rate "
@@ -78,8 +79,10 @@ class NetworkCosimResult:
     judged_links: tuple[str, ...] = ("L1", "L3")
 
     def __repr__(self) -> str:
-        return (f"NetworkCosimResult(scenario={self.scenario!r}, alpha={self.alpha:g}, beta={self.beta:g}, "
-                f"0..{self.fluid.t[-1]:.4g} s, links {', '.join(self.fluid.link_names)})")
+        return (
+            f"NetworkCosimResult(scenario={self.scenario!r}, alpha={self.alpha:g}, beta={self.beta:g}, "
+            f"0..{self.fluid.t[-1]:.4g} s, links {', '.join(self.fluid.link_names)})"
+        )
 
     def plot(self) -> Figure:
         """Draw packet and fluid runs with :func:`~rcpstab.cosim.network_plot.network_cosim_plot`."""
@@ -89,17 +92,28 @@ class NetworkCosimResult:
 
     def summary(self) -> dict[str, Any]:
         """The ``cosim --scenario fig5.7 --json`` object (keys in the command's help)."""
-        packet, fluid = (_without_gains(summarize(run, self.judged_links, self.judged_links[0])[0])
-                         for run in (self.packet, self.fluid))
-        return _json_safe({  # type: ignore[no-any-return]  # a dict in, a dict out
-            "scenario": self.scenario, "alpha": self.alpha, "beta": self.beta, "t_end_s": float(self.fluid.t[-1]),
-            "packet": packet, "fluid": fluid,
-            "packet_over_fluid": {key: packet[key] / fluid[key] for key in packet if key.endswith(("final_rate_bps", "final_s"))},
-            "max_allowable_rtt_ms": NETWORK_MAX_RTT_MS,
-            "packet_events": self.packet_counters["events"], "packet_dropped": self.packet_counters["dropped"],
-            "packet_wall_time_s": self.packet_wall_time_s, "fluid_wall_time_s": self.fluid_wall_time_s,
-            "fluid_omits": list(NETWORK_FLUID_OMITS),
-        })
+        packet, fluid = (
+            _without_gains(summarize(run, self.judged_links, self.judged_links[0])[0]) for run in (self.packet, self.fluid)
+        )
+        return _json_safe(  # type: ignore[no-any-return]  # a dict in, a dict out
+            {
+                "scenario": self.scenario,
+                "alpha": self.alpha,
+                "beta": self.beta,
+                "t_end_s": float(self.fluid.t[-1]),
+                "packet": packet,
+                "fluid": fluid,
+                "packet_over_fluid": {
+                    key: packet[key] / fluid[key] for key in packet if key.endswith(("final_rate_bps", "final_s"))
+                },
+                "max_allowable_rtt_ms": NETWORK_MAX_RTT_MS,
+                "packet_events": self.packet_counters["events"],
+                "packet_dropped": self.packet_counters["dropped"],
+                "packet_wall_time_s": self.packet_wall_time_s,
+                "fluid_wall_time_s": self.fluid_wall_time_s,
+                "fluid_omits": list(NETWORK_FLUID_OMITS),
+            }
+        )
 
     def columns(self) -> dict[str, np.ndarray]:
         """The CSV's columns by name, in order (see the module docstring)."""
@@ -141,8 +155,9 @@ def _json_safe(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def cosimulate_network(scenario: str, alpha: float, beta: float, *, t_end: float = NETWORK_T_END_S,
-                       backend: str = "c", **network_options: Any) -> NetworkCosimResult:
+def cosimulate_network(
+    scenario: str, alpha: float, beta: float, *, t_end: float = NETWORK_T_END_S, backend: str = "c", **network_options: Any
+) -> NetworkCosimResult:
     """Run a network scenario packet by packet and as the fluid model.
 
     Parameters
@@ -180,16 +195,25 @@ def cosimulate_network(scenario: str, alpha: float, beta: float, *, t_end: float
         net, judged = spec_network(spec), tuple(link.name for link in spec.links)
         packet = run_topology(spec, alpha, beta, t_end, backend=backend)
     else:
-        raise InputError(f"unknown network scenario {scenario!r} (known: {', '.join(NETWORK_SCENARIOS)}, "
-                         "or a topology file *.toml/*.json)")
+        raise InputError(
+            f"unknown network scenario {scenario!r} (known: {', '.join(NETWORK_SCENARIOS)}, or a topology file *.toml/*.json)"
+        )
     wall = time.perf_counter()
     fluid = simulate_network(net, alpha, beta, t_end, eta=packet.eta)
     fluid_wall = time.perf_counter() - wall
-    return NetworkCosimResult(scenario=scenario, alpha=alpha, beta=beta, packet=packet.as_network_run(fluid.t),
-                              fluid=fluid, packet_counters=packet.counters, packet_wall_time_s=packet.wall_time_s,
-                              fluid_wall_time_s=fluid_wall,
-                              capacity_bps=np.array([link.capacity for link in net.links]), packet_run=packet,
-                              judged_links=judged)
+    return NetworkCosimResult(
+        scenario=scenario,
+        alpha=alpha,
+        beta=beta,
+        packet=packet.as_network_run(fluid.t),
+        fluid=fluid,
+        packet_counters=packet.counters,
+        packet_wall_time_s=packet.wall_time_s,
+        fluid_wall_time_s=fluid_wall,
+        capacity_bps=np.array([link.capacity for link in net.links]),
+        packet_run=packet,
+        judged_links=judged,
+    )
 
 
 def _check_fluid_can_run(spec: Any, options: dict[str, Any]) -> None:
@@ -198,9 +222,13 @@ def _check_fluid_can_run(spec: Any, options: dict[str, Any]) -> None:
         raise InputError(f"{next(iter(options))}: does not apply to a topology file")
     for flow in spec.flows:
         if flow.start_s != 0 or flow.start_jitter_s != 0 or not math.isinf(flow.stop_s):
-            raise InputError(f"flows[{flow.name}]: start_s={flow.start_s:g}, stop_s={flow.stop_s:g}: the fluid network "
-                             "model runs long-lived flows from t = 0 (run the packet side alone: run_topology)")
+            raise InputError(
+                f"flows[{flow.name}]: start_s={flow.start_s:g}, stop_s={flow.stop_s:g}: the fluid network "
+                "model runs long-lived flows from t = 0 (run the packet side alone: run_topology)"
+            )
     for link in spec.links:
         if link.buffer_bytes != UNBOUNDED_BUFFER_BYTES:
-            raise InputError(f"links[{link.name}].buffer_bytes={link.effective_buffer_bytes}: the fluid network model's queues "
-                             "are unbounded (\"unbounded\"; run the packet side alone: run_topology)")
+            raise InputError(
+                f"links[{link.name}].buffer_bytes={link.effective_buffer_bytes}: the fluid network model's queues "
+                'are unbounded ("unbounded"; run the packet side alone: run_topology)'
+            )

@@ -21,6 +21,7 @@ port's MAX_ALLOWABLE_RTT register is raised to :data:`NETWORK_MAX_RTT_MS` (App. 
 would drop every sample of Fig. 5.7's 20.002 s flow and leave L1 blind to the one flow
 it controls).
 """
+
 from __future__ import annotations
 
 import time
@@ -106,9 +107,12 @@ class PacketNetworkRun:
             d = self.flow_delivered_bytes
             dt = np.diff(self.flow_t, prepend=0.0)[:, None]
             rate = np.diff(d, axis=0, prepend=np.zeros((1, d.shape[1]))) * BITS_PER_BYTE / np.where(dt > 0, dt, np.nan)
-            return {"flow": np.tile(np.asarray(self.flow_names, dtype=object), d.shape[0]),
-                    "t_s": np.repeat(self.flow_t, d.shape[1]), "delivered_bytes": d.ravel(),
-                    "throughput_bps": rate.ravel()}
+            return {
+                "flow": np.tile(np.asarray(self.flow_names, dtype=object), d.shape[0]),
+                "t_s": np.repeat(self.flow_t, d.shape[1]),
+                "delivered_bytes": d.ravel(),
+                "throughput_bps": rate.ravel(),
+            }
         raise InputError(f"table={table!r}: choose 'links' or 'flows'")
 
     def to_pandas(self, table: str = "links"):
@@ -138,31 +142,52 @@ class PacketNetworkRun:
             series["queue"][:, i, 0] = tr["queue_bytes"][held] * BITS_PER_BYTE
             series["avg_rtt"][:, i, 0] = tr["avg_rtt_s"][held]
             series["sample"][:, i, 0] = tr["rtt_sample_s"][held]
-        return NetworkRun(t=grid, rate=series["rate"], avg_rtt=series["avg_rtt"], rtt_sample=series["sample"],
-                          queue=series["queue"], link_names=names, alpha=np.array([self.alpha]),
-                          beta=np.array([self.beta]), target_rate=self.network.max_min_rates(self.eta)[1],
-                          target_rtt=self.network.equilibrium_rtt(self.eta))
+        return NetworkRun(
+            t=grid,
+            rate=series["rate"],
+            avg_rtt=series["avg_rtt"],
+            rtt_sample=series["sample"],
+            queue=series["queue"],
+            link_names=names,
+            alpha=np.array([self.alpha]),
+            beta=np.array([self.beta]),
+            target_rate=self.network.max_min_rates(self.eta)[1],
+            target_rtt=self.network.equilibrium_rtt(self.eta),
+        )
 
 
 def network_topology(net: Network, protocol: str = "rcp") -> tuple[Topology, list[tuple[int, int]]]:
     """``protocol``'s links of ``net`` (indices 0..L-1), plain ACK mirrors (L..2L-1), and each group's (forward, reverse) path."""
-    links = [Link(link.name + suffix, link.capacity, link.delay, UNBOUNDED_BUFFER_BYTES, kind)
-             for kind, suffix in ((protocol, ""), ("plain", "-ack")) for link in net.links]
+    links = [
+        Link(link.name + suffix, link.capacity, link.delay, UNBOUNDED_BUFFER_BYTES, kind)
+        for kind, suffix in ((protocol, ""), ("plain", "-ack"))
+        for link in net.links
+    ]
     n = len(net.links)
     paths, group_paths = [], []
     for g in net.groups:
         forward = tuple(net.link_index(name) for name in g.path)
         paths += [forward, tuple(n + li for li in reversed(forward))]
         group_paths.append((len(paths) - 2, len(paths) - 1))
-    topology = Topology(links=tuple(links), forward_path=group_paths[0][0], reverse_path=group_paths[0][1],
-                        paths=tuple(paths), monitored_link=0)
+    topology = Topology(
+        links=tuple(links), forward_path=group_paths[0][0], reverse_path=group_paths[0][1], paths=tuple(paths), monitored_link=0
+    )
     return topology, group_paths
 
 
-def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: float = 1.0,
-                backend: str = "c", packet_bytes: int = 1500,
-                max_rtt_ms: int = NETWORK_MAX_RTT_MS, protocol: str = "rcp",
-                flow_sample_s: float = 1.0) -> PacketNetworkRun:
+def run_network(
+    net: Network,
+    alpha: float,
+    beta: float,
+    t_end: float,
+    *,
+    eta: float = 1.0,
+    backend: str = "c",
+    packet_bytes: int = 1500,
+    max_rtt_ms: int = NETWORK_MAX_RTT_MS,
+    protocol: str = "rcp",
+    flow_sample_s: float = 1.0,
+) -> PacketNetworkRun:
     """Simulate ``net`` packet by packet: long-lived flows from t = 0, ``protocol``'s control path on every link.
 
     Parameters
@@ -199,19 +224,29 @@ def run_network(net: Network, alpha: float, beta: float, t_end: float, *, eta: f
     request = request_field(0.0)  # "as fast as possible": the routers set every rate
     flows = [(0, -1, 0, request, fwd, rev) for g, (fwd, rev) in zip(net.groups, group_paths) for _ in range(g.count)]
     names = [f"{g.name}[{i}]" for g in net.groups for i in range(g.count)]
-    return _run(net, topology, flows, names, alpha, beta, t_end, eta, backend, packet_bytes, max_rtt_ms, protocol,
-                flow_sample_s)
+    return _run(net, topology, flows, names, alpha, beta, t_end, eta, backend, packet_bytes, max_rtt_ms, protocol, flow_sample_s)
 
 
 def spec_network(spec: TopologySpec) -> Network:
     """The fluid side's description of a topology file: its links and flow groups (RTT: path and ACK mirror)."""
-    return Network(tuple(NetLink(link.name, link.capacity_bps, link.delay_s) for link in spec.links),
-                   tuple(FlowGroup(f.name, f.count, f.path, spec.rtt_s(f)) for f in spec.flows))
+    return Network(
+        tuple(NetLink(link.name, link.capacity_bps, link.delay_s) for link in spec.links),
+        tuple(FlowGroup(f.name, f.count, f.path, spec.rtt_s(f)) for f in spec.flows),
+    )
 
 
-def run_topology(spec: TopologySpec | str, alpha: float, beta: float, t_end: float | None = None, *,
-                 backend: str = "c", max_rtt_ms: int = NETWORK_MAX_RTT_MS, protocol: str = "rcp",
-                 flow_sample_s: float = 1.0, seed: int = 0) -> PacketNetworkRun:
+def run_topology(
+    spec: TopologySpec | str,
+    alpha: float,
+    beta: float,
+    t_end: float | None = None,
+    *,
+    backend: str = "c",
+    max_rtt_ms: int = NETWORK_MAX_RTT_MS,
+    protocol: str = "rcp",
+    flow_sample_s: float = 1.0,
+    seed: int = 0,
+) -> PacketNetworkRun:
     """Simulate a topology file packet by packet: its links' buffers, its flows' paths, starts and stops.
 
     Parameters
@@ -246,12 +281,26 @@ def run_topology(spec: TopologySpec | str, alpha: float, beta: float, t_end: flo
         spec = load_topology(spec)
     t_end = spec.t_end_s if t_end is None else t_end
     topology, group_paths = spec.packet_topology(protocol)
-    return _run(spec_network(spec), topology, spec.flow_table(group_paths, seed), spec.flow_names(), alpha, beta, t_end,
-                spec.eta, backend, spec.packet_bytes, max_rtt_ms, protocol, flow_sample_s)
+    return _run(
+        spec_network(spec),
+        topology,
+        spec.flow_table(group_paths, seed),
+        spec.flow_names(),
+        alpha,
+        beta,
+        t_end,
+        spec.eta,
+        backend,
+        spec.packet_bytes,
+        max_rtt_ms,
+        protocol,
+        flow_sample_s,
+    )
 
 
-def _run(net, topology, flows, flow_names, alpha, beta, t_end, eta, backend, packet_bytes, max_rtt_ms, protocol,
-         flow_sample_s) -> PacketNetworkRun:
+def _run(
+    net, topology, flows, flow_names, alpha, beta, t_end, eta, backend, packet_bytes, max_rtt_ms, protocol, flow_sample_s
+) -> PacketNetworkRun:
     check_inputs(alpha, beta, backend, t_end, protocol)
     if not (isinstance(max_rtt_ms, int) and max_rtt_ms >= 1):
         raise InputError(f"max_rtt_ms={max_rtt_ms!r} must be an integer >= 1")
@@ -287,15 +336,35 @@ def _run(net, topology, flows, flow_names, alpha, beta, t_end, eta, backend, pac
             next_ns, rate, utilization, registers = proto.service(sim, li, ctrl, interval_ns[li])
             if registers["rtt_count"]:
                 sample[li] = registers["rtt_sum"] / registers["rtt_count"] / 1000
-            rows[li].append((t_next / NS_PER_S, rate, registers["queue_bytes"], proto.avg_rtt_s(ctrl), sample[li],
-                             interval_ns[li] / NS_PER_S, utilization))
+            rows[li].append(
+                (
+                    t_next / NS_PER_S,
+                    rate,
+                    registers["queue_bytes"],
+                    proto.avg_rtt_s(ctrl),
+                    sample[li],
+                    interval_ns[li] / NS_PER_S,
+                    utilization,
+                )
+            )
             interval_ns[li] = next_ns
             next_tick[li] = t_next + next_ns
     sim.run_until(t_end_ns)
-    traces = {net.links[li].name: dict(zip(TRACE_FIELDS, np.array(r, float).reshape(-1, len(TRACE_FIELDS)).T))
-              for li, r in rows.items()}
-    return PacketNetworkRun(network=net, alpha=alpha, beta=beta, eta=eta, backend=backend, traces=traces,
-                            counters=sim.counters(), wall_time_s=time.perf_counter() - wall_start, protocol=protocol,
-                            flow_bytes=np.array(sim.flow_stats()[0], dtype=float), flow_names=flow_names,
-                            flow_t=np.array(flow_t),
-                            flow_delivered_bytes=np.array(delivered, dtype=float).reshape(len(flow_t), len(flows)))
+    traces = {
+        net.links[li].name: dict(zip(TRACE_FIELDS, np.array(r, float).reshape(-1, len(TRACE_FIELDS)).T)) for li, r in rows.items()
+    }
+    return PacketNetworkRun(
+        network=net,
+        alpha=alpha,
+        beta=beta,
+        eta=eta,
+        backend=backend,
+        traces=traces,
+        counters=sim.counters(),
+        wall_time_s=time.perf_counter() - wall_start,
+        protocol=protocol,
+        flow_bytes=np.array(sim.flow_stats()[0], dtype=float),
+        flow_names=flow_names,
+        flow_t=np.array(flow_t),
+        flow_delivered_bytes=np.array(delivered, dtype=float).reshape(len(flow_t), len(flows)),
+    )

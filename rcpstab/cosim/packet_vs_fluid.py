@@ -20,6 +20,7 @@ connection set-up (a new flow's first RTT is a handshake), and "no flows": N = 0
 counterpart, so it is run as N = 1, whose equilibrium (R = eta*C, q = 0) is where the router's
 rate saturates with no traffic.
 """
+
 from __future__ import annotations
 
 import csv
@@ -42,8 +43,8 @@ from ..runtime.atomic import atomic_open
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-TRANSIENT_RTT = 20.0   # after each flow-count change: measured settling (5% band) is <= 15 RTTs at alpha <= 0.8
-SETTLE_BAND = 0.05     # settled: one-RTT mean of R/C within 5% of eta/N (the packet plateau sits up to ~3% low)
+TRANSIENT_RTT = 20.0  # after each flow-count change: measured settling (5% band) is <= 15 RTTs at alpha <= 0.8
+SETTLE_BAND = 0.05  # settled: one-RTT mean of R/C within 5% of eta/N (the packet plateau sits up to ~3% low)
 # fluid models whose packet run is another protocol's router
 PACKET_PROTOCOL = {"rcp-router": "rcp", "rcpac-router": "rcpac"}
 CONSERVED = ("sent", "delivered", "dropped", "in_flight")  # packets: sent = delivered + dropped + in_flight
@@ -138,9 +139,11 @@ class CosimResult:
     conservation: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        return (f"CosimResult(scenario={self.scenario.name!r}, model={self.model.name!r}, alpha={self.alpha:g}, "
-                f"beta={self.beta:g}, 0..{self.t[-1]:.4g} s, {len(self.segments)} segment(s), "
-                f"RMS R/C difference {self.rms_R_over_C:.2g})")
+        return (
+            f"CosimResult(scenario={self.scenario.name!r}, model={self.model.name!r}, alpha={self.alpha:g}, "
+            f"beta={self.beta:g}, 0..{self.t[-1]:.4g} s, {len(self.segments)} segment(s), "
+            f"RMS R/C difference {self.rms_R_over_C:.2g})"
+        )
 
     def plot(self, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
         """Draw the packet/fluid overlay with :func:`~rcpstab.cosim.plot.cosim_plot`.
@@ -213,8 +216,16 @@ def _json_number(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int = 0,
-               t_end: float | None = None, transient_rtt: float = TRANSIENT_RTT, model: str = "rcp") -> CosimResult:
+def cosimulate(
+    scenario: str | Scenario,
+    alpha: float,
+    beta: float,
+    *,
+    seed: int = 0,
+    t_end: float | None = None,
+    transient_rtt: float = TRANSIENT_RTT,
+    model: str = "rcp",
+) -> CosimResult:
     """Run ``scenario`` packet by packet and as the fluid ``model``, on a common grid.
 
     Parameters
@@ -255,7 +266,10 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
     # The router's rate and queue register hold between control updates: sample and hold.
     held = np.clip(np.searchsorted(packet.t, grid + 1e-9 * step, side="right") - 1, 0, None)
     result = CosimResult(
-        scenario=scenario, alpha=alpha, beta=beta, t=grid,
+        scenario=scenario,
+        alpha=alpha,
+        beta=beta,
+        t=grid,
         packet_R_over_C=packet.R_over_C[held],
         fluid_R_over_C=np.interp(grid, fluid.t, _fluid_share(fluid, scenario, model)),
         packet_queue_bytes=packet.queue_bytes[held].astype(float),
@@ -265,7 +279,7 @@ def cosimulate(scenario: str | Scenario, alpha: float, beta: float, *, seed: int
         transient_rtt=transient_rtt,
         packet_wall_time_s=packet.wall_time_s,
         fluid_wall_time_s=fluid_wall,
-        model=get_model(model),   # the object: a name is resolved once, here
+        model=get_model(model),  # the object: a name is resolved once, here
         conservation={key: int(packet.counters[key]) for key in CONSERVED},
     )
     result.segments = [_segment_agreement(result, seg) for seg in flow_segments(scenario, t_end)]
@@ -303,8 +317,13 @@ def _segment_agreement(result: CosimResult, seg: Any) -> SegmentAgreement:
 
     diff = (result.packet_R_over_C - result.fluid_R_over_C)[steady]
     return SegmentAgreement(
-        start_s=seg.start_s, stop_s=seg.stop_s, n_flows=seg.n_flows, equilibrium=eq,
-        packet_plateau=plateau(result.packet_R_over_C), fluid_plateau=plateau(result.fluid_R_over_C),
-        packet_settling_s=settling(result.packet_R_over_C), fluid_settling_s=settling(result.fluid_R_over_C),
+        start_s=seg.start_s,
+        stop_s=seg.stop_s,
+        n_flows=seg.n_flows,
+        equilibrium=eq,
+        packet_plateau=plateau(result.packet_R_over_C),
+        fluid_plateau=plateau(result.fluid_R_over_C),
+        packet_settling_s=settling(result.packet_R_over_C),
+        fluid_settling_s=settling(result.fluid_R_over_C),
         rms_R_over_C=float(np.sqrt(np.mean(diff**2))) if diff.size else math.nan,
     )

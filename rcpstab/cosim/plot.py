@@ -3,6 +3,7 @@
 Draws a :class:`~rcpstab.cosim.packet_vs_fluid.CosimResult` computed elsewhere (data first,
 plotting separate, as in the rest of rcpstab).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -40,9 +41,12 @@ def cosim_plot(result: CosimResult, axes: Sequence[Axes] | None = None) -> tuple
     rate_ax.set_ylabel("R/C (dimensionless)")
     sc = result.scenario
     buffer = {"buffer_bdp": 1.0} if sc.buffer_bytes is None else {"buffer_bytes": sc.buffer_bytes}
-    set_title(rate_ax, f"Co-simulation {sc.name}, {result.model.name}: alpha = {result.alpha:g}, beta = {result.beta:g}",
-              f"{network_caption({'C': sc.capacity_bps, 'd0': sc.rtt_s, 'N': [int(result.n_flows.min()), int(result.n_flows.max())], **buffer})}"
-              f"; packet simulator (reference router) vs fluid model")
+    set_title(
+        rate_ax,
+        f"Co-simulation {sc.name}, {result.model.name}: alpha = {result.alpha:g}, beta = {result.beta:g}",
+        f"{network_caption({'C': sc.capacity_bps, 'd0': sc.rtt_s, 'N': [int(result.n_flows.min()), int(result.n_flows.max())], **buffer})}"
+        f"; packet simulator (reference router) vs fluid model",
+    )
     rate_ax.legend(fontsize="small", loc="upper right")
     queue_ax.plot(result.t, result.packet_queue_bytes, lw=0.8, label="packet (reference router)")
     queue_ax.plot(result.t, result.fluid_queue_bytes, lw=1.0, label=f"fluid model {result.model.name}")
@@ -61,8 +65,10 @@ def save_cosim_figure(result: CosimResult, path: str) -> None:
 def network_title(scenario: Any) -> str:
     """The network of a flash crowd in words: capacity, RTT, flows before and after, buffer."""
     flows = sorted({scenario.n_flows(start) for start, _ in scenario.long_flows})
-    return (f"C = {scenario.capacity_bps / 1e6:.4g} Mb/s, d0 = {scenario.rtt_s * 1000:.4g} ms, "
-            f"N = {flows[0]} -> {flows[-1]}, buffer {scenario.effective_buffer_bytes / scenario.bdp_bytes:.3g} C*d0")
+    return (
+        f"C = {scenario.capacity_bps / 1e6:.4g} Mb/s, d0 = {scenario.rtt_s * 1000:.4g} ms, "
+        f"N = {flows[0]} -> {flows[-1]}, buffer {scenario.effective_buffer_bytes / scenario.bdp_bytes:.3g} C*d0"
+    )
 
 
 def flash_crowd_plot(result: Any, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes, Axes]:
@@ -82,9 +88,21 @@ def flash_crowd_plot(result: Any, axes: Sequence[Axes] | None = None) -> tuple[A
     rate_ax, queue_ax, drop_ax = axes
     d0 = result.scenario.rtt_s
     for side, t, rate, queue, dropped in (
-            ("packet (reference router)", result.packet_t, result.packet_R_over_C, result.packet_queue_bdp,
-             result.packet_dropped_bdp),
-            (f"fluid model {result.model.name}", result.fluid_t, result.fluid_R_over_C, result.fluid_queue_bdp, result.fluid_dropped_bdp)):
+        (
+            "packet (reference router)",
+            result.packet_t,
+            result.packet_R_over_C,
+            result.packet_queue_bdp,
+            result.packet_dropped_bdp,
+        ),
+        (
+            f"fluid model {result.model.name}",
+            result.fluid_t,
+            result.fluid_R_over_C,
+            result.fluid_queue_bdp,
+            result.fluid_dropped_bdp,
+        ),
+    ):
         x = (np.asarray(t) - result.arrival_s) / d0
         rate_ax.plot(x, np.maximum(rate, 1e-6), lw=0.9, label=side)
         queue_ax.plot(x, queue, lw=0.9, label=side)
@@ -97,8 +115,12 @@ def flash_crowd_plot(result: Any, axes: Sequence[Axes] | None = None) -> tuple[A
 
     def rec(r: Any) -> str:
         return f"{r.recovery_rtt:.3g}" if np.isfinite(r.recovery_rtt) else "-"
-    rate_ax.set_title(f"flash crowd, {network_title(result.scenario)}\nalpha = {result.alpha:g}, beta = "
-                      f"{result.beta:g}: recovery fluid {rec(f)} / packet {rec(p)} RTTs", fontsize="medium")
+
+    rate_ax.set_title(
+        f"flash crowd, {network_title(result.scenario)}\nalpha = {result.alpha:g}, beta = "
+        f"{result.beta:g}: recovery fluid {rec(f)} / packet {rec(p)} RTTs",
+        fontsize="medium",
+    )
     rate_ax.legend(fontsize="small", loc="lower right")
     queue_ax.axhline(result.scenario.effective_buffer_bytes / result.scenario.bdp_bytes, color="k", lw=0.6, ls="--")
     queue_ax.set_ylabel("queue (C*d0)")

@@ -19,6 +19,7 @@ seed, as the seeded packet maps do, and repeat the whole co-simulation; per run:
 - ``segment<i>_N<n>_packet_settling_s``: when the packet R/C entered the settling band for good, s (NaN: never);
 - ``segment<i>_N<n>_rms_R_over_C``: packet minus fluid R/C over the stretch.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -75,9 +76,17 @@ class Replications:
         return pandas.DataFrame([{"quantity": k, **v} for k, v in self.summary().items()])
 
 
-def replicate_topology(spec: TopologySpec | str, alpha: float, beta: float, seeds: int = 5,
-                       t_end: float | None = None, *, late_from: float | None = None, confidence: float = 0.95,
-                       backend: str = "c") -> Replications:
+def replicate_topology(
+    spec: TopologySpec | str,
+    alpha: float,
+    beta: float,
+    seeds: int = 5,
+    t_end: float | None = None,
+    *,
+    late_from: float | None = None,
+    confidence: float = 0.95,
+    backend: str = "c",
+) -> Replications:
     """Run a topology file with seeds 0..``seeds``-1 and summarize each quantity with a confidence interval.
 
     Parameters
@@ -113,15 +122,23 @@ def replicate_topology(spec: TopologySpec | str, alpha: float, beta: float, seed
         raise InputError(f"seeds={seeds!r}: must be an integer >= 1")
     if not 0 < confidence < 1:
         raise InputError(f"confidence={confidence}: must be in (0, 1)")
-    rows = [_late_means(run_topology(spec, alpha, beta, t_end, backend=backend, seed=s), spec, late_from)
-            for s in range(seeds)]
+    rows = [_late_means(run_topology(spec, alpha, beta, t_end, backend=backend, seed=s), spec, late_from) for s in range(seeds)]
     values = {k: np.array([r[k] for r in rows]) for k in rows[0]}
     return Replications(seeds=list(range(seeds)), values=values, confidence=confidence, late_from_s=late_from)
 
 
-def replicate_scenario(scenario: Any, alpha: float, beta: float, seeds: int, start_jitter_s: float, *,
-                       t_end: float | None = None, transient_rtt: float | None = None, model: str = "rcp",
-                       confidence: float = 0.95) -> Replications:
+def replicate_scenario(
+    scenario: Any,
+    alpha: float,
+    beta: float,
+    seeds: int,
+    start_jitter_s: float,
+    *,
+    t_end: float | None = None,
+    transient_rtt: float | None = None,
+    model: str = "rcp",
+    confidence: float = 0.95,
+) -> Replications:
     """Co-simulate a single-link scenario with seeds 0..``seeds``-1, each drawing the flows' start jitter.
 
     Parameters
@@ -186,13 +203,12 @@ def _late_means(run: Any, spec: TopologySpec, late_from: float) -> dict[str, flo
     t, d = run.flow_t, run.flow_delivered_bytes
     late = np.flatnonzero(t >= late_from)
     if late.size < 2:
-        raise InputError(f"late_from={late_from:g} s: fewer than two per-flow samples after it (run to t_end >= "
-                         f"late_from + 1 s)")
+        raise InputError(f"late_from={late_from:g} s: fewer than two per-flow samples after it (run to t_end >= late_from + 1 s)")
     i0, i1 = late[0], late[-1]
-    rate = (d[i1] - d[i0]) * 8 / (t[i1] - t[i0])          # bit/s per flow
+    rate = (d[i1] - d[i0]) * 8 / (t[i1] - t[i0])  # bit/s per flow
     first = 0
     for flow in spec.flows:
-        out[f"{flow.name}_throughput_bps"] = float(np.mean(rate[first:first + flow.count]))
+        out[f"{flow.name}_throughput_bps"] = float(np.mean(rate[first : first + flow.count]))
         first += flow.count
     for name, trace in run.traces.items():
         window = trace["t"] >= late_from

@@ -11,6 +11,7 @@ Public API::
     fixed_rate_study(rates_bps, ...)        # the App. A U curve on one workload (fixed_rate.py)
     compare_protocols(protocols, gains, ...)  # RCP, RCP-AC, XCP on the same arrivals (protocols.py)
 """
+
 from typing import Any
 
 from .fixed_rate import fixed_rate_study
@@ -19,8 +20,19 @@ from .ps import lower_bound_fct, processor_sharing_fct
 from .regime import compare_methods
 from .study import FctBin, FctResult, fct_study, size_bins
 
-__all__ = ["FctBin", "FctResult", "compare_methods", "compare_protocols", "fct_plot", "fct_study", "fixed_rate_study",
-           "lower_bound_fct", "processor_sharing_fct", "save_fct_figure", "size_bins"]
+__all__ = [
+    "FctBin",
+    "FctResult",
+    "compare_methods",
+    "compare_protocols",
+    "fct_plot",
+    "fct_study",
+    "fixed_rate_study",
+    "lower_bound_fct",
+    "processor_sharing_fct",
+    "save_fct_figure",
+    "size_bins",
+]
 
 _PLOTTING = ("fct_plot", "save_fct_figure")
 
@@ -30,5 +42,6 @@ def __getattr__(name: str) -> Any:
     small study, and a run that draws nothing should not pay it."""
     if name in _PLOTTING:
         from . import plotting
+
         return getattr(plotting, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

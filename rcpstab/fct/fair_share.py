@@ -19,6 +19,7 @@ Rates are recomputed at every arrival and departure; flows of one group share th
 rate equally (virtual time per group, as :func:`~rcpstab.fct.ps.processor_sharing_sojourn`).
 With one link both rules are PS, and the sojourn equals the PS sojourn on the same arrivals.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -72,8 +73,7 @@ def chain_rates(counts, capacity_bps: float, rule: str = "maxmin") -> np.ndarray
     return rate
 
 
-def chain_fair_sojourn(arrival_s, size_bits, group, n_links: int, capacity_bps: float,
-                       rule: str = "maxmin") -> np.ndarray:
+def chain_fair_sojourn(arrival_s, size_bits, group, n_links: int, capacity_bps: float, rule: str = "maxmin") -> np.ndarray:
     """Time each flow spends in the chain under ``rule``, rates recomputed at every event, s.
 
     Parameters

@@ -9,6 +9,7 @@ Pareto. For reference it adds where processor sharing and RCP sit: PS's mean dur
 ``E[L] / (C (1 - rho))`` is that of a fixed rate ``C (1 - rho)`` with no queue; RCP's point is
 its time-average rate and mean duration on the same arrivals.
 """
+
 from __future__ import annotations
 
 import math
@@ -43,9 +44,20 @@ def parse_bounded_pareto(text: str) -> BoundedPareto:
     return BoundedPareto.with_mean(mean, shape, top)
 
 
-def fixed_rate_study(rates_bps: Sequence[float] | np.ndarray, *, capacity_bps: float, rtt_s: float, load: float, sizes: Any, n_flows: int,
-                     seed: int = 0, alpha: float = 0.1, beta: float = 1.0, buffer_bdp: float = 1000.0,
-                     packet_bytes: int = DATA_PACKET_BYTES) -> dict[str, Any]:
+def fixed_rate_study(
+    rates_bps: Sequence[float] | np.ndarray,
+    *,
+    capacity_bps: float,
+    rtt_s: float,
+    load: float,
+    sizes: Any,
+    n_flows: int,
+    seed: int = 0,
+    alpha: float = 0.1,
+    beta: float = 1.0,
+    buffer_bdp: float = 1000.0,
+    packet_bytes: int = DATA_PACKET_BYTES,
+) -> dict[str, Any]:
     """Mean flow duration at each fixed rate by the flow simulator, the FCFS queue and App. A.
 
     Parameters
@@ -78,21 +90,56 @@ def fixed_rate_study(rates_bps: Sequence[float] | np.ndarray, *, capacity_bps: f
     mean_bits = float(size.mean()) * pbits
     rows = []
     for R in rates:
-        run = run_flows(alpha, beta, capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
-                        n_flows=n_flows, seed=seed, fixed_rate_bps=R, buffer_bdp=buffer_bdp,
-                        packet_bytes=packet_bytes)
+        run = run_flows(
+            alpha,
+            beta,
+            capacity_bps=capacity_bps,
+            rtt_s=rtt_s,
+            load=load,
+            sizes=sizes,
+            n_flows=n_flows,
+            seed=seed,
+            fixed_rate_bps=R,
+            buffer_bdp=buffer_bdp,
+            packet_bytes=packet_bytes,
+        )
         fct = run.records["fct_ns"] / NS_PER_S
         # App. A's lambda gives the same load on the real-valued law the model integrates
-        model = (float(app_a_duration(R, capacity_bps, load * capacity_bps / (sizes.moment(1) * pbits), sizes, pbits))
-                 if isinstance(sizes, BoundedPareto) else None)
-        rows.append({"rate_bps": R, "rate_over_C": R / capacity_bps,
-                     "flowsim_duration_s": float(fct.mean() - 1.5 * rtt_s) if len(fct) == n_flows else None,
-                     "fcfs_duration_s": float(fixed_rate_fcfs(start_s, size, R, capacity_bps, pbits).mean()),
-                     "app_a_duration_s": model, "flowsim_dropped": int(run.counters["dropped"])})
-    rcp = run_flows(alpha, beta, capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes, n_flows=n_flows,
-                    seed=seed, packet_bytes=packet_bytes)
-    return {"rows": rows,
-            "ps": {"rate_over_C": 1 - load, "duration_s": mean_bits / (capacity_bps * (1 - load))},
-            "rcp": {"rate_over_C": float(rcp.mean_R_over_C), "alpha": alpha, "beta": beta,
-                    "duration_s": float(np.mean(rcp.records["fct_ns"]) / NS_PER_S - 1.5 * rtt_s)},
-            "mean_size_pkts": float(size.mean()), "offered_load": float(size.sum() * pbits / (capacity_bps * start_s[-1]))}
+        model = (
+            float(app_a_duration(R, capacity_bps, load * capacity_bps / (sizes.moment(1) * pbits), sizes, pbits))
+            if isinstance(sizes, BoundedPareto)
+            else None
+        )
+        rows.append(
+            {
+                "rate_bps": R,
+                "rate_over_C": R / capacity_bps,
+                "flowsim_duration_s": float(fct.mean() - 1.5 * rtt_s) if len(fct) == n_flows else None,
+                "fcfs_duration_s": float(fixed_rate_fcfs(start_s, size, R, capacity_bps, pbits).mean()),
+                "app_a_duration_s": model,
+                "flowsim_dropped": int(run.counters["dropped"]),
+            }
+        )
+    rcp = run_flows(
+        alpha,
+        beta,
+        capacity_bps=capacity_bps,
+        rtt_s=rtt_s,
+        load=load,
+        sizes=sizes,
+        n_flows=n_flows,
+        seed=seed,
+        packet_bytes=packet_bytes,
+    )
+    return {
+        "rows": rows,
+        "ps": {"rate_over_C": 1 - load, "duration_s": mean_bits / (capacity_bps * (1 - load))},
+        "rcp": {
+            "rate_over_C": float(rcp.mean_R_over_C),
+            "alpha": alpha,
+            "beta": beta,
+            "duration_s": float(np.mean(rcp.records["fct_ns"]) / NS_PER_S - 1.5 * rtt_s),
+        },
+        "mean_size_pkts": float(size.mean()),
+        "offered_load": float(size.sum() * pbits / (capacity_bps * start_s[-1])),
+    }

@@ -10,6 +10,7 @@ flow) and handed to the simulator in chunks just ahead of its clock, and
 finished flows are drained from it at every expiry, so the simulator holds only the
 flows in progress and Python holds 40 bytes per finished flow.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,11 +30,11 @@ __all__ = ["FlowRun", "run_flows", "check_flow_run", "draw_workload", "DATA_PACK
 NS_PER_S = 1_000_000_000
 NS_PER_MS = 1_000_000
 DATA_PACKET_BYTES = 1000  # thesis Ch. 4: "All data packets are 1000 bytes
-CTRL_PACKET_BYTES = 40    # and the control packets (SYN, SYN-ACK, FIN) are 40 bytes"
-RWND_PACKETS = 1 << 20    # the receiver window never binds; the rate does
-CHUNK_FLOWS = 4096        # arrivals drawn per chunk
-WARMUP_FRACTION = 0.1     # first arrivals left out of the time averages (empty start)
-LITTLE_BATCHES = 20       # batch means for the standard error of the mean number of flows
+CTRL_PACKET_BYTES = 40  # and the control packets (SYN, SYN-ACK, FIN) are 40 bytes"
+RWND_PACKETS = 1 << 20  # the receiver window never binds; the rate does
+CHUNK_FLOWS = 4096  # arrivals drawn per chunk
+WARMUP_FRACTION = 0.1  # first arrivals left out of the time averages (empty start)
+LITTLE_BATCHES = 20  # batch means for the standard error of the mean number of flows
 RECORD_DTYPE = np.dtype([(name, np.int64) for name in RECORD_FIELDS])
 
 
@@ -123,9 +124,11 @@ class FlowRun:
         return {k: self.counters[k] for k in ("sent", "delivered", "dropped", "in_flight")}
 
     def __repr__(self) -> str:
-        return (f"FlowRun(C={self.capacity_bps:g} b/s, rtt={self.rtt_s:g} s, load={self.load:g}, sizes={self.sizes}, "
-                f"flows={len(self.records)}/{self.n_flows}, utilization={self.utilization:.3f}, "
-                f"loss={self.loss_probability:.2e})")
+        return (
+            f"FlowRun(C={self.capacity_bps:g} b/s, rtt={self.rtt_s:g} s, load={self.load:g}, sizes={self.sizes}, "
+            f"flows={len(self.records)}/{self.n_flows}, utilization={self.utilization:.3f}, "
+            f"loss={self.loss_probability:.2e})"
+        )
 
 
 # Cost model of one run, from benchmark runs (benchmarks of fct at C = 1e5-1e9 b/s): every
@@ -138,8 +141,22 @@ EVENTS_PER_PACKET = 5
 MIN_WINDOW_INTERVALS = 10  # expected measurement window, in rate-estimation intervals
 
 
-def check_flow_run(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed,
-                   sizes: SizeDistribution | None = None, replications: int = 1, window: bool = True) -> None:
+def check_flow_run(
+    alpha,
+    beta,
+    capacity_bps,
+    rtt_s,
+    load,
+    n_flows,
+    buffer_bdp,
+    eta,
+    packet_bytes,
+    backend,
+    seed,
+    sizes: SizeDistribution | None = None,
+    replications: int = 1,
+    window: bool = True,
+) -> None:
     """Refuse, in one line naming the value given, what the flow simulator cannot run or measure.
 
     Every value is checked against the one domain table (:data:`~rcpstab.runtime.validation.DOMAINS`),
@@ -178,8 +195,9 @@ def check_flow_run(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, 
     check_value("buffer_bdp", buffer_bdp, field="buffer_bdp")
     if not (isinstance(eta, (int, float)) and 0 < eta <= 1):
         raise InputError(f"eta={eta!r}: must be in (0, 1]")
-    check_integer("packet_bytes", int(packet_bytes) if isinstance(packet_bytes, np.integer) else packet_bytes,
-                  field="packet_bytes")
+    check_integer(
+        "packet_bytes", int(packet_bytes) if isinstance(packet_bytes, np.integer) else packet_bytes, field="packet_bytes"
+    )
     n_flows = check_integer("flows", int(n_flows) if isinstance(n_flows, np.integer) else n_flows, field="flows")
     replications = check_integer("replications", replications, field="replications")
     if n_flows < replications:
@@ -187,8 +205,10 @@ def check_flow_run(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, 
     where = f"C = {capacity_bps:g} bit/s, RTPD = {rtt_s:g} s"
     buffer_bytes = buffer_bdp * capacity_bps * rtt_s / 8
     if buffer_bytes > SIMULATOR_INTEGERS["buffer_bytes"][1]:
-        raise InputError(f"buffer_bdp={buffer_bdp:g} at {where}: a buffer of {buffer_bytes:.3g} bytes, more than "
-                         f"the flow simulator's {SIMULATOR_INTEGERS['buffer_bytes'][1]:.3g}")
+        raise InputError(
+            f"buffer_bdp={buffer_bdp:g} at {where}: a buffer of {buffer_bytes:.3g} bytes, more than "
+            f"the flow simulator's {SIMULATOR_INTEGERS['buffer_bytes'][1]:.3g}"
+        )
     if sizes is None:
         return
     per_run = n_flows / replications
@@ -198,28 +218,41 @@ def check_flow_run(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, 
     interval_s = min(rtt_s, 0.01)  # App. F line 13: Tr = min(avg_rtt, 10 ms)
     flows_text = f"flows={n_flows}" + (f" over {replications} replications" if replications > 1 else "")
     if duration_s * NS_PER_S > SIMULATOR_INTEGERS["t_ns"][1]:
-        raise InputError(f"load={load:g} and {flows_text} at {where}: about {duration_s:.3g} s of simulated time, "
-                         f"more than the flow simulator's {SIMULATOR_INTEGERS['t_ns'][1] / NS_PER_S:.3g} s")
+        raise InputError(
+            f"load={load:g} and {flows_text} at {where}: about {duration_s:.3g} s of simulated time, "
+            f"more than the flow simulator's {SIMULATOR_INTEGERS['t_ns'][1] / NS_PER_S:.3g} s"
+        )
     window_s = (1 - WARMUP_FRACTION) * span_s
     if window and window_s < MIN_WINDOW_INTERVALS * interval_s:
-        raise InputError(f"{flows_text} at load={load:g}, {where}: the flows arrive within about {window_s:.3g} s, "
-                         f"less than {MIN_WINDOW_INTERVALS} rate-estimation intervals ({interval_s:g} s each), too "
-                         "short for the time averages (utilization, loss, mean flows); give more flows per run")
+        raise InputError(
+            f"{flows_text} at load={load:g}, {where}: the flows arrive within about {window_s:.3g} s, "
+            f"less than {MIN_WINDOW_INTERVALS} rate-estimation intervals ({interval_s:g} s each), too "
+            "short for the time averages (utilization, loss, mean flows); give more flows per run"
+        )
     intervals = replications * duration_s / interval_s
     events = n_flows * (sizes.mean_packets + 3) * EVENTS_PER_PACKET
-    check_run_cost(f"fct with {flows_text}, load={load:g}, mean size {sizes.mean_packets:.3g} packets at {where}",
-                   intervals * SECONDS_PER_INTERVAL + events * SECONDS_PER_EVENT,
-                   duration_s / interval_s * BYTES_PER_INTERVAL + per_run * RECORD_DTYPE.itemsize * 3)
+    check_run_cost(
+        f"fct with {flows_text}, load={load:g}, mean size {sizes.mean_packets:.3g} packets at {where}",
+        intervals * SECONDS_PER_INTERVAL + events * SECONDS_PER_EVENT,
+        duration_s / interval_s * BYTES_PER_INTERVAL + per_run * RECORD_DTYPE.itemsize * 3,
+    )
 
 
-def _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed,
-           sizes=None) -> None:
-    check_flow_run(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed,
-                   sizes, window=False)
+def _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed, sizes=None) -> None:
+    check_flow_run(
+        alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed, sizes, window=False
+    )
 
 
-def make_flow_simulator(capacity_bps: float, rtt_s: float, buffer_bytes: int, packet_bytes: int, backend: str,
-                        rate_refresh: bool = True, sender_window: bool = True):
+def make_flow_simulator(
+    capacity_bps: float,
+    rtt_s: float,
+    buffer_bytes: int,
+    packet_bytes: int,
+    backend: str,
+    rate_refresh: bool = True,
+    sender_window: bool = True,
+):
     """The C ``FlowSimulator`` or ``PyFlowSimulator`` on the thesis' single bottleneck.
 
     ``sender_window=False`` divides the R-TCP window by one byte instead of the MSS: a window a
@@ -229,10 +262,16 @@ def make_flow_simulator(capacity_bps: float, rtt_s: float, buffer_bytes: int, pa
     cap = int(round(capacity_bps))
     # The ACK direction carries 40-byte packets only; its buffer never overflows in practice.
     reverse_buffer = max(int(capacity_bps * rtt_s / 8), 64 * CTRL_PACKET_BYTES)
-    args = dict(forward=(cap, delay_ns, buffer_bytes), reverse=(cap, delay_ns, reverse_buffer),
-                data_size=packet_bytes, ctrl_size=CTRL_PACKET_BYTES,
-                window_denominator=packet_bytes - TCP_HEADER_BYTES if sender_window else 1,  # MSS + RCP + IP headers
-                rwnd_pkts=RWND_PACKETS, request=0, rate_refresh=rate_refresh)
+    args = dict(
+        forward=(cap, delay_ns, buffer_bytes),
+        reverse=(cap, delay_ns, reverse_buffer),
+        data_size=packet_bytes,
+        ctrl_size=CTRL_PACKET_BYTES,
+        window_denominator=packet_bytes - TCP_HEADER_BYTES if sender_window else 1,  # MSS + RCP + IP headers
+        rwnd_pkts=RWND_PACKETS,
+        request=0,
+        rate_refresh=rate_refresh,
+    )
     if backend == "c":
         from ._flows import FlowSimulator
 
@@ -240,8 +279,15 @@ def make_flow_simulator(capacity_bps: float, rtt_s: float, buffer_bytes: int, pa
     return PyFlowSimulator(**args)
 
 
-def draw_workload(sizes: SizeDistribution, arrivals: ArrivalProcess, n_flows: int, load: float,
-                  capacity_bps: float, packet_bytes: int, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
+def draw_workload(
+    sizes: SizeDistribution,
+    arrivals: ArrivalProcess,
+    n_flows: int,
+    load: float,
+    capacity_bps: float,
+    packet_bytes: int,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Arrival times (s) and sizes (packets) of a run whose drawn workload offers exactly ``load``.
 
     Sizes and gaps are drawn i.i.d. (gaps at the nominal rate), then the gaps are scaled so that
@@ -265,7 +311,7 @@ def draw_workload(sizes: SizeDistribution, arrivals: ArrivalProcess, n_flows: in
     warm = int(WARMUP_FRACTION * n_flows)
     bits_per_s = load * capacity_bps
     seconds = size * (packet_bytes * 8.0) / bits_per_s  # time each flow's data takes at the offered load
-    for seg_gaps, target in ((gaps[:warm + 1], seconds[:warm].sum()), (gaps[warm + 1:], seconds[warm:].sum())):
+    for seg_gaps, target in ((gaps[: warm + 1], seconds[:warm].sum()), (gaps[warm + 1 :], seconds[warm:].sum())):
         total = seg_gaps.sum()
         if len(seg_gaps) and total > 0:
             seg_gaps *= target / total
@@ -400,8 +446,9 @@ def run_flows(
     sim = make_flow_simulator(capacity_bps, rtt_s, buffer_bytes, packet_bytes, backend, rate_refresh, sender_window)
     link_rate = capacity_bps / 8000  # bytes/ms
     # An empty link: the router starts where an idle App. F router settles, at eta * C.
-    ctrl = RcpController(link_rate=link_rate, alpha=alpha, beta=beta, eta=eta, rate=eta * link_rate,
-                         avg_rtt=rtt_s * 1000, mtu=packet_bytes)
+    ctrl = RcpController(
+        link_rate=link_rate, alpha=alpha, beta=beta, eta=eta, rate=eta * link_rate, avg_rtt=rtt_s * 1000, mtu=packet_bytes
+    )
     if fixed_rate_bps is not None:
         if not (math.isfinite(fixed_rate_bps) and 0 < fixed_rate_bps <= capacity_bps):
             raise InputError(f"fixed rate {fixed_rate_bps:g} b/s must be in (0, C = {capacity_bps:g}]")
@@ -429,15 +476,27 @@ def run_flows(
             next_tr = ctrl.interval
             sim.set_registers(input_bytes=0, rtt_sum=0, rtt_count=0)
         c = sim.counters()
-        samples.append((interval_ns, c["n_active"], c["fwd_tx_bytes"], c["fwd_dropped"], c["fwd_arrivals"],
-                        registers["queue_bytes"], ctrl.rate / link_rate, registers["input_bytes"], ctrl.avg_rtt))
+        samples.append(
+            (
+                interval_ns,
+                c["n_active"],
+                c["fwd_tx_bytes"],
+                c["fwd_dropped"],
+                c["fwd_arrivals"],
+                registers["queue_bytes"],
+                ctrl.rate / link_rate,
+                registers["input_bytes"],
+                ctrl.avg_rtt,
+            )
+        )
         records = sim.take_records()
         if records:
             chunks.append(np.frombuffer(records, dtype=RECORD_DTYPE))
         t_ns, interval_ns = t_next, max(int(round(next_tr * NS_PER_MS)), 1)
         if feed.done and t_cap_ns is None:
-            t_cap_ns = feed.last_ns + int(NS_PER_S * (drain_s if drain_s is not None else
-                                                    _default_drain_s(feed.largest, packet_bytes, capacity_bps, rtt_s)))
+            t_cap_ns = feed.last_ns + int(
+                NS_PER_S * (drain_s if drain_s is not None else _default_drain_s(feed.largest, packet_bytes, capacity_bps, rtt_s))
+            )
         if feed.done and (c["completed"] == n_flows or t_ns >= t_cap_ns):
             break
     records = np.concatenate(chunks) if chunks else np.empty(0, dtype=RECORD_DTYPE)
@@ -445,17 +504,40 @@ def run_flows(
     span_s = (feed.last_ns - feed.warm_ns) / NS_PER_S
     measured_load = feed.window_pkts * packet_bytes * 8 / (capacity_bps * span_s) if span_s > 0 else float("nan")
     return FlowRun(
-        records=records, n_flows=n_flows, capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
-        arrivals=arrivals, packet_bytes=packet_bytes, buffer_bytes=buffer_bytes, alpha=alpha, beta=beta, seed=seed,
-        arrival_rate_per_s=rate_per_s, window_s=(feed.warm_ns / NS_PER_S, feed.last_ns / NS_PER_S),
+        records=records,
+        n_flows=n_flows,
+        capacity_bps=capacity_bps,
+        rtt_s=rtt_s,
+        load=load,
+        sizes=sizes,
+        arrivals=arrivals,
+        packet_bytes=packet_bytes,
+        buffer_bytes=buffer_bytes,
+        alpha=alpha,
+        beta=beta,
+        seed=seed,
+        arrival_rate_per_s=rate_per_s,
+        window_s=(feed.warm_ns / NS_PER_S, feed.last_ns / NS_PER_S),
         window_arrivals=n_flows - feed.warm_index,  # ids follow arrival order
-        measured_load=measured_load, counters=sim.counters(), wall_time_s=time.perf_counter() - wall_start, backend=backend, **window,
+        measured_load=measured_load,
+        counters=sim.counters(),
+        wall_time_s=time.perf_counter() - wall_start,
+        backend=backend,
+        **window,
         trace=_trace(samples) if keep_trace else None,
     )
 
 
-TRACE_DTYPE = np.dtype([("t_s", float), ("n_active", float), ("R_over_C", float), ("queue_bytes", float),
-                        ("input_bps", float), ("avg_rtt_ms", float)])
+TRACE_DTYPE = np.dtype(
+    [
+        ("t_s", float),
+        ("n_active", float),
+        ("R_over_C", float),
+        ("queue_bytes", float),
+        ("input_bps", float),
+        ("avg_rtt_ms", float),
+    ]
+)
 
 
 def _trace(samples) -> np.ndarray:
@@ -482,18 +564,24 @@ def _window_stats(samples, warm_ns, last_ns, capacity_bps) -> dict:
     idx = np.flatnonzero(inside)
     if len(idx) < 2:
         nan = float("nan")
-        return dict(mean_active=nan, mean_active_stderr=nan, utilization=nan, loss_probability=nan,
-                    mean_queue_bytes=nan, mean_R_over_C=nan)
+        return dict(
+            mean_active=nan,
+            mean_active_stderr=nan,
+            utilization=nan,
+            loss_probability=nan,
+            mean_queue_bytes=nan,
+            mean_R_over_C=nan,
+        )
     first, last = idx[0], idx[-1]
-    dt = a[first + 1:last + 1, 0]
+    dt = a[first + 1 : last + 1, 0]
     span_s = (ends[last] - ends[first]) / NS_PER_S
-    n = a[first + 1:last + 1, 1]
+    n = a[first + 1 : last + 1, 1]
     offered = a[last, 4] - a[first, 4]
     return dict(
         mean_active=float(np.average(n, weights=dt)),
         mean_active_stderr=_batch_stderr(n, dt),
         utilization=float((a[last, 2] - a[first, 2]) * 8 / (capacity_bps * span_s)),
         loss_probability=float((a[last, 3] - a[first, 3]) / offered) if offered > 0 else 0.0,
-        mean_queue_bytes=float(np.average(a[first + 1:last + 1, 5], weights=dt)),
-        mean_R_over_C=float(np.average(a[first + 1:last + 1, 6], weights=dt)),
+        mean_queue_bytes=float(np.average(a[first + 1 : last + 1, 5], weights=dt)),
+        mean_R_over_C=float(np.average(a[first + 1 : last + 1, 6], weights=dt)),
     )

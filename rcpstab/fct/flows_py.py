@@ -9,6 +9,7 @@ generation number, so timers and late packets of a finished flow are ignored. Th
 agreement tests require identical records and counters from both. Time is integer
 nanoseconds and ties are broken by scheduling order, exactly as in C.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -38,8 +39,9 @@ class _Link:
     def __init__(self, spec, rcp: bool, name: str) -> None:
         if not isinstance(spec, (tuple, list)) or len(spec) != 3:
             raise TypeError(f"{name} link must be a tuple (capacity_bps, delay_ns, buffer_bytes)")
-        capacity, delay, buffer = (check_simulator_integer(key, value, name)
-                                   for key, value in zip(("capacity_bps", "delay_ns", "buffer_bytes"), spec))
+        capacity, delay, buffer = (
+            check_simulator_integer(key, value, name) for key, value in zip(("capacity_bps", "delay_ns", "buffer_bytes"), spec)
+        )
         self.capacity_bps, self.delay_ns, self.rcp = capacity, delay, rcp
         self.port = PortRegisters(buffer_bytes=buffer)
         self.queue: deque[_Packet] = deque()
@@ -48,9 +50,32 @@ class _Link:
 
 
 class _Flow:
-    __slots__ = ("state", "gen", "id", "size_pkts", "start_ns", "rate", "srtt_ns", "wnd", "snd_una", "snd_nxt",
-                 "recover", "dupacks", "in_recovery", "send_pending", "refresh_pending", "received", "next_send_ns",
-                 "last_progress_ns", "syn_ns", "send_at_ns", "last_send_ns", "min_rtt_ns", "rcv_next", "drops")
+    __slots__ = (
+        "state",
+        "gen",
+        "id",
+        "size_pkts",
+        "start_ns",
+        "rate",
+        "srtt_ns",
+        "wnd",
+        "snd_una",
+        "snd_nxt",
+        "recover",
+        "dupacks",
+        "in_recovery",
+        "send_pending",
+        "refresh_pending",
+        "received",
+        "next_send_ns",
+        "last_progress_ns",
+        "syn_ns",
+        "send_at_ns",
+        "last_send_ns",
+        "min_rtt_ns",
+        "rcv_next",
+        "drops",
+    )
 
     def __init__(self) -> None:
         self.state, self.gen = FF_FREE, 0
@@ -68,13 +93,18 @@ class _Flow:
 class PyFlowSimulator(EventLoop):
     """Flow-level simulator in Python; same constructor and methods as the C ``FlowSimulator``."""
 
-    def __init__(self, forward, reverse, data_size, ctrl_size, window_denominator, rwnd_pkts, request,
-                 rate_refresh=True) -> None:
+    def __init__(self, forward, reverse, data_size, ctrl_size, window_denominator, rwnd_pkts, request, rate_refresh=True) -> None:
         # The order of the checks is C's (csrc/flows_module.c), so both raise the same error first.
         data_size, ctrl_size, window_denominator, rwnd_pkts, request = (
-            check_simulator_integer(name, value) for name, value in (
-                ("data_size", data_size), ("ctrl_size", ctrl_size), ("window_denominator", window_denominator),
-                ("rwnd_pkts", rwnd_pkts), ("request", request)))
+            check_simulator_integer(name, value)
+            for name, value in (
+                ("data_size", data_size),
+                ("ctrl_size", ctrl_size),
+                ("window_denominator", window_denominator),
+                ("rwnd_pkts", rwnd_pkts),
+                ("request", request),
+            )
+        )
         self.links = (_Link(forward, True, "forward"), _Link(reverse, False, "reverse"))
         self.data_size, self.ctrl_size, self.window_denominator = data_size, ctrl_size, window_denominator
         self.rwnd_pkts, self.request = rwnd_pkts, request
@@ -291,11 +321,14 @@ class PyFlowSimulator(EventLoop):
         last = max(self.arrivals[-1][0], self.now) if self.arrivals else self.now
         for k, (tk, zk) in enumerate(zip(t, z)):
             if not (t_low <= tk <= t_high and z_low <= zk <= z_high):
-                raise ValueError(f"arrival {k}: start_ns={tk} and size_pkts={zk} must be in {t_low}..{t_high} and "
-                                 f"{z_low}..{z_high}")
+                raise ValueError(
+                    f"arrival {k}: start_ns={tk} and size_pkts={zk} must be in {t_low}..{t_high} and {z_low}..{z_high}"
+                )
             if tk < last:
-                raise ValueError(f"arrival {k}: start_ns={tk} is before the clock or the previous arrival ({last}); "
-                                 "arrivals must be in time order")
+                raise ValueError(
+                    f"arrival {k}: start_ns={tk} is before the clock or the previous arrival ({last}); "
+                    "arrivals must be in time order"
+                )
             last = tk
         self.arrivals.extend(zip(t, z))
         if not self.arrival_pending:
@@ -339,9 +372,11 @@ class PyFlowSimulator(EventLoop):
 
     def set_registers(self, *, rate=None, input_bytes=None, rtt_sum=None, rtt_count=None) -> None:
         """Write the bottleneck port's registers by name (None: left as it is); all are checked first."""
-        given = {name: check_simulator_integer(name, value, "register") for name, value in
-                 (("rate", rate), ("input_bytes", input_bytes), ("rtt_sum", rtt_sum), ("rtt_count", rtt_count))
-                 if value is not None}
+        given = {
+            name: check_simulator_integer(name, value, "register")
+            for name, value in (("rate", rate), ("input_bytes", input_bytes), ("rtt_sum", rtt_sum), ("rtt_count", rtt_count))
+            if value is not None
+        }
         p = self.links[FL_FWD].port
         for name, value in given.items():
             setattr(p, name, value)

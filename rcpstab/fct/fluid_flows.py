@@ -42,6 +42,7 @@ App. F does. ``rate_trace`` replaces the rate law by a given R(t), e.g. a packet
 Time is stepped by ``dt`` (default ``d / 200``); flows finishing inside a step finish at the
 exact time their remaining bits run out at the step's rate.
 """
+
 from __future__ import annotations
 
 import math
@@ -54,6 +55,7 @@ from numpy.typing import ArrayLike
 from ..errors import InputError
 
 __all__ = ["FluidFlowRun", "fluid_flow_run", "rho_star", "time_average_in_progress"]
+
 
 def rho_star(alpha: float, beta: float, bdp_packets: float) -> float:
     """Utilisation at which RCP's rate law balances the packet-scale queue, a fraction of C.
@@ -114,11 +116,25 @@ def time_average_in_progress(arrival_s: ArrayLike, fct_s: ArrayLike, t0: float, 
     return float(overlap.sum() / (t1 - t0))
 
 
-def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: float, arrival_s: ArrayLike, size_bits: ArrayLike,
-                   rtt: str = "propagation", lag: bool = True, quantum_bps: float = 0.0, dt_s: float | None = None,
-                   horizon_s: float | None = None, fixed_rate_bps: float | None = None,
-                   packet_bits: float = 0.0, window_mss_bits: float = 0.0,
-                   interval_s: float = 0.0, rate_trace: list[Any] | None = None) -> FluidFlowRun:
+def fluid_flow_run(
+    alpha: float,
+    beta: float,
+    *,
+    capacity_bps: float,
+    rtt_s: float,
+    arrival_s: ArrayLike,
+    size_bits: ArrayLike,
+    rtt: str = "propagation",
+    lag: bool = True,
+    quantum_bps: float = 0.0,
+    dt_s: float | None = None,
+    horizon_s: float | None = None,
+    fixed_rate_bps: float | None = None,
+    packet_bits: float = 0.0,
+    window_mss_bits: float = 0.0,
+    interval_s: float = 0.0,
+    rate_trace: list[Any] | None = None,
+) -> FluidFlowRun:
     """Run the flow-level fluid model on given arrivals.
 
     Parameters
@@ -183,7 +199,9 @@ def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: flo
     n_steps = int(math.ceil(horizon / dt)) + 1
     r_min = 1e-6 * C
     R_hist = np.empty(n_steps + 1)
-    q_hist = np.zeros(n_steps + 1 if window_mss_bits > 0 else 0)  # queue the router holds (fluid + packet-scale), for the window's RTT samples
+    q_hist = np.zeros(
+        n_steps + 1 if window_mss_bits > 0 else 0
+    )  # queue the router holds (fluid + packet-scale), for the window's RTT samples
     srtt = d + packet_bits / C  # the senders' smoothed RTT (one for all: they share the queue)
     if rate_trace is not None:
         trace_set_t, trace_set_R = (np.asarray(x, float) for x in rate_trace)
@@ -266,6 +284,15 @@ def fluid_flow_run(alpha: float, beta: float, *, capacity_bps: float, rtt_s: flo
             trace_sent.append(sent_total)
         if done == len(a):
             break
-    return FluidFlowRun(fct_s=fct, arrival_s=a, size_bits=size, t_s=np.array(trace_t), R_bps=np.array(trace_R),
-                        queue_bits=np.array(trace_q), sending=np.array(trace_n), capacity_bps=C, rtt_s=d,
-                        sent_bits=np.array(trace_sent))
+    return FluidFlowRun(
+        fct_s=fct,
+        arrival_s=a,
+        size_bits=size,
+        t_s=np.array(trace_t),
+        R_bps=np.array(trace_R),
+        queue_bits=np.array(trace_q),
+        sending=np.array(trace_n),
+        capacity_bps=C,
+        rtt_s=d,
+        sent_bits=np.array(trace_sent),
+    )

@@ -13,6 +13,7 @@ RCP and XCP run on the packet simulator with the reference routers on every forw
 same chain (:mod:`.tcp_ns3`). The arrivals are the same for every protocol
 (:func:`chain_workload`: Poisson, every group offering half the link load over one span).
 """
+
 from __future__ import annotations
 
 import math
@@ -31,8 +32,9 @@ from .tcp_ns3 import PACKET_BYTES, flow_fct, port_drops, tcp_runs
 __all__ = ["chain_topology", "chain_workload", "chain_fct", "chain_tcp_spec", "path_queue_delay"]
 
 
-def chain_topology(n_links: int, capacity_bps: float, rtt0_s: float, protocol: str,
-                   packet_bytes: int = DATA_PACKET_BYTES) -> Topology:
+def chain_topology(
+    n_links: int, capacity_bps: float, rtt0_s: float, protocol: str, packet_bytes: int = DATA_PACKET_BYTES
+) -> Topology:
     """Forward links 0..n-1 (``protocol`` routers), return links n..2n-1 (plain); paths: group 0
     forward (0..n-1) and back (2n-1..n), then group i's forward (i-1,) and back (n+i-1,)."""
     if n_links < 1:
@@ -47,8 +49,9 @@ def chain_topology(n_links: int, capacity_bps: float, rtt0_s: float, protocol: s
     return Topology(links=tuple(fwd + back), forward_path=0, reverse_path=1, paths=tuple(paths), monitored_link=0)
 
 
-def chain_workload(n_links: int, capacity_bps: float, load: float, sizes: Any, n_flows: int, seed: int,
-                   packet_bytes: int = DATA_PACKET_BYTES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def chain_workload(
+    n_links: int, capacity_bps: float, load: float, sizes: Any, n_flows: int, seed: int, packet_bytes: int = DATA_PACKET_BYTES
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Merged arrivals of groups 0..n over one common span, in time order.
 
     The span T is the time ``n_flows`` flows of the mean size take at ``load / 2``. Each group
@@ -70,7 +73,7 @@ def chain_workload(n_links: int, capacity_bps: float, load: float, sizes: Any, n
         drawn = sizes.sample(rng, n_flows)
         while drawn.sum() < target:
             drawn = np.concatenate([drawn, sizes.sample(rng, n_flows)])
-        size = drawn[:int(np.searchsorted(np.cumsum(drawn), target)) + 1]
+        size = drawn[: int(np.searchsorted(np.cumsum(drawn), target)) + 1]
         starts.append(np.sort(rng.uniform(0.0, span, len(size))))
         sz.append(size)
         grp.append(np.full(len(size), g))
@@ -79,20 +82,45 @@ def chain_workload(n_links: int, capacity_bps: float, load: float, sizes: Any, n
     return start[order], size[order], group[order]
 
 
-def chain_tcp_spec(n_links: int, capacity_bps: float, rtt0_s: float, start_s: np.ndarray, size_pkts: np.ndarray, group: np.ndarray,
-                   drain_s: float) -> dict[str, Any]:
+def chain_tcp_spec(
+    n_links: int,
+    capacity_bps: float,
+    rtt0_s: float,
+    start_s: np.ndarray,
+    size_pkts: np.ndarray,
+    group: np.ndarray,
+    drain_s: float,
+) -> dict[str, Any]:
     """The :func:`~.tcp_ns3.tcp_runs` spec of the chain: nodes 0..n, group 0 from 0 to n, group i from i-1 to i."""
     delay = rtt0_s / (2 * n_links)
     bdp = max(int(capacity_bps * rtt0_s / 8 / PACKET_BYTES), 1)
-    flows = [{"src": 0 if g == 0 else int(g) - 1, "dst": n_links if g == 0 else int(g), "start_s": float(t),
-              "size_pkts": int(z)} for t, z, g in zip(start_s, size_pkts, group)]
-    return {"links": [{"C": capacity_bps, "delay_s": delay, "buffer_pkts": bdp} for _ in range(n_links)],
-            "flows": flows, "stop_s": float(start_s[-1] + drain_s), "sample_s": rtt0_s}
+    flows = [
+        {"src": 0 if g == 0 else int(g) - 1, "dst": n_links if g == 0 else int(g), "start_s": float(t), "size_pkts": int(z)}
+        for t, z, g in zip(start_s, size_pkts, group)
+    ]
+    return {
+        "links": [{"C": capacity_bps, "delay_s": delay, "buffer_pkts": bdp} for _ in range(n_links)],
+        "flows": flows,
+        "stop_s": float(start_s[-1] + drain_s),
+        "sample_s": rtt0_s,
+    }
 
 
-def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacity_bps: float, rtt0_s: float,
-              load: float, sizes: Any, n_flows: int, seed: int = 0, drain_s: float | None = None,
-              queues: bool = False) -> dict[str, Any]:
+def chain_fct(
+    protocol: str,
+    alpha: float,
+    beta: float,
+    *,
+    n_links: int,
+    capacity_bps: float,
+    rtt0_s: float,
+    load: float,
+    sizes: Any,
+    n_flows: int,
+    seed: int = 0,
+    drain_s: float | None = None,
+    queues: bool = False,
+) -> dict[str, Any]:
     """One protocol on the chain's arrivals (``tcp``: ns-3, one process per call).
 
     ``queues=True`` (packet simulator only) adds ``queue_trace``: one row per router update,
@@ -118,12 +146,23 @@ def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacit
         return out
     topology = chain_topology(n_links, capacity_bps, rtt0_s, protocol)
     req = request_field(0.0)
-    flows = [(int(round(t * NS_PER_S)), -1, int(z), req, 0 if g == 0 else 2 * int(g),
-              1 if g == 0 else 2 * int(g) + 1) for t, z, g in zip(start, size, group)]
+    flows = [
+        (int(round(t * NS_PER_S)), -1, int(z), req, 0 if g == 0 else 2 * int(g), 1 if g == 0 else 2 * int(g) + 1)
+        for t, z, g in zip(start, size, group)
+    ]
     trace: list[Any] | None = [] if queues else None
-    sim, _, _ = run_packet_flows(topology, flows, protocol, alpha, beta, avg_rtt_s=rtt0_s,
-                                 packet_bytes=DATA_PACKET_BYTES, t_end_ns=int(round((start[-1] + drain) * NS_PER_S)),
-                                 queue_until_s=start[-1], queues=trace)
+    sim, _, _ = run_packet_flows(
+        topology,
+        flows,
+        protocol,
+        alpha,
+        beta,
+        avg_rtt_s=rtt0_s,
+        packet_bytes=DATA_PACKET_BYTES,
+        t_end_ns=int(round((start[-1] + drain) * NS_PER_S)),
+        queue_until_s=start[-1],
+        queues=trace,
+    )
     if trace is not None:
         rows = np.array(trace, dtype=float).reshape(-1, 3)
         out["queue_trace"] = {"t_s": rows[:, 0] / NS_PER_S, "link": rows[:, 1].astype(int), "queue_bytes": rows[:, 2]}
@@ -134,8 +173,13 @@ def chain_fct(protocol: str, alpha: float, beta: float, *, n_links: int, capacit
     hops = np.where(group == 0, n_links, 1)
     out["fct_s"] = fct_ns / NS_PER_S - (rtt / 2 + hops * sim_ctrl_bytes(protocol) * 8 / capacity_bps)
     c = sim.counters()
-    out.update(sent=int(c["sent"]), delivered=int(c["delivered"]), dropped=int(c["dropped"]),
-               in_flight=int(c["in_flight"]), delivered_bytes=np.array(delivered, dtype=float))
+    out.update(
+        sent=int(c["sent"]),
+        delivered=int(c["delivered"]),
+        dropped=int(c["dropped"]),
+        in_flight=int(c["in_flight"]),
+        delivered_bytes=np.array(delivered, dtype=float),
+    )
     return out
 
 

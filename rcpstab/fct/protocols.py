@@ -10,6 +10,7 @@ router and senders for ``xcp``. The flow simulator (:mod:`.flow_run`) runs RCP o
 TCP is ns-3's NewReno (:mod:`.tcp_ns3`, the ``bench`` extra): rcpstab writes no TCP of its
 own, and ``tcp`` is refused in one line without ns-3.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,8 +30,17 @@ from .flow_run import DATA_PACKET_BYTES, NS_PER_S, draw_workload
 from .ps import processor_sharing_sojourn
 from .tcp_ns3 import NS3_MISSING, PACKET_BYTES, dumbbell_spec, flow_fct, ns3_available, port_drops, tcp_runs
 
-__all__ = ["FCT_PROTOCOLS", "DEFAULT_GAINS", "check_protocol", "compare_protocols", "protocol_fct", "run_packet_flows", "summarize_protocol", "tcp_protocol_batch",
-           "tcp_protocol_fcts"]
+__all__ = [
+    "FCT_PROTOCOLS",
+    "DEFAULT_GAINS",
+    "check_protocol",
+    "compare_protocols",
+    "protocol_fct",
+    "run_packet_flows",
+    "summarize_protocol",
+    "tcp_protocol_batch",
+    "tcp_protocol_fcts",
+]
 
 # XCP: its paper's (0.4, 0.226); RCP and RCP-AC: thesis Ch. 4's (0.1, 1.0) unless --alpha/--beta say
 DEFAULT_GAINS = {"xcp": (0.4, 0.226)}
@@ -52,9 +62,21 @@ def sim_ctrl_bytes(protocol: str) -> int:
     return IP_HEADER_BYTES + TCP_HEADER_BYTES + get_protocol(protocol).header_bytes
 
 
-def protocol_fct(protocol: str, alpha: float, beta: float, *, capacity_bps: float, rtt_s: float, load: float,
-                 sizes: Any, n_flows: int, seed: int = 0, buffer_bdp: float = 1.0,
-                 packet_bytes: int = DATA_PACKET_BYTES, drain_s: float | None = None) -> dict[str, Any]:
+def protocol_fct(
+    protocol: str,
+    alpha: float,
+    beta: float,
+    *,
+    capacity_bps: float,
+    rtt_s: float,
+    load: float,
+    sizes: Any,
+    n_flows: int,
+    seed: int = 0,
+    buffer_bdp: float = 1.0,
+    packet_bytes: int = DATA_PACKET_BYTES,
+    drain_s: float | None = None,
+) -> dict[str, Any]:
     """Run one protocol on the drawn workload through the packet simulator.
 
     Parameters
@@ -83,32 +105,76 @@ def protocol_fct(protocol: str, alpha: float, beta: float, *, capacity_bps: floa
     start_s, size, _ = draw_workload(sizes, ArrivalProcess(), n_flows, load, capacity_bps, packet_bytes, seed)
     ps = 1.5 * rtt_s + processor_sharing_sojourn(start_s, size * (packet_bytes * 8.0), capacity_bps)
     if protocol == "tcp":
-        return tcp_protocol_fcts((seed,), capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
-                                 n_flows=n_flows, buffer_bdp=buffer_bdp, packet_bytes=packet_bytes, drain_s=drain_s)[0]
-    scenario = Scenario(name="fct", capacity_bps=capacity_bps, rtt_s=rtt_s, eta=1.0, long_flows=(),
-                        t_end_s=1.0, buffer_bytes=max(int(buffer_bdp * capacity_bps * rtt_s / 8), packet_bytes),
-                        initial_R_over_C=1.0, packet_bytes=packet_bytes)
+        return tcp_protocol_fcts(
+            (seed,),
+            capacity_bps=capacity_bps,
+            rtt_s=rtt_s,
+            load=load,
+            sizes=sizes,
+            n_flows=n_flows,
+            buffer_bdp=buffer_bdp,
+            packet_bytes=packet_bytes,
+            drain_s=drain_s,
+        )[0]
+    scenario = Scenario(
+        name="fct",
+        capacity_bps=capacity_bps,
+        rtt_s=rtt_s,
+        eta=1.0,
+        long_flows=(),
+        t_end_s=1.0,
+        buffer_bytes=max(int(buffer_bdp * capacity_bps * rtt_s / 8), packet_bytes),
+        initial_R_over_C=1.0,
+        packet_bytes=packet_bytes,
+    )
     topology = dumbbell(scenario, protocol)
     req = request_field(0.0)
-    flows = [(int(round(t * NS_PER_S)), -1, int(z), req, topology.forward_path, topology.reverse_path)
-             for t, z in zip(start_s, size)]
+    flows = [
+        (int(round(t * NS_PER_S)), -1, int(z), req, topology.forward_path, topology.reverse_path) for t, z in zip(start_s, size)
+    ]
     drain = drain_s if drain_s is not None else _default_drain_s(size, rtt_s, capacity_bps, packet_bytes)
     t_end = int(round((start_s[-1] + drain) * NS_PER_S))
-    sim, queue, dt = run_packet_flows(topology, flows, protocol, alpha, beta, avg_rtt_s=rtt_s,
-                                      packet_bytes=packet_bytes, t_end_ns=t_end, queue_until_s=start_s[-1])
+    sim, queue, dt = run_packet_flows(
+        topology,
+        flows,
+        protocol,
+        alpha,
+        beta,
+        avg_rtt_s=rtt_s,
+        packet_bytes=packet_bytes,
+        t_end_ns=t_end,
+        queue_until_s=start_s[-1],
+    )
     fct_ns = np.array([np.nan if x is None else x for x in sim.flow_stats()[1]], dtype=float)
     # The packet simulator ends a flow when the sender has the last ACK; the thesis (and the
     # flow simulator) when the receiver has the last data packet: take off the ACK's way back
     # (the return link's propagation and one control packet's serialisation).
     ack_back_s = rtt_s * (1 - scenario.forward_delay_share) + sim_ctrl_bytes(protocol) * 8 / capacity_bps
     fct = fct_ns / NS_PER_S - ack_back_s
-    return {"protocol": protocol, "fct_s": fct, "ps_fct_s": ps, "arrival_s": start_s, "size_pkts": size,
-            "mean_queue_bytes": float(np.average(queue, weights=dt)) if queue else math.nan,
-            "dropped": int(sim.counters()["dropped"])}
+    return {
+        "protocol": protocol,
+        "fct_s": fct,
+        "ps_fct_s": ps,
+        "arrival_s": start_s,
+        "size_pkts": size,
+        "mean_queue_bytes": float(np.average(queue, weights=dt)) if queue else math.nan,
+        "dropped": int(sim.counters()["dropped"]),
+    }
 
 
-def run_packet_flows(topology: Any, flows: list[Any], protocol: str, alpha: float, beta: float, *, avg_rtt_s: float,
-                     packet_bytes: int, t_end_ns: int, queue_until_s: float, queues: list[Any] | None = None) -> tuple[Any, list[float], list[int]]:
+def run_packet_flows(
+    topology: Any,
+    flows: list[Any],
+    protocol: str,
+    alpha: float,
+    beta: float,
+    *,
+    avg_rtt_s: float,
+    packet_bytes: int,
+    t_end_ns: int,
+    queue_until_s: float,
+    queues: list[Any] | None = None,
+) -> tuple[Any, list[float], list[int]]:
     """Run ``flows`` (the simulators' flow table) on ``topology`` with ``protocol``'s routers and
     senders until every flow is done or ``t_end_ns``. With a list ``queues``, every controlled
     link's queue is appended to it at each of its updates as ``(t_ns, link, queue_bytes)``.
@@ -174,8 +240,7 @@ def tcp_protocol_batch(points: list[dict[str, Any]]) -> list[list[dict[str, Any]
         if p.get("packet_bytes", PACKET_BYTES) != PACKET_BYTES or p.get("buffer_bdp", 1.0) != 1.0:
             raise InputError("--protocol tcp runs with 1000-byte packets and a one-BDP buffer only")
         for seed in p["seeds"]:
-            start_s, size, _ = draw_workload(p["sizes"], ArrivalProcess(), p["n_flows"], p["load"], C, PACKET_BYTES,
-                                             seed)
+            start_s, size, _ = draw_workload(p["sizes"], ArrivalProcess(), p["n_flows"], p["load"], C, PACKET_BYTES, seed)
             drain = p.get("drain_s")
             drain = drain if drain is not None else _default_drain_s(size, rtt, C, PACKET_BYTES)
             loads.append((start_s, size, C, rtt))
@@ -185,15 +250,22 @@ def tcp_protocol_batch(points: list[dict[str, Any]]) -> list[list[dict[str, Any]
         port = r["ports"][0]
         t, q = np.array(port["t"]), np.array(port["q"])
         during = t <= start_s[-1]
-        flat.append({"protocol": "tcp", "fct_s": flow_fct(r, start_s, size),
-                     "ps_fct_s": 1.5 * rtt + processor_sharing_sojourn(start_s, size * (PACKET_BYTES * 8.0), C),
-                     "arrival_s": start_s, "size_pkts": size,
-                     "mean_queue_bytes": float(q[during].mean() * PACKET_BYTES) if during.any() else math.nan,
-                     "dropped": port_drops(port), "ns3_wall_s": r["wall_s"],
-                     "ns3_events": r["events"]})
+        flat.append(
+            {
+                "protocol": "tcp",
+                "fct_s": flow_fct(r, start_s, size),
+                "ps_fct_s": 1.5 * rtt + processor_sharing_sojourn(start_s, size * (PACKET_BYTES * 8.0), C),
+                "arrival_s": start_s,
+                "size_pkts": size,
+                "mean_queue_bytes": float(q[during].mean() * PACKET_BYTES) if during.any() else math.nan,
+                "dropped": port_drops(port),
+                "ns3_wall_s": r["wall_s"],
+                "ns3_events": r["events"],
+            }
+        )
     out, i = [], 0
     for p in points:
-        out.append(flat[i:i + len(p["seeds"])])
+        out.append(flat[i : i + len(p["seeds"])])
         i += len(p["seeds"])
     return out
 
@@ -203,8 +275,14 @@ def tcp_protocol_fcts(seeds: Iterable[int], **point: Any) -> list[dict[str, Any]
     return tcp_protocol_batch([{**point, "seeds": tuple(seeds)}])[0]
 
 
-def summarize_protocol(runs: list[dict[str, Any]], gains: tuple[float | None, float | None] = (None, None), *, capacity_bps: float, rtt_s: float,
-                       split_pkts: int = 500) -> dict[str, Any]:
+def summarize_protocol(
+    runs: list[dict[str, Any]],
+    gains: tuple[float | None, float | None] = (None, None),
+    *,
+    capacity_bps: float,
+    rtt_s: float,
+    split_pkts: int = 500,
+) -> dict[str, Any]:
     """AFCT over same-arrivals PS of per-seed ``runs`` (:func:`protocol_fct` results): all flows and
     below / from ``split_pkts`` packets, mean over seeds with a 95% t-interval half-width; the mean
     queue in BDPs, unfinished flows and drops summed over seeds."""
@@ -222,15 +300,25 @@ def summarize_protocol(runs: list[dict[str, Any]], gains: tuple[float | None, fl
         v = v[np.isfinite(v)]
         mean = float(v.mean()) if len(v) else None
         half = float(t_half_width(v)) if len(v) > 1 else None
-        row[key] = {"mean": mean, "ci95": half,
-                    "per_seed": [float(x) if math.isfinite(x) else None for x in per_seed[key]]}
+        row[key] = {"mean": mean, "ci95": half, "per_seed": [float(x) if math.isfinite(x) else None for x in per_seed[key]]}
     row["unfinished"] = sum(per_seed["unfinished"])
     row["dropped"] = sum(per_seed["dropped"])
     return row
 
 
-def compare_protocols(protocols: Iterable[str], gains: dict[str, Any], *, capacity_bps: float, rtt_s: float, load: float, sizes: Any,
-                      n_flows: int, seeds: Sequence[int] = (0,), buffer_bdp: float = 1.0, split_pkts: int = 500) -> dict[str, Any]:
+def compare_protocols(
+    protocols: Iterable[str],
+    gains: dict[str, Any],
+    *,
+    capacity_bps: float,
+    rtt_s: float,
+    load: float,
+    sizes: Any,
+    n_flows: int,
+    seeds: Sequence[int] = (0,),
+    buffer_bdp: float = 1.0,
+    split_pkts: int = 500,
+) -> dict[str, Any]:
     """Each protocol on the same arrivals per seed: AFCT over same-arrivals PS, for all flows and
     below / from ``split_pkts`` packets (thesis Figs. 4.10-4.14 split at 500), mean over seeds
     with a 95% t-interval half-width (:func:`summarize_protocol`).
@@ -242,12 +330,25 @@ def compare_protocols(protocols: Iterable[str], gains: dict[str, Any], *, capaci
     for name in protocols:
         check_protocol(name)
         if name == "tcp":
-            runs = tcp_protocol_fcts(seeds, capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
-                                     n_flows=n_flows, buffer_bdp=buffer_bdp)
+            runs = tcp_protocol_fcts(
+                seeds, capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes, n_flows=n_flows, buffer_bdp=buffer_bdp
+            )
         else:
-            runs = [protocol_fct(name, *(gains.get(name) or (0.0, 0.0)), capacity_bps=capacity_bps, rtt_s=rtt_s,
-                                 load=load, sizes=sizes, n_flows=n_flows, seed=seed, buffer_bdp=buffer_bdp)
-                    for seed in seeds]
-        out[name] = summarize_protocol(runs, gains.get(name) or (None, None), capacity_bps=capacity_bps,
-                                       rtt_s=rtt_s, split_pkts=split_pkts)
+            runs = [
+                protocol_fct(
+                    name,
+                    *(gains.get(name) or (0.0, 0.0)),
+                    capacity_bps=capacity_bps,
+                    rtt_s=rtt_s,
+                    load=load,
+                    sizes=sizes,
+                    n_flows=n_flows,
+                    seed=seed,
+                    buffer_bdp=buffer_bdp,
+                )
+                for seed in seeds
+            ]
+        out[name] = summarize_protocol(
+            runs, gains.get(name) or (None, None), capacity_bps=capacity_bps, rtt_s=rtt_s, split_pkts=split_pkts
+        )
     return out

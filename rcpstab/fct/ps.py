@@ -9,6 +9,7 @@ for SYN / SYN-ACK) and the propagation of the data (half an RTPD) the thesis' eq
 No flow can finish faster than ``1.5 RTPD + L / C`` (the link all to itself, no queue).
 Both are linear in L, so the PS AFCT of a set of flows is eq. 4.1 at their mean size.
 """
+
 from __future__ import annotations
 
 import heapq

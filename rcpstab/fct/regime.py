@@ -23,6 +23,7 @@ srtt) and App. F's RTT average, which includes the queueing delay. Both damp the
 queue spikes; ``run_flows(sender_window=False, router_rtt="propagation")`` and
 ``fluid_flow_run(window_mss_bits=..., rtt="with_queue")`` switch them (notebook 07).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -39,23 +40,33 @@ __all__ = ["REGIME_RATIO", "compare_methods", "regime_note"]
 REGIME_RATIO = 1.5  # "does not follow PS": a bin's AFCT above 1.5 times PS (fixed a priori, not fitted)
 
 
-def _summary(arrival_s: np.ndarray, size_pkts: np.ndarray, fct_s: np.ndarray, ps_s: np.ndarray, warm: Any,
-             packet_bytes: int) -> dict[str, Any]:
+def _summary(
+    arrival_s: np.ndarray, size_pkts: np.ndarray, fct_s: np.ndarray, ps_s: np.ndarray, warm: Any, packet_bytes: int
+) -> dict[str, Any]:
     t0, t1 = arrival_s[warm], arrival_s[-1]
     big = size_pkts >= np.median(size_pkts)
     return {
         "afct_over_ps": float(np.nanmean(fct_s) / ps_s.mean()),
         "large_half_afct_over_ps": float(np.nanmean(fct_s[big]) / ps_s[big].mean()),
-        "small_afct_over_ps": float(np.nanmean(fct_s[size_pkts == size_pkts.min()])
-                                    / ps_s[size_pkts == size_pkts.min()].mean()),
+        "small_afct_over_ps": float(np.nanmean(fct_s[size_pkts == size_pkts.min()]) / ps_s[size_pkts == size_pkts.min()].mean()),
         "mean_in_progress": time_average_in_progress(arrival_s, fct_s, t0, t1),
         "unfinished": int(np.isnan(fct_s).sum()),
     }
 
 
-def compare_methods(alpha: float, beta: float, *, capacity_bps: float, rtt_s: float, load: float,
-                    sizes: SizeDistribution, n_flows: int, seed: int = 0, packet_bytes: int = 1000,
-                    fluid_dt_s: float | None = None) -> dict[str, Any]:
+def compare_methods(
+    alpha: float,
+    beta: float,
+    *,
+    capacity_bps: float,
+    rtt_s: float,
+    load: float,
+    sizes: SizeDistribution,
+    n_flows: int,
+    seed: int = 0,
+    packet_bytes: int = 1000,
+    fluid_dt_s: float | None = None,
+) -> dict[str, Any]:
     """AFCT over same-arrivals PS and mean flows in progress by the packet simulator and the
     fluid model (without and with the packet-scale queue), all on one drawn workload.
 
@@ -70,15 +81,34 @@ def compare_methods(alpha: float, beta: float, *, capacity_bps: float, rtt_s: fl
     arrival_s, size, warm = draw_workload(sizes, ArrivalProcess(), n_flows, load, capacity_bps, packet_bytes, seed)
     bits = size * (packet_bytes * 8.0)
     ps = 1.5 * rtt_s + processor_sharing_sojourn(arrival_s, bits, capacity_bps)
-    run = run_flows(alpha, beta, capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes, n_flows=n_flows,
-                    seed=seed, packet_bytes=packet_bytes)
+    run = run_flows(
+        alpha,
+        beta,
+        capacity_bps=capacity_bps,
+        rtt_s=rtt_s,
+        load=load,
+        sizes=sizes,
+        n_flows=n_flows,
+        seed=seed,
+        packet_bytes=packet_bytes,
+    )
     pkt = np.full(n_flows, np.nan)
     pkt[run.records["id"]] = run.records["fct_ns"] / NS_PER_S
-    out: dict[str, Any] = {"packet": _summary(arrival_s, size, pkt, ps, warm, packet_bytes),
-           "ps": _summary(arrival_s, size, ps, ps, warm, packet_bytes)}
+    out: dict[str, Any] = {
+        "packet": _summary(arrival_s, size, pkt, ps, warm, packet_bytes),
+        "ps": _summary(arrival_s, size, ps, ps, warm, packet_bytes),
+    }
     for name, pb in (("fluid", 0.0), ("fluid_packet_queue", packet_bytes * 8.0)):
-        fl = fluid_flow_run(alpha, beta, capacity_bps=capacity_bps, rtt_s=rtt_s, arrival_s=arrival_s,
-                            size_bits=bits, packet_bits=pb, dt_s=fluid_dt_s)
+        fl = fluid_flow_run(
+            alpha,
+            beta,
+            capacity_bps=capacity_bps,
+            rtt_s=rtt_s,
+            arrival_s=arrival_s,
+            size_bits=bits,
+            packet_bits=pb,
+            dt_s=fluid_dt_s,
+        )
         out[name] = _summary(arrival_s, size, fl.fct_s, ps, warm, packet_bytes)
     bdp = capacity_bps * rtt_s / (8 * packet_bytes)
     out.update(rho_star=rho_star(alpha, beta, bdp), bdp_packets=bdp, mean_size_over_bdp=float(size.mean() / bdp))
@@ -96,12 +126,16 @@ def regime_note(result: Any) -> str | None:
     u_star = rho_star(s.alpha, s.beta, bdp)
     mean_over_bdp = float(result.runs[0].records["size_pkts"].mean() / bdp) if len(result.runs[0].records) else 0.0
     if s.load > u_star:
-        return (f"regime: offered load {s.load:g} is above u* = {u_star:.3f}, where the rate law's beta q/d "
-                f"balances the packet-scale queue of a {bdp:.0f}-packet BDP: flows accumulate (not stationary; "
-                f"FCTs grow with the run); a larger C x RTPD or beta/alpha nearer 1 raises u*")
+        return (
+            f"regime: offered load {s.load:g} is above u* = {u_star:.3f}, where the rate law's beta q/d "
+            f"balances the packet-scale queue of a {bdp:.0f}-packet BDP: flows accumulate (not stationary; "
+            f"FCTs grow with the run); a larger C x RTPD or beta/alpha nearer 1 raises u*"
+        )
     worst = result.worst_ratio(min_flows=20)
     if worst is not None and worst > REGIME_RATIO:
-        return (f"regime: rate lag (flows of mean {mean_over_bdp:.2g} BDP at load {s.load:g}): when flows finish the "
-                f"others keep the old rate until the rate law raises it (at alpha's pace, one RTPD late), so "
-                f"capacity goes unused while flows wait; AFCT up to {worst:.2f}x PS")
+        return (
+            f"regime: rate lag (flows of mean {mean_over_bdp:.2g} BDP at load {s.load:g}): when flows finish the "
+            f"others keep the old rate until the rate law raises it (at alpha's pace, one RTPD late), so "
+            f"capacity goes unused while flows wait; AFCT up to {worst:.2f}x PS"
+        )
     return None

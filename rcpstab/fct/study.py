@@ -7,6 +7,7 @@ at their mean size, :mod:`.ps`) and the lower bound 1.5 RTPD + L/C. It also repo
 link utilization, the loss probability at the bottleneck and the mean number of flows in
 progress against Little's law (lambda times the AFCT of the same window) and against PS.
 """
+
 from __future__ import annotations
 
 import csv
@@ -23,9 +24,20 @@ from .ps import lower_bound_fct, processor_sharing_fct, processor_sharing_sojour
 
 __all__ = ["FctBin", "FctResult", "fct_study", "size_bins"]
 
-CSV_COLUMNS = ("size_lo_pkts", "size_hi_pkts", "flows", "mean_size_pkts", "afct_s", "max_fct_s", "ps_afct_s",
-               "lower_bound_s", "afct_over_ps", "ps_measured_load_afct_s", "ps_same_arrivals_afct_s",
-               "afct_over_ps_eq41")
+CSV_COLUMNS = (
+    "size_lo_pkts",
+    "size_hi_pkts",
+    "flows",
+    "mean_size_pkts",
+    "afct_s",
+    "max_fct_s",
+    "ps_afct_s",
+    "lower_bound_s",
+    "afct_over_ps",
+    "ps_measured_load_afct_s",
+    "ps_same_arrivals_afct_s",
+    "afct_over_ps_eq41",
+)
 
 
 def size_bins(max_size: int) -> list[tuple[int, int]]:
@@ -137,30 +149,46 @@ class FctResult:
 
     def __repr__(self) -> str:
         worst = self.worst_ratio()
-        return (f"FctResult(flows={self.flows_completed}/{self.flows}, bins={len(self.bins)}, "
-                f"utilization={self.utilization:.3f}, loss={self.loss_probability:.2e}, "
-                f"max AFCT/PS={'n/a' if worst is None else f'{worst:.2f}'})")
+        return (
+            f"FctResult(flows={self.flows_completed}/{self.flows}, bins={len(self.bins)}, "
+            f"utilization={self.utilization:.3f}, loss={self.loss_probability:.2e}, "
+            f"max AFCT/PS={'n/a' if worst is None else f'{worst:.2f}'})"
+        )
 
     def worst_ratio(self, max_size_pkts: float = math.inf, min_flows: int = 1) -> float | None:
         """Largest AFCT/PS over the bins with ``size_hi_pkts <= max_size_pkts`` and enough flows."""
-        ratios = [b.afct_over_ps for b in self.bins
-                  if b.size_hi_pkts <= max_size_pkts and b.flows >= min_flows and b.afct_over_ps is not None]
+        ratios = [
+            b.afct_over_ps
+            for b in self.bins
+            if b.size_hi_pkts <= max_size_pkts and b.flows >= min_flows and b.afct_over_ps is not None
+        ]
         return max(ratios) if ratios else None
 
     def summary(self) -> dict:
         """Strict-JSON dict (no NaN): the CLI contract's fields and the Little's-law figures."""
+
         def num(x):
             return None if x is None or not math.isfinite(x) else float(x)
 
         s = self.setup
         out = {
-            "bins": [{"size_lo_pkts": b.size_lo_pkts, "size_hi_pkts": b.size_hi_pkts, "flows": b.flows,
-                      "afct_s": num(b.afct_s), "max_fct_s": num(b.max_fct_s), "ps_afct_s": num(b.ps_afct_s),
-                      "lower_bound_s": num(b.lower_bound_s), "afct_over_ps": num(b.afct_over_ps),
-                      "ps_reference": b.ps_reference, "afct_over_ps_eq41": num(b.afct_over_ps_eq41),
-                      "ps_measured_load_afct_s": num(b.ps_measured_load_afct_s),
-                      "ps_same_arrivals_afct_s": num(b.ps_same_arrivals_afct_s)}
-                     for b in self.bins],
+            "bins": [
+                {
+                    "size_lo_pkts": b.size_lo_pkts,
+                    "size_hi_pkts": b.size_hi_pkts,
+                    "flows": b.flows,
+                    "afct_s": num(b.afct_s),
+                    "max_fct_s": num(b.max_fct_s),
+                    "ps_afct_s": num(b.ps_afct_s),
+                    "lower_bound_s": num(b.lower_bound_s),
+                    "afct_over_ps": num(b.afct_over_ps),
+                    "ps_reference": b.ps_reference,
+                    "afct_over_ps_eq41": num(b.afct_over_ps_eq41),
+                    "ps_measured_load_afct_s": num(b.ps_measured_load_afct_s),
+                    "ps_same_arrivals_afct_s": num(b.ps_same_arrivals_afct_s),
+                }
+                for b in self.bins
+            ],
             "utilization": num(self.utilization),
             "loss_probability": num(self.loss_probability),
             "flows_completed": self.flows_completed,
@@ -174,10 +202,19 @@ class FctResult:
             "mean_active_flows_stderr": num(self.mean_active_stderr),
             "little_mean_active_flows": num(self.little_mean_active),
             "ps_mean_active_flows": num(self.ps_mean_active),
-            "setup": {"alpha": s.alpha, "beta": s.beta, "C_bps": s.capacity_bps, "rtt_s": s.rtt_s, "load": s.load,
-                      "sizes": str(s.sizes), "arrivals": str(s.arrivals), "buffer_bytes": s.buffer_bytes,
-                      "packet_bytes": s.packet_bytes,
-                      "seed": s.seed if self.seed is None else self.seed, "replications": len(self.runs)},
+            "setup": {
+                "alpha": s.alpha,
+                "beta": s.beta,
+                "C_bps": s.capacity_bps,
+                "rtt_s": s.rtt_s,
+                "load": s.load,
+                "sizes": str(s.sizes),
+                "arrivals": str(s.arrivals),
+                "buffer_bytes": s.buffer_bytes,
+                "packet_bytes": s.packet_bytes,
+                "seed": s.seed if self.seed is None else self.seed,
+                "replications": len(self.runs),
+            },
         }
         if self.ps_mean_active is None:
             out["ps_note"] = "eq. 4.1 is M/G/1 processor sharing; with Pareto arrivals only the lower bound applies"
@@ -189,12 +226,22 @@ class FctResult:
             w = csv.writer(fh)
             w.writerow(CSV_COLUMNS)
             for b in self.bins:
-                w.writerow([b.size_lo_pkts, b.size_hi_pkts, b.flows, f"{b.mean_size_pkts:.6g}", f"{b.afct_s:.9g}",
-                            f"{b.max_fct_s:.9g}", "" if b.ps_afct_s is None else f"{b.ps_afct_s:.9g}",
-                            f"{b.lower_bound_s:.9g}", "" if b.afct_over_ps is None else f"{b.afct_over_ps:.6g}",
-                            "" if b.ps_measured_load_afct_s is None else f"{b.ps_measured_load_afct_s:.9g}",
-                            "" if b.ps_same_arrivals_afct_s is None else f"{b.ps_same_arrivals_afct_s:.9g}",
-                            "" if b.afct_over_ps_eq41 is None else f"{b.afct_over_ps_eq41:.6g}"])
+                w.writerow(
+                    [
+                        b.size_lo_pkts,
+                        b.size_hi_pkts,
+                        b.flows,
+                        f"{b.mean_size_pkts:.6g}",
+                        f"{b.afct_s:.9g}",
+                        f"{b.max_fct_s:.9g}",
+                        "" if b.ps_afct_s is None else f"{b.ps_afct_s:.9g}",
+                        f"{b.lower_bound_s:.9g}",
+                        "" if b.afct_over_ps is None else f"{b.afct_over_ps:.6g}",
+                        "" if b.ps_measured_load_afct_s is None else f"{b.ps_measured_load_afct_s:.9g}",
+                        "" if b.ps_same_arrivals_afct_s is None else f"{b.ps_same_arrivals_afct_s:.9g}",
+                        "" if b.afct_over_ps_eq41 is None else f"{b.afct_over_ps_eq41:.6g}",
+                    ]
+                )
 
     def plot(self, ax=None, **kwargs):
         """Fig. 4.1: AFCT against flow size with PS; see :func:`.plotting.fct_plot`."""
@@ -203,9 +250,16 @@ class FctResult:
         return fct_plot(self, ax=ax, **kwargs)
 
 
-def bin_records(records: np.ndarray, *, packet_bytes: int, capacity_bps: float, rtt_s: float,
-                load: float | None, measured_load: float | None = None,
-                ps_fct_s: np.ndarray | None = None) -> list[FctBin]:
+def bin_records(
+    records: np.ndarray,
+    *,
+    packet_bytes: int,
+    capacity_bps: float,
+    rtt_s: float,
+    load: float | None,
+    measured_load: float | None = None,
+    ps_fct_s: np.ndarray | None = None,
+) -> list[FctBin]:
     """Bin finished-flow records by size; ``load=None`` leaves the eq. 4.1 columns empty.
 
     ``measured_load`` (below 1) adds eq. 4.1 at the load the run drew; ``ps_fct_s`` (one
@@ -221,15 +275,22 @@ def bin_records(records: np.ndarray, *, packet_bytes: int, capacity_bps: float, 
         if not sel.any():
             continue
         mean_bits = float(size[sel].mean()) * packet_bytes * 8
-        out.append(FctBin(
-            size_lo_pkts=lo, size_hi_pkts=hi, flows=int(sel.sum()), mean_size_pkts=float(size[sel].mean()),
-            afct_s=float(fct[sel].mean()), max_fct_s=float(fct[sel].max()),
-            ps_afct_s=None if load is None else float(processor_sharing_fct(mean_bits, capacity_bps, rtt_s, load)),
-            lower_bound_s=float(lower_bound_fct(mean_bits, capacity_bps, rtt_s)),
-            ps_measured_load_afct_s=None if load is None or measured_load is None or not 0 < measured_load < 1
-            else float(processor_sharing_fct(mean_bits, capacity_bps, rtt_s, measured_load)),
-            ps_same_arrivals_afct_s=None if ps_fct_s is None else float(ps_fct_s[sel].mean()),
-        ))
+        out.append(
+            FctBin(
+                size_lo_pkts=lo,
+                size_hi_pkts=hi,
+                flows=int(sel.sum()),
+                mean_size_pkts=float(size[sel].mean()),
+                afct_s=float(fct[sel].mean()),
+                max_fct_s=float(fct[sel].max()),
+                ps_afct_s=None if load is None else float(processor_sharing_fct(mean_bits, capacity_bps, rtt_s, load)),
+                lower_bound_s=float(lower_bound_fct(mean_bits, capacity_bps, rtt_s)),
+                ps_measured_load_afct_s=None
+                if load is None or measured_load is None or not 0 < measured_load < 1
+                else float(processor_sharing_fct(mean_bits, capacity_bps, rtt_s, measured_load)),
+                ps_same_arrivals_afct_s=None if ps_fct_s is None else float(ps_fct_s[sel].mean()),
+            )
+        )
     return out
 
 
@@ -300,14 +361,33 @@ def fct_study(
         raise InputError(f"replications={replications} and workers={workers} must be >= 1")
     if n_flows < replications:
         raise InputError(f"flows={n_flows} must be at least replications={replications}")
-    check_flow_run(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed,
-                   sizes, replications)  # all of them, before any worker starts
-    seeds = [seed] if replications == 1 else [
-        int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(replications)]
+    check_flow_run(
+        alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed, sizes, replications
+    )  # all of them, before any worker starts
+    seeds = (
+        [seed] if replications == 1 else [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(replications)]
+    )
     counts = [n_flows // replications + (k < n_flows % replications) for k in range(replications)]
-    tasks = [(dict(alpha=alpha, beta=beta, capacity_bps=capacity_bps, rtt_s=rtt_s, load=load, sizes=sizes,
-                   n_flows=n, buffer_bdp=buffer_bdp, arrivals=arrivals, seed=s, eta=eta,
-                   packet_bytes=packet_bytes, backend=backend),) for s, n in zip(seeds, counts)]
+    tasks = [
+        (
+            dict(
+                alpha=alpha,
+                beta=beta,
+                capacity_bps=capacity_bps,
+                rtt_s=rtt_s,
+                load=load,
+                sizes=sizes,
+                n_flows=n,
+                buffer_bdp=buffer_bdp,
+                arrivals=arrivals,
+                seed=s,
+                eta=eta,
+                packet_bytes=packet_bytes,
+                backend=backend,
+            ),
+        )
+        for s, n in zip(seeds, counts)
+    ]
     runs: list[FlowRun] = [None] * replications  # type: ignore[list-item]
     for i, run in run_chunks(_replication, tasks, workers=workers):
         runs[i] = run
@@ -327,8 +407,9 @@ def same_arrivals_ps_fct(runs: list[FlowRun]) -> np.ndarray | None:
             return None
         order = np.argsort(rec["id"], kind="stable")
         sojourn = np.empty(len(rec))
-        sojourn[order] = processor_sharing_sojourn(rec["start_ns"][order] / NS_PER_S,
-                                                   rec["size_pkts"][order] * (r.packet_bytes * 8.0), r.capacity_bps)
+        sojourn[order] = processor_sharing_sojourn(
+            rec["start_ns"][order] / NS_PER_S, rec["size_pkts"][order] * (r.packet_bytes * 8.0), r.capacity_bps
+        )
         out.append(1.5 * r.rtt_s + sojourn)
     return np.concatenate(out)
 
@@ -361,9 +442,15 @@ def combine_runs(runs: list[FlowRun]) -> FctResult:
     mean_size_bits = float(records["size_pkts"].mean()) * first.packet_bytes * 8 if len(records) else float("nan")
     rate = float(np.average([r.arrival_rate_per_s for r in runs], weights=[r.n_flows for r in runs]))
     return FctResult(
-        bins=bin_records(records, packet_bytes=first.packet_bytes, capacity_bps=first.capacity_bps,
-                         rtt_s=first.rtt_s, load=first.load if poisson else None,
-                         measured_load=pooled("measured_load"), ps_fct_s=same_arrivals_ps_fct(runs)),
+        bins=bin_records(
+            records,
+            packet_bytes=first.packet_bytes,
+            capacity_bps=first.capacity_bps,
+            rtt_s=first.rtt_s,
+            load=first.load if poisson else None,
+            measured_load=pooled("measured_load"),
+            ps_fct_s=same_arrivals_ps_fct(runs),
+        ),
         utilization=pooled("utilization"),
         measured_load=pooled("measured_load"),
         loss_probability=pooled("loss_probability"),
@@ -372,10 +459,11 @@ def combine_runs(runs: list[FlowRun]) -> FctResult:
         afct_s=float(records["fct_ns"].mean() / NS_PER_S) if len(records) else float("nan"),
         mean_active=pooled("mean_active"),
         mean_active_stderr=float(np.sqrt(np.sum((weights / weights.sum()) ** 2 * stderrs**2))),
-        little_mean_active=float(np.average(little_arr[np.isfinite(little_arr)],
-                                            weights=weights[np.isfinite(little_arr)]))
-        if np.isfinite(little_arr).any() else float("nan"),
-        ps_mean_active=float(rate * processor_sharing_fct(
-            mean_size_bits, first.capacity_bps, first.rtt_s, first.load)) if poisson else None,
+        little_mean_active=float(np.average(little_arr[np.isfinite(little_arr)], weights=weights[np.isfinite(little_arr)]))
+        if np.isfinite(little_arr).any()
+        else float("nan"),
+        ps_mean_active=float(rate * processor_sharing_fct(mean_size_bits, first.capacity_bps, first.rtt_s, first.load))
+        if poisson
+        else None,
         runs=runs,
     )

@@ -29,6 +29,7 @@ delayed-ACK defaults (ACK every second segment, 200 ms timer).
 Run as ``python -m rcpstab.fct.tcp_ns3 SPEC.json`` (the worker) or call :func:`tcp_runs` /
 :func:`tcp_fct`.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,8 +52,10 @@ PACKET_BYTES = 1000
 SEGMENT_BYTES = PACKET_BYTES - 40  # IP and TCP headers, no options
 FIRST_PORT = 1024  # flow k sends from port FIRST_PORT + k
 MAX_FLOWS = 65535 - FIRST_PORT
-NS3_MISSING = ("--protocol tcp needs ns-3's TCP (the 'bench' extra: pip install 'rcpstab[bench]', the ns3 wheel); "
-               "rcpstab has no TCP of its own")
+NS3_MISSING = (
+    "--protocol tcp needs ns-3's TCP (the 'bench' extra: pip install 'rcpstab[bench]', the ns3 wheel); "
+    "rcpstab has no TCP of its own"
+)
 
 _SINK_CPP = r"""
 namespace rcpstab_ns3 {
@@ -132,8 +135,7 @@ def ns3_available() -> bool:
 
 def red_spec(buffer_pkts: int, *, ecn: bool = True) -> dict[str, Any]:
     """The XCP paper's RED (its Sec. 5.1): gentle, thresholds a third and two thirds of the buffer (packets)."""
-    return {"min_th": buffer_pkts / 3, "max_th": 2 * buffer_pkts / 3, "limit": int(buffer_pkts), "gentle": True,
-            "ecn": bool(ecn)}
+    return {"min_th": buffer_pkts / 3, "max_th": 2 * buffer_pkts / 3, "limit": int(buffer_pkts), "gentle": True, "ecn": bool(ecn)}
 
 
 def _run(ns: Any, cppyy: Any, spec: dict[str, Any]) -> dict[str, Any]:
@@ -161,14 +163,25 @@ def _run(ns: Any, cppyy: Any, spec: dict[str, Any]) -> dict[str, Any]:
         disc = None
         if red:
             tch = ns.TrafficControlHelper()
-            tch.SetRootQueueDisc("ns3::RedQueueDisc",
-                                 "MinTh", ns.DoubleValue(red["min_th"]), "MaxTh", ns.DoubleValue(red["max_th"]),
-                                 "MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{int(red['limit'])}p")),
-                                 "Gentle", ns.BooleanValue(bool(red.get("gentle", True))),
-                                 "UseEcn", ns.BooleanValue(bool(red.get("ecn", False))),
-                                 "LinkBandwidth", ns.DataRateValue(ns.DataRate(f"{int(link['C'])}bps")),
-                                 "LinkDelay", ns.TimeValue(ns.Seconds(link["delay_s"])),
-                                 "MeanPktSize", ns.UintegerValue(PACKET_BYTES))
+            tch.SetRootQueueDisc(
+                "ns3::RedQueueDisc",
+                "MinTh",
+                ns.DoubleValue(red["min_th"]),
+                "MaxTh",
+                ns.DoubleValue(red["max_th"]),
+                "MaxSize",
+                ns.QueueSizeValue(ns.QueueSize(f"{int(red['limit'])}p")),
+                "Gentle",
+                ns.BooleanValue(bool(red.get("gentle", True))),
+                "UseEcn",
+                ns.BooleanValue(bool(red.get("ecn", False))),
+                "LinkBandwidth",
+                ns.DataRateValue(ns.DataRate(f"{int(link['C'])}bps")),
+                "LinkDelay",
+                ns.TimeValue(ns.Seconds(link["delay_s"])),
+                "MeanPktSize",
+                ns.UintegerValue(PACKET_BYTES),
+            )
             discs = tch.Install(ns.NetDeviceContainer(devices.Get(0)))
             disc = discs.Get(0)
         addr.SetBase(ns.Ipv4Address(f"10.{1 + i // 250}.{1 + i % 250}.0"), ns.Ipv4Mask("255.255.255.0"))
@@ -195,8 +208,7 @@ def _run(ns: Any, cppyy: Any, spec: dict[str, Any]) -> dict[str, Any]:
         app = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(node_address[f["dst"]], 9).ConvertTo())
         app.SetAttribute("MaxBytes", ns.UintegerValue(int(f["size_pkts"]) * SEGMENT_BYTES))  # 0 = long-lived
         app.SetAttribute("SendSize", ns.UintegerValue(SEGMENT_BYTES))
-        app.SetAttribute("Local", ns.AddressValue(ns.InetSocketAddress(node_address[f["src"]], FIRST_PORT + k)
-                                                  .ConvertTo()))
+        app.SetAttribute("Local", ns.AddressValue(ns.InetSocketAddress(node_address[f["src"]], FIRST_PORT + k).ConvertTo()))
         installed = app.Install(nodes.Get(f["src"]))
         installed.Start(ns.Seconds(float(f["start_s"])))
         if f.get("stop_s") is not None:
@@ -212,14 +224,27 @@ def _run(ns: Any, cppyy: Any, spec: dict[str, Any]) -> dict[str, Any]:
         for port, nbytes, last in zip(sink.Ports(), sink.Bytes(), sink.Last()):
             got[int(port)] = (nbytes, last)
     out_flows = [[*got.get(FIRST_PORT + k, (0.0, math.nan))] for k in range(len(flows))]
-    ports = [{"t": list(s.t), "q": list(s.q), "sent": list(s.sent), "drops": list(s.drops),
-              "disc_drops": s.DiscDrops(), "disc_marks": s.DiscMarks(), "device_drops": s.DeviceDrops(),
-              "tc_drops": float(s.tc_drops)}
-             for s in samplers]
+    ports = [
+        {
+            "t": list(s.t),
+            "q": list(s.q),
+            "sent": list(s.sent),
+            "drops": list(s.drops),
+            "disc_drops": s.DiscDrops(),
+            "disc_marks": s.DiscMarks(),
+            "device_drops": s.DeviceDrops(),
+            "tc_drops": float(s.tc_drops),
+        }
+        for s in samplers
+    ]
     events = int(ns.Simulator.GetEventCount())
     ns.Simulator.Destroy()
-    return {"flows": [[b, (None if math.isnan(t) else t)] for b, t in out_flows], "ports": ports, "wall_s": wall,
-            "events": events}
+    return {
+        "flows": [[b, (None if math.isnan(t) else t)] for b, t in out_flows],
+        "ports": ports,
+        "wall_s": wall,
+        "events": events,
+    }
 
 
 def _worker(spec_path: str) -> None:
@@ -286,8 +311,15 @@ def tcp_runs(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
 
 
-def dumbbell_spec(start_s: ArrayLike, size_pkts: ArrayLike, capacity_bps: float, rtt_s: float, drain_s: float,
-                  sample_s: float | None = None, rwnd_bdp: float | None = None) -> dict[str, Any]:
+def dumbbell_spec(
+    start_s: ArrayLike,
+    size_pkts: ArrayLike,
+    capacity_bps: float,
+    rtt_s: float,
+    drain_s: float,
+    sample_s: float | None = None,
+    rwnd_bdp: float | None = None,
+) -> dict[str, Any]:
     """A :func:`tcp_runs` spec: the flows over one link (C, RTPD / 2 each way, one-BDP drop-tail).
 
     ``rwnd_bdp``: the receiver's window in BDPs (None: 1 GiB, never binding). ns-3 walks a
@@ -298,15 +330,17 @@ def dumbbell_spec(start_s: ArrayLike, size_pkts: ArrayLike, capacity_bps: float,
     """
     start_s = np.asarray(start_s, float)
     bdp = max(int(capacity_bps * rtt_s / 8 / PACKET_BYTES), 1)
-    return {"links": [{"C": capacity_bps, "delay_s": rtt_s / 2, "buffer_pkts": bdp}],
-            "flows": [{"src": 0, "dst": 1, "start_s": float(t), "size_pkts": int(z)}
-                      for t, z in zip(start_s, np.asarray(size_pkts))],
-            "stop_s": float(start_s[-1] + drain_s), "sample_s": sample_s or rtt_s,
-            # ns-3's send buffer is a list walked per segment sent: a flow written whole into a
-            # 1 GiB buffer made large flows quadratic; 4 BDP never binds (the window stays
-            # below pipe + one-BDP buffer)
-            "snd_buf_bytes": max(4 * bdp * PACKET_BYTES, 1 << 17),
-            **({} if rwnd_bdp is None else {"rcv_buf_bytes": max(int(rwnd_bdp * bdp * PACKET_BYTES), 4 * PACKET_BYTES)})}
+    return {
+        "links": [{"C": capacity_bps, "delay_s": rtt_s / 2, "buffer_pkts": bdp}],
+        "flows": [{"src": 0, "dst": 1, "start_s": float(t), "size_pkts": int(z)} for t, z in zip(start_s, np.asarray(size_pkts))],
+        "stop_s": float(start_s[-1] + drain_s),
+        "sample_s": sample_s or rtt_s,
+        # ns-3's send buffer is a list walked per segment sent: a flow written whole into a
+        # 1 GiB buffer made large flows quadratic; 4 BDP never binds (the window stays
+        # below pipe + one-BDP buffer)
+        "snd_buf_bytes": max(4 * bdp * PACKET_BYTES, 1 << 17),
+        **({} if rwnd_bdp is None else {"rcv_buf_bytes": max(int(rwnd_bdp * bdp * PACKET_BYTES), 4 * PACKET_BYTES)}),
+    }
 
 
 def port_drops(port: dict[str, Any]) -> int:
@@ -332,9 +366,13 @@ def tcp_fct(start_s: ArrayLike, size_pkts: ArrayLike, capacity_bps: float, rtt_s
     """
     r = tcp_runs([dumbbell_spec(start_s, size_pkts, capacity_bps, rtt_s, drain_s)])[0]
     port = r["ports"][0]
-    return {"fct_s": flow_fct(r, start_s, size_pkts), "lost_packets": port_drops(port),
-            "mean_queue_pkts": float(np.mean(port["q"])) if port["q"] else math.nan, "wall_s": r["wall_s"],
-            "events": r["events"]}
+    return {
+        "fct_s": flow_fct(r, start_s, size_pkts),
+        "lost_packets": port_drops(port),
+        "mean_queue_pkts": float(np.mean(port["q"])) if port["q"] else math.nan,
+        "wall_s": r["wall_s"],
+        "events": r["events"],
+    }
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ Three methods:
   (:func:`~rcpstab.fct.flow_run.run_flows` with ``fixed_rate_bps``), which adds the handshake
   and the propagation (its FCT minus 1.5 RTPD is comparable, up to a packet time).
 """
+
 from __future__ import annotations
 
 import math
@@ -51,8 +52,9 @@ class BoundedPareto:
 
     def __post_init__(self) -> None:
         if not (0 < self.m < self.M and math.isfinite(self.M) and 0 < self.a and self.a != 1 and self.a != 2):
-            raise InputError(f"bounded Pareto m={self.m}, M={self.M}, shape={self.a}: need 0 < m < M < inf, "
-                             "shape > 0, not 1 or 2")
+            raise InputError(
+                f"bounded Pareto m={self.m}, M={self.M}, shape={self.a}: need 0 < m < M < inf, shape > 0, not 1 or 2"
+            )
 
     @classmethod
     def with_mean(cls, mean: float, a: float, M: float) -> BoundedPareto:
@@ -118,8 +120,9 @@ def app_a_blocking(K: float, load: float, dist: BoundedPareto) -> float:
     return float(1.0 - poisson.cdf(math.floor(x), rho_l * K)) if x >= 0 else 1.0
 
 
-def app_a_duration(rate_bps: ArrayLike, capacity_bps: float, arrival_rate: float, dist: BoundedPareto,
-                   packet_bits: float = 8000.0) -> np.ndarray | float:
+def app_a_duration(
+    rate_bps: ArrayLike, capacity_bps: float, arrival_rate: float, dist: BoundedPareto, packet_bits: float = 8000.0
+) -> np.ndarray | float:
     """App. A's expected flow duration E[tau] (s) at fixed rate(s) R: eq. A.11 below C, A.12 from C.
 
     Parameters
@@ -159,7 +162,9 @@ def app_a_duration(rate_bps: ArrayLike, capacity_bps: float, arrival_rate: float
     return out if np.ndim(rate_bps) else float(out[0])
 
 
-def fixed_rate_fcfs(arrival_s: ArrayLike, size_pkts: ArrayLike, rate_bps: float | np.ndarray, capacity_bps: float, packet_bits: float = 8000.0) -> np.ndarray:
+def fixed_rate_fcfs(
+    arrival_s: ArrayLike, size_pkts: ArrayLike, rate_bps: float | np.ndarray, capacity_bps: float, packet_bits: float = 8000.0
+) -> np.ndarray:
     """Flow durations ``L/R + W_last`` in an exact packet FCFS queue, every flow paced at its rate.
 
     Flow i sends packet k at ``arrival_s[i] + k * packet_bits / rate_bps[i]``; the link serves
@@ -211,8 +216,17 @@ def fixed_rate_fcfs(arrival_s: ArrayLike, size_pkts: ArrayLike, rate_bps: float 
     return done
 
 
-def durations_at_rates(rates_bps: ArrayLike, *, capacity_bps: float, dist: BoundedPareto, n_flows: int, load: float, seed: int = 0,
-                       background: tuple[Any, ...] | None = None, packet_bits: float = 8000.0) -> np.ndarray:
+def durations_at_rates(
+    rates_bps: ArrayLike,
+    *,
+    capacity_bps: float,
+    dist: BoundedPareto,
+    n_flows: int,
+    load: float,
+    seed: int = 0,
+    background: tuple[Any, ...] | None = None,
+    packet_bits: float = 8000.0,
+) -> np.ndarray:
     """Mean duration of the flows of interest at each fixed rate, by :func:`fixed_rate_fcfs`.
 
     The same Poisson arrivals and sizes at every rate (common random numbers). ``background``

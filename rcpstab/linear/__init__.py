@@ -2,6 +2,7 @@
 
 Every engine returns a :class:`~rcpstab.linear.result.RegionMap`.
 """
+
 from .result import RegionMap
 
 __all__ = ["RegionMap"]

@@ -12,6 +12,7 @@ the same root, and every point whose root disagrees with the exact Bode count of
 or oscillates faster than those nodes resolve (:data:`BATCH_RESOLVED`), is recomputed with the
 full 24 nodes.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -37,8 +38,16 @@ BATCH_RESOLVED = 2.5
 trusted with; a root beyond is recomputed with 24 nodes. Over the calibration points the largest
 was 2.34 (every root right); few nodes resolve slow oscillations only."""
 
-FIELDS = ("stable", "gain_margin", "gain_margin_lower", "phase_margin_deg", "crossover_w", "phase_crossover_w",
-          "delay_margin", "unstable_roots")
+FIELDS = (
+    "stable",
+    "gain_margin",
+    "gain_margin_lower",
+    "phase_margin_deg",
+    "crossover_w",
+    "phase_crossover_w",
+    "delay_margin",
+    "unstable_roots",
+)
 
 
 class MarginsBatch:
@@ -87,21 +96,37 @@ class MarginsBatch:
 
     def to_dict(self) -> dict:
         """Strict-JSON-ready: the points and one dict per point (:meth:`Margins.to_dict`)."""
-        return {"points": {k: v.tolist() for k, v in self.points.items()},
-                "results": [r.to_dict() for r in self.results]}
+        return {"points": {k: v.tolist() for k, v in self.points.items()}, "results": [r.to_dict() for r in self.results]}
 
     def _fields(self) -> tuple[dict, dict]:
         """Every per-point field as an array (bare names, as a margin map's layers) and its unit."""
         si = bool(self.results) and hasattr(self.results[0], "open_loop_rhp_poles")  # an LTI loop: SI units
         w, t, s = ("rad/s", "s", "1/s") if si else ("rad/d0", "d0", "1/d0")
         root = self.rightmost_root
-        values = {"stable": self.stable, "unstable_roots": self.unstable_roots, "gain_margin": self.gain_margin,
-                  "gain_margin_lower": self.gain_margin_lower, "phase_margin_deg": self.phase_margin_deg,
-                  "crossover_w": self.crossover_w, "phase_crossover_w": self.phase_crossover_w,
-                  "delay_margin": self.delay_margin, "rightmost_real": root.real, "rightmost_imag": root.imag}
-        units = {"stable": "1", "unstable_roots": "1", "gain_margin": "1", "gain_margin_lower": "1",
-                 "phase_margin_deg": "deg", "crossover_w": w, "phase_crossover_w": w, "delay_margin": t,
-                 "rightmost_real": s, "rightmost_imag": w}
+        values = {
+            "stable": self.stable,
+            "unstable_roots": self.unstable_roots,
+            "gain_margin": self.gain_margin,
+            "gain_margin_lower": self.gain_margin_lower,
+            "phase_margin_deg": self.phase_margin_deg,
+            "crossover_w": self.crossover_w,
+            "phase_crossover_w": self.phase_crossover_w,
+            "delay_margin": self.delay_margin,
+            "rightmost_real": root.real,
+            "rightmost_imag": root.imag,
+        }
+        units = {
+            "stable": "1",
+            "unstable_roots": "1",
+            "gain_margin": "1",
+            "gain_margin_lower": "1",
+            "phase_margin_deg": "deg",
+            "crossover_w": w,
+            "phase_crossover_w": w,
+            "delay_margin": t,
+            "rightmost_real": s,
+            "rightmost_imag": w,
+        }
         return values, units
 
     def columns(self) -> dict:
@@ -109,11 +134,13 @@ class MarginsBatch:
         ``_s``, ``_rad_s``, ``_per_s``: SI, for an LTI loop's or a delayed fluid loop's margins)."""
         values, units = self._fields()
         si = units["delay_margin"] == "s"
-        named = {"crossover_w": "crossover_w_rad_s" if si else "crossover_w_d0",
-                 "phase_crossover_w": "phase_crossover_w_rad_s" if si else "phase_crossover_w_d0",
-                 "delay_margin": "delay_margin_s" if si else "delay_margin_d0",
-                 "rightmost_real": "rightmost_root_re_per_s" if si else "rightmost_root_re_s_d0",
-                 "rightmost_imag": "rightmost_root_im_rad_s" if si else "rightmost_root_im_s_d0"}
+        named = {
+            "crossover_w": "crossover_w_rad_s" if si else "crossover_w_d0",
+            "phase_crossover_w": "phase_crossover_w_rad_s" if si else "phase_crossover_w_d0",
+            "delay_margin": "delay_margin_s" if si else "delay_margin_d0",
+            "rightmost_real": "rightmost_root_re_per_s" if si else "rightmost_root_re_s_d0",
+            "rightmost_imag": "rightmost_root_im_rad_s" if si else "rightmost_root_im_s_d0",
+        }
         return {**self.points, **{named.get(k, k): v for k, v in values.items()}}
 
     def to_pandas(self):
@@ -138,9 +165,13 @@ class MarginsBatch:
             varying = ["beta", "alpha"] + [k for k in varying if k not in ("alpha", "beta")]
         axes = {k: self.points[k][np.sort(np.unique(self.points[k], return_index=True)[1])] for k in varying}
         fixed = [k for k in self.points if k not in varying]
-        return grid_dataset({**self.points, **values}, axes, {k: "1" for k in self.points} | units,
-                            {"model": getattr(self.model, "name", str(self.model)), "command": "margins"},
-                            configuration=fixed)
+        return grid_dataset(
+            {**self.points, **values},
+            axes,
+            {k: "1" for k in self.points} | units,
+            {"model": getattr(self.model, "name", str(self.model)), "command": "margins"},
+            configuration=fixed,
+        )
 
     def __repr__(self):
         stable = int(np.sum(self.stable))
@@ -172,8 +203,7 @@ class MarginsBatch:
             order = np.argsort(self.points[x])
             ax.plot(self.points[x][order], values[order], marker=".")
             stable = self.stable[order]
-            ax.plot(self.points[x][order][~stable], values[order][~stable], "x", color="tab:red",
-                    label="unstable (roots)")
+            ax.plot(self.points[x][order][~stable], values[order][~stable], "x", color="tab:red", label="unstable (roots)")
             ax.set_xlabel(x)
             ax.set_ylabel(field)
             ax.axhline(0.0, color="k", lw=0.5)
@@ -181,8 +211,14 @@ class MarginsBatch:
         else:
             sc = ax.scatter(self.points[x], self.points[y], c=values, s=12, cmap="viridis")
             ax.figure.colorbar(sc, ax=ax, label=field)
-            ax.scatter(self.points[x][~self.stable], self.points[y][~self.stable], marker="x", s=10,
-                       color="tab:red", label="unstable (roots)")
+            ax.scatter(
+                self.points[x][~self.stable],
+                self.points[y][~self.stable],
+                marker="x",
+                s=10,
+                color="tab:red",
+                label="unstable (roots)",
+            )
             ax.set_xlabel(x)
             ax.set_ylabel(y)
             ax.legend(fontsize="small")
@@ -192,11 +228,10 @@ class MarginsBatch:
 def _margins(model, ol, a, b) -> list:
     """Margins of the points (a[i], b[i]) by the batched engines, assembled per point."""
     first, crossovers = sweep(ol, a, b, gain_limit=GAIN_LIMITS[0])
-    z = first.unstable()            # its band holds every crossing that matters at K = 1 too
+    z = first.unstable()  # its band holds every crossing that matters at K = 1 too
     roots = rightmost_roots_many(model, a, b, nodes=BATCH_NODES)
-    tau = max(_normalized_matrices(model)[1])           # the collocation's interval, normalized
-    doubt = np.nonzero(((roots.real < 0) != (z == 0)) | ~np.isfinite(roots)
-                       | (np.abs(roots.imag) * tau > BATCH_RESOLVED))[0]
+    tau = max(_normalized_matrices(model)[1])  # the collocation's interval, normalized
+    doubt = np.nonzero(((roots.real < 0) != (z == 0)) | ~np.isfinite(roots) | (np.abs(roots.imag) * tau > BATCH_RESOLVED))[0]
     if doubt.size:
         roots[doubt] = rightmost_roots_many(model, a[doubt], b[doubt], nodes=COLLOCATION_NODES)
     return read_margins(ol, a, b, roots, first, z, crossovers)

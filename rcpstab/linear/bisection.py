@@ -1,6 +1,7 @@
 """Refine sign-change brackets to rounding: many at once with Chandrupatla's vectorized bracketing
 root finder (:mod:`.chandrupatla`, SciPy's algorithm without importing scipy.optimize), a handful
 one by one with mpmath's (a point command's few crossings)."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -18,6 +18,7 @@ crosses 1 once, as it does for RCP; points where it crosses more often are repor
 
 Frequencies are normalized (w*d0).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from .openloop import OpenLoop, open_loop
 from .phasecross import phase_crossings
 from .result import RegionMap
 
-COARSE_STEP = 0.02   # the rational part's phase turns far less than pi per step
+COARSE_STEP = 0.02  # the rational part's phase turns far less than pi per step
 CHUNK = 4000
 
 
@@ -60,8 +61,7 @@ def _band(ol: OpenLoop, alpha, beta, gain: bool):
     order = ol.num.shape[0] - 1 + ol.den.size - 1
     top = np.pi * (order + 2) / (2 * max(ol.theta, 1e-9)) + 1.0
     if gain:
-        big = np.max(np.abs(ol.num[:, 0]) + np.abs(ol.num[:, 1]) * np.max(alpha)
-                     + np.abs(ol.num[:, 2]) * np.max(beta))
+        big = np.max(np.abs(ol.num[:, 0]) + np.abs(ol.num[:, 1]) * np.max(alpha) + np.abs(ol.num[:, 2]) * np.max(beta))
         top = max(top, 4.0 + 4.0 * big / max(np.min(np.abs(ol.den)), 1e-9))
     return np.arange(1e-4, top + COARSE_STEP, COARSE_STEP)
 
@@ -91,8 +91,7 @@ def crossovers(model: ModelSpec, alpha, beta, gain_band: bool = True) -> Crossov
         first = np.where(flips.any(axis=1), flips.argmax(axis=1), -1)
         has = first >= 0
         k = first[has]
-        gain_w[sl][has] = bisect_brackets(lambda x, i: np.abs(ol(1j * x, a[has][i, 0], b[has][i, 0])) - 1,
-                                  w[k], w[k + 1])
+        gain_w[sl][has] = bisect_brackets(lambda x, i: np.abs(ol(1j * x, a[has][i, 0], b[has][i, 0])) - 1, w[k], w[k + 1])
 
         # Phase crossover: the first return to -pi from above after the initial bump.
         rel = phase + np.pi
@@ -146,6 +145,12 @@ def bode_region(model: ModelSpec, alphas, betas, params: dict | None = None) -> 
     pc = phase_crossings(open_loop(model), A.ravel(), B.ravel())
     z = pc.unstable()
     table = {"alpha": A.ravel(), "beta": B.ravel(), "stable": (z == 0).astype(int), "unstable_roots": z}
-    return RegionMap(model=model, method="bode", alpha=alphas, beta=betas,
-                     stable=(z == 0).reshape(A.shape), table=table,
-                     meta={"multiple_gain_crossovers": int((pc.gain_count > 1).sum())})
+    return RegionMap(
+        model=model,
+        method="bode",
+        alpha=alphas,
+        beta=betas,
+        stable=(z == 0).reshape(A.shape),
+        table=table,
+        meta={"multiple_gain_crossovers": int((pc.gain_count > 1).sum())},
+    )

@@ -4,6 +4,7 @@ Shared by the model loop's diagram (:func:`~rcpstab.linear.bode_plot.bode_plot`,
 loop's (:meth:`~rcpstab.linear.lti_response.LoopBode.plot`, rad/s); each keeps its own axis labels,
 units and title.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -46,7 +47,7 @@ def draw_bode(axes, w, magnitude, phase_deg, label: str, crossover_w, phase_cros
     mag_ax.axhline(1.0, color="k", ls=":", lw=0.8)
     lo, hi = np.floor(phase_deg.min() / 180), np.ceil(phase_deg.max() / 180)
     for k in np.arange(lo, hi + 1):
-        if int(k) % 2:                                    # -180 + k*360 deg
+        if int(k) % 2:  # -180 + k*360 deg
             phase_ax.axhline(180 * k, color="k", ls=":", lw=0.8)
     for crossing, color in ((crossover_w, "tab:green"), (phase_crossover_w, "tab:red")):
         if crossing:

@@ -4,6 +4,7 @@ The look follows python-control's ``bode_plot``: magnitude on log axes, phase in
 frequency on a log axis, the gain and phase crossovers marked by dashed lines and the
 margins in the title. Frequencies are normalized (w*d0, rad per round trip).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -60,7 +61,9 @@ class BodeResponse:
         return bode_plot(self, axes)
 
 
-def bode_response(model: ModelSpec, alpha: float, beta: float, pade: int | None = None, w: ArrayLike | None = None) -> BodeResponse:
+def bode_response(
+    model: ModelSpec, alpha: float, beta: float, pade: int | None = None, w: ArrayLike | None = None
+) -> BodeResponse:
     """G(j w) of one loop on ``w`` (default: 2000 log-spaced points up to 10x past ``|G|`` = 1).
 
     Examples
@@ -87,8 +90,9 @@ def bode_response(model: ModelSpec, alpha: float, beta: float, pade: int | None 
         phase = np.unwrap(np.angle(G))
         start = arg_k - ol.integrators * np.pi / 2
         phase += 2 * np.pi * np.round((start - phase[0]) / (2 * np.pi))
-    return BodeResponse(alpha=float(alpha), beta=float(beta), pade=pade, w=w, magnitude=np.abs(G),
-                        phase_deg=np.degrees(phase), margins=m)
+    return BodeResponse(
+        alpha=float(alpha), beta=float(beta), pade=pade, w=w, magnitude=np.abs(G), phase_deg=np.degrees(phase), margins=m
+    )
 
 
 def bode_plot(response: BodeResponse, axes: Sequence[Axes] | None = None) -> tuple[Axes, Axes]:
@@ -110,15 +114,17 @@ def bode_plot(response: BodeResponse, axes: Sequence[Axes] | None = None) -> tup
     mag_ax, phase_ax = axes
     m = response.margins
     delay = "exact delay" if response.pade is None else f"Pade-{response.pade} delay"
-    draw_bode(axes, response.w, response.magnitude, response.phase_deg, f"G(j w), {delay}", m.crossover_w,
-              m.phase_crossover_w)
+    draw_bode(axes, response.w, response.magnitude, response.phase_deg, f"G(j w), {delay}", m.crossover_w, m.phase_crossover_w)
     gm = "none" if m.gain_margin is None else f"{m.gain_margin:.3g}"
     pm = "none" if m.phase_margin_deg is None else f"{m.phase_margin_deg:.3g} deg"
     wz = "-" if m.crossover_w is None else f"{m.crossover_w:.3g}"
     wc = "-" if m.phase_crossover_w is None else f"{m.phase_crossover_w:.3g}"
-    mag_ax.set_title(f"alpha = {response.alpha:g}, beta = {response.beta:g}: "
-                     f"{'stable' if m.stable else 'UNSTABLE'}\nGm = {gm} (at w d0 = {wc}), "
-                     f"Pm = {pm} (at w d0 = {wz})", fontsize="medium")
+    mag_ax.set_title(
+        f"alpha = {response.alpha:g}, beta = {response.beta:g}: "
+        f"{'stable' if m.stable else 'UNSTABLE'}\nGm = {gm} (at w d0 = {wc}), "
+        f"Pm = {pm} (at w d0 = {wz})",
+        fontsize="medium",
+    )
     mag_ax.set_ylabel("|G(j w)|")
     phase_ax.set_ylabel("phase (deg)")
     phase_ax.set_xlabel("w d0 (rad per round trip)")

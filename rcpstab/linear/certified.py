@@ -35,6 +35,7 @@ the table.
 cvxpy is an optional dependency (``pip install 'rcpstab[sdp]'``); without it
 :func:`certified_region` raises :class:`~rcpstab.errors.InputError`.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -51,21 +52,24 @@ from .result import RegionMap
 
 __all__ = ["certified_region", "SOLVERS"]
 
-SOLVERS = ("CLARABEL", "SCS")    # preference order, both open source
-CHECK_TOLERANCE = 1e-9           # verified eigenvalues must be below -this (LMIs) / above this (P, R)
+SOLVERS = ("CLARABEL", "SCS")  # preference order, both open source
+CHECK_TOLERANCE = 1e-9  # verified eigenvalues must be below -this (LMIs) / above this (P, R)
 
 
 def _import_cvxpy():
     try:
         import cvxpy
     except ImportError:
-        raise InputError("--method certified needs an SDP solver: install the extra with "
-                         "pip install 'rcpstab[sdp]' (cvxpy could not be imported)") from None
+        raise InputError(
+            "--method certified needs an SDP solver: install the extra with "
+            "pip install 'rcpstab[sdp]' (cvxpy could not be imported)"
+        ) from None
     installed = set(cvxpy.installed_solvers())
     solver = next((s for s in SOLVERS if s in installed), None)
     if solver is None:
-        raise InputError(f"--method certified needs one of the solvers {', '.join(SOLVERS)} for cvxpy "
-                         "(pip install 'rcpstab[sdp]')")
+        raise InputError(
+            f"--method certified needs one of the solvers {', '.join(SOLVERS)} for cvxpy (pip install 'rcpstab[sdp]')"
+        )
     return cvxpy, solver
 
 
@@ -82,12 +86,14 @@ def switched_modes(model: ModelSpec):
     plain = model.plain_rhs()
     symbols = list(model.current_symbols) + [term.symbol for term in model.delayed_terms]
     if any(sp.diff(f, a, b) != 0 for f in plain for a in symbols for b in symbols):
-        raise InputError(f"--method certified: model {model.name!r} is not affine in its states "
-                         "(the certificate covers the switched and linear models, eqs. 5.14-5.15)")
+        raise InputError(
+            f"--method certified: model {model.name!r} is not affine in its states "
+            "(the certificate covers the switched and linear models, eqs. 5.14-5.15)"
+        )
     system = linearize(model)
     if len(system.delayed) != 1:
         raise InputError(f"--method certified: model {model.name!r} has {len(system.delayed)} delays (one needed)")
-    (tau, Ad), = system.delayed.items()
+    ((tau, Ad),) = system.delayed.items()
     alpha, beta = model.loop_parameters
     others = {k: v for k, v in model.parameters.items() if k not in (alpha, beta)}
     if float((tau / model.time_scale).subs(others)) != 1.0:
@@ -112,9 +118,9 @@ def _restrict(M, keep, n):
 def _lmi_jensen(P, Q, R, A, Ad, keep, stack):
     """Jensen's LMI of one mode (xi = x, x(tau-1); Schur complement of the derivative term)."""
     n = A.shape[0]
-    top = stack([[P @ A + A.T @ P + Q - R, P @ Ad + R, A.T @ R],
-                 [(P @ Ad + R).T, -Q - R, Ad.T @ R],
-                 [(A.T @ R).T, (Ad.T @ R).T, -R]])
+    top = stack(
+        [[P @ A + A.T @ P + Q - R, P @ Ad + R, A.T @ R], [(P @ Ad + R).T, -Q - R, Ad.T @ R], [(A.T @ R).T, (Ad.T @ R).T, -R]]
+    )
     return _restrict(top, keep, n)
 
 
@@ -132,8 +138,7 @@ def _lmi_wirtinger(P, Q, R, A, Ad, keep, stack):
     E1 = np.block([[I, I, -2 * I]])
     G = stack([[A, Ad, Z]])
     He = F0.T @ P @ F1
-    Phi = (He + He.T + stack([[Q, Z, Z], [Z, -Q, Z], [Z, Z, Z]])
-           - E0.T @ R @ E0 - 3 * (E1.T @ R @ E1))
+    Phi = He + He.T + stack([[Q, Z, Z], [Z, -Q, Z], [Z, Z, Z]]) - E0.T @ R @ E0 - 3 * (E1.T @ R @ E1)
     top = stack([[Phi, G.T @ R], [R @ G, -R]])
     return _restrict(top, keep, n)
 
@@ -181,6 +186,7 @@ def certified_region(model: ModelSpec, alphas, betas, bound: str = "wirtinger", 
     betas = check_gains(betas, "beta")
     A0f, Adf, modes = switched_modes(model)
     n = len(model.loop_states)
+
     # A0 and Ad are affine in (alpha, beta): A(alpha, beta) = C + alpha*Ca + beta*Cb, so one DPP problem
     # is compiled once and re-solved with new parameter values.
     def affine(f):
@@ -222,14 +228,23 @@ def certified_region(model: ModelSpec, alphas, betas, bound: str = "wirtinger", 
             if t.value is None or P.value is None:
                 continue
             margin[j, i] = float(t.value)
-            stable[j, i] = margin[j, i] > 0 and _verified(lmi, P.value, Q.value, R.value,
-                                                                   A0f(a, b), Adf(a, b), modes)
+            stable[j, i] = margin[j, i] > 0 and _verified(lmi, P.value, Q.value, R.value, A0f(a, b), Adf(a, b), modes)
     aa, bb = np.meshgrid(alphas, betas)
-    table = {"alpha": aa.ravel(), "beta": bb.ravel(), "stable": stable.ravel().astype(int),
-             "margin": np.where(np.isfinite(margin), margin, 0.0).ravel()}
-    return RegionMap(model=model, method="certified", alpha=alphas, beta=betas, stable=stable, table=table,
-                     meta={"functional": f"common Lyapunov-Krasovskii, {bound} bound", "modes": len(modes),
-                           "solver": solver})
+    table = {
+        "alpha": aa.ravel(),
+        "beta": bb.ravel(),
+        "stable": stable.ravel().astype(int),
+        "margin": np.where(np.isfinite(margin), margin, 0.0).ravel(),
+    }
+    return RegionMap(
+        model=model,
+        method="certified",
+        alpha=alphas,
+        beta=betas,
+        stable=stable,
+        table=table,
+        meta={"functional": f"common Lyapunov-Krasovskii, {bound} bound", "modes": len(modes), "solver": solver},
+    )
 
 
 def _verified(lmi, P, Q, R, A0, Ad, modes) -> bool:

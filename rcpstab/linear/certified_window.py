@@ -13,6 +13,7 @@ switch, and the loop is positively homogeneous about its equilibrium, so the cer
 
 cvxpy is an optional dependency (``pip install 'rcpstab[sdp]'``).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -32,7 +33,7 @@ from .window_obstruction import obstruction
 
 __all__ = ["WindowCertificate", "window_certificate", "certified_window_region", "loop_matrices"]
 
-MAX_WINDOW = int(DOMAINS["window"].high)      # 2^window mode combinations, one LMI each
+MAX_WINDOW = int(DOMAINS["window"].high)  # 2^window mode combinations, one LMI each
 
 
 @dataclass
@@ -74,8 +75,10 @@ def loop_matrices(model: ModelSpec, alpha: float, beta: float):
         state = model.loop_states[clamped]
         upper = float(clamp.upper.subs(model.parameters)) if hasattr(clamp.upper, "subs") else float(clamp.upper)
         if np.isfinite(upper):
-            raise InputError(f"--method certified-window: a finite buffer ({upper:g}) is a third mode; "
-                             "the certificate covers the unbounded queue")
+            raise InputError(
+                f"--method certified-window: a finite buffer ({upper:g}) is a third mode; "
+                "the certificate covers the unbounded queue"
+            )
         eq = model.equilibrium.get(state)
         if eq is None or float(eq.subs(model.parameters) if hasattr(eq, "subs") else eq) != float(clamp.lower):
             raise InputError(f"--method certified-window: the clamped state {state} must sit at its bound at equilibrium")
@@ -165,7 +168,7 @@ def _solve_grid(model, points, window, order):
         A_par.value, Ad_par.value = A, Ad
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)     # the NumPy check below decides
+                warnings.simplefilter("ignore", UserWarning)  # the NumPy check below decides
                 problem.solve(solver=solver)
         except cp.error.SolverError:
             yield a, b, np.nan, None
@@ -182,8 +185,9 @@ def _solve_grid(model, points, window, order):
         yield a, b, float(t.value), cert
 
 
-def window_certificate(model, alpha: float, beta: float, window: int = 3, order: int = 1,
-                       params: dict | None = None) -> WindowCertificate | None:
+def window_certificate(
+    model, alpha: float, beta: float, window: int = 3, order: int = 1, params: dict | None = None
+) -> WindowCertificate | None:
     """The verified certificate at one point, or None where the SDP finds none.
 
     Parameters
@@ -202,12 +206,13 @@ def window_certificate(model, alpha: float, beta: float, window: int = 3, order:
     """
     _check_shape(window, order)
     model = as_model(model).with_values(params)
-    (_, _, _, cert), = _solve_grid(model, [(float(alpha), float(beta))], window, order)
+    ((_, _, _, cert),) = _solve_grid(model, [(float(alpha), float(beta))], window, order)
     return cert
 
 
-def certified_window_region(model: ModelSpec, alphas, betas, window: int = 3, order: int = 1,
-                            params: dict | None = None) -> RegionMap:
+def certified_window_region(
+    model: ModelSpec, alphas, betas, window: int = 3, order: int = 1, params: dict | None = None
+) -> RegionMap:
     """Grid points certified by a functional over ``window`` round trips (see the module docstring).
 
     Parameters
@@ -243,10 +248,29 @@ def certified_window_region(model: ModelSpec, alphas, betas, window: int = 3, or
         margin[j, i] = t if np.isfinite(t) else 0.0
     aa, bb = np.meshgrid(alphas, betas)
     # where the SDP finds nothing, say whether no functional of this window can exist (window_obstruction)
-    ruled_out = np.array([[not stable[j, i] and obstruction(model, a, b, window) is not None
-                           for i, a in enumerate(alphas)] for j, b in enumerate(betas)], dtype=bool)
-    table = {"alpha": aa.ravel(), "beta": bb.ravel(), "stable": stable.ravel().astype(int), "margin": margin.ravel(),
-             "ruled_out": ruled_out.ravel().astype(int)}
-    return RegionMap(model=model, method="certified-window", alpha=alphas, beta=betas, stable=stable, table=table,
-                     meta={"functional": f"common Lyapunov-Krasovskii over {window} round trips, "
-                                         f"{order} Legendre moment(s), S-procedure on the clamp"})
+    ruled_out = np.array(
+        [
+            [not stable[j, i] and obstruction(model, a, b, window) is not None for i, a in enumerate(alphas)]
+            for j, b in enumerate(betas)
+        ],
+        dtype=bool,
+    )
+    table = {
+        "alpha": aa.ravel(),
+        "beta": bb.ravel(),
+        "stable": stable.ravel().astype(int),
+        "margin": margin.ravel(),
+        "ruled_out": ruled_out.ravel().astype(int),
+    }
+    return RegionMap(
+        model=model,
+        method="certified-window",
+        alpha=alphas,
+        beta=betas,
+        stable=stable,
+        table=table,
+        meta={
+            "functional": f"common Lyapunov-Krasovskii over {window} round trips, "
+            f"{order} Legendre moment(s), S-procedure on the clamp"
+        },
+    )

@@ -8,6 +8,7 @@ importing :mod:`scipy.optimize`, which costs more than a whole map command's com
 Reference: T. R. Chandrupatla, "A new hybrid quadratic/bisection algorithm for finding the
 zero of a nonlinear function without using derivatives", Adv. Eng. Software 28 (1997) 145-149.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,7 +18,7 @@ import numpy as np
 __all__ = ["find_roots"]
 
 _FINFO = np.finfo(float)
-XATOL = 4 * _FINFO.smallest_normal     # SciPy's defaults for float64
+XATOL = 4 * _FINFO.smallest_normal  # SciPy's defaults for float64
 XRTOL = 4 * _FINFO.eps
 FATOL = _FINFO.smallest_normal
 MAXITER = math.log2(_FINFO.max) - math.log2(_FINFO.smallest_normal)
@@ -38,7 +39,7 @@ def find_roots(f, lo, hi):
     f1 = np.asarray(f(x1, active), dtype=float).copy()
     f2 = np.asarray(f(x2, active), dtype=float).copy()
     with np.errstate(invalid="ignore"):
-        frtol = 0.0 * np.minimum(np.abs(f1), np.abs(f2))   # SciPy's frtol=0 scaled (NaN where an end is infinite)
+        frtol = 0.0 * np.minimum(np.abs(f1), np.abs(f2))  # SciPy's frtol=0 scaled (NaN where an end is infinite)
     x_out = np.zeros(n)
     x3 = f3 = None
     t = 0.5
@@ -81,8 +82,7 @@ def find_roots(f, lo, hi):
                 j = ((1 - np.sqrt(1 - xi1)) < phi1) & (phi1 < np.sqrt(xi1))
             f1j, f2j, f3j, alphaj = f1[j], f2[j], f3[j], alpha[j]
             t = np.full_like(alpha, 0.5)
-            t[j] = (f1j / (f1j - f2j) * f3j / (f3j - f2j)
-                    - alphaj * f1j / (f3j - f1j) * f2j / (f2j - f3j))
+            t[j] = f1j / (f1j - f2j) * f3j / (f3j - f2j) - alphaj * f1j / (f3j - f1j) * f2j / (f2j - f3j)
             tl = 0.5 * tol / dx
             t = np.clip(t, tl, 1 - tl)
         x = x1 + t * (x2 - x1)
@@ -95,5 +95,5 @@ def find_roots(f, lo, hi):
         nit += 1
         xmin, stop, dx, tol = check(x1, f1, x2, f2, frtol)
     if active.size:
-        x_out[active] = xmin              # not converged within MAXITER: the best abscissa, as SciPy reports
+        x_out[active] = xmin  # not converged within MAXITER: the best abscissa, as SciPy reports
     return x_out

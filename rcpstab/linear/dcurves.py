@@ -29,6 +29,7 @@ How far in w: for w >= 1 a crossing with ``|alpha|`` <= A and ``|beta|`` <= B ne
 fails past W = max(1, S0 + A*S1 + B*S2) (S the sums of the coefficients' moduli, D0's
 principal term excluded). So sampling (0, W] misses no crossing inside the box.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -39,15 +40,23 @@ from ..errors import InputError
 from .bisection import bisect_brackets
 from .quasipoly import QuasiPolynomial
 
-W_MIN = 1e-12          # curves are followed down to this w*d0; gains below ~W_MIN**2 are not resolved
-W_LOG_END = 1e-2       # log-spaced samples below this, uniform above
+W_MIN = 1e-12  # curves are followed down to this w*d0; gains below ~W_MIN**2 are not resolved
+W_LOG_END = 1e-2  # log-spaced samples below this, uniform above
 LOG_SAMPLES = 600
-STEP = 2.5e-3          # uniform sampling step in w*d0 per unit of the longest delay: it only has to
-                       # separate the critical points of alpha(w), beta(w) (about pi/2 apart for RCP)
-W_CAP = 4096.0         # widest band sampled (4e6 samples); larger gains are refused
+STEP = 2.5e-3  # uniform sampling step in w*d0 per unit of the longest delay: it only has to
+# separate the critical points of alpha(w), beta(w) (about pi/2 apart for RCP)
+W_CAP = 4096.0  # widest band sampled (4e6 samples); larger gains are refused
 
-__all__ = ["CurveSamples", "clear_cache", "gains_at", "curve_values", "sample_curves", "crossings",
-           "crossings_many", "frequency_bound"]
+__all__ = [
+    "CurveSamples",
+    "clear_cache",
+    "gains_at",
+    "curve_values",
+    "sample_curves",
+    "crossings",
+    "crossings_many",
+    "frequency_bound",
+]
 
 
 @dataclass(frozen=True)
@@ -100,8 +109,7 @@ def gains_at(qp: QuasiPolynomial, w):
     d0, d1, d2 = qp.parts(1j * np.asarray(w, dtype=float))
     det = d1.real * d2.imag - d2.real * d1.imag
     with np.errstate(divide="ignore", invalid="ignore"):
-        return ((d2.real * d0.imag - d0.real * d2.imag) / det,
-                (d0.real * d1.imag - d1.real * d0.imag) / det)
+        return ((d2.real * d0.imag - d0.real * d2.imag) / det, (d0.real * d1.imag - d1.real * d0.imag) / det)
 
 
 def curve_values(qp: QuasiPolynomial, w):
@@ -109,7 +117,7 @@ def curve_values(qp: QuasiPolynomial, w):
     w = np.asarray(w, dtype=float)
     lam = 1j * w
     d0, d1, d2 = qp.parts(lam)
-    e0, e1, e2 = (1j * d for d in qp.parts_derivative(lam))       # d/dw of D_k(j w)
+    e0, e1, e2 = (1j * d for d in qp.parts_derivative(lam))  # d/dw of D_k(j w)
     x0, y0, x1, y1, x2, y2 = d0.real, d0.imag, d1.real, d1.imag, d2.real, d2.imag
     u0, v0, u1, v1, u2, v2 = e0.real, e0.imag, e1.real, e1.imag, e2.real, e2.imag
     det = x1 * y2 - x2 * y1
@@ -173,8 +181,7 @@ def _sample_cached(qp: QuasiPolynomial, w_end: float) -> CurveSamples:
 
 def _sample(qp: QuasiPolynomial, w_end: float) -> CurveSamples:
     step = STEP / max(float(qp.thetas.max()), 1.0)
-    w = np.concatenate((np.geomspace(W_MIN, W_LOG_END, LOG_SAMPLES, endpoint=False),
-                        np.arange(W_LOG_END, w_end + step, step)))
+    w = np.concatenate((np.geomspace(W_MIN, W_LOG_END, LOG_SAMPLES, endpoint=False), np.arange(W_LOG_END, w_end + step, step)))
     alpha, beta, dalpha, dbeta, det = curve_values(qp, w)
     # Insert the refined critical points of alpha(w) and beta(w) as samples of their own.
     refined = _refine_sign_changes(qp, w, {3: dbeta, 2: dalpha})
@@ -185,22 +192,32 @@ def _sample(qp: QuasiPolynomial, w_end: float) -> CurveSamples:
     w_all = w_all[order]
     position = np.empty(order.size, dtype=int)
     position[order] = np.arange(order.size)
-    tips_b = position[w.size:w.size + wb.size]
-    tips_a = position[w.size + wb.size:]
+    tips_b = position[w.size : w.size + wb.size]
+    tips_a = position[w.size + wb.size :]
     alpha, beta, dalpha, dbeta, det = curve_values(qp, w_all)
     good = np.isfinite(det)
-    flips = np.nonzero(good[:-1] & good[1:] & (np.sign(det[:-1]) * np.sign(det[1:]) <= 0)
-                       | ~good[:-1] | ~good[1:])[0]
-    return CurveSamples(w=w_all, alpha=alpha, beta=beta, dalpha=dalpha, dbeta=dbeta, det=det,
-                        critical_beta=np.sort(tips_b), critical_alpha=np.sort(tips_a), singular=flips)
+    flips = np.nonzero(good[:-1] & good[1:] & (np.sign(det[:-1]) * np.sign(det[1:]) <= 0) | ~good[:-1] | ~good[1:])[0]
+    return CurveSamples(
+        w=w_all,
+        alpha=alpha,
+        beta=beta,
+        dalpha=dalpha,
+        dbeta=dbeta,
+        det=det,
+        critical_beta=np.sort(tips_b),
+        critical_alpha=np.sort(tips_a),
+        singular=flips,
+    )
 
 
 def sample_curves(qp: QuasiPolynomial, alpha_abs: float, beta_abs: float) -> CurveSamples:
     """Sample every crossing curve that can enter ``|alpha|`` <= alpha_abs, ``|beta|`` <= beta_abs."""
     w_end = frequency_bound(qp, alpha_abs, beta_abs)
     if w_end > W_CAP:
-        raise InputError(f"alpha up to {alpha_abs:g}, beta up to {beta_abs:g}: crossings can lie up to "
-                         f"w*d0 = {w_end:.3g}, beyond the {W_CAP:g} sampled (gains in the thousands)")
+        raise InputError(
+            f"alpha up to {alpha_abs:g}, beta up to {beta_abs:g}: crossings can lie up to "
+            f"w*d0 = {w_end:.3g}, beyond the {W_CAP:g} sampled (gains in the thousands)"
+        )
     # Round the band up (to 1/8 octave) so that nearby boxes share one cached sampling.
     w_end = float(2.0 ** (np.ceil(8 * np.log2(1.01 * w_end)) / 8))
     return _sample_cached(qp, w_end)
@@ -234,7 +251,7 @@ def _brackets(curves: CurveSamples, coordinate: str, targets):
     sign = 1.0 if coordinate == "beta" else -1.0
     lines, lo, hi, dirs, pieces = [], [], [], [], []
     for p, (a, b) in enumerate(curves.pieces(coordinate)):
-        seg = mine[a:b + 1]
+        seg = mine[a : b + 1]
         if not np.all(np.isfinite(seg)):
             continue
         increasing = seg[-1] >= seg[0]

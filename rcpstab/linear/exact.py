@@ -23,6 +23,7 @@ For RCP the curves are alpha = w sin w, beta = w**2 cos w (thesis Fig. 5.2's bel
 The map (:func:`exact_region`), the boundary curve and its table (:func:`boundary_table`)
 all come from :func:`row_structure`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -40,11 +41,19 @@ from .result import RegionMap
 if TYPE_CHECKING:
     from ..models.spec import ModelSpec
 
-__all__ = ["RowStructure", "row_structure", "row_crossings", "exact_region", "boundary_table", "has_linear_boundary",
-           "boundary_points", "write_boundary_csv"]
+__all__ = [
+    "RowStructure",
+    "row_structure",
+    "row_crossings",
+    "exact_region",
+    "boundary_table",
+    "has_linear_boundary",
+    "boundary_points",
+    "write_boundary_csv",
+]
 
-REFERENCE_STEP = 0.005     # argument-principle step at the reference point (rad per unit delay)
-CROSSCHECK_POINTS = 8      # argument-principle counts kept as a cross-check per map
+REFERENCE_STEP = 0.005  # argument-principle step at the reference point (rad per unit delay)
+CROSSCHECK_POINTS = 8  # argument-principle counts kept as a cross-check per map
 
 
 @dataclass(frozen=True)
@@ -89,7 +98,7 @@ def _zero_root_crossings(qp: QuasiPolynomial, fixed: np.ndarray, coordinate: str
     z0, z1, z2 = (float(np.real(p)) for p in qp.parts(np.array(0.0)))
     swept, kept = (z1, z2) if coordinate == "beta" else (z2, z1)
     if swept == 0.0:
-        degenerate = np.abs(z0 + kept * fixed) == 0.0       # a root at 0 all along the line
+        degenerate = np.abs(z0 + kept * fixed) == 0.0  # a root at 0 all along the line
         return np.zeros(0, int), np.zeros(0), np.zeros(0), degenerate
     at = -(z0 + kept * fixed) / swept
     a, b = (at, fixed) if coordinate == "beta" else (fixed, at)
@@ -109,7 +118,8 @@ def row_structure(model: ModelSpec, betas, alpha_lo: float, alpha_hi: float) -> 
     curves = sample_curves(qp, float(alpha_hi), b_hi)
 
     (row, w, alpha, direction, piece), (_, _, col_beta, col_dir, _) = crossings_many(
-        qp, curves, [("beta", betas, (alpha_c, alpha_hi)), ("alpha", [alpha_c], (b_lo, b_hi))])
+        qp, curves, [("beta", betas, (alpha_c, alpha_hi)), ("alpha", [alpha_c], (b_lo, b_hi))]
+    )
     zrow, zalpha, zdir, degenerate = _zero_root_crossings(qp, betas, "beta")
     keep = (zalpha > alpha_c) & (zalpha <= alpha_hi)
     row = np.concatenate((row, zrow[keep]))
@@ -136,9 +146,18 @@ def row_structure(model: ModelSpec, betas, alpha_lo: float, alpha_hi: float) -> 
 
     z_start = reference["unstable_roots"] + passed(betas) - passed(reference["beta"])
     z_start = np.where(degenerate, np.nan, z_start)
-    return RowStructure(betas=betas, alpha_c=alpha_c, z_start=z_start, row=row[order], alpha=alpha[order],
-                        direction=direction[order], piece=piece[order], w=w[order], reference=reference,
-                        model=model)
+    return RowStructure(
+        betas=betas,
+        alpha_c=alpha_c,
+        z_start=z_start,
+        row=row[order],
+        alpha=alpha[order],
+        direction=direction[order],
+        piece=piece[order],
+        w=w[order],
+        reference=reference,
+        model=model,
+    )
 
 
 def _reference(qp: QuasiPolynomial, alpha_c: float, edges: np.ndarray) -> dict:
@@ -162,7 +181,7 @@ def _labels(structure: RowStructure, alphas: np.ndarray):
     sum along the rows, for a cost of two passes over the grid whatever the number of crossings.
     """
     order = np.argsort(alphas, kind="stable")
-    if np.any(order != np.arange(alphas.size)):      # a grid axis is sorted; any other order is put back after
+    if np.any(order != np.arange(alphas.size)):  # a grid axis is sorted; any other order is put back after
         Z, undefined = _labels(structure, alphas[order])
         back = np.empty_like(order)
         back[order] = np.arange(order.size)
@@ -171,12 +190,12 @@ def _labels(structure: RowStructure, alphas: np.ndarray):
     start = np.nan_to_num(structure.z_start, nan=0.0).astype(np.int64)
     steps = np.zeros((nb, na + 1), np.int64)
     steps[:, 0] = start
-    first = np.searchsorted(alphas, structure.alpha, side="right")     # first grid alpha > the crossing
+    first = np.searchsorted(alphas, structure.alpha, side="right")  # first grid alpha > the crossing
     np.add.at(steps, (structure.row, first), structure.direction.astype(np.int64))
     Z = np.cumsum(steps[:, :na], axis=1)
     undefined = np.zeros((nb, na), bool)
     undefined[~np.isfinite(structure.z_start)] = True
-    at = np.searchsorted(alphas, structure.alpha, side="left")          # a grid alpha equal to the crossing
+    at = np.searchsorted(alphas, structure.alpha, side="left")  # a grid alpha equal to the crossing
     hit = at < na
     hit[hit] = alphas[at[hit]] == structure.alpha[hit]
     undefined[structure.row[hit], at[hit]] = True
@@ -189,8 +208,7 @@ def _crosscheck(qp: QuasiPolynomial, structure: RowStructure, alphas: np.ndarray
     pa, pb = [], []
     for j in rows:
         cross = structure.alpha[structure.row_slice(j)]
-        edges = np.concatenate(([alphas.min()], cross[(cross > alphas.min()) & (cross < alphas.max())],
-                                [alphas.max()]))
+        edges = np.concatenate(([alphas.min()], cross[(cross > alphas.min()) & (cross < alphas.max())], [alphas.max()]))
         wide = np.diff(edges) > 1e-3 * (alphas.max() - alphas.min() + 1e-12)
         mids = 0.5 * (edges[:-1] + edges[1:])[wide]
         pa.extend(mids)
@@ -205,12 +223,16 @@ def _crosscheck(qp: QuasiPolynomial, structure: RowStructure, alphas: np.ndarray
     # A disagreement is put to a third method: the sign of the rightmost root (collocation + Newton).
     # The argument principle on a 0.01 grid misses the phase turn of a root within ~1e-5 of the axis.
     from .roots import rightmost_root
+
     model = structure.model
-    checked = [(labelled[k] == 0) == (rightmost_root(model, pa[k], pb[k]).real < 0)
-               for k in np.nonzero(resolved & ~agree)[0]]
-    return {"points": int(pa.size), "agree": int(agree.sum()), "unresolved": int((~resolved).sum()),
-            "disagree_but_roots_confirm_label": int(sum(checked)),
-            "disagree_roots_confirm_count": int(len(checked) - sum(checked))}
+    checked = [(labelled[k] == 0) == (rightmost_root(model, pa[k], pb[k]).real < 0) for k in np.nonzero(resolved & ~agree)[0]]
+    return {
+        "points": int(pa.size),
+        "agree": int(agree.sum()),
+        "unresolved": int((~resolved).sum()),
+        "disagree_but_roots_confirm_label": int(sum(checked)),
+        "disagree_roots_confirm_count": int(len(checked) - sum(checked)),
+    }
 
 
 def row_crossings(model: ModelSpec, betas, alpha_max: float) -> list[np.ndarray]:
@@ -259,9 +281,11 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True, param
     stable = (Z == 0) & ~undefined
     # rows are sorted: one split instead of a search per row
     per_row = np.split(structure.alpha, np.searchsorted(structure.row, np.arange(1, betas.size)))
-    meta = {"crossings": [c.tolist() for c in per_row],
-            "reference": structure.reference,
-            "inconsistent_points": int(np.count_nonzero((Z < 0) & ~undefined))}
+    meta = {
+        "crossings": [c.tolist() for c in per_row],
+        "reference": structure.reference,
+        "inconsistent_points": int(np.count_nonzero((Z < 0) & ~undefined)),
+    }
     if crosscheck:
         qp = quasi_polynomial(model)
 
@@ -276,10 +300,8 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True, param
         meta["crosscheck"] = _crosscheck(qp, structure, alphas, z_of)
     A, B = np.meshgrid(alphas, betas)
     Z[undefined] = -1
-    table = {"alpha": A.ravel(), "beta": B.ravel(), "stable": stable.ravel().astype(int),
-             "unstable_roots": Z.ravel()}
-    return RegionMap(model=model, method="exact", alpha=alphas, beta=betas, stable=stable,
-                     table=table, meta=meta)
+    table = {"alpha": A.ravel(), "beta": B.ravel(), "stable": stable.ravel().astype(int), "unstable_roots": Z.ravel()}
+    return RegionMap(model=model, method="exact", alpha=alphas, beta=betas, stable=stable, table=table, meta=meta)
 
 
 def boundary_table(model: ModelSpec, alpha_max: float, beta_max: float, floor: float = 1e-9) -> dict:
@@ -300,11 +322,16 @@ def boundary_table(model: ModelSpec, alpha_max: float, beta_max: float, floor: f
     pieces = curves.pieces("beta")
     piece_of = np.full(curves.w.size, -1)
     for p, (a, b) in enumerate(pieces):
-        piece_of[a + 1:b] = p
+        piece_of[a + 1 : b] = p
     tips = np.zeros(curves.w.size, bool)
     tips[curves.critical_beta] = True
-    inside = (np.isfinite(curves.alpha) & (curves.alpha >= floor * alpha_max) & (curves.alpha <= alpha_max)
-              & (curves.beta >= floor * beta_max) & (curves.beta <= beta_max))
+    inside = (
+        np.isfinite(curves.alpha)
+        & (curves.alpha >= floor * alpha_max)
+        & (curves.alpha <= alpha_max)
+        & (curves.beta >= floor * beta_max)
+        & (curves.beta <= beta_max)
+    )
     candidates = np.nonzero(inside & (piece_of >= 0))[0]
     on = np.zeros(curves.w.size, bool)
     if candidates.size:

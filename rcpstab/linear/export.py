@@ -5,6 +5,7 @@ returned as sum_k R_k(s) P_N,tau_k(s), P the Pade approximant of order N of exp(
 (:func:`control.pade`). Use it for what python-control does that rcpstab does not (root locus,
 step responses, controller design); rcpstab's own margins are exact.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -21,8 +22,10 @@ def _require_pade(pade: object) -> Any:
     import control
 
     if pade is None:
-        raise InputError(f"python-control {control.__version__} cannot hold an exact time delay: "
-                         "pass pade=N (a Pade approximant of order N, e.g. 10)")
+        raise InputError(
+            f"python-control {control.__version__} cannot hold an exact time delay: "
+            "pass pade=N (a Pade approximant of order N, e.g. 10)"
+        )
     if isinstance(pade, bool) or not isinstance(pade, int | np.integer) or pade < 1:
         raise InputError(f"pade = {pade!r}: expected an order N >= 1")
     return control
@@ -74,11 +77,11 @@ def to_control(system: Any, pade: int | None = None, **parameter_values: float) 
     for tau, rational in sorted(groups.items()):
         num, den = sp.fraction(sp.cancel(sp.together(rational)))
         try:
-            tf = control.tf([float(c) for c in sp.Poly(num, s).all_coeffs()],
-                            [float(c) for c in sp.Poly(den, s).all_coeffs()])
+            tf = control.tf([float(c) for c in sp.Poly(num, s).all_coeffs()], [float(c) for c in sp.Poly(den, s).all_coeffs()])
         except (sp.PolynomialError, TypeError):
-            raise InputError(f"model {model.name!r}: the loop still depends on "
-                             f"{', '.join(sorted(map(str, rational.free_symbols - {s})))}") from None
+            raise InputError(
+                f"model {model.name!r}: the loop still depends on {', '.join(sorted(map(str, rational.free_symbols - {s})))}"
+            ) from None
         if tau > 0:
             tf = tf * control.tf(*control.pade(tau, pade))
         total = tf if total is None else total + tf

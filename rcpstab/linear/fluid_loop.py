@@ -9,6 +9,7 @@ break DCQCN's and TIMELY's:
 
     L(s) = sum_m P_m(s)/P0(s) exp(-s tau_m),    1 + L = Delta/P0.
 """
+
 from __future__ import annotations
 
 from functools import cache
@@ -32,9 +33,12 @@ def _plain_conditions(expr):
     ``simplify_logic`` on each of them, which dominated a DCQCN ``margins`` run. The rewritten
     condition has the same truth value at every point, so the same branch is taken.
     """
+
     def plain(e):
-        return e.replace(lambda x: isinstance(x, sp.ITE),
-                         lambda x: sp.Or(sp.And(x.args[0], x.args[1]), sp.And(sp.Not(x.args[0]), x.args[2])))
+        return e.replace(
+            lambda x: isinstance(x, sp.ITE), lambda x: sp.Or(sp.And(x.args[0], x.args[1]), sp.And(sp.Not(x.args[0]), x.args[2]))
+        )
+
     return expr.applyfunc(plain) if isinstance(expr, sp.MatrixBase) else plain(expr)
 
 
@@ -51,8 +55,8 @@ def _compiled(model: DelayedFluidModel):
         return sp.lambdify(args, _plain_conditions(expr), modules=np)
 
     return {
-        "params": params, "derived": tuple((sym, sp.lambdify((*params, *model.states), expr, modules=np))
-                                           for sym, expr in model.derived.items()),
+        "params": params,
+        "derived": tuple((sym, sp.lambdify((*params, *model.states), expr, modules=np)) for sym, expr in model.derived.items()),
         "A0": compile_(rhs.jacobian(sp.Matrix(model.states))),
         "columns": [compile_(c) for c in columns],
         "delays": [compile_(sp.sympify(delay)) for _, delay in model.delayed.values()],
@@ -112,21 +116,26 @@ def linearized_loop(model, p_star: str | None = None, **values) -> DelayedLoop:
     taus = sorted(delayed)
     zs = sp.symbols(f"z0:{len(taus)}")
     # exact rationals (each float exactly): a structural zero (an integrator) stays exactly zero
-    M = sp.Matrix(n, n, lambda i, j: (s_ if i == j else 0) - sp.Rational(A0[i, j])
-                  - sum(sp.Rational(delayed[tau][i, j]) * z for tau, z in zip(taus, zs)))
+    M = sp.Matrix(
+        n,
+        n,
+        lambda i, j: (
+            (s_ if i == j else 0) - sp.Rational(A0[i, j]) - sum(sp.Rational(delayed[tau][i, j]) * z for tau, z in zip(taus, zs))
+        ),
+    )
     poly = sp.Poly(sp.expand(M.det(method="berkowitz")), s_, *zs)
     terms: dict = {}
     for monom, coeff in poly.terms():
         power, zpow = monom[0], monom[1:]
         delay = float(sum(m * tau for m, tau in zip(zpow, taus)))
-        key = (delay, sum(zpow) > 0)              # a zero delay still marks a delayed path
+        key = (delay, sum(zpow) > 0)  # a zero delay still marks a delayed path
         terms.setdefault(key, {})[power] = float(coeff)
 
     def coefficients(d):
         out = np.zeros(max(d) + 1)
         for power, c in d.items():
             out[power] = c
-        return out[::-1]                                  # highest power first
+        return out[::-1]  # highest power first
 
     p0_key = (0.0, False)
     if p0_key not in terms:

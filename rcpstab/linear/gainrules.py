@@ -15,6 +15,7 @@ A point whose stable interval reaches past the first search limit needs a wider 
 crossings (a new frequency sweep): :func:`gain_margins_many` leaves those (rare) points to the
 single-point function.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -60,13 +61,13 @@ def gain_margins_many(first, stable: np.ndarray):
     ok = mag > 0
     with np.errstate(divide="ignore"):
         inv = np.where(ok, 1.0 / np.where(ok, mag, 1.0), np.inf)
-    order = np.argsort(inv, axis=1, kind="stable")          # np.unique's first occurrence among equal ends
+    order = np.argsort(inv, axis=1, kind="stable")  # np.unique's first occurrence among equal ends
     srt = np.take_along_axis(inv, order, axis=1)
     sw = np.take_along_axis(wtab, order, axis=1)
     keep = np.isfinite(srt)
     keep[:, 1:] &= srt[:, 1:] != srt[:, :-1]
     pos = np.cumsum(keep, axis=1) - 1
-    k = keep.sum(axis=1)                                     # distinct ends per point
+    k = keep.sum(axis=1)  # distinct ends per point
     M = srt.shape[1]
     ends, end_w = np.full((n, M), np.inf), np.full((n, M), np.nan)
     rows, cols = np.nonzero(keep)
@@ -75,7 +76,7 @@ def gain_margins_many(first, stable: np.ndarray):
     edges = np.concatenate((np.zeros((n, 1)), ends, np.full((n, 1), np.inf)), axis=1)
     edge_w = np.concatenate((np.full((n, 1), np.nan), end_w, np.full((n, 1), np.nan)), axis=1)
     r = np.arange(M + 1)[None, :]
-    valid = r <= k[:, None]                                  # sub-intervals [edges[r], edges[r+1]) of each point
+    valid = r <= k[:, None]  # sub-intervals [edges[r], edges[r+1]) of each point
     hi_edge = np.where(r == k[:, None], np.inf, edges[:, 1:])
     lo = edges[:, :-1]
     with np.errstate(invalid="ignore", over="ignore"):
@@ -93,11 +94,11 @@ def gain_margins_many(first, stable: np.ndarray):
     run_hi = np.where(stop >= k[:, None], np.inf, np.take_along_axis(edges, hi_index, axis=1))
     run_hi_w = np.where(stop >= k[:, None], np.nan, np.take_along_axis(edge_w, hi_index, axis=1))
     run_lo_w = np.take_along_axis(edge_w, np.clip(start, 0, M + 1), axis=1)
-    listed = sub_stable & (run_lo < limit)                   # the intervals the rule keeps
+    listed = sub_stable & (run_lo < limit)  # the intervals the rule keeps
     reaches = np.any(listed & (run_hi > limit), axis=1)
 
     # K = 1: the sub-interval holding it (or the two it separates)
-    below = np.sum(valid[:, 1:] & (ends < 1.0), axis=1)      # ends < 1
+    below = np.sum(valid[:, 1:] & (ends < 1.0), axis=1)  # ends < 1
     on_end = np.any(valid[:, 1:] & (ends == 1.0), axis=1)
     here = np.take_along_axis(sub_stable, below[:, None], axis=1)[:, 0]
     after = np.take_along_axis(sub_stable, np.minimum(below + 1, M)[:, None], axis=1)[:, 0]
@@ -108,8 +109,13 @@ def gain_margins_many(first, stable: np.ndarray):
     one_hi_w = np.take_along_axis(run_hi_w, at, axis=1)[:, 0]
 
     # unstable loops: the finite end nearest to 1 in log scale (ties: the smaller end, as min over tuples)
-    cand = np.concatenate((np.where(listed & (run_lo > 0), run_lo, np.nan),
-                           np.where(listed & np.isfinite(run_hi) & (run_hi <= limit), run_hi, np.nan)), axis=1)
+    cand = np.concatenate(
+        (
+            np.where(listed & (run_lo > 0), run_lo, np.nan),
+            np.where(listed & np.isfinite(run_hi) & (run_hi <= limit), run_hi, np.nan),
+        ),
+        axis=1,
+    )
     cand_w = np.concatenate((run_lo_w, run_hi_w), axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         key = np.where(np.isnan(cand), np.inf, np.abs(np.log(cand)))
@@ -126,26 +132,32 @@ def gain_margins_many(first, stable: np.ndarray):
             continue
         notes: dict = {}
         if not any_listed[i]:
-            notes["gain_margin"] = ("no loop gain K makes K*G stable (for RCP: alpha/beta <= 1, the phase "
-                                    "falls through -180 deg at w -> 0 with |G| infinite; App. C)")
+            notes["gain_margin"] = (
+                "no loop gain K makes K*G stable (for RCP: alpha/beta <= 1, the phase "
+                "falls through -180 deg at w -> 0 with |G| infinite; App. C)"
+            )
             out.append(((None, None, None), notes))
         elif stable[i]:
             if found[i] and one_lo[i] < limit:
                 lower = float(one_lo[i]) if one_lo[i] > 0 else None
-                notes["gain_margin_lower"] = ("stable for every smaller loop gain" if lower is None else
-                                              "conditionally stable: below this factor the loop is unstable")
+                notes["gain_margin_lower"] = (
+                    "stable for every smaller loop gain"
+                    if lower is None
+                    else "conditionally stable: below this factor the loop is unstable"
+                )
                 out.append(((float(one_hi[i]), lower, float(one_hi_w[i])), notes))
             else:
-                notes["gain_margin"] = ("the Bode count disagrees with the rightmost root at K = 1 "
-                                        "(point on the boundary?)")
+                notes["gain_margin"] = "the Bode count disagrees with the rightmost root at K = 1 (point on the boundary?)"
                 out.append(((None, None, None), notes))
         elif np.isnan(best_e[i]):
             notes["gain_margin"] = "unstable; stable only for loop gains without a finite end"
             out.append(((None, None, None), notes))
         else:
             end = best_e[i]
-            notes["gain_margin"] = (f"the loop is unstable: multiplying the loop gain by this factor "
-                                    f"({'shrinking' if end < 1 else 'raising'} it) reaches the edge of the stable range")
+            notes["gain_margin"] = (
+                f"the loop is unstable: multiplying the loop gain by this factor "
+                f"({'shrinking' if end < 1 else 'raising'} it) reaches the edge of the stable range"
+            )
             out.append(((float(end), None, float(best_w[i])), notes))
     return out
 
@@ -163,7 +175,7 @@ def crossover_readings(n: int, point, wz, phase, stable: np.ndarray):
     w_z = np.full(n, np.nan)
     dm = np.full(n, np.nan)
     if point.size:
-        order = np.lexsort((np.arange(point.size), signed, point))      # first minimum of each point
+        order = np.lexsort((np.arange(point.size), signed, point))  # first minimum of each point
         first = order[starts[has]]
         pm[has] = np.degrees(signed[first])
         w_z[has] = wz[first]
@@ -184,10 +196,22 @@ def assemble_many(alpha, beta, stable, roots, z, gains, readings) -> list:
         w = None if k == "none" else float(w_z[i])
         d = float(dm[i]) if k in ("stable", "negative") else None
         _crossover_notes(notes, k, w_pc, w, gm_lower)
-        out.append(Margins(alpha=float(alpha[i]), beta=float(beta[i]), stable=bool(stable[i]), gain_margin=gm,
-                           phase_margin_deg=p, crossover_w=w, phase_crossover_w=w_pc, delay_margin=d,
-                           rightmost_root=(float(roots[i].real), float(roots[i].imag)), gain_margin_lower=gm_lower,
-                           unstable_roots=int(z[i]), notes=notes))
+        out.append(
+            Margins(
+                alpha=float(alpha[i]),
+                beta=float(beta[i]),
+                stable=bool(stable[i]),
+                gain_margin=gm,
+                phase_margin_deg=p,
+                crossover_w=w,
+                phase_crossover_w=w_pc,
+                delay_margin=d,
+                rightmost_root=(float(roots[i].real), float(roots[i].imag)),
+                gain_margin_lower=gm_lower,
+                unstable_roots=int(z[i]),
+                notes=notes,
+            )
+        )
     return out
 
 
@@ -198,7 +222,7 @@ def read_margins(ol, a, b, roots, first, z, crossovers) -> list:
     point, wz, phase = crossovers
     stable = roots.real < 0
     gains = gain_margins_many(first, stable)
-    for i in np.nonzero([g is None for g in gains])[0]:      # intervals past the first search: widen it
+    for i in np.nonzero([g is None for g in gains])[0]:  # intervals past the first search: widen it
         notes: dict = {}
         gains[i] = (_gain_margin(ol, a[i], b[i], bool(stable[i]), notes, first=_single(first, i)), notes)
     return assemble_many(a, b, stable, roots, z, gains, crossover_readings(a.size, point, wz, phase, stable))

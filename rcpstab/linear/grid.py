@@ -1,4 +1,5 @@
 """Parsing and checking of the (alpha, beta) grid axes given on the command line."""
+
 from __future__ import annotations
 
 import math

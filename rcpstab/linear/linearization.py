@@ -10,6 +10,7 @@ open-loop transfer function G(s) (the delayed part of the characteristic functio
 its delay-free part, so that the closed loop is 1 + G(s) = 0). Nothing here is typed in:
 change the model and the linearization changes with it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -48,8 +49,10 @@ class LinearDelaySystem:
     delayed: dict
 
     def __repr__(self) -> str:
-        return (f"LinearDelaySystem(model={self.model.name!r}, {self.A0.shape[0]} states, "
-                f"delays {', '.join(map(str, self.delayed)) or 'none'}, G(s) = {self.open_loop})")
+        return (
+            f"LinearDelaySystem(model={self.model.name!r}, {self.A0.shape[0]} states, "
+            f"delays {', '.join(map(str, self.delayed)) or 'none'}, G(s) = {self.open_loop})"
+        )
 
     @cached_property
     def characteristic(self) -> sp.Expr:
@@ -118,8 +121,7 @@ class LinearDelaySystem:
         terms = [sp.latex(self.A0) + sp.latex(x) + "(t)"] if self.A0 != sp.zeros(*self.A0.shape) else []
         for tau, A in self.delayed.items():
             terms.append(sp.latex(A) + sp.latex(x) + rf"(t - {sp.latex(tau)})")
-        return (rf"\frac{{d}}{{dt}} {sp.latex(x)}(t) = " + " + ".join(terms)
-                + rf", \qquad G(s) = {sp.latex(self.open_loop)}")
+        return rf"\frac{{d}}{{dt}} {sp.latex(x)}(t) = " + " + ".join(terms) + rf", \qquad G(s) = {sp.latex(self.open_loop)}"
 
 
 def _exponents(expr):
@@ -146,8 +148,7 @@ def linearize(model: ModelSpec) -> LinearDelaySystem:
     ``rcpstab margins``' run time.
     """
     model = as_model(model)  # a name works too; anything else is an InputError
-    A0, delayed, derived = cached("linearization", model, (__file__, spec_module.__file__),
-                                  lambda: _derive(model))
+    A0, delayed, derived = cached("linearization", model, (__file__, spec_module.__file__), lambda: _derive(model))
     system = LinearDelaySystem(model=model, A0=A0, delayed=delayed)
     system.__dict__.update(derived)  # the cached_property values, as if computed here
     return system
@@ -174,10 +175,11 @@ def _derive(model: ModelSpec):
     A0 = jacobian(current)
     delayed = {}
     for tau in model.delays:
-        columns = [next((term.symbol for term in model.delayed_terms
-                         if term.state == x and term.delay == tau), None) for x in model.loop_states]
-        A = sp.Matrix([[sp.simplify(sp.diff(f, v).subs(at)) if v is not None else 0 for v in columns]
-                       for f in rhs])
+        columns = [
+            next((term.symbol for term in model.delayed_terms if term.state == x and term.delay == tau), None)
+            for x in model.loop_states
+        ]
+        A = sp.Matrix([[sp.simplify(sp.diff(f, v).subs(at)) if v is not None else 0 for v in columns] for f in rhs])
         if A != sp.zeros(*A.shape):
             key = sp.sympify(tau).subs(model.linearize_at)
             delayed[key] = delayed.get(key, sp.zeros(*A.shape)) + A

@@ -3,6 +3,7 @@
 Named by path, not by importing them, because :mod:`.linearization` and the model spec import
 SymPy, which a cached derivation does not need (:mod:`rcpstab.runtime.derivation_cache`).
 """
+
 from pathlib import Path
 
 __all__ = ["DERIVING_SOURCES"]

@@ -6,6 +6,7 @@ here put the time variable first (``R(t - d_0)``), in plain text and in LaTeX. T
 (eta = 1) and the delays that drop out with the reason, then the linear delay system
 equation by equation, G(s) and the normalized characteristic equation.
 """
+
 from __future__ import annotations
 
 import sympy as sp
@@ -89,16 +90,26 @@ def describe(system: LinearDelaySystem) -> str:
     """The textbook text printed by ``rcpstab linearize``."""
     model = system.model
     lines = [model.title, ""]
-    lines.append("equilibrium: " + ", ".join(f"{x.__name__} = {text(v)}" for x, v in model.equilibrium.items()
-                                              if x in model.loop_states))
+    lines.append(
+        "equilibrium: " + ", ".join(f"{x.__name__} = {text(v)}" for x, v in model.equilibrium.items() if x in model.loop_states)
+    )
     subs = [f"{text(k)} = {text(v)}" for k, v in model.linearize_at.items()]
-    lines.append("substitutions before linearizing: " + (", ".join(subs) if subs else "none")
-                 + (" (the linear analysis takes full target utilization; thesis lines 2310-2311: eta moves the "
-                    "equilibrium, not the stability)" if subs else ""))
+    lines.append(
+        "substitutions before linearizing: "
+        + (", ".join(subs) if subs else "none")
+        + (
+            " (the linear analysis takes full target utilization; thesis lines 2310-2311: eta moves the "
+            "equilibrium, not the stability)"
+            if subs
+            else ""
+        )
+    )
     for tau in _dropped_delays(system):
-        lines.append(f"dropped: the delay {text(tau)}: every term delayed by it has a zero coefficient at the "
-                     f"equilibrium (it multiplies the rate law's bracket, which vanishes there), so the "
-                     f"linear loop does not depend on {text(tau)}")
+        lines.append(
+            f"dropped: the delay {text(tau)}: every term delayed by it has a zero coefficient at the "
+            f"equilibrium (it multiplies the rate law's bracket, which vanishes there), so the "
+            f"linear loop does not depend on {text(tau)}"
+        )
     lines.append("")
     lines.append("linear delay system (d = small perturbation about the equilibrium):")
     for name, terms in _equations(system, text):
@@ -114,8 +125,9 @@ def describe(system: LinearDelaySystem) -> str:
     lines.append("")
     lines.append(f"G(s) = {text(system.open_loop)}")
     lines.append(sp.pretty(system.open_loop, use_unicode=False).replace("\n", "\n       ").join(["       ", ""]))
-    lines.append(f"closed loop 1 + G(s) = 0; in lambda = s*{_time_unit(system, text)}: "
-                 f"{text(system.normalized_characteristic)} = 0")
+    lines.append(
+        f"closed loop 1 + G(s) = 0; in lambda = s*{_time_unit(system, text)}: {text(system.normalized_characteristic)} = 0"
+    )
     lines.append(f"parameters left after normalization: {', '.join(sorted(map(str, system.free_parameters())))}")
     return "\n".join(lines)
 
@@ -127,21 +139,28 @@ def latex_document(system: LinearDelaySystem, standalone: bool = False) -> str:
     """
     rows = []
     for name, terms in _equations(system, latex):
-        body = " ".join(("" if k == 0 and not sp.simplify(c).could_extract_minus_sign() else
-                         ("- " if sp.simplify(c).could_extract_minus_sign() else "+ "))
-                        + (lambda cc: "" if cc == 1 else latex(cc) + r"\,")(
-                            -sp.simplify(c) if sp.simplify(c).could_extract_minus_sign() else sp.simplify(c))
-                        + rf"\delta {latex(sp.Symbol(state))}({latex(arg)})"
-                        for k, (c, state, arg) in enumerate(terms))
+        body = " ".join(
+            (
+                ""
+                if k == 0 and not sp.simplify(c).could_extract_minus_sign()
+                else ("- " if sp.simplify(c).could_extract_minus_sign() else "+ ")
+            )
+            + (lambda cc: "" if cc == 1 else latex(cc) + r"\,")(
+                -sp.simplify(c) if sp.simplify(c).could_extract_minus_sign() else sp.simplify(c)
+            )
+            + rf"\delta {latex(sp.Symbol(state))}({latex(arg)})"
+            for k, (c, state, arg) in enumerate(terms)
+        )
         rows.append(rf"\frac{{d}}{{dt}}\,\delta {latex(sp.Symbol(name))}(t) &= {body or '0'}")
     rows.append(rf"G(s) &= {latex(system.open_loop)}")
-    rows.append(rf"\Delta(\lambda) &= {latex(system.normalized_characteristic)} = 0, "
-                rf"\qquad \lambda = s\,{_time_unit(system, latex)}")
+    rows.append(
+        rf"\Delta(\lambda) &= {latex(system.normalized_characteristic)} = 0, "
+        rf"\qquad \lambda = s\,{_time_unit(system, latex)}"
+    )
     body = "\\begin{equation}\n\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}\n\\end{equation}"
     if not standalone:
         return body
-    return ("\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\n" + body
-            + "\n\\end{document}\n")
+    return "\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\n" + body + "\n\\end{document}\n"
 
 
 del lam, s

@@ -23,6 +23,7 @@ the Bode/Nyquist crossings and the margins come from the same code as the bundle
 
 All outputs are in SI units (rad/s, s), not normalized.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ from .roots import collocated_generator
 
 __all__ = ["DelayedLoop", "LoopMargins", "LoopRegion", "as_loop", "is_loop", "loop_margins", "loop_region", "loop_roots"]
 
-NODES = 32   # collocation nodes: the companion realization is small, so more nodes cost little
+NODES = 32  # collocation nodes: the companion realization is small, so more nodes cost little
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,10 @@ class DelayedLoop:
         if num.size == 0:
             raise InputError("loop numerator is zero: there is no loop")
         if num.size > den.size or (num.size == den.size and self.delay > 0):
-            raise InputError(f"loop of numerator degree {num.size - 1} over denominator degree {den.size - 1}: "
-                             "with a delay only strictly proper loops are supported (a proper one is of neutral type)")
+            raise InputError(
+                f"loop of numerator degree {num.size - 1} over denominator degree {den.size - 1}: "
+                "with a delay only strictly proper loops are supported (a proper one is of neutral type)"
+            )
         if not np.isfinite(self.delay) or self.delay < 0:
             raise InputError(f"delay = {self.delay!r}: must be a finite number >= 0 (seconds)")
         object.__setattr__(self, "num", num)
@@ -77,7 +80,7 @@ class DelayedLoop:
         object.__setattr__(self, "delay", float(self.delay))
         extra = []
         for n, d in self.extra:
-            other = DelayedLoop(n, den, d)          # the same checks, term by term
+            other = DelayedLoop(n, den, d)  # the same checks, term by term
             extra.append((other.num, other.delay))
         object.__setattr__(self, "extra", tuple(extra))
 
@@ -89,7 +92,7 @@ class DelayedLoop:
     def __call__(self, s):
         """L(s) for complex ``s`` (rad/s)."""
         s = np.asarray(s, dtype=complex)
-        with np.errstate(divide="ignore", invalid="ignore"):     # a pole at s = 0 gives inf, as it should
+        with np.errstate(divide="ignore", invalid="ignore"):  # a pole at s = 0 gives inf, as it should
             return sum(np.polyval(n, s) * np.exp(-s * d) for n, d in self.terms) / np.polyval(self.den, s)
 
     def with_delay(self, delay: float) -> DelayedLoop:
@@ -112,14 +115,14 @@ class DelayedLoop:
         The OpenLoop (the Bode and Nyquist machinery's form) exists for one delay only.
         """
         d0 = self.time_scale
-        den = self.den[::-1] / d0 ** np.arange(self.den.size)          # ascending, in lambda
+        den = self.den[::-1] / d0 ** np.arange(self.den.size)  # ascending, in lambda
         nums = [n[::-1] / d0 ** np.arange(n.size) for n, _ in self.terms]
         lead = den[-1]
         P = den.size
         coeffs = np.zeros((len(nums) + 1, P, 3))
         coeffs[0, :, 0] = den / lead
         for k, n in enumerate(nums):
-            coeffs[k + 1, :n.size, 1] = n / lead
+            coeffs[k + 1, : n.size, 1] = n / lead
         thetas = np.array([0.0] + [d / d0 for _, d in self.terms])
         qp = QuasiPolynomial(thetas=thetas, coeffs=coeffs, degree=P - 1)
         if self.extra:
@@ -127,9 +130,9 @@ class DelayedLoop:
         num = nums[0]
         k_den = int(np.argmax(den != 0))
         k_num = int(np.argmax(num != 0))
-        cancel = min(k_den, k_num)                                        # common factors lambda
+        cancel = min(k_den, k_num)  # common factors lambda
         num, den = num[cancel:], den[cancel:]
-        k = k_den - cancel                                                 # poles at 0 left
+        k = k_den - cancel  # poles at 0 left
         den_rest = den[k:]
         scale = den_rest[0]
         ol_num = np.zeros((num.size, 3))
@@ -140,8 +143,11 @@ class DelayedLoop:
 
 def is_loop(sys) -> bool:
     """Whether ``sys`` is an LTI loop :func:`as_loop` takes (python-control system, DelayedLoop, (num, den))."""
-    return (isinstance(sys, DelayedLoop) or type(sys).__name__ in ("TransferFunction", "StateSpace")
-            or (isinstance(sys, tuple) and len(sys) == 2))
+    return (
+        isinstance(sys, DelayedLoop)
+        or type(sys).__name__ in ("TransferFunction", "StateSpace")
+        or (isinstance(sys, tuple) and len(sys) == 2)
+    )
 
 
 def as_loop(sys, delay=0.0) -> DelayedLoop:
@@ -178,8 +184,7 @@ def as_loop(sys, delay=0.0) -> DelayedLoop:
         return DelayedLoop(sys[0], sys[1], total)
     kind = type(sys).__name__
     if kind not in ("TransferFunction", "StateSpace"):
-        raise InputError(f"{kind} is not a loop: expected a python-control TransferFunction or StateSpace, "
-                         "or a (num, den) pair")
+        raise InputError(f"{kind} is not a loop: expected a python-control TransferFunction or StateSpace, or a (num, den) pair")
     if getattr(sys, "ninputs", 1) != 1 or getattr(sys, "noutputs", 1) != 1:
         raise InputError(f"the loop has {sys.ninputs} inputs and {sys.noutputs} outputs: only SISO loops")
     if sys.dt not in (0, None):
@@ -251,12 +256,20 @@ class LoopMargins:
     def columns(self) -> dict:
         """The long table: one row, SI units in the column names (the names of a batch of loop margins)."""
         d = self.to_dict()
-        return {"delay_s": [d["delay"]], "stable": [d["stable"]], "unstable_roots": [d["unstable_roots"]],
-                "open_loop_rhp_poles": [d["open_loop_rhp_poles"]], "gain_margin": [d["gain_margin"]],
-                "gain_margin_lower": [d["gain_margin_lower"]], "phase_margin_deg": [d["phase_margin_deg"]],
-                "crossover_w_rad_s": [d["crossover_w"]], "phase_crossover_w_rad_s": [d["phase_crossover_w"]],
-                "delay_margin_s": [d["delay_margin"]], "rightmost_root_re_per_s": [d["rightmost_root"][0]],
-                "rightmost_root_im_rad_s": [d["rightmost_root"][1]]}
+        return {
+            "delay_s": [d["delay"]],
+            "stable": [d["stable"]],
+            "unstable_roots": [d["unstable_roots"]],
+            "open_loop_rhp_poles": [d["open_loop_rhp_poles"]],
+            "gain_margin": [d["gain_margin"]],
+            "gain_margin_lower": [d["gain_margin_lower"]],
+            "phase_margin_deg": [d["phase_margin_deg"]],
+            "crossover_w_rad_s": [d["crossover_w"]],
+            "phase_crossover_w_rad_s": [d["phase_crossover_w"]],
+            "delay_margin_s": [d["delay_margin"]],
+            "rightmost_root_re_per_s": [d["rightmost_root"][0]],
+            "rightmost_root_im_rad_s": [d["rightmost_root"][1]],
+        }
 
     def to_pandas(self):
         """:meth:`columns` as a one-row :class:`pandas.DataFrame` (None as NaN)."""
@@ -267,9 +280,12 @@ class LoopMargins:
     def __repr__(self):
         def f(x):
             return "None" if x is None else f"{x:.6g}"
-        return (f"LoopMargins(stable={self.stable}, gain_margin={f(self.gain_margin)}, "
-                f"phase_margin_deg={f(self.phase_margin_deg)}, delay_margin={f(self.delay_margin)}, "
-                f"open_loop_rhp_poles={self.open_loop_rhp_poles})")
+
+        return (
+            f"LoopMargins(stable={self.stable}, gain_margin={f(self.gain_margin)}, "
+            f"phase_margin_deg={f(self.phase_margin_deg)}, delay_margin={f(self.delay_margin)}, "
+            f"open_loop_rhp_poles={self.open_loop_rhp_poles})"
+        )
 
 
 def loop_roots(loop: DelayedLoop, count: int = 4) -> np.ndarray:
@@ -293,7 +309,7 @@ def loop_roots(loop: DelayedLoop, count: int = 4) -> np.ndarray:
             A1 = np.zeros((deg, deg))
             A1[-1, :] = -c[k, :deg, 1]
             delayed[theta] = delayed.get(theta, 0) + A1
-        if 0.0 in delayed:                       # a delay-free term of the loop joins A
+        if 0.0 in delayed:  # a delay-free term of the loop joins A
             A += delayed.pop(0.0)
         eig = np.linalg.eigvals(collocated_generator(A, delayed, NODES))
         eig = eig[eig.imag >= -1e-9]
@@ -362,8 +378,9 @@ def loop_margins(sys, delay=0.0) -> LoopMargins:
     else:
         stable = z == 0
     if z is not None and (z == 0) != (rightmost.real < 0):
-        notes["rightmost_root"] = (f"the argument principle counts {z} unstable roots but the rightmost "
-                                   f"root found has Re = {rightmost.real:.3g} rad/s")
+        notes["rightmost_root"] = (
+            f"the argument principle counts {z} unstable roots but the rightmost root found has Re = {rightmost.real:.3g} rad/s"
+        )
     poles = np.roots(loop.den)
     p_rhp = int((poles.real > 1e-12 * np.maximum(1.0, np.abs(poles))).sum())
     if ol is None:
@@ -374,21 +391,26 @@ def loop_margins(sys, delay=0.0) -> LoopMargins:
         gm, gm_lower, w_pc = _gain_margins(loop, ol, qp, stable, notes)
         wz, phase = gain_crossovers(ol, 1.0, 0.0)
         crossovers = wz.size
-        m = _assemble(1.0, 0.0, stable, rightmost * d0, int(pc.unstable()[0]), (gm, gm_lower, w_pc), wz, phase,
-                      notes).__dict__
+        m = _assemble(1.0, 0.0, stable, rightmost * d0, int(pc.unstable()[0]), (gm, gm_lower, w_pc), wz, phase, notes).__dict__
     out = LoopMargins(
-        delay=loop.delay, stable=stable, gain_margin=m["gain_margin"], gain_margin_lower=m["gain_margin_lower"],
+        delay=loop.delay,
+        stable=stable,
+        gain_margin=m["gain_margin"],
+        gain_margin_lower=m["gain_margin_lower"],
         phase_margin_deg=m["phase_margin_deg"],
         crossover_w=None if m["crossover_w"] is None else m["crossover_w"] / d0,
         phase_crossover_w=None if m["phase_crossover_w"] is None else m["phase_crossover_w"] / d0,
         delay_margin=None if m["delay_margin"] is None else m["delay_margin"] * d0,
-        rightmost_root=(rightmost.real, rightmost.imag), open_loop_rhp_poles=p_rhp, unstable_roots=z,
-        notes=m["notes"])
+        rightmost_root=(rightmost.real, rightmost.imag),
+        open_loop_rhp_poles=p_rhp,
+        unstable_roots=z,
+        notes=m["notes"],
+    )
     _sign_notes(out, crossovers)
     return out
 
 
-MULTI_GAIN_LIMIT = 100.0   # several delays: gain-margin search up to this factor (counted per interval)
+MULTI_GAIN_LIMIT = 100.0  # several delays: gain-margin search up to this factor (counted per interval)
 
 
 def _multi_delay_margins(loop: DelayedLoop, d0: float, qp: QuasiPolynomial, stable: bool, rightmost, z, notes):
@@ -408,8 +430,9 @@ def _multi_delay_margins(loop: DelayedLoop, d0: float, qp: QuasiPolynomial, stab
     s_den = np.abs(c[0, :-1, 0]).sum()
     end = 1.05 * max(1.0, MULTI_GAIN_LIMIT * s_num + s_den)
     if end > 4096.0:
-        raise InputError(f"the loop's gain stays above {1 / MULTI_GAIN_LIMIT:g} up to w*tau = {end:.3g}: "
-                         "too wide a band to sample")
+        raise InputError(
+            f"the loop's gain stays above {1 / MULTI_GAIN_LIMIT:g} up to w*tau = {end:.3g}: too wide a band to sample"
+        )
     w = np.concatenate((np.geomspace(1e-9, 1.0, 1000, endpoint=False), np.arange(1.0, end + 0.005, 0.005)))
     values = L(w)
     logmag = np.log(np.abs(values))
@@ -418,8 +441,16 @@ def _multi_delay_margins(loop: DelayedLoop, d0: float, qp: QuasiPolynomial, stab
     angle = np.angle(L(wz))
     wrapped = (angle + np.pi) % (2 * np.pi)
     signed = np.where(wrapped > np.pi, wrapped - 2 * np.pi, wrapped)
-    out = {"gain_margin": None, "gain_margin_lower": None, "phase_margin_deg": None, "crossover_w": None,
-           "phase_crossover_w": None, "delay_margin": None, "notes": notes, "crossovers": wz.size}
+    out = {
+        "gain_margin": None,
+        "gain_margin_lower": None,
+        "phase_margin_deg": None,
+        "crossover_w": None,
+        "phase_crossover_w": None,
+        "delay_margin": None,
+        "notes": notes,
+        "crossovers": wz.size,
+    }
     if wz.size == 0:
         notes["phase_margin_deg"] = "|L| never crosses 1"
         notes["delay_margin"] = "no gain crossover: no extra delay can put a root on the axis"
@@ -444,10 +475,14 @@ def _multi_delay_margins(loop: DelayedLoop, d0: float, qp: QuasiPolynomial, stab
     ends = sorted(e for e in ends if e[0] < MULTI_GAIN_LIMIT)
     edges = [0.0] + [e for e, _ in ends] + [np.inf]
     edge_w = [None] + [x for _, x in ends] + [None]
-    reps = [0.5 * hi if lo == 0 else (min(2 * lo, MULTI_GAIN_LIMIT) if np.isinf(hi) else np.sqrt(lo * hi))
-            for lo, hi in zip(edges[:-1], edges[1:])]
-    ok = [(z == 0 if (z is not None and lo < 1 < hi) else qp.count_unstable(K, 0.0) == 0)
-          for K, lo, hi in zip(reps, edges[:-1], edges[1:])]
+    reps = [
+        0.5 * hi if lo == 0 else (min(2 * lo, MULTI_GAIN_LIMIT) if np.isinf(hi) else np.sqrt(lo * hi))
+        for lo, hi in zip(edges[:-1], edges[1:])
+    ]
+    ok = [
+        (z == 0 if (z is not None and lo < 1 < hi) else qp.count_unstable(K, 0.0) == 0)
+        for K, lo, hi in zip(reps, edges[:-1], edges[1:])
+    ]
     for idx, good in enumerate(ok):
         lo, hi = edges[idx], edges[idx + 1]
         if good and lo < 1.0 < hi and stable:
@@ -461,20 +496,28 @@ def _multi_delay_margins(loop: DelayedLoop, d0: float, qp: QuasiPolynomial, stab
             else:
                 notes["gain_margin_lower"] = "stable for every smaller loop gain"
     if not stable:
-        best = min(((abs(np.log(e)), e, x) for n, good in enumerate(ok) if good
-                    for e, x in ((edges[n], edge_w[n]), (edges[n + 1], edge_w[n + 1])) if 0 < e < np.inf),
-                   default=None)
+        best = min(
+            (
+                (abs(np.log(e)), e, x)
+                for n, good in enumerate(ok)
+                if good
+                for e, x in ((edges[n], edge_w[n]), (edges[n + 1], edge_w[n + 1]))
+                if 0 < e < np.inf
+            ),
+            default=None,
+        )
         if best is None:
             notes["gain_margin"] = f"no loop-gain factor up to {MULTI_GAIN_LIMIT:g} makes K*L stable"
         else:
             out["gain_margin"], out["phase_crossover_w"] = float(best[1]), best[2]
-            notes["gain_margin"] = ("the loop is unstable: multiplying the loop gain by this factor reaches "
-                                    "the edge of the stable range")
+            notes["gain_margin"] = (
+                "the loop is unstable: multiplying the loop gain by this factor reaches the edge of the stable range"
+            )
         notes.setdefault("gain_margin_lower", "defined for a stable loop only")
     return out
 
 
-GAIN_LIMITS = (1e4, 256.0, 16.0)   # searched from the widest the frequency grid allows
+GAIN_LIMITS = (1e4, 256.0, 16.0)  # searched from the widest the frequency grid allows
 
 
 def _gain_margins(loop: DelayedLoop, ol: OpenLoop, qp: QuasiPolynomial, stable: bool, notes: dict):
@@ -519,15 +562,20 @@ def _gain_margins(loop: DelayedLoop, ol: OpenLoop, qp: QuasiPolynomial, stable: 
                 z += np.sign(slope) * np.sign(K - 1.0)
         return z
 
-    reps = [0.5 * hi if lo == 0 else (2 * lo + 1 if np.isinf(hi) else np.sqrt(lo * hi))
-            for lo, hi in zip(edges[:-1], edges[1:])]
+    reps = [0.5 * hi if lo == 0 else (2 * lo + 1 if np.isinf(hi) else np.sqrt(lo * hi)) for lo, hi in zip(edges[:-1], edges[1:])]
     ok = [z_at(K) == 0 for K in reps]
     intervals = [(edges[i], edges[i + 1], edge_w[i], edge_w[i + 1]) for i in range(len(reps)) if ok[i]]
-    return margin_from_intervals(intervals, stable, notes, {
-        "none": f"no loop-gain factor K up to {limit:g} makes K*L stable",
-        "unbounded": f"K*L is stable for every K from 1 to {limit:g} (searched)",
-        "disagree": "the gain intervals disagree with the roots at K = 1 (on the boundary?)",
-        "no_end": "unstable; the stable gains have no finite end"})
+    return margin_from_intervals(
+        intervals,
+        stable,
+        notes,
+        {
+            "none": f"no loop-gain factor K up to {limit:g} makes K*L stable",
+            "unbounded": f"K*L is stable for every K from 1 to {limit:g} (searched)",
+            "disagree": "the gain intervals disagree with the roots at K = 1 (on the boundary?)",
+            "no_end": "unstable; the stable gains have no finite end",
+        },
+    )
 
 
 def _sign_notes(m: LoopMargins, crossovers: int) -> None:
@@ -536,12 +584,13 @@ def _sign_notes(m: LoopMargins, crossovers: int) -> None:
     P = m.open_loop_rhp_poles
     pm_says_stable = m.phase_margin_deg is not None and m.phase_margin_deg > 0
     if P:
-        notes["open_loop_rhp_poles"] = (f"the open loop has {P} right-half-plane pole(s): stability needs {P} "
-                                        "counter-clockwise encirclement(s) of -1, so the sign of a margin is no "
-                                        "stability test; the verdict comes from the roots")
+        notes["open_loop_rhp_poles"] = (
+            f"the open loop has {P} right-half-plane pole(s): stability needs {P} "
+            "counter-clockwise encirclement(s) of -1, so the sign of a margin is no "
+            "stability test; the verdict comes from the roots"
+        )
     if crossovers == 0 and not m.stable:
-        notes["verdict"] = ("unstable although |L(jw)| != 1 everywhere: no gain crossover, so no phase margin "
-                            "can warn of it")
+        notes["verdict"] = "unstable although |L(jw)| != 1 everywhere: no gain crossover, so no phase margin can warn of it"
     elif pm_says_stable and not m.stable:
         notes["verdict"] = "the phase margin is positive, yet the closed loop is unstable (roots)"
     elif m.phase_margin_deg is not None and m.phase_margin_deg < 0 and m.stable:
@@ -583,17 +632,19 @@ class LoopRegion:
         from ..runtime.frames import grid_dataset
 
         K, tau = np.meshgrid(self.gain, self.delay)
-        return grid_dataset({"gain": K.ravel(), "delay": tau.ravel(), "stable": self.stable.ravel()},
-                            {"delay": self.delay, "gain": self.gain}, {"gain": "1", "delay": "s", "stable": "1"},
-                            {"command": "map"})
+        return grid_dataset(
+            {"gain": K.ravel(), "delay": tau.ravel(), "stable": self.stable.ravel()},
+            {"delay": self.delay, "gain": self.gain},
+            {"gain": "1", "delay": "s", "stable": "1"},
+            {"command": "map"},
+        )
 
     def plot(self, ax=None):
         """The stable set shaded over (K, tau); returns the Axes."""
         from ..figures import new_figure
 
         ax = ax or new_figure((6, 4.5)).subplots()
-        ax.contourf(self.gain, self.delay, self.stable.astype(float), levels=[0.5, 1.5], colors=["tab:green"],
-                    alpha=0.4)
+        ax.contourf(self.gain, self.delay, self.stable.astype(float), levels=[0.5, 1.5], colors=["tab:green"], alpha=0.4)
         ax.set_xlabel("loop-gain factor K")
         ax.set_ylabel("loop delay tau (s)")
         return ax
@@ -619,8 +670,9 @@ def loop_region(sys, gain, delay) -> LoopRegion:
     stable = np.zeros((delays.size, gains.size), bool)
     for j, tau in enumerate(delays):
         for i, k in enumerate(gains):
-            scaled = DelayedLoop(k * loop.num, loop.den, float(tau),
-                                 tuple((k * n, d - loop.delay + float(tau)) for n, d in loop.extra))
+            scaled = DelayedLoop(
+                k * loop.num, loop.den, float(tau), tuple((k * n, d - loop.delay + float(tau)) for n, d in loop.extra)
+            )
             z = _count_unstable(scaled, scaled.normalized()[2])
             stable[j, i] = z == 0
     return LoopRegion(gain=gains, delay=delays, stable=stable)

@@ -14,6 +14,7 @@ P the open-loop poles with Re > 0. The axis is sampled up to the frequency past 
 half-plane, so the rest of the contour adds its principal argument only. Samples are refined
 until 1 + L turns by less than 45 deg per step, so the count is an integer by construction.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -54,7 +55,7 @@ def _tail(loop: DelayedLoop, level: float) -> float:
     w = 1.0
     for _ in range(200):
         top = sum(np.sum(np.abs(n) * w ** np.arange(n.size - 1, -1, -1)) for n, _ in loop.terms)
-        low = np.abs(den[0]) * w ** m - np.sum(np.abs(den[1:]) * w ** np.arange(m - 1, -1, -1))
+        low = np.abs(den[0]) * w**m - np.sum(np.abs(den[1:]) * w ** np.arange(m - 1, -1, -1))
         # the bound top/low decreases in w once low > 0, as L is strictly proper
         if low > 0 and top / low < level:
             return w
@@ -106,13 +107,17 @@ class LoopBode:
             axes = new_figure((6.4, 6.0)).subplots(2, 1, sharex=True)
         mag_ax, phase_ax = axes
         m = self.margins
-        draw_bode(axes, self.w, self.magnitude, self.phase_deg, f"L(jw), delay {m.delay:.3g} s", m.crossover_w,
-                  m.phase_crossover_w)
+        draw_bode(
+            axes, self.w, self.magnitude, self.phase_deg, f"L(jw), delay {m.delay:.3g} s", m.crossover_w, m.phase_crossover_w
+        )
         gm = "none" if m.gain_margin is None else f"{m.gain_margin:.3g}"
         pm = "none" if m.phase_margin_deg is None else f"{m.phase_margin_deg:.3g} deg"
         dm = "none" if m.delay_margin is None else f"{m.delay_margin:.3g} s"
-        mag_ax.set_title(f"{'stable' if m.stable else 'UNSTABLE'} (roots; {m.open_loop_rhp_poles} open-loop RHP "
-                         f"poles)\nGm = {gm}, Pm = {pm}, delay margin = {dm}", fontsize="medium")
+        mag_ax.set_title(
+            f"{'stable' if m.stable else 'UNSTABLE'} (roots; {m.open_loop_rhp_poles} open-loop RHP "
+            f"poles)\nGm = {gm}, Pm = {pm}, delay margin = {dm}",
+            fontsize="medium",
+        )
         mag_ax.set_ylabel("|L(jw)| (dimensionless)")
         phase_ax.set_ylabel("phase of L(jw) (deg)")
         phase_ax.set_xlabel("w (rad/s)")
@@ -196,8 +201,13 @@ class LoopNyquist:
 
     def to_dict(self) -> dict[str, Any]:
         """N, P, Z, stable and the margins' strict-JSON dict."""
-        return {"N": self.N, "P": self.P, "Z": self.Z, "stable": self.stable,
-                "margins": None if self.margins is None else self.margins.to_dict()}
+        return {
+            "N": self.N,
+            "P": self.P,
+            "Z": self.Z,
+            "stable": self.stable,
+            "margins": None if self.margins is None else self.margins.to_dict(),
+        }
 
     def columns(self) -> dict[str, np.ndarray]:
         """The curve as a table, units in the column names."""
@@ -220,15 +230,17 @@ class LoopNyquist:
         ax.plot([-1.0], [0.0], "r+", ms=12, mew=2, label="-1")
         ax.set_xlabel("Re L(jw) (dimensionless)")
         ax.set_ylabel("Im L(jw) (dimensionless)")
-        ax.set_title(f"N = {self.N} (clockwise), P = {self.P}, Z = N + P = {self.Z}: "
-                     f"{'stable' if self.stable else 'UNSTABLE'}", fontsize="medium")
+        ax.set_title(
+            f"N = {self.N} (clockwise), P = {self.P}, Z = N + P = {self.Z}: {'stable' if self.stable else 'UNSTABLE'}",
+            fontsize="medium",
+        )
         ax.set_aspect("equal", adjustable="datalim")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize="small")
         return ax
 
 
-TURN = np.pi / 4        # largest turn of 1 + L allowed between samples of the contour
+TURN = np.pi / 4  # largest turn of 1 + L allowed between samples of the contour
 
 
 def loop_nyquist(sys: Any, delay: float = 0.0) -> LoopNyquist:
@@ -256,14 +268,14 @@ def loop_nyquist(sys: Any, delay: float = 0.0) -> LoopNyquist:
         raise InputError("the Nyquist count needs a strictly proper loop (|L| -> 0 at infinity)")
     try:
         margins = loop_margins(loop)
-    except InputError:                                       # poles on the axis off 0: the count still holds
+    except InputError:  # poles on the axis off 0: the count still holds
         margins = None
     poles = np.roots(loop.den)
     P = int((poles.real > 1e-9 * np.maximum(1.0, np.abs(poles))).sum())
     w_end = _tail(loop, 0.5)
     path = _sorted_contour(loop, w_end)
     values = 1.0 + loop(path)
-    for _ in range(30):                                     # refine where 1 + L turns too fast
+    for _ in range(30):  # refine where 1 + L turns too fast
         turn = np.abs(np.angle(values[1:] / values[:-1]))
         bad = np.nonzero(turn > TURN)[0]
         if bad.size == 0:

@@ -7,6 +7,7 @@ once, then each point is assembled by the single-point function's own rules):
 and ``rightmost_imag`` (normalized s*d0). Missing margins are NaN in the arrays, empty in
 CSV and null in JSON.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -59,18 +60,34 @@ def margin_map(model: ModelSpec, alphas, betas, params: dict | None = None) -> R
     a, b = A.ravel(), B.ravel()
     ol = open_loop(model)
     roots = rightmost_roots_many(model, a, b)
-    first, crossovers = sweep(ol, a, b, gain_limit=GAIN_LIMITS[0])      # one sweep: crossings and crossovers
-    z = first.unstable()            # its band holds every crossing that matters at K = 1 too
+    first, crossovers = sweep(ol, a, b, gain_limit=GAIN_LIMITS[0])  # one sweep: crossings and crossovers
+    z = first.unstable()  # its band holds every crossing that matters at K = 1 too
     values = {name: np.full(a.size, np.nan) for name in FIELDS}
     for i, m in enumerate(read_margins(ol, a, b, roots, first, z, crossovers)):
-        for name, value in (("gain_margin", m.gain_margin), ("phase_margin_deg", m.phase_margin_deg),
-                            ("delay_margin", m.delay_margin)):
+        for name, value in (
+            ("gain_margin", m.gain_margin),
+            ("phase_margin_deg", m.phase_margin_deg),
+            ("delay_margin", m.delay_margin),
+        ):
             values[name][i] = np.nan if value is None else value
     values["rightmost_real"], values["rightmost_imag"] = roots.real, roots.imag
     stable = roots.real < 0
     table = {"alpha": a, "beta": b, "stable": stable.astype(int), "unstable_roots": z, **values}
-    return RegionMap(model=model, method="margins", alpha=alphas, beta=betas, stable=stable.reshape(A.shape),
-                     table=table, layers={k: v.reshape(A.shape) for k, v in values.items()},
-                     meta={"fields": {"gain_margin": "loop-gain factor (see rcpstab margins)",
-                                      "phase_margin_deg": "deg", "delay_margin": "units of d0",
-                                      "rightmost_real": "1/d0", "rightmost_imag": "rad/d0"}})
+    return RegionMap(
+        model=model,
+        method="margins",
+        alpha=alphas,
+        beta=betas,
+        stable=stable.reshape(A.shape),
+        table=table,
+        layers={k: v.reshape(A.shape) for k, v in values.items()},
+        meta={
+            "fields": {
+                "gain_margin": "loop-gain factor (see rcpstab margins)",
+                "phase_margin_deg": "deg",
+                "delay_margin": "units of d0",
+                "rightmost_real": "1/d0",
+                "rightmost_imag": "rad/d0",
+            }
+        },
+    )

@@ -5,6 +5,7 @@ rightmost root, each with the exact stable boundary, the thesis' recommended box
 (alpha in (0.4, 0.6), beta in (0.2, 0.6): thesis Sec. 5.4 lines 2696-2697 and Ch. 7 line 3668)
 and XCP's gains (0.4, 0.226) marked.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -56,8 +57,14 @@ def _layer(region: RegionMap, name: str, levels: Sequence[float]) -> np.ndarray:
         # values there instead; the fill is clipped to the exact boundary (margin_map_plot).
         raise_ = ~region.stable & (values >= levels[0])
         padded = np.pad(np.where(region.stable, values, -np.inf), 1, constant_values=-np.inf)
-        near = np.max([padded[1 + di:padded.shape[0] - 1 + di, 1 + dj:padded.shape[1] - 1 + dj]
-                       for di in (-1, 0, 1) for dj in (-1, 0, 1)], axis=0)
+        near = np.max(
+            [
+                padded[1 + di : padded.shape[0] - 1 + di, 1 + dj : padded.shape[1] - 1 + dj]
+                for di in (-1, 0, 1)
+                for dj in (-1, 0, 1)
+            ],
+            axis=0,
+        )
         values = np.where(raise_, np.where(np.isfinite(near), near, below), values)
     return values
 
@@ -86,8 +93,9 @@ def margin_map_plot(region: RegionMap, axes: Any = None, fig: Figure | None = No
                 lines.set_clip_path(clip)
             ax.figure.colorbar(filled, ax=ax, shrink=0.85)
         ax.plot(a, b, color="tab:red", lw=1.5, label="exact stable boundary")
-        ax.plot([ba0, ba1, ba1, ba0, ba0], [bb0, bb0, bb1, bb1, bb0], color="m", lw=1.5, ls="--",
-                label="thesis box (Sec. 5.4, Ch. 7)")
+        ax.plot(
+            [ba0, ba1, ba1, ba0, ba0], [bb0, bb0, bb1, bb1, bb0], color="m", lw=1.5, ls="--", label="thesis box (Sec. 5.4, Ch. 7)"
+        )
         ax.plot(*XCP_POINT, marker="*", color="tab:orange", markersize=12, ls="none", label="XCP (0.4, 0.226)")
         ax.set_title(title, fontsize="medium")
         ax.set_xlim(region.alpha.min(), region.alpha.max())

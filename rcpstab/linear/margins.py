@@ -22,6 +22,7 @@ Definitions, valid whatever the phase at low frequency (RCP starts at -180 deg, 
 
 Every null comes with a reason in ``notes``.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -101,8 +102,7 @@ class Margins:
     def __repr__(self):
         gm = "None" if self.gain_margin is None else f"{self.gain_margin:.4g}"
         pm = "None" if self.phase_margin_deg is None else f"{self.phase_margin_deg:.4g}"
-        return (f"Margins(alpha={self.alpha:g}, beta={self.beta:g}, stable={self.stable}, gain_margin={gm}, "
-                f"phase_margin_deg={pm})")
+        return f"Margins(alpha={self.alpha:g}, beta={self.beta:g}, stable={self.stable}, gain_margin={gm}, phase_margin_deg={pm})"
 
 
 def _finite(x):
@@ -147,13 +147,20 @@ def _single(pc, index):
     """The crossings of loop ``index`` alone (``pc.point`` is sorted)."""
     lo, hi = np.searchsorted(pc.point, [index, index + 1])
     mine = slice(int(lo), int(hi))
-    return PhaseCrossings(point=np.zeros(hi - lo, int), w=pc.w[mine], level=pc.level[mine],
-                          direction=pc.direction[mine], magnitude=pc.magnitude[mine],
-                          low=pc.low[index:index + 1], gain_count=pc.gain_count[index:index + 1],
-                          rhp_poles=pc.rhp_poles, gain_limit=pc.gain_limit)
+    return PhaseCrossings(
+        point=np.zeros(hi - lo, int),
+        w=pc.w[mine],
+        level=pc.level[mine],
+        direction=pc.direction[mine],
+        magnitude=pc.magnitude[mine],
+        low=pc.low[index : index + 1],
+        gain_count=pc.gain_count[index : index + 1],
+        rhp_poles=pc.rhp_poles,
+        gain_limit=pc.gain_limit,
+    )
 
 
-GAIN_LIMITS = (16.0, 256.0, 4096.0, 65536.0, 1e6)   # searched in turn until the margin is inside
+GAIN_LIMITS = (16.0, 256.0, 4096.0, 65536.0, 1e6)  # searched in turn until the margin is inside
 
 
 def _gain_margin(ol, alpha, beta, stable: bool, notes: dict, first=None):
@@ -165,8 +172,11 @@ def _gain_margin(ol, alpha, beta, stable: bool, notes: dict, first=None):
     previous = GAIN_LIMITS[0]
     for limit in GAIN_LIMITS:
         try:
-            pc = first if (first is not None and limit == GAIN_LIMITS[0]) else \
-                phase_crossings(ol, [alpha], [beta], gain_limit=limit)
+            pc = (
+                first
+                if (first is not None and limit == GAIN_LIMITS[0])
+                else phase_crossings(ol, [alpha], [beta], gain_limit=limit)
+            )
         except InputError as exc:
             if limit == GAIN_LIMITS[0]:
                 notes["gain_margin"] = f"not computed: {exc}"
@@ -175,19 +185,26 @@ def _gain_margin(ol, alpha, beta, stable: bool, notes: dict, first=None):
             break
         previous = limit
         intervals = [(lo, hi, wl, wh) for lo, hi, wl, wh in stable_gain_intervals(pc) if lo < limit]
-        intervals = [(lo, hi if hi <= limit else np.inf, wl, wh if hi <= limit else np.nan)
-                     for lo, hi, wl, wh in intervals]
+        intervals = [(lo, hi if hi <= limit else np.inf, wl, wh if hi <= limit else np.nan) for lo, hi, wl, wh in intervals]
         reaches = any(np.isinf(hi) for _, hi, _, _ in intervals)
         if not reaches or limit == GAIN_LIMITS[-1]:
             break
     if reaches:
         notes["gain_margin_limit"] = f"loop gains searched up to {limit:g}"
-    return margin_from_intervals(intervals, stable, notes, {
-        "none": ("no loop gain K makes K*G stable (for RCP: alpha/beta <= 1, the phase falls through -180 deg "
-                 "at w -> 0 with |G| infinite; App. C)"),
-        "unbounded": f"no -180 deg crossing limits the gain: K*G is stable for every K from 1 to {limit:g} (searched)",
-        "disagree": "the Bode count disagrees with the rightmost root at K = 1 (point on the boundary?)",
-        "no_end": "unstable; stable only for loop gains without a finite end"})
+    return margin_from_intervals(
+        intervals,
+        stable,
+        notes,
+        {
+            "none": (
+                "no loop gain K makes K*G stable (for RCP: alpha/beta <= 1, the phase falls through -180 deg "
+                "at w -> 0 with |G| infinite; App. C)"
+            ),
+            "unbounded": f"no -180 deg crossing limits the gain: K*G is stable for every K from 1 to {limit:g} (searched)",
+            "disagree": "the Bode count disagrees with the rightmost root at K = 1 (point on the boundary?)",
+            "no_end": "unstable; stable only for loop gains without a finite end",
+        },
+    )
 
 
 def margin_from_intervals(intervals, stable: bool, notes: dict, say: dict):
@@ -226,18 +243,21 @@ def margin_from_intervals(intervals, stable: bool, notes: dict, say: dict):
                 else:
                     notes["gain_margin_lower"] = "stable for every smaller loop gain"
                 finite = bool(np.isfinite(hi))
-                return (float(hi) if finite else None), (float(lo) if lo > 0 else None), \
-                    (float(w_hi) if finite else None)
+                return (float(hi) if finite else None), (float(lo) if lo > 0 else None), (float(w_hi) if finite else None)
         notes["gain_margin"] = say["disagree"]
         return None, None, None
-    best = min(((abs(np.log(e)), e, w) for lo, hi, w_lo, w_hi in intervals
-                for e, w in ((lo, w_lo), (hi, w_hi)) if 0 < e < np.inf), default=None)
+    best = min(
+        ((abs(np.log(e)), e, w) for lo, hi, w_lo, w_hi in intervals for e, w in ((lo, w_lo), (hi, w_hi)) if 0 < e < np.inf),
+        default=None,
+    )
     if best is None:
         notes["gain_margin"] = say["no_end"]
         return None, None, None
     _, end, w = best
-    notes["gain_margin"] = (f"the loop is unstable: multiplying the loop gain by this factor "
-                            f"({'shrinking' if end < 1 else 'raising'} it) reaches the edge of the stable range")
+    notes["gain_margin"] = (
+        f"the loop is unstable: multiplying the loop gain by this factor "
+        f"({'shrinking' if end < 1 else 'raising'} it) reaches the edge of the stable range"
+    )
     return float(end), None, (float(w) if np.isfinite(w) else None)
 
 
@@ -266,11 +286,33 @@ def margins(model: ModelSpec, alpha: float, beta: float, params: dict | None = N
     except InputError as exc:
         # Gains in the thousands: the verdict (rightmost root) stands, the frequency reading does not.
         why = f"not computed: {exc}"
-        notes.update({k: why for k in ("gain_margin", "gain_margin_lower", "phase_margin_deg", "crossover_w",
-                                       "phase_crossover_w", "delay_margin", "unstable_roots")})
-        return Margins(alpha=alpha, beta=beta, stable=stable, gain_margin=None, phase_margin_deg=None,
-                       crossover_w=None, phase_crossover_w=None, delay_margin=None,
-                       rightmost_root=(float(root.real), float(root.imag)), unstable_roots=None, notes=notes)
+        notes.update(
+            {
+                k: why
+                for k in (
+                    "gain_margin",
+                    "gain_margin_lower",
+                    "phase_margin_deg",
+                    "crossover_w",
+                    "phase_crossover_w",
+                    "delay_margin",
+                    "unstable_roots",
+                )
+            }
+        )
+        return Margins(
+            alpha=alpha,
+            beta=beta,
+            stable=stable,
+            gain_margin=None,
+            phase_margin_deg=None,
+            crossover_w=None,
+            phase_crossover_w=None,
+            delay_margin=None,
+            rightmost_root=(float(root.real), float(root.imag)),
+            unstable_roots=None,
+            notes=notes,
+        )
     gm, gm_lower, w_pc = _gain_margin(ol, alpha, beta, stable, notes)
 
     wz, phase = gain_crossovers(ol, alpha, beta)
@@ -295,9 +337,20 @@ def _assemble(alpha, beta, stable, root, z, gain, wz, phase, notes) -> Margins:
         else:
             kind = "positive"
     _crossover_notes(notes, kind, w_pc, w_z, gm_lower)
-    return Margins(alpha=alpha, beta=beta, stable=stable, gain_margin=gm, phase_margin_deg=pm, crossover_w=w_z,
-                   phase_crossover_w=w_pc, delay_margin=dm, rightmost_root=(float(root.real), float(root.imag)),
-                   gain_margin_lower=gm_lower, unstable_roots=z, notes=notes)
+    return Margins(
+        alpha=alpha,
+        beta=beta,
+        stable=stable,
+        gain_margin=gm,
+        phase_margin_deg=pm,
+        crossover_w=w_z,
+        phase_crossover_w=w_pc,
+        delay_margin=dm,
+        rightmost_root=(float(root.real), float(root.imag)),
+        gain_margin_lower=gm_lower,
+        unstable_roots=z,
+        notes=notes,
+    )
 
 
 def _crossover_notes(notes: dict, kind: str, w_pc, w_z, gm_lower) -> None:

@@ -34,6 +34,7 @@ equals ours and N + P equals the closed-loop pole count.
 
 Frequencies are normalized: w*d0, radians per round-trip time.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -58,9 +59,9 @@ INDENT = 1e-6
 """Radius of the indentation around the poles at lambda = 0. The closed loop has no root
 inside it as long as ``|G|`` >> 1 there, i.e. ``|num(0)/den(0)|`` >> INDENT**integrators (for RCP,
 beta >> 1e-12)."""
-ARC_SAMPLES = 33       # the quarter arc turns G by integrators*pi/2: 16 samples per pi/2 turn
-STEP = 0.02            # frequency step: relative below w = 1, absolute above, per unit delay
-CHUNK = 2000           # grid points evaluated together (memory ~ CHUNK * samples * 16 bytes)
+ARC_SAMPLES = 33  # the quarter arc turns G by integrators*pi/2: 16 samples per pi/2 turn
+STEP = 0.02  # frequency step: relative below w = 1, absolute above, per unit delay
+CHUNK = 2000  # grid points evaluated together (memory ~ CHUNK * samples * 16 bytes)
 PADE_ORDERS = range(1, 21)
 
 
@@ -142,8 +143,7 @@ def delay_factor(theta_lam, pade: int | None):
 def loop_value(ol: OpenLoop, lam_values, alpha, beta, pade: int | None):
     """G(lambda) with the exact or Pade delay, broadcasting lambda against the gains."""
     lam_values = np.asarray(lam_values, dtype=complex)
-    return (delay_factor(ol.theta * lam_values, pade) * ol.rational(lam_values, alpha, beta)
-            / lam_values ** ol.integrators)
+    return delay_factor(ol.theta * lam_values, pade) * ol.rational(lam_values, alpha, beta) / lam_values**ol.integrators
 
 
 def rhp_poles(ol: OpenLoop, pade: int | None) -> int:
@@ -157,8 +157,7 @@ def rhp_poles(ol: OpenLoop, pade: int | None) -> int:
         poles = np.concatenate([poles, np.roots(_pade_coefficients(pade)[1]) / ol.theta])
     on_axis = np.abs(poles.real) <= 1e-12 * np.maximum(np.abs(poles), 1.0)
     if on_axis.any():
-        raise InputError(f"open loop has a pole on the imaginary axis at {poles[on_axis][0]:.6g}; "
-                         "only poles at 0 are supported")
+        raise InputError(f"open loop has a pole on the imaginary axis at {poles[on_axis][0]:.6g}; only poles at 0 are supported")
     return int((poles.real > 0).sum())
 
 
@@ -176,11 +175,11 @@ def tail_frequency(ol: OpenLoop, alpha, beta, gain: float = 1.0):
     num = np.abs(ol.num)
     # |num_p(alpha, beta)| <= |c0| + |c_alpha| alpha + |c_beta| beta, per power p
     n_p = gain * (num[:, 0] + alpha[..., None] * num[:, 1] + beta[..., None] * num[:, 2])
-    if n_p.shape[-1] > m and np.any(n_p[..., m:] > 0):   # not strictly proper: no tail (the margins refuse it)
+    if n_p.shape[-1] > m and np.any(n_p[..., m:] > 0):  # not strictly proper: no tail (the margins refuse it)
         s_num = n_p.sum(axis=-1)
         return np.maximum(1.0, (s_num + np.abs(ol.den[:-1]).sum()) / abs(ol.den[-1]))
     lower = np.zeros(alpha.shape + (m,))
-    lower[..., :min(n_p.shape[-1], m)] += n_p[..., :m]
+    lower[..., : min(n_p.shape[-1], m)] += n_p[..., :m]
     lower[..., k:m] += np.abs(ol.den[:-1])
     return np.maximum(1.0, dominance_frequency(abs(ol.den[-1]), lower))
 
@@ -214,14 +213,14 @@ def _counter_clockwise(ol: OpenLoop, alpha, beta, pade: int | None):
     start = np.where(start_real < -1, np.where(imag[:, 1] < 0, 0.5, -0.5), 0.0)
     upper = imag[:, 1:] > 0
     rows, cols = np.nonzero(upper[:, :-1] != upper[:, 1:])
-    cols = cols + 1                                       # back to indices into t
+    cols = cols + 1  # back to indices into t
 
     def imag_along(x, k):
         return loop_value(ol, _path(x), alpha[rows[k]], beta[rows[k]], pade).imag
 
     t_cross = bisect_brackets(imag_along, t[cols], t[cols + 1])
     left_of_minus_one = loop_value(ol, _path(t_cross), alpha[rows], beta[rows], pade).real < -1
-    direction = np.where(upper[rows, cols - 1], 1.0, -1.0)   # + to - is counter-clockwise
+    direction = np.where(upper[rows, cols - 1], 1.0, -1.0)  # + to - is counter-clockwise
     half = start + np.bincount(rows, weights=direction * left_of_minus_one, minlength=alpha.size)
     return np.rint(2 * half).astype(int)
 
@@ -232,8 +231,9 @@ def loop_count(ol: OpenLoop, alpha, beta, pade: int | None = None) -> NyquistCou
     alpha, beta = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(beta, float))
     P = rhp_poles(ol, pade)
     a, b = alpha.ravel(), beta.ravel()
-    ccw = np.concatenate([_counter_clockwise(ol, a[i:i + CHUNK], b[i:i + CHUNK], pade)
-                          for i in range(0, a.size, CHUNK)] or [np.zeros(0, int)])
+    ccw = np.concatenate(
+        [_counter_clockwise(ol, a[i : i + CHUNK], b[i : i + CHUNK], pade) for i in range(0, a.size, CHUNK)] or [np.zeros(0, int)]
+    )
     clockwise = (-ccw).reshape(alpha.shape)
     return NyquistCount(clockwise=clockwise, rhp_poles=P, unstable=np.asarray(clockwise + P))
 
@@ -258,8 +258,7 @@ def nyquist_count(model: ModelSpec, alpha, beta, pade: int | None = None) -> Nyq
     return loop_count(open_loop(model), alpha, beta, check_pade(pade))
 
 
-def nyquist_curve(model: ModelSpec, alpha: float, beta: float, pade: int | None = None,
-                  w=None) -> NyquistCurve:
+def nyquist_curve(model: ModelSpec, alpha: float, beta: float, pade: int | None = None, w=None) -> NyquistCurve:
     """G(j w) of one loop for plotting, with its encirclement count.
 
     Parameters
@@ -275,8 +274,7 @@ def nyquist_curve(model: ModelSpec, alpha: float, beta: float, pade: int | None 
         w = np.geomspace(1e-2, max(w_end, 10.0), 2000)
     w = check_gains(w, "w")
     G = loop_value(ol, 1j * w, alpha, beta, pade)
-    return NyquistCurve(alpha=float(alpha), beta=float(beta), pade=pade, w=w, G=G,
-                        count=nyquist_count(model, alpha, beta, pade))
+    return NyquistCurve(alpha=float(alpha), beta=float(beta), pade=pade, w=w, G=G, count=nyquist_count(model, alpha, beta, pade))
 
 
 def nyquist_region(model: ModelSpec, alphas, betas, pade: int | None = None, params: dict | None = None) -> RegionMap:
@@ -304,12 +302,12 @@ def nyquist_region(model: ModelSpec, alphas, betas, pade: int | None = None, par
     betas = check_gains(betas, "beta")
     A, B = np.meshgrid(alphas, betas)
     count = nyquist_count(model, A, B, pade)
-    return RegionMap(model=model, method="nyquist", alpha=alphas, beta=betas,
-                     stable=count.stable, meta={"pade": pade})
+    return RegionMap(model=model, method="nyquist", alpha=alphas, beta=betas, stable=count.stable, meta={"pade": pade})
 
 
-def alpha_bounds(model: ModelSpec, beta: float, pade: int | None = None, alpha_max: float = 4.0,
-                 tol: float = 1e-12) -> np.ndarray:
+def alpha_bounds(
+    model: ModelSpec, beta: float, pade: int | None = None, alpha_max: float = 4.0, tol: float = 1e-12
+) -> np.ndarray:
     """The alphas in (0, alpha_max] where the Nyquist verdict changes along the row ``beta``.
 
     The row is scanned with step 1e-3 and every change of verdict bisected to ``tol``;

@@ -1,4 +1,5 @@
 """Plotting of a :class:`~rcpstab.linear.nyquist.NyquistCurve` (data and plot kept apart)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -33,7 +34,7 @@ def nyquist_plot(curve: NyquistCurve, ax: Axes | None = None, limit: float = 3.0
     matplotlib.axes.Axes
     """
     ax = ax or current_axes()
-    line, = ax.plot(curve.G.real, curve.G.imag, label="G(j w), w > 0")
+    (line,) = ax.plot(curve.G.real, curve.G.imag, label="G(j w), w > 0")
     ax.plot(curve.G.real, -curve.G.imag, "--", color=line.get_color(), label="w < 0")
     ax.plot([-1.0], [0.0], "r+", markersize=12, markeredgewidth=2, label="-1")
     if margins is not None:
@@ -44,8 +45,9 @@ def nyquist_plot(curve: NyquistCurve, ax: Axes | None = None, limit: float = 3.0
             ax.plot([x], [0.0], "o", color="tab:red", ms=5, label=f"Gm = {margins.gain_margin:.3g}")
         if margins.crossover_w and margins.phase_margin_deg is not None:
             angle = np.radians(margins.phase_margin_deg - 180.0)
-            ax.plot([np.cos(angle)], [np.sin(angle)], "o", color="tab:green", ms=5,
-                    label=f"Pm = {margins.phase_margin_deg:.3g} deg")
+            ax.plot(
+                [np.cos(angle)], [np.sin(angle)], "o", color="tab:green", ms=5, label=f"Pm = {margins.phase_margin_deg:.3g} deg"
+            )
     ax.axhline(0.0, color="0.7", linewidth=0.5)
     ax.axvline(0.0, color="0.7", linewidth=0.5)
     ax.set_xlim(-limit, limit)
@@ -55,7 +57,9 @@ def nyquist_plot(curve: NyquistCurve, ax: Axes | None = None, limit: float = 3.0
     ax.set_ylabel("Im G")
     delay = "exact delay" if curve.pade is None else f"Pade-{curve.pade}"
     count = curve.count
-    ax.set_title(f"alpha = {curve.alpha:g}, beta = {curve.beta:g} ({delay}): "
-                 f"N = {int(count.clockwise)}, P = {count.rhp_poles}, Z = {int(np.asarray(count.unstable))}")
+    ax.set_title(
+        f"alpha = {curve.alpha:g}, beta = {curve.beta:g} ({delay}): "
+        f"N = {int(count.clockwise)}, P = {count.rhp_poles}, Z = {int(np.asarray(count.unstable))}"
+    )
     ax.legend(loc="upper right")
     return ax

@@ -7,6 +7,7 @@ criterion needs: the phase is built from its pieces (delay -theta*w exactly, eac
 integrator -pi/2 exactly, the rational rest unwrapped on a fine grid) so that no
 2*pi ambiguity can creep in.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,16 +47,20 @@ class OpenLoop:
     def rational(self, lam_values: ArrayLike, alpha: ArrayLike, beta: ArrayLike) -> np.ndarray:
         """num/den (no delay, no integrators) at ``lam_values``, broadcasting with the gains."""
         lam_values = np.asarray(lam_values, dtype=complex)
-        polyval = np.polynomial.polynomial.polyval   # Horner: complex powers are slow
-        n = (polyval(lam_values, self.num[:, 0]) + np.asarray(alpha) * polyval(lam_values, self.num[:, 1])
-             + np.asarray(beta) * polyval(lam_values, self.num[:, 2]))
+        polyval = np.polynomial.polynomial.polyval  # Horner: complex powers are slow
+        n = (
+            polyval(lam_values, self.num[:, 0])
+            + np.asarray(alpha) * polyval(lam_values, self.num[:, 1])
+            + np.asarray(beta) * polyval(lam_values, self.num[:, 2])
+        )
         ratio: np.ndarray = n / polyval(lam_values, self.den)
         return ratio
 
     def __call__(self, lam_values: ArrayLike, alpha: ArrayLike, beta: ArrayLike) -> np.ndarray:
         lam_values = np.asarray(lam_values, dtype=complex)
-        loop: np.ndarray = (np.exp(-self.theta * lam_values) * self.rational(lam_values, alpha, beta)
-                            / lam_values ** self.integrators)
+        loop: np.ndarray = (
+            np.exp(-self.theta * lam_values) * self.rational(lam_values, alpha, beta) / lam_values**self.integrators
+        )
         return loop
 
     def magnitude_phase(self, w: np.ndarray, alpha: ArrayLike, beta: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -66,7 +71,7 @@ class OpenLoop:
         r = self.rational(1j * w, alpha, beta)
         rational_phase = np.unwrap(np.angle(r), axis=-1)
         phase = rational_phase - self.theta * w - self.integrators * np.pi / 2
-        return np.abs(r) / w ** self.integrators, phase
+        return np.abs(r) / w**self.integrators, phase
 
 
 @cache
@@ -74,13 +79,13 @@ def open_loop(model: ModelSpec) -> OpenLoop:
     """Compile ``model``'s normalized open loop (cached on disk); InputError if it is not of the form above."""
     from ..runtime.derivation_cache import cached
     from .linearization_sources import DERIVING_SOURCES
+
     def compute() -> dict[str, Any]:
         ol = _compile(model)
         return {"theta": np.array(ol.theta), "num": ol.num, "den": ol.den, "integrators": np.array(ol.integrators)}
 
     data = cached("openloop", model, (__file__, *DERIVING_SOURCES), compute)
-    return OpenLoop(theta=float(data["theta"]), num=data["num"], den=data["den"],
-                    integrators=int(data["integrators"]))
+    return OpenLoop(theta=float(data["theta"]), num=data["num"], den=data["den"], integrators=int(data["integrators"]))
 
 
 def _compile(model: ModelSpec) -> OpenLoop:
@@ -97,14 +102,16 @@ def _compile(model: ModelSpec) -> OpenLoop:
     rational = sp.cancel(G / sp.Mul(*exps))
     numer, denom = sp.fraction(rational)
     if len(exps) > 1 or rational.has(sp.exp):
-        raise InputError(f"model {model.name!r}: the open loop has more than one delay "
-                         f"({', '.join(map(str, exps))}); the exact method applies, Bode and margins do not")
+        raise InputError(
+            f"model {model.name!r}: the open loop has more than one delay "
+            f"({', '.join(map(str, exps))}); the exact method applies, Bode and margins do not"
+        )
     den_poly = sp.Poly(denom, lam)
     k = min(m[0] for m in den_poly.monoms())
     den_poly = sp.Poly(sp.cancel(denom / lam**k), lam)
     if den_poly.free_symbols - {lam} or not theta.is_number:
         raise InputError(f"model {model.name!r}: open loop denominator depends on the gains")
-    lead = den_poly.all_coeffs()[-1]                       # constant term, nonzero
+    lead = den_poly.all_coeffs()[-1]  # constant term, nonzero
     num_poly = sp.Poly(sp.expand(numer / lead), lam)
     num = np.zeros((num_poly.degree() + 1, 3))
     for (power,), c in num_poly.terms():

@@ -26,6 +26,7 @@ verdict can only be wrong within rounding of the boundary.
 Many loops share one sweep (:func:`sweep`): sampled in groups on grids that begin alike, bracketed
 by sign changes (:func:`_group_brackets`), all brackets refined together.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,14 +37,14 @@ from .bisection import bisect_brackets
 from .nyquist import rhp_poles, tail_frequency
 from .openloop import OpenLoop
 
-LOW = 1e-9            # first frequency sampled (w*d0); below it G ~ K/(j w)**n
-RATIO = 1.05          # geometric step up to w = 1: a first-order factor turns < 0.05 rad per step
-STEP = 0.02           # uniform step above w = 1, per unit delay
-SAMPLES_PER_CHUNK = 4_000_000   # loops x frequencies evaluated together (memory ~ 16 bytes each)
-GROUP = 32            # loops sampled together on one grid (sorted by reach; 32 rows stay in cache)
-W_CAP = 4096.0        # widest band sampled (w*d0); a loop needing more is refused
-ROUNDING = 64         # a departure from the level within this many eps of its terms is rounding
-PROBE = 64            # samples searched first for a departure above rounding (most loops depart at once)
+LOW = 1e-9  # first frequency sampled (w*d0); below it G ~ K/(j w)**n
+RATIO = 1.05  # geometric step up to w = 1: a first-order factor turns < 0.05 rad per step
+STEP = 0.02  # uniform step above w = 1, per unit delay
+SAMPLES_PER_CHUNK = 4_000_000  # loops x frequencies evaluated together (memory ~ 16 bytes each)
+GROUP = 32  # loops sampled together on one grid (sorted by reach; 32 rows stay in cache)
+W_CAP = 4096.0  # widest band sampled (w*d0); a loop needing more is refused
+ROUNDING = 64  # a departure from the level within this many eps of its terms is rounding
+PROBE = 64  # samples searched first for a departure above rounding (most loops depart at once)
 
 from ..errors import InputError  # noqa: E402  (kept beside the limits it enforces)
 
@@ -88,8 +89,7 @@ class PhaseCrossings:
 
     def unstable(self, gain: float = 1.0) -> np.ndarray:
         """Z for the loops ``gain * G``: a crossing counts where gain * ``|G|`` > 1."""
-        upper = self.low + np.bincount(self.point, weights=self.direction * (gain * self.magnitude > 1),
-                                       minlength=self.low.size)
+        upper = self.low + np.bincount(self.point, weights=self.direction * (gain * self.magnitude > 1), minlength=self.low.size)
         return np.rint(self.rhp_poles + 2 * upper).astype(int)
 
 
@@ -172,7 +172,7 @@ def _departure(ol: OpenLoop, w, rp):
         first[todo[found]] = block[0] + reliable[found].argmax(axis=1)
         todo = todo[~found]
     side = np.sign(departure[np.arange(rows), np.minimum(first, size - 1)]) * (first < size)
-    late = np.nonzero(first > 0)[0]                   # rows with samples to set
+    late = np.nonzero(first > 0)[0]  # rows with samples to set
     if late.size:
         cols = np.arange(int(first[late].max()))
         before = cols[None, :] < first[late, None]
@@ -185,22 +185,22 @@ def _departure(ol: OpenLoop, w, rp):
 class _Brackets:
     """One group's sign changes, before refinement (indices into the group's points)."""
 
-    rows: np.ndarray      # -180 + k*360 deg crossings: the loop
-    lo: np.ndarray        # bracket ends (w*d0)
+    rows: np.ndarray  # -180 + k*360 deg crossings: the loop
+    lo: np.ndarray  # bracket ends (w*d0)
     hi: np.ndarray
     falling: np.ndarray
-    offset: np.ndarray    # the level, measured from e
+    offset: np.ndarray  # the level, measured from e
     base_departure: np.ndarray
     base_angle: np.ndarray
-    sign_k: np.ndarray    # per crossing
-    e: np.ndarray         # per crossing: arg K - n*pi/2
-    low: np.ndarray       # per loop
+    sign_k: np.ndarray  # per crossing
+    e: np.ndarray  # per crossing: arg K - n*pi/2
+    low: np.ndarray  # per loop
     gain_count: np.ndarray
-    g_rows: np.ndarray    # gain crossovers (|G| = 1): the loop, bracket ends, phase at lo
+    g_rows: np.ndarray  # gain crossovers (|G| = 1): the loop, bracket ends, phase at lo
     g_lo: np.ndarray
     g_hi: np.ndarray
     g_phase: np.ndarray
-    g_angle: np.ndarray   # angle of the rational part at lo
+    g_angle: np.ndarray  # angle of the rational part at lo
 
 
 def _quotients(ol: OpenLoop, w):
@@ -219,7 +219,7 @@ def _rational_parts(ol: OpenLoop, w, a, b, quotients=None):
     begins) and the loops are their real combinations: a sample costs a few real operations instead
     of a complex polynomial and a complex division.
     """
-    q0, qa, qb = (q[:w.size] for q in (quotients or _quotients(ol, w)))
+    q0, qa, qb = (q[: w.size] for q in (quotients or _quotients(ol, w)))
     re, im, term = (np.empty((a.size, w.size)) for _ in range(3))
     for out, qa_part, qb_part in ((re, qa.real, qb.real), (im, qa.imag, qb.imag)):
         np.multiply(a[:, None], qa_part, out=out)
@@ -248,13 +248,13 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool, grid=None) -> _B
     """
     n = ol.integrators
     w_end = float(np.max(ends))
-    own = _grid_sizes(ends, ol.theta)                             # a loop's own grid: this many samples
+    own = _grid_sizes(ends, ol.theta)  # a loop's own grid: this many samples
     k0 = ol.rational(np.zeros(1), a[:, None], b[:, None])[:, 0].real
     arg_k = np.where(k0 < 0, np.pi, 0.0)
     sign_k = np.where(k0 < 0, -1.0, 1.0)
     e = arg_k - n * np.pi / 2
     quarters = np.rint((e + np.pi) / (np.pi / 2)).astype(int)
-    rest = np.mod(quarters, 4)          # whole turns (quarters // 4) shift every band alike: dropped
+    rest = np.mod(quarters, 4)  # whole turns (quarters // 4) shift every band alike: dropped
     size = int(_grid_sizes(w_end, ol.theta))
     w_all, quotients, cos_all, sin_all = grid or _sweep_grid(ol, w_end)
     w = w_all[:size]
@@ -263,7 +263,7 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool, grid=None) -> _B
     magnitude2 += np.square(im)
     if np.any(sign_k < 0):
         re, im = sign_k[:, None] * re, sign_k[:, None] * im
-    mine = np.arange(size - 1)[None, :] + 1 < own[:, None]        # steps inside each loop's own grid
+    mine = np.arange(size - 1)[None, :] + 1 < own[:, None]  # steps inside each loop's own grid
     above = magnitude2 > w ** (2 * n)
     change = (above[:, :-1] != above[:, 1:]) & mine
     gain_count = change.sum(axis=1)
@@ -279,14 +279,14 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool, grid=None) -> _B
     vre += im * s
     vim = im * c
     vim -= re * s
-    for r in range(1, 4):               # v *= j**rest, exactly (a swap and signs)
+    for r in range(1, 4):  # v *= j**rest, exactly (a swap and signs)
         pick = rest == r
         if pick.any():
             x, y = vre[pick], vim[pick]
             vre[pick], vim[pick] = {1: (-y, x), 2: (-x, -y), 3: (y, -x)}[r]
-    level_steps = mine & (np.arange(size - 1)[None, :] >= first[:, None])   # no crossing before the departure
+    level_steps = mine & (np.arange(size - 1)[None, :] >= first[:, None])  # no crossing before the departure
     rows, cols, rising = _axis_steps(vre, vim, negative=False, steps=level_steps)
-    falling = ~rising                   # the phase rises through a level where v's y goes up
+    falling = ~rising  # the phase rises through a level where v's y goes up
     # the band below each crossing: the band at the departure plus the crossings before it in its row
     step = np.where(rising, 1.0, -1.0)
     before = _per_row_cumsum(rows, step) - step
@@ -300,8 +300,11 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool, grid=None) -> _B
     if crossovers:
         # gain crossovers: |G| passes 1 between samples
         g_rows, g_cols = np.nonzero(change)
-        wraps_r = wraps if not np.any(sign_k < 0) else \
-            _axis_steps(sign_k[:, None] * re, sign_k[:, None] * im, negative=True, steps=mine)  # r's own turns
+        wraps_r = (
+            wraps
+            if not np.any(sign_k < 0)
+            else _axis_steps(sign_k[:, None] * re, sign_k[:, None] * im, negative=True, steps=mine)
+        )  # r's own turns
         g_phase, g_angle = _continuous_phase_at(ol, w, a, b, arg_k, g_rows, g_cols, wraps_r)
     else:
         g_rows = g_cols = np.zeros(0, int)
@@ -318,10 +321,24 @@ def _group_brackets(ol: OpenLoop, a, b, ends, crossovers: bool, grid=None) -> _B
         # No integrator: G(0) is finite; a start left of -1 on the axis is half a crossing.
         left = start_on_level & (np.abs(k0) > 1)
         low = np.where(left, np.where(side >= 0, 0.5, -0.5), 0.0)
-    return _Brackets(rows=rows, lo=w[cols], hi=w[cols + 1], falling=falling, offset=offset,
-                     base_departure=base_departure, base_angle=base_angle, sign_k=sign_k[rows], e=e[rows],
-                     low=low, gain_count=gain_count, g_rows=g_rows, g_lo=w[g_cols], g_hi=w[g_cols + 1],
-                     g_phase=g_phase, g_angle=g_angle)
+    return _Brackets(
+        rows=rows,
+        lo=w[cols],
+        hi=w[cols + 1],
+        falling=falling,
+        offset=offset,
+        base_departure=base_departure,
+        base_angle=base_angle,
+        sign_k=sign_k[rows],
+        e=e[rows],
+        low=low,
+        gain_count=gain_count,
+        g_rows=g_rows,
+        g_lo=w[g_cols],
+        g_hi=w[g_cols + 1],
+        g_phase=g_phase,
+        g_angle=g_angle,
+    )
 
 
 def _sweep_grid(ol: OpenLoop, w_end: float):
@@ -339,7 +356,7 @@ def _axis_steps(x, y, negative: bool, steps):
     x changes sign too (the step passes by the origin) the angles decide, as unwrapping would: the
     step's turn is the difference of the angles moved into [-pi, pi].
     """
-    below = np.signbit(y)                       # arctan2's sign, -0.0 included
+    below = np.signbit(y)  # arctan2's sign, -0.0 included
     flip = (below[:, :-1] != below[:, 1:]) & steps
     on, off = ((x < 0), (x > 0)) if negative else ((x > 0), (x < 0))
     sure = flip & on[:, :-1] & on[:, 1:]
@@ -352,7 +369,7 @@ def _axis_steps(x, y, negative: bool, steps):
         a1 = np.arctan2(y[ur, uc + 1], x[ur, uc + 1])
         d = a1 - a0
         if negative:
-            turn = np.rint(d / (2 * np.pi))            # unwrap's correction: the angle jumped by 2 pi
+            turn = np.rint(d / (2 * np.pi))  # unwrap's correction: the angle jumped by 2 pi
             hit, u_up = turn != 0, turn > 0
         else:
             d -= 2 * np.pi * np.rint(d / (2 * np.pi))
@@ -374,7 +391,7 @@ def _unwrapped_at(ol: OpenLoop, w, a, b, sign, rows, cols, wraps):
     bit for bit."""
     w_rows, w_cols, _ = wraps
     every = np.arange(a.size)
-    r_all = np.concatenate((w_rows, w_rows, rows, every))     # one evaluation for every angle needed
+    r_all = np.concatenate((w_rows, w_rows, rows, every))  # one evaluation for every angle needed
     c_all = np.concatenate((w_cols + 1, w_cols, cols, np.zeros(a.size, int)))
     angles = np.angle(sign[r_all] * ol.rational(1j * w[c_all], a[r_all], b[r_all]))
     after, at_turn, here, first = np.split(angles, np.cumsum([w_rows.size, w_rows.size, rows.size]))
@@ -389,7 +406,7 @@ def _unwrapped_at(ol: OpenLoop, w, a, b, sign, rows, cols, wraps):
     table[w_rows, 1 + np.arange(w_rows.size) - starts[w_rows]] = correct
     np.cumsum(table, axis=1, out=table)
     key = w_rows.astype(np.int64) * w.size + w_cols
-    before = np.searchsorted(key, rows.astype(np.int64) * w.size + cols) - starts[rows]   # turns before
+    before = np.searchsorted(key, rows.astype(np.int64) * w.size + cols) - starts[rows]  # turns before
     return here + table[rows, before], first, here
 
 
@@ -432,7 +449,7 @@ def _first_departure(ol, w, re, im, rest):
             break
         rp = unwrap(np.arctan2(im[todo, :width], re[todo, :width]))
         shift = np.rint(rp[:, :1] / (2 * np.pi))
-        rp -= 2 * np.pi * shift                      # start within pi of arg K (exact: no rounding of pi)
+        rp -= 2 * np.pi * shift  # start within pi of arg K (exact: no rounding of pi)
         dep, sd, f = _departure(ol, w[:width], rp)
         done = (f < width) | (width == size)
         rows = todo[done]
@@ -488,11 +505,11 @@ def sweep(ol: OpenLoop, alpha, beta, gain_limit: float = 1.0, crossovers: bool =
         size = min(GROUP, order.size - s)
         samples = int(_grid_sizes(ends[order[s + size - 1]], ol.theta))
         size = max(1, min(size, SAMPLES_PER_CHUNK // samples))
-        group = order[s:s + size]
+        group = order[s : s + size]
         parts.append(_group_brackets(ol, alpha[group], beta[group], ends[group], crossovers, grid))
         members.append(group)
         s += size
-    for p, group in zip(parts, members):       # group rows -> the loops' own indices
+    for p, group in zip(parts, members):  # group rows -> the loops' own indices
         p.rows, p.g_rows = group[p.rows], group[p.g_rows]
     low, gain_count = np.zeros(alpha.size), np.zeros(alpha.size, int)
     for p, group in zip(parts, members):
@@ -508,18 +525,20 @@ def _band_ends(tails, alpha, beta):
     ends = 1.05 * tails
     if ends.size and float(np.max(ends)) > W_CAP:
         i = int(np.argmax(ends))
-        raise InputError(f"alpha = {alpha[i]:g}, beta = {beta[i]:g}: the loop's gain stays above 1 up to "
-                         f"w*d0 = {ends[i]:.3g}, beyond the {W_CAP:g} the frequency lenses sample")
+        raise InputError(
+            f"alpha = {alpha[i]:g}, beta = {beta[i]:g}: the loop's gain stays above 1 up to "
+            f"w*d0 = {ends[i]:.3g}, beyond the {W_CAP:g} the frequency lenses sample"
+        )
     return ends
 
 
 def _refine_crossings(ol, alpha, beta, parts, low, gain_count, gain_limit) -> PhaseCrossings:
     rows = _cat(parts, "rows", int)
-    order = np.argsort(rows, kind="stable")       # by loop; each loop's crossings stay in order of w
+    order = np.argsort(rows, kind="stable")  # by loop; each loop's crossings stay in order of w
     rows = rows[order]
     lo, hi, falling, offset, base_departure, base_angle, sign_k, e = (
-        _cat(parts, name)[order] for name in ("lo", "hi", "falling", "offset", "base_departure", "base_angle",
-                                              "sign_k", "e"))
+        _cat(parts, name)[order] for name in ("lo", "hi", "falling", "offset", "base_departure", "base_angle", "sign_k", "e")
+    )
     falling = falling.astype(bool)
     a, b = alpha[rows], beta[rows]
 
@@ -531,9 +550,17 @@ def _refine_crossings(ol, alpha, beta, parts, low, gain_count, gain_limit) -> Ph
 
     w_cross = bisect_brackets(minus_level, lo, hi)
     magnitude = np.abs(ol(1j * w_cross, a, b))
-    return PhaseCrossings(point=rows.astype(int), w=w_cross, level=e + offset, direction=np.where(falling, 1.0, -1.0),
-                          magnitude=magnitude, low=low, gain_count=gain_count, rhp_poles=rhp_poles(ol, None),
-                          gain_limit=gain_limit)
+    return PhaseCrossings(
+        point=rows.astype(int),
+        w=w_cross,
+        level=e + offset,
+        direction=np.where(falling, 1.0, -1.0),
+        magnitude=magnitude,
+        low=low,
+        gain_count=gain_count,
+        rhp_poles=rhp_poles(ol, None),
+        gain_limit=gain_limit,
+    )
 
 
 def _refine_crossovers(ol, alpha, beta, parts):

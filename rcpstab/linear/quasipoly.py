@@ -8,6 +8,7 @@ monic in its delay-free principal term. The region engines need it evaluated on 
 grids of (alpha, beta) at once, and D-subdivision needs it split as
 ``D0(lambda) + alpha*D1(lambda) + beta*D2(lambda)``; :class:`QuasiPolynomial` gives both.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -57,15 +58,14 @@ class QuasiPolynomial:
         """(D0, D1, D2) at ``lam_values``: Delta = D0 + alpha*D1 + beta*D2."""
         lam_values = np.asarray(lam_values, dtype=complex)
         delays = [np.exp(-lam_values * theta) if theta else 1.0 for theta in self.thetas]
-        return tuple(sum(horner(lam_values, self.coeffs[k, :, j]) * delays[k] for k in range(self.thetas.size))
-                     for j in range(3))
+        return tuple(sum(horner(lam_values, self.coeffs[k, :, j]) * delays[k] for k in range(self.thetas.size)) for j in range(3))
 
     @cached_property
     def _derivative_coeffs(self):
         """Coefficients of d/dlambda [p_k(lambda) e^{-theta_k lambda}] / e^{-theta_k lambda}: p_k' - theta_k p_k."""
         P = self.coeffs.shape[1]
         der = np.zeros_like(self.coeffs)
-        der[:, :P - 1, :] = self.coeffs[:, 1:, :] * np.arange(1, P)[None, :, None]
+        der[:, : P - 1, :] = self.coeffs[:, 1:, :] * np.arange(1, P)[None, :, None]
         return der - self.thetas[:, None, None] * self.coeffs
 
     def parts_derivative(self, lam_values):
@@ -73,8 +73,7 @@ class QuasiPolynomial:
         lam_values = np.asarray(lam_values, dtype=complex)
         der = self._derivative_coeffs
         delays = [np.exp(-lam_values * theta) if theta else 1.0 for theta in self.thetas]
-        return tuple(sum(horner(lam_values, der[k, :, j]) * delays[k] for k in range(self.thetas.size))
-                     for j in range(3))
+        return tuple(sum(horner(lam_values, der[k, :, j]) * delays[k] for k in range(self.thetas.size)) for j in range(3))
 
     def __call__(self, lam_values, alpha, beta):
         """Delta(lambda; alpha, beta), broadcasting over all three arguments."""
@@ -85,21 +84,27 @@ class QuasiPolynomial:
         """d Delta / d lambda, broadcasting like :meth:`__call__`."""
         lam_values = np.asarray(lam_values, dtype=complex)
         P = self.coeffs.shape[1]
-        c = (self.coeffs[..., 0] + np.asarray(alpha)[..., None, None] * self.coeffs[..., 1]
-             + np.asarray(beta)[..., None, None] * self.coeffs[..., 2])            # (..., K, P)
+        c = (
+            self.coeffs[..., 0]
+            + np.asarray(alpha)[..., None, None] * self.coeffs[..., 1]
+            + np.asarray(beta)[..., None, None] * self.coeffs[..., 2]
+        )  # (..., K, P)
         lp = lam_values[..., None, None]
         p = np.arange(P)
-        poly = np.sum(c * lp ** p, axis=-1)
+        poly = np.sum(c * lp**p, axis=-1)
         dpoly = np.sum(c[..., 1:] * p[1:] * lp ** (p[1:] - 1), axis=-1)
         e = np.exp(-lam_values[..., None] * self.thetas)
         return np.sum((dpoly - self.thetas * poly) * e, axis=-1)
 
     def dominance(self, alpha, beta, ratio=4.0):
         """A w past which ``|lambda**n|`` >= ``ratio`` x the other terms' moduli on lambda = j w, per (alpha, beta)."""
-        c = np.abs(self.coeffs[..., 0] + np.asarray(alpha)[..., None, None] * self.coeffs[..., 1]
-                   + np.asarray(beta)[..., None, None] * self.coeffs[..., 2])
-        per_power = c.sum(axis=-2)                    # delay factors have modulus 1 on the axis
-        return dominance_frequency(1.0, ratio * per_power[..., :self.degree])
+        c = np.abs(
+            self.coeffs[..., 0]
+            + np.asarray(alpha)[..., None, None] * self.coeffs[..., 1]
+            + np.asarray(beta)[..., None, None] * self.coeffs[..., 2]
+        )
+        per_power = c.sum(axis=-2)  # delay factors have modulus 1 on the axis
+        return dominance_frequency(1.0, ratio * per_power[..., : self.degree])
 
     def count_unstable(self, alpha, beta, step=0.01):
         """Number of roots with Re(lambda) > 0, by the argument principle on the imaginary axis.
@@ -144,6 +149,7 @@ def quasi_polynomial(model: ModelSpec) -> QuasiPolynomial:
     """
     from ..runtime.derivation_cache import cached
     from .linearization_sources import DERIVING_SOURCES
+
     def compute():
         qp = _compile(model)
         return {"thetas": qp.thetas, "coeffs": qp.coeffs, "degree": np.array(qp.degree)}
@@ -163,8 +169,7 @@ def _compile(model: ModelSpec) -> QuasiPolynomial:
     alpha, beta = model.loop_parameters
     extra = expr.free_symbols - {lam, alpha, beta}
     if extra:
-        raise InputError(f"model {model.name!r}: the normalized loop still depends on "
-                         f"{', '.join(sorted(map(str, extra)))}")
+        raise InputError(f"model {model.name!r}: the normalized loop still depends on {', '.join(sorted(map(str, extra)))}")
     groups: dict = {}
     for term in sp.Add.make_args(expr):
         exps = [e for e in term.atoms(sp.exp)]

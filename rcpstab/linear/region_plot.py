@@ -3,6 +3,7 @@
 Lives beside the engines (the lens layer) so that :meth:`RegionMap.plot` can call it without
 reaching up into the applications; :mod:`rcpstab.plotting` adds the verdict maps.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
@@ -31,6 +32,7 @@ METHOD_LABELS = {
 
 def _latex_gains(model: Any) -> tuple[str, str]:
     """The LaTeX of the model's two loop gains; a bundled model's from the derivation cache (no SymPy)."""
+
     def derive() -> tuple[str, str]:
         import sympy as sp
 
@@ -80,8 +82,15 @@ def region_plot(region: RegionMap, ax: Axes | None = None, boundary: bool = True
 
     ax = ax or current_axes()
     extent = grid_extent(region.alpha, region.beta)
-    image = ax.imshow(np.where(region.stable, 1.0, np.nan), origin="lower", extent=extent, aspect="auto",
-                      cmap=matplotlib.colors.ListedColormap([color]), alpha=0.45, interpolation="nearest")
+    image = ax.imshow(
+        np.where(region.stable, 1.0, np.nan),
+        origin="lower",
+        extent=extent,
+        aspect="auto",
+        cmap=matplotlib.colors.ListedColormap([color]),
+        alpha=0.45,
+        interpolation="nearest",
+    )
     label = METHOD_LABELS.get(region.method, region.method)
     if region.meta.get("pade"):
         label += f", Pade order {region.meta['pade']}"
@@ -93,7 +102,7 @@ def region_plot(region: RegionMap, ax: Axes | None = None, boundary: bool = True
         clip = exact_region_patch(ax, a, b, extent[2]) if region.method in INSIDE_EXACT else None
         if clip is not None:
             image.set_clip_path(clip)
-            if region.stable.size <= 2500:   # show which points were decided (cells end at the boundary)
+            if region.stable.size <= 2500:  # show which points were decided (cells end at the boundary)
                 alphas, betas = np.meshgrid(region.alpha, region.beta)
                 ax.plot(alphas[region.stable], betas[region.stable], ".", color=color, ms=3)
     ax.set_xlim(extent[0], extent[1])
@@ -101,7 +110,10 @@ def region_plot(region: RegionMap, ax: Axes | None = None, boundary: bool = True
     xlabel, ylabel = gain_labels(region.model)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    set_title(ax, f"Stable region of model '{region.model.name}', {label} ({100 * region.stable_fraction:.1f}% of grid)",
-              region_caption(region))
+    set_title(
+        ax,
+        f"Stable region of model '{region.model.name}', {label} ({100 * region.stable_fraction:.1f}% of grid)",
+        region_caption(region),
+    )
     ax.legend(handles=handles, loc="upper right", fontsize="small")
     return ax

@@ -1,4 +1,5 @@
 """The result every region engine returns: a stability verdict over an (alpha, beta) grid."""
+
 from __future__ import annotations
 
 import json
@@ -103,9 +104,11 @@ class RegionMap:
 
     def __repr__(self) -> str:
         # Short: the grids and the count, never the arrays (python-control's response objects do the same).
-        return (f"RegionMap(model={self.model.name!r}, method={self.method!r}, {_axis_text('alpha', self.alpha)}, "
-                f"{_axis_text('beta', self.beta)}, stable: {int(self.stable.sum())} of {self.stable.size} "
-                f"({100 * self.stable_fraction:.1f}%))")
+        return (
+            f"RegionMap(model={self.model.name!r}, method={self.method!r}, {_axis_text('alpha', self.alpha)}, "
+            f"{_axis_text('beta', self.beta)}, stable: {int(self.stable.sum())} of {self.stable.size} "
+            f"({100 * self.stable_fraction:.1f}%))"
+        )
 
     def plot(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Draw the map with :func:`rcpstab.linear.region_plot.region_plot` (matplotlib is loaded only now)."""
@@ -131,4 +134,3 @@ def _strict(value: Any) -> Any:
     if isinstance(value, np.integer):
         return int(value)
     return value
-

@@ -6,6 +6,7 @@ finite matrix whose rightmost eigenvalues converge spectrally to the rightmost r
 Each is then polished by Newton's method on the scalar quasi-polynomial, so the result
 is exact to machine precision and independent of the D-subdivision in :mod:`.exact`.
 """
+
 from __future__ import annotations
 
 from functools import cache
@@ -53,8 +54,8 @@ def _normalized_matrices(model: ModelSpec):
     """
     from ..runtime.derivation_cache import cached
     from .linearization_sources import DERIVING_SOURCES
-    source = cached("rootmatrices", model, (__file__, *DERIVING_SOURCES),
-                    lambda: _matrix_sources(model))
+
+    source = cached("rootmatrices", model, (__file__, *DERIVING_SOURCES), lambda: _matrix_sources(model))
     return _compile_source(source["A0"]), {theta: _compile_source(text) for theta, text in source["delayed"]}
 
 
@@ -76,8 +77,10 @@ def _matrix_sources(model: ModelSpec) -> dict:
         # `from numpy import *`, which loads numpy.f2py, .testing, .ma... (a third of `rcpstab margins`)
         return inspect.getsource(sp.lambdify((alpha, beta), (A * d0).subs(others), modules=np))
 
-    return {"A0": matrix_source(system.A0),
-            "delayed": [(float((tau / d0).subs(others)), matrix_source(A)) for tau, A in system.delayed.items()]}
+    return {
+        "A0": matrix_source(system.A0),
+        "delayed": [(float((tau / d0).subs(others)), matrix_source(A)) for tau, A in system.delayed.items()],
+    }
 
 
 def _compile_source(text: str):
@@ -149,11 +152,11 @@ def rightmost_roots_many(model: ModelSpec, alphas, betas, nodes: int = COLLOCATI
     chunk = 2000
     qp = quasi_polynomial(model)
     for s in range(0, alphas.size, chunk):
-        a, b = alphas[s:s + chunk], betas[s:s + chunk]
+        a, b = alphas[s : s + chunk], betas[s : s + chunk]
         eig = np.linalg.eigvals(g0 + a[:, None, None] * ga + b[:, None, None] * gb)
         # Rank the eigenvalues with Im >= -1e-9 by real part, as rightmost_roots does.
         key = np.where(eig.imag >= -1e-9, eig.real, -np.inf)
-        order = np.argsort(-key, axis=1)[:, :2]        # rightmost_root polishes 2 candidates
+        order = np.argsort(-key, axis=1)[:, :2]  # rightmost_root polishes 2 candidates
         lam = np.take_along_axis(eig, order, axis=1)
         valid = np.take_along_axis(key, order, axis=1) > -np.inf
         for _ in range(30):
@@ -164,15 +167,18 @@ def rightmost_roots_many(model: ModelSpec, alphas, betas, nodes: int = COLLOCATI
         lam = np.where(np.abs(lam.imag) < 1e-12, lam.real + 0j, lam)
         ok = valid & np.isfinite(lam) & (lam.imag >= -1e-12) & _converged(model, lam, a[:, None], b[:, None])
         best = np.argmax(np.where(ok, lam.real, -np.inf), axis=1)
-        out[s:s + chunk] = lam[np.arange(a.size), best]
+        out[s : s + chunk] = lam[np.arange(a.size), best]
     return out
 
 
 def _generator(model: ModelSpec, alpha: float, beta: float, nodes: int) -> np.ndarray:
     """The collocated generator matrix of :func:`generator_eigenvalues` (before eigenvalues)."""
     A0_fn, delayed_fns = _normalized_matrices(model)
-    return collocated_generator(np.asarray(A0_fn(alpha, beta), dtype=float),
-                                {th: np.asarray(fn(alpha, beta), float) for th, fn in delayed_fns.items()}, nodes)
+    return collocated_generator(
+        np.asarray(A0_fn(alpha, beta), dtype=float),
+        {th: np.asarray(fn(alpha, beta), float) for th, fn in delayed_fns.items()},
+        nodes,
+    )
 
 
 def collocated_generator(A0: np.ndarray, delayed: dict, nodes: int = COLLOCATION_NODES) -> np.ndarray:

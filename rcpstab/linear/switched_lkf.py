@@ -41,6 +41,7 @@ used through the S-procedure (Phi + E'KE with K >= 0 elementwise, since l'Kl >= 
 V > 0 on every state: P + blockdiag(0, Q, 3Q, ...) - E0'K0E0 > 0 (Bessel-Legendre on the Q
 integral; E0 the forms above that involve eta only and hold in every mode).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -51,8 +52,18 @@ import numpy as np
 from numpy.polynomial import legendre as npleg
 from numpy.polynomial import polynomial as nppoly
 
-__all__ = ["Layout", "Mode", "stacked_loop", "legendre_derivative", "bernstein_in_legendre", "window_modes", "decrease_lmi",
-           "positivity_lmi", "common_eta_forms", "shifted_legendre"]
+__all__ = [
+    "Layout",
+    "Mode",
+    "stacked_loop",
+    "legendre_derivative",
+    "bernstein_in_legendre",
+    "window_modes",
+    "decrease_lmi",
+    "positivity_lmi",
+    "common_eta_forms",
+    "shifted_legendre",
+]
 
 
 def shifted_legendre(k: int) -> np.ndarray:
@@ -96,9 +107,9 @@ def bernstein_in_legendre(order: int):
     """
     deg = order - 1
     coef, ends, dcoef = np.zeros((order, order)), np.zeros((order, 2)), np.zeros((order, order))
-    r = np.array([1.0, 1.0])                       # r = s + 1, in [0, 1]
+    r = np.array([1.0, 1.0])  # r = s + 1, in [0, 1]
     for j in range(order):
-        b = comb(deg, j) * nppoly.polymul(nppoly.polypow(r, j), nppoly.polypow([0.0, -1.0], deg - j))   # 1 - r = -s
+        b = comb(deg, j) * nppoly.polymul(nppoly.polypow(r, j), nppoly.polypow([0.0, -1.0], deg - j))  # 1 - r = -s
         coef[j] = _project(b, order)
         ends[j] = nppoly.polyval(0.0, b), nppoly.polyval(-1.0, b)
         dcoef[j] = _project(nppoly.polyder(b), order)
@@ -124,8 +135,8 @@ class Layout:
         self.dim_eta = n * (order + 1)
         eye = np.eye(self.dim_xi)
         self.x = eye[:n]
-        self.xd = eye[n:2 * n]
-        self.om = [eye[n * (2 + k):n * (3 + k)] for k in range(order)]
+        self.xd = eye[n : 2 * n]
+        self.om = [eye[n * (2 + k) : n * (3 + k)] for k in range(order)]
         self.eta = np.vstack([self.x] + self.om)
         self.dleg = legendre_derivative(order)
 
@@ -225,13 +236,13 @@ def window_modes(A, Ad, clamped: int | None, window: int, order: int):
         equal: list[Any] = []
         for k, m in enumerate(combo):
             rows = slice(n * k, n * (k + 1))
-            if k < window - 1:                     # x(tau-k-1) is the next block, now
-                equal.extend(lay.x[n * (k + 1):n * (k + 2)] - lay.xd[rows])
+            if k < window - 1:  # x(tau-k-1) is the next block, now
+                equal.extend(lay.x[n * (k + 1) : n * (k + 2)] - lay.xd[rows])
             if clamped is None:
                 continue
             i = n * k + clamped
             f = np.zeros(n * window)
-            f[rows] = A[clamped]                   # the unclamped rate of z_k
+            f[rows] = A[clamped]  # the unclamped rate of z_k
             forms.append(lay.xd[i])
             for j in range(order):
                 forms.append(sum(coef[j, kk] * lay.om[kk][i] for kk in range(order)))

@@ -9,6 +9,7 @@ bound ``1 + sum_p c_p / lead`` is never tighter, and is far looser when coeffici
 for a transfer function in seconds normalized by a long delay (``1/(s^2 + 2 s + 3)`` at 100 s:
 W = 4e4 crude, 324 here), where it made the count sample 1.6e7 frequencies.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,7 +17,7 @@ from numpy.typing import ArrayLike
 
 __all__ = ["dominance_frequency"]
 
-BISECTIONS = 80   # halvings of [0, crude bound]: 2**-80 of it, far below any sampling step
+BISECTIONS = 80  # halvings of [0, crude bound]: 2**-80 of it, far below any sampling step
 
 
 def dominance_frequency(lead: ArrayLike, lower: ArrayLike) -> np.ndarray:
@@ -49,7 +50,7 @@ def dominance_frequency(lead: ArrayLike, lower: ArrayLike) -> np.ndarray:
     lo = np.zeros_like(hi)
 
     def excess(w: np.ndarray) -> np.ndarray:
-        gap: np.ndarray = lead * w ** m - (lower * w[..., None] ** powers).sum(axis=-1)
+        gap: np.ndarray = lead * w**m - (lower * w[..., None] ** powers).sum(axis=-1)
         return gap
 
     for _ in range(BISECTIONS):

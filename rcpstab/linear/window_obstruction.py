@@ -14,6 +14,7 @@ On the linear boundary s = i omega with omega = arg(beta + i alpha omega) < pi/2
 just outside the linear region is out of reach of one round trip (L = 1), whatever the functional
 knows about the switch; a window L > pi / (2 omega) escapes this argument.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -47,8 +48,9 @@ class Obstruction:
     spread: float
 
 
-def obstruction(model: Any, alpha: float, beta: float, window: int, params: dict[str, Any] | None = None,
-                count: int = 6) -> Obstruction | None:
+def obstruction(
+    model: Any, alpha: float, beta: float, window: int, params: dict[str, Any] | None = None, count: int = 6
+) -> Obstruction | None:
     """The root that proves no quadratic functional over ``window`` round trips exists, or None.
 
     Parameters
@@ -69,8 +71,7 @@ def obstruction(model: Any, alpha: float, beta: float, window: int, params: dict
     return None
 
 
-def witness_histories(A: np.ndarray, Ad: np.ndarray, clamped: int, root: complex, window: int, theta: ArrayLike
-                      ) -> np.ndarray:
+def witness_histories(A: np.ndarray, Ad: np.ndarray, clamped: int, root: complex, window: int, theta: ArrayLike) -> np.ndarray:
     """The two real histories of the theorem, sampled at ``theta`` (round trips, in [-window, 0]).
 
     Parameters
@@ -89,7 +90,7 @@ def witness_histories(A: np.ndarray, Ad: np.ndarray, clamped: int, root: complex
     """
     A, Ad = np.asarray(A, complex), np.asarray(Ad, complex)
     delta = root * np.eye(A.shape[0]) - A - Ad * np.exp(-root)
-    v = np.linalg.svd(delta)[2][-1].conj()              # null vector of the characteristic matrix
+    v = np.linalg.svd(delta)[2][-1].conj()  # null vector of the characteristic matrix
     spread = root.imag * window
     # queue phase over the window: arg(c v_z) + omega*theta, theta in [-L, 0] -> centre it at pi/4
     c = np.exp(1j * (np.pi / 4 + spread / 2 - np.angle(v[clamped])))

@@ -2,6 +2,7 @@
 
 Use :func:`get_model` to look one up by the name the command line uses.
 """
+
 from __future__ import annotations
 
 import sys
@@ -100,8 +101,7 @@ def get_model(name: Any) -> ModelSpec:
         extra = f"; installed plug-ins: {', '.join(installed)}" if installed else ""
         close = difflib.get_close_matches(name, list(MODELS) + list(installed), n=1, cutoff=0.5)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise InputError(f"unknown model {name!r} ({hint}choose from {', '.join(MODELS)}{extra}, "
-                         "or give a protocol file path)")
+        raise InputError(f"unknown model {name!r} ({hint}choose from {', '.join(MODELS)}{extra}, or give a protocol file path)")
     return found
 
 

@@ -35,6 +35,7 @@ The operating point is not a fixed point of the approximated equations (the pape
 approximated equations at the fixed point of the full model), so this model is for the linear
 lens only. :func:`variant` builds the model with any subset (for measuring what each piece does).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -79,18 +80,18 @@ A_star, R_C_star = sp.symbols("A_at_fixed_point R_C_at_fixed_point", positive=Tr
 
 def _rhs(used: frozenset[str]) -> tuple[Any, ...]:
     """Eqs. (2)-(5) with the approximations in ``used`` applied (see the module docstring)."""
-    pd, rcd = p_max * (q_d - Kmin_p) / (Kmax_p - Kmin_p), R_C_d      # the ramp's slope at every N
+    pd, rcd = p_max * (q_d - Kmin_p) / (Kmax_p - Kmin_p), R_C_d  # the ramp's slope at every N
     taylor = "taylor" in used
 
-    def cut(x: Any) -> Any:                       # 1 - (1 - p~)^x: a marked packet among x
+    def cut(x: Any) -> Any:  # 1 - (1 - p~)^x: a marked packet among x
         return x * pd if taylor else 1 - (1 - pd) ** x
 
-    def increase(f: Any) -> Any:                  # sum over x = B, T R_C~ of p (1-p)^(f x)/((1-p)^-x - 1)
+    def increase(f: Any) -> Any:  # sum over x = B, T R_C~ of p (1-p)^(f x)/((1-p)^-x - 1)
         if taylor:
             a = A_star if "frozen_A" in used else 1 / Bp + 1 / (T * rcd)
             return a - (2 * f + 1 + a / 2) * pd
         keep = 1 - pd
-        return sum(pd * keep ** (f * x) * keep ** x / (1 - keep ** x) for x in (Bp, T * rcd))
+        return sum(pd * keep ** (f * x) * keep**x / (1 - keep**x) for x in (Bp, T * rcd))
 
     if "alpha_filter" in used:
         dalpha = g * R_C_star * (pd - alpha)
@@ -109,6 +110,7 @@ def _operating_point(used: frozenset[str]) -> Callable[..., dict[Any, float]]:
         """The full model's fixed point, at the paper's p* unless ``p_star`` says otherwise."""
         kind = p_star or ("paper" if "p_star" in used else "exact")
         return dcqcn.operating_point({**v, "extend_ramp": 1}, p_star=kind)
+
     return point
 
 

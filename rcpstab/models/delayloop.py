@@ -8,6 +8,7 @@ det(sI - A0 - sum_k A_k e^{-s tau_k}) = P0(s) + sum_m P_m(s) e^{-s tau_m} gives 
 L(s) = sum_m P_m(s)/P0(s) e^{-s tau_m} (every delayed feedback in the loop, the delay-free
 dynamics as its open-loop part, which may be unstable).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["DelayedFluidModel", "LOOP_MODELS", "get_loop_model", "is_loop_model"]
 
 
-@dataclass(frozen=True, eq=False)      # hashed by identity: compiled forms are cached per model
+@dataclass(frozen=True, eq=False)  # hashed by identity: compiled forms are cached per model
 class DelayedFluidModel:
     """A nonlinear fluid model with delays, as SymPy expressions.
 

@@ -12,6 +12,7 @@ are replaced by the spec's), so code holding it sees a ModelSpec from then on.
 The cache keys such a model by the source of the files its expressions are built from
 (:data:`MODEL_SOURCES`) instead of by its ``repr`` (which needs the expressions).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -23,8 +24,7 @@ __all__ = ["MODEL_SOURCES", "BundledModel", "is_unbuilt", "realized"]
 
 _PACKAGE = Path(__file__).resolve().parent
 
-MODEL_SOURCES = (*sorted(_PACKAGE.glob("*.py")), _PACKAGE.parent / "runtime" / "validation.py",
-                 _PACKAGE.parent / "errors.py")
+MODEL_SOURCES = (*sorted(_PACKAGE.glob("*.py")), _PACKAGE.parent / "runtime" / "validation.py", _PACKAGE.parent / "errors.py")
 """Every file a bundled model's expressions (hence its ``repr``) are built from: this package's
 modules and the one table of domains they declare (a test checks that importing any bundled
 model loads no other rcpstab module)."""
@@ -44,7 +44,7 @@ class BundledModel:
     def __init__(self, name: str, module: str):
         self.__dict__.update(name=name, _module=module)
 
-    name: str   # set by __init__ (in __dict__, so that building the model can replace it)
+    name: str  # set by __init__ (in __dict__, so that building the model can replace it)
 
     # what is answered without building the expressions
     origin = ""
@@ -62,12 +62,12 @@ class BundledModel:
     def parameter_table(self) -> Any:
         """The parameters and states by name, from the derivation cache (built from the model once)."""
         table = self.__dict__.get("_parameter_table")
-        if table is None:   # read once per model (the key hashes the model's source files)
+        if table is None:  # read once per model (the key hashes the model's source files)
             from ..runtime.derivation_cache import cached
             from .table import ParameterTable
 
             table = cached("parameters", self, (), lambda: ParameterTable.of(self._build()))
-            if isinstance(self, BundledModel):      # still unbuilt (a derivation builds it into its spec)
+            if isinstance(self, BundledModel):  # still unbuilt (a derivation builds it into its spec)
                 self.__dict__["_parameter_table"] = table
         return table
 
@@ -86,10 +86,10 @@ class BundledModel:
             if model is not self:
                 state = dict(model.__dict__)
                 self.__dict__.clear()
-                state["bundled_sources"] = MODEL_SOURCES   # still keyed by its sources (not a changed copy)
+                state["bundled_sources"] = MODEL_SOURCES  # still keyed by its sources (not a changed copy)
                 self.__dict__.update(state)
                 object.__setattr__(self, "__class__", type(model))
-                module.MODEL = self   # the module's MODEL and the registry's are one object, as before
+                module.MODEL = self  # the module's MODEL and the registry's are one object, as before
         return self
 
     def __getattr__(self, attr: str) -> Any:
@@ -115,4 +115,3 @@ def is_unbuilt(model: object) -> bool:
 def realized(model: Any) -> Any:
     """``model`` as a :class:`~rcpstab.models.spec.ModelSpec` (a :class:`BundledModel` is built)."""
     return model._build() if isinstance(model, BundledModel) else model
-

@@ -11,6 +11,7 @@ entry-point group :data:`ENTRY_POINT_GROUP`, each entry point naming a ``ModelSp
 Every command's ``--model`` takes a bundled name, an entry-point name or a file path; a file is
 loaded once per process, so the same path always gives the same model object.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -22,8 +23,7 @@ from typing import Any
 from ..errors import InputError
 from .spec import ModelSpec
 
-__all__ = ["ENTRY_POINT_GROUP", "is_model_path", "load_entry_point", "load_model_file", "model_file_attribute",
-           "plugin_names"]
+__all__ = ["ENTRY_POINT_GROUP", "is_model_path", "load_entry_point", "load_model_file", "model_file_attribute", "plugin_names"]
 
 ENTRY_POINT_GROUP = "rcpstab.protocols"
 _FILES: dict[Path, ModelSpec] = {}

@@ -25,6 +25,7 @@ router's rate (thesis Sec. 6.1.1: "the retransmission mechanisms of TCP are left
 and RCP does not read loss as congestion (Sec. 6.3.1), so y = N*R(t - d0) is unchanged by a
 drop; retransmissions of long-lived flows only change which bytes are sent, not how many.
 """
+
 import sympy as sp
 
 from .spec import Clamp, ModelSpec, Saturation, t

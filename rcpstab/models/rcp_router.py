@@ -49,6 +49,7 @@ stable when every root has ``|z| < 1``. With z = exp(sT) and T -> 0 it becomes e
 s**2 d0**2 exp(s d0) + alpha s d0 + beta = 0. The ``rcp`` model, read at the update instant,
 sees N u_{k+1-m} instead of N u_{k-m} (one interval less delay: alpha's term gets a factor z).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -65,25 +66,27 @@ Y = sp.Function("Y")
 q = sp.Function("q")
 D = sp.Function("D")
 
-y_T = eta * C + (Y(t) - Y(t - T)) / T                       # App. F line 1
-d_T = d0 + q(t - d0) / C                                    # line 2, eq. 5.16 (RTT carried in headers)
-theta = sp.Piecewise((T / D(t), d_T >= D(t)),               # lines 3-6, eq. 5.17's gain
-                     (R(t) / C * (d_T / D(t)) * (T / D(t)), True))
-D_new = D(t) + theta * (d_T - D(t))                         # line 7
+y_T = eta * C + (Y(t) - Y(t - T)) / T  # App. F line 1
+d_T = d0 + q(t - d0) / C  # line 2, eq. 5.16 (RTT carried in headers)
+theta = sp.Piecewise(
+    (T / D(t), d_T >= D(t)),  # lines 3-6, eq. 5.17's gain
+    (R(t) / C * (d_T / D(t)) * (T / D(t)), True),
+)
+D_new = D(t) + theta * (d_T - D(t))  # line 7
 rate_law = R(t) * (alpha * (eta * C - y_T) - beta * q(t) / D_new) / (eta * C * D_new)  # line 8 over T
 
-APP_E_RATIO = sp.Rational(1, 20)   # App. E: T = 0.01 s, d0 = 0.2 s
+APP_E_RATIO = sp.Rational(1, 20)  # App. E: T = 0.01 s, d0 = 0.2 s
 
 MODEL = ModelSpec(
     name="rcp-router",
     title="RCP fluid model with App. F's timing (rate measured over the last interval T, "
-          "updated every T, the router's RTT average)",
+    "updated every T, the router's RTT average)",
     states=(R, Y, q, D),
     rhs=(
         rate_law,
         N * R(t - d0) - eta * C,
         N * R(t - d0) - C,
-        (D_new - D(t)) / T,     # sampled: D <- D + T * rhs = D_new
+        (D_new - D(t)) / T,  # sampled: D <- D + T * rhs = D_new
     ),
     parameters=dict(BUFFERED),
     equilibrium={R: eta * C / N, Y: sp.Integer(0), q: sp.Integer(0), D: d0},

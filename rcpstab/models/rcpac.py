@@ -49,6 +49,7 @@ lambda = s*d0, affine in (alpha, beta) with no other parameter, and the exact, B
 Nyquist and margin lenses apply; gamma_AC acts only on large transients (a flash crowd:
 :func:`rcpstab.phaseplane.flash_crowd.flash_crowd_peak_queue`), which only the phase plane sees.
 """
+
 from __future__ import annotations
 
 import sympy as sp
@@ -64,9 +65,9 @@ gamma_ac = sp.Symbol("gamma_AC", positive=True)
 R, q = rcp.R, rcp.q
 y = sp.Function("y")
 
-B = C * d0                           # buffer = one bandwidth-delay product (rcp-ac.txt Fig. 1)
-d_fb = d0                            # the common round trip of the fluid model (XCP eq. 16)
-e = N * R(t - d0) - y(t - d0)       # aggregate distance from the target rate (bit/s)
+B = C * d0  # buffer = one bandwidth-delay product (rcp-ac.txt Fig. 1)
+d_fb = d0  # the common round trip of the fluid model (XCP eq. 16)
+e = N * R(t - d0) - y(t - d0)  # aggregate distance from the target rate (bit/s)
 phi = alpha * (C - y(t - d0)) * d_fb + gamma_ac * B - beta * q(t - d0)
 
 MODEL = ModelSpec(
@@ -74,7 +75,7 @@ MODEL = ModelSpec(
     title="RCP-AC fluid model, rcp-ac.txt eqs. 1-2 and derived eq. 4 (queue in [0, buffer], rate clamped at 0)",
     states=(R, y, q),
     rhs=(
-        rcp.MODEL.rhs[0].subs(rcp.y, y(t)),   # "The Rate Controller uses the same equation as RCP"
+        rcp.MODEL.rhs[0].subs(rcp.y, y(t)),  # "The Rate Controller uses the same equation as RCP"
         (e - sp.Max(0, e - sp.Max(0, phi) / d_fb)) / d_fb,
         y(t) - C,
     ),
@@ -92,4 +93,3 @@ MODEL = ModelSpec(
     **FAMILY,
     domains={**DOMAINS, gamma_ac: Domain("acceleration gain gamma_AC", 0.0, 1e6)},
 )
-

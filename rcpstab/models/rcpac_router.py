@@ -47,6 +47,7 @@ As tau -> 0 it is ``rcpac``'s
 lambda**3 + (lambda**2 + alpha lambda + beta) exp(-lambda). T is linearized at App. E's d0/20
 (:func:`at_interval_ratio` gives another ratio).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -61,12 +62,12 @@ from .spec import Clamp, ModelSpec, t
 from .symbols import BUFFERED, DOMAINS, FAMILY, C, N, T, alpha, beta, buffer, d0, dropped, eta, gamma0, q0
 
 R, Y, q, D = rcp_router.R, rcp_router.Y, rcp_router.q, rcp_router.D
-E = sp.Function("E")   # the deficits sum_j (R - r_j)^+ averaged over one RTT average, bit/s
+E = sp.Function("E")  # the deficits sum_j (R - r_j)^+ averaged over one RTT average, bit/s
 
-y_T = eta * C + (Y(t) - Y(t - T)) / T            # input over the last interval (App. F line 1)
-D_new = rcp_router.D_new                         # the updated RTT average (lines 2-7)
-rate_law = rcp_router.rate_law                   # line 8, read from the counter Y of this model
-phi_new = alpha * (C - y_T) * D_new + gamma_ac * C * d0 - beta * q(t)   # as routers/rcpac/control.py computes it
+y_T = eta * C + (Y(t) - Y(t - T)) / T  # input over the last interval (App. F line 1)
+D_new = rcp_router.D_new  # the updated RTT average (lines 2-7)
+rate_law = rcp_router.rate_law  # line 8, read from the counter Y of this model
+phi_new = alpha * (C - y_T) * D_new + gamma_ac * C * d0 - beta * q(t)  # as routers/rcpac/control.py computes it
 
 
 def _delayed(expr: Any) -> Any:
@@ -83,7 +84,7 @@ APP_E_RATIO = rcp_router.APP_E_RATIO
 MODEL = ModelSpec(
     name="rcpac-router",
     title="RCP-AC fluid model with its packet router's timing (input over the last interval T, rate "
-          "held for T, the router's RTT average, deficits averaged over one RTT)",
+    "held for T, the router's RTT average, deficits averaged over one RTT)",
     states=(R, Y, q, D, E, y),
     rhs=(
         rate_law,

@@ -9,6 +9,7 @@ and the LaTeX shown in the documentation (:meth:`ModelSpec.latex`).
 
 Units follow the thesis: time in seconds, rates in bit/s, queues in bits.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -185,8 +186,10 @@ class ModelSpec:
         """:attr:`queue_scale`; an :class:`InputError` if the model declares none."""
         if self.queue_scale is not None:
             return self.queue_scale
-        raise InputError(f"model {self.name!r} declares no queue_scale (the queue's unit, e.g. capacity * RTT), "
-                         "which the nonlinear lenses need to judge convergence")
+        raise InputError(
+            f"model {self.name!r} declares no queue_scale (the queue's unit, e.g. capacity * RTT), "
+            "which the nonlinear lenses need to judge convergence"
+        )
 
     @property
     def rate_unit(self) -> sp.Expr:
@@ -253,8 +256,10 @@ class ModelSpec:
     def flow_parameter(self) -> str:
         """Name of :attr:`flows`; an :class:`InputError` if the model declares none (no flow schedule then)."""
         if self.flows is None:
-            raise InputError(f"model {self.name!r} declares no flows parameter (the number of flows), "
-                             "which a change in the number of flows needs")
+            raise InputError(
+                f"model {self.name!r} declares no flows parameter (the number of flows), "
+                "which a change in the number of flows needs"
+            )
         return cast(str, self.flows.name)  # SymPy is untyped: a Symbol's name is a str
 
     @cached_property
@@ -262,7 +267,7 @@ class ModelSpec:
         """The parameters and states by name (:class:`~rcpstab.models.table.ParameterTable`)."""
         from .table import ParameterTable
 
-        if getattr(self, "bundled_sources", None):   # written to the cache, where the unbuilt model reads it
+        if getattr(self, "bundled_sources", None):  # written to the cache, where the unbuilt model reads it
             from ..runtime.derivation_cache import cached
 
             return cached("parameters", self, (), lambda: ParameterTable.of(self))
@@ -372,14 +377,22 @@ class ModelSpec:
     def lambdify_expr(self, expr: sp.Expr) -> Callable[..., Any]:
         """Compile an expression of the states at ``t`` and the parameters: ``f(*current, *parameters)``."""
         subs = {s(t): sym for s, sym in zip(self.states, self.current_symbols)}
-        return cast("Callable[..., Any]", sp.lambdify((*self.current_symbols, *self.parameters), expr.xreplace(subs), modules="numpy"))
+        return cast(
+            "Callable[..., Any]", sp.lambdify((*self.current_symbols, *self.parameters), expr.xreplace(subs), modules="numpy")
+        )
 
     def latex(self) -> str:
         """The model's equations as a LaTeX ``aligned`` block."""
-        lines = [rf"\frac{{d}}{{dt}} {sp.latex(s(t))} &= {sp.latex(f)}" for s, f in zip(self.states, self.rhs)
-                 if s not in self.overflow_states]
-        lines += [rf"{sp.latex(c.state(t))} &\ge {sp.latex(c.lower)}" if not c.bounded else
-                  rf"{sp.latex(c.lower)} \le {sp.latex(c.state(t))} &\le {sp.latex(c.upper)}"
-                  rf"\ \text{{(overflow into }} {sp.latex(c.overflow(t))}\text{{)}}"  # type: ignore[misc]  # a bounded clamp has its overflow state (Clamp.__post_init__)
-                  for c in self.clamps]
+        lines = [
+            rf"\frac{{d}}{{dt}} {sp.latex(s(t))} &= {sp.latex(f)}"
+            for s, f in zip(self.states, self.rhs)
+            if s not in self.overflow_states
+        ]
+        lines += [
+            rf"{sp.latex(c.state(t))} &\ge {sp.latex(c.lower)}"
+            if not c.bounded
+            else rf"{sp.latex(c.lower)} \le {sp.latex(c.state(t))} &\le {sp.latex(c.upper)}"
+            rf"\ \text{{(overflow into }} {sp.latex(c.overflow(t))}\text{{)}}"  # type: ignore[misc]  # a bounded clamp has its overflow state (Clamp.__post_init__)
+            for c in self.clamps
+        ]
         return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"

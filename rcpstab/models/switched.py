@@ -8,6 +8,7 @@ default as in the thesis' eqs.) holds q below B; the overflow is dropped and int
 state ``dropped``. On loss the senders change nothing: as in :mod:`rcpstab.models.rcp`, the aggregate rate is
 set by the router's feedback (eq. 5.14 has no loss term), so a drop only removes volume.
 """
+
 from typing import Any
 
 import sympy as sp

@@ -6,6 +6,7 @@ only need their names, defaults, aliases, domains and which are the loop gains. 
 (:class:`~rcpstab.models.lazy.BundledModel`) answers it from the derivation cache and a cached
 ``rcpstab portrait`` never imports SymPy.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,12 +46,14 @@ class ParameterTable:
     @classmethod
     def of(cls, spec) -> ParameterTable:
         """The table of a :class:`~rcpstab.models.spec.ModelSpec`."""
-        return cls(defaults={sym.name: value for sym, value in spec.parameters.items()},
-                   loop=tuple(sym.name for sym in spec.loop_parameters),
-                   aliases={alias: sym.name for alias, sym in spec.aliases.items()},
-                   configuration=tuple(sym.name for sym in spec.configuration_parameters),
-                   domains={sym.name: domain for sym, domain in spec.domains.items()},
-                   states=tuple(s.__name__ for s in spec.states))
+        return cls(
+            defaults={sym.name: value for sym, value in spec.parameters.items()},
+            loop=tuple(sym.name for sym in spec.loop_parameters),
+            aliases={alias: sym.name for alias, sym in spec.aliases.items()},
+            configuration=tuple(sym.name for sym in spec.configuration_parameters),
+            domains={sym.name: domain for sym, domain in spec.domains.items()},
+            states=tuple(s.__name__ for s in spec.states),
+        )
 
     @property
     def names(self) -> tuple:

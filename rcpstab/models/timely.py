@@ -21,6 +21,7 @@ The weight's slope: the paper's text gives w = 2 g + 1/2 (w_slope = 2), but its 
 and missed by tens of degrees with slope 2: the figure was computed with w = g/2 + 1/2. The
 default is the figure's, ``w_slope=2`` gives the text's.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -32,25 +33,49 @@ from .delayloop import DelayedFluidModel
 __all__ = ["MODEL", "operating_point"]
 
 C, N, delta, beta, alpha, T_low, T_high, D_minRTT, D_prop, Seg, MTU = sp.symbols(
-    "C N delta beta alpha T_low T_high D_minRTT D_prop Seg MTU", positive=True)
+    "C N delta beta alpha T_low T_high D_minRTT D_prop Seg MTU", positive=True
+)
 tau_star = sp.Symbol("tau_star", nonnegative=True)
 w_slope = sp.Symbol("w_slope", positive=True)
 R, g, q = sp.symbols("R g q")
-q_d1, q_d2 = sp.symbols("q_delayed q_delayed_more")       # q(t - tau'), q(t - tau' - tau*)
+q_d1, q_d2 = sp.symbols("q_delayed q_delayed_more")  # q(t - tau'), q(t - tau' - tau*)
 tau_p_star, tau_star_star = sp.symbols("tau_prime_at_fixed_point tau_star_at_fixed_point", positive=True)
 
-DEFAULTS = {C: 10e9, N: 10, tau_star: 0.0, delta: 10e6, beta: 0.008, alpha: 0.875, T_low: 50e-6,
-            T_high: 500e-6, D_minRTT: 20e-6, D_prop: 100e-6, Seg: 16 * 8e3, MTU: 8e3, w_slope: 0.5}
+DEFAULTS = {
+    C: 10e9,
+    N: 10,
+    tau_star: 0.0,
+    delta: 10e6,
+    beta: 0.008,
+    alpha: 0.875,
+    T_low: 50e-6,
+    T_high: 500e-6,
+    D_minRTT: 20e-6,
+    D_prop: 100e-6,
+    Seg: 16 * 8e3,
+    MTU: 8e3,
+    w_slope: 0.5,
+}
 """The paper's values for patched TIMELY (Sec. 4.1 footnote, Sec. 4.4: beta = 0.008, Seg = 16 KB)."""
 
-UNITS = {"C": "bottleneck capacity, bit/s", "N": "number of flows",
-         "tau_star": "rate update interval tau*, s (0: max(Seg/R*, D_minRTT) at the fixed point)",
-         "delta": "additive increase step, bit/s", "beta": "multiplicative decrease factor",
-         "alpha": "EWMA smoothing factor", "T_low": "low RTT threshold, s", "T_high": "high RTT threshold, s",
-         "D_minRTT": "minimum RTT for normalization, s", "D_prop": "propagation delay, s",
-         "Seg": "burst size, bits", "MTU": "maximum transmission unit, bits",
-         "w_slope": "slope of the decrease weight w(g) = w_slope g + 1/2 (the figure's 1/2; the text's 2)",
-         "R": "rate, bit/s", "g": "RTT gradient (dimensionless)", "q": "queue, bits"}
+UNITS = {
+    "C": "bottleneck capacity, bit/s",
+    "N": "number of flows",
+    "tau_star": "rate update interval tau*, s (0: max(Seg/R*, D_minRTT) at the fixed point)",
+    "delta": "additive increase step, bit/s",
+    "beta": "multiplicative decrease factor",
+    "alpha": "EWMA smoothing factor",
+    "T_low": "low RTT threshold, s",
+    "T_high": "high RTT threshold, s",
+    "D_minRTT": "minimum RTT for normalization, s",
+    "D_prop": "propagation delay, s",
+    "Seg": "burst size, bits",
+    "MTU": "maximum transmission unit, bits",
+    "w_slope": "slope of the decrease weight w(g) = w_slope g + 1/2 (the figure's 1/2; the text's 2)",
+    "R": "rate, bit/s",
+    "g": "RTT gradient (dimensionless)",
+    "q": "queue, bits",
+}
 
 q_ref = C * T_low
 weight = sp.Min(1, sp.Max(0, w_slope * g + sp.Rational(1, 2)))
@@ -77,6 +102,8 @@ MODEL = DelayedFluidModel(
     parameters=DEFAULTS,
     units=UNITS,
     operating_point=operating_point,
-    derived={tau_p_star: q / C + MTU / C + D_prop,
-             tau_star_star: sp.Piecewise((sp.Max(Seg / R, D_minRTT), sp.Eq(tau_star, 0)), (tau_star, True))},
+    derived={
+        tau_p_star: q / C + MTU / C + D_prop,
+        tau_star_star: sp.Piecewise((sp.Max(Seg / R, D_minRTT), sp.Eq(tau_star, 0)), (tau_star, True)),
+    },
 )

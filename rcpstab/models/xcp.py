@@ -20,6 +20,7 @@ Theorem 1 (lines 238-260, proof lines 585-651): beta = sqrt(2)*alpha**2 with
 0 < alpha < pi/(4*sqrt(2)) is a *sufficient* condition for stability at any delay.
 :func:`theorem1_curve` gives the curve for drawing it on an (alpha, beta) map.
 """
+
 from __future__ import annotations
 
 import numpy as np

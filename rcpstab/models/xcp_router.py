@@ -21,6 +21,7 @@ The average puts ``(1 - exp(-lambda)) / lambda`` on the alpha term of eq. 16's l
 map compares XCP runs with ``xcp``, which they match more often: this model's hosts are a rate
 state, the packet hosts ack-clocked windows (reference_impl README; experiments/xcp_ack_clock.py).
 """
+
 from __future__ import annotations
 
 import sympy as sp
@@ -37,14 +38,13 @@ feedback = (alpha * d0 * (C - y_d) - beta * q(t)) / d0**2
 
 MODEL = ModelSpec(
     name="xcp-router",
-    title="XCP fluid model with the router's timing (input rate over the last control interval, "
-          "feedback held for an interval)",
+    title="XCP fluid model with the router's timing (input rate over the last control interval, feedback held for an interval)",
     states=(y, Y, q, F),
     rhs=(
         F(t - d0),
         y(t) - C,
         y(t) - C,
-        (feedback - F(t)) / d0,       # sampled every d0: F <- feedback
+        (feedback - F(t)) / d0,  # sampled every d0: F <- feedback
     ),
     parameters=dict(BUFFERED),
     equilibrium={y: C, Y: sp.Integer(0), q: sp.Integer(0), F: sp.Integer(0)},

@@ -8,6 +8,7 @@ the per-link verdict (its target is not zero at links that are not bottlenecks).
 estimate's swing (max - min) over the last :data:`LATE_WINDOWS` windows is reported as a
 measurement: a growing swing is a growing oscillation of the estimate.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,7 +22,7 @@ from ..verdicts.band import STANDARD, Band, band_distance, last_band_exit
 from ..verdicts.judgement import judge_trace
 from .fluid import NetworkRun
 
-LATE_WINDOWS = 4      # windows the late part of a run is split into
+LATE_WINDOWS = 4  # windows the late part of a run is split into
 
 
 def settling_time(t: ArrayLike, x: ArrayLike, target: ArrayLike, band: Band | float = STANDARD) -> np.ndarray:
@@ -57,8 +58,13 @@ def window_swings(t: np.ndarray, x: np.ndarray, start: float, windows: int = LAT
     return np.array([np.ptp(x[(t >= a) & (t <= b)], axis=0) for a, b in zip(edges[:-1], edges[1:])])
 
 
-def summarize(run: NetworkRun, links: Sequence[str] = ("L1", "L3"), rtt_link: str = "L1", late_from: float | None = None,
-              band: Band = STANDARD) -> list[dict[str, Any]]:
+def summarize(
+    run: NetworkRun,
+    links: Sequence[str] = ("L1", "L3"),
+    rtt_link: str = "L1",
+    late_from: float | None = None,
+    band: Band = STANDARD,
+) -> list[dict[str, Any]]:
     """Per (alpha, beta) of the batch: settling times, final errors, RTT-estimate swings.
 
     Parameters
@@ -89,8 +95,7 @@ def summarize(run: NetworkRun, links: Sequence[str] = ("L1", "L3"), rtt_link: st
         target = run.target_rate[i]
         settle = settling_time(run.t, run.rate[:, i], target, band)
         rtt = float(run.target_rtt[i])
-        judged = judge_trace(run.t / rtt, run.rate[:, i] / target, np.zeros_like(run.rate[:, i]), 1.0, 0.0, 1.0,
-                             _rate_only(band))
+        judged = judge_trace(run.t / rtt, run.rate[:, i] / target, np.zeros_like(run.rate[:, i]), 1.0, 0.0, 1.0, _rate_only(band))
         for b, row in enumerate(out):
             row[f"{name}_verdict"] = str(judged.names[b])
             row[f"{name}_envelope_rate_per_rtt"] = float(judged.rate_per_rtt[b])

@@ -1,4 +1,5 @@
 """Scenario ``fig5.7``: thesis Fig. 5.7's three links, rates at L1 and L3 and L1's RTT estimate (Figs. 5.8-5.9)."""
+
 from __future__ import annotations
 
 from numpy.typing import ArrayLike
@@ -10,8 +11,9 @@ THESIS_POINTS = ((0.1, 1.0), (0.5, 0.1))
 """The extreme (alpha, beta) of Figs. 5.8 and 5.9."""
 
 
-def simulate_fig57(alpha: ArrayLike, beta: ArrayLike, t_end: float = 400.0, dt: float = DEFAULT_DT, eta: float = 1.0,
-                   l2_delay: float = 10.0) -> NetworkRun:
+def simulate_fig57(
+    alpha: ArrayLike, beta: ArrayLike, t_end: float = 400.0, dt: float = DEFAULT_DT, eta: float = 1.0, l2_delay: float = 10.0
+) -> NetworkRun:
     """Run Fig. 5.7's network for ``t_end`` seconds (default: 20 round trips of the long flow).
 
     Parameters

@@ -18,6 +18,7 @@ Time advances in fixed steps of ``dt``; within a step every rate is constant, so
 queue's Euler step is exact. The delay line is the phase plane's
 :class:`~rcpstab.phaseplane.history.History` (held values, read by step index).
 """
+
 from __future__ import annotations
 
 import math
@@ -35,11 +36,11 @@ from .kernel import step_compiled
 from .topology import Network
 
 BITS_PER_BYTE = 8
-MS = 1e3                 # App. F works in ms and bytes/ms: 1 bit/s = 1/8000 bytes/ms
-DEFAULT_DT = 1e-3        # s: Fig. 5.7's shortest link delay, so every delay is a whole number of steps
-RECORD_DT = 0.05         # s between recorded samples
-INITIAL_LOAD = 0.1       # R/C at t = 0 on every link: App. E's middle initial condition
-MTU_BYTES = 1500         # App. F's MTU (RcpController's default)
+MS = 1e3  # App. F works in ms and bytes/ms: 1 bit/s = 1/8000 bytes/ms
+DEFAULT_DT = 1e-3  # s: Fig. 5.7's shortest link delay, so every delay is a whole number of steps
+RECORD_DT = 0.05  # s between recorded samples
+INITIAL_LOAD = 0.1  # R/C at t = 0 on every link: App. E's middle initial condition
+MTU_BYTES = 1500  # App. F's MTU (RcpController's default)
 
 
 @dataclass
@@ -125,8 +126,17 @@ class _Wiring:
 ENGINES = ("c", "python")
 
 
-def simulate_network(net: Network, alpha: ArrayLike, beta: ArrayLike, t_end: float, dt: float = DEFAULT_DT, eta: float = 1.0,
-                     initial_rate: ArrayLike | None = None, record_dt: float = RECORD_DT, engine: str = "c") -> NetworkRun:
+def simulate_network(
+    net: Network,
+    alpha: ArrayLike,
+    beta: ArrayLike,
+    t_end: float,
+    dt: float = DEFAULT_DT,
+    eta: float = 1.0,
+    initial_rate: ArrayLike | None = None,
+    record_dt: float = RECORD_DT,
+    engine: str = "c",
+) -> NetworkRun:
     """Integrate RCP's fluid model on ``net`` for a batch of (alpha, beta).
 
     Parameters
@@ -166,20 +176,59 @@ def simulate_network(net: Network, alpha: ArrayLike, beta: ArrayLike, t_end: flo
     rtt0 = net.packet_average_rtt(net.path_min(rate0))
     # checks the gains and rates the way the control path object does, before any work
     for a, b in zip(alpha, beta):
-        RcpController(link_rate=float(capacity.min()) / BITS_PER_BYTE / MS, alpha=float(a), beta=float(b), eta=eta,
-                      rate=float(rate0.min()) / BITS_PER_BYTE / MS, avg_rtt=float(rtt0.min()) * MS)
+        RcpController(
+            link_rate=float(capacity.min()) / BITS_PER_BYTE / MS,
+            alpha=float(a),
+            beta=float(b),
+            eta=eta,
+            rate=float(rate0.min()) / BITS_PER_BYTE / MS,
+            avg_rtt=float(rtt0.min()) * MS,
+        )
     step: Callable[..., StepResult] = step_python if engine == "python" else step_compiled
-    t, rates, avgs, samples, queues = step(wiring, capacity, alpha, beta, eta, MTU_BYTES, dt, int(round(t_end / dt)),
-                                           max(1, int(round(record_dt / dt))), rate0, rtt0, rtt0,
-                                           int(wiring.read_steps.max()) + 2)
-    return NetworkRun(t=t, rate=rates, avg_rtt=avgs, rtt_sample=samples, queue=queues,
-                      link_names=tuple(link.name for link in net.links), alpha=alpha, beta=beta,
-                      target_rate=net.max_min_rates(eta)[1], target_rtt=net.equilibrium_rtt(eta))
+    t, rates, avgs, samples, queues = step(
+        wiring,
+        capacity,
+        alpha,
+        beta,
+        eta,
+        MTU_BYTES,
+        dt,
+        int(round(t_end / dt)),
+        max(1, int(round(record_dt / dt))),
+        rate0,
+        rtt0,
+        rtt0,
+        int(wiring.read_steps.max()) + 2,
+    )
+    return NetworkRun(
+        t=t,
+        rate=rates,
+        avg_rtt=avgs,
+        rtt_sample=samples,
+        queue=queues,
+        link_names=tuple(link.name for link in net.links),
+        alpha=alpha,
+        beta=beta,
+        target_rate=net.max_min_rates(eta)[1],
+        target_rtt=net.equilibrium_rtt(eta),
+    )
 
 
-def step_python(wiring: _Wiring, capacity: np.ndarray, alpha: np.ndarray, beta: np.ndarray, eta: float, mtu: int, dt: float,
-                n_steps: int, every: int, rate0: np.ndarray, avg0: np.ndarray, sample0: np.ndarray, length: int
-                ) -> StepResult:
+def step_python(
+    wiring: _Wiring,
+    capacity: np.ndarray,
+    alpha: np.ndarray,
+    beta: np.ndarray,
+    eta: float,
+    mtu: int,
+    dt: float,
+    n_steps: int,
+    every: int,
+    rate0: np.ndarray,
+    avg0: np.ndarray,
+    sample0: np.ndarray,
+    length: int,
+) -> StepResult:
     """The stepping loop in Python with App. F's control path objects: the reference for the C kernel.
 
     Parameters
@@ -206,13 +255,25 @@ def step_python(wiring: _Wiring, capacity: np.ndarray, alpha: np.ndarray, beta: 
     """
     n_links, size = capacity.size, alpha.size
     capacity = capacity[:, None]
-    controllers = [[RcpController(link_rate=capacity[l, 0] / BITS_PER_BYTE / MS, alpha=float(alpha[b]),
-                                  beta=float(beta[b]), eta=eta, rate=rate0[l] / BITS_PER_BYTE / MS,
-                                  avg_rtt=avg0[l] * MS, mtu=mtu) for b in range(size)] for l in range(n_links)]
+    controllers = [
+        [
+            RcpController(
+                link_rate=capacity[l, 0] / BITS_PER_BYTE / MS,
+                alpha=float(alpha[b]),
+                beta=float(beta[b]),
+                eta=eta,
+                rate=rate0[l] / BITS_PER_BYTE / MS,
+                avg_rtt=avg0[l] * MS,
+                mtu=mtu,
+            )
+            for b in range(size)
+        ]
+        for l in range(n_links)
+    ]
     history = History([np.full(size, r) for r in rate0], length)
     rate = np.repeat(rate0[:, None], size, axis=1)
     queue = np.zeros((n_links, size))
-    counted = np.zeros((2, n_links, size))       # input bits, bits * rtt (bit s), since the last update
+    counted = np.zeros((2, n_links, size))  # input bits, bits * rtt (bit s), since the last update
     elapsed = np.zeros((n_links, size))
     interval = np.array([[c.interval / MS for c in row] for row in controllers])
     sample = np.repeat(np.asarray(sample0, float)[:, None], size, axis=1)
@@ -220,8 +281,8 @@ def step_python(wiring: _Wiring, capacity: np.ndarray, alpha: np.ndarray, beta: 
     for k in range(n_steps):
         history.store(k, rate, {})
         delayed = history.values[wiring.read_link, (k - wiring.read_steps) % history.length]
-        arriving = np.minimum.reduceat(delayed, wiring.starts, axis=0)           # (arrivals, B)
-        rtt = wiring.prop_rtt[:, None] + wiring.path @ (queue / capacity)        # (groups, B)
+        arriving = np.minimum.reduceat(delayed, wiring.starts, axis=0)  # (arrivals, B)
+        rtt = wiring.prop_rtt[:, None] + wiring.path @ (queue / capacity)  # (groups, B)
         y = wiring.to_links @ arriving
         counted[0] += y * dt
         counted[1] += (wiring.to_links @ (arriving * rtt[wiring.group])) * dt
@@ -233,8 +294,16 @@ def step_python(wiring: _Wiring, capacity: np.ndarray, alpha: np.ndarray, beta: 
             if bits > 0:
                 sample[l, b] = rtt_bits / bits
             # Packets have one size, so the byte-weighted RTT is eq. 5.16's packet average.
-            interval[l, b] = c.update(bits / BITS_PER_BYTE, rtt_bits * MS / BITS_PER_BYTE, bits / BITS_PER_BYTE,
-                                      queue[l, b] / BITS_PER_BYTE, elapsed[l, b] * MS) / MS
+            interval[l, b] = (
+                c.update(
+                    bits / BITS_PER_BYTE,
+                    rtt_bits * MS / BITS_PER_BYTE,
+                    bits / BITS_PER_BYTE,
+                    queue[l, b] / BITS_PER_BYTE,
+                    elapsed[l, b] * MS,
+                )
+                / MS
+            )
             rate[l, b] = c.rate * BITS_PER_BYTE * MS
             counted[:, l, b] = 0.0
             elapsed[l, b] = 0.0

@@ -9,6 +9,7 @@ link per interval inside the loop; the Python loop, which calls
 :class:`~rcpstab.packet.routers.rcp.control.RcpController` itself, is kept as the reference and the
 tests hold the two to rounding.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -27,14 +28,15 @@ if TYPE_CHECKING:
 
 __all__ = ["TEMPLATE", "source", "step_compiled"]
 
-TEMPLATE = "kernel.c"   # package data beside this module: the loop, without the constants below
+TEMPLATE = "kernel.c"  # package data beside this module: the loop, without the constants below
 
 
 def source() -> str:
     """The complete C translation unit: App. F's constants (from the control path's module, so they
     are written once) as ``#define`` lines, then the template :data:`TEMPLATE`."""
-    defines = (f"#define MIN_RATE_FRACTION {MIN_RATE_MTU_FRACTION!r}\n"
-               f"#define MAX_INTERVAL_MS {MAX_RATE_ESTIMATION_INTERVAL_MS!r}\n")
+    defines = (
+        f"#define MIN_RATE_FRACTION {MIN_RATE_MTU_FRACTION!r}\n#define MAX_INTERVAL_MS {MAX_RATE_ESTIMATION_INTERVAL_MS!r}\n"
+    )
     return defines + resources.files(__package__).joinpath(TEMPLATE).read_text(encoding="utf-8")
 
 
@@ -48,9 +50,21 @@ def _ptr(array: np.ndarray, ctype: Any) -> Any:
     return array.ctypes.data_as(ctypes.POINTER(ctype))
 
 
-def step_compiled(wiring: _Wiring, capacity: np.ndarray, alpha: np.ndarray, beta: np.ndarray, eta: float, mtu: int, dt: float,
-                  n_steps: int, every: int, rate0: np.ndarray, avg0: np.ndarray, sample0: np.ndarray, length: int
-                  ) -> StepResult:
+def step_compiled(
+    wiring: _Wiring,
+    capacity: np.ndarray,
+    alpha: np.ndarray,
+    beta: np.ndarray,
+    eta: float,
+    mtu: int,
+    dt: float,
+    n_steps: int,
+    every: int,
+    rate0: np.ndarray,
+    avg0: np.ndarray,
+    sample0: np.ndarray,
+    length: int,
+) -> StepResult:
     """Run the loop in C; same arguments and results as :func:`rcpstab.network.fluid.step_python`."""
     n_links, size = capacity.size, alpha.size
     n_arrivals, n_groups = wiring.group.size, wiring.prop_rtt.size
@@ -70,15 +84,37 @@ def step_compiled(wiring: _Wiring, capacity: np.ndarray, alpha: np.ndarray, beta
     outs = [np.zeros((records, n_links, size)) for _ in range(4)]
     d, i = ctypes.c_double, ctypes.c_int
     count = _library().network_run(
-        i(n_links), i(size), i(n_arrivals), i(n_groups), i(length), ctypes.c_long(n_steps), i(every),
-        d(dt), d(eta), d(mtu),
-        _ptr(i32(wiring.arrival_link), ctypes.c_int), _ptr(i32(wiring.group), ctypes.c_int), _ptr(weight, d),
-        _ptr(read_start, ctypes.c_int), _ptr(i32(wiring.read_link), ctypes.c_int),
+        i(n_links),
+        i(size),
+        i(n_arrivals),
+        i(n_groups),
+        i(length),
+        ctypes.c_long(n_steps),
+        i(every),
+        d(dt),
+        d(eta),
+        d(mtu),
+        _ptr(i32(wiring.arrival_link), ctypes.c_int),
+        _ptr(i32(wiring.group), ctypes.c_int),
+        _ptr(weight, d),
+        _ptr(read_start, ctypes.c_int),
+        _ptr(i32(wiring.read_link), ctypes.c_int),
         _ptr(i32(wiring.read_steps), ctypes.c_int),
-        _ptr(f64(wiring.path), d), _ptr(f64(wiring.prop_rtt), d), _ptr(f64(capacity), d),
-        _ptr(f64(alpha), d), _ptr(f64(beta), d),
-        _ptr(hist, d), _ptr(rate, d), _ptr(queue, d), _ptr(ctl_rate, d), _ptr(avg, d), _ptr(interval, d),
-        _ptr(sample, d), _ptr(work, d), *(_ptr(o, d) for o in outs))
+        _ptr(f64(wiring.path), d),
+        _ptr(f64(wiring.prop_rtt), d),
+        _ptr(f64(capacity), d),
+        _ptr(f64(alpha), d),
+        _ptr(f64(beta), d),
+        _ptr(hist, d),
+        _ptr(rate, d),
+        _ptr(queue, d),
+        _ptr(ctl_rate, d),
+        _ptr(avg, d),
+        _ptr(interval, d),
+        _ptr(sample, d),
+        _ptr(work, d),
+        *(_ptr(o, d) for o in outs),
+    )
     assert count == records, (count, records)
     t = (np.arange(records) * every + 1) * dt
     rates, avgs, samples, queues = outs

@@ -1,4 +1,5 @@
 """Figures of network runs: rates at two links and a router's RTT estimate vs time (thesis Figs. 5.8-5.9)."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -14,8 +15,9 @@ if TYPE_CHECKING:
 MBPS = 1e6
 
 
-def network_plot(run: NetworkRun, rate_links: Sequence[str] = ("L1", "L3"), rtt_link: str = "L1",
-                 fig: Figure | None = None) -> Figure:
+def network_plot(
+    run: NetworkRun, rate_links: Sequence[str] = ("L1", "L3"), rtt_link: str = "L1", fig: Figure | None = None
+) -> Figure:
     """Rates at ``rate_links`` (top) and ``rtt_link``'s RTT estimates d and d_T (bottom), every run of the batch.
 
     Returns
@@ -24,9 +26,11 @@ def network_plot(run: NetworkRun, rate_links: Sequence[str] = ("L1", "L3"), rtt_
     """
     fig = fig or new_figure((9, 6.4))
     targets = ", ".join(f"{name} {rate / MBPS:.4g}" for name, rate in zip(run.link_names, run.target_rate))
-    fig.suptitle(f"Fluid model of a {len(run.link_names)}-link network (App. F control path at every link), "
-                 f"t = 0-{run.t[-1]:.4g} s\nmax-min target rates (Mb/s): {targets}; buffers: none (fluid queues)",
-                 fontsize="medium")
+    fig.suptitle(
+        f"Fluid model of a {len(run.link_names)}-link network (App. F control path at every link), "
+        f"t = 0-{run.t[-1]:.4g} s\nmax-min target rates (Mb/s): {targets}; buffers: none (fluid queues)",
+        fontsize="medium",
+    )
     grid = fig.add_gridspec(2, len(rate_links))
     for col, name in enumerate(rate_links):
         ax = fig.add_subplot(grid[0, col])
@@ -59,8 +63,7 @@ def rtt_estimate_panel(ax: Axes, series: Any, link: str, target: float, title: s
     for label, run, b in series:
         i = run.link(link)
         (line,) = ax.plot(run.t, run.avg_rtt[:, i, b], lw=1.2, label=f"d (eq. 5.17), {label}")
-        ax.plot(run.t, run.rtt_sample[:, i, b], lw=0.6, alpha=0.5, color=line.get_color(),
-                label=f"$d_T$ (eq. 5.16), {label}")
+        ax.plot(run.t, run.rtt_sample[:, i, b], lw=0.6, alpha=0.5, color=line.get_color(), label=f"$d_T$ (eq. 5.16), {label}")
     ax.axhline(target, color="k", ls=":", lw=1, label="at equilibrium")
     ax.set_title(title)
     ax.set_xlabel("time (s)")

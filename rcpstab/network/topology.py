@@ -4,6 +4,7 @@ A router sits at the head of each link and runs RCP on it; a flow's path is a se
 of links, and its round trip is the sum of their one-way delays plus a reverse path
 (thesis Fig. 5.7: the reverse path mirrors the forward one).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -103,8 +104,9 @@ class Network:
 
     def packet_average_rtt(self, group_rates: Sequence[float] | np.ndarray) -> np.ndarray:
         """Each link's packet-average propagation RTT (eq. 5.16, s) with each group's flows at ``group_rates``."""
-        volume = np.array([[g.count * r * (link.name in g.path) for g, r in zip(self.groups, group_rates)]
-                           for link in self.links])
+        volume = np.array(
+            [[g.count * r * (link.name in g.path) for g, r in zip(self.groups, group_rates)] for link in self.links]
+        )
         rtts = np.array([g.rtt for g in self.groups])
         average: np.ndarray = volume @ rtts / np.maximum(volume.sum(axis=1), 1e-300)
         return average

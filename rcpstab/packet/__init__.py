@@ -23,6 +23,7 @@ The C module :mod:`rcpstab.packet._datapath` holds ``Datapath`` (output ports on
 packet buffers) and ``Simulator``; :mod:`.routers.rcp.datapath_py` and :mod:`.simulator.sim_py`
 are their pure-Python twins.
 """
+
 from .routers.rcp.control import RcpController
 from .simulator.run import PacketRun, run_scenario
 from .simulator.scenarios import SCENARIOS, PoissonArrivals, Scenario, get_scenario

@@ -7,11 +7,22 @@
 - :func:`phaseplane_region` maps the stable (alpha, beta) region over network configurations.
 - :mod:`rcpstab.phaseplane.plotting` draws portraits and convergence maps from these results.
 """
+
 from .decide import decide
 from .monitor import trajectory_envelope
 from .sweep import phaseplane_region
 from .trajectory import Trajectory, simulate
 from .verdicts import VERDICTS, Envelope, Judgement, Verdicts, classify
 
-__all__ = ["VERDICTS", "Envelope", "Judgement", "Trajectory", "Verdicts", "classify", "decide", "phaseplane_region",
-           "simulate", "trajectory_envelope"]
+__all__ = [
+    "VERDICTS",
+    "Envelope",
+    "Judgement",
+    "Trajectory",
+    "Verdicts",
+    "classify",
+    "decide",
+    "phaseplane_region",
+    "simulate",
+    "trajectory_envelope",
+]

@@ -6,6 +6,7 @@ delays, clamps (and a buffer's overflow), RK4 or exact Euler steps, the sampled 
 recording) is the C file ``csrc/kernel.c`` (:data:`LOOP`), specialised by compile-time constants so the compiler can unroll
 it, and written over blocks of trajectories side by side so that it vectorizes. It performs, operation for operation, what :mod:`.reference` does in NumPy.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -28,7 +29,7 @@ LOOP = (resources.files(__package__) / TEMPLATE).read_text()
 
 def _unused(signature: str) -> str:
     """``(void) name;`` for every parameter of ``signature``: a model need not read them all (-Wextra)."""
-    names = [part.split()[-1].lstrip("*") for part in signature[signature.index("(") + 1:-1].split(",")]
+    names = [part.split()[-1].lstrip("*") for part in signature[signature.index("(") + 1 : -1].split(",")]
     return "  " + " ".join(f"(void) {n};" for n in names) + "\n"
 
 
@@ -48,8 +49,11 @@ def _block(exprs: list[Any], result: str, printer: C99CodePrinter, names: dict[A
     temps, reduced = sp.cse(exprs) if cse else ([], exprs)
     rename = {sym: sp.Symbol("v_" + sym.name) for sym in set().union(*(sp.sympify(e).free_symbols for e in exprs))}
     rename.update({sym: sp.Symbol("v_" + sym.name) for sym, _ in temps})
-    lines = [f"      const double v_{sym.name} = {source};\n" for sym, source in names.items()
-             if any(sym in sp.sympify(e).free_symbols for e in exprs)]
+    lines = [
+        f"      const double v_{sym.name} = {source};\n"
+        for sym, source in names.items()
+        if any(sym in sp.sympify(e).free_symbols for e in exprs)
+    ]
     lines += [f"      const double {rename[sym]} = {printer.doprint(e.xreplace(rename))};\n" for sym, e in temps]
     lines += [f"      const double r{j} = {printer.doprint(e.xreplace(rename))};\n" for j, e in enumerate(reduced)]
     return "".join(lines) + f"      {result}\n"
@@ -59,8 +63,9 @@ def _lane_function(signature: str, body: str) -> str:
     return f"static_inline {signature} {{\n{_unused(signature)}{body}}}\n"
 
 
-def c_source(spec: ModelSpec, continuous: tuple[Any, ...], piecewise_constant: bool, wide: bool = False,
-             band: Band = STANDARD) -> str:
+def c_source(
+    spec: ModelSpec, continuous: tuple[Any, ...], piecewise_constant: bool, wide: bool = False, band: Band = STANDARD
+) -> str:
     """The complete C translation unit of ``spec``'s stepping loop (see :data:`LOOP` for the entry point).
 
     ``band``: the convergence band the envelope monitor measures distances in (compiled in).
@@ -87,13 +92,19 @@ def c_source(spec: ModelSpec, continuous: tuple[Any, ...], piecewise_constant: b
             [plain(sat.lower), plain(sat.upper)],
             f"double v = X[{spec.states.index(sat.state)} * LANES + ln]; v = v < r0 ? r0 : v; "
             f"X[{spec.states.index(sat.state)} * LANES + ln] = v > r1 ? r1 : v; return;",
-            printer, names, cse=False)
+            printer,
+            names,
+            cse=False,
+        )
         for sat in spec.saturations
     }
     clamp = {spec.states.index(c.state): float(c.lower) for c in spec.clamps}
     spill = {spec.states.index(c.state): spec.states.index(c.overflow) for c in spec.clamps if c.bounded}
-    upper = {spec.states.index(c.state): _block([plain(c.upper)], "return r0;", printer, names, cse=False)
-             for c in spec.clamps if c.bounded}
+    upper = {
+        spec.states.index(c.state): _block([plain(c.upper)], "return r0;", printer, names, cse=False)
+        for c in spec.clamps
+        if c.bounded
+    }
     n, nd = len(spec.states), len(spec.delayed_terms)
 
     def array(ctype: str, name: str, values: Iterable[object]) -> str:
@@ -102,7 +113,7 @@ def c_source(spec: ModelSpec, continuous: tuple[Any, ...], piecewise_constant: b
     header = (
         # no-trapping-math: the lane loops' clamps (selects behind comparisons that could raise a
         # floating-point flag nobody reads) may then become blends, so they vectorize; no value changes
-        "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC optimize (\"no-trapping-math\")\n#endif\n"
+        '#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC optimize ("no-trapping-math")\n#endif\n'
         "#include <math.h>\n#include <stdlib.h>\n#define static_inline static inline __attribute__((always_inline))\n"
         f"#define NS {n}\n#define ND {nd}\n#define NP {len(spec.parameters)}\n#define NC {len(continuous)}\n#define LANES {32 if piecewise_constant else 8}\n#define TAIL_LANES 8\n"
         f"#define PIECEWISE_CONSTANT {int(piecewise_constant)}\n#define WIDE {int(wide)}\n"
@@ -124,4 +135,3 @@ def c_source(spec: ModelSpec, continuous: tuple[Any, ...], piecewise_constant: b
         + _lane_function("double queue_of(const double *X, const double *P, int ln)", value(spec.queue))
         + LOOP
     )
-

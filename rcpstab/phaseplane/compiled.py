@@ -12,6 +12,7 @@ which states are continuous) is derived once and kept in the derivation cache
 (:mod:`rcpstab.runtime.derivation_cache`, keyed by the model's source files for a bundled model):
 a cached model is compiled from that text without SymPy, to the same functions and the same kernel.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -29,8 +30,11 @@ from ..verdicts.band import STANDARD, Band
 if TYPE_CHECKING:
     from ..models.spec import ModelSpec
 
-DERIVING_SOURCES = (Path(__file__).resolve(), Path(__file__).resolve().parent / "codegen.py",
-                    Path(__file__).resolve().parent / "csrc" / "kernel.c")
+DERIVING_SOURCES = (
+    Path(__file__).resolve(),
+    Path(__file__).resolve().parent / "codegen.py",
+    Path(__file__).resolve().parent / "csrc" / "kernel.c",
+)
 """The files whose code turns a spec into :func:`_derive`'s text (a change to any of them derives afresh)."""
 
 
@@ -96,7 +100,7 @@ def _derive(spec) -> dict:
             raise ValueError(f"model {spec.name!r}: {expr} depends on time")
         return _lambdify_source(parameters, expr)
 
-    def of_states(expr):       # spec.lambdify_expr's function: f(*current, *parameters)
+    def of_states(expr):  # spec.lambdify_expr's function: f(*current, *parameters)
         return _lambdify_source((*current, *parameters), sp.sympify(expr).xreplace(subs))
 
     sampled = {states.index(s): interval for s, interval in spec.sampled.items()}
@@ -110,15 +114,19 @@ def _derive(spec) -> dict:
         "param_names": tuple(sym.name for sym in parameters),
         "n_states": len(states),
         "continuous": continuous,
-        "rhs": [_lambdify_source((*current, *(term.symbol for term in spec.delayed_terms), *parameters), e, cse=True)
-                for e in plain],
-        "delayed": [(states.index(term.state), of_parameters(term.delay), states.index(term.state) in sampled)
-                    for term in spec.delayed_terms],
+        "rhs": [
+            _lambdify_source((*current, *(term.symbol for term in spec.delayed_terms), *parameters), e, cse=True) for e in plain
+        ],
+        "delayed": [
+            (states.index(term.state), of_parameters(term.delay), states.index(term.state) in sampled)
+            for term in spec.delayed_terms
+        ],
         "interval": {i: of_parameters(v) for i, v in sampled.items()},
         "clamp_lower": {states.index(c.state): float(c.lower) for c in spec.clamps},
         # bounded clamps: state index -> (index of its overflow state, upper bound f(*parameters))
-        "clamp_upper": {states.index(c.state): (states.index(c.overflow), of_parameters(c.upper))
-                        for c in spec.clamps if c.bounded},
+        "clamp_upper": {
+            states.index(c.state): (states.index(c.overflow), of_parameters(c.upper)) for c in spec.clamps if c.bounded
+        },
         "saturation": {states.index(x.state): (of_states(x.lower), of_states(x.upper)) for x in spec.saturations},
         # A continuous state whose rhs reads only held (sampled) values and parameters has a
         # piecewise-constant derivative: one Euler step per step is then exact, clamp included.
@@ -131,8 +139,7 @@ def _derive(spec) -> dict:
         # the queue's unit and the capacity are needed only to judge convergence: a model that declares
         # no queue unit is still integrated (asking for them then raises the spec's InputError)
         "queue_scale": of_parameters(spec.queue_scale) if spec.queue_scale is not None else None,
-        "rate_scale": of_parameters(spec.rate_unit) if spec.queue_scale is not None or spec.capacity is not None
-        else None,
+        "rate_scale": of_parameters(spec.rate_unit) if spec.queue_scale is not None or spec.capacity is not None else None,
         "delay_symbols": tuple(sorted({s.name for e in delay_exprs for s in sp.sympify(e).free_symbols})),
     }
 
@@ -176,7 +183,7 @@ class CompiledModel:
 
     def _scale(self, name: str):
         if self._scales[name] is None:
-            _ = self.spec.queue_unit    # raises the spec's InputError: the model declares no queue unit
+            _ = self.spec.queue_unit  # raises the spec's InputError: the model declares no queue unit
         return _compile(self._scales[name])
 
     @cached_property
@@ -207,6 +214,7 @@ class CompiledModel:
         from ..runtime.derivation_cache import cached
 
         if band not in self._kernels:
+
             def generate():
                 from .codegen import c_source
 

@@ -13,6 +13,7 @@ and only the few undecided trajectories go that far.
 Trajectories whose equilibrium lies outside the saturation bounds
 (:func:`~rcpstab.phaseplane.setup.unreachable`) are ``diverged`` without integration.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,12 +30,18 @@ if TYPE_CHECKING:
     from ..models.spec import ModelSpec
 
 FIRST_HORIZON_RTT = 100.0
-MAX_HORIZON_RTT = 204800.0   # 100 * 2**11: the doubling horizons end exactly here
+MAX_HORIZON_RTT = 204800.0  # 100 * 2**11: the doubling horizons end exactly here
 
 
-def decide(model: ModelSpec, params: dict[str, Any], initial: dict[str, Any], dt: float | None = None,
-           first_horizon_rtt: float = FIRST_HORIZON_RTT, max_horizon_rtt: float = MAX_HORIZON_RTT,
-           band: Band = STANDARD) -> Judgement:
+def decide(
+    model: ModelSpec,
+    params: dict[str, Any],
+    initial: dict[str, Any],
+    dt: float | None = None,
+    first_horizon_rtt: float = FIRST_HORIZON_RTT,
+    max_horizon_rtt: float = MAX_HORIZON_RTT,
+    band: Band = STANDARD,
+) -> Judgement:
     """Verdict, measured convergence time (RTTs) and envelope trend of every trajectory of a batch.
 
     Parameters

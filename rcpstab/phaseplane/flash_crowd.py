@@ -1,4 +1,5 @@
 """Flash crowds in the fluid models: N flows become ``factor * N`` while the system sits at equilibrium."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,11 +12,17 @@ from .trajectory import simulate
 
 __all__ = ["FLASH_FACTOR", "flash_crowd_peak_queue"]
 
-FLASH_FACTOR = 10      # the flash crowd: N flows become 10 N (rcp-ac.txt Fig. 1 has 10 -> 100)
+FLASH_FACTOR = 10  # the flash crowd: N flows become 10 N (rcp-ac.txt Fig. 1 has 10 -> 100)
 
 
-def flash_crowd_peak_queue(model: ModelSpec, params: dict[str, Any], N: float = 10, factor: float = FLASH_FACTOR,
-                           t_jump: float = 2.0, t_end: float = 12.0) -> np.ndarray:
+def flash_crowd_peak_queue(
+    model: ModelSpec,
+    params: dict[str, Any],
+    N: float = 10,
+    factor: float = FLASH_FACTOR,
+    t_jump: float = 2.0,
+    t_end: float = 12.0,
+) -> np.ndarray:
     """Peak queue after N flows become ``factor * N`` at ``t_jump``, for each trajectory of a batch.
 
     The system starts at equilibrium (R = C/N, q = 0; a model with more states, such as RCP-AC's
@@ -42,8 +49,9 @@ def flash_crowd_peak_queue(model: ModelSpec, params: dict[str, Any], N: float = 
         Largest queue after ``t_jump``, in the model's queue unit (bandwidth-delay products C*d0 for RCP).
     """
     model = as_model(model)
-    run = simulate(model, {**params, model.flow_parameter(): N}, {"gamma0": 1.0 / N, "q0": 0.0}, t_end,
-                   n_schedule=[(t_jump, factor * N)])
+    run = simulate(
+        model, {**params, model.flow_parameter(): N}, {"gamma0": 1.0 / N, "q0": 0.0}, t_end, n_schedule=[(t_jump, factor * N)]
+    )
     after = run.t >= t_jump
     peak: np.ndarray = run.queue[after].max(axis=0) / run.queue_scale
     return peak

@@ -6,6 +6,7 @@ interpolation is needed) and a constant history before t = 0. The queue is held 
 (the physical clamp the fluid equations leave implicit). Independent of the linearization: it
 integrates the model's own right-hand sides.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -66,7 +67,7 @@ def fluid_run(model: Any, t_end: float, dt: float, initial: dict[str, Any], queu
     delayed = list(model.delayed)
     point = {s: initial[s.name] for s in model.states}
     at = {**subs, **point}
-    for sym in model.derived:                       # delays taken at the start (fixed, as the model's)
+    for sym in model.derived:  # delays taken at the start (fixed, as the model's)
         at[sym] = float(sp.sympify(model.derived[sym]).subs(at))
     lags = []
     for sym in delayed:

@@ -9,6 +9,7 @@ most of the step's (Simpson's rule, which RK4 is here, weighs the midpoint 4/6).
 Sampled states are piecewise constant and read back exactly, by index.
 Before the first step the history is the constant initial state (the thesis' set-up).
 """
+
 from __future__ import annotations
 
 import math
@@ -35,10 +36,16 @@ def wide_weights(th: float) -> tuple[Any, ...]:
     Written operation for operation as in the C kernel, so both agree to the last bit.
     """
     u, v, p = th - 1, th - 2, th + 1
-    return (th * th * v * v * u * u * (11 * th + 14) / 108, v * v * u * u * p * p * p / 4,
-            -th * th * v * v * v * p * p / 4, -th * th * u * u * p * p * (11 * th - 25) / 108,
-            th * th * v * v * u * u * p / 36, th * v * v * u * u * p * p / 4,
-            th * th * v * v * u * p * p / 4, th * th * v * u * u * p * p / 36)
+    return (
+        th * th * v * v * u * u * (11 * th + 14) / 108,
+        v * v * u * u * p * p * p / 4,
+        -th * th * v * v * v * p * p / 4,
+        -th * th * u * u * p * p * (11 * th - 25) / 108,
+        th * th * v * v * u * u * p / 36,
+        th * v * v * u * u * p * p / 4,
+        th * th * v * v * u * p * p / 4,
+        th * th * v * u * u * p * p / 36,
+    )
 
 
 class History:
@@ -84,15 +91,15 @@ class History:
             w = wide_weights(theta)
             v = [self.values[i, (j + n) % self.length] for n in (-1, 0, 1, 2)]
             s = [self.slopes[i, (j + n) % self.length] for n in (-1, 0, 1, 2)]
-            value: np.ndarray = (w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3]
-                    + w[4] * s[0] + w[5] * s[1] + w[6] * s[2] + w[7] * s[3])
+            value: np.ndarray = (
+                w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3] + w[4] * s[0] + w[5] * s[1] + w[6] * s[2] + w[7] * s[3]
+            )
             return value
         x1 = self.values[i, (j + 1) % self.length]
         s0 = self.slopes[i, j % self.length]
         s1 = self.slopes[i, (j + 1) % self.length]
         t2, t3 = theta * theta, theta * theta * theta
-        hermite: np.ndarray = ((2 * t3 - 3 * t2 + 1) * x0 + (t3 - 2 * t2 + theta) * s0
-                               + (3 * t2 - 2 * t3) * x1 + (t3 - t2) * s1)
+        hermite: np.ndarray = (2 * t3 - 3 * t2 + 1) * x0 + (t3 - 2 * t2 + theta) * s0 + (3 * t2 - 2 * t3) * x1 + (t3 - t2) * s1
         return hermite
 
     def held(self, i: int, index: int) -> np.ndarray:

@@ -13,6 +13,7 @@ side by side (vectorized) with their ring buffers in cache; the envelope monitor
 inside it, so no Python runs per step. :mod:`.reference` is the same method in NumPy, the
 executable specification the tests hold the C kernel to.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -60,8 +61,7 @@ class BatchIntegrator:
         The parameter the schedule sets (default: the model's declared ``flows``).
     """
 
-    def __init__(self, model: CompiledModel, params: list, initial: list, dt: float, n_schedule=None,
-                 n_param: str | None = None):
+    def __init__(self, model: CompiledModel, params: list, initial: list, dt: float, n_schedule=None, n_param: str | None = None):
         self.model = model
         self.params = list(params)
         self.dt = float(dt)
@@ -146,13 +146,29 @@ class BatchIntegrator:
         m = monitor or _NO_MONITOR
         kernel = self.model.kernel_for(monitor.band) if monitor is not None else self.model.kernel
         failed = kernel.rcpstab_run(
-            ctypes.c_long(size), ctypes.c_long(n), ctypes.c_long(self.k), ctypes.c_double(self.dt),
-            ctypes.c_long(self.length), _pointer(delay), _pointer(every),
-            _pointer(self._x), _pointer(self._ring_values), _pointer(self._ring_slopes), _pointer(self._x0), _pointer(params),
-            ctypes.c_long(window), *(_pointer(a) for a in (m.gamma_eq, m.queue_eq, m.queue_scale, m.peak,
-                                                            m.crossing, m.above, m.last_out)),
-            _pointer(peaks), _pointer(crossings), ctypes.c_long(record_every), _pointer(recorded),
-            _pointer(m.rate_peak), _pointer(m.queue_peak), _pointer(rate_peaks), _pointer(queue_peaks))
+            ctypes.c_long(size),
+            ctypes.c_long(n),
+            ctypes.c_long(self.k),
+            ctypes.c_double(self.dt),
+            ctypes.c_long(self.length),
+            _pointer(delay),
+            _pointer(every),
+            _pointer(self._x),
+            _pointer(self._ring_values),
+            _pointer(self._ring_slopes),
+            _pointer(self._x0),
+            _pointer(params),
+            ctypes.c_long(window),
+            *(_pointer(a) for a in (m.gamma_eq, m.queue_eq, m.queue_scale, m.peak, m.crossing, m.above, m.last_out)),
+            _pointer(peaks),
+            _pointer(crossings),
+            ctypes.c_long(record_every),
+            _pointer(recorded),
+            _pointer(m.rate_peak),
+            _pointer(m.queue_peak),
+            _pointer(rate_peaks),
+            _pointer(queue_peaks),
+        )
         if failed:  # the kernel's block buffer (history of one block of trajectories) could not be allocated
             raise MemoryError(f"the {self.model.spec.name} kernel could not allocate its delay line ({self.length} steps)")
         self.k += n
@@ -164,7 +180,8 @@ class BatchIntegrator:
         """Continue only the trajectories where ``mask`` is true."""
         self.params = [p[mask] if np.ndim(p) else p for p in self.params]
         self._x, self._x0, self._ring_values, self._ring_slopes = (
-            np.ascontiguousarray(a[mask]) for a in (self._x, self._x0, self._ring_values, self._ring_slopes))
+            np.ascontiguousarray(a[mask]) for a in (self._x, self._x0, self._ring_values, self._ring_slopes)
+        )
 
 
 class _NoMonitor:

@@ -7,6 +7,7 @@ equilibrium crossings and the last step out of the band. Past :data:`MAX_WINDOWS
 pairs of windows are merged (peaks by max, crossings by sum) and the window doubles, so the
 memory of a long run stays bounded.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -48,7 +49,7 @@ class EnvelopeMonitor:
         self.steps_per_rtt = self.d0 / integrator.dt
         self.window_steps = max(1, int(round(WINDOW_RTT * self.steps_per_rtt)))
         self.peak = np.zeros(size)
-        self.rate_peak = np.zeros(size)   # band units, like peak
+        self.rate_peak = np.zeros(size)  # band units, like peak
         self.queue_peak = np.zeros(size)
         self.crossing = np.zeros(size, dtype=np.int64)
         gamma = model.gamma(*integrator.states, *values)
@@ -59,8 +60,13 @@ class EnvelopeMonitor:
         self.rate_peaks: list[Any] = []
         self.queue_peaks: list[Any] = []
 
-    def add_windows(self, peaks: np.ndarray, crossings: np.ndarray, rate_peaks: np.ndarray | None = None,
-                    queue_peaks: np.ndarray | None = None) -> None:
+    def add_windows(
+        self,
+        peaks: np.ndarray,
+        crossings: np.ndarray,
+        rate_peaks: np.ndarray | None = None,
+        queue_peaks: np.ndarray | None = None,
+    ) -> None:
         """Append windows finished by the kernel (arrays of shape (n_windows, B); rate and queue
         peaks in band units)."""
         self.peaks.extend(peaks)
@@ -99,8 +105,7 @@ class EnvelopeMonitor:
 
     def keep(self, mask: np.ndarray) -> None:
         """Follow only the trajectories where ``mask`` is true (as :meth:`BatchIntegrator.keep`)."""
-        for name in ("gamma_eq", "queue_eq", "queue_scale", "peak", "rate_peak", "queue_peak", "crossing", "above",
-                     "last_out"):
+        for name in ("gamma_eq", "queue_eq", "queue_scale", "peak", "rate_peak", "queue_peak", "crossing", "above", "last_out"):
             setattr(self, name, np.ascontiguousarray(getattr(self, name)[mask]))
         for name in ("peaks", "crossings", "rate_peaks", "queue_peaks"):
             setattr(self, name, [p[mask] for p in getattr(self, name)])
@@ -111,5 +116,6 @@ def trajectory_envelope(traj: Trajectory, band: Band = STANDARD, **floors: Any) 
 
     ``floors`` (``rate_floor``, ``queue_floor``) are passed to :func:`~rcpstab.verdicts.envelope.trace_envelope`.
     """
-    return trace_envelope(traj.rtt, traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq,
-                          np.asarray(traj.queue_scale, dtype=float), band, **floors)
+    return trace_envelope(
+        traj.rtt, traj.gamma, traj.queue, traj.gamma_eq, traj.queue_eq, np.asarray(traj.queue_scale, dtype=float), band, **floors
+    )

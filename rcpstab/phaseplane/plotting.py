@@ -4,6 +4,7 @@ These functions only draw data computed elsewhere (:func:`~rcpstab.phaseplane.si
 :func:`~rcpstab.phaseplane.decide`, :func:`~rcpstab.phaseplane.phaseplane_region`), as
 python-control separates ``*_response`` from ``*_plot``.
 """
+
 from __future__ import annotations
 
 import matplotlib
@@ -62,11 +63,27 @@ def verdict_plot(region: RegionMap, ax=None, boundary: bool = True):
     for code, style in VERDICT_STYLE.items():
         cells = np.argwhere(codes == code)
         for j, i in cells:
-            ax.add_patch(matplotlib.patches.Rectangle(
-                (extent[0] + i * da, extent[2] + j * db), da, db, facecolor=style["color"], alpha=0.6,
-                hatch=style["hatch"], edgecolor="white" if style["hatch"] is None else "0.4", lw=0.3))
-        handles.append(matplotlib.patches.Patch(facecolor=style["color"], alpha=0.6, hatch=style["hatch"],
-                                                edgecolor="0.4", label=f"{style['label']}: {len(cells)}"))
+            ax.add_patch(
+                matplotlib.patches.Rectangle(
+                    (extent[0] + i * da, extent[2] + j * db),
+                    da,
+                    db,
+                    facecolor=style["color"],
+                    alpha=0.6,
+                    hatch=style["hatch"],
+                    edgecolor="white" if style["hatch"] is None else "0.4",
+                    lw=0.3,
+                )
+            )
+        handles.append(
+            matplotlib.patches.Patch(
+                facecolor=style["color"],
+                alpha=0.6,
+                hatch=style["hatch"],
+                edgecolor="0.4",
+                label=f"{style['label']}: {len(cells)}",
+            )
+        )
     if boundary and has_linear_boundary(region.model):  # else (gains not affine in the loop): the verdicts alone
         a, b = boundary_points(region.model, extent[1], extent[3])
         (line,) = ax.plot(a, b, color="k", lw=1.5, label="exact linear boundary")
@@ -78,8 +95,11 @@ def verdict_plot(region: RegionMap, ax=None, boundary: bool = True):
     ax.set_ylabel(ylabel)
     # what a point's verdict is the worst of: the phase plane's starts, or the packet scenario's flow-count segments
     over = "flow-count segments of the scenario" if region.method == "packet" else "initial conditions"
-    set_title(ax, f"Verdicts of model '{region.model.name}' ({region.method}; a point's verdict is its worst over the "
-                  f"{over})", region_caption(region))
+    set_title(
+        ax,
+        f"Verdicts of model '{region.model.name}' ({region.method}; a point's verdict is its worst over the {over})",
+        region_caption(region),
+    )
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     return ax
 
@@ -122,8 +142,11 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None, verdicts=
     names = list(traj.model.parameter_table.loop)
     values = [np.atleast_1d(traj.params.get(k, np.nan)) for k in names]
     gains = "".join(f", {k} = {v[0]:g}" for k, v in zip(names, values)) if all(v.size == 1 for v in values) else ""
-    set_title(ax, title or f"Phase portrait, model '{traj.model.name}'{gains}",
-              f"{network_caption(traj.params)}; nonlinear fluid model, {traj.rtt[-1]:.4g} RTTs")
+    set_title(
+        ax,
+        title or f"Phase portrait, model '{traj.model.name}'{gains}",
+        f"{network_caption(traj.params)}; nonlinear fluid model, {traj.rtt[-1]:.4g} RTTs",
+    )
     # below the axes: inside, it hid trajectories and left no room for the cycle's zoom
     legend = ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
     if cycles:
@@ -131,8 +154,8 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None, verdicts=
     return ax
 
 
-INSET_SIZE = (0.4, 0.33)     # axes fraction; the inset's title takes about 0.06 more above it
-INSET_CELLS = 60             # grid over the axes on which the free space is counted
+INSET_SIZE = (0.4, 0.33)  # axes fraction; the inset's title takes about 0.06 more above it
+INSET_CELLS = 60  # grid over the axes on which the free space is counted
 
 
 def inset_place(ax, curves, avoid=(), size=INSET_SIZE) -> list:
@@ -157,14 +180,14 @@ def inset_place(ax, curves, avoid=(), size=INSET_SIZE) -> list:
     for x0, y0, x1, y1 in avoid:
         i0, i1 = (int(np.clip(v * INSET_CELLS, 0, INSET_CELLS)) for v in (y0, y1))
         j0, j1 = (int(np.clip(v * INSET_CELLS, 0, INSET_CELLS)) for v in (x0, x1))
-        covered[i0:i1 + 1, j0:j1 + 1] = True
+        covered[i0 : i1 + 1, j0 : j1 + 1] = True
     w, h = size
     best = None
-    for y in np.linspace(0.06, 0.92 - h, 6):        # leave room for the inset's title above
-        for x in np.linspace(0.1, 0.98 - w, 6):     # and its tick labels on the left
+    for y in np.linspace(0.06, 0.92 - h, 6):  # leave room for the inset's title above
+        for x in np.linspace(0.1, 0.98 - w, 6):  # and its tick labels on the left
             i0, i1 = int(y * INSET_CELLS), int(min(1.0, y + h + 0.06) * INSET_CELLS)
             j0, j1 = int((x - 0.06) * INSET_CELLS), int((x + w) * INSET_CELLS)
-            score = int(covered[i0:i1 + 1, max(j0, 0):j1 + 1].sum())
+            score = int(covered[i0 : i1 + 1, max(j0, 0) : j1 + 1].sum())
             if best is None or score < best[0]:
                 best = (score, [x, y, w, h])
     return best[1]
@@ -228,8 +251,14 @@ def convergence_plot(region: RegionMap, ax=None):
         mask = codes == code
         if mask.any():
             style = VERDICT_STYLE[code]
-            ax.imshow(np.where(mask, 1.0, np.nan), origin="lower", extent=extent, aspect="auto",
-                      cmap=matplotlib.colors.ListedColormap([style["color"]]), interpolation="nearest")
+            ax.imshow(
+                np.where(mask, 1.0, np.nan),
+                origin="lower",
+                extent=extent,
+                aspect="auto",
+                cmap=matplotlib.colors.ListedColormap([style["color"]]),
+                interpolation="nearest",
+            )
             handles.append(matplotlib.patches.Patch(color=style["color"], label=style["label"]))
     if handles:
         ax.legend(handles=handles, loc="upper right", fontsize="small")
@@ -237,6 +266,9 @@ def convergence_plot(region: RegionMap, ax=None):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     band = Band(region.meta["band"]["band_rate"], region.meta["band"]["band_queue"]) if "band" in region.meta else STANDARD
-    set_title(ax, f"Convergence time of model '{region.model.name}' ({band.describe('its queue unit')})",
-              f"{region_caption(region)}; blank: does not converge")
+    set_title(
+        ax,
+        f"Convergence time of model '{region.model.name}' ({band.describe('its queue unit')})",
+        f"{region_caption(region)}; blank: does not converge",
+    )
     return ax

@@ -5,6 +5,7 @@ method), each operation acting on a NumPy array over the batch and the delay his
 a :class:`~rcpstab.phaseplane.history.History`. It is slow (Python runs every step) and only
 used to check the kernel: both must agree to rounding on every model.
 """
+
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
 """Checked parameter values, initial conditions and the default step for a batch."""
+
 from __future__ import annotations
 
 import math
@@ -14,16 +15,16 @@ from .integrator import BatchIntegrator
 if TYPE_CHECKING:
     from ..models.spec import ModelSpec
 
-STEPS_PER_DELAY = 20          # RK4 steps per round trip: error ~1e-7 of the amplitude (see tests)
-MAX_STEP_DIVISOR = 64         # largest k tried so that T/k divides the delay
-DELAY_READ_TOLERANCE = 1e-3   # incommensurate delays: largest relative move of the delay by the step grid
+STEPS_PER_DELAY = 20  # RK4 steps per round trip: error ~1e-7 of the amplitude (see tests)
+MAX_STEP_DIVISOR = 64  # largest k tried so that T/k divides the delay
+DELAY_READ_TOLERANCE = 1e-3  # incommensurate delays: largest relative move of the delay by the step grid
 GAIN_AXES = ("alpha", "beta")  # the grid's axes: a model's first and second loop gain, whatever it calls them
 
 
 def own_name(spec: ModelSpec, name: str) -> str | None:
     """The model's own name of the parameter given as ``name``: itself, an alias the model declares
     (``d0`` for RCP's ``d_0``) or a grid axis (``alpha``, ``beta``: the loop gains); None if none."""
-    table = spec.parameter_table           # by name: a cached bundled model is not built (no SymPy)
+    table = spec.parameter_table  # by name: a cached bundled model is not built (no SymPy)
     if name in GAIN_AXES and len(table.loop) == len(GAIN_AXES) and table.own(name) is None:
         return table.loop[GAIN_AXES.index(name)]
     return table.own(name)
@@ -120,6 +121,7 @@ def default_step(model: CompiledModel, values: list) -> float:
     if not model.interval:
         return shortest / STEPS_PER_DELAY
     interval = min(float(np.max(f(*values))) for f in model.interval.values())
+
     def on_grid(d, dt):
         return abs(d / dt - round(d / dt)) < 1e-9 * max(1.0, d / dt)
 
@@ -134,8 +136,15 @@ def default_step(model: CompiledModel, values: list) -> float:
     return interval / max(MAX_STEP_DIVISOR, math.ceil(interval / shortest))
 
 
-def make_integrator(model: ModelSpec, params: dict, initial: dict, dt: float | None = None,
-                    n_schedule=None, engine: type = BatchIntegrator, n_param: str | None = None) -> BatchIntegrator:
+def make_integrator(
+    model: ModelSpec,
+    params: dict,
+    initial: dict,
+    dt: float | None = None,
+    n_schedule=None,
+    engine: type = BatchIntegrator,
+    n_param: str | None = None,
+) -> BatchIntegrator:
     """A checked, ready-to-run batch: see :func:`~rcpstab.phaseplane.trajectory.simulate` for the arguments.
 
     ``engine`` is the integrator class: the compiled one, or
@@ -160,6 +169,9 @@ def make_integrator(model: ModelSpec, params: dict, initial: dict, dt: float | N
     step = dt or default_step(compiled, values)
     delay_steps = max((float(np.max(term.delay(*values))) for term in compiled.delayed), default=0.0) / step
     # the delay line holds every step of the longest delay, values and slopes: refuse what cannot fit
-    check_run_cost(f"a batch of {size} trajectories with a delay of {delay_steps:.4g} steps of {step:.4g} s", 0.0,
-                   (delay_steps + 3) * compiled.n_states * size * 16)
+    check_run_cost(
+        f"a batch of {size} trajectories with a delay of {delay_steps:.4g} steps of {step:.4g} s",
+        0.0,
+        (delay_steps + 3) * compiled.n_states * size * 16,
+    )
     return engine(compiled, values, x0, step, n_schedule, n_param=n_param)

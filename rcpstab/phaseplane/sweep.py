@@ -17,6 +17,7 @@ with them. The work is split into chunks (a configuration x a slice of the grid,
 integrated as one batch) that run anywhere (:mod:`.executors`) and are checkpointed as
 they finish (:mod:`.checkpoint`).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -39,15 +40,15 @@ from .decide import FIRST_HORIZON_RTT, MAX_HORIZON_RTT, decide
 from .setup import default_step, own_name, parameter_values, unreachable
 from .verdicts import CONVERGED, DIVERGED, LIMIT_CYCLE, UNDECIDED, VERDICTS
 
-APP_E_LOADS = (5.0, 1.0, 0.1)     # initial R in units of C/N: App. E's R/C = 0.5, 0.1, 0.01 at N = 10
-APP_E_QUEUES = (2.0, 0.0)         # initial queue in units of C*d0 (App. E)
+APP_E_LOADS = (5.0, 1.0, 0.1)  # initial R in units of C/N: App. E's R/C = 0.5, 0.1, 0.01 at N = 10
+APP_E_QUEUES = (2.0, 0.0)  # initial queue in units of C*d0 (App. E)
 # App. E's six conditions; Figs. 5.10-5.13 and 7.1's load doubling (the old equilibrium R(0) = 2 Re,
 # empty queue); or half the equilibrium rate with an empty queue (a load that halves)
 STARTS = ("appE", "load-doubling", "half-load")
 MEASURED = ("convergence_rtt", "convergence_estimate_rtt", "envelope_rate_per_rtt")  # per-row table columns
-POINTS_PER_CHUNK = 500            # 3000 trajectories: big enough to amortize NumPy's per-call cost
-SECONDS_PER_POINT = 2e-3          # single-core cost at App. E's set-up, benchmarks/bench_cost_per_point.py, rounded up (refusals only)
-RESULT_VERSION = 3                # bump when code changes alter chunk results (the band is in the key by itself)
+POINTS_PER_CHUNK = 500  # 3000 trajectories: big enough to amortize NumPy's per-call cost
+SECONDS_PER_POINT = 2e-3  # single-core cost at App. E's set-up, benchmarks/bench_cost_per_point.py, rounded up (refusals only)
+RESULT_VERSION = 3  # bump when code changes alter chunk results (the band is in the key by itself)
 
 # The verdict of a point is its worst trajectory's: diverged > limit_cycle > undecided > converged.
 _SEVERITY = np.zeros(len(VERDICTS), dtype=int)
@@ -80,7 +81,7 @@ def configurations(model: Any, params: dict[str, Any] | None = None) -> list[dic
     """
     model = as_model(model)
     compiled = compile_model(model)
-    table = model.parameter_table          # by name: a cached bundled model is not built (no SymPy)
+    table = model.parameter_table  # by name: a cached bundled model is not built (no SymPy)
     gains = set(table.loop)
     axes: dict[str, Any] = {table.public_name(name): [table.defaults[name]] for name in table.configuration}
     from_params: dict[str, Any] = {}  # public name -> the name it was given under
@@ -125,7 +126,10 @@ def buffer_bits(model: Any, buffer_bdp: float | None, params: dict[str, Any]) ->
     if model.buffer is None:
         raise InputError(f"--buffer {buffer_bdp:g}: model {model.name!r} has no buffer (its queue is not clamped)")
     compiled = compile_model(model)
-    return {model.public_name(model.buffer): buffer_bdp * np.asarray(compiled.queue_scale(*parameter_values(compiled, params)), dtype=float)}
+    return {
+        model.public_name(model.buffer): buffer_bdp
+        * np.asarray(compiled.queue_scale(*parameter_values(compiled, params)), dtype=float)
+    }
 
 
 def start_states(gamma_eq: ArrayLike, queue_unit: ArrayLike, start: str = "appE") -> tuple[np.ndarray, np.ndarray]:
@@ -215,8 +219,10 @@ def solve_chunk(model_ref: Any, rows: dict[str, Any], start: str, band: Band = S
     if held in named:  # App. E's full queue (2 C*d0) held to a smaller buffer
         queues = np.minimum(queues, np.broadcast_to(named[held], gammas.shape[:1])[:, None])
     # the delay line's parameters are one value per chunk; the others vary over the batch
-    params = {key: value[0] if own_name(model, key) in compiled.delay_symbols else np.repeat(value, n_ic)
-              for key, value in named.items()}
+    params = {
+        key: value[0] if own_name(model, key) in compiled.delay_symbols else np.repeat(value, n_ic)
+        for key, value in named.items()
+    }
     verdicts = decide(model, params, {"gamma0": gammas.ravel(), "q0": queues.ravel()}, band=band)
     codes = verdicts.codes.reshape(-1, n_ic)
     worst = np.take_along_axis(codes, _SEVERITY[codes].argmax(axis=1)[:, None], axis=1)[:, 0]
@@ -227,19 +233,33 @@ def solve_chunk(model_ref: Any, rows: dict[str, Any], start: str, band: Band = S
     guessed = np.isfinite(estimated).any(axis=1)
     estimate = np.where(all_converged & guessed, np.fmax(measured, estimated).max(axis=1), np.nan)
     rates = verdicts.rate_per_rtt.reshape(-1, n_ic)
-    trend = np.where(np.isfinite(rates).any(axis=1), np.nanmax(np.where(np.isfinite(rates), rates, -np.inf), axis=1),
-                     np.nan)
+    trend = np.where(np.isfinite(rates).any(axis=1), np.nanmax(np.where(np.isfinite(rates), rates, -np.inf), axis=1), np.nan)
 
     def listed(a: np.ndarray) -> list[float | None]:
         return [None if not np.isfinite(v) else float(v) for v in a]
-    return {"codes": worst.tolist(), "convergence_rtt": listed(slowest), "convergence_estimate_rtt": listed(estimate),
-            "envelope_rate_per_rtt": listed(trend)}
+
+    return {
+        "codes": worst.tolist(),
+        "convergence_rtt": listed(slowest),
+        "convergence_estimate_rtt": listed(estimate),
+        "envelope_rate_per_rtt": listed(trend),
+    }
 
 
-def phaseplane_region(model: Any, alphas: ArrayLike, betas: ArrayLike, params: dict[str, Any] | None = None, workers: int = 1,
-                      scheduler: str | None = None, checkpoint: str | None = None,
-                      progress: bool = False, start: str = "appE", buffer_bdp: float | None = None,
-                      band: Band = STANDARD, **named: Any) -> RegionMap:
+def phaseplane_region(
+    model: Any,
+    alphas: ArrayLike,
+    betas: ArrayLike,
+    params: dict[str, Any] | None = None,
+    workers: int = 1,
+    scheduler: str | None = None,
+    checkpoint: str | None = None,
+    progress: bool = False,
+    start: str = "appE",
+    buffer_bdp: float | None = None,
+    band: Band = STANDARD,
+    **named: Any,
+) -> RegionMap:
     """Stable region of ``model`` by phase-plane integration (thesis Sec. 5.1.2, App. E).
 
     Parameters
@@ -292,26 +312,40 @@ def phaseplane_region(model: Any, alphas: ArrayLike, betas: ArrayLike, params: d
     for config in configs:
         values = parameter_values(compiled, config)
         steps_per_rtt.append(float(np.max(compiled.time_scale(*values))) / default_step(compiled, values))
-    check_grid_size(alphas.size * betas.size * len(configs),
-                    SECONDS_PER_POINT * max(1.0, float(np.mean(steps_per_rtt)) / 20), f"phaseplane sweep of {model.name}")
+    check_grid_size(
+        alphas.size * betas.size * len(configs),
+        SECONDS_PER_POINT * max(1.0, float(np.mean(steps_per_rtt)) / 20),
+        f"phaseplane sweep of {model.name}",
+    )
     aa, bb = (m.ravel() for m in np.meshgrid(alphas, betas))
     rows = {"alpha": np.tile(aa, len(configs)), "beta": np.tile(bb, len(configs))}
     for key in configs[0]:
         rows[key] = np.repeat([config[key] for config in configs], aa.size)
     if buffer_bdp is not None:  # in each configuration's own bandwidth-delay product
-        rows.update({name: np.broadcast_to(bits, rows["alpha"].shape)
-                     for name, bits in buffer_bits(model, buffer_bdp, rows).items()})
+        rows.update(
+            {name: np.broadcast_to(bits, rows["alpha"].shape) for name, bits in buffer_bits(model, buffer_bdp, rows).items()}
+        )
     chunks = _chunks(model, rows, compile_model(model).delay_symbols)
-    keys = [chunk_key({"model": model.reference, "rows": {k: v[part].tolist() for k, v in rows.items()},
-                       "version": RESULT_VERSION, "start": start, "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT],
-                       **band.key()})
-            for part in chunks]
+    keys = [
+        chunk_key(
+            {
+                "model": model.reference,
+                "rows": {k: v[part].tolist() for k, v in rows.items()},
+                "version": RESULT_VERSION,
+                "start": start,
+                "horizon": [FIRST_HORIZON_RTT, MAX_HORIZON_RTT],
+                **band.key(),
+            }
+        )
+        for part in chunks
+    ]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
     ref = portable(model)
     tasks = [(ref, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start, band) for i in todo]
-    with tqdm(total=len(chunks), initial=len(chunks) - len(todo), disable=not progress,
-              desc=f"phaseplane {model.name}", unit="chunk") as bar:
+    with tqdm(
+        total=len(chunks), initial=len(chunks) - len(todo), disable=not progress, desc=f"phaseplane {model.name}", unit="chunk"
+    ) as bar:
         for j, result in run_chunks(solve_chunk, tasks, workers, scheduler):
             store.save(keys[todo[j]], result)
             bar.update(1)
@@ -321,10 +355,23 @@ def phaseplane_region(model: Any, alphas: ArrayLike, betas: ArrayLike, params: d
         codes[part] = store.get(key)["codes"]
         for name in MEASURED:
             measured[name][part] = np.array(store.get(key)[name], dtype=float)
-    return _region(model, alphas, betas, configs, rows, codes, measured,
-                   {"start": start, "loop_parameters": [sym.name for sym in model.loop_parameters],
-                    "chunks_total": len(chunks), "chunks_computed": len(todo), "buffer_bdp": buffer_bdp,
-                    "band": band.key()})
+    return _region(
+        model,
+        alphas,
+        betas,
+        configs,
+        rows,
+        codes,
+        measured,
+        {
+            "start": start,
+            "loop_parameters": [sym.name for sym in model.loop_parameters],
+            "chunks_total": len(chunks),
+            "chunks_computed": len(todo),
+            "buffer_bdp": buffer_bdp,
+            "band": band.key(),
+        },
+    )
 
 
 def _chunks(model: Any, rows: dict[str, Any], delay_symbols: Iterable[Any]) -> list[np.ndarray]:
@@ -336,12 +383,23 @@ def _chunks(model: Any, rows: dict[str, Any], delay_symbols: Iterable[Any]) -> l
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i in range(len(rows["alpha"])):
         groups.setdefault(tuple(rows[k][i] for k in line), []).append(i)
-    return [np.array(members[s:s + POINTS_PER_CHUNK])
-            for members in groups.values() for s in range(0, len(members), POINTS_PER_CHUNK)]
+    return [
+        np.array(members[s : s + POINTS_PER_CHUNK])
+        for members in groups.values()
+        for s in range(0, len(members), POINTS_PER_CHUNK)
+    ]
 
 
-def _region(model: Any, alphas: np.ndarray, betas: np.ndarray, configs: list[dict[str, Any]], rows: dict[str, Any],
-            codes: np.ndarray, measured: dict[str, np.ndarray], counts: dict[str, Any]) -> RegionMap:
+def _region(
+    model: Any,
+    alphas: np.ndarray,
+    betas: np.ndarray,
+    configs: list[dict[str, Any]],
+    rows: dict[str, Any],
+    codes: np.ndarray,
+    measured: dict[str, np.ndarray],
+    counts: dict[str, Any],
+) -> RegionMap:
     """Assemble per-row verdicts into the common region and the per-configuration table."""
     stable = (codes == CONVERGED).reshape(len(configs), -1)
     compiled = compile_model(model)
@@ -358,6 +416,6 @@ def _region(model: Any, alphas: np.ndarray, betas: np.ndarray, configs: list[dic
         **counts,
     }
     reachable = stable[~np.array(lost)]
-    common = (reachable.all(axis=0) if reachable.size else np.zeros(stable.shape[1], dtype=bool))
+    common = reachable.all(axis=0) if reachable.size else np.zeros(stable.shape[1], dtype=bool)
     common = common.reshape(betas.size, alphas.size)
     return RegionMap(model, "phaseplane", alphas, betas, common, table=table, meta=meta)

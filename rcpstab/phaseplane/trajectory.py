@@ -1,4 +1,5 @@
 """Integrate a model from given initial conditions and keep the whole time series."""
+
 from __future__ import annotations
 
 import math
@@ -74,10 +75,15 @@ class Trajectory:
         return self.t / self.d0
 
     def __repr__(self) -> str:
-        gains = "".join(f", {k}={np.ravel(self.params[k])[0]:g}" for k in self.model.parameter_table.loop
-                        if k in self.params and np.size(self.params[k]) == 1)
-        return (f"Trajectory(model={self.model.name!r}, {self.gamma.shape[1]} trajectories, "
-                f"0..{self.rtt[-1]:.4g} RTTs (d0 = {self.d0:g} s){gains})")
+        gains = "".join(
+            f", {k}={np.ravel(self.params[k])[0]:g}"
+            for k in self.model.parameter_table.loop
+            if k in self.params and np.size(self.params[k]) == 1
+        )
+        return (
+            f"Trajectory(model={self.model.name!r}, {self.gamma.shape[1]} trajectories, "
+            f"0..{self.rtt[-1]:.4g} RTTs (d0 = {self.d0:g} s){gains})"
+        )
 
     def plot(self, ax: Axes | None = None, **kwargs: Any) -> Any:
         """Draw the phase portrait with :func:`~rcpstab.phaseplane.plotting.portrait_plot`."""
@@ -86,8 +92,16 @@ class Trajectory:
         return portrait_plot(self, ax=ax, **kwargs)
 
 
-def simulate(model: ModelSpec, params: dict[str, Any], initial: dict[str, Any], t_end: float, dt: float | None = None,
-             n_schedule: Any = None, record_every: int | None = None, n_param: str | None = None) -> Trajectory:
+def simulate(
+    model: ModelSpec,
+    params: dict[str, Any],
+    initial: dict[str, Any],
+    t_end: float,
+    dt: float | None = None,
+    n_schedule: Any = None,
+    record_every: int | None = None,
+    n_param: str | None = None,
+) -> Trajectory:
     """Integrate ``model`` for a batch of parameter sets and initial conditions.
 
     Parameters
@@ -127,8 +141,17 @@ def simulate(model: ModelSpec, params: dict[str, Any], initial: dict[str, Any], 
     return _trajectory(integrator, np.arange(recorded.shape[0]) * every * integrator.dt, recorded)
 
 
-def simulate_rtts(model: ModelSpec, alpha: float, beta: float, rtts: float, params: dict[str, Any] | None = None,
-                  gamma0: ArrayLike | None = None, q0: ArrayLike | None = None, batch: dict[str, Any] | None = None, record_every: int | None = None) -> Trajectory:
+def simulate_rtts(
+    model: ModelSpec,
+    alpha: float,
+    beta: float,
+    rtts: float,
+    params: dict[str, Any] | None = None,
+    gamma0: ArrayLike | None = None,
+    q0: ArrayLike | None = None,
+    batch: dict[str, Any] | None = None,
+    record_every: int | None = None,
+) -> Trajectory:
     """Integrate ``model`` at one point of its gain grid for ``rtts`` of its time units, from App. E's starts.
 
     Parameters
@@ -164,13 +187,11 @@ def simulate_rtts(model: ModelSpec, alpha: float, beta: float, rtts: float, para
         raise InputError("gamma0 and q0: give both (with parameters given per trajectory, give the starts too)")
     compiled = compile_model(model)
     unit = float(compiled.time_scale(*parameter_values(compiled, point)))
-    if batch:   # one value per trajectory; the time unit (the delays) is shared
-        *columns, gamma0, q0 = np.broadcast_arrays(*batch.values(), np.asarray(gamma0, dtype=float),
-                                                   np.asarray(q0, dtype=float))
+    if batch:  # one value per trajectory; the time unit (the delays) is shared
+        *columns, gamma0, q0 = np.broadcast_arrays(*batch.values(), np.asarray(gamma0, dtype=float), np.asarray(q0, dtype=float))
         point.update({k: v.ravel().astype(float) for k, v in zip(batch, columns)})
     gamma0, q0 = np.broadcast_arrays(np.asarray(gamma0, dtype=float), np.asarray(q0, dtype=float))
-    return simulate(model, point, {"gamma0": gamma0.ravel(), "q0": q0.ravel()}, rtts * unit,
-                    record_every=record_every)
+    return simulate(model, point, {"gamma0": gamma0.ravel(), "q0": q0.ravel()}, rtts * unit, record_every=record_every)
 
 
 def _trajectory(integrator: BatchIntegrator, times: np.ndarray, recorded: np.ndarray) -> Trajectory:
@@ -182,8 +203,11 @@ def _trajectory(integrator: BatchIntegrator, times: np.ndarray, recorded: np.nda
     eq = [np.broadcast_to(f(*[0.0] * compiled.n_states, *values), (size,)) for f in compiled.equilibrium]
     names = compiled.param_names
 
-    def scale(f: Callable[..., Any]) -> np.ndarray:  # a model that declares no queue unit is integrated all the same, but not judged
+    def scale(
+        f: Callable[..., Any],
+    ) -> np.ndarray:  # a model that declares no queue unit is integrated all the same, but not judged
         return np.broadcast_to(f(*values) if compiled.judged else np.nan, (size,)).astype(float)
+
     return Trajectory(
         model=compiled.spec,
         t=times,

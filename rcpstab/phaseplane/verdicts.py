@@ -7,6 +7,7 @@ plane's callers import, and :func:`classify`, the judgement of an envelope whose
 band itself (everything that stays inside the band counts as settled), for noisy traces whose
 noise floor is not measured separately.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,10 +30,21 @@ from ..verdicts.judgement import (  # noqa: F401  (re-exported)
     judge_envelope,
 )
 
-__all__ = ["CONVERGED", "DIVERGED", "Envelope", "Judgement", "LIMIT_CYCLE", "UNDECIDED", "VERDICTS", "Verdicts",
-           "band_distance", "classify", "judge_envelope"]
+__all__ = [
+    "CONVERGED",
+    "DIVERGED",
+    "Envelope",
+    "Judgement",
+    "LIMIT_CYCLE",
+    "UNDECIDED",
+    "VERDICTS",
+    "Verdicts",
+    "band_distance",
+    "classify",
+    "judge_envelope",
+]
 
-TREND = 0.1   # relative change treated as noise by the packet verdicts (kept for their import)
+TREND = 0.1  # relative change treated as noise by the packet verdicts (kept for their import)
 
 Verdicts = Judgement  # the phase plane's verdicts are judgements (codes, convergence_rtt, next_horizon_rtt, ...)
 
@@ -44,6 +56,14 @@ def classify(env: Envelope, final: bool = False) -> Judgement:
     traces whose noise is as large as the band. Traces with a measured noise floor should call
     :func:`~rcpstab.verdicts.judgement.judge_trace` with it instead.
     """
-    env = Envelope(env.peaks, env.crossings, env.last_out_rtt, env.horizon_rtt, env.window_rtt,
-                   floor_peaks=np.asarray(env.peaks), rate_peaks=env.rate_peaks, queue_peaks=env.queue_peaks)
+    env = Envelope(
+        env.peaks,
+        env.crossings,
+        env.last_out_rtt,
+        env.horizon_rtt,
+        env.window_rtt,
+        floor_peaks=np.asarray(env.peaks),
+        rate_peaks=env.rate_peaks,
+        queue_peaks=env.queue_peaks,
+    )
     return judge_envelope(env, final=final, noise_floor=True)

@@ -17,6 +17,7 @@ Examples
 >>> open(target).read(), sorted(os.listdir(folder))
 ('a,b\\n', ['table.csv'])
 """
+
 from __future__ import annotations
 
 import errno
@@ -48,10 +49,12 @@ def check_distinct(paths: dict[str, str | None]) -> None:
     """Refuse one file given for two of ``paths`` (option -> path; None: not given), in one line."""
     given = [(option, path) for option, path in paths.items() if isinstance(path, str) and path]
     for i, (first, a) in enumerate(given):
-        for second, b in given[i + 1:]:
+        for second, b in given[i + 1 :]:
             if same_file(a, b):
-                raise InputError(f"{first} {a!r} and {second} {b!r} are the same file: the second would "
-                                 "overwrite the first; give each its own path")
+                raise InputError(
+                    f"{first} {a!r} and {second} {b!r} are the same file: the second would "
+                    "overwrite the first; give each its own path"
+                )
 
 
 def _temporary_name(path: str) -> str:
@@ -109,8 +112,7 @@ class AtomicOutputs:
             return next(iter(self.temporary))
         return None
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> Literal[False]:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> Literal[False]:
         if exc is not None:
             option: str | None = None
             reason: str | None = None
@@ -137,8 +139,11 @@ class AtomicOutputs:
         except OSError as error:
             self._discard()
             assert option is not None  # set by the loop before the first write
-            raise OutputError(f"{option} {self.targets[option]!r}: cannot write ({error.strerror or error})",
-                              self.targets[option], error.strerror or str(error)) from None
+            raise OutputError(
+                f"{option} {self.targets[option]!r}: cannot write ({error.strerror or error})",
+                self.targets[option],
+                error.strerror or str(error),
+            ) from None
         return False
 
 
@@ -176,8 +181,7 @@ class atomic_path:  # noqa: N801 - used like open()
     def __enter__(self) -> str:
         return self.outputs.__enter__()[repr(self.path)]
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> Literal[False]:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> Literal[False]:
         return self.outputs.__exit__(kind, exc, tb)
 
 
@@ -194,8 +198,7 @@ class atomic_open:  # noqa: N801 - used like open()
         self.fh = open(temporary, self.mode, **self.kwargs)
         return self.fh
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> Literal[False]:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> Literal[False]:
         try:
             assert self.fh is not None, "__exit__ without __enter__"
             self.fh.close()

@@ -18,6 +18,7 @@ be owned by the user). Without a C compiler the phase plane cannot run: one line
 is missing (there is no silent fallback; the NumPy reference integrator,
 :class:`~rcpstab.phaseplane.reference.ReferenceIntegrator`, remains available from Python).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -85,8 +86,9 @@ def compiler() -> str:
     found = shutil.which(given) if given else (shutil.which("gcc") or shutil.which("cc"))
     if not found:
         what = f"CC={given!r} is not an executable" if given else "no C compiler (gcc or cc) on the PATH"
-        raise InputError(f"the compiled kernels (phase plane, fluid network) are built at run time: {what}; "
-                         "install gcc or set CC")
+        raise InputError(
+            f"the compiled kernels (phase plane, fluid network) are built at run time: {what}; install gcc or set CC"
+        )
     return found
 
 
@@ -147,8 +149,10 @@ def _build(cc: str, name: str, source: str, source_digest: str, target: Path) ->
         if result.returncode != 0:
             first = (result.stderr.strip().splitlines() or ["(no message)"])[0][:200]
             if os.environ.get("CC"):  # the user's compiler: bad input (one line, exit 2), not a bug of ours
-                raise InputError(f"$CC={os.environ['CC']!r}: compiling the {name} kernel failed ({first}); "
-                                 "set CC to a working C compiler or unset it")
+                raise InputError(
+                    f"$CC={os.environ['CC']!r}: compiling the {name} kernel failed ({first}); "
+                    "set CC to a working C compiler or unset it"
+                )
             raise RuntimeError(f"compiling the {name} kernel with {cc} failed: {first}")
         body = built.read_bytes()
         with open(built, "ab") as fh:

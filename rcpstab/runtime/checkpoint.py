@@ -13,6 +13,7 @@ can only ever feed back results of the same computation. The path is checked whe
 a writable place, and an existing file must be a checkpoint, so a wrong path (``/dev/full``, a
 source file) is refused with one line rather than read or overwritten.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -117,8 +118,9 @@ class Checkpoint:
                         pass
                     raise
         except OSError as exc:
-            raise InputError(f"--checkpoint {self.path!r}: cannot write ({exc.strerror or exc}); the chunks "
-                             "finished before are kept") from None
+            raise InputError(
+                f"--checkpoint {self.path!r}: cannot write ({exc.strerror or exc}); the chunks finished before are kept"
+            ) from None
 
 
 def _check_path(path: str) -> None:
@@ -165,12 +167,13 @@ def _read_and_repair(path: str) -> tuple[dict[str, Any], int]:
         # checkpoint is skipped like any other (its chunk is computed again).
         raise InputError(f"--checkpoint {path!r}: not an rcpstab checkpoint (no line is a chunk record)")
     for number in damaged:
-        warnings.warn(f"checkpoint {path!r}: line {number} is damaged; its chunk is computed again",
-                      CheckpointWarning, stacklevel=3)
+        warnings.warn(
+            f"checkpoint {path!r}: line {number} is damaged; its chunk is computed again", CheckpointWarning, stacklevel=3
+        )
     skipped = len(damaged)
     if complete == 0 and data:
         # A single partial line and nothing else: the first write was cut short.
-        if not data.startswith(MAGIC[:len(data)]) and not data.startswith(b"{"):
+        if not data.startswith(MAGIC[: len(data)]) and not data.startswith(b"{"):
             raise InputError(f"--checkpoint {path!r}: not an rcpstab checkpoint")
     if complete < len(data):
         try:

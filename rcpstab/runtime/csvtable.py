@@ -6,6 +6,7 @@ NumPy column at once (``tolist`` and one ``map``) instead of cell by cell throug
 tests is what makes a map's table cost a fraction of its computation rather than most of the
 command (``benchmarks/bench_commands.py`` times both writers).
 """
+
 from __future__ import annotations
 
 import os
@@ -57,7 +58,7 @@ def column_text(values: Sequence[Any] | NDArray[Any]) -> list[str]:
         if kind in "iu":
             return _by_value(values, values, str)
         if kind == "f":
-            values = values.astype(float, copy=False)     # float32 too: repr(float(v)), as cell() does
+            values = values.astype(float, copy=False)  # float32 too: repr(float(v)), as cell() does
             finite = np.isfinite(values)
             text = _by_value(values.view(np.int64), values, repr)
             if not finite.all():
@@ -99,8 +100,8 @@ def write_csv_table(path: str | os.PathLike[str], columns: Mapping[str, Sequence
             fh.write((_quoted(str(names[0])) or '""') + "\r\n")
         else:
             fh.write(",".join(_quoted(str(n)) for n in names) + "\r\n")
-        for start in range(0, rows, CHUNK_ROWS):    # in chunks: the text of a whole 4M-point map would be GBs
-            texts = [column_text(columns[n][start:start + CHUNK_ROWS]) for n in names]
+        for start in range(0, rows, CHUNK_ROWS):  # in chunks: the text of a whole 4M-point map would be GBs
+            texts = [column_text(columns[n][start : start + CHUNK_ROWS]) for n in names]
             if len(names) == 1:
                 body = [t or '""' for t in texts[0]]
             else:

@@ -7,6 +7,7 @@ model (its full ``repr``), the SymPy version and the source of the deriving modu
 a changed model or a changed derivation is derived afresh, never read stale. Any problem
 with the cache (unwritable folder, corrupt or foreign file) just means deriving again.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -12,6 +12,7 @@ Failure modes are bounded:
   whether it had none from the start or lost them all mid-sweep; a scheduler that goes away
   mid-sweep is one line too. Finished chunks are already in the checkpoint.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -28,10 +29,10 @@ from ..errors import InputError
 
 __all__ = ["run_chunks", "die_with_parent"]
 
-SCHEDULER_TIMEOUT_S = 5   # an unreachable scheduler must fail fast, not hang
+SCHEDULER_TIMEOUT_S = 5  # an unreachable scheduler must fail fast, not hang
 NO_WORKER_TIMEOUT_S = 30  # a cluster without workers for this long will not finish the sweep
 POLL_S = 1.0
-PR_SET_PDEATHSIG = 1      # linux/prctl.h
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def die_with_parent(parent: int) -> None:
@@ -49,8 +50,9 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def run_chunks(function: Callable[..., Any], tasks: Sequence[Sequence[Any]], workers: int = 1,
-               scheduler: str | None = None) -> Iterator[tuple[int, Any]]:
+def run_chunks(
+    function: Callable[..., Any], tasks: Sequence[Sequence[Any]], workers: int = 1, scheduler: str | None = None
+) -> Iterator[tuple[int, Any]]:
     """Yield ``(index, function(*tasks[index]))`` for every task, in completion order.
 
     Parameters
@@ -69,16 +71,16 @@ def run_chunks(function: Callable[..., Any], tasks: Sequence[Sequence[Any]], wor
     if scheduler:
         yield from _dask(function, tasks, scheduler)
     elif workers > 1:
-        pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=die_with_parent,
-                                   initargs=(os.getpid(),))
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), initializer=die_with_parent, initargs=(os.getpid(),))
         try:
             futures = {pool.submit(function, *task): i for i, task in enumerate(tasks)}
             for future in as_completed(futures):
                 yield futures[future], future.result()
         except BrokenProcessPool:
             _stop(pool)
-            raise InputError(f"--workers {workers}: a worker process died (killed, or out of memory); "
-                             "finished chunks are checkpointed") from None
+            raise InputError(
+                f"--workers {workers}: a worker process died (killed, or out of memory); finished chunks are checkpointed"
+            ) from None
         except BaseException:
             # Ctrl-C (or an error, or the caller stopping): a clean shutdown would wait for the running
             # chunks, minutes on a large sweep; their results would be lost anyway. Finished chunks are
@@ -104,11 +106,14 @@ def _dask(function: Callable[..., Any], tasks: Sequence[Sequence[Any]], address:
     except ImportError:
         raise InputError("--scheduler needs the 'dask' extra: pip install 'rcpstab[dask]'") from None
     try:
-        client = Client(address,  # type: ignore[no-untyped-call]  # distributed does not annotate Client.__init__
-                        timeout=f"{SCHEDULER_TIMEOUT_S}s")
+        client = Client(
+            address,  # type: ignore[no-untyped-call]  # distributed does not annotate Client.__init__
+            timeout=f"{SCHEDULER_TIMEOUT_S}s",
+        )
     except (OSError, TimeoutError, ValueError) as exc:
-        raise InputError(f"--scheduler {address!r}: cannot connect within {SCHEDULER_TIMEOUT_S} s "
-                         f"({type(exc).__name__})") from None
+        raise InputError(
+            f"--scheduler {address!r}: cannot connect within {SCHEDULER_TIMEOUT_S} s ({type(exc).__name__})"
+        ) from None
     # distributed logs every lost connection (many lines with tracebacks); the sweep reports one
     quiet = logging.getLogger("distributed")
     level = quiet.level
@@ -119,18 +124,25 @@ def _dask(function: Callable[..., Any], tasks: Sequence[Sequence[Any]], address:
         except InputError:
             raise
         except Exception as exc:  # the scheduler went away: OSError, CommClosedError, CancelledError...
-            if isinstance(exc, (OSError, TimeoutError)) or \
-                    type(exc).__module__.split(".")[0] in ("distributed", "concurrent", "asyncio", "tornado"):
-                raise InputError(f"--scheduler {address!r}: the sweep was lost ({type(exc).__name__}: "
-                                 f"{str(exc).splitlines()[0][:120] if str(exc) else 'no message'}; "
-                                 "finished chunks are checkpointed)") from None
+            if isinstance(exc, (OSError, TimeoutError)) or type(exc).__module__.split(".")[0] in (
+                "distributed",
+                "concurrent",
+                "asyncio",
+                "tornado",
+            ):
+                raise InputError(
+                    f"--scheduler {address!r}: the sweep was lost ({type(exc).__name__}: "
+                    f"{str(exc).splitlines()[0][:120] if str(exc) else 'no message'}; "
+                    "finished chunks are checkpointed)"
+                ) from None
             raise
         finally:
             quiet.setLevel(level)
 
 
-def _dask_loop(client: Any, function: Callable[..., Any], tasks: Sequence[Sequence[Any]], address: str,
-               wait: Callable[..., Any]) -> Iterator[tuple[int, Any]]:
+def _dask_loop(
+    client: Any, function: Callable[..., Any], tasks: Sequence[Sequence[Any]], address: str, wait: Callable[..., Any]
+) -> Iterator[tuple[int, Any]]:
     futures = [client.submit(function, *task, pure=False) for task in tasks]
     index = {future.key: i for i, future in enumerate(futures)}
     pending = list(futures)
@@ -148,7 +160,9 @@ def _dask_loop(client: Any, function: Callable[..., Any], tasks: Sequence[Sequen
         elif not client.scheduler_info().get("workers"):
             idle_since = idle_since or time.monotonic()
             if time.monotonic() - idle_since > NO_WORKER_TIMEOUT_S:
-                raise InputError(f"--scheduler {address!r}: no live worker for {NO_WORKER_TIMEOUT_S} s "
-                                 f"({len(pending)} chunks left; finished ones are checkpointed)")
+                raise InputError(
+                    f"--scheduler {address!r}: no live worker for {NO_WORKER_TIMEOUT_S} s "
+                    f"({len(pending)} chunks left; finished ones are checkpointed)"
+                )
         else:
             idle_since = None

@@ -2,6 +2,7 @@
 
 Both libraries are optional extras (``rcpstab[pandas]``, ``rcpstab[xarray]``), imported only when asked for.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -27,8 +28,13 @@ def data_frame(columns: Mapping[str, Any]) -> pandas.DataFrame:
     return pandas.DataFrame({k: np.asarray(v) for k, v in columns.items()})
 
 
-def grid_dataset(table: Mapping[str, Any], axes: Mapping[str, Any], units: Mapping[str, str],
-                 attrs: Mapping[str, Any] | None = None, configuration: Sequence[str] = ()) -> xarray.Dataset:
+def grid_dataset(
+    table: Mapping[str, Any],
+    axes: Mapping[str, Any],
+    units: Mapping[str, str],
+    attrs: Mapping[str, Any] | None = None,
+    configuration: Sequence[str] = (),
+) -> xarray.Dataset:
     """A long table over a grid as an :class:`xarray.Dataset` with one dimension per axis.
 
     Parameters

@@ -24,6 +24,7 @@ Examples
 ...     print(exc)
 beta = 0.0: must be in (0, 1000]
 """
+
 from __future__ import annotations
 
 import math
@@ -33,9 +34,25 @@ from typing import Any, cast
 
 from ..errors import InputError
 
-__all__ = ["Domain", "DOMAINS", "MAX_GRID_POINTS", "GRID_ENV", "MAX_CPU_HOURS", "HOURS_ENV", "check_value", "check_values",
-           "check_integer", "check_grid_size", "check_run_cost", "max_grid_points", "max_cpu_hours", "max_memory_gb",
-           "SIMULATOR_INTEGERS", "check_simulator_integer", "check_index_range"]
+__all__ = [
+    "Domain",
+    "DOMAINS",
+    "MAX_GRID_POINTS",
+    "GRID_ENV",
+    "MAX_CPU_HOURS",
+    "HOURS_ENV",
+    "check_value",
+    "check_values",
+    "check_integer",
+    "check_grid_size",
+    "check_run_cost",
+    "max_grid_points",
+    "max_cpu_hours",
+    "max_memory_gb",
+    "SIMULATOR_INTEGERS",
+    "check_simulator_integer",
+    "check_index_range",
+]
 
 
 @dataclass(frozen=True)
@@ -132,7 +149,7 @@ DOMAINS = {
     "buffer_bytes": Domain("buffer", 1.0, 1e15, unit="bytes", integer=True),
     "buffer_bdp": Domain("buffer", 0.0, 1e6, low_open=True, unit="BDP"),
     "buffer_bits": Domain("buffer", 0.0, 1e18, low_open=True, unit="bits", unbounded=True),
-    "seed": Domain("seed", 0.0, 2.0 ** 32 - 1, integer=True),
+    "seed": Domain("seed", 0.0, 2.0**32 - 1, integer=True),
     "workers": Domain("workers", 1.0, 4096.0, integer=True),
     "samples": Domain("samples", 0.0, 10_000.0, integer=True),
     "pade": Domain("Pade order", 1.0, 20.0, integer=True),
@@ -149,7 +166,7 @@ DOMAINS = {
     # fct: flows and replications are bounded again by the run's cost estimate (fct.flow_run).
     "flows": Domain("flows", 1.0, 1e9, integer=True),
     "replications": Domain("replications", 1.0, 1e6, integer=True),
-    "packet_bytes": Domain("data packet", 53.0, 2.0 ** 24, unit="bytes", integer=True),  # TCP + RCP + IP headers
+    "packet_bytes": Domain("data packet", 53.0, 2.0**24, unit="bytes", integer=True),  # TCP + RCP + IP headers
 }
 
 # The integer arguments of both C simulators, (low, high) inclusive. fct/csrc/flows_module.c and
@@ -163,7 +180,7 @@ SIMULATOR_INTEGERS = {
     "capacity_bps": (1, 10**13),
     "delay_ns": (0, 10**11),
     "buffer_bytes": (0, 1 << 62),
-    "data_size": (12, 1 << 24),     # an RCP header (12 bytes) at least
+    "data_size": (12, 1 << 24),  # an RCP header (12 bytes) at least
     "ctrl_size": (12, 1 << 24),
     "window_denominator": (1, 1 << 24),
     "rwnd_pkts": (1, 1 << 40),
@@ -171,7 +188,7 @@ SIMULATOR_INTEGERS = {
     "start_ns": (0, 1 << 60),
     "size_pkts": (1, 1 << 40),
     "t_ns": (0, 1 << 60),
-    "interval_ns": (1, 1 << 60),     # a control-timer interval (the native control paths' timer)
+    "interval_ns": (1, 1 << 60),  # a control-timer interval (the native control paths' timer)
     "rate": (0, 0xFFFFFFFF),
     "input_bytes": (0, (1 << 63) - 1),
     "rtt_sum": (0, (1 << 63) - 1),
@@ -181,7 +198,7 @@ SIMULATOR_INTEGERS = {
     "stop_ns": (-1, 1 << 60),
     "flow_pkts": (0, 1 << 40),
     "path_links": (1, 255),
-    "size": (0, 0xFFFFFFFF),        # a datagram's size as the 32-bit port registers count it
+    "size": (0, 0xFFFFFFFF),  # a datagram's size as the 32-bit port registers count it
     "n_ports": (1, 65536),
 }
 
@@ -231,9 +248,9 @@ def check_index_range(value: Any, name: str, low: int, high: int, where: str = "
 
 MAX_GRID_POINTS = 1_000_000
 GRID_ENV = "RCPSTAB_MAX_GRID_POINTS"
-MAX_CPU_HOURS = 8.0           # an estimate above this is refused too (a night on one core)
+MAX_CPU_HOURS = 8.0  # an estimate above this is refused too (a night on one core)
 HOURS_ENV = "RCPSTAB_MAX_CPU_HOURS"
-MAX_MEMORY_GB = 2.0           # estimated peak memory of a run above this is refused
+MAX_MEMORY_GB = 2.0  # estimated peak memory of a run above this is refused
 MEMORY_ENV = "RCPSTAB_MAX_MEMORY_GB"
 
 
@@ -341,16 +358,21 @@ def check_run_cost(what: str, cpu_seconds: float, memory_bytes: float = 0.0) -> 
     """
     hours = cpu_seconds / 3600
     if hours > max_cpu_hours():
-        raise InputError(f"{what}: would take about {hours:.3g} CPU-hours, more than the limit "
-                         f"{max_cpu_hours():g}; shorten the run or set {HOURS_ENV}")
+        raise InputError(
+            f"{what}: would take about {hours:.3g} CPU-hours, more than the limit "
+            f"{max_cpu_hours():g}; shorten the run or set {HOURS_ENV}"
+        )
     gigabytes = memory_bytes / 1e9
     if gigabytes > max_memory_gb():
-        raise InputError(f"{what}: would need about {gigabytes:.3g} GB of memory, more than the limit "
-                         f"{max_memory_gb():g}; shorten the run or set {MEMORY_ENV}")
+        raise InputError(
+            f"{what}: would need about {gigabytes:.3g} GB of memory, more than the limit "
+            f"{max_memory_gb():g}; shorten the run or set {MEMORY_ENV}"
+        )
 
 
-def check_grid_size(points: int, seconds_per_point: float, what: str, bytes_per_point: float = 0.0,
-                    default_limit: int | None = None) -> None:
+def check_grid_size(
+    points: int, seconds_per_point: float, what: str, bytes_per_point: float = 0.0, default_limit: int | None = None
+) -> None:
     """Refuse a grid of more than :func:`max_grid_points` points, with an estimate of its cost.
 
     Parameters
@@ -370,12 +392,18 @@ def check_grid_size(points: int, seconds_per_point: float, what: str, bytes_per_
     limit = _limit(GRID_ENV, default_limit, int) if default_limit else max_grid_points()
     hours = points * seconds_per_point / 3600
     if points > limit:
-        raise InputError(f"{what}: {points:.4g} grid points is more than the limit {limit} "
-                         f"(estimated {hours:.3g} CPU-hours); use a coarser grid or set {GRID_ENV}")
+        raise InputError(
+            f"{what}: {points:.4g} grid points is more than the limit {limit} "
+            f"(estimated {hours:.3g} CPU-hours); use a coarser grid or set {GRID_ENV}"
+        )
     if hours > max_cpu_hours():
-        raise InputError(f"{what}: {points:.4g} grid points would take about {hours:.3g} CPU-hours, more than "
-                         f"the limit {max_cpu_hours():g}; use a coarser grid or set {HOURS_ENV}")
+        raise InputError(
+            f"{what}: {points:.4g} grid points would take about {hours:.3g} CPU-hours, more than "
+            f"the limit {max_cpu_hours():g}; use a coarser grid or set {HOURS_ENV}"
+        )
     gigabytes = points * bytes_per_point / 1e9
     if gigabytes > max_memory_gb():
-        raise InputError(f"{what}: {points:.4g} grid points would need about {gigabytes:.3g} GB of memory, more "
-                         f"than the limit {max_memory_gb():g}; use a coarser grid or set {MEMORY_ENV}")
+        raise InputError(
+            f"{what}: {points:.4g} grid points would need about {gigabytes:.3g} GB of memory, more "
+            f"than the limit {max_memory_gb():g}; use a coarser grid or set {MEMORY_ENV}"
+        )

@@ -12,6 +12,7 @@ A trace's distance from equilibrium is measured in *band units* (:func:`band_dis
 is inside the band when the distance is <= 1. Its convergence time is the last time it was
 outside (:func:`last_band_exit`), measured on the trace, never extrapolated.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,7 +49,7 @@ class Band:
     {'band_rate': 0.04, 'band_queue': 0.02}
     """
 
-    rate: float = 0.02    # thesis Sec. 5.4
+    rate: float = 0.02  # thesis Sec. 5.4
     queue: float = 0.01
 
     def __post_init__(self) -> None:
@@ -81,8 +82,9 @@ class Band:
             return f"R within {self.rate_percent}"
         return f"R within {self.rate_percent}, q within {self.queue_percent} of {queue_unit}"
 
-    def distance(self, gamma: ArrayLike, queue: ArrayLike, gamma_eq: ArrayLike, queue_eq: ArrayLike,
-                 queue_scale: ArrayLike) -> NDArray[np.float64]:
+    def distance(
+        self, gamma: ArrayLike, queue: ArrayLike, gamma_eq: ArrayLike, queue_eq: ArrayLike, queue_scale: ArrayLike
+    ) -> NDArray[np.float64]:
         """:func:`band_distance` with this band."""
         return band_distance(gamma, queue, gamma_eq, queue_eq, queue_scale, self)
 
@@ -90,8 +92,9 @@ class Band:
 STANDARD = Band()
 
 
-def band_distance(gamma: ArrayLike, queue: ArrayLike, gamma_eq: ArrayLike, queue_eq: ArrayLike, queue_scale: ArrayLike,
-                  band: Band = STANDARD) -> NDArray[np.float64]:
+def band_distance(
+    gamma: ArrayLike, queue: ArrayLike, gamma_eq: ArrayLike, queue_eq: ArrayLike, queue_scale: ArrayLike, band: Band = STANDARD
+) -> NDArray[np.float64]:
     """Distance from equilibrium in band units (<= 1 means within the convergence band).
 
     Parameters

@@ -7,6 +7,7 @@ integrator can keep these online (:class:`~rcpstab.phaseplane.monitor.EnvelopeMo
 recorded trace gives them with :func:`trace_envelope`. A noisy trace's sustained oscillation is
 recognised by its autocorrelation (:func:`dominant_oscillation`, :func:`coherence_threshold`).
 """
+
 from __future__ import annotations
 
 import math
@@ -18,11 +19,18 @@ from numpy.typing import ArrayLike
 
 from .band import NUMERICAL_FLOOR, STANDARD, Band
 
-__all__ = ["COHERENCE_FALSE_ALARM", "MAX_PERIOD_RTT", "WINDOW_RTT", "Envelope", "coherence_threshold",
-           "dominant_oscillation", "trace_envelope"]
+__all__ = [
+    "COHERENCE_FALSE_ALARM",
+    "MAX_PERIOD_RTT",
+    "WINDOW_RTT",
+    "Envelope",
+    "coherence_threshold",
+    "dominant_oscillation",
+    "trace_envelope",
+]
 
-WINDOW_RTT = 5.0         # envelope window: about one period of the loop's oscillation
-MAX_PERIOD_RTT = 40.0    # longest period the autocorrelation searches (the loops' periods are 4-20 RTTs)
+WINDOW_RTT = 5.0  # envelope window: about one period of the loop's oscillation
+MAX_PERIOD_RTT = 40.0  # longest period the autocorrelation searches (the loops' periods are 4-20 RTTs)
 COHERENCE_FALSE_ALARM = 0.01  # chance that noise alone passes the coherence test of a noisy cycle (rule 5b)
 
 
@@ -68,7 +76,6 @@ class Envelope:
     coherence_span_rtt: float = 0.0
 
 
-
 def dominant_oscillation(deviation: ArrayLike, samples_per_rtt: int) -> tuple[float, float]:
     """Dominant period (RTTs) of a trace and its autocorrelation there (0, 0 if none is found).
 
@@ -89,11 +96,11 @@ def dominant_oscillation(deviation: ArrayLike, samples_per_rtt: int) -> tuple[fl
     if not power > 0:
         return 0.0, 0.0
     lags = min(x.size - 1, int(MAX_PERIOD_RTT * samples_per_rtt))
-    acf = np.array([x[:x.size - k] @ x[k:] for k in range(lags + 1)]) / power
+    acf = np.array([x[: x.size - k] @ x[k:] for k in range(lags + 1)]) / power
     negative = np.flatnonzero(acf < 0)
     if negative.size == 0:
         return 0.0, 0.0
-    peak = int(negative[0] + np.argmax(acf[negative[0]:]))
+    peak = int(negative[0] + np.argmax(acf[negative[0] :]))
     return peak / samples_per_rtt, float(acf[peak])
 
 
@@ -116,10 +123,18 @@ def coherence_threshold(span_rtt: float) -> float:
     return z / math.sqrt(span_rtt)
 
 
-
-def trace_envelope(t_rtt: ArrayLike, gamma: ArrayLike, queue: ArrayLike, gamma_eq: ArrayLike, queue_eq: ArrayLike,
-                   queue_scale: ArrayLike, band: Band = STANDARD, rate_floor: float | None = None,
-                   queue_floor: float | None = None, window_rtt: float = WINDOW_RTT) -> Envelope:
+def trace_envelope(
+    t_rtt: ArrayLike,
+    gamma: ArrayLike,
+    queue: ArrayLike,
+    gamma_eq: ArrayLike,
+    queue_eq: ArrayLike,
+    queue_scale: ArrayLike,
+    band: Band = STANDARD,
+    rate_floor: float | None = None,
+    queue_floor: float | None = None,
+    window_rtt: float = WINDOW_RTT,
+) -> Envelope:
     """The :class:`Envelope` of recorded traces (the windows of the online monitor).
 
     Parameters
@@ -164,11 +179,17 @@ def trace_envelope(t_rtt: ArrayLike, gamma: ArrayLike, queue: ArrayLike, gamma_e
     arrays = {}
     for name, source in (("peaks", distance), ("floor", floor_distance), ("rate", rate_dev), ("queue", queue_dev)):
         values = np.nan_to_num(source[1:][rows], nan=np.inf)
-        arrays[name] = (np.maximum.reduceat(values, np.minimum(starts, max(window.size - 1, 0)), axis=0)
-                        if window.size else np.zeros((n_windows, size)))
+        arrays[name] = (
+            np.maximum.reduceat(values, np.minimum(starts, max(window.size - 1, 0)), axis=0)
+            if window.size
+            else np.zeros((n_windows, size))
+        )
         arrays[name][empty] = 0.0
-    crossings = (np.add.reduceat(flips, np.minimum(starts, max(window.size - 1, 0)), axis=0)
-                 if window.size else np.zeros((n_windows, size), dtype=int))
+    crossings = (
+        np.add.reduceat(flips, np.minimum(starts, max(window.size - 1, 0)), axis=0)
+        if window.size
+        else np.zeros((n_windows, size), dtype=int)
+    )
     crossings[empty] = 0
     outside = ~(distance <= 1.0)
     last = np.where(outside.any(axis=0), rel[::-1][np.argmax(outside[::-1], axis=0)], 0.0)
@@ -181,7 +202,16 @@ def trace_envelope(t_rtt: ArrayLike, gamma: ArrayLike, queue: ArrayLike, gamma_e
         period = np.array([f[0] for f in found])
         coherence = np.array([f[1] for f in found])
         span = float(rel[-1] - rel[late][0]) if late.any() else 0.0
-    return Envelope(arrays["peaks"], crossings, last, float(rel[-1]), window_rtt, floor_peaks=arrays["floor"],
-                    rate_peaks=arrays["rate"], queue_peaks=arrays["queue"], coherence=coherence,
-                    coherence_period_rtt=period, coherence_span_rtt=span)
-
+    return Envelope(
+        arrays["peaks"],
+        crossings,
+        last,
+        float(rel[-1]),
+        window_rtt,
+        floor_peaks=arrays["floor"],
+        rate_peaks=arrays["rate"],
+        queue_peaks=arrays["queue"],
+        coherence=coherence,
+        coherence_period_rtt=period,
+        coherence_span_rtt=span,
+    )

@@ -68,6 +68,7 @@ Since a piecewise-linear, positively homogeneous system (eq. 5.14) decays at the
 every amplitude, a slow steady decay is never called a limit cycle: it is decaying (rule 3)
 as soon as its slope is resolved, and it is followed until it reaches the floor.
 """
+
 from __future__ import annotations
 
 import math
@@ -90,10 +91,33 @@ from .envelope import (
     trace_envelope,
 )
 
-__all__ = ["BLOCK_WINDOWS", "COHERENCE_FALSE_ALARM", "CONVERGED", "DIVERGED", "DIVERGED_BAND", "FLAT_RATE",
-           "LIMIT_CYCLE", "MAX_PERIOD_RTT", "NUMERICAL_FLOOR", "QUEUE_BAND", "RATE_BAND", "STANDARD", "UNDECIDED",
-           "VERDICTS", "WINDOW_RTT", "Band", "Envelope", "Judgement", "band_distance", "coherence_threshold",
-           "dominant_oscillation", "judge_envelope", "judge_trace", "last_band_exit", "trace_envelope"]
+__all__ = [
+    "BLOCK_WINDOWS",
+    "COHERENCE_FALSE_ALARM",
+    "CONVERGED",
+    "DIVERGED",
+    "DIVERGED_BAND",
+    "FLAT_RATE",
+    "LIMIT_CYCLE",
+    "MAX_PERIOD_RTT",
+    "NUMERICAL_FLOOR",
+    "QUEUE_BAND",
+    "RATE_BAND",
+    "STANDARD",
+    "UNDECIDED",
+    "VERDICTS",
+    "WINDOW_RTT",
+    "Band",
+    "Envelope",
+    "Judgement",
+    "band_distance",
+    "coherence_threshold",
+    "dominant_oscillation",
+    "judge_envelope",
+    "judge_trace",
+    "last_band_exit",
+    "trace_envelope",
+]
 
 # the standard band's half-widths, for callers that need the numbers (the band itself is STANDARD)
 RATE_BAND = STANDARD.rate
@@ -102,18 +126,18 @@ QUEUE_BAND = STANDARD.queue
 VERDICTS = ("converged", "limit_cycle", "diverged", "undecided")
 CONVERGED, LIMIT_CYCLE, DIVERGED, UNDECIDED = range(4)
 
-BLOCK_WINDOWS = 4        # a block = 4 windows, so oscillations with periods up to 20 RTTs peak in each block
-ROUNDOFF_BAND = 1e-9     # band units: closer than this to the equilibrium, only rounding error is left
-DIVERGED_BAND = 1e12     # 1e10 C*d0 of queue: no draining queue of a fluid model gets there
-FLAT_RATE = 1e-5         # per RTT: an envelope e-folding more slowly than in 1e5 RTTs is flat
-SIGNIFICANCE = 3.0       # a trend counts when it exceeds 3 standard errors of the fitted slope
+BLOCK_WINDOWS = 4  # a block = 4 windows, so oscillations with periods up to 20 RTTs peak in each block
+ROUNDOFF_BAND = 1e-9  # band units: closer than this to the equilibrium, only rounding error is left
+DIVERGED_BAND = 1e12  # 1e10 C*d0 of queue: no draining queue of a fluid model gets there
+FLAT_RATE = 1e-5  # per RTT: an envelope e-folding more slowly than in 1e5 RTTs is flat
+SIGNIFICANCE = 3.0  # a trend counts when it exceeds 3 standard errors of the fitted slope
 MIN_FLAT_SPAN_RTT = 100.0  # a limit cycle is only declared after this long a flat fit
-MIN_BLOCKS = 8           # fewer blocks in the second half: too short to judge
-CYCLE_VARIATION = 0.05   # a limit cycle's block peaks vary by less than 5% over the fitted stretch
-STATIONARY = 1e-3        # a state settled away from the equilibrium: block peaks vary by less than 0.1%
-SETTLE_FRACTION = 0.25   # within a noise floor for a quarter of the time it took (and a block): settled
-STEADY = 0.5             # late log-rate >= half the early one: exponential (or faster) decay, not levelling off
-STEADY_GROWTH = 0.9      # late slope >= 90% of the early one: growth that is not slowing down
+MIN_BLOCKS = 8  # fewer blocks in the second half: too short to judge
+CYCLE_VARIATION = 0.05  # a limit cycle's block peaks vary by less than 5% over the fitted stretch
+STATIONARY = 1e-3  # a state settled away from the equilibrium: block peaks vary by less than 0.1%
+SETTLE_FRACTION = 0.25  # within a noise floor for a quarter of the time it took (and a block): settled
+STEADY = 0.5  # late log-rate >= half the early one: exponential (or faster) decay, not levelling off
+STEADY_GROWTH = 0.9  # late slope >= 90% of the early one: growth that is not slowing down
 
 
 @dataclass
@@ -169,9 +193,21 @@ class Judgement:
         """B = ``size`` undecided traces with nothing measured."""
         nan = np.full(size, np.nan)
         text = np.full(size, "", dtype=object)
-        return cls(np.full(size, UNDECIDED), nan.copy(), nan.copy(), text.copy(), nan.copy(), nan.copy(),
-                   nan.copy(), nan.copy(), nan.copy(), nan.copy(), text.copy(), np.full(size, float(horizon_rtt)),
-                   float(horizon_rtt))
+        return cls(
+            np.full(size, UNDECIDED),
+            nan.copy(),
+            nan.copy(),
+            text.copy(),
+            nan.copy(),
+            nan.copy(),
+            nan.copy(),
+            nan.copy(),
+            nan.copy(),
+            nan.copy(),
+            text.copy(),
+            np.full(size, float(horizon_rtt)),
+            float(horizon_rtt),
+        )
 
     def assign(self, where: Any, other: Judgement) -> None:
         """Copy ``other``'s per-trace fields into the traces ``where`` (index or mask)."""
@@ -191,26 +227,27 @@ class Judgement:
         return self.codes.size
 
     def __repr__(self) -> str:
-        counts = ", ".join(f"{name}: {int((self.codes == i).sum())}" for i, name in enumerate(VERDICTS)
-                           if (self.codes == i).any())
+        counts = ", ".join(
+            f"{name}: {int((self.codes == i).sum())}" for i, name in enumerate(VERDICTS) if (self.codes == i).any()
+        )
         return f"Judgement({len(self)} traces; {counts})"
 
     def to_records(self) -> list[dict[str, Any]]:
         """One dict per trace, JSON-safe (NaN as None)."""
+
         def clean(v: Any) -> Any:
             if isinstance(v, (float, np.floating)):
                 return float(v) if math.isfinite(v) else None
             return v.item() if isinstance(v, np.generic) else v
-        keys = [f.name for f in fields(self) if f.name not in ("codes", "next_horizon_rtt")]
-        return [{"verdict": str(self.names[i]), **{k: clean(getattr(self, k)[i]) for k in keys}}
-                for i in range(len(self))]
 
+        keys = [f.name for f in fields(self) if f.name not in ("codes", "next_horizon_rtt")]
+        return [{"verdict": str(self.names[i]), **{k: clean(getattr(self, k)[i]) for k in keys}} for i in range(len(self))]
 
 
 def _blocks(values: np.ndarray, reduce: Callable[..., np.ndarray] = np.max) -> np.ndarray:
     """Non-overlapping blocks of :data:`BLOCK_WINDOWS` windows, aligned to the end (oldest dropped)."""
     n = (values.shape[0] // BLOCK_WINDOWS) * BLOCK_WINDOWS
-    tail = values[values.shape[0] - n:]
+    tail = values[values.shape[0] - n :]
     return reduce(tail.reshape(-1, BLOCK_WINDOWS, *values.shape[1:]), axis=1)
 
 
@@ -262,8 +299,7 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
     out.next_horizon_rtt = 2.0 * env.horizon_rtt
     horizon = env.horizon_rtt
     peaks = np.asarray(env.peaks, dtype=float).reshape(-1, size)
-    floor = (peaks / NUMERICAL_FLOOR if env.floor_peaks is None
-             else np.asarray(env.floor_peaks, dtype=float).reshape(-1, size))
+    floor = peaks / NUMERICAL_FLOOR if env.floor_peaks is None else np.asarray(env.floor_peaks, dtype=float).reshape(-1, size)
     open_ = np.ones(size, dtype=bool)
 
     def label(mask: np.ndarray, code: int, reason: str, measured: bool = False) -> np.ndarray:
@@ -286,11 +322,10 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
     at_floor = floor[-BLOCK_WINDOWS:].max(axis=0) <= 1.0
     if noise_floor:
         settle = np.maximum(BLOCK_WINDOWS, np.ceil(SETTLE_FRACTION * env.last_out_rtt / env.window_rtt)).astype(int)
-        settled = np.array([floor[-min(n, floor.shape[0]):, b].max() <= 1.0 for b, n in enumerate(settle)])
+        settled = np.array([floor[-min(n, floor.shape[0]) :, b].max() <= 1.0 for b, n in enumerate(settle)])
         label(settled, CONVERGED, "stayed within the noise floor; time = last band exit", measured=True)
     # so close to the equilibrium that only rounding errors are left: nothing can grow from there
-    label(last_block <= ROUNDOFF_BAND, CONVERGED, "at the equilibrium (rounding level); time = last band exit",
-           measured=True)
+    label(last_block <= ROUNDOFF_BAND, CONVERGED, "at the equilibrium (rounding level); time = last band exit", measured=True)
 
     block_rtt = BLOCK_WINDOWS * env.window_rtt
     n_blocks = peaks.shape[0] // BLOCK_WINDOWS
@@ -324,15 +359,18 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
     cross_blocks = _blocks(cross, np.sum)[-fit_blocks:]
     persistent = (cross_blocks[:half].sum(axis=0) >= 2) & (cross_blocks[-half:].sum(axis=0) >= 2)
     variation = logs.max(axis=0) - logs.min(axis=0)
-    cycle = label(flat & persistent & (variation < np.log1p(CYCLE_VARIATION)), LIMIT_CYCLE,
-                  "flat envelope above the floor, crossing the equilibrium")
+    cycle = label(
+        flat & persistent & (variation < np.log1p(CYCLE_VARIATION)),
+        LIMIT_CYCLE,
+        "flat envelope above the floor, crossing the equilibrium",
+    )
     out.amplitude_band[cycle] = np.median(blocks, axis=0)[cycle]
     total = cross_blocks.sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         out.period_rtt[cycle] = (2.0 * span / total)[cycle]
     for name, source in (("amplitude_rate", env.rate_peaks), ("amplitude_queue", env.queue_peaks)):
         if source is not None:
-            late_peak = np.asarray(source, dtype=float).reshape(-1, size)[-fit_blocks * BLOCK_WINDOWS:].max(axis=0)
+            late_peak = np.asarray(source, dtype=float).reshape(-1, size)[-fit_blocks * BLOCK_WINDOWS :].max(axis=0)
             getattr(out, name)[cycle] = late_peak[cycle]
     if noise_floor and env.coherence is not None:
         # 5b: a noisy trace's envelope cannot be shown flat to FLAT_RATE in a few hundred RTTs, but a
@@ -340,30 +378,33 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
         # to carry it into the floor (or double it past where it is) within a run's length, and it
         # repeats at a period with more coherence than noise gives
         floor_blocks = _blocks(floor)[-fit_blocks:]
-        reach = np.log(np.maximum(floor_blocks[-1], 1.0)) / horizon    # per RTT
+        reach = np.log(np.maximum(floor_blocks[-1], 1.0)) / horizon  # per RTT
         bounded = np.abs(rate) + SIGNIFICANCE * stderr < reach
         coherent = np.asarray(env.coherence) > coherence_threshold(env.coherence_span_rtt)
-        noisy = label(bounded & coherent & persistent & (floor_blocks.min(axis=0) > 1.0)
-                      & (span >= MIN_FLAT_SPAN_RTT), LIMIT_CYCLE,
-                      "sustained coherent oscillation above the noise floor (trend too slow to reach it in a run)")
+        noisy = label(
+            bounded & coherent & persistent & (floor_blocks.min(axis=0) > 1.0) & (span >= MIN_FLAT_SPAN_RTT),
+            LIMIT_CYCLE,
+            "sustained coherent oscillation above the noise floor (trend too slow to reach it in a run)",
+        )
         out.amplitude_band[noisy] = np.median(blocks, axis=0)[noisy]
         out.period_rtt[noisy] = np.asarray(env.coherence_period_rtt, dtype=float)[noisy]
         for name, source in (("amplitude_rate", env.rate_peaks), ("amplitude_queue", env.queue_peaks)):
             if source is not None:
-                late_peak = np.asarray(source, dtype=float).reshape(-1, size)[-fit_blocks * BLOCK_WINDOWS:].max(axis=0)
+                late_peak = np.asarray(source, dtype=float).reshape(-1, size)[-fit_blocks * BLOCK_WINDOWS :].max(axis=0)
                 getattr(out, name)[noisy] = late_peak[noisy]
     stationary = variation < np.log1p(STATIONARY)
-    label(flat & ~persistent & stationary & inside, CONVERGED,
-           "settled inside the band, off the equilibrium (flat, not crossing it); time = last band exit",
-           measured=True)
-    label(flat & ~persistent & stationary & ~inside, DIVERGED,
-          "settled away from the equilibrium (flat, outside the band)")
+    label(
+        flat & ~persistent & stationary & inside,
+        CONVERGED,
+        "settled inside the band, off the equilibrium (flat, not crossing it); time = last band exit",
+        measured=True,
+    )
+    label(flat & ~persistent & stationary & ~inside, DIVERGED, "settled away from the equilibrium (flat, outside the band)")
 
     steady = late <= STEADY * early
     if final:
         done = decaying & steady
-        label(done & inside, CONVERGED, "steady decay inside the band at the last horizon; time = last band exit",
-               measured=True)
+        label(done & inside, CONVERGED, "steady decay inside the band at the last horizon; time = last band exit", measured=True)
         pending = done & ~inside & open_
         if pending.any():
             # time into the band: a drain that speeds up (late log-rate steeper) is linear in the
@@ -376,23 +417,31 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
             out.convergence_estimate_rtt[pending] = estimate[pending]
             out.estimate_model[pending] = np.where(drain, "linear drain", "exponential envelope")[pending]
             label(pending, CONVERGED, "steady decay, not yet in the band at the last horizon: time estimated")
-        label(at_floor & ~growing, CONVERGED, "within the floor at the last horizon; time = last band exit",
-               measured=True)
+        label(at_floor & ~growing, CONVERGED, "within the floor at the last horizon; time = last band exit", measured=True)
         label(decaying & ~steady, UNDECIDED, "decay slowing down at the last horizon (may level off at a cycle)")
         # A growth that has not carried the state out of the band has shown that the equilibrium is
         # unstable, not that the state leaves every bound: near a Hopf point the cycle it grows
         # into can be smaller than the band, and a finite segment's horizon cannot be extended to
         # see it (docs notebook 05, rule 4). Undecided, with the measured rate.
-        label(growing & inside, UNDECIDED,
-              "growing inside the band at the last horizon (unstable equilibrium; cycle or divergence "
-              "not resolved; growth = rate_per_rtt)")
+        label(
+            growing & inside,
+            UNDECIDED,
+            "growing inside the band at the last horizon (unstable equilibrium; cycle or divergence "
+            "not resolved; growth = rate_per_rtt)",
+        )
         # a noisy trace's growth from within its noise floor is not a measured trend (no trend is
         # measurable below the floor): an envelope wandering within the floor that ends on a rise
         from_floor = noise_floor & (_blocks(floor)[-fit_blocks:].min(axis=0) <= 1.0)
-        label(growing & from_floor, UNDECIDED,
-              "growing from within the noise floor at the last horizon (growth not resolved above the noise)")
-        label(growing & (grew_late >= STEADY_GROWTH * grew_early), DIVERGED,
-               "envelope still growing without slowing down, outside the band, at the last horizon")
+        label(
+            growing & from_floor,
+            UNDECIDED,
+            "growing from within the noise floor at the last horizon (growth not resolved above the noise)",
+        )
+        label(
+            growing & (grew_late >= STEADY_GROWTH * grew_early),
+            DIVERGED,
+            "envelope still growing without slowing down, outside the band, at the last horizon",
+        )
         label(growing, UNDECIDED, "growth slowing down at the last horizon (a slow excursion near its peak?)")
         out.reason[open_] = "envelope trend not resolved at the last horizon"
     else:
@@ -402,10 +451,18 @@ def judge_envelope(env: Envelope, final: bool = False, noise_floor: bool = False
     return out
 
 
-
-def judge_trace(t_rtt: ArrayLike, gamma: ArrayLike, queue: ArrayLike, gamma_eq: ArrayLike, queue_eq: ArrayLike,
-                queue_scale: ArrayLike, band: Band = STANDARD, rate_floor: float | None = None,
-                queue_floor: float | None = None, final: bool = True) -> Judgement:
+def judge_trace(
+    t_rtt: ArrayLike,
+    gamma: ArrayLike,
+    queue: ArrayLike,
+    gamma_eq: ArrayLike,
+    queue_eq: ArrayLike,
+    queue_scale: ArrayLike,
+    band: Band = STANDARD,
+    rate_floor: float | None = None,
+    queue_floor: float | None = None,
+    final: bool = True,
+) -> Judgement:
     """Judge recorded traces (fluid or packet): :func:`trace_envelope` then :func:`judge_envelope`.
 
     Parameters are those of :func:`trace_envelope`; ``final`` (default True: the trace is all

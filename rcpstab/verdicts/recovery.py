@@ -6,6 +6,7 @@ this module only cuts the trace at the disturbance and says whether the exit is 
 trace must stay inside for :data:`STAY_RTT` round trips before its end, or the recovery is not
 measured (NaN, with the reason).
 """
+
 from __future__ import annotations
 
 import math
@@ -17,11 +18,18 @@ from .band import STANDARD, Band, band_distance, last_band_exit
 
 __all__ = ["STAY_RTT", "recovery_rtt"]
 
-STAY_RTT = 10.0   # inside the band this long before the end of the trace = stayed (the thesis' 10-RTT scale)
+STAY_RTT = 10.0  # inside the band this long before the end of the trace = stayed (the thesis' 10-RTT scale)
 
 
-def recovery_rtt(t_rtt: ArrayLike, gamma: ArrayLike, queue_bdp: ArrayLike, gamma_eq: float, queue_eq_bdp: float = 0.0, since_rtt: float = 0.0,
-                 band: Band = STANDARD) -> tuple[float, str | None]:
+def recovery_rtt(
+    t_rtt: ArrayLike,
+    gamma: ArrayLike,
+    queue_bdp: ArrayLike,
+    gamma_eq: float,
+    queue_eq_bdp: float = 0.0,
+    since_rtt: float = 0.0,
+    band: Band = STANDARD,
+) -> tuple[float, str | None]:
     """Round trips from ``since_rtt`` until the trace enters the band and stays in it to its end.
 
     Parameters
@@ -56,8 +64,9 @@ def recovery_rtt(t_rtt: ArrayLike, gamma: ArrayLike, queue_bdp: ArrayLike, gamma
     after = t >= since_rtt
     if after.sum() < 2:
         return math.nan, "no samples after the disturbance"
-    distance = band_distance(np.asarray(gamma, dtype=float)[after], np.asarray(queue_bdp, dtype=float)[after],
-                             gamma_eq, queue_eq_bdp, 1.0, band)
+    distance = band_distance(
+        np.asarray(gamma, dtype=float)[after], np.asarray(queue_bdp, dtype=float)[after], gamma_eq, queue_eq_bdp, 1.0, band
+    )
     exit_rtt = last_band_exit(t[after], distance)
     end = t[after][-1]
     if not distance[-1] <= 1.0:

@@ -9,6 +9,7 @@ Arrivals are Poisson (exponential gaps) or, as in thesis Sec. 4.2.4, have Pareto
 the same mean. Everything is drawn from ``numpy.random.default_rng(seed)``: one seed fixes
 a run.
 """
+
 from __future__ import annotations
 
 import math
@@ -134,7 +135,9 @@ def parse_sizes(text: str) -> SizeDistribution:
         raise InputError(f"--sizes {text!r}: unknown distribution {kind!r} (known: {', '.join(_SIZE_KEYS)})")
     unknown = set(params) - _SIZE_KEYS[kind]
     if unknown:
-        raise InputError(f"--sizes {text!r}: {kind} takes {', '.join(sorted(_SIZE_KEYS[kind]))}, not {', '.join(sorted(unknown))}")
+        raise InputError(
+            f"--sizes {text!r}: {kind} takes {', '.join(sorted(_SIZE_KEYS[kind]))}, not {', '.join(sorted(unknown))}"
+        )
     mean = params.get("size", params.get("mean"))
     if mean is None:
         raise InputError(f"--sizes {text!r}: give the {'size' if kind == 'fixed' else 'mean'} in packets")

@@ -8,17 +8,46 @@ functions read and write (``rate``, ``srtt_ns``, ``min_rtt_ns``, ``wnd``, ``snd_
 tell the caller what to do; packets, events and a flow's lifetime stay with the simulator.
 Change this file and ``csrc/rtcp_host.h`` together.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from ..wire.rcp_header import PROTO_TCP, RTT_UNKNOWN, rate_is_unspecified
 
-__all__ = ["DUPACK_THRESHOLD", "REPLY_KIND", "RTCP_ACK", "RTCP_DATA", "RTCP_REF", "RTCP_REFACK", "RTCP_SEND_NOW",
-           "RTCP_SYN", "RTCP_SYNACK", "RTCP_WAIT", "RTCP_WAIT_SCHEDULE", "RTO_INITIAL_NS", "RTO_MIN_NS",
-           "RTT_FIELD_MAX", "TO_RECEIVER", "ack_seq", "arm_refresh", "data_sent", "fill_data_header", "fill_header",
-           "fill_syn_header", "go_back", "on_synack", "pace", "pace_ns", "refresh_due", "rto_ns", "rtt_sample",
-           "send_event", "take_rate", "timed_out"]
+__all__ = [
+    "DUPACK_THRESHOLD",
+    "REPLY_KIND",
+    "RTCP_ACK",
+    "RTCP_DATA",
+    "RTCP_REF",
+    "RTCP_REFACK",
+    "RTCP_SEND_NOW",
+    "RTCP_SYN",
+    "RTCP_SYNACK",
+    "RTCP_WAIT",
+    "RTCP_WAIT_SCHEDULE",
+    "RTO_INITIAL_NS",
+    "RTO_MIN_NS",
+    "RTT_FIELD_MAX",
+    "TO_RECEIVER",
+    "ack_seq",
+    "arm_refresh",
+    "data_sent",
+    "fill_data_header",
+    "fill_header",
+    "fill_syn_header",
+    "go_back",
+    "on_synack",
+    "pace",
+    "pace_ns",
+    "refresh_due",
+    "rto_ns",
+    "rtt_sample",
+    "send_event",
+    "take_rate",
+    "timed_out",
+]
 
 NS_PER_MS = 1_000_000
 RTO_MIN_NS = 200 * NS_PER_MS
@@ -37,9 +66,7 @@ REPLY_KIND = (RTCP_SYNACK, RTCP_ACK, RTCP_ACK, RTCP_ACK, RTCP_REFACK, RTCP_ACK)
 
 def fill_header(rate: int, reverse: int, rtt: int, proto: int) -> bytearray:
     """Sender side: the 12 header bytes with all four fields written."""
-    return bytearray(
-        rate.to_bytes(4, "big") + reverse.to_bytes(4, "big") + rtt.to_bytes(2, "big") + bytes([proto, 0])
-    )
+    return bytearray(rate.to_bytes(4, "big") + reverse.to_bytes(4, "big") + rtt.to_bytes(2, "big") + bytes([proto, 0]))
 
 
 def fill_syn_header(request: int) -> bytearray:

@@ -4,6 +4,7 @@ Twin of the ``rtcp_*`` functions of ``csrc/sim.c`` (and of ``take_feedback``, ``
 change both together. The host logic both simulators share is in :mod:`.rtcp_host_py`. ``sim`` is the :class:`~rcpstab.packet.simulator.sim_py.PySimulator`
 (its ``data_size``, ``window_denominator`` and ``rwnd_pkts``), ``f`` one of its flows.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,8 +12,17 @@ from typing import Any
 from ..routers.rcp.datapath_py import receiver_echo
 from .rtcp_host_py import fill_data_header, fill_syn_header, take_rate
 
-__all__ = ["rtcp_check", "rtcp_fill_data", "rtcp_fill_syn", "rtcp_on_ack", "rtcp_on_acked",
-           "rtcp_window", "receiver_echo", "take_feedback", "tcp_grow"]
+__all__ = [
+    "rtcp_check",
+    "rtcp_fill_data",
+    "rtcp_fill_syn",
+    "rtcp_on_ack",
+    "rtcp_on_acked",
+    "rtcp_window",
+    "receiver_echo",
+    "take_feedback",
+    "tcp_grow",
+]
 
 
 def rtcp_check(data_size: int, rwnd_pkts: int) -> str | None:

@@ -10,6 +10,7 @@ Each entry of :data:`SENDER_OPS` is the Python twin's table of what a host of th
 which kind they run. A new sender kind: one entry here, with its functions in a file of its
 own, and one entry of ``SENDER_OPS`` in ``csrc/sim.c``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -57,10 +58,30 @@ class SenderOps(NamedTuple):
 
 
 SENDER_OPS: tuple[SenderOps, ...] = (
-    SenderOps("rtcp", HEADER_LEN, rtcp_check, rtcp_fill_syn, rtcp_fill_data, rtcp_window, rtcp_on_ack, rtcp_on_ack,
-              rtcp_on_acked, receiver_echo),
-    SenderOps("xcp", XCP_HEADER_LEN, xcp_check, xcp_fill_syn, xcp_fill_data, xcp_window, xcp_on_synack, xcp_on_ack,
-              xcp_on_acked, xcp_receiver_echo),
+    SenderOps(
+        "rtcp",
+        HEADER_LEN,
+        rtcp_check,
+        rtcp_fill_syn,
+        rtcp_fill_data,
+        rtcp_window,
+        rtcp_on_ack,
+        rtcp_on_ack,
+        rtcp_on_acked,
+        receiver_echo,
+    ),
+    SenderOps(
+        "xcp",
+        XCP_HEADER_LEN,
+        xcp_check,
+        xcp_fill_syn,
+        xcp_fill_data,
+        xcp_window,
+        xcp_on_synack,
+        xcp_on_ack,
+        xcp_on_acked,
+        xcp_receiver_echo,
+    ),
 )
 SENDERS = {ops.name: code for code, ops in enumerate(SENDER_OPS)}
 SENDER_RTCP, SENDER_XCP = SENDERS["rtcp"], SENDERS["xcp"]

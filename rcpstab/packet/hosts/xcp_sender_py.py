@@ -3,6 +3,7 @@
 Twin of the ``xcp_*`` sender functions of ``csrc/sim.c``: change both together. RCP-AC's hosts
 are XCP senders too. The window is kept in 1/1000 byte (the feedback field's unit).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,8 +12,19 @@ from ..wire.rcp_header import PROTO_TCP
 from ..wire.xcp_header import FEEDBACK_MAX, read_i32, xcp_receiver_echo
 from ..wire.xcp_header import fill as xcp_fill
 
-__all__ = ["XCP_UNITS_PER_BYTE", "xcp_check", "xcp_cwnd_field", "xcp_fill_data", "xcp_fill_syn", "xcp_on_ack",
-           "xcp_on_acked", "xcp_on_synack", "xcp_receiver_echo", "xcp_take_feedback", "xcp_window"]
+__all__ = [
+    "XCP_UNITS_PER_BYTE",
+    "xcp_check",
+    "xcp_cwnd_field",
+    "xcp_fill_data",
+    "xcp_fill_syn",
+    "xcp_on_ack",
+    "xcp_on_acked",
+    "xcp_on_synack",
+    "xcp_receiver_echo",
+    "xcp_take_feedback",
+    "xcp_window",
+]
 
 NS_PER_US = 1_000
 XCP_RTT_FIELD_MAX = 0xFFFFFFFE

@@ -11,6 +11,7 @@ ModelSpec machinery (states with right-hand sides) cannot hold; :func:`xcp_loop`
 directly (fixed step, every grid point at once), with the rate-state loop alongside as a check.
 ``experiments/xcp_ack_clock.py`` compares both with the packet XCP map.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -26,7 +27,9 @@ if TYPE_CHECKING:
 __all__ = ["verdicts", "xcp_loop"]
 
 
-def xcp_loop(alpha: ArrayLike, beta: ArrayLike, ack_clock: bool, rtts: int = 400, per_rtt: int = 100, y0: float = 0.8) -> tuple[np.ndarray, np.ndarray]:
+def xcp_loop(
+    alpha: ArrayLike, beta: ArrayLike, ack_clock: bool, rtts: int = 400, per_rtt: int = 100, y0: float = 0.8
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-interval mean of y/C and the queue (C*d0) at each interval's end, shape (rtts, B); C = d0 = 1.
 
     Parameters
@@ -45,8 +48,8 @@ def xcp_loop(alpha: ArrayLike, beta: ArrayLike, ack_clock: bool, rtts: int = 400
     """
     alpha, beta = np.atleast_1d(np.asarray(alpha, float)), np.atleast_1d(np.asarray(beta, float))
     size, dt = alpha.size, 1.0 / per_rtt
-    out_hist = np.full((per_rtt, size), min(y0, 1.0))   # departures over the last round trip (ring)
-    fb_hist = np.zeros((per_rtt, size))                  # window-change rate stamped over the last round trip
+    out_hist = np.full((per_rtt, size), min(y0, 1.0))  # departures over the last round trip (ring)
+    fb_hist = np.zeros((per_rtt, size))  # window-change rate stamped over the last round trip
     y = np.full(size, y0)
     q = np.zeros(size)
     phi = np.zeros(size)
@@ -54,16 +57,16 @@ def xcp_loop(alpha: ArrayLike, beta: ArrayLike, ack_clock: bool, rtts: int = 400
     means, queues = np.empty((rtts, size)), np.empty((rtts, size))
     for k in range(rtts * per_rtt):
         slot = k % per_rtt
-        f = fb_hist[slot]                                # stamped one round trip ago
+        f = fb_hist[slot]  # stamped one round trip ago
         y = np.maximum(out_hist[slot] + f, 0.0) if ack_clock else np.maximum(y + f * dt, 0.0)
         out = np.where(q > 0, 1.0, np.minimum(y, 1.0))
         q = np.maximum(q + (y - out) * dt, 0.0)
         out_hist[slot] = out
         acc += y * dt
         fb_hist[slot] = phi
-        if slot == per_rtt - 1:                          # the router's timeout
+        if slot == per_rtt - 1:  # the router's timeout
             means[k // per_rtt], queues[k // per_rtt] = acc, q
-            phi = alpha * (1.0 - acc) - beta * q         # phi/d0 with d0 = 1: the window change rate
+            phi = alpha * (1.0 - acc) - beta * q  # phi/d0 with d0 = 1: the window change rate
             acc = np.zeros(size)
     return means, queues
 

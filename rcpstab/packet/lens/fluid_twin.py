@@ -8,6 +8,7 @@ where the router starts: R(0)/C = initial_R_over_C * eta, q(0) = 0. The packet m
 (:mod:`.region`) judges this twin beside every packet run; the co-simulations
 (:mod:`rcpstab.cosim`) overlay it on the packet trace.
 """
+
 from __future__ import annotations
 
 from ...models import get_model
@@ -19,8 +20,7 @@ from ..simulator.segments import control_interval_s, flow_segments
 __all__ = ["fluid_run"]
 
 
-def fluid_run(scenario: Scenario, alpha: float, beta: float, t_end: float, model: str = "rcp",
-              shift: dict | None = None):
+def fluid_run(scenario: Scenario, alpha: float, beta: float, t_end: float, model: str = "rcp", shift: dict | None = None):
     """Integrate the fluid ``model`` on ``scenario`` (see :mod:`rcpstab.packet.lens.fluid_twin`).
 
     ``shift`` maps a flow-count change time (s) to the time the fluid N changes instead (the
@@ -34,15 +34,23 @@ def fluid_run(scenario: Scenario, alpha: float, beta: float, t_end: float, model
     segments = flow_segments(scenario, t_end)
     schedule = [((shift or {}).get(seg.start_s, seg.start_s), max(seg.n_flows, 1)) for seg in segments]
     facts = {
-        "alpha": alpha, "beta": beta, "C": scenario.capacity_bps, "d0": scenario.rtt_s,
-        "T": control_interval_s(scenario), "eta": scenario.eta, "N": schedule[0][1],
-        "MTU": scenario.packet_bytes * 8, "buffer": scenario.effective_buffer_bytes * 8.0,
-        "gamma0": scenario.initial_R_over_C * scenario.eta, "q0": 0.0,
+        "alpha": alpha,
+        "beta": beta,
+        "C": scenario.capacity_bps,
+        "d0": scenario.rtt_s,
+        "T": control_interval_s(scenario),
+        "eta": scenario.eta,
+        "N": schedule[0][1],
+        "MTU": scenario.packet_bytes * 8,
+        "buffer": scenario.effective_buffer_bytes * 8.0,
+        "gamma0": scenario.initial_R_over_C * scenario.eta,
+        "q0": 0.0,
     }
     model = get_model(model)
     # A user's protocol file maps these facts onto its fluid model's own names (PacketProtocol.fluid_parameters).
     protocol = model_protocol(model)
     params = dict(protocol.fluid_parameters(facts) if protocol else facts)
     initial = {key: params.pop(key) for key in ("gamma0", "q0") if key in params}
-    return simulate(model, params, initial, t_end, n_schedule=schedule[1:], record_every=1,
-                    n_param=protocol.fluid_flows if protocol else None)
+    return simulate(
+        model, params, initial, t_end, n_schedule=schedule[1:], record_every=1, n_param=protocol.fluid_flows if protocol else None
+    )

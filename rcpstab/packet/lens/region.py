@@ -20,6 +20,7 @@ and docs notebook 05.
 Chunks of points run on local processes (:func:`~rcpstab.runtime.executors.run_chunks`) and
 are checkpointed as they finish (:class:`~rcpstab.runtime.checkpoint.Checkpoint`).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,9 +45,9 @@ from .fluid_twin import fluid_run
 from .verdicts import judge_segment
 
 DEFAULT_SCENARIO = "fig5.3"
-POINTS_PER_CHUNK = 10      # ~1 s of work per chunk at fig5.3: small enough to checkpoint often
-RESULT_VERSION = 7         # bump when code changes alter chunk results (the band is in the key by itself)
-FIG53_BETA = 0.6           # thesis Fig. 5.3: at beta = 0.6 the system is stable so long as alpha <= 1.2
+POINTS_PER_CHUNK = 10  # ~1 s of work per chunk at fig5.3: small enough to checkpoint often
+RESULT_VERSION = 7  # bump when code changes alter chunk results (the band is in the key by itself)
+FIG53_BETA = 0.6  # thesis Fig. 5.3: at beta = 0.6 the system is stable so long as alpha <= 1.2
 FIG53_ALPHA_MAX = 1.2
 FLUID_MODEL = "rcp-router"  # the fluid model with the router's timing: what the packet map should match
 FLUID_MODELS = {"rcp": FLUID_MODEL, "xcp": "xcp", "rcpac": "rcpac"}  # packet protocol -> fluid model it should match
@@ -59,8 +60,7 @@ def _window_senders(protocol: str) -> bool:
     return get_protocol(protocol).sender == "xcp"
 
 
-def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int,
-                    band: Band = STANDARD) -> tuple[int, float]:
+def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int, band: Band = STANDARD) -> tuple[int, float]:
     """Verdict code and convergence time (RTTs from ``start_s``) of one segment of a packet run.
 
     Parameters
@@ -71,15 +71,37 @@ def segment_verdict(run: PacketRun, start_s: float, stop_s: float, n_flows: int,
     band : Band
         The convergence band (widened to the trace's noise floor).
     """
-    return trace_segment_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
-                                 start_s, stop_s, n_flows, rate_offset=run.protocol != "xcp",
-                                 window_input=_window_senders(run.protocol), band=band)
+    return trace_segment_verdict(
+        run.scenario,
+        run.alpha,
+        run.beta,
+        run.t,
+        run.R_over_C,
+        run.queue_bytes * 8.0,
+        start_s,
+        stop_s,
+        n_flows,
+        rate_offset=run.protocol != "xcp",
+        window_input=_window_senders(run.protocol),
+        band=band,
+    )
 
 
-def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
-                          queue_bits: np.ndarray, start_s: float, stop_s: float, n_flows: int,
-                          noisy: bool = True, rate_offset: bool = True,
-                          window_input: bool = False, band: Band = STANDARD) -> tuple[int, float]:
+def trace_segment_verdict(
+    scenario: Scenario,
+    alpha: float,
+    beta: float,
+    t_s: np.ndarray,
+    gamma: np.ndarray,
+    queue_bits: np.ndarray,
+    start_s: float,
+    stop_s: float,
+    n_flows: int,
+    noisy: bool = True,
+    rate_offset: bool = True,
+    window_input: bool = False,
+    band: Band = STANDARD,
+) -> tuple[int, float]:
     """:func:`segment_verdict` on any trace sampled once per control interval (packet or fluid).
 
     Parameters
@@ -109,27 +131,63 @@ def trace_segment_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np
     per_rtt = max(int(round(sc.rtt_s / step)), 1)
     queue = np.asarray(queue_bits, dtype=float)[inside]
     # A paced packet equilibrium keeps a standing queue (measured); the fluid model's is q = 0 exactly.
-    queue_eq = float(rtt_average(queue, per_rtt)[queue.size // 2:].mean()) if noisy else 0.0
+    queue_eq = float(rtt_average(queue, per_rtt)[queue.size // 2 :].mean()) if noisy else 0.0
     delay = sc.rtt_s + queue_eq / sc.capacity_bps
     offset = beta * queue_eq / (alpha * delay * sc.capacity_bps) if rate_offset else 0.0
     gamma_eq = (sc.eta - offset) / n_flows
     if gamma_eq <= 0:  # the standing queue alone drives the rate law to zero: no equilibrium to settle at
         return DIVERGED, math.nan
-    return judge_segment(t_s[inside] - start_s, np.asarray(gamma)[inside], queue, gamma_eq, queue_eq,
-                         sc.rtt_s, sc.capacity_bps, per_rtt, 8.0 * sc.packet_bytes, noisy,
-                         n_flows if window_input else 0, band)
+    return judge_segment(
+        t_s[inside] - start_s,
+        np.asarray(gamma)[inside],
+        queue,
+        gamma_eq,
+        queue_eq,
+        sc.rtt_s,
+        sc.capacity_bps,
+        per_rtt,
+        8.0 * sc.packet_bytes,
+        noisy,
+        n_flows if window_input else 0,
+        band,
+    )
 
 
-def trace_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray, gamma: np.ndarray,
-                  queue_bits: np.ndarray, noisy: bool = True, rate_offset: bool = True,
-                  window_input: bool = False, band: Band = STANDARD) -> tuple[int, float]:
+def trace_verdict(
+    scenario: Scenario,
+    alpha: float,
+    beta: float,
+    t_s: np.ndarray,
+    gamma: np.ndarray,
+    queue_bits: np.ndarray,
+    noisy: bool = True,
+    rate_offset: bool = True,
+    window_input: bool = False,
+    band: Band = STANDARD,
+) -> tuple[int, float]:
     """Worst verdict over a trace's segments with flows, and the slowest convergence (NaN unless all converged).
 
     ``noisy``, ``rate_offset``, ``window_input``, ``band``: see :func:`trace_segment_verdict`.
     """
-    judged = [trace_segment_verdict(scenario, alpha, beta, t_s, gamma, queue_bits, seg.start_s, seg.stop_s,
-                                    seg.n_flows, noisy, rate_offset, window_input, band)
-              for seg in flow_segments(scenario, float(t_s[-1]) + 1e-9) if seg.n_flows >= 1]
+    judged = [
+        trace_segment_verdict(
+            scenario,
+            alpha,
+            beta,
+            t_s,
+            gamma,
+            queue_bits,
+            seg.start_s,
+            seg.stop_s,
+            seg.n_flows,
+            noisy,
+            rate_offset,
+            window_input,
+            band,
+        )
+        for seg in flow_segments(scenario, float(t_s[-1]) + 1e-9)
+        if seg.n_flows >= 1
+    ]
     codes = [code for code, _ in judged]
     worst = max(codes, key=lambda c: _SEVERITY[c]) if codes else UNDECIDED
     all_converged = bool(codes) and all(c == CONVERGED for c in codes)
@@ -138,12 +196,22 @@ def trace_verdict(scenario: Scenario, alpha: float, beta: float, t_s: np.ndarray
 
 def run_verdict(run: PacketRun, band: Band = STANDARD) -> tuple[int, float]:
     """Worst verdict over the run's segments with flows, and the slowest convergence (NaN unless all converged)."""
-    return trace_verdict(run.scenario, run.alpha, run.beta, run.t, run.R_over_C, run.queue_bytes * 8.0,
-                         rate_offset=run.protocol != "xcp", window_input=_window_senders(run.protocol), band=band)
+    return trace_verdict(
+        run.scenario,
+        run.alpha,
+        run.beta,
+        run.t,
+        run.R_over_C,
+        run.queue_bytes * 8.0,
+        rate_offset=run.protocol != "xcp",
+        window_input=_window_senders(run.protocol),
+        band=band,
+    )
 
 
-def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL,
-                   band: Band = STANDARD) -> tuple[np.ndarray, np.ndarray]:
+def fluid_verdicts(
+    scenario: Scenario, alphas, betas, model: str = FLUID_MODEL, band: Band = STANDARD
+) -> tuple[np.ndarray, np.ndarray]:
     """The router-timed fluid model on the packet run's network and initial conditions, judged alike.
 
     Every (alpha, beta) is one trajectory of one batch: the scenario's C, d0, eta, MTU, its flow
@@ -169,14 +237,16 @@ def fluid_verdicts(scenario: Scenario, alphas, betas, model: str = FLUID_MODEL,
     if model in ("xcp", "xcp-router"):  # XCP has no router rate: y/(N(t) C), as the packet map judges it
         flows = np.maximum([scenario.n_flows(x) for x in t_s], 1)
         gamma = traj.states["y"][every::every] / (flows[:, None] * scenario.capacity_bps)
-    judged = [trace_verdict(scenario, a, b, t_s, gamma[:, i], traj.queue[every::every, i], noisy=False,
-                            band=band)
-              for i, (a, b) in enumerate(zip(alphas, betas))]
+    judged = [
+        trace_verdict(scenario, a, b, t_s, gamma[:, i], traj.queue[every::every, i], noisy=False, band=band)
+        for i, (a, b) in enumerate(zip(alphas, betas))
+    ]
     return np.array([c for c, _ in judged], dtype=int), np.array([t for _, t in judged], dtype=float)
 
 
-def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int, protocol="rcp",
-                 band: Band = STANDARD, seeds: int | None = None) -> dict:
+def solve_points(
+    scenario: Scenario, alphas: list, betas: list, seed: int, protocol="rcp", band: Band = STANDARD, seeds: int | None = None
+) -> dict:
     """Run and judge each (alpha, beta) point of a chunk (runs in a worker).
 
     ``protocol``: a registered name, or the ModelSpec of a user's protocol file (a worker process
@@ -199,13 +269,25 @@ def solve_points(scenario: Scenario, alphas: list, betas: list, seed: int, proto
         results = [judged(a, b, seed) for a, b in zip(alphas, betas)]
         return {"codes": [c for c, _ in results], "convergence_rtt": [t for _, t in results]}
     results = [[judged(a, b, seed + k) for k in range(seeds)] for a, b in zip(alphas, betas)]
-    return {"codes": [[c for c, _ in point] for point in results],
-            "convergence_rtt": [[t for _, t in point] for point in results]}
+    return {
+        "codes": [[c for c, _ in point] for point in results],
+        "convergence_rtt": [[t for _, t in point] for point in results],
+    }
 
 
-def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, workers: int = 1,
-                  checkpoint: str | None = None, progress: bool = False, seed: int = 0,
-                  band: Band = STANDARD, seeds: int | None = None, start_jitter_s: float | None = None) -> RegionMap:
+def packet_region(
+    model,
+    alphas,
+    betas,
+    scenario: str | Scenario | None = None,
+    workers: int = 1,
+    checkpoint: str | None = None,
+    progress: bool = False,
+    seed: int = 0,
+    band: Band = STANDARD,
+    seeds: int | None = None,
+    start_jitter_s: float | None = None,
+) -> RegionMap:
     """Stable region of the RCP reference implementation by packet-level simulation.
 
     Parameters
@@ -273,26 +355,39 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     parts = [slice(s, s + POINTS_PER_CHUNK) for s in range(0, aa.size, POINTS_PER_CHUNK)]
     described = dataclasses.asdict(scenario)
     if not described["start_jitter_s"]:
-        del described["start_jitter_s"]   # a scenario without jitter keeps the keys it had before jitter existed
+        del described["start_jitter_s"]  # a scenario without jitter keeps the keys it had before jitter existed
     # The protocol and the replications join the key only when used, so existing rcp checkpoints stay valid.
     protocol = {} if router == "rcp" else {"protocol": router}
     replications = {} if seeds is None else {"seeds": int(seeds)}
-    keys = [chunk_key({"method": "packet", "scenario": described, "alpha": aa[p].tolist(), "beta": bb[p].tolist(),
-                       "seed": seed, "version": RESULT_VERSION, **band.key(), **protocol, **replications})
-            for p in parts]
+    keys = [
+        chunk_key(
+            {
+                "method": "packet",
+                "scenario": described,
+                "alpha": aa[p].tolist(),
+                "beta": bb[p].tolist(),
+                "seed": seed,
+                "version": RESULT_VERSION,
+                **band.key(),
+                **protocol,
+                **replications,
+            }
+        )
+        for p in parts
+    ]
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
-    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed, model if user else router,
-              band, seeds) for i in todo]
-    with tqdm(total=len(parts), initial=len(parts) - len(todo), disable=not progress,
-              desc=f"packet {scenario.name}", unit="chunk") as bar:
+    tasks = [(scenario, aa[parts[i]].tolist(), bb[parts[i]].tolist(), seed, model if user else router, band, seeds) for i in todo]
+    with tqdm(
+        total=len(parts), initial=len(parts) - len(todo), disable=not progress, desc=f"packet {scenario.name}", unit="chunk"
+    ) as bar:
         for j, result in run_chunks(solve_points, tasks, workers):
             store.save(keys[todo[j]], result)
             bar.update(1)
     codes = np.concatenate([store.get(key)["codes"] for key in keys]).astype(int)
     convergence = np.concatenate([store.get(key)["convergence_rtt"] for key in keys]).astype(float)
     replicated = {}
-    if seeds is not None:   # (points, seeds): the worst seed's verdict, and the per-point statistics
+    if seeds is not None:  # (points, seeds): the worst seed's verdict, and the per-point statistics
         from .seeded import seeded_columns
 
         replicated = seeded_columns(codes == CONVERGED, convergence)
@@ -302,8 +397,12 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     fluid_model = model if user else model.name if model.name in PACKET_ROUTER else FLUID_MODELS[router]
     fluid_codes, _ = fluid_verdicts(scripted, aa, bb, fluid_model, band)
     table = {
-        "alpha": aa, "beta": bb, "stable": (codes == CONVERGED).astype(int),
-        "verdict": np.asarray(VERDICTS, dtype=object)[codes], "convergence_rtt": convergence, **replicated,
+        "alpha": aa,
+        "beta": bb,
+        "stable": (codes == CONVERGED).astype(int),
+        "verdict": np.asarray(VERDICTS, dtype=object)[codes],
+        "convergence_rtt": convergence,
+        **replicated,
         "fluid_stable": (fluid_codes == CONVERGED).astype(int),
         "fluid_verdict": np.asarray(VERDICTS, dtype=object)[fluid_codes],
     }
@@ -311,20 +410,27 @@ def packet_region(model, alphas, betas, scenario: str | Scenario | None = None, 
     if seeds is not None:
         replicated = {"seeds": int(seeds), "start_jitter_s": scenario.start_jitter_s}
     meta = {
-        "scenario": scenario.name, "seed": seed, **replicated,
+        "scenario": scenario.name,
+        "seed": seed,
+        **replicated,
         "verdict_counts": {name: int((codes == i).sum()) for i, name in enumerate(VERDICTS)},
-        "chunks_total": len(parts), "chunks_computed": len(todo),
+        "chunks_total": len(parts),
+        "chunks_computed": len(todo),
         "fluid_model": getattr(fluid_model, "name", fluid_model),
         "fluid_agreement": float(same.mean()),
-        "fluid_disagreements": [{"alpha": float(a), "beta": float(b), "packet": VERDICTS[c], "fluid": VERDICTS[f]}
-                                for a, b, c, f, ok in zip(aa, bb, codes, fluid_codes, same) if not ok],
+        "fluid_disagreements": [
+            {"alpha": float(a), "beta": float(b), "packet": VERDICTS[c], "fluid": VERDICTS[f]}
+            for a, b, c, f, ok in zip(aa, bb, codes, fluid_codes, same)
+            if not ok
+        ],
     }
     stable = (codes == CONVERGED).reshape(betas.size, alphas.size)
     return RegionMap(model, "packet", alphas, betas, stable, table=table, meta=meta)
 
 
-def phaseplane_counterpart(model, alphas, betas, scenario: str | Scenario | None = None,
-                           workers: int = 1, progress: bool = False) -> RegionMap:
+def phaseplane_counterpart(
+    model, alphas, betas, scenario: str | Scenario | None = None, workers: int = 1, progress: bool = False
+) -> RegionMap:
     """The phase-plane map of the scenario's set-up: its C, d0 and T, and every N it goes through.
 
     A point is stable there when it is stable for each of those N (App. E's initial conditions).
@@ -332,9 +438,19 @@ def phaseplane_counterpart(model, alphas, betas, scenario: str | Scenario | None
     """
     scenario = get_scenario(scenario or DEFAULT_SCENARIO)
     flows = sorted({seg.n_flows for seg in flow_segments(scenario, scenario.t_end_s) if seg.n_flows >= 1})
-    return phaseplane_region(model, alphas, betas, params={"C": [scenario.capacity_bps], "d0": [scenario.rtt_s],
-                                                           "N": [float(n) for n in flows], "T": control_interval_s(scenario)},
-                             workers=workers, progress=progress)
+    return phaseplane_region(
+        model,
+        alphas,
+        betas,
+        params={
+            "C": [scenario.capacity_bps],
+            "d0": [scenario.rtt_s],
+            "N": [float(n) for n in flows],
+            "T": control_interval_s(scenario),
+        },
+        workers=workers,
+        progress=progress,
+    )
 
 
 def compare_maps(packet_map: RegionMap, phaseplane_map: RegionMap) -> dict:
@@ -377,6 +493,8 @@ def fig53_claim(region: RegionMap) -> dict:
         raise InputError(f"the map has no beta = {FIG53_BETA} row for the thesis' Fig. 5.3 check")
     j = int(row[0])
     verdicts = np.asarray(region.table["verdict"]).reshape(-1, region.beta.size, region.alpha.size)[0, j]
-    rows = [{"alpha": float(a), "verdict": str(v), "stable": bool(s), "claimed": bool(a <= FIG53_ALPHA_MAX + 1e-9)}
-            for a, v, s in zip(region.alpha, verdicts, region.stable[j])]
+    rows = [
+        {"alpha": float(a), "verdict": str(v), "stable": bool(s), "claimed": bool(a <= FIG53_ALPHA_MAX + 1e-9)}
+        for a, v, s in zip(region.alpha, verdicts, region.stable[j])
+    ]
     return {"rows": rows, "matches": sum(r["stable"] == r["claimed"] for r in rows), "points": len(rows)}

@@ -12,6 +12,7 @@ after 30-50 (the noise near the band's edge), so a t-interval on five seeds miss
 far more often than its 95% say (``tests/test_packet_seeds.py`` states the measured coverage); the order
 statistics' interval holds its level whatever the distribution.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,8 +48,17 @@ def seeded_columns(converged: np.ndarray, convergence_rtt: np.ndarray) -> dict[s
     mean, mean_low, mean_high = mean_interval(convergence_rtt)
     median, median_low, median_high, level = median_interval(convergence_rtt)
     std = np.asarray(convergence_rtt, dtype=float).std(axis=1, ddof=1) if seeds > 1 else np.full(points, math.nan)
-    return {"stable_fraction": k / seeds, "stable_ci_low": low, "stable_ci_high": high, "convergence_rtt": mean,
-            "convergence_rtt_ci_low": mean_low, "convergence_rtt_ci_high": mean_high, "convergence_rtt_std": std,
-            "convergence_rtt_median": median, "convergence_rtt_median_low": median_low,
-            "convergence_rtt_median_high": median_high, "median_level": np.full(points, level),
-            "seeds": np.full(points, seeds)}
+    return {
+        "stable_fraction": k / seeds,
+        "stable_ci_low": low,
+        "stable_ci_high": high,
+        "convergence_rtt": mean,
+        "convergence_rtt_ci_low": mean_low,
+        "convergence_rtt_ci_high": mean_high,
+        "convergence_rtt_std": std,
+        "convergence_rtt_median": median,
+        "convergence_rtt_median_low": median_low,
+        "convergence_rtt_median_high": median_high,
+        "median_level": np.full(points, level),
+        "seeds": np.full(points, seeds),
+    }

@@ -40,6 +40,7 @@ its own. Every constant is fixed from first principles, none fitted to a map:
    fitted level (measured cycle sizes: ``experiments/xcp_region.py``,
    ``experiments/rcpac_router.py``).
 """
+
 from __future__ import annotations
 
 import math
@@ -63,7 +64,7 @@ from ..simulator.segments import rtt_average
 if TYPE_CHECKING:
     from ...verdicts.judgement import Judgement
 
-FALSE_ALARM = 0.01     # chance that pure noise leaves the floor somewhere in the last block
+FALSE_ALARM = 0.01  # chance that pure noise leaves the floor somewhere in the last block
 
 
 def noise_multiple(n_independent: float, false_alarm: float = FALSE_ALARM) -> float:
@@ -77,7 +78,7 @@ def noise_multiple(n_independent: float, false_alarm: float = FALSE_ALARM) -> fl
     return float(norm.isf(false_alarm / (2.0 * n_independent)))
 
 
-NOISE_K = noise_multiple(BLOCK_WINDOWS * WINDOW_RTT)   # one-RTT means are independent one RTT apart
+NOISE_K = noise_multiple(BLOCK_WINDOWS * WINDOW_RTT)  # one-RTT means are independent one RTT apart
 
 
 def occupancy_floor(raw: np.ndarray, samples_per_rtt: int) -> float:
@@ -89,14 +90,24 @@ def occupancy_floor(raw: np.ndarray, samples_per_rtt: int) -> float:
     """
     half = samples_per_rtt // 2
     smooth = rtt_average(raw, samples_per_rtt)[samples_per_rtt:]
-    residual = raw[samples_per_rtt - half:raw.size - half] - smooth
+    residual = raw[samples_per_rtt - half : raw.size - half] - smooth
     return float(np.std(residual)) if residual.size > 1 else 0.0
 
 
-def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray, gamma_eq: float,
-                  queue_eq: float, d0: float, capacity: float, samples_per_rtt: int,
-                  packet_bits: float, noisy: bool = True, window_flows: int = 0,
-                  band: Band = STANDARD) -> tuple[int, float]:
+def judge_segment(
+    t_s: np.ndarray,
+    gamma_raw: np.ndarray,
+    queue_raw: np.ndarray,
+    gamma_eq: float,
+    queue_eq: float,
+    d0: float,
+    capacity: float,
+    samples_per_rtt: int,
+    packet_bits: float,
+    noisy: bool = True,
+    window_flows: int = 0,
+    band: Band = STANDARD,
+) -> tuple[int, float]:
     """Verdict code and convergence time (RTTs from the first sample) of one packet segment.
 
     Parameters
@@ -123,13 +134,26 @@ def judge_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray,
     band : Band
         The convergence band (widened to the measured noise, point 2 above).
     """
-    judged = judgement_of_segment(t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capacity, samples_per_rtt,
-                                  packet_bits, noisy, window_flows, band)
+    judged = judgement_of_segment(
+        t_s, gamma_raw, queue_raw, gamma_eq, queue_eq, d0, capacity, samples_per_rtt, packet_bits, noisy, window_flows, band
+    )
     return int(judged.codes[0]), float(judged.convergence_rtt[0])
 
 
-def judgement_of_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.ndarray, gamma_eq: float, queue_eq: float, d0: float, capacity: float, samples_per_rtt: int,
-                         packet_bits: float, noisy: bool = True, window_flows: int = 0, band: Band = STANDARD) -> Judgement:
+def judgement_of_segment(
+    t_s: np.ndarray,
+    gamma_raw: np.ndarray,
+    queue_raw: np.ndarray,
+    gamma_eq: float,
+    queue_eq: float,
+    d0: float,
+    capacity: float,
+    samples_per_rtt: int,
+    packet_bits: float,
+    noisy: bool = True,
+    window_flows: int = 0,
+    band: Band = STANDARD,
+) -> Judgement:
     """The full :class:`~rcpstab.verdicts.judgement.Judgement` of one segment (see :func:`judge_segment`)."""
     if not noisy:
         return judge_trace(t_s / d0, gamma_raw, queue_raw, gamma_eq, queue_eq, capacity * d0, band, final=True)
@@ -148,6 +172,15 @@ def judgement_of_segment(t_s: np.ndarray, gamma_raw: np.ndarray, queue_raw: np.n
     if window_flows:  # window senders: y and q are resolved to one packet per flow per RTT (point 3)
         rate_floor = max(rate_floor, quantum)
         queue_floor = max(queue_floor, window_flows * packet_bits / (capacity * d0))
-    return judge_trace(t_s / d0, gamma_mean, rtt_average(queue_raw, samples_per_rtt), gamma_eq, queue_eq,
-                       capacity * d0, Band(rate_floor, queue_floor),
-                       rate_floor=rate_floor, queue_floor=queue_floor, final=True)
+    return judge_trace(
+        t_s / d0,
+        gamma_mean,
+        rtt_average(queue_raw, samples_per_rtt),
+        gamma_eq,
+        queue_eq,
+        capacity * d0,
+        Band(rate_floor, queue_floor),
+        rate_floor=rate_floor,
+        queue_floor=queue_floor,
+        final=True,
+    )

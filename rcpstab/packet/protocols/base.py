@@ -8,6 +8,7 @@ that load it, service it, time it and read it), or in C with the event loop for 
 controllers (:meth:`PacketProtocol.native_intervals`, the same bits). The run loop (:mod:`..run`) asks the protocol;
 it never asks which protocol it is.
 """
+
 from __future__ import annotations
 
 import math
@@ -72,8 +73,17 @@ class PacketProtocol(ABC):
     control_options: tuple[str, ...] = ()
 
     @abstractmethod
-    def make_controller(self, link: Any, alpha: float, beta: float, eta: float, initial_R_over_C: float,
-                        avg_rtt_s: float, mtu: int, **options: Any) -> Any:
+    def make_controller(
+        self,
+        link: Any,
+        alpha: float,
+        beta: float,
+        eta: float,
+        initial_R_over_C: float,
+        avg_rtt_s: float,
+        mtu: int,
+        **options: Any,
+    ) -> Any:
         """The control path of ``link`` (a :class:`~..topology.Link`) in its initial state.
 
         ``options`` are the protocol's own control-path settings, by name (the engine does not
@@ -113,8 +123,9 @@ class PacketProtocol(ABC):
         """
         return False
 
-    def native_intervals(self, sim: Any, li: int, ctrl: Any, tick_ns: int, interval_ns: int, limit_ns: int,
-                         n_flows: Any) -> tuple[list[Any], int, int]:
+    def native_intervals(
+        self, sim: Any, li: int, ctrl: Any, tick_ns: int, interval_ns: int, limit_ns: int, n_flows: Any
+    ) -> tuple[list[Any], int, int]:
         """Every expiry of port ``li`` from ``tick_ns`` up to ``limit_ns``, computed in the C simulator.
 
         Called only when :meth:`runs_natively` says yes; it does at each expiry what :meth:`service` and the
@@ -169,8 +180,10 @@ class PacketProtocol(ABC):
         return DATAPATH_CODES[self.datapath]
 
     def __repr__(self) -> str:
-        return (f"<{type(self).__name__} {self.name!r}: {self.sender} senders, {self.header_bytes}-byte header, "
-                f"{self.datapath} data path>")
+        return (
+            f"<{type(self).__name__} {self.name!r}: {self.sender} senders, {self.header_bytes}-byte header, "
+            f"{self.datapath} data path>"
+        )
 
 
 def window_service(sim: Any, li: int, ctrl: Any, tr_ns: int) -> tuple[int, dict[str, Any]]:

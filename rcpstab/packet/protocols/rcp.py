@@ -1,4 +1,5 @@
 """RCP (thesis Ch. 6, App. F): App. F's data path and control path, R-TCP senders."""
+
 from __future__ import annotations
 
 from ..routers.rcp.control import RcpController, rate_register
@@ -17,12 +18,20 @@ class RcpProtocol(PacketProtocol):
     datapath = "rcp"
     control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (routers.rcp.control)
 
-    def make_controller(self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu,
-                        rtt_estimator: str = "appf") -> RcpController:
+    def make_controller(
+        self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, rtt_estimator: str = "appf"
+    ) -> RcpController:
         capacity = link.capacity_bps / 8000  # bytes/ms
-        return RcpController(link_rate=capacity, alpha=alpha, beta=beta, eta=eta,
-                             rate=initial_R_over_C * eta * capacity, avg_rtt=avg_rtt_s * 1000, mtu=mtu,
-                             rtt_estimator=rtt_estimator)
+        return RcpController(
+            link_rate=capacity,
+            alpha=alpha,
+            beta=beta,
+            eta=eta,
+            rate=initial_R_over_C * eta * capacity,
+            avg_rtt=avg_rtt_s * 1000,
+            mtu=mtu,
+            rtt_estimator=rtt_estimator,
+        )
 
     def initial_writes(self, sim, li, ctrl) -> None:
         sim.set_registers(li, rate=rate_register(ctrl.rate))
@@ -46,8 +55,19 @@ class RcpProtocol(PacketProtocol):
 
     def native_intervals(self, sim, li, ctrl, tick_ns, interval_ns, limit_ns, n_flows):
         rows, tick_ns, interval_ns, ctrl.rate, ctrl.avg_rtt = sim.rcp_intervals(
-            li, tick_ns, interval_ns, limit_ns, ctrl.link_rate, ctrl.alpha, ctrl.beta, ctrl.eta, ctrl.rate,
-            ctrl.avg_rtt, ctrl.mtu, ctrl.rtt_estimator == "ns2")
+            li,
+            tick_ns,
+            interval_ns,
+            limit_ns,
+            ctrl.link_rate,
+            ctrl.alpha,
+            ctrl.beta,
+            ctrl.eta,
+            ctrl.rate,
+            ctrl.avg_rtt,
+            ctrl.mtu,
+            ctrl.rtt_estimator == "ns2",
+        )
         return rows, tick_ns, interval_ns
 
 

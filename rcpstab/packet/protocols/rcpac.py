@@ -1,4 +1,5 @@
 """RCP-AC (rcp-ac.txt): App. F's rate controller plus the acceleration controller, XCP window senders."""
+
 from __future__ import annotations
 
 from typing import Any, cast
@@ -24,7 +25,17 @@ class RcpAcProtocol(PacketProtocol):
     datapath = "rcpac"
     control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (routers.rcp.control)
 
-    def make_controller(self, link: Any, alpha: float, beta: float, eta: float, initial_R_over_C: float, avg_rtt_s: float, mtu: int, **options: Any) -> RcpAcController:
+    def make_controller(
+        self,
+        link: Any,
+        alpha: float,
+        beta: float,
+        eta: float,
+        initial_R_over_C: float,
+        avg_rtt_s: float,
+        mtu: int,
+        **options: Any,
+    ) -> RcpAcController:
         rcp = RCP.make_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options)
         return RcpAcController(rcp, gamma_ac=RCPAC_GAMMA, buffer_bytes=link.buffer_bytes)
 
@@ -46,11 +57,27 @@ class RcpAcProtocol(PacketProtocol):
         # exact types, the wrapped rate controller's too: a subclass runs its own Python
         return type(self) is RcpAcProtocol and type(ctrl) is RcpAcController and type(ctrl.rcp) is RcpController
 
-    def native_intervals(self, sim: Any, li: int, ctrl: Any, tick_ns: int, interval_ns: int, limit_ns: int, n_flows: Any) -> tuple[list[Any], int, int]:
+    def native_intervals(
+        self, sim: Any, li: int, ctrl: Any, tick_ns: int, interval_ns: int, limit_ns: int, n_flows: Any
+    ) -> tuple[list[Any], int, int]:
         c = ctrl.rcp
         rows, tick_ns, interval_ns, c.rate, c.avg_rtt, ctrl.deficit = sim.rcpac_intervals(
-            li, tick_ns, interval_ns, limit_ns, c.link_rate, c.alpha, c.beta, c.eta, c.rate, c.avg_rtt, c.mtu,
-            c.rtt_estimator == "ns2", ctrl.gamma_ac, ctrl.buffer_bytes, ctrl.deficit)
+            li,
+            tick_ns,
+            interval_ns,
+            limit_ns,
+            c.link_rate,
+            c.alpha,
+            c.beta,
+            c.eta,
+            c.rate,
+            c.avg_rtt,
+            c.mtu,
+            c.rtt_estimator == "ns2",
+            ctrl.gamma_ac,
+            ctrl.buffer_bytes,
+            ctrl.deficit,
+        )
         if rows:
             ctrl.utilization = rows[-1][4]
         return rows, tick_ns, interval_ns

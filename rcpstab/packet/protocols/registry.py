@@ -9,6 +9,7 @@ entry-point group :data:`ENTRY_POINT_GROUP`; :func:`get_protocol` registers it o
     [project.entry-points."rcpstab.packet_protocols"]
     myproto = "mypackage.packet:PROTOCOL"
 """
+
 from __future__ import annotations
 
 from importlib.metadata import entry_points
@@ -22,8 +23,16 @@ from .rcp import RCP
 from .rcpac import RCPAC
 from .xcp import XCP
 
-__all__ = ["ENTRY_POINT_GROUP", "MODEL_FILE_PROTOCOL", "PACKET_PROTOCOLS", "get_protocol", "model_protocol",
-           "port_code", "register_protocol", "unregister_protocol"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "MODEL_FILE_PROTOCOL",
+    "PACKET_PROTOCOLS",
+    "get_protocol",
+    "model_protocol",
+    "port_code",
+    "register_protocol",
+    "unregister_protocol",
+]
 
 ENTRY_POINT_GROUP = "rcpstab.packet_protocols"
 
@@ -126,8 +135,10 @@ def register_protocol(protocol: PacketProtocol, *, replace: bool = False) -> Pac
     if protocol.datapath not in DATAPATH_CODES:
         raise ValueError(f"protocol {name!r}: data path {protocol.datapath!r} is not one of {', '.join(DATAPATH_CODES)}")
     if not (isinstance(protocol.header_bytes, int) and protocol.header_bytes >= SENDER_HEADER_BYTES[protocol.sender]):
-        raise ValueError(f"protocol {name!r}: header_bytes={protocol.header_bytes!r} is shorter than the "
-                         f"{protocol.sender} sender's {SENDER_HEADER_BYTES[protocol.sender]}-byte header")
+        raise ValueError(
+            f"protocol {name!r}: header_bytes={protocol.header_bytes!r} is shorter than the "
+            f"{protocol.sender} sender's {SENDER_HEADER_BYTES[protocol.sender]}-byte header"
+        )
     PACKET_PROTOCOLS[name] = protocol
     return protocol
 

@@ -1,4 +1,5 @@
 """XCP (xcp-katabi.txt): App. A's data path and timeout block, XCP window senders."""
+
 from __future__ import annotations
 
 import math
@@ -40,16 +41,20 @@ class XcpProtocol(PacketProtocol):
         return utilization / max(n_flows, 1)
 
     def runs_natively(self, ctrl) -> bool:
-        return type(self) is XcpProtocol and type(ctrl) is XcpController   # a subclass runs its own Python
+        return type(self) is XcpProtocol and type(ctrl) is XcpController  # a subclass runs its own Python
 
     def native_intervals(self, sim, li, ctrl, tick_ns, interval_ns, limit_ns, n_flows):
         rows, tick_ns, interval_ns, ctrl.avg_rtt = sim.xcp_intervals(
-            li, tick_ns, interval_ns, limit_ns, ctrl.capacity, ctrl.alpha, ctrl.beta, ctrl.gamma, ctrl.avg_rtt)
+            li, tick_ns, interval_ns, limit_ns, ctrl.capacity, ctrl.alpha, ctrl.beta, ctrl.gamma, ctrl.avg_rtt
+        )
         if rows:
             ctrl.utilization = rows[-1][4]
         # the rate recorded per scripted flow: the scenario's flow count is not the simulator's
-        return [(t, self.monitored_rate(r, u, n_flows(t)), q, n, u, dropped, a)
-                for t, r, q, n, u, dropped, a in rows], tick_ns, interval_ns
+        return (
+            [(t, self.monitored_rate(r, u, n_flows(t)), q, n, u, dropped, a) for t, r, q, n, u, dropped, a in rows],
+            tick_ns,
+            interval_ns,
+        )
 
 
 XCP = XcpProtocol()

@@ -5,6 +5,7 @@ queued) and ``depart(port, state, packet, size)`` (in place). A link chooses its
 from its protocol code; the per-packet path calls it without asking which protocol it serves.
 The codes and names are the C module's ``_datapath.DATAPATHS``, in the same order.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -5,6 +5,7 @@ a simulator subclasses :class:`EventLoop` and defines ``_dispatch(etype, arg, ge
 integer nanoseconds and ties break by scheduling order, so the events come out in the C heap's
 order. The host timer constants are the host's (:mod:`..hosts.rtcp_host_py`, as ``csrc/rtcp_host.h``).
 """
+
 from __future__ import annotations
 
 import heapq

@@ -8,6 +8,7 @@ a single controlled port running a bundled controller has its control path compu
 event loop instead (:meth:`~rcpstab.packet.protocols.base.PacketProtocol.native_intervals`, the same
 bits), so Python runs once per throughput window, not once per interval.
 """
+
 from __future__ import annotations
 
 import time
@@ -99,16 +100,17 @@ class PacketRun:
         return self.counters["events"] / self.wall_time_s if self.wall_time_s > 0 else float("nan")
 
 
-def make_simulator(scenario: Scenario, seed: int, t_end_s: float, backend: str, protocol: str = "rcp"
-                   ) -> tuple[Any, Topology]:
+def make_simulator(scenario: Scenario, seed: int, t_end_s: float, backend: str, protocol: str = "rcp") -> tuple[Any, Topology]:
     """Build the simulator for ``scenario`` (C ``Simulator`` or ``PySimulator``) and its topology."""
     topology = dumbbell(scenario, protocol)
-    return build_simulator(topology, flow_table(scenario, topology, seed, t_end_s), scenario.packet_bytes,
-                           backend, protocol), topology
+    return build_simulator(
+        topology, flow_table(scenario, topology, seed, t_end_s), scenario.packet_bytes, backend, protocol
+    ), topology
 
 
-def build_simulator(topology: Topology, flows: list[Any], packet_bytes: int, backend: str, protocol: str,
-                    rwnd_pkts: int = RWND_PACKETS) -> Any:
+def build_simulator(
+    topology: Topology, flows: list[Any], packet_bytes: int, backend: str, protocol: str, rwnd_pkts: int = RWND_PACKETS
+) -> Any:
     """The C ``Simulator`` or ``PySimulator`` on ``topology`` with ``protocol``'s senders."""
     proto = get_protocol(protocol)
     args: dict[str, Any] = dict(
@@ -130,14 +132,14 @@ def build_simulator(topology: Topology, flows: list[Any], packet_bytes: int, bac
     return PySimulator(**args)
 
 
-def make_controller(link: Link, alpha: float, beta: float, eta: float, initial_R_over_C: float,
-                    avg_rtt_s: float, mtu: int, **options: Any) -> Any:
+def make_controller(
+    link: Link, alpha: float, beta: float, eta: float, initial_R_over_C: float, avg_rtt_s: float, mtu: int, **options: Any
+) -> Any:
     """The control path of ``link`` (by its protocol's registry entry) in its initial state.
 
     ``options`` are the protocol's own control-path settings (:attr:`PacketProtocol.control_options`).
     """
-    return get_protocol(link.protocol).make_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu,
-                                                       **options)
+    return get_protocol(link.protocol).make_controller(link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, **options)
 
 
 def check_inputs(alpha: float, beta: float, backend: str, t_end: float, protocol: str = "rcp") -> None:
@@ -212,9 +214,16 @@ def run_scenario(
     for li, link in enumerate(topology.links):
         if link.controlled:
             protocols[li] = get_protocol(link.protocol)
-            controllers[li] = make_controller(link, alpha, beta, scenario.eta, scenario.initial_R_over_C,
-                                              scenario.rtt_s if scenario.rtt_s > 0 else 1e-3, scenario.packet_bytes,
-                                              **_control_options(protocols[li], rtt_estimator=rtt_estimator))
+            controllers[li] = make_controller(
+                link,
+                alpha,
+                beta,
+                scenario.eta,
+                scenario.initial_R_over_C,
+                scenario.rtt_s if scenario.rtt_s > 0 else 1e-3,
+                scenario.packet_bytes,
+                **_control_options(protocols[li], rtt_estimator=rtt_estimator),
+            )
             protocols[li].initial_writes(sim, li, controllers[li])
     interval_ns = {li: protocols[li].initial_interval_ns(c) for li, c in controllers.items()}
     next_tick = dict(interval_ns)
@@ -226,16 +235,17 @@ def run_scenario(
     windows: list[tuple[float, list[int]]] = []
     monitored = topology.monitored_link
     native = _native_control(backend, controllers, protocols, monitored)
-    at = 0   # the time the simulation has run to, ns
-    while native is not None:   # the control path in C at every expiry (native_intervals), Python per window
+    at = 0  # the time the simulation has run to, ns
+    while native is not None:  # the control path in C at every expiry (native_intervals), Python per window
         (li, ctrl), t_next = native, min(next_tick[native[0]], next_window)
         if t_next > t_end_ns:
             break
-        if next_tick[li] <= next_window:    # every expiry up to the window's end (or the run's)
+        if next_tick[li] <= next_window:  # every expiry up to the window's end (or the run's)
             rows, next_tick[li], interval_ns[li] = protocols[li].native_intervals(
-                sim, li, ctrl, next_tick[li], interval_ns[li], min(next_window, t_end_ns), scenario.n_flows)
+                sim, li, ctrl, next_tick[li], interval_ns[li], min(next_window, t_end_ns), scenario.n_flows
+            )
             trace.extend(rows)
-            at = next_tick[li] - interval_ns[li] if rows else at   # the last expiry's time
+            at = next_tick[li] - interval_ns[li] if rows else at  # the last expiry's time
             continue
         if at != next_window:
             sim.run_until(next_window)
@@ -255,8 +265,17 @@ def run_scenario(
             next_tick[li] = t_next + next_ns
             if li == monitored:
                 rate = protocols[li].monitored_rate(rate, utilization, scenario.n_flows(t_next / NS_PER_S))
-                trace.append((t_next / NS_PER_S, rate, registers["queue_bytes"], sim.n_active(), utilization,
-                              registers["dropped"], protocols[li].avg_rtt_s(ctrl)))
+                trace.append(
+                    (
+                        t_next / NS_PER_S,
+                        rate,
+                        registers["queue_bytes"],
+                        sim.n_active(),
+                        utilization,
+                        registers["dropped"],
+                        protocols[li].avg_rtt_s(ctrl),
+                    )
+                )
         if next_window == t_next:
             windows.append((t_next / NS_PER_S, sim.flow_stats()[0][:n_long]))
             next_window += window_ns
@@ -279,8 +298,18 @@ def _native_control(backend: str, controllers: dict[int, Any], protocols: Any, m
     return (li, ctrl) if li == monitored and protocols[li].runs_natively(ctrl) else None
 
 
-def _package(scenario: Scenario, alpha: float, beta: float, seed: int, backend: str, trace: list[Any], windows: list[Any],
-             fct_ns: Any, counters: dict[str, Any], wall: float) -> PacketRun:
+def _package(
+    scenario: Scenario,
+    alpha: float,
+    beta: float,
+    seed: int,
+    backend: str,
+    trace: list[Any],
+    windows: list[Any],
+    fct_ns: Any,
+    counters: dict[str, Any],
+    wall: float,
+) -> PacketRun:
     t, r, q, n, u, dropped, avg_rtt = (np.array(col) for col in zip(*trace)) if trace else (np.empty(0),) * 7
     n_long = len(scenario.long_flows)
     throughput_t = np.array([w[0] for w in windows])

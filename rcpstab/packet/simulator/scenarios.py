@@ -4,6 +4,7 @@ A scenario is plain data: the bottleneck (capacity, round-trip propagation delay
 buffer), the schedule of long-lived flows as (start, stop) times, and optional Poisson
 arrivals of Pareto-sized flows. ``n_flows(t)`` gives the fluid model its N(t).
 """
+
 from __future__ import annotations
 
 import math
@@ -143,8 +144,10 @@ class Scenario:
             if not 0 <= start < stop:
                 raise InputError(f"scenario {self.name}: flow ({start}, {stop}) needs 0 <= start < stop")
             if not start + self.start_jitter_s < stop:
-                raise InputError(f"scenario {self.name}: start_jitter_s={self.start_jitter_s:g} would start flow "
-                                 f"({start:g}, {stop:g}) after its stop")
+                raise InputError(
+                    f"scenario {self.name}: start_jitter_s={self.start_jitter_s:g} would start flow "
+                    f"({start:g}, {stop:g}) after its stop"
+                )
         if self.poisson is not None:
             p = self.poisson
             if p.rate_per_s <= 0 or p.mean_size_bytes <= 0 or p.shape <= 1 or not 0 <= p.start_s < p.stop_s:
@@ -166,14 +169,22 @@ def preset(name: str) -> Scenario:
 FIG5_3 = preset("fig5.3")
 TESTBED = preset("testbed")
 
-CROWD_FACTOR = 10          # a flash crowd: N flows become 10 N (rcp-ac.txt Fig. 1: 10 -> 100; check's envelope)
-CROWD_BEFORE_RTT = 40.0    # the N flows settle first: twice the settling cosim allows (cosim.TRANSIENT_RTT)
-CROWD_AFTER_RTT = 80.0     # room to recover and to show it stays recovered
+CROWD_FACTOR = 10  # a flash crowd: N flows become 10 N (rcp-ac.txt Fig. 1: 10 -> 100; check's envelope)
+CROWD_BEFORE_RTT = 40.0  # the N flows settle first: twice the settling cosim allows (cosim.TRANSIENT_RTT)
+CROWD_AFTER_RTT = 80.0  # room to recover and to show it stays recovered
 
 
-def flash_crowd(capacity_bps: float, rtt_s: float, n_flows: int, buffer_bdp: float = 1.0, eta: float = 1.0,
-                factor: int = CROWD_FACTOR, before_rtt: float = CROWD_BEFORE_RTT,
-                after_rtt: float = CROWD_AFTER_RTT, name: str = "flash-crowd") -> Scenario:
+def flash_crowd(
+    capacity_bps: float,
+    rtt_s: float,
+    n_flows: int,
+    buffer_bdp: float = 1.0,
+    eta: float = 1.0,
+    factor: int = CROWD_FACTOR,
+    before_rtt: float = CROWD_BEFORE_RTT,
+    after_rtt: float = CROWD_AFTER_RTT,
+    name: str = "flash-crowd",
+) -> Scenario:
     """A flash crowd: ``n_flows`` long-lived flows at equilibrium, then ``(factor - 1) * n_flows`` more at once.
 
     The router starts at the old equilibrium, R/C = eta/N; the crowd starts ``before_rtt`` round
@@ -189,9 +200,16 @@ def flash_crowd(capacity_bps: float, rtt_s: float, n_flows: int, buffer_bdp: flo
     n = int(n_flows)
     crowd_s = before_rtt * rtt_s
     buffer = None if buffer_bdp is None else int(round(buffer_bdp * capacity_bps * rtt_s / 8))
-    return Scenario(name=name, capacity_bps=float(capacity_bps), rtt_s=float(rtt_s), eta=eta,
-                    long_flows=((0.0, math.inf),) * n + ((crowd_s, math.inf),) * ((factor - 1) * n),
-                    t_end_s=crowd_s + after_rtt * rtt_s, buffer_bytes=buffer, initial_R_over_C=1.0 / n)
+    return Scenario(
+        name=name,
+        capacity_bps=float(capacity_bps),
+        rtt_s=float(rtt_s),
+        eta=eta,
+        long_flows=((0.0, math.inf),) * n + ((crowd_s, math.inf),) * ((factor - 1) * n),
+        t_end_s=crowd_s + after_rtt * rtt_s,
+        buffer_bytes=buffer,
+        initial_R_over_C=1.0 / n,
+    )
 
 
 def crowd_time_s(scenario: Scenario) -> float:
@@ -218,8 +236,10 @@ def get_scenario(scenario: str | Scenario, also: tuple = ()) -> Scenario:
         spec = load_topology(scenario)
         scenario = spec.single_link()
         if scenario is None:
-            raise InputError(f"topology file {spec.name!r}: not a single-link scenario (one link that every flow "
-                             "crosses, no start jitter); run it with rcpstab.cosim or run_topology")
+            raise InputError(
+                f"topology file {spec.name!r}: not a single-link scenario (one link that every flow "
+                "crosses, no start jitter); run it with rcpstab.cosim or run_topology"
+            )
     if isinstance(scenario, str):
         if scenario not in SCENARIOS:
             import difflib
@@ -231,4 +251,3 @@ def get_scenario(scenario: str | Scenario, also: tuple = ()) -> Scenario:
         scenario = SCENARIOS[scenario]
     scenario.validate()
     return scenario
-

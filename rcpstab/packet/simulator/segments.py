@@ -4,6 +4,7 @@ Both the co-simulation (plateaus, settling times) and the packet-level region ma
 verdict per segment) judge a run segment by segment: between two changes of the number of
 long-lived flows the equilibrium is R/C = eta/N, and each segment is measured against its own.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

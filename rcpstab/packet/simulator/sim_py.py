@@ -4,6 +4,7 @@ It exists as the executable specification of the C event loop and as the baselin
 the speed benchmark; the agreement tests require identical traces from both. Time is
 integer nanoseconds and ties are broken by scheduling order, exactly as in C.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -44,7 +45,9 @@ def _fields(item: object, what: str, i: int, n: int) -> tuple[Any, ...]:
     return tuple(item)
 
 
-def check_arguments(links: Any, paths: Any, flows: Any, data_size: Any, ctrl_size: Any, window_denominator: Any, rwnd_pkts: Any, sender: Any) -> tuple[Any, ...]:
+def check_arguments(
+    links: Any, paths: Any, flows: Any, data_size: Any, ctrl_size: Any, window_denominator: Any, rwnd_pkts: Any, sender: Any
+) -> tuple[Any, ...]:
     """The constructor's arguments as ints, checked in the C module's order with its errors.
 
     Every integer is checked against :data:`~rcpstab.runtime.validation.SIMULATOR_INTEGERS`, the
@@ -65,8 +68,9 @@ def check_arguments(links: Any, paths: Any, flows: Any, data_size: Any, ctrl_siz
         raise ValueError(refused)
     ops = SENDER_OPS[sender]
     if min(data_size, ctrl_size) < ops.header_bytes:
-        raise ValueError(f"data_size={data_size} and ctrl_size={ctrl_size} must hold the {ops.name} header "
-                         f"({ops.header_bytes} bytes)")
+        raise ValueError(
+            f"data_size={data_size} and ctrl_size={ctrl_size} must hold the {ops.name} header ({ops.header_bytes} bytes)"
+        )
     sequences = []
     for name, seq in (("links", links), ("paths", paths), ("flows", flows)):
         try:
@@ -78,10 +82,14 @@ def check_arguments(links: Any, paths: Any, flows: Any, data_size: Any, ctrl_siz
     for i, link in enumerate(links):
         where = f"link {i}"
         capacity, delay, buffer, proto = _fields(link, "link", i, 4)
-        checked_links.append((check_simulator_integer("capacity_bps", capacity, where),
-                              check_simulator_integer("delay_ns", delay, where),
-                              check_simulator_integer("buffer_bytes", buffer, where),
-                              check_index_range(proto, "protocol", 0, len(PORT_OPS) - 1, where)))
+        checked_links.append(
+            (
+                check_simulator_integer("capacity_bps", capacity, where),
+                check_simulator_integer("delay_ns", delay, where),
+                check_simulator_integer("buffer_bytes", buffer, where),
+                check_index_range(proto, "protocol", 0, len(PORT_OPS) - 1, where),
+            )
+        )
     lengths = [check_simulator_integer("path_links", len(path), f"path {i}") for i, path in enumerate(paths)]
     checked_paths = []
     for i, (path, length) in enumerate(zip(paths, lengths)):
@@ -93,14 +101,17 @@ def check_arguments(links: Any, paths: Any, flows: Any, data_size: Any, ctrl_siz
     for i, flow in enumerate(flows):
         where = f"flow {i}"
         start, stop, size, request, fwd, rev = _fields(flow, "flow", i, 6)
-        checked_flows.append((check_simulator_integer("start_ns", start, where),
-                              check_simulator_integer("stop_ns", stop, where),
-                              check_simulator_integer("flow_pkts", size, where),
-                              check_simulator_integer("request", request, where),
-                              check_index_range(fwd, "fwd_path", 0, len(paths) - 1, where),
-                              check_index_range(rev, "rev_path", 0, len(paths) - 1, where)))
-    return (checked_links, checked_paths, checked_flows, data_size, ctrl_size, window_denominator, rwnd_pkts,
-            sender)
+        checked_flows.append(
+            (
+                check_simulator_integer("start_ns", start, where),
+                check_simulator_integer("stop_ns", stop, where),
+                check_simulator_integer("flow_pkts", size, where),
+                check_simulator_integer("request", request, where),
+                check_index_range(fwd, "fwd_path", 0, len(paths) - 1, where),
+                check_index_range(rev, "rev_path", 0, len(paths) - 1, where),
+            )
+        )
+    return (checked_links, checked_paths, checked_flows, data_size, ctrl_size, window_denominator, rwnd_pkts, sender)
 
 
 class _Link:
@@ -139,11 +150,22 @@ class _Flow:
 class PySimulator(EventLoop):
     """Same constructor and methods as :class:`rcpstab.packet._datapath.Simulator`."""
 
-    def __init__(self, links: Any, paths: Any, flows: Any, data_size: Any, ctrl_size: Any, window_denominator: Any, rwnd_pkts: Any,
-                 sender: Any = SENDER_RTCP, rate_refresh: bool = True) -> None:
+    def __init__(
+        self,
+        links: Any,
+        paths: Any,
+        flows: Any,
+        data_size: Any,
+        ctrl_size: Any,
+        window_denominator: Any,
+        rwnd_pkts: Any,
+        sender: Any = SENDER_RTCP,
+        rate_refresh: bool = True,
+    ) -> None:
         # The C module's checks, in its order: it refuses rather than wraps, and so does the twin
         (links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts, sender) = check_arguments(
-            links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts, sender)
+            links, paths, flows, data_size, ctrl_size, window_denominator, rwnd_pkts, sender
+        )
         self.sender = sender
         self.rate_refresh = bool(rate_refresh)
         self.snd = SENDER_OPS[sender]  # chosen once: the hosts never ask which kind they run

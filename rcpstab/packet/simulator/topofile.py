@@ -37,6 +37,7 @@ A file with one link that every flow crosses, and no start jitter, is a single-b
 (``rcpstab/packet/simulator/presets/``: ``fig5.3.toml``, ``testbed.toml``); the mirror's buffer is then
 one bandwidth-delay product of the mirror (at least a packet), as in the dumbbell.
 """
+
 from __future__ import annotations
 
 import json
@@ -167,24 +168,30 @@ class TopologySpec:
         """Round-trip propagation delay of ``flow``'s path and its ACK mirror, s."""
         links = [self.links[self.link_index(name)] for name in flow.path]
         if all(link.ack_delay_s is None for link in links):
-            return 2 * sum(link.delay_s for link in links)      # as before the mirrors had their own delays
+            return 2 * sum(link.delay_s for link in links)  # as before the mirrors had their own delays
         return sum(link.delay_s + link.mirror_delay_s for link in links)
 
     def packet_topology(self, protocol: str = "rcp") -> tuple[Topology, list[tuple[int, int]]]:
         """``protocol``'s ports (indices 0..L-1), their plain ACK mirrors (L..2L-1), and each group's
         (forward, reverse) path index, for :func:`~rcpstab.packet.simulator.run.build_simulator`."""
-        links = [Link(link.name, link.capacity_bps, link.delay_s, link.effective_buffer_bytes, protocol)
-                 for link in self.links]
-        links += [Link(link.name + "-ack", link.mirror_capacity_bps, link.mirror_delay_s, link.effective_buffer_bytes,
-                       "plain") for link in self.links]
+        links = [Link(link.name, link.capacity_bps, link.delay_s, link.effective_buffer_bytes, protocol) for link in self.links]
+        links += [
+            Link(link.name + "-ack", link.mirror_capacity_bps, link.mirror_delay_s, link.effective_buffer_bytes, "plain")
+            for link in self.links
+        ]
         n = len(self.links)
         paths, group_paths = [], []
         for flow in self.flows:
             forward = tuple(self.link_index(name) for name in flow.path)
             paths += [forward, tuple(n + i for i in reversed(forward))]
             group_paths.append((len(paths) - 2, len(paths) - 1))
-        topology = Topology(links=tuple(links), forward_path=group_paths[0][0], reverse_path=group_paths[0][1],
-                            paths=tuple(paths), monitored_link=0)
+        topology = Topology(
+            links=tuple(links),
+            forward_path=group_paths[0][0],
+            reverse_path=group_paths[0][1],
+            paths=tuple(paths),
+            monitored_link=0,
+        )
         return topology, group_paths
 
     def flow_table(self, group_paths: list[tuple[int, int]], seed: int = 0) -> list[tuple[Any, ...]]:
@@ -197,8 +204,7 @@ class TopologySpec:
         rng = np.random.default_rng(seed)
         table = []
         for f, (fwd, rev) in zip(self.flows, group_paths):
-            starts = f.start_s + (rng.uniform(0.0, f.start_jitter_s, f.count) if f.start_jitter_s > 0
-                                  else np.zeros(f.count))
+            starts = f.start_s + (rng.uniform(0.0, f.start_jitter_s, f.count) if f.start_jitter_s > 0 else np.zeros(f.count))
             stop = -1 if math.isinf(f.stop_s) else round(f.stop_s * NS_PER_S)
             table += [(round(float(start) * NS_PER_S), stop, 0, request, fwd, rev) for start in starts]
         return table
@@ -232,11 +238,19 @@ class TopologySpec:
             return None
         link = self.links[0]
         rtt = link.delay_s + link.mirror_delay_s
-        return Scenario(name=self.name, capacity_bps=link.capacity_bps, rtt_s=rtt, eta=self.eta,
-                        long_flows=tuple((f.start_s, f.stop_s) for f in self.flows for _ in range(f.count)),
-                        t_end_s=self.t_end_s, forward_delay_share=link.delay_s / rtt if rtt > 0 else 0.5,
-                        buffer_bytes=link.buffer_bytes, reverse_capacity_bps=link.ack_capacity_bps,
-                        request_bps=self.request_bps, packet_bytes=self.packet_bytes)
+        return Scenario(
+            name=self.name,
+            capacity_bps=link.capacity_bps,
+            rtt_s=rtt,
+            eta=self.eta,
+            long_flows=tuple((f.start_s, f.stop_s) for f in self.flows for _ in range(f.count)),
+            t_end_s=self.t_end_s,
+            forward_delay_share=link.delay_s / rtt if rtt > 0 else 0.5,
+            buffer_bytes=link.buffer_bytes,
+            reverse_capacity_bps=link.ack_capacity_bps,
+            request_bps=self.request_bps,
+            packet_bytes=self.packet_bytes,
+        )
 
 
 def load_topology(path: str | Path) -> TopologySpec:
@@ -306,14 +320,17 @@ def parse_topology(document: dict[str, Any], default_name: str = "topology") -> 
     check_value("eta", spec.eta, field="eta")
     check_integer("packet_bytes", spec.packet_bytes, field="packet_bytes")
     check_value("t_end", spec.t_end_s, field="t_end_s")
-    for ok, message in ((spec.packet_bytes >= 64, f"packet_bytes={spec.packet_bytes}: must be >= 64"),
-                        (spec.request_bps >= 0, f"request_bps={spec.request_bps:g}: must be >= 0")):
+    for ok, message in (
+        (spec.packet_bytes >= 64, f"packet_bytes={spec.packet_bytes}: must be >= 64"),
+        (spec.request_bps >= 0, f"request_bps={spec.request_bps:g}: must be >= 0"),
+    ):
         if not ok:
             raise InputError(message)
     for link in links:
         if link.effective_buffer_bytes < spec.packet_bytes:
-            raise InputError(f"links[{link.name}].buffer_bytes={link.effective_buffer_bytes}: holds no packet of "
-                             f"{spec.packet_bytes} bytes")
+            raise InputError(
+                f"links[{link.name}].buffer_bytes={link.effective_buffer_bytes}: holds no packet of {spec.packet_bytes} bytes"
+            )
     return spec
 
 
@@ -358,12 +375,16 @@ def _link(i: int, entry: dict[str, Any]) -> LinkSpec:
     elif buffer == "bdp":
         buffer = None
     else:
-        buffer = _integer(entry, "buffer_bytes", f"{where}.buffer_bytes (bytes, \"unbounded\" or \"bdp\")")
+        buffer = _integer(entry, "buffer_bytes", f'{where}.buffer_bytes (bytes, "unbounded" or "bdp")')
     ack_capacity = _number(entry, "ack_capacity_bps", f"{where}.ack_capacity_bps") if "ack_capacity_bps" in entry else None
     ack_delay = _number(entry, "ack_delay_s", f"{where}.ack_delay_s") if "ack_delay_s" in entry else None
     # the one domain table: 1e20 b/s or a 1e12 s delay reached the simulator and overflowed int64 there
-    for key, value, domain in (("capacity_bps", capacity, "C"), ("delay_s", delay, "link_delay"),
-                               ("ack_capacity_bps", ack_capacity, "C"), ("ack_delay_s", ack_delay, "link_delay")):
+    for key, value, domain in (
+        ("capacity_bps", capacity, "C"),
+        ("delay_s", delay, "link_delay"),
+        ("ack_capacity_bps", ack_capacity, "C"),
+        ("ack_delay_s", ack_delay, "link_delay"),
+    ):
         if value is not None:
             check_value(domain, value, field=f"{where}.{key}")
     if buffer not in (None, UNBOUNDED_BUFFER_BYTES):
@@ -386,13 +407,15 @@ def _flow(i: int, entry: dict[str, Any], link_names: list[str]) -> FlowSpec:
         raise InputError(f"{where}.path={path}: crosses a link twice")
     start = _number(entry, "start_s", f"{where}.start_s", 0.0)
     stop = entry.get("stop_s", "never")
-    stop = math.inf if stop == "never" else _number(entry, "stop_s", f"{where}.stop_s (s or \"never\")")
+    stop = math.inf if stop == "never" else _number(entry, "stop_s", f'{where}.stop_s (s or "never")')
     jitter = _number(entry, "start_jitter_s", f"{where}.start_jitter_s", 0.0)
     check_integer("flows", count, field=f"{where}.count")
     for key, value in (("start_s", start), ("start_jitter_s", jitter), ("stop_s", stop)):
         if value != math.inf:
             check_value("time", value, field=f"{where}.{key}")
     if not (0 <= start and start + jitter < stop):
-        raise InputError(f"{where}: start_s={start:g}, start_jitter_s={jitter:g}, stop_s={stop:g} need "
-                         "0 <= start_s and start_s + start_jitter_s < stop_s")
+        raise InputError(
+            f"{where}: start_s={start:g}, start_jitter_s={jitter:g}, stop_s={stop:g} need "
+            "0 <= start_s and start_s + start_jitter_s < stop_s"
+        )
     return FlowSpec(name, count, tuple(path), start, stop, jitter)

@@ -4,6 +4,7 @@ A topology is a list of links (each an output port with a drop-tail queue) and n
 paths through them. The single-bottleneck dumbbell is built here; a multi-link network is
 another builder returning the same :class:`Topology`.
 """
+
 from __future__ import annotations
 
 import math
@@ -58,8 +59,7 @@ class Link:
 
     def as_sim_tuple(self) -> tuple[int, int, int, int]:
         """(capacity b/s, delay ns, buffer bytes, protocol code) as the simulators take it."""
-        return (int(round(self.capacity_bps)), int(round(self.delay_s * NS_PER_S)), self.buffer_bytes,
-                port_code(self.protocol))
+        return (int(round(self.capacity_bps)), int(round(self.delay_s * NS_PER_S)), self.buffer_bytes, port_code(self.protocol))
 
 
 @dataclass(frozen=True)

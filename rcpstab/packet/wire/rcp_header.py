@@ -10,6 +10,7 @@ Layout (offsets in bytes)::
 
 The C data path (``csrc/rcp_header.h``) reads and writes the same offsets.
 """
+
 from __future__ import annotations
 
 import struct

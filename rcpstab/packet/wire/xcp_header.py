@@ -14,6 +14,7 @@ every packet, and per-packet shares below one byte are common (a whole-byte fiel
 truncate them to zero). RCP-AC (rcp-ac.txt eqs. 3-4) carries its window feedback in the
 same header. The C data path (``csrc/xcp_header.h``) reads and writes the same offsets.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,7 +48,7 @@ def feedback_field(nbytes: float) -> int:
 
 def read_i32(packet: bytes | bytearray, offset: int) -> int:
     """A signed 32-bit field in network order."""
-    return int.from_bytes(packet[offset:offset + 4], "big", signed=True)
+    return int.from_bytes(packet[offset : offset + 4], "big", signed=True)
 
 
 def fill(cwnd: int, rtt_us: int, feedback: int, reverse: int, proto: int) -> bytearray:

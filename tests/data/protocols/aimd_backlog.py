@@ -9,6 +9,7 @@ backlog ``b`` at one link, none of RCP's parameter names:
 g_p, g_i (gains, dimensionless) play alpha and beta, cap (bit/s) C, lag (s) d0, users N and
 limit (bits, unbounded by default) the buffer. Fluid only: no packet router.
 """
+
 import sympy as sp
 
 from rcpstab.models.spec import Clamp, ModelSpec, t
@@ -16,8 +17,8 @@ from rcpstab.models.symbols import gamma0, q0
 from rcpstab.runtime.validation import Domain
 
 g_p, g_i = sp.symbols("g_p g_i", positive=True)
-cap = sp.Symbol("cap", positive=True)      # link capacity, bit/s
-lag = sp.Symbol("lag", positive=True)      # round trip, s
+cap = sp.Symbol("cap", positive=True)  # link capacity, bit/s
+lag = sp.Symbol("lag", positive=True)  # round trip, s
 users = sp.Symbol("users", positive=True)  # flows sharing the link
 limit = sp.Symbol("limit", positive=True)  # buffer, bits
 

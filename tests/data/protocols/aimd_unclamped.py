@@ -9,14 +9,15 @@ the backlog's clamp (the backlog may go negative, as the linear analysis assumes
 Only the parameters the equations use, none of RCP's names, and no declarations beyond the
 required ones: the time scale ``lag`` is the whole configuration, the queue unit cap*lag.
 """
+
 import sympy as sp
 
 from rcpstab.models.spec import ModelSpec, t
 from rcpstab.models.symbols import gamma0, q0
 
 g_p, g_i = sp.symbols("g_p g_i", positive=True)
-cap = sp.Symbol("cap", positive=True)      # link capacity, bit/s
-lag = sp.Symbol("lag", positive=True)      # round trip, s
+cap = sp.Symbol("cap", positive=True)  # link capacity, bit/s
+lag = sp.Symbol("lag", positive=True)  # round trip, s
 users = sp.Symbol("users", positive=True)  # flows sharing the link
 
 w = sp.Function("w")

@@ -10,6 +10,7 @@ In lambda = s*lag the characteristic equation is lambda**2 + k_r*lambda*exp(-lam
 k_q*exp(-theta*lambda) = 0 with theta = qlag/lag (1/2 at the defaults): the linear lenses take
 theta at the model's own values.
 """
+
 import sympy as sp
 
 from rcpstab.models.spec import ModelSpec, t
@@ -17,9 +18,9 @@ from rcpstab.models.symbols import gamma0, q0
 from rcpstab.runtime.validation import Domain
 
 k_r, k_q = sp.symbols("k_r k_q", positive=True)
-cap = sp.Symbol("cap", positive=True)      # link capacity, bit/s
-lag = sp.Symbol("lag", positive=True)      # round trip of the rate, s
-qlag = sp.Symbol("qlag", positive=True)    # delay of the backlog report, s
+cap = sp.Symbol("cap", positive=True)  # link capacity, bit/s
+lag = sp.Symbol("lag", positive=True)  # round trip of the rate, s
+qlag = sp.Symbol("qlag", positive=True)  # delay of the backlog report, s
 users = sp.Symbol("users", positive=True)  # flows sharing the link
 
 w = sp.Function("w")
@@ -41,6 +42,8 @@ MODEL = ModelSpec(
     queue=b(t),
     initial_state={w: users * gamma0 * cap, b: q0},
     queue_scale=cap * lag,
-    domains={lag: Domain("round trip lag", 0.0, low_open=True, unit="s"),
-             qlag: Domain("backlog report delay qlag", 0.0, low_open=True, unit="s")},
+    domains={
+        lag: Domain("round trip lag", 0.0, low_open=True, unit="s"),
+        qlag: Domain("backlog report delay qlag", 0.0, low_open=True, unit="s"),
+    },
 )

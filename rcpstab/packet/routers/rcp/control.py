@@ -17,6 +17,7 @@ Two RTT estimators (:data:`RTT_ESTIMATORS`, the controller's ``rtt_estimator``):
 
 Both keep line 13's interval, Tr = min(avg_rtt, 10 ms) (ns-2's too).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from ....errors import InputError
 
 MAX_RATE_ESTIMATION_INTERVAL_MS = 10.0
-NS2_RTT_GAIN = 0.02     # ns-2 RCP: fixed per-packet gain of the RTT moving average
+NS2_RTT_GAIN = 0.02  # ns-2 RCP: fixed per-packet gain of the RTT moving average
 MIN_RATE_MTU_FRACTION = 0.01
 RATE_REGISTER_MAX = 0xFFFFFFFE  # all ones on the wire means "unspecified"
 
@@ -75,9 +76,7 @@ class RcpController:
         if not 0 < self.eta <= 1:
             raise InputError(f"eta={self.eta} must be in (0, 1]")
         if self.link_rate <= 0 or self.rate <= 0 or self.avg_rtt <= 0:
-            raise InputError(
-                f"link_rate={self.link_rate}, rate={self.rate} and avg_rtt={self.avg_rtt} must be > 0"
-            )
+            raise InputError(f"link_rate={self.link_rate}, rate={self.rate} and avg_rtt={self.avg_rtt} must be > 0")
 
     @property
     def interval(self) -> float:
@@ -99,9 +98,7 @@ class RcpController:
         target = self.eta * self.link_rate
         self.rate = self.rate * (
             1
-            + (tr / self.avg_rtt)
-            * (self.alpha * (target - input_traffic_rate) - self.beta * queue_bytes / self.avg_rtt)
-            / target
+            + (tr / self.avg_rtt) * (self.alpha * (target - input_traffic_rate) - self.beta * queue_bytes / self.avg_rtt) / target
         )  # line 8
         min_rate = MIN_RATE_MTU_FRACTION * self.mtu / self.avg_rtt
         if self.rate < min_rate:  # lines 9-12

@@ -4,6 +4,7 @@ Same API as :class:`rcpstab.packet._datapath.Datapath`; property tests require
 both to produce byte-identical packets and identical registers. Counters are 64-bit
 registers in C, so they wrap modulo 2**64 here too.
 """
+
 from __future__ import annotations
 
 import operator
@@ -14,8 +15,7 @@ from ...wire.rcp_header import HEADER_LEN, RATE_ALL_ONES
 
 MAX_ALLOWABLE_RTT_MS = 20_000  # App. F's recommendation: the default of each port's max_rtt register
 U64_MASK = (1 << 64) - 1
-_U64_REGISTERS = ("input_bytes", "rtt_sum", "rtt_count", "queue_bytes", "buffer_bytes", "malformed", "dropped",
-                  "max_rtt")
+_U64_REGISTERS = ("input_bytes", "rtt_sum", "rtt_count", "queue_bytes", "buffer_bytes", "malformed", "dropped", "max_rtt")
 
 
 @dataclass

@@ -6,6 +6,7 @@ controller (rcp-ac.txt lines 110-210). It reads the port's registers (integer:
 RTT estimate and budget share with the interval's counters cleared. Units: bytes, seconds,
 bytes/s (App. F's ms and bytes/ms only inside the wrapped RcpController).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from ..xcp.control import clear_counters
 
 __all__ = ["RCPAC_GAMMA", "RcpAcController"]
 
-RCPAC_GAMMA = 0.2   # rcpstab.models.rcpac's default gamma_AC
+RCPAC_GAMMA = 0.2  # rcpstab.models.rcpac's default gamma_AC
 US_PER_MS = 1000.0
 
 
@@ -60,13 +61,15 @@ class RcpAcController:
         """The next interval Tr, s (App. F line 13)."""
         return self.rcp.interval / 1000.0
 
-    def service(self, registers: dict[str, Any], xregs: dict[str, Any], tr: float
-                ) -> tuple[float, dict[str, Any], dict[str, Any]]:
+    def service(
+        self, registers: dict[str, Any], xregs: dict[str, Any], tr: float
+    ) -> tuple[float, dict[str, Any], dict[str, Any]]:
         """One timer expiry after ``tr`` s: returns (next Tr s, register writes, real writes)."""
         c = self.rcp
         tr_ms = tr * 1000.0
-        next_tr_ms = c.update(registers["input_bytes"], registers["rtt_sum"] / US_PER_MS, registers["rtt_count"],
-                              registers["queue_bytes"], tr_ms)
+        next_tr_ms = c.update(
+            registers["input_bytes"], registers["rtt_sum"] / US_PER_MS, registers["rtt_count"], registers["queue_bytes"], tr_ms
+        )
         capacity, d = c.link_rate * 1000.0, c.avg_rtt / 1000.0
         y = registers["input_bytes"] / tr
         self.utilization = y / capacity

@@ -3,6 +3,7 @@ arrival and the Feedback Controller on departure (rcp-ac.txt eqs. 3-4, eq. 4 as 
 :mod:`rcpstab.models.rcpac`). Packets carry the XCP header; the arrival/departure frame is
 :mod:`rcpstab.packet.routers.xcp.frame_py`'s. Floating-point operations are written in the C order.
 """
+
 from __future__ import annotations
 
 from ...wire.xcp_header import feedback_field, read_i32

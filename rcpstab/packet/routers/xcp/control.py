@@ -5,6 +5,7 @@ It reads the port's registers (integer: ``sim.registers``; real-valued:
 back with the interval's counters cleared, as :class:`~rcpstab.packet.routers.rcp.control.RcpController` does for RCP.
 Units: bytes, seconds, bytes/s. RCP-AC's control path is :mod:`rcpstab.packet.routers.rcpac.control`.
 """
+
 from __future__ import annotations
 
 import math
@@ -13,8 +14,8 @@ from typing import Any
 
 from ....errors import InputError
 
-XCP_GAMMA = 0.1          # shuffled fraction of the traffic (xcp-katabi.txt eq. 2)
-MIN_INTERVAL_S = 1e-4    # the timer never re-arms sooner (a sane floor for a malformed RTT estimate)
+XCP_GAMMA = 0.1  # shuffled fraction of the traffic (xcp-katabi.txt eq. 2)
+MIN_INTERVAL_S = 1e-4  # the timer never re-arms sooner (a sane floor for a malformed RTT estimate)
 
 __all__ = ["XcpController", "clear_counters"]
 
@@ -58,8 +59,10 @@ class XcpController:
 
     def __post_init__(self) -> None:
         if not (self.capacity > 0 and self.alpha > 0 and self.beta >= 0 and self.avg_rtt > 0):
-            raise InputError(f"XCP controller: capacity={self.capacity}, alpha={self.alpha}, "
-                             f"beta={self.beta}, avg_rtt={self.avg_rtt} out of range")
+            raise InputError(
+                f"XCP controller: capacity={self.capacity}, alpha={self.alpha}, "
+                f"beta={self.beta}, avg_rtt={self.avg_rtt} out of range"
+            )
         self.utilization = 0.0
 
     @property
@@ -67,8 +70,9 @@ class XcpController:
         """The next control interval, s: the average RTT."""
         return max(self.avg_rtt, MIN_INTERVAL_S)
 
-    def service(self, registers: dict[str, Any], xregs: dict[str, Any], tr: float
-                ) -> tuple[float, dict[str, Any], dict[str, Any]]:
+    def service(
+        self, registers: dict[str, Any], xregs: dict[str, Any], tr: float
+    ) -> tuple[float, dict[str, Any], dict[str, Any]]:
         """One timeout after an interval of ``tr`` s: returns (next interval s, register writes, real writes)."""
         input_bytes = registers["input_bytes"]
         if xregs["sum_rtt_by_cwnd"] > 0:

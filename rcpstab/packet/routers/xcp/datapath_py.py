@@ -4,6 +4,7 @@ the C ``XcpDatapath``). The shared arrival/departure frame is :mod:`rcpstab.pack
 own blocks are :mod:`rcpstab.packet.routers.rcpac.datapath_py`. Floating-point operations are written in the C
 order so both give bit-identical registers and headers.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict

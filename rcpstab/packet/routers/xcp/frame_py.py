@@ -5,6 +5,7 @@ XCP (:mod:`rcpstab.packet.routers.xcp.datapath_py`) and RCP-AC (:mod:`rcpstab.pa
 estimator sums on arrival and their feedback on departure, which the frame calls. Floating
 point operations are written in the C order so both give bit-identical registers and headers.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
