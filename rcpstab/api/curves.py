@@ -92,7 +92,7 @@ class BoundaryResult(Result):
 
         Examples
         --------
-        >>> np.round(boundary("rcp").alpha_interval(0.3, pade=2), 4).tolist()    # App. D: 0.3436 and 1.436
+        >>> np.round(boundary("rcp").alpha_interval(0.3, pade=2), 4).tolist()  # App. D reads 0.3436, 1.436 off its plot
         [0.3426, 1.4157]
         """
         from ..linear.nyquist import alpha_bounds

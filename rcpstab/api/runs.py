@@ -16,9 +16,6 @@ from .result import Result, strict
 if TYPE_CHECKING:
     from ..packet.simulator.scenarios import Scenario
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = [
     "CosimResult",
     "NetworkResult",
@@ -167,9 +164,7 @@ def cosim(
         from ..packet.simulator.topofile import load_topology
 
         # one link that every flow crosses: a single-link scenario, run as the presets (which are such files)
-        scenario = (
-            load_topology(cast(str, scenario)).single_link() or scenario
-        )  # a file name (.toml, .json)  # a file name (.toml, .json)
+        scenario = load_topology(cast(str, scenario)).single_link() or scenario  # a file name (.toml, .json)
     if scenario in NETWORK_SCENARIOS or str(scenario).endswith((".toml", ".json")):
         return _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end)
     if scenario == FLASH_CROWD.name:
@@ -182,22 +177,21 @@ def cosim(
 
 def _check_jitter_scenario(scenario) -> None:
     """--start-jitter is for the single-link presets (a topology file sets its own, the others are refused)."""
-    from ..packet.simulator.scenarios import FLASH_CROWD
-
     if str(scenario).endswith((".toml", ".json")):
         raise InputError(f"--start-jitter: topology file {scenario} sets start_jitter_s per flow group")
-    if scenario == FLASH_CROWD.name or scenario in packet_network_scenarios():
+    if _no_single_link_schedule(scenario):
         raise InputError(
             f"--start-jitter: scenario {scenario} is not a single-link preset (for a network, a topology "
             "file sets start_jitter_s per flow group)"
         )
 
 
-def packet_network_scenarios() -> list[str]:
-    """The network presets (no single-link start schedule)."""
+def _no_single_link_schedule(scenario) -> bool:
+    """The presets without one link's start schedule to jitter: the flash crowd and the networks."""
     from ..cosim.network import NETWORK_SCENARIOS
+    from ..packet.simulator.scenarios import FLASH_CROWD
 
-    return list(NETWORK_SCENARIOS)
+    return scenario == FLASH_CROWD.name or scenario in NETWORK_SCENARIOS
 
 
 def _check_model(model, packet_protocols) -> None:
@@ -307,10 +301,10 @@ def _replications(alpha, beta, scenario, model, seeds, t_end, unused, transient_
 def _preset_replications(alpha, beta, scenario, model, seeds, t_end, unused, transient_rtt, start_jitter_s):
     """A single-link preset's co-simulation over seeds, each drawing the flows' start jitter."""
     from ..cosim.replications import replicate_scenario
-    from ..packet.simulator.scenarios import FLASH_CROWD, get_scenario
+    from ..packet.simulator.scenarios import get_scenario
     from ..runtime.validation import check_run_cost
 
-    if scenario == FLASH_CROWD.name or scenario in packet_network_scenarios():
+    if _no_single_link_schedule(scenario):
         raise InputError(
             f"--seeds: scenario {scenario} has no random input to replicate (single-link presets with "
             "--start-jitter, or a topology file with start_jitter_s)"
