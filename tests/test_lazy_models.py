@@ -129,7 +129,8 @@ def test_the_cached_root_matrices_compute_what_lambdify_computes_to_the_bit():
     import sympy as sp
 
     from rcpstab.linear.linearization import linearize
-    from rcpstab.linear.roots import _compile_source, _matrix_sources
+    from rcpstab.linear.roots import _matrix_sources
+    from rcpstab.runtime.lambdified import compile_lambdified
 
     rng = np.random.default_rng(26)
     for name in ("rcp", "xcp", "rcpac", "rcp-router", "switched"):
@@ -140,7 +141,7 @@ def test_the_cached_root_matrices_compute_what_lambdify_computes_to_the_bit():
         d0 = model.time_scale
         others = {k: v for k, v in model.parameters.items() if k not in (alpha, beta)}
         direct = [sp.lambdify((alpha, beta), (A * d0).subs(others), modules=np) for A in (system.A0, *system.delayed.values())]
-        compiled = [_compile_source(text) for text in (sources["A0"], *(text for _, text in sources["delayed"]))]
+        compiled = [compile_lambdified(text) for text in (sources["A0"], *(text for _, text in sources["delayed"]))]
         assert [theta for theta, _ in sources["delayed"]] == [float((tau / d0).subs(others)) for tau in system.delayed]
         for a, b in rng.uniform(0.001, 3.0, size=(20, 2)):
             for f, g in zip(direct, compiled):

@@ -22,9 +22,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ..runtime.build import load_library
+from ..runtime.lambdified import SOURCE as LAMBDIFIED_SOURCE
+from ..runtime.lambdified import compile_lambdified, lambdify_source
 from ..verdicts.band import STANDARD, Band
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ DERIVING_SOURCES = (
     Path(__file__).resolve(),
     Path(__file__).resolve().parent / "codegen.py",
     Path(__file__).resolve().parent / "csrc" / "kernel.c",
+    LAMBDIFIED_SOURCE,
 )
 """The files whose code turns a spec into :func:`_derive`'s text (a change to any of them derives afresh)."""
 
@@ -45,44 +46,6 @@ class DelayedInput:
     state_index: int
     delay: Callable[..., Any]  # f(*parameters) -> delay in seconds (scalar or per-trajectory array)
     sampled: bool
-
-
-def _lambdify_source(args, expr, cse: bool = False) -> str:
-    """The source ``sympy.lambdify(args, expr, modules="numpy")`` generates, with an import line for each
-    name it reads that :func:`_namespace` lacks or binds otherwise (the printer's own imports, e.g.
-    ``functools.reduce`` for a ``Min``), so that :func:`_compile` rebuilds the same function from the text."""
-    import importlib
-    import inspect
-    import types
-
-    import sympy as sp
-
-    f = sp.lambdify(args, expr, modules="numpy", cse=cse)
-    names, stack = set(), [f.__code__]
-    while stack:
-        code = stack.pop()
-        names |= set(code.co_names)
-        stack += [c for c in code.co_consts if isinstance(c, types.CodeType)]
-    base, imports = _namespace(), []
-    for name in sorted(n for n in names if n in f.__globals__ and base.get(n, f) is not f.__globals__[n]):
-        value = f.__globals__[name]
-        module, attr = getattr(value, "__module__", None), getattr(value, "__name__", None)
-        if module is None or attr is None or getattr(importlib.import_module(module), attr, None) is not value:
-            raise ValueError(f"lambdify's {name!r} ({value!r}) is not an importable name")
-        imports.append(f"from {module} import {attr} as {name}\n")
-    return "".join(imports) + inspect.getsource(f)
-
-
-def _namespace() -> dict:
-    """The namespace lambdify gives a ``modules="numpy"`` function: NumPy's names, ``numpy`` itself, SymPy's ``I``."""
-    return {**vars(np), "numpy": np, "I": 1j}
-
-
-def _compile(text: str):
-    """The function ``text`` defines (``_lambdifygenerated``, :func:`_lambdify_source`), in lambdify's namespace."""
-    namespace = _namespace()
-    exec(compile(text, "<rcpstab compiled model>", "exec"), namespace)  # noqa: S102 (our own cached lambdify output)
-    return namespace["_lambdifygenerated"]
 
 
 def _derive(spec) -> dict:
@@ -98,10 +61,10 @@ def _derive(spec) -> dict:
     def of_parameters(expr):
         if sp.sympify(expr).free_symbols & {t}:
             raise ValueError(f"model {spec.name!r}: {expr} depends on time")
-        return _lambdify_source(parameters, expr)
+        return lambdify_source(parameters, expr)
 
     def of_states(expr):  # spec.lambdify_expr's function: f(*current, *parameters)
-        return _lambdify_source((*current, *parameters), sp.sympify(expr).xreplace(subs))
+        return lambdify_source((*current, *parameters), sp.sympify(expr).xreplace(subs))
 
     sampled = {states.index(s): interval for s, interval in spec.sampled.items()}
     continuous = tuple(i for i in range(len(states)) if i not in sampled)
@@ -115,7 +78,7 @@ def _derive(spec) -> dict:
         "n_states": len(states),
         "continuous": continuous,
         "rhs": [
-            _lambdify_source((*current, *(term.symbol for term in spec.delayed_terms), *parameters), e, cse=True) for e in plain
+            lambdify_source((*current, *(term.symbol for term in spec.delayed_terms), *parameters), e, cse=True) for e in plain
         ],
         "delayed": [
             (states.index(term.state), of_parameters(term.delay), states.index(term.state) in sampled)
@@ -134,7 +97,7 @@ def _derive(spec) -> dict:
         "equilibrium": [of_states(spec.equilibrium[s]) for s in states],
         "gamma": of_states(spec.gamma),
         "queue": of_states(spec.queue),
-        "initial": [_lambdify_source((gamma0, q0, *parameters), spec.initial_state[s]) for s in states],
+        "initial": [lambdify_source((gamma0, q0, *parameters), spec.initial_state[s]) for s in states],
         "time_scale": of_parameters(spec.time_scale),
         # the queue's unit and the capacity are needed only to judge convergence: a model that declares
         # no queue unit is still integrated (asking for them then raises the spec's InputError)
@@ -161,21 +124,21 @@ class CompiledModel:
         self.param_names = data["param_names"]
         self.n_states = data["n_states"]
         self.continuous = data["continuous"]
-        self.rhs = tuple(_compile(text) for text in data["rhs"])
-        self.delayed = tuple(DelayedInput(i, _compile(text), held) for i, text, held in data["delayed"])
-        self.interval = {i: _compile(text) for i, text in data["interval"].items()}
+        self.rhs = tuple(compile_lambdified(text) for text in data["rhs"])
+        self.delayed = tuple(DelayedInput(i, compile_lambdified(text), held) for i, text, held in data["delayed"])
+        self.interval = {i: compile_lambdified(text) for i, text in data["interval"].items()}
         self.clamp_lower = data["clamp_lower"]
-        self.clamp_upper = {i: (overflow, _compile(text)) for i, (overflow, text) in data["clamp_upper"].items()}
-        self.saturation = {i: (_compile(lo), _compile(hi)) for i, (lo, hi) in data["saturation"].items()}
+        self.clamp_upper = {i: (overflow, compile_lambdified(text)) for i, (overflow, text) in data["clamp_upper"].items()}
+        self.saturation = {i: (compile_lambdified(lo), compile_lambdified(hi)) for i, (lo, hi) in data["saturation"].items()}
         self.piecewise_constant = data["piecewise_constant"]
         # Without sampled states the history is smooth between the delays' breakpoints, so delayed
         # values may be read with the wide stencil (.history); a sampled state makes every update a kink.
         self.wide_history = not self.interval
-        self.equilibrium = tuple(_compile(text) for text in data["equilibrium"])
-        self.gamma = _compile(data["gamma"])
-        self.queue = _compile(data["queue"])
-        self.initial = tuple(_compile(text) for text in data["initial"])
-        self.time_scale = _compile(data["time_scale"])
+        self.equilibrium = tuple(compile_lambdified(text) for text in data["equilibrium"])
+        self.gamma = compile_lambdified(data["gamma"])
+        self.queue = compile_lambdified(data["queue"])
+        self.initial = tuple(compile_lambdified(text) for text in data["initial"])
+        self.time_scale = compile_lambdified(data["time_scale"])
         self._scales = {k: data[k] for k in ("queue_scale", "rate_scale")}
         self.delay_symbols = data["delay_symbols"]
         """Names of the parameters any delay or sampling interval depends on (must be uniform in a batch)."""
@@ -184,7 +147,7 @@ class CompiledModel:
     def _scale(self, name: str):
         if self._scales[name] is None:
             _ = self.spec.queue_unit  # raises the spec's InputError: the model declares no queue unit
-        return _compile(self._scales[name])
+        return compile_lambdified(self._scales[name])
 
     @cached_property
     def queue_scale(self):
