@@ -47,6 +47,7 @@ def summarise(name: str, sims: np.ndarray, model: np.ndarray | None = None, clai
         "R_over_C": FRACS.tolist(),
         "sim_ms": (mean * 1e3).tolist(),
         "sim_ci95_ms": (t_half_width(sims.T) * 1e3).tolist(),
+        "sim_ms_per_seed": (sims * 1e3).tolist(),
         "sim_opt": float(FRACS[best]),
         "sim_opt_per_seed": [float(FRACS[np.argmin(s)]) for s in sims],
         "sim_within10": [float(FRACS[mean <= 1.1 * mean.min()].min()), float(FRACS[mean <= 1.1 * mean.min()].max())],

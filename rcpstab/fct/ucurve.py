@@ -8,7 +8,9 @@ below 2). The expected flow duration ``E[tau] = E[L]/R + E[Q_l]/C`` (eq. A.1) ha
 Three methods:
 
 * :func:`app_a_duration`: App. A's approximation, eq. A.11 (``R < C``, through the
-  M/Pareto/K model of its ref. [23], eqs. A.7-A.10) and eq. A.12 (``R >= C``, exact);
+  M/Pareto/K model of its ref. [23], eqs. A.7-A.10) and eq. A.12 (``R >= C``: its queue is
+  exact, its duration short by the last packet's excess over the average queue, and A.7 is
+  the main error below C: :mod:`rcpstab.fct.ucurve_gap` measures each);
 * :func:`fixed_rate_fcfs`: an exact packet-level FCFS queue fed every flow's paced packets
   (Lindley's recursion, vectorised), with or without background flows at another rate;
   ``tau = L / R + W`` with ``W`` the wait of the flow's last packet, App. A's decomposition;

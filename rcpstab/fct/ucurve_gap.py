@@ -183,6 +183,20 @@ def time_average_work_bits(trace: FcfsTrace, packet_bits: float, t0: float, t1: 
     Each packet holds ``P`` bits from its arrival to the start of its service, then drains
     linearly to 0 at its departure; the integral is exact.
 
+    Parameters
+    ----------
+    trace : FcfsTrace
+        The queue's packets (:func:`~rcpstab.fct.ucurve.fcfs_trace`).
+    packet_bits : float
+        P, bits per packet.
+    t0, t1 : float
+        The window, s.
+
+    Returns
+    -------
+    float
+        Mean unfinished work over the window, bits.
+
     Examples
     --------
     One 1-bit packet at 1 b/s arriving at 0, seen over [0, 2]: 1/2 bit-second over 2 s.
@@ -203,10 +217,24 @@ def time_average_work_bits(trace: FcfsTrace, packet_bits: float, t0: float, t1: 
 def work_at(trace: FcfsTrace, times: ArrayLike, capacity_bps: float) -> np.ndarray:
     """Unfinished work (bits) at the given times: ``C (D_j - t)^+``, j the last packet arrived by t.
 
+    Parameters
+    ----------
+    trace : FcfsTrace
+        The queue's packets.
+    times : array_like
+        Instants, s.
+    capacity_bps : float
+        C, bit/s.
+
+    Returns
+    -------
+    ndarray
+        Work in the queue (including the packet in service) at each instant, bits.
+
     Examples
     --------
     >>> work_at(fcfs_trace([0.0], [2], 2.0, 1.0, 1.0), [0.0, 0.75, 2.5], 1.0).tolist()
-    [1.0, 0.75, 0.0]
+    [1.0, 1.25, 0.0]
     """
     x = np.asarray(times, float)
     j = np.searchsorted(trace.t, x, side="right") - 1
@@ -216,10 +244,10 @@ def work_at(trace: FcfsTrace, times: ArrayLike, capacity_bps: float) -> np.ndarr
 
 
 def _idle_before(trace: FcfsTrace, x: np.ndarray) -> np.ndarray:
-    """Cumulative idle time of the link in ``[trace.t[0], x]``, s."""
+    """Cumulative idle time of the link in ``[trace.t[0], x]`` (x >= trace.t[0]), s."""
     new = np.concatenate([[False], trace.t[1:] > trace.depart[:-1]])
-    gap_start = trace.depart[:-1][new[1:]]
-    gap_end = trace.t[new]
+    gap_start = np.append(trace.depart[:-1][new[1:]], trace.depart[-1])  # idle for good after the last packet
+    gap_end = np.append(trace.t[new], np.inf)
     cum = np.concatenate([[0.0], np.cumsum(gap_end - gap_start)])
     k = np.searchsorted(gap_start, x, side="right")  # gaps started by x
     partial = np.where(k > 0, np.minimum(x - gap_start[np.maximum(k - 1, 0)], (gap_end - gap_start)[np.maximum(k - 1, 0)]), 0.0)
@@ -235,6 +263,17 @@ def tagged_last_waits(
     A flow of ``L`` packets paced at R from ``start``: its last packet finds the trace's work
     at that time plus ``Delta``, the flow's own first ``L - 1`` packets not absorbed by the
     trace's idle time (a Lindley walk on its packet times; see the module text).
+
+    Parameters
+    ----------
+    trace : FcfsTrace
+        A run the tagged flows are not part of.
+    start_s : array_like
+        Tagged flows' starts, s (inside the trace's span).
+    size_pkts : array_like
+        Their sizes, packets.
+    rate_bps, capacity_bps, packet_bits : float
+        R and C (bit/s), P (bits).
 
     Returns
     -------
@@ -268,6 +307,20 @@ def tagged_last_waits(
 def last_packet_excess_bits(rate_bps: float, capacity_bps: float, load: float, mean_bits: float, packet_bits: float) -> float:
     """``(E[L] - P)(1 - (1 - rho) C / R)^+``: E[Q_l] - E[Q_a], exact for R >= C, a lower bound below.
 
+    Parameters
+    ----------
+    rate_bps, capacity_bps : float
+        R and C, bit/s.
+    load : float
+        rho.
+    mean_bits, packet_bits : float
+        E[L] and P, bits.
+
+    Returns
+    -------
+    float
+        The last packet's mean excess over the time-average queue, bits.
+
     Examples
     --------
     At R = C the flow's own first ``L - 1`` packets stay except what the others' idle time
@@ -296,6 +349,19 @@ def decompose_gap(
     queues); the checks are the independent estimates beside them. System (c) is measured only where
     ``C / R`` is an integer (or R >= C, one server of rate C).
 
+    Parameters
+    ----------
+    rate_bps, capacity_bps : float
+        R and C, bit/s.
+    dist : BoundedPareto
+        Flow sizes, packets.
+    n_flows, seed : int
+        The workload.
+    load : float
+        rho of the drawn sizes.
+    packet_bits : float
+        P, bits.
+
     Returns
     -------
     dict
@@ -307,6 +373,13 @@ def decompose_gap(
         ``Qb``, ``Qc``, ``Qc_a9_measured_N``, the last-packet excess by the tagged-flow
         method and its closed form, the footnote's ``p_busy_c``, ``p_all_busy_c`` against
         ``rho``, ``D_s`` measured against ``D_a7_s``.
+
+    Examples
+    --------
+    >>> d = BoundedPareto.with_mean(25.0, 1.2, 300.0)
+    >>> g = decompose_gap(50e6, capacity_bps=150e6, dist=d, n_flows=3000, load=0.8, seed=5)
+    >>> abs(g["tau_a1_Ql_tagged_s"] / g["tau_sim_s"] - 1) < 0.03, g["Ql_bits"] > g["Qa_bits"]
+    (True, True)
     """
     C, P, R = float(capacity_bps), float(packet_bits), float(rate_bps)
     rng = np.random.default_rng(seed)
