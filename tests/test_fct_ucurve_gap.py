@@ -112,3 +112,19 @@ def test_app_a_chain_at_one_server_is_pollaczek_khinchine():
     rho = lam * L1 / C
     assert ch["p_block"] == 1.0
     assert ch["D_s"] == pytest.approx(L1 / C + lam * L2 / (2 * C**2 * (1 - rho)), rel=1e-12)
+
+
+def test_a12_with_the_last_packets_excess_is_the_simulated_duration_at_C():
+    # Both closed forms together, no measured queue: A.12's E[Q_a] plus (E[L] - P) rho at R = C.
+    d = BoundedPareto.with_mean(25.0, 1.2, 200.0)
+    rng = np.random.default_rng(27)
+    n = 60000
+    size = d.sample(rng, n)
+    start = np.cumsum(rng.exponential(size.mean() * P / (0.7 * C), n))
+    tau = (size * P / C + fcfs_trace(start, size, C, C, P).wait[np.cumsum(size) - 1]).mean()
+    lam = (n - 1) / (start[-1] - start[0])
+    L1, L2 = size.mean() * P, np.mean((size * P) ** 2)
+    rho = lam * L1 / C
+    a12 = L1 / C + lam * L2 / 2 * (1 / ((1 - rho) * C) - 1 / C) / C
+    assert tau == pytest.approx(a12 + last_packet_excess_bits(C, C, rho, L1, P) / C, rel=0.03)
+    assert tau > 1.15 * a12
