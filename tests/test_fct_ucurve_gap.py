@@ -128,3 +128,22 @@ def test_a12_with_the_last_packets_excess_is_the_simulated_duration_at_C():
     a12 = L1 / C + lam * L2 / 2 * (1 / ((1 - rho) * C) - 1 / C) / C
     assert tau == pytest.approx(a12 + last_packet_excess_bits(C, C, rho, L1, P) / C, rel=0.03)
     assert tau > 1.15 * a12
+
+
+def test_fct_study_u_curve_gap_is_decompose_gap_and_refuses_other_laws():
+    import rcpstab
+    from rcpstab.errors import InputError
+
+    d = BoundedPareto.with_mean(25.0, 1.2, 300.0)
+    run = rcpstab.fct_study(
+        "u-curve-gap", rate=C / 2, C=C, load=0.7, sizes="bpareto:mean=25,shape=1.2,max=300", flows=2000, seed=3
+    )
+    direct = decompose_gap(C / 2, capacity_bps=C, dist=d, n_flows=2000, load=0.7, seed=3)
+    assert run["tau_sim_s"] == direct["tau_sim_s"] and run["terms_s"] == direct["terms_s"]
+    assert run.to_pandas()["term_a7_s"].iloc[0] == direct["terms_s"]["a7"]
+    for bad in ({"sizes": "pareto:mean=25,shape=1.2"}, {"rate": -1.0}):
+        with pytest.raises(InputError):
+            rcpstab.fct_study(
+                "u-curve-gap",
+                **{"rate": C, "C": C, "load": 0.7, "sizes": "bpareto:mean=25,shape=1.2,max=300", "flows": 100, **bad},
+            )
