@@ -9,6 +9,8 @@ packets of 1000 bytes, times in s.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import InputError
@@ -17,7 +19,7 @@ from .result import Result, strict
 
 __all__ = ["STUDIES", "FctStudyResult", "fct_study"]
 
-STUDIES = ("sizes", "flows", "workload", "regimes", "fixed-rate", "u-curve", "protocols")
+STUDIES = ("sizes", "flows", "workload", "regimes", "fixed-rate", "u-curve", "u-curve-gap", "protocols")
 """The studies :func:`fct_study` runs."""
 
 
@@ -54,6 +56,9 @@ def fct_study(study: str, **options):
         - ``"u-curve"``: the FCFS queue's mean duration at each fixed rate (``rates``, ``C``, ``load``, ``sizes``
           (``bpareto:``), ``flows``, ``seed``, ``background`` = (sizes, flows, load, rate_bps) or None) with
           App. A's (eqs. A.11-A.12, without background): ``duration_s``, ``app_a_duration_s``.
+        - ``"u-curve-gap"``: App. A against the FCFS queue at one fixed rate (``rate`` in bit/s, ``C``, ``load``,
+          ``sizes`` (``bpareto:``), ``flows``, ``seed``), the gap split by approximation
+          (:func:`rcpstab.fct.ucurve_gap.decompose_gap`'s dict: ``terms_s``, the measured queues, ...).
         - ``"protocols"``: RCP, RCP-AC, XCP (its paper's gains) and TCP on the same arrivals (``protocols``,
           ``alpha``, ``beta``, ``C``, ``d0``, ``load``, ``sizes``, ``flows``, ``seeds``, ``buffer_bdp``): per
           protocol the AFCT over same-arrivals PS with its 95% t-interval over the seeds.
@@ -84,6 +89,7 @@ def fct_study(study: str, **options):
         "regimes": _regimes,
         "fixed-rate": _fixed_rate,
         "u-curve": _u_curve,
+        "u-curve-gap": _u_curve_gap,
         "protocols": _protocols,
     }
     if not isinstance(study, str) or study not in runners:
@@ -119,6 +125,8 @@ def _check_options(options: dict) -> None:
     for key in ("sizes", "arrivals", "protocols"):
         if key in options and not isinstance(options[key], str):
             raise InputError(f"{key}={str(options[key])[:40]!r}: text (see rcpstab fct --help)")
+    if "rate" in options and not (isinstance(options["rate"], (int, float)) and 0 < options["rate"] < math.inf):
+        raise InputError(f"rate={str(options['rate'])[:40]!r}: one fixed rate in bit/s, > 0")
     if "rates" in options:
         try:
             rates = np.asarray(options["rates"], float)
@@ -197,6 +205,16 @@ def _u_curve(*, rates, C, load, sizes, flows, seed=0, background=None):
     return {"rate_bps": rates, "duration_s": simulated, "app_a_duration_s": model}
 
 
+def _u_curve_gap(*, rate, C, load, sizes, flows, seed=0):
+    from ..fct.ucurve import BoundedPareto
+    from ..fct.ucurve_gap import decompose_gap
+
+    law = size_law(sizes)
+    if not isinstance(law, BoundedPareto):
+        raise InputError(f"sizes={sizes!r}: App. A's model needs bpareto:mean=M,shape=S,max=X")
+    return decompose_gap(float(rate), capacity_bps=C, dist=law, n_flows=flows, load=load, seed=seed)
+
+
 def _protocols(
     *, protocols="rcp,rcpac,xcp", alpha, beta, C, d0, load, sizes=DEFAULT_SIZES, flows=1000, seeds=(0,), buffer_bdp=1.0
 ):
@@ -249,6 +267,10 @@ class FctStudyResult(Result):
         study, v = self.inputs["study"], self.value
         if study == "flows":
             return {"id": v.records["id"], "size_pkts": v.records["size_pkts"], "fct_s": v.fct_s}
+        if study == "u-curve-gap":
+            return {k: [x] for k, x in v.items() if np.ndim(x) == 0 and not isinstance(x, dict)} | {
+                f"term_{k}_s": [x] for k, x in v["terms_s"].items()
+            }
         if study in ("workload", "u-curve"):
             return {k: x for k, x in v.items() if np.ndim(x) == 1}
         if study == "fixed-rate":

@@ -64,7 +64,9 @@ model (eqs. A.11/A.12, only for --sizes bpareto:mean=M,shape=S,max=X), beside PS
 of a rate C(1 - rho) with no queue) and RCP with --alpha/--beta on the same arrivals. --json:
 {"rows": [{"rate_bps", "rate_over_C", "flowsim_duration_s", "fcfs_duration_s",
 "app_a_duration_s", "flowsim_dropped"}, ...], "ps": {"rate_over_C", "duration_s"},
-"rcp": {"rate_over_C", "alpha", "beta", "duration_s"}, "mean_size_pkts", "offered_load"}.
+"rcp": {"rate_over_C", "alpha", "beta", "duration_s"}, "mean_size_pkts", "offered_load",
+"app_a_excess_at_C_s" (what App. A's duration misses at R = C: the last packet's queue above the
+average, (E[L] - P) rho / C; null without a bounded Pareto)}.
 """
 
 from __future__ import annotations
@@ -226,6 +228,12 @@ def run_fixed_rate(args: argparse.Namespace) -> int:
             print(
                 f"  R = {r['rate_over_C']:.3f} C: {ms(r['flowsim_duration_s'])} / {ms(r['fcfs_duration_s'])} / "
                 f"{ms(r['app_a_duration_s'])}"
+            )
+        if out["app_a_excess_at_C_s"] is not None:
+            print(
+                "  App. A's E[Q_l] = E[Q_a] leaves out the last packet's queue above the average: "
+                f"(E[L] - P) rho / C = {ms(out['app_a_excess_at_C_s'])} at R = C (exact from C up); below C its "
+                "M/Pareto/K step (A.7) errs most"
             )
         print(
             f"  PS: {ms(out['ps']['duration_s'])} (rate C(1 - rho) = {out['ps']['rate_over_C']:.3f} C, no queue); "

@@ -22,6 +22,7 @@ from ..errors import InputError
 from ..packet.hosts.flow_traffic import ArrivalProcess
 from .flow_run import DATA_PACKET_BYTES, NS_PER_S, draw_workload, run_flows
 from .ucurve import BoundedPareto, app_a_duration, fixed_rate_fcfs
+from .ucurve_gap import last_packet_excess_bits
 
 __all__ = ["fixed_rate_study", "parse_bounded_pareto"]
 
@@ -79,7 +80,9 @@ def fixed_rate_study(
     dict
         ``rows`` (one per rate: ``rate_bps``, ``rate_over_C``, ``flowsim_duration_s``,
         ``fcfs_duration_s``, ``app_a_duration_s``, ``flowsim_dropped``), ``ps`` and ``rcp``
-        (``rate_over_C`` and ``duration_s``), ``mean_size_pkts``, ``offered_load``.
+        (``rate_over_C`` and ``duration_s``), ``mean_size_pkts``, ``offered_load``,
+        ``app_a_excess_at_C_s`` (the last packet's queue above the average at R = C, which App. A's
+        duration leaves out, s; None unless the sizes are a bounded Pareto).
     """
     rates = [float(r) for r in rates_bps]
     bad = [r for r in rates if not (math.isfinite(r) and 0 < r <= capacity_bps)]
@@ -120,6 +123,7 @@ def fixed_rate_study(
                 "flowsim_dropped": int(run.counters["dropped"]),
             }
         )
+    offered = float(size.sum() * pbits / (capacity_bps * start_s[-1]))
     rcp = run_flows(
         alpha,
         beta,
@@ -141,5 +145,10 @@ def fixed_rate_study(
             "duration_s": float(np.mean(rcp.records["fct_ns"]) / NS_PER_S - 1.5 * rtt_s),
         },
         "mean_size_pkts": float(size.mean()),
-        "offered_load": float(size.sum() * pbits / (capacity_bps * start_s[-1])),
+        "offered_load": offered,
+        "app_a_excess_at_C_s": (
+            last_packet_excess_bits(capacity_bps, capacity_bps, offered, mean_bits, pbits) / capacity_bps
+            if isinstance(sizes, BoundedPareto)
+            else None
+        ),
     }

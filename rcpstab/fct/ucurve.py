@@ -8,7 +8,9 @@ below 2). The expected flow duration ``E[tau] = E[L]/R + E[Q_l]/C`` (eq. A.1) ha
 Three methods:
 
 * :func:`app_a_duration`: App. A's approximation, eq. A.11 (``R < C``, through the
-  M/Pareto/K model of its ref. [23], eqs. A.7-A.10) and eq. A.12 (``R >= C``, exact);
+  M/Pareto/K model of its ref. [23], eqs. A.7-A.10) and eq. A.12 (``R >= C``: its queue is
+  exact, its duration short by the last packet's excess over the average queue, and A.7 is
+  the main error below C: :mod:`rcpstab.fct.ucurve_gap` measures each);
 * :func:`fixed_rate_fcfs`: an exact packet-level FCFS queue fed every flow's paced packets
   (Lindley's recursion, vectorised), with or without background flows at another rate;
   ``tau = L / R + W`` with ``W`` the wait of the flow's last packet, App. A's decomposition;
@@ -28,7 +30,16 @@ from numpy.typing import ArrayLike
 
 from ..errors import InputError
 
-__all__ = ["BoundedPareto", "app_a_duration", "app_a_blocking", "fixed_rate_fcfs", "durations_at_rates"]
+__all__ = [
+    "BoundedPareto",
+    "app_a_duration",
+    "app_a_blocking",
+    "blocking_from_moments",
+    "FcfsTrace",
+    "fcfs_trace",
+    "fixed_rate_fcfs",
+    "durations_at_rates",
+]
 
 
 @dataclass(frozen=True)
@@ -109,7 +120,18 @@ def app_a_blocking(K: float, load: float, dist: BoundedPareto) -> float:
     the two sizes A and B with the law's mean and variance (A.8's A, B), loads rho_s, rho_l.
     """
     mean, var = dist.moment(1), dist.moment(2) - dist.moment(1) ** 2
-    frac = dist.cdf(dist.M / 20.0)
+    return blocking_from_moments(K, load, mean, var, dist.cdf(dist.M / 20.0))
+
+
+def blocking_from_moments(K: float, load: float, mean: float, var: float, frac: float) -> float:
+    """Eq. A.8 from the sizes' mean and variance (any unit) and ``frac``, the fraction of flows below M/20.
+
+    Examples
+    --------
+    >>> d = BoundedPareto.with_mean(25.0, 1.2, 1e3)
+    >>> blocking_from_moments(5.0, 0.8, d.moment(1), d.moment(2) - d.moment(1) ** 2, d.cdf(50.0)) == app_a_blocking(5.0, 0.8, d)
+    True
+    """
     A = mean - math.sqrt(var * (1 - frac) / frac)
     B = mean + math.sqrt(var * frac / (1 - frac))
     rho_s = frac * A / mean * load
@@ -196,9 +218,51 @@ def fixed_rate_fcfs(
     >>> fixed_rate_fcfs([0.0, 0.0], [2, 1], 1e6, 1e6, packet_bits=1e6).tolist()
     [3.0, 2.0]
     """
+    trace = fcfs_trace(arrival_s, size_pkts, rate_bps, capacity_bps, packet_bits)
+    done: np.ndarray = trace.size * packet_bits / trace.rate + trace.wait[trace.last]
+    return done
+
+
+@dataclass(frozen=True)
+class FcfsTrace:
+    """Every packet of :func:`fcfs_trace`: the flows' paced packets through one FCFS link.
+
+    ``t`` and ``depart`` are in service order (sorted arrivals, s); ``wait`` (s, time in queue
+    before service, the work found divided by C) is in flow order, packet ``first[i]`` ..
+    ``last[i]`` of flow i; ``service_s`` is one packet's transmission time.
+    """
+
+    t: np.ndarray
+    depart: np.ndarray
+    wait: np.ndarray
+    first: np.ndarray
+    last: np.ndarray
+    size: np.ndarray
+    rate: np.ndarray
+    service_s: float
+
+
+def fcfs_trace(
+    arrival_s: ArrayLike, size_pkts: ArrayLike, rate_bps: float | np.ndarray, capacity_bps: float, packet_bits: float = 8000.0
+) -> FcfsTrace:
+    """The packet FCFS queue of :func:`fixed_rate_fcfs`, every packet kept.
+
+    Parameters and sizes as :func:`fixed_rate_fcfs`.
+
+    Returns
+    -------
+    FcfsTrace
+        Arrivals and departures in service order (s), each packet's wait (s) in flow order.
+
+    Examples
+    --------
+    >>> tr = fcfs_trace([0.0, 0.0], [2, 1], 1e6, 1e6, packet_bits=1e6)
+    >>> tr.depart.tolist(), tr.wait.tolist()
+    ([1.0, 2.0, 3.0], [0.0, 1.0, 1.0])
+    """
     start = np.asarray(arrival_s, float)
     n = np.asarray(size_pkts, np.int64)
-    rate = np.broadcast_to(np.asarray(rate_bps, float), start.shape)
+    rate = np.array(np.broadcast_to(np.asarray(rate_bps, float), start.shape))
     if np.any(n < 1) or np.any(rate <= 0) or capacity_bps <= 0:
         raise InputError("sizes must be >= 1 packet, rates and C > 0")
     flow = np.repeat(np.arange(len(n)), n)
@@ -212,8 +276,7 @@ def fixed_rate_fcfs(
     wait = np.empty(len(t))
     wait[order] = depart - s - t_sorted
     last = np.cumsum(n) - 1
-    done: np.ndarray = n * packet_bits / rate + wait[last]
-    return done
+    return FcfsTrace(t_sorted, depart, wait, last - n + 1, last, n, rate, s)
 
 
 def durations_at_rates(
