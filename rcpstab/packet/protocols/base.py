@@ -194,9 +194,7 @@ class PacketProtocol(ABC):
         """
         given = [(li, tick, interval, sample, self.native_arguments(ctrl)) for li, ctrl, tick, interval, sample in ports]
         out = []
-        for (_, ctrl, *_), (rows, tick, interval, sample, state) in zip(
-            ports, sim.network_intervals(self.name, limit_ns, given)
-        ):
+        for (_, ctrl, *_), (rows, tick, interval, sample, state) in zip(ports, sim.network_intervals(self.name, limit_ns, given)):
             table = np.frombuffer(rows, dtype=float).reshape(-1, 7)
             self.native_restore(ctrl, state, float(table[-1, 6]) if len(table) else None)
             out.append((table, tick, interval, sample))
