@@ -10,7 +10,9 @@ App. F line 13), made, loaded, serviced and read by the protocol as in
 :func:`~rcpstab.packet.simulator.run.run_scenario`; the trace holds, at every expiry,
 R/C (NaN for a router without a rate, XCP), the input rate over C, the queue, the RTT
 estimate (RCP: avg_rtt, eq. 5.17; NaN if the protocol keeps none) and the interval's
-packet-average RTT d_T (eq. 5.16).
+packet-average RTT d_T (eq. 5.16). On the C backend, the bundled controller classes run their
+control paths in C with the event loop (:meth:`~rcpstab.packet.protocols.base.PacketProtocol.native_network_intervals`,
+the same bits), so Python runs once per flow sample, not at every expiry of every port.
 
 Set-up shared with the fluid model (:func:`rcpstab.network.simulate_network`): every
 router starts at R/C = :data:`~rcpstab.network.fluid.INITIAL_LOAD` * eta with avg_rtt the

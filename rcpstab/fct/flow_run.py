@@ -1,5 +1,7 @@
 """Run flow-level traffic through one RCP bottleneck: the C flow simulator (or its Python
-twin) between timer expiries, the App. F control path in Python at each expiry.
+twin) between timer expiries, the App. F control path at each expiry: in Python, or on the C
+backend in C with the event loop (``FlowSimulator.rcp_intervals``, ``packet/csrc/control.h``'s
+expiry, the same bits), so that Python runs once per chunk of arrivals, not once per interval.
 
 The set-up is thesis Ch. 4's single bottleneck: capacity C, round-trip propagation delay
 RTPD split evenly between the data and the ACK direction, a drop-tail buffer of
