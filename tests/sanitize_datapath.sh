@@ -12,6 +12,8 @@
 # tests/test_reliability_flows.py does the same for the flow simulator: every entry point with the
 # values at and beyond each bound of the one integer table, empty and unaligned buffers, and two
 # threads calling random entry points of one FlowSimulator (RCPSTAB_HAMMER_S seconds).
+# The native control paths' twin tests (tests/test_network_native_control.py, tests/test_fct_native_control.py)
+# run against the same build.
 # tests/test_reliability_flows.py::test_sanitizer_run runs this script (a slow test).
 # Usage: tests/sanitize_datapath.sh [extra pytest args]
 set -euo pipefail
@@ -43,4 +45,5 @@ PY
 export RCPSTAB_HAMMER_S=${RCPSTAB_HAMMER_S:-5}
 python -m pytest -q -p no:cacheprovider -m "not slow" tests/test_reference_datapath.py tests/test_reference_sim.py \
     tests/test_reference_xcp.py tests/test_reference_rcpac.py tests/test_reliability_cext.py \
-    tests/test_reliability_flows.py tests/test_fct_rate_refresh.py "$@"
+    tests/test_reliability_flows.py tests/test_fct_rate_refresh.py tests/test_network_native_control.py \
+    tests/test_fct_native_control.py "$@"
