@@ -27,7 +27,9 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 CFLAGS="$san" LDFLAGS="$san" python setup.py -q build_ext --inplace 2>/dev/null
 # Refuse to report success for a build that is not instrumented.
 for so in rcpstab/packet/_datapath*.so rcpstab/fct/_flows*.so; do
-    nm -D "$so" | grep -q __asan_report_load && nm -D "$so" | grep -q __ubsan_handle || { echo "not instrumented: $so"; exit 1; }
+    # nm's output read whole first: grep -q closing the pipe early made nm die of SIGPIPE, which pipefail reported
+    syms=$(nm -D "$so")
+    grep -q __asan_report_load <<<"$syms" && grep -q __ubsan_handle <<<"$syms" || { echo "not instrumented: $so"; exit 1; }
 done
 # The interpreter is not built with ASan, so the runtime must be loaded first.
 export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
