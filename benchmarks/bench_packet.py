@@ -192,7 +192,8 @@ def _parking(capacity_bps: float):
 
 
 def _network_case(case):
-    """(run, native switch's module, switch name) of a network or fct case."""
+    """(run, the module with the native switch and the simulator factory, the switch's name, the factory's name)
+    of a network or fct case."""
     import importlib
     from pathlib import Path
 
@@ -205,10 +206,11 @@ def _network_case(case):
             lambda: module.run_flows(0.4, 0.2, capacity_bps=case[1], rtt_s=0.1, load=0.8, sizes=sizes, n_flows=case[2], seed=1),
             module,
             "_native",
+            "make_flow_simulator",
         )
     module = importlib.import_module("rcpstab.cosim.network_packet_run")
     spec = _parking(case[1]) if case[0] == "parking" else str(Path(__file__).parents[1] / "examples/topologies/fig5.7.toml")
-    return (lambda: module.run_topology(spec, 0.4, 0.2, case[2])), module, "_native_network"
+    return (lambda: module.run_topology(spec, 0.4, 0.2, case[2])), module, "_native_network", "build_simulator"
 
 
 # (kind, capacity b/s, simulated seconds or flows): ~0.2-2M events each
@@ -223,27 +225,32 @@ NETWORK_CONTROL_PATH_RUNS = (
 
 def network_control_path(runs=NETWORK_CONTROL_PATH_RUNS, repeat: int = 3) -> list[dict]:
     """Multi-link packet runs and flow-simulator runs with the control path in Python at every expiry (before)
-    and in C (after): wall seconds, ns per event and the speed-up, medians of ``repeat`` interleaved repeats."""
+    and in C (after): wall seconds, ns per event, the share of the wall time inside C (the event loop and the
+    native control path) and the speed-up, medians of ``repeat`` interleaved repeats."""
     samples: dict = {(case, native): [] for case in runs for native in (False, True)}
     for _ in range(repeat):
         for case in runs:
-            go, module, switch = _network_case(case)
-            choose = getattr(module, switch)
+            go, module, switch, factory = _network_case(case)
+            choose, make = getattr(module, switch), getattr(module, factory)
             for native in (False, True):
+                inside = [0.0]
                 setattr(module, switch, choose if native else (lambda *a: False))
+                setattr(module, factory, lambda *a, _make=make, _inside=inside, **k: _TimedSimulator(_make(*a, **k), _inside))
                 try:
                     run = go()
                 finally:
                     setattr(module, switch, choose)
-                samples[case, native].append((run.wall_time_s, run.counters["events"]))
+                    setattr(module, factory, make)
+                samples[case, native].append((run.wall_time_s, run.counters["events"], inside[0] / run.wall_time_s))
     rows = []
     for case in runs:
         name = {"parking": "parking lot", "fig5.7": "fig5.7.toml", "fct": "fct"}[case[0]]
         row = {"run": name, "capacity_bps": case[1] or None, "size": case[2], "events": samples[case, True][0][1]}
         for native, label in ((False, "python"), (True, "c")):
-            wall = _median([w for w, _ in samples[case, native]])
+            wall = _median([w for w, _, _ in samples[case, native]])
             row[f"{label}_wall_s"] = round(wall, 3)
             row[f"{label}_ns_per_event"] = round(1e9 * wall / row["events"], 1)
+            row[f"{label}_c_share"] = round(_median([c for _, _, c in samples[case, native]]), 3)
         row["speed_up"] = round(row["python_wall_s"] / row["c_wall_s"], 2)
         rows.append(row)
     return rows

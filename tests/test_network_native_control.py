@@ -8,13 +8,12 @@ import math
 import numpy as np
 import pytest
 
+from rcpstab.network import fig57
 from rcpstab.packet.protocols import get_protocol
 from rcpstab.packet.routers.rcp.control import RcpController
-from rcpstab.packet.simulator.topofile import load_topology, parse_topology
+from rcpstab.packet.simulator.topofile import parse_topology
 
 npr = importlib.import_module("rcpstab.cosim.network_packet_run")  # rcpstab.cosim is also a function
-
-FIG57 = load_topology(__file__.rsplit("/tests/", 1)[0] + "/examples/topologies/fig5.7.toml")
 
 
 def parking(capacity_bps=10e6, delay_s=0.01):
@@ -27,13 +26,13 @@ def parking(capacity_bps=10e6, delay_s=0.01):
 
 
 def run(spec, *, native, monkeypatch, **kwargs):
-    """One run, the control paths in C (``native``) or in Python at every expiry; returns the run and whether
-    it went natively."""
+    """One run of a topology file (None: the Fig. 5.7 network, ``run_network``), the control paths in C
+    (``native``) or in Python at every expiry; returns the run and whether it went natively."""
     went = []
     choose = npr._native_network
     with monkeypatch.context() as m:
         m.setattr(npr, "_native_network", lambda *a: went.append(choose(*a) if native else False) or went[-1])
-        result = npr.run_topology(spec, **kwargs)
+        result = npr.run_topology(spec, **kwargs) if spec is not None else npr.run_network(fig57(), **kwargs)
     return result, went[0]
 
 
@@ -69,10 +68,11 @@ def test_a_parking_lot_with_changing_flows_runs_the_same_in_c(protocol, capacity
 
 @pytest.mark.parametrize("protocol", ["rcp", "xcp", "rcpac"])
 def test_fig57_runs_the_same_in_c(protocol, monkeypatch):
-    """Fig. 5.7: three ports on different timers (XCP's L2 on a 20 s one: no expiry in the run)."""
+    """Fig. 5.7's network (the preset, equal to examples/topologies/fig5.7.toml): three ports on different
+    timers (XCP's L2 on a 20 s one: no expiry in the run)."""
     kwargs = dict(alpha=0.4, beta=0.226, t_end=3.0, protocol=protocol)
-    c, native = run(FIG57, native=True, monkeypatch=monkeypatch, **kwargs)
-    py, _ = run(FIG57, native=False, monkeypatch=monkeypatch, **kwargs)
+    c, native = run(None, native=True, monkeypatch=monkeypatch, **kwargs)
+    py, _ = run(None, native=False, monkeypatch=monkeypatch, **kwargs)
     assert native
     assert_same_run(c, py)
 
