@@ -74,6 +74,25 @@ def test_the_c_control_path_gives_the_python_loops_run_to_the_bit(case, monkeypa
     assert len(c.trace) > 40 and c.counters["sent"] == c.counters["delivered"] + c.counters["dropped"] + c.counters["in_flight"]
 
 
+SLOW_ARRIVALS = dict(capacity_bps=1e5, rtt_s=0.1, load=0.5, sizes=parse_sizes("fixed:size=10"), n_flows=800, alpha=0.4, beta=0.2)
+
+
+def test_arrivals_over_more_than_one_calls_span_are_split_over_calls(monkeypatch):
+    """A chunk of arrivals spread over more than 2**40 ns (18 minutes; 0.1 Mb/s, a flow every 1.6 s): the native
+    path splits it over several calls (one call would be refused)."""
+    monkeypatch.setattr(fr, "CHUNK_FLOWS", 700)  # the first chunk's arrivals span 1,100 s
+    c, native = run(native=True, monkeypatch=monkeypatch, **SLOW_ARRIVALS)
+    assert native and c.window_s[1] - c.window_s[0] > 2**40 / 1e9 and len(c.records) == 800
+
+
+@pytest.mark.slow
+def test_arrivals_over_more_than_one_calls_span_run_the_same(monkeypatch):
+    monkeypatch.setattr(fr, "CHUNK_FLOWS", 700)
+    c, _ = run(native=True, monkeypatch=monkeypatch, **SLOW_ARRIVALS)
+    py, _ = run(native=False, monkeypatch=monkeypatch, **SLOW_ARRIVALS)
+    assert_same_run(c, py)
+
+
 def test_a_cut_short_drain_leaves_flows_unfinished_in_both(monkeypatch):
     """The stop rule at the drain's end, not only at the last completion, runs in C."""
     kwargs = dict(CASES["drain cut short"], alpha=0.4, beta=0.226, seed=11)

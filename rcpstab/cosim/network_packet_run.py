@@ -37,6 +37,7 @@ from ..network.fluid import INITIAL_LOAD, NetworkRun
 from ..network.topology import FlowGroup, Network
 from ..network.topology import Link as NetLink
 from ..packet.protocols import get_protocol
+from ..packet.protocols.base import MAX_NATIVE_SPAN_NS
 from ..packet.simulator.run import NS_PER_S, build_simulator, check_inputs, make_controller
 from ..packet.simulator.topofile import UNBOUNDED_BUFFER_BYTES, TopologySpec, load_topology
 from ..packet.simulator.topology import Link, Topology, request_field
@@ -49,8 +50,6 @@ transient queues add tens of seconds to Fig. 5.7's 20 s) counts, only all ones (
 NETWORK_RWND_PACKETS = 1 << 20
 """Receiver window, packets: the default 4096 would cap a 20 s flow at 2.5 Mb/s."""
 BITS_PER_BYTE = 8
-MAX_NATIVE_SPAN_NS = 1 << 40
-"""Simulated time one call of the native control paths may cover, ns (the C entry point's limit)."""
 TRACE_FIELDS = ("t", "R_over_C", "queue_bytes", "avg_rtt_s", "rtt_sample_s", "interval_s", "utilization")
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..packet.hosts.flow_traffic import ArrivalProcess, SizeDistribution
+from ..packet.protocols.base import MAX_NATIVE_SPAN_NS
 from ..packet.routers.rcp import control as rcp_control
 from ..packet.routers.rcp.control import RcpController, rate_register
 from ..packet.simulator.topology import TCP_HEADER_BYTES
@@ -40,7 +41,6 @@ WARMUP_FRACTION = 0.1  # first arrivals left out of the time averages (empty sta
 LITTLE_BATCHES = 20  # batch means for the standard error of the mean number of flows
 RECORD_DTYPE = np.dtype([(name, np.int64) for name in RECORD_FIELDS])
 SAMPLE_FIELDS = 9  # per control interval: its length ns, flows, tx bytes, drops, offered, queue, R/C, input bytes, avg_rtt
-MAX_NATIVE_SPAN_NS = 1 << 40  # simulated time one call of the native control path may cover, ns
 
 
 @dataclass
@@ -477,7 +477,7 @@ def run_flows(
                 NS_PER_S * (drain_s if drain_s is not None else _default_drain_s(feed.largest, packet_bytes, capacity_bps, rtt_s))
             )
         if native:  # App. F in C at every expiry the arrivals handed over cover (the same bits), then back here
-            limit = feed.last_ns if not feed.done else t_ns + MAX_NATIVE_SPAN_NS
+            limit = min(feed.last_ns, t_ns + MAX_NATIVE_SPAN_NS) if not feed.done else t_ns + MAX_NATIVE_SPAN_NS
             table, t_ns, interval_ns, ctrl.rate, ctrl.avg_rtt, stopped = sim.rcp_intervals(
                 t_ns,
                 interval_ns,

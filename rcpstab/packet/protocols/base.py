@@ -21,10 +21,12 @@ from ..hosts.senders import SENDERS
 from ..routers.port_ops import DATAPATH_CODES
 from ..wire.rcp_header import HEADER_LEN
 
-__all__ = ["NS_PER_MS", "NS_PER_S", "SENDERS", "PacketProtocol", "PortService", "window_service"]
+__all__ = ["MAX_NATIVE_SPAN_NS", "NS_PER_MS", "NS_PER_S", "SENDERS", "PacketProtocol", "PortService", "window_service"]
 
 NS_PER_S = 1_000_000_000
 NS_PER_MS = 1_000_000
+MAX_NATIVE_SPAN_NS = 1 << 40
+"""Simulated time one call of a native control path may cover, ns (the C entry points refuse more)."""
 
 
 class PortService(NamedTuple):
