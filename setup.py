@@ -35,7 +35,10 @@ setup(
             # the flow simulator shares the event queue and the R-TCP host with the packet simulator
             sources=[FLOWS + "flows_module.c", FLOWS + "flows.c", PACKET + "events.c"],
             depends=[FLOWS + "flows.h", COMMON + "domains.h"]
-            + [PACKET + h for h in ("rcp_header.h", "rcp_port.h", "events.h", "rtcp_host.h")],
+            + [
+                PACKET + h
+                for h in ("rcp_header.h", "rcp_port.h", "events.h", "rtcp_host.h", "control.h", "xcp_port.h", "xcp_header.h")
+            ],
             include_dirs=[PACKET, COMMON],
             extra_compile_args=["-O2", "-std=c11"],
         ),

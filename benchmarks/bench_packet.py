@@ -16,8 +16,12 @@ run in C with the event loop), the rest being Python per interval or per window 
 ``--control-path`` compares, in one run, the control path in Python at every expiry with the native one,
 for RCP, XCP and RCP-AC at 10 Mb/s and 1 Gb/s (three interleaved repeats, medians).
 
+``--network-control-path`` does the same for multi-link runs (a three-link parking lot at 10 Mb/s and 1 Gb/s,
+and Fig. 5.7's topology file; RCP, the control path of every port) and for the flow simulator of ``rcpstab fct``
+(App. F every Tr, at 10 Mb/s and 2.4 Gb/s): Python at every expiry against C, three interleaved repeats, medians.
+
 Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3] [--flows-scaling]
-                                         [--low-speed [--protocol NAME]] [--control-path]
+                                         [--low-speed [--protocol NAME]] [--control-path] [--network-control-path]
 """
 
 from __future__ import annotations
@@ -177,6 +181,81 @@ def control_path(protocols=("rcp", "xcp", "rcpac"), runs=CONTROL_PATH_RUNS, repe
     return rows
 
 
+def _parking(capacity_bps: float):
+    """Three links of ``capacity_bps``, 10 ms each; three flows over all of them and two per link that start and stop."""
+    from rcpstab.packet.simulator.topofile import parse_topology
+
+    links = [dict(name=f"L{i}", capacity_bps=capacity_bps, delay_s=0.01, buffer_bytes="bdp") for i in range(1, 4)]
+    flows = [dict(name="long", count=3, path=["L1", "L2", "L3"])]
+    flows += [dict(name=f"s{i}", count=2, path=[f"L{i}"], start_s=1.0 * i, stop_s=6.0 + i) for i in range(1, 4)]
+    return parse_topology(dict(name=f"parking lot {capacity_bps:g} b/s", links=links, flows=flows))
+
+
+def _network_case(case):
+    """(run, the module with the native switch and the simulator factory, the switch's name, the factory's name)
+    of a network or fct case."""
+    import importlib
+    from pathlib import Path
+
+    if case[0] == "fct":
+        from rcpstab.packet.hosts.flow_traffic import parse_sizes
+
+        module = importlib.import_module("rcpstab.fct.flow_run")
+        sizes = parse_sizes("pareto:mean=25,shape=1.2")
+        return (
+            lambda: module.run_flows(0.4, 0.2, capacity_bps=case[1], rtt_s=0.1, load=0.8, sizes=sizes, n_flows=case[2], seed=1),
+            module,
+            "_native",
+            "make_flow_simulator",
+        )
+    module = importlib.import_module("rcpstab.cosim.network_packet_run")
+    spec = _parking(case[1]) if case[0] == "parking" else str(Path(__file__).parents[1] / "examples/topologies/fig5.7.toml")
+    return (lambda: module.run_topology(spec, 0.4, 0.2, case[2])), module, "_native_network", "build_simulator"
+
+
+# (kind, capacity b/s, simulated seconds or flows): ~0.2-2M events each
+NETWORK_CONTROL_PATH_RUNS = (
+    ("parking", 10e6, 30.0),
+    ("parking", 1e9, 1.0),
+    ("fig5.7", 0.0, 20.0),
+    ("fct", 10e6, 4000),
+    ("fct", 2.4e9, 20000),
+)
+
+
+def network_control_path(runs=NETWORK_CONTROL_PATH_RUNS, repeat: int = 3) -> list[dict]:
+    """Multi-link packet runs and flow-simulator runs with the control path in Python at every expiry (before)
+    and in C (after): wall seconds, ns per event, the share of the wall time inside C (the event loop and the
+    native control path) and the speed-up, medians of ``repeat`` interleaved repeats."""
+    samples: dict = {(case, native): [] for case in runs for native in (False, True)}
+    for _ in range(repeat):
+        for case in runs:
+            go, module, switch, factory = _network_case(case)
+            choose, make = getattr(module, switch), getattr(module, factory)
+            for native in (False, True):
+                inside = [0.0]
+                setattr(module, switch, choose if native else (lambda *a: False))
+                setattr(module, factory, lambda *a, _make=make, _inside=inside, **k: _TimedSimulator(_make(*a, **k), _inside))
+                try:
+                    run = go()
+                finally:
+                    setattr(module, switch, choose)
+                    setattr(module, factory, make)
+                samples[case, native].append((run.wall_time_s, run.counters["events"], inside[0] / run.wall_time_s))
+    rows = []
+    for case in runs:
+        name = {"parking": "parking lot", "fig5.7": "fig5.7.toml", "fct": "fct"}[case[0]]
+        row = {"run": name, "capacity_bps": case[1] or None, "size": case[2], "events": samples[case, True][0][1]}
+        for native, label in ((False, "python"), (True, "c")):
+            wall = _median([w for w, _, _ in samples[case, native]])
+            row[f"{label}_wall_s"] = round(wall, 3)
+            row[f"{label}_ns_per_event"] = round(1e9 * wall / row["events"], 1)
+            row[f"{label}_c_share"] = round(_median([c for _, _, c in samples[case, native]]), 3)
+        row["speed_up"] = round(row["python_wall_s"] / row["c_wall_s"], 2)
+        rows.append(row)
+    return rows
+
+
 def ns3_worker(t_end: float) -> None:
     """Run the ns-3 dumbbell and print its figures as JSON (called in a subprocess)."""
     from ns import ns
@@ -260,7 +339,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the control path in Python vs in C, at 10 Mb/s and 1 Gb/s (one JSON line per case)",
     )
+    parser.add_argument(
+        "--network-control-path",
+        action="store_true",
+        help="only multi-link and flow-simulator runs with the control path in Python vs in C (one JSON line per case)",
+    )
     args = parser.parse_args(argv)
+    if args.network_control_path:
+        for row in network_control_path():
+            print(json.dumps(row))
+        return 0
     if args.control_path:
         for row in control_path():
             print(json.dumps(row))

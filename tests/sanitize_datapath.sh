@@ -12,6 +12,8 @@
 # tests/test_reliability_flows.py does the same for the flow simulator: every entry point with the
 # values at and beyond each bound of the one integer table, empty and unaligned buffers, and two
 # threads calling random entry points of one FlowSimulator (RCPSTAB_HAMMER_S seconds).
+# The native control paths' twin tests (tests/test_network_native_control.py, tests/test_fct_native_control.py)
+# run against the same build.
 # tests/test_reliability_flows.py::test_sanitizer_run runs this script (a slow test).
 # Usage: tests/sanitize_datapath.sh [extra pytest args]
 set -euo pipefail
@@ -25,7 +27,9 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 CFLAGS="$san" LDFLAGS="$san" python setup.py -q build_ext --inplace 2>/dev/null
 # Refuse to report success for a build that is not instrumented.
 for so in rcpstab/packet/_datapath*.so rcpstab/fct/_flows*.so; do
-    nm -D "$so" | grep -q __asan_report_load && nm -D "$so" | grep -q __ubsan_handle || { echo "not instrumented: $so"; exit 1; }
+    # nm's output read whole first: grep -q closing the pipe early made nm die of SIGPIPE, which pipefail reported
+    syms=$(nm -D "$so")
+    grep -q __asan_report_load <<<"$syms" && grep -q __ubsan_handle <<<"$syms" || { echo "not instrumented: $so"; exit 1; }
 done
 # The interpreter is not built with ASan, so the runtime must be loaded first.
 export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
@@ -43,4 +47,5 @@ PY
 export RCPSTAB_HAMMER_S=${RCPSTAB_HAMMER_S:-5}
 python -m pytest -q -p no:cacheprovider -m "not slow" tests/test_reference_datapath.py tests/test_reference_sim.py \
     tests/test_reference_xcp.py tests/test_reference_rcpac.py tests/test_reliability_cext.py \
-    tests/test_reliability_flows.py tests/test_fct_rate_refresh.py "$@"
+    tests/test_reliability_flows.py tests/test_fct_rate_refresh.py tests/test_network_native_control.py \
+    tests/test_fct_native_control.py "$@"

@@ -214,6 +214,30 @@ def test_every_entry_point_survives_hostile_arguments():
                 pass
         rows = getattr(sim, method)(*args)[0]  # and a valid one runs: rows up to 10 ms
         assert 1 <= len(rows) <= 10 and all(len(row) == 7 for row in rows)
+    # network_intervals: hostile protocol names, limits, port lists and each field of a port (the controller
+    # arguments as above, through the same parsers)
+    for method, args in good.items():
+        protocol = method.split("_")[0]
+        port = (0, 0, 1_000_000, 0.1, args[4:])
+        bad_ports = [[(0, 0, 1_000_000, 0.1, args[4:])] * 2, [port] * 9, [list(port)], [port[:4]], [port + (1,)]]
+        for i, value in times[:6] + [(3, float("nan")), (3, -1.0), (3, "x"), (4, ()), (4, args[4:-1]), (0, -1), (0, 99)]:
+            hostile = list(port)
+            hostile[i] = value
+            bad_ports.append([tuple(hostile)])
+        for j in range(len(args) - 4):
+            for value in reals + ["x", 2**70]:
+                params = list(args[4:])
+                params[j] = value
+                bad_ports.append([(0, 0, 1_000_000, 0.1, tuple(params))])
+        for ports in bad_ports:
+            for name, limit in ((protocol, 10_000_000), (protocol, -1), (protocol, 2**45), ("plain", 10_000_000), ("", 0)):
+                try:
+                    sim.network_intervals(name, limit, ports)
+                except ALLOWED:
+                    pass
+        ((rows, *_),) = sim.network_intervals(protocol, 10_000_000, [port])  # and a valid one runs
+        assert 1 <= len(rows) // (7 * 8) <= 10
+    covered.add("Simulator.network_intervals")
     for function in ("receiver_echo", "xcp_receiver_echo"):
         for args in HOSTILE + [(b"",), (PACKET,), (bytes(20),)]:
             try:
@@ -229,7 +253,7 @@ def test_every_entry_point_survives_hostile_arguments():
         if callable(getattr(_datapath, n)) and not n.startswith("_") and not isinstance(getattr(_datapath, n), type)
     }
     assert covered == public
-    assert len(public) == 26  # a new entry point must get here too (and into the sanitizer run)
+    assert len(public) == 27  # a new entry point must get here too (and into the sanitizer run)
 
 
 @pytest.mark.parametrize(

@@ -238,6 +238,7 @@ def test_every_entry_point_survives_hostile_arguments_initialised_or_not():
         "take_records",
         "counters",
         "n_active",
+        "rcp_intervals",
         "__init__",
     }  # a new entry point must get here too
     live = FlowSimulator(**ARGS)
@@ -255,6 +256,23 @@ def test_every_entry_point_survives_hostile_arguments_initialised_or_not():
     live.add_arrivals(*arrivals([10**9], [3]))
     live.run_until(4 * 10**9)
     assert live.counters()["completed"] == 1
+    # rcp_intervals takes its arguments by position: hostile values in each (times out of t_ns's and interval_ns's
+    # range or over 2^40 ns apart, a negative flow count, NaN/inf gains, a zero RTT, a bad mtu), on a fresh
+    # simulator and on a bare one
+    good = (0, 10**7, 10**8, False, 0, 0, 1250.0, 0.4, 0.2, 1.0, 100.0, 100.0, 1000, True)
+    bad = [(0, -1), (0, 2**61), (1, 0), (1, -5), (1, 2**61), (2, -1), (2, 2**45), (4, -1), (4, 2**70), (5, -1), (5, 2**61)]
+    bad += [(j, r) for j in range(6, 12) for r in (float("nan"), float("inf"), float("-inf"), 0.0, -1.0)]
+    bad += [(12, v) for v in (0, 11, 2**30, 1.5)] + [(j, "x") for j in range(len(good))] + [(len(good), 0)]
+    for sim in (FlowSimulator(**ARGS), FlowSimulator.__new__(FlowSimulator)):
+        for i, value in bad:
+            hostile = list(good)
+            hostile[i : i + 1] = [value]
+            try:
+                sim.rcp_intervals(*hostile)
+            except (TypeError, ValueError, RuntimeError):
+                pass
+    samples = FlowSimulator(**ARGS).rcp_intervals(*good)[0]  # and a valid one runs: ten 10 ms intervals
+    assert len(samples) == 10 * 9 * 8
 
 
 def hammer(seconds=1.0, seed=0):

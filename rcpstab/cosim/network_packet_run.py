@@ -10,7 +10,9 @@ App. F line 13), made, loaded, serviced and read by the protocol as in
 :func:`~rcpstab.packet.simulator.run.run_scenario`; the trace holds, at every expiry,
 R/C (NaN for a router without a rate, XCP), the input rate over C, the queue, the RTT
 estimate (RCP: avg_rtt, eq. 5.17; NaN if the protocol keeps none) and the interval's
-packet-average RTT d_T (eq. 5.16).
+packet-average RTT d_T (eq. 5.16). On the C backend, the bundled controller classes run their
+control paths in C with the event loop (:meth:`~rcpstab.packet.protocols.base.PacketProtocol.native_network_intervals`,
+the same bits), so Python runs once per flow sample, not at every expiry of every port.
 
 Set-up shared with the fluid model (:func:`rcpstab.network.simulate_network`): every
 router starts at R/C = :data:`~rcpstab.network.fluid.INITIAL_LOAD` * eta with avg_rtt the
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -34,6 +37,7 @@ from ..network.fluid import INITIAL_LOAD, NetworkRun
 from ..network.topology import FlowGroup, Network
 from ..network.topology import Link as NetLink
 from ..packet.protocols import get_protocol
+from ..packet.protocols.base import MAX_NATIVE_SPAN_NS
 from ..packet.simulator.run import NS_PER_S, build_simulator, check_inputs, make_controller
 from ..packet.simulator.topofile import UNBOUNDED_BUFFER_BYTES, TopologySpec, load_topology
 from ..packet.simulator.topology import Link, Topology, request_field
@@ -154,6 +158,13 @@ class PacketNetworkRun:
             target_rate=self.network.max_min_rates(self.eta)[1],
             target_rtt=self.network.equilibrium_rtt(self.eta),
         )
+
+
+def _native_network(backend: str, proto: Any, controllers: dict[int, Any]) -> bool:
+    """Whether the run's control paths go in C: the C backend, and the protocol computes every controller's
+    updates in C to the bit (:meth:`~rcpstab.packet.protocols.base.PacketProtocol.runs_natively`: the exact
+    bundled classes; a subclass runs its own Python at every expiry)."""
+    return backend == "c" and bool(controllers) and all(proto.runs_natively(ctrl) for ctrl in controllers.values())
 
 
 def network_topology(net: Network, protocol: str = "rcp") -> tuple[Topology, list[tuple[int, int]]]:
@@ -324,35 +335,53 @@ def _run(
     # per-flow samples: stopping the event loop at extra times does not change its order of events
     window_ns = int(round(flow_sample_s * NS_PER_S))
     next_window, flow_t, delivered = window_ns, [], []
-    while (t_next := min(min(next_tick.values()), next_window)) <= t_end_ns:
-        sim.run_until(t_next)
-        if t_next == next_window:
-            flow_t.append(t_next / NS_PER_S)
-            delivered.append(sim.flow_stats()[0])
-            next_window += window_ns
-        for li, ctrl in controllers.items():
-            if next_tick[li] != t_next:
-                continue
-            next_ns, rate, utilization, registers = proto.service(sim, li, ctrl, interval_ns[li])
-            if registers["rtt_count"]:
-                sample[li] = registers["rtt_sum"] / registers["rtt_count"] / 1000
-            rows[li].append(
-                (
-                    t_next / NS_PER_S,
-                    rate,
-                    registers["queue_bytes"],
-                    proto.avg_rtt_s(ctrl),
-                    sample[li],
-                    interval_ns[li] / NS_PER_S,
-                    utilization,
+    if _native_network(backend, proto, controllers):
+        # the control paths in C (the same bits), Python once per flow sample
+        chunks: dict[int, list[np.ndarray]] = {li: [] for li in controllers}
+        while True:
+            limit = min(next_window, t_end_ns, min(next_tick.values()) + MAX_NATIVE_SPAN_NS)
+            ports = [(li, ctrl, next_tick[li], interval_ns[li], sample[li]) for li, ctrl in controllers.items()]
+            for (li, *_), (table, next_tick[li], interval_ns[li], sample[li]) in zip(
+                ports, proto.native_network_intervals(sim, ports, limit)
+            ):
+                chunks[li].append(table)
+            if limit == next_window:
+                sim.run_until(next_window)  # a no-op when an expiry fell on it
+                flow_t.append(next_window / NS_PER_S)
+                delivered.append(sim.flow_stats()[0])
+                next_window += window_ns
+            elif limit == t_end_ns:
+                break
+        tables = {li: np.concatenate(c) for li, c in chunks.items()}
+    else:
+        while (t_next := min(min(next_tick.values()), next_window)) <= t_end_ns:
+            sim.run_until(t_next)
+            if t_next == next_window:
+                flow_t.append(t_next / NS_PER_S)
+                delivered.append(sim.flow_stats()[0])
+                next_window += window_ns
+            for li, ctrl in controllers.items():
+                if next_tick[li] != t_next:
+                    continue
+                next_ns, rate, utilization, registers = proto.service(sim, li, ctrl, interval_ns[li])
+                if registers["rtt_count"]:
+                    sample[li] = registers["rtt_sum"] / registers["rtt_count"] / 1000
+                rows[li].append(
+                    (
+                        t_next / NS_PER_S,
+                        rate,
+                        registers["queue_bytes"],
+                        proto.avg_rtt_s(ctrl),
+                        sample[li],
+                        interval_ns[li] / NS_PER_S,
+                        utilization,
+                    )
                 )
-            )
-            interval_ns[li] = next_ns
-            next_tick[li] = t_next + next_ns
+                interval_ns[li] = next_ns
+                next_tick[li] = t_next + next_ns
+        tables = {li: np.array(r, float).reshape(-1, len(TRACE_FIELDS)) for li, r in rows.items()}
     sim.run_until(t_end_ns)
-    traces = {
-        net.links[li].name: dict(zip(TRACE_FIELDS, np.array(r, float).reshape(-1, len(TRACE_FIELDS)).T)) for li, r in rows.items()
-    }
+    traces = {net.links[li].name: dict(zip(TRACE_FIELDS, table.T)) for li, table in tables.items()}
     return PacketNetworkRun(
         network=net,
         alpha=alpha,

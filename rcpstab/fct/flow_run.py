@@ -1,5 +1,7 @@
 """Run flow-level traffic through one RCP bottleneck: the C flow simulator (or its Python
-twin) between timer expiries, the App. F control path in Python at each expiry.
+twin) between timer expiries, the App. F control path at each expiry: in Python, or on the C
+backend in C with the event loop (``FlowSimulator.rcp_intervals``, ``packet/csrc/control.h``'s
+expiry, the same bits), so that Python runs once per chunk of arrivals, not once per interval.
 
 The set-up is thesis Ch. 4's single bottleneck: capacity C, round-trip propagation delay
 RTPD split evenly between the data and the ACK direction, a drop-tail buffer of
@@ -21,6 +23,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..packet.hosts.flow_traffic import ArrivalProcess, SizeDistribution
+from ..packet.protocols.base import MAX_NATIVE_SPAN_NS
+from ..packet.routers.rcp import control as rcp_control
 from ..packet.routers.rcp.control import RcpController, rate_register
 from ..packet.simulator.topology import TCP_HEADER_BYTES
 from .flows_py import RECORD_FIELDS, PyFlowSimulator
@@ -36,6 +40,7 @@ CHUNK_FLOWS = 4096  # arrivals drawn per chunk
 WARMUP_FRACTION = 0.1  # first arrivals left out of the time averages (empty start)
 LITTLE_BATCHES = 20  # batch means for the standard error of the mean number of flows
 RECORD_DTYPE = np.dtype([(name, np.int64) for name in RECORD_FIELDS])
+SAMPLE_FIELDS = 9  # per control interval: its length ns, flows, tx bytes, drops, offered, queue, R/C, input bytes, avg_rtt
 
 
 @dataclass
@@ -459,12 +464,43 @@ def run_flows(
     rate_per_s = n_flows / start_s[-1] if start_s[-1] > 0 else float("nan")
     feed = _ArrivalFeed(sim, start_s, size_pkts, warm_index)
     chunks: list[np.ndarray] = []
-    samples: list[tuple] = []  # dt, n, tx, drops, offered, queue, R/C, input bytes of the interval
+    samples: list[tuple] = []  # dt, n, tx, drops, offered, queue, R/C, input bytes of the interval, avg_rtt
+    tables: list[np.ndarray] = []  # the same, as the native control path returns them
     interval_ns = int(round(ctrl.interval * NS_PER_MS))
     t_ns, t_cap_ns = 0, None
+    native = _native(backend, ctrl, fixed_rate_bps)
     while True:
         t_next = t_ns + interval_ns
         feed.cover(t_next)
+        if feed.done and t_cap_ns is None:
+            t_cap_ns = feed.last_ns + int(
+                NS_PER_S * (drain_s if drain_s is not None else _default_drain_s(feed.largest, packet_bytes, capacity_bps, rtt_s))
+            )
+        if native:  # App. F in C at every expiry the arrivals handed over cover (the same bits), then back here
+            limit = min(feed.last_ns, t_ns + MAX_NATIVE_SPAN_NS) if not feed.done else t_ns + MAX_NATIVE_SPAN_NS
+            table, t_ns, interval_ns, ctrl.rate, ctrl.avg_rtt, stopped = sim.rcp_intervals(
+                t_ns,
+                interval_ns,
+                limit,
+                feed.done,
+                n_flows,
+                t_cap_ns or 0,
+                ctrl.link_rate,
+                ctrl.alpha,
+                ctrl.beta,
+                ctrl.eta,
+                ctrl.rate,
+                ctrl.avg_rtt,
+                ctrl.mtu,
+                router_rtt == "measured",
+            )
+            tables.append(np.frombuffer(table, dtype=float).reshape(-1, SAMPLE_FIELDS))
+            records = sim.take_records()
+            if records:
+                chunks.append(np.frombuffer(records, dtype=RECORD_DTYPE))
+            if stopped:
+                break
+            continue
         sim.run_until(t_next)
         registers = sim.registers()
         if fixed_rate_bps is None:
@@ -493,14 +529,11 @@ def run_flows(
         if records:
             chunks.append(np.frombuffer(records, dtype=RECORD_DTYPE))
         t_ns, interval_ns = t_next, max(int(round(next_tr * NS_PER_MS)), 1)
-        if feed.done and t_cap_ns is None:
-            t_cap_ns = feed.last_ns + int(
-                NS_PER_S * (drain_s if drain_s is not None else _default_drain_s(feed.largest, packet_bytes, capacity_bps, rtt_s))
-            )
         if feed.done and (c["completed"] == n_flows or t_ns >= t_cap_ns):
             break
+    sampled = np.concatenate(tables) if native else np.array(samples, dtype=float).reshape(-1, SAMPLE_FIELDS)
     records = np.concatenate(chunks) if chunks else np.empty(0, dtype=RECORD_DTYPE)
-    window = _window_stats(samples, feed.warm_ns, feed.last_ns, capacity_bps)
+    window = _window_stats(sampled, feed.warm_ns, feed.last_ns, capacity_bps)
     span_s = (feed.last_ns - feed.warm_ns) / NS_PER_S
     measured_load = feed.window_pkts * packet_bytes * 8 / (capacity_bps * span_s) if span_s > 0 else float("nan")
     return FlowRun(
@@ -524,7 +557,7 @@ def run_flows(
         wall_time_s=time.perf_counter() - wall_start,
         backend=backend,
         **window,
-        trace=_trace(samples) if keep_trace else None,
+        trace=_trace(sampled) if keep_trace else None,
     )
 
 
@@ -540,14 +573,19 @@ TRACE_DTYPE = np.dtype(
 )
 
 
-def _trace(samples) -> np.ndarray:
-    a = np.array(samples, dtype=float)
+def _trace(a: np.ndarray) -> np.ndarray:
     out = np.empty(len(a), dtype=TRACE_DTYPE)
     out["t_s"] = np.cumsum(a[:, 0]) / NS_PER_S
     out["n_active"], out["queue_bytes"], out["R_over_C"] = a[:, 1], a[:, 5], a[:, 6]
     out["input_bps"] = a[:, 7] * 8 / (a[:, 0] / NS_PER_S)
     out["avg_rtt_ms"] = a[:, 8]
     return out
+
+
+def _native(backend: str, ctrl: RcpController, fixed_rate_bps: float | None) -> bool:
+    """Whether the run's control path goes in C (``FlowSimulator.rcp_intervals``, the same bits): the C backend,
+    App. F's exact controller class (a subclass runs its own Python update), and no fixed rate."""
+    return backend == "c" and fixed_rate_bps is None and type(ctrl) is rcp_control.RcpController
 
 
 def _default_drain_s(largest_pkts, packet_bytes, capacity_bps, rtt_s) -> float:
@@ -557,8 +595,7 @@ def _default_drain_s(largest_pkts, packet_bytes, capacity_bps, rtt_s) -> float:
     return 100 * rtt_s + largest_pkts * packet_bytes * 8 / (0.01 * capacity_bps)
 
 
-def _window_stats(samples, warm_ns, last_ns, capacity_bps) -> dict:
-    a = np.array(samples, dtype=float)
+def _window_stats(a: np.ndarray, warm_ns, last_ns, capacity_bps) -> dict:
     ends = np.cumsum(a[:, 0])
     inside = (ends > warm_ns) & (ends <= last_ns)
     idx = np.flatnonzero(inside)

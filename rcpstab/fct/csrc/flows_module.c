@@ -4,6 +4,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "control.h"
 #include "domains.h"
 #include "flows.h"
 
@@ -15,7 +16,7 @@
  * 32-bit registers. */
 enum {
     I_CAPACITY, I_DELAY, I_BUFFER, I_DATA_SIZE, I_CTRL_SIZE, I_WINDOW_DENOMINATOR, I_RWND, I_REQUEST, I_START, I_SIZE,
-    I_T, I_RATE, I_INPUT_BYTES, I_RTT_SUM, I_RTT_COUNT, N_INTEGERS
+    I_T, I_RATE, I_INPUT_BYTES, I_RTT_SUM, I_RTT_COUNT, I_INTERVAL, N_INTEGERS
 };
 static int_domain D[N_INTEGERS] = {
     [I_CAPACITY] = {"capacity_bps", 1, LLONG_MAX},
@@ -33,6 +34,7 @@ static int_domain D[N_INTEGERS] = {
     [I_INPUT_BYTES] = {"input_bytes", 0, LLONG_MAX},
     [I_RTT_SUM] = {"rtt_sum", 0, LLONG_MAX},
     [I_RTT_COUNT] = {"rtt_count", 0, LLONG_MAX},
+    [I_INTERVAL] = {"interval_ns", 1, 1LL << 60},
 };
 
 typedef struct {
@@ -269,6 +271,97 @@ static PyObject *FlowSimulator_n_active(FlowSimulatorObject *self, PyObject *Py_
     return PyLong_FromLongLong(self->ready ? (long long)self->sim.n_active : 0);
 }
 
+enum { FLOW_SAMPLE = 9 }; /* flow_run.py's samples: interval ns, n_active, tx bytes, dropped, offered, queue,
+                           R/C, input bytes, avg_rtt ms */
+#define MAX_INTERVALS_SPAN_NS (1LL << 40) /* 18 minutes of simulated time per call */
+
+/* Every App. F expiry (control.h's rcp_expiry, RcpController.service to the bit) after t_ns, each after running
+ * the simulation to it, while the next one is at most limit_ns; with ``stop``, also until done_flows flows have
+ * completed or an expiry at or after done_ns. Appends a sample per expiry to *buf; returns 1 when a stop rule
+ * ended it, 0 when the limit did, -1 on out-of-memory. */
+static int flow_intervals(FlowSimulatorObject *self, long long *t, long long *interval, long long limit, int stop,
+                          long long done_flows, long long done_ns, appf_ctl *c, int measured, double **buf,
+                          Py_ssize_t *n, Py_ssize_t *cap)
+{
+    fl_sim *s = &self->sim;
+    rcp_port *p = &s->links[FL_FWD].port;
+    while (*t + *interval <= limit) {
+        long long t_next = *t + *interval;
+        int rc;
+        Py_BEGIN_ALLOW_THREADS
+        rc = fl_run_until(s, t_next);
+        Py_END_ALLOW_THREADS
+        if (rc < 0)
+            return -1;
+        if (!measured) /* router_rtt="propagation": no RTT samples, avg_rtt stays at its prior */
+            p->rtt_sum = p->rtt_count = 0;
+        uint64_t queue_bytes = p->queue_bytes, input_bytes = p->input_bytes; /* read before the writes */
+        control_row row;
+        double next_ns = rcp_expiry(c, p, NULL, *interval, &row);
+        if (*n == *cap) {
+            Py_ssize_t grown_cap = *cap ? 2 * *cap : 256;
+            double *grown = PyMem_Realloc(*buf, (size_t)grown_cap * FLOW_SAMPLE * sizeof *grown);
+            if (!grown)
+                return -1;
+            *buf = grown;
+            *cap = grown_cap;
+        }
+        fl_link *f = &s->links[FL_FWD];
+        const double sample[FLOW_SAMPLE] = {(double)*interval,     (double)s->n_active,   (double)f->tx_bytes,
+                                            (double)f->port.dropped, (double)f->arrivals, (double)queue_bytes,
+                                            row.rate_over_c,       (double)input_bytes,   c->avg_rtt};
+        memcpy(*buf + (*n)++ * FLOW_SAMPLE, sample, sizeof sample);
+        *t = t_next;
+        /* run_flows' max(round(next), 1); NaN -> 1 ns and beyond any run -> 2**60 ns, with no undefined cast */
+        *interval = !(next_ns >= 1.0) ? 1 : (next_ns > (double)(1LL << 60) ? 1LL << 60 : (long long)next_ns);
+        if (stop && (s->completed == done_flows || *t >= done_ns))
+            return 1;
+    }
+    return 0;
+}
+
+/* rcp_intervals(t_ns, interval_ns, limit_ns, stop, done_flows, done_ns, link_rate, alpha, beta, eta, rate, avg_rtt,
+   mtu, measured_rtt): the App. F control path of run_flows at every expiry up to limit_ns (and its stop rule).
+   Returns (samples: bytes of float64, nine per expiry; t_ns, interval_ns, rate, avg_rtt, stopped). */
+static PyObject *FlowSimulator_rcp_intervals(FlowSimulatorObject *self, PyObject *args)
+{
+    const char *where = "rcp_intervals";
+    PyObject *t_o, *interval_o, *limit_o, *flows_o, *done_o, *mtu_o;
+    long long t, interval, limit, done_flows, done_ns, mtu;
+    int stop, measured;
+    appf_ctl c = {0};
+    if (!PyArg_ParseTuple(args, "OOOpOOddddddOp", &t_o, &interval_o, &limit_o, &stop, &flows_o, &done_o, &c.link_rate,
+                          &c.alpha, &c.beta, &c.eta, &c.rate, &c.avg_rtt, &mtu_o, &measured))
+        return NULL;
+    const real_arg reals[] = {{"link_rate", c.link_rate, 0.0, 0}, {"alpha", c.alpha, -HUGE_VAL, 1},
+                              {"beta", c.beta, -HUGE_VAL, 1},      {"eta", c.eta, 0.0, 0},
+                              {"rate", c.rate, 0.0, 1},            {"avg_rtt", c.avg_rtt, 0.0, 0}};
+    if (real_args(where, reals, 6) < 0 || int_arg(mtu_o, &D[I_DATA_SIZE], "rcp_intervals mtu", &mtu) < 0 ||
+        int_arg(t_o, &D[I_T], where, &t) < 0 || int_arg(interval_o, &D[I_INTERVAL], where, &interval) < 0 ||
+        int_arg(limit_o, &D[I_T], where, &limit) < 0 ||
+        int_in_range(flows_o, where, "done_flows", 0, LLONG_MAX, &done_flows) < 0 ||
+        int_arg(done_o, &D[I_T], where, &done_ns) < 0 || !ready(self))
+        return NULL;
+    if (limit - t > MAX_INTERVALS_SPAN_NS)
+        return PyErr_Format(PyExc_ValueError, "%s limit_ns - t_ns = %lld ns is over 2**40 (one call runs at most 18 "
+                            "minutes)", where, limit - t);
+    if (t < self->sim.now)
+        return PyErr_Format(PyExc_ValueError, "%s t_ns=%lld is before the clock (%lld)", where, t,
+                            (long long)self->sim.now);
+    c.mtu = (double)mtu;
+    double *buf = NULL;
+    Py_ssize_t n = 0, cap = 0;
+    self->running = 1; /* under the GIL: another thread sees it before it can touch sim */
+    int rc = flow_intervals(self, &t, &interval, limit, stop, done_flows, done_ns, &c, measured, &buf, &n, &cap);
+    self->running = 0;
+    PyObject *out = rc < 0 ? PyErr_NoMemory()
+                           : Py_BuildValue("(y#LLddO)", buf ? (const char *)buf : "",
+                                           n * FLOW_SAMPLE * (Py_ssize_t)sizeof(double), t, interval, c.rate,
+                                           c.avg_rtt, rc ? Py_True : Py_False);
+    PyMem_Free(buf);
+    return out;
+}
+
 static PyMethodDef FlowSimulator_methods[] = {
     {"add_arrivals", (PyCFunction)FlowSimulator_add_arrivals, METH_VARARGS,
      "add_arrivals(start_ns, size_pkts): int64 buffers of flow arrivals in time order."},
@@ -281,6 +374,10 @@ static PyMethodDef FlowSimulator_methods[] = {
     {"take_records", (PyCFunction)FlowSimulator_take_records, METH_NOARGS,
      "take_records() -> bytes of int64 (id, size_pkts, start_ns, fct_ns, drops) per finished flow."},
     {"counters", (PyCFunction)FlowSimulator_counters, METH_NOARGS, "counters() -> dict of run counters."},
+    {"rcp_intervals", (PyCFunction)FlowSimulator_rcp_intervals, METH_VARARGS,
+     "rcp_intervals(t_ns, interval_ns, limit_ns, stop, done_flows, done_ns, link_rate, alpha, beta, eta, rate,"
+     " avg_rtt, mtu, measured_rtt) -> (samples, t_ns, interval_ns, rate, avg_rtt, stopped): App. F's control path"
+     " at every expiry up to limit_ns, in C."},
     {"n_active", (PyCFunction)FlowSimulator_n_active, METH_NOARGS,
      "n_active() -> flows whose SYN is sent and last data packet not yet received."},
     {NULL},

@@ -866,29 +866,149 @@ fail:
     return NULL;
 }
 
+/* A native control path: its controller's arguments (after link and times, the same in the single-link
+ * and the network entry points, checked once here), its state after a call and its expiry. */
+typedef union {
+    appf_ctl rcp;
+    xcp_ctl xcp;
+    rcpac_ctl rcpac;
+} any_ctl;
+
+typedef struct {
+    const char *name;  /* the protocol's registry name */
+    const char *entry; /* its single-link entry point */
+    Py_ssize_t n_params;
+    int (*parse)(PyObject *params, const char *where, any_ctl *c); /* 0, or -1 with an exception set */
+    PyObject *(*state)(const any_ctl *c);                          /* a new tuple, or NULL */
+    expiry_fn expire;
+} native_control;
+
+/* RCP: link_rate, alpha, beta, eta, rate, avg_rtt, mtu, ns2 (App. F's state: bytes/ms, ms). */
+static int appf_parse(PyObject *params, const char *where, appf_ctl *c)
+{
+    PyObject *mtu_o;
+    long long mtu;
+    char mtu_where[64];
+    if (!PyArg_ParseTuple(params, "ddddddOp", &c->link_rate, &c->alpha, &c->beta, &c->eta, &c->rate, &c->avg_rtt,
+                          &mtu_o, &c->ns2))
+        return -1;
+    const real_arg reals[] = {{"link_rate", c->link_rate, 0.0, 0}, {"alpha", c->alpha, -HUGE_VAL, 1},
+                              {"beta", c->beta, -HUGE_VAL, 1},      {"eta", c->eta, 0.0, 0},
+                              {"rate", c->rate, 0.0, 1},            {"avg_rtt", c->avg_rtt, 0.0, 0}};
+    snprintf(mtu_where, sizeof mtu_where, "%s mtu", where);
+    if (real_args(where, reals, 6) < 0 || int_arg(mtu_o, &D[P_DATA_SIZE], mtu_where, &mtu) < 0)
+        return -1;
+    c->mtu = (double)mtu;
+    return 0;
+}
+
+static int rcp_parse(PyObject *params, const char *where, any_ctl *c)
+{
+    return appf_parse(params, where, &c->rcp);
+}
+
+static PyObject *rcp_ctl_state(const any_ctl *c)
+{
+    return Py_BuildValue("(dd)", c->rcp.rate, c->rcp.avg_rtt);
+}
+
+/* XCP: capacity, alpha, beta, gamma, avg_rtt (bytes/s, s). */
+static int xcp_parse(PyObject *params, const char *where, any_ctl *any)
+{
+    xcp_ctl *c = &any->xcp;
+    memset(c, 0, sizeof *c);
+    if (!PyArg_ParseTuple(params, "ddddd", &c->capacity, &c->alpha, &c->beta, &c->gamma, &c->avg_rtt))
+        return -1;
+    const real_arg reals[] = {{"capacity", c->capacity, 0.0, 0}, {"alpha", c->alpha, -HUGE_VAL, 1},
+                              {"beta", c->beta, -HUGE_VAL, 1},       {"gamma", c->gamma, -HUGE_VAL, 1},
+                              {"avg_rtt", c->avg_rtt, 0.0, 0}};
+    return real_args(where, reals, 5);
+}
+
+static PyObject *xcp_ctl_state(const any_ctl *c)
+{
+    return Py_BuildValue("(d)", c->xcp.avg_rtt);
+}
+
+/* RCP-AC: RCP's arguments, then gamma_ac, buffer_bytes, deficit (bytes, bytes/s). */
+static int rcpac_parse(PyObject *params, const char *where, any_ctl *any)
+{
+    rcpac_ctl *c = &any->rcpac;
+    memset(c, 0, sizeof *c);
+    if (!PyTuple_Check(params) || PyTuple_GET_SIZE(params) != 11) {
+        PyErr_Format(PyExc_TypeError, "%s takes 11 controller arguments", where);
+        return -1;
+    }
+    PyObject *head = PyTuple_GetSlice(params, 0, 8), *tail = PyTuple_GetSlice(params, 8, 11);
+    int rc = head && tail && appf_parse(head, where, &c->rcp) == 0 &&
+                     PyArg_ParseTuple(tail, "ddd", &c->gamma_ac, &c->buffer_bytes, &c->deficit)
+                 ? 0
+                 : -1;
+    Py_XDECREF(head);
+    Py_XDECREF(tail);
+    if (rc < 0)
+        return -1;
+    const real_arg reals[] = {{"gamma_ac", c->gamma_ac, -HUGE_VAL, 1},
+                              {"buffer_bytes", c->buffer_bytes, 0.0, 1},
+                              {"deficit", c->deficit, -HUGE_VAL, 1}};
+    return real_args(where, reals, 3);
+}
+
+static PyObject *rcpac_ctl_state(const any_ctl *c)
+{
+    return Py_BuildValue("(ddd)", c->rcpac.rcp.rate, c->rcpac.rcp.avg_rtt, c->rcpac.deficit);
+}
+
+static const native_control NATIVE[] = {
+    {"rcp", "rcp_intervals", 8, rcp_parse, rcp_ctl_state, rcp_expire},
+    {"xcp", "xcp_intervals", 5, xcp_parse, xcp_ctl_state, xcp_expire},
+    {"rcpac", "rcpac_intervals", 11, rcpac_parse, rcpac_ctl_state, rcpac_expire},
+};
+enum { NATIVE_RCP, NATIVE_XCP, NATIVE_RCPAC, N_NATIVE };
+
+/* A single-link entry point: (link, tick_ns, interval_ns, limit_ns, *the controller's arguments) ->
+ * (rows, next tick_ns, next interval_ns, *the controller's state). */
+static PyObject *single_intervals(SimulatorObject *self, PyObject *args, const native_control *nc)
+{
+    Py_ssize_t li, n = PyTuple_GET_SIZE(args);
+    PyObject *tick_o, *interval_o, *limit_o;
+    long long tick, interval, limit;
+    any_ctl c;
+    if (n != 4 + nc->n_params) {
+        PyErr_Format(PyExc_TypeError, "%s takes %zd arguments (%zd given)", nc->entry, 4 + nc->n_params, n);
+        return NULL;
+    }
+    PyObject *head = PyTuple_GetSlice(args, 0, 4), *params = PyTuple_GetSlice(args, 4, n);
+    int rc = head && params && PyArg_ParseTuple(head, "nOOO", &li, &tick_o, &interval_o, &limit_o) &&
+                     nc->parse(params, nc->entry, &c) == 0 &&
+                     interval_args(self, nc->entry, li, tick_o, interval_o, limit_o, &tick, &interval, &limit) == 0
+                 ? 0
+                 : -1;
+    Py_XDECREF(head);
+    Py_XDECREF(params);
+    if (rc < 0)
+        return NULL;
+    PyObject *rows = control_intervals(self, li, &tick, &interval, limit, nc->expire, &c);
+    PyObject *state = rows ? nc->state(&c) : NULL;
+    PyObject *out = state ? Py_BuildValue("(NLL)", rows, tick, interval) : NULL;
+    if (!out) {
+        Py_XDECREF(rows);
+        Py_XDECREF(state);
+        return NULL;
+    }
+    PyObject *joined = PySequence_Concat(out, state);
+    Py_DECREF(out);
+    Py_DECREF(state);
+    return joined;
+}
+
 /* rcp_intervals(link, tick_ns, interval_ns, limit_ns, link_rate, alpha, beta, eta, rate, avg_rtt, mtu, ns2):
    App. F lines 1-17 as RcpController computes them and RcpProtocol.service's register writes, at every
    expiry up to limit_ns. Returns (rows, next tick_ns, next interval_ns, rate, avg_rtt). Rates bytes/ms,
    times ms. */
 static PyObject *Simulator_rcp_intervals(SimulatorObject *self, PyObject *args)
 {
-    const char *where = "rcp_intervals";
-    Py_ssize_t li;
-    PyObject *tick_o, *interval_o, *limit_o, *mtu_o;
-    long long tick, interval, limit, mtu;
-    appf_ctl c;
-    if (!PyArg_ParseTuple(args, "nOOOddddddOp", &li, &tick_o, &interval_o, &limit_o, &c.link_rate, &c.alpha, &c.beta,
-                          &c.eta, &c.rate, &c.avg_rtt, &mtu_o, &c.ns2))
-        return NULL;
-    const real_arg reals[] = {{"link_rate", c.link_rate, 0.0, 0}, {"alpha", c.alpha, -HUGE_VAL, 1},
-                              {"beta", c.beta, -HUGE_VAL, 1},      {"eta", c.eta, 0.0, 0},
-                              {"rate", c.rate, 0.0, 1},            {"avg_rtt", c.avg_rtt, 0.0, 0}};
-    if (real_args(where, reals, 6) < 0 || int_arg(mtu_o, &D[P_DATA_SIZE], "rcp_intervals mtu", &mtu) < 0 ||
-        interval_args(self, where, li, tick_o, interval_o, limit_o, &tick, &interval, &limit) < 0)
-        return NULL;
-    c.mtu = (double)mtu;
-    PyObject *rows = control_intervals(self, li, &tick, &interval, limit, rcp_expire, &c);
-    return rows ? Py_BuildValue("(NLLdd)", rows, tick, interval, c.rate, c.avg_rtt) : NULL;
+    return single_intervals(self, args, &NATIVE[NATIVE_RCP]);
 }
 
 /* xcp_intervals(link, tick_ns, interval_ns, limit_ns, capacity, alpha, beta, gamma, avg_rtt): XCP's
@@ -897,22 +1017,7 @@ static PyObject *Simulator_rcp_intervals(SimulatorObject *self, PyObject *args)
    (the router has none). Capacity bytes/s, avg_rtt s. */
 static PyObject *Simulator_xcp_intervals(SimulatorObject *self, PyObject *args)
 {
-    const char *where = "xcp_intervals";
-    Py_ssize_t li;
-    PyObject *tick_o, *interval_o, *limit_o;
-    long long tick, interval, limit;
-    xcp_ctl c = {0};
-    if (!PyArg_ParseTuple(args, "nOOOddddd", &li, &tick_o, &interval_o, &limit_o, &c.capacity, &c.alpha, &c.beta,
-                          &c.gamma, &c.avg_rtt))
-        return NULL;
-    const real_arg reals[] = {{"capacity", c.capacity, 0.0, 0}, {"alpha", c.alpha, -HUGE_VAL, 1},
-                              {"beta", c.beta, -HUGE_VAL, 1},       {"gamma", c.gamma, -HUGE_VAL, 1},
-                              {"avg_rtt", c.avg_rtt, 0.0, 0}};
-    if (real_args(where, reals, 5) < 0 ||
-        interval_args(self, where, li, tick_o, interval_o, limit_o, &tick, &interval, &limit) < 0)
-        return NULL;
-    PyObject *rows = control_intervals(self, li, &tick, &interval, limit, xcp_expire, &c);
-    return rows ? Py_BuildValue("(NLLd)", rows, tick, interval, c.avg_rtt) : NULL;
+    return single_intervals(self, args, &NATIVE[NATIVE_XCP]);
 }
 
 /* rcpac_intervals(link, tick_ns, interval_ns, limit_ns, link_rate, alpha, beta, eta, rate, avg_rtt, mtu, ns2,
@@ -922,26 +1027,163 @@ static PyObject *Simulator_xcp_intervals(SimulatorObject *self, PyObject *args)
    buffer bytes, deficit bytes/s. */
 static PyObject *Simulator_rcpac_intervals(SimulatorObject *self, PyObject *args)
 {
-    const char *where = "rcpac_intervals";
+    return single_intervals(self, args, &NATIVE[NATIVE_RCPAC]);
+}
+
+/* One controlled port of a network_intervals call: its link, timer, last RTT sample, controller and trace. */
+typedef struct {
     Py_ssize_t li;
-    PyObject *tick_o, *interval_o, *limit_o, *mtu_o;
-    long long tick, interval, limit, mtu;
-    rcpac_ctl c = {0};
-    if (!PyArg_ParseTuple(args, "nOOOddddddOpddd", &li, &tick_o, &interval_o, &limit_o, &c.rcp.link_rate, &c.rcp.alpha,
-                          &c.rcp.beta, &c.rcp.eta, &c.rcp.rate, &c.rcp.avg_rtt, &mtu_o, &c.rcp.ns2, &c.gamma_ac,
-                          &c.buffer_bytes, &c.deficit))
+    long long tick, interval;
+    double sample; /* eq. 5.16's d_T of the last interval with an RTT, s */
+    any_ctl c;
+    double *rows; /* NETWORK_ROW doubles per expiry */
+    Py_ssize_t n_rows, cap_rows;
+} network_port;
+
+enum { NETWORK_ROW = 7 }; /* t, R/C, queue, avg_rtt, rtt sample, interval, utilization (network_packet_run.TRACE_FIELDS) */
+
+/* A port of ``ports``: (link, tick_ns, interval_ns, sample_s, controller arguments), checked through the domain
+ * table and the protocol's parser. 0, or -1 with an exception set. */
+static int network_port_arg(SimulatorObject *self, PyObject *item, const native_control *nc, long long limit,
+                            network_port *p)
+{
+    const char *where = "network_intervals";
+    PyObject *tick_o, *interval_o, *params;
+    if (!PyTuple_Check(item)) {
+        PyErr_SetString(PyExc_TypeError, "network_intervals: a port is a tuple (link, tick_ns, interval_ns, sample_s, "
+                                         "controller arguments)");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(item, "nOOdO!", &p->li, &tick_o, &interval_o, &p->sample, &PyTuple_Type, &params))
+        return -1;
+    const real_arg sample[] = {{"sample_s", p->sample, 0.0, 1}};
+    if (real_args(where, sample, 1) < 0 || nc->parse(params, where, &p->c) < 0)
+        return -1;
+    PyObject *limit_o = PyLong_FromLongLong(limit);
+    int rc = limit_o ? interval_args(self, where, p->li, tick_o, interval_o, limit_o, &p->tick, &p->interval, &limit)
+                     : -1;
+    Py_XDECREF(limit_o);
+    return rc;
+}
+
+/* Appends one row to a port's trace; 0, or -1 with MemoryError. */
+static int network_row(network_port *p, const double *row)
+{
+    if (p->n_rows == p->cap_rows) {
+        Py_ssize_t cap = p->cap_rows ? 2 * p->cap_rows : 64;
+        double *grown = PyMem_Realloc(p->rows, (size_t)cap * NETWORK_ROW * sizeof *grown);
+        if (!grown) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        p->rows = grown;
+        p->cap_rows = cap;
+    }
+    memcpy(p->rows + p->n_rows++ * NETWORK_ROW, row, NETWORK_ROW * sizeof *row);
+    return 0;
+}
+
+/* Every expiry of every port up to limit_ns, in time order and ports in the given order at a tie, each after
+ * running the simulation to it, as network_packet_run's Python loop services them. */
+static int network_run(SimulatorObject *self, network_port *ports, Py_ssize_t n, long long limit,
+                       const native_control *nc)
+{
+    for (;;) {
+        long long t = LLONG_MAX;
+        for (Py_ssize_t k = 0; k < n; k++)
+            t = ports[k].tick < t ? ports[k].tick : t;
+        if (n == 0 || t > limit)
+            return 0;
+        int rc;
+        Py_BEGIN_ALLOW_THREADS
+        rc = sim_run_until(&self->sim, t);
+        Py_END_ALLOW_THREADS
+        if (rc < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t k = 0; k < n; k++) {
+            network_port *p = &ports[k];
+            if (p->tick != t)
+                continue;
+            sim_link *link = &self->sim.links[p->li];
+            /* the registers as read before the writes */
+            uint64_t queue_bytes = link->port.queue_bytes, rtt_sum = link->port.rtt_sum,
+                     rtt_count = link->port.rtt_count;
+            control_row r;
+            double next_ns = nc->expire(&p->c, &link->port, &link->xcp, p->interval, &r);
+            if (rtt_count)
+                p->sample = (double)rtt_sum / (double)rtt_count / 1000.0;
+            const double row[NETWORK_ROW] = {(double)t / 1e9, r.rate_over_c, (double)queue_bytes, r.avg_rtt_s,
+                                             p->sample, (double)p->interval / 1e9, r.utilization};
+            if (network_row(p, row) < 0)
+                return -1;
+            /* the protocol's max(next, 1), as control_intervals */
+            p->interval = !(next_ns >= 1.0) ? 1 : (next_ns > (double)(1LL << 60) ? 1LL << 60 : (long long)next_ns);
+            p->tick = t + p->interval;
+        }
+    }
+}
+
+/* network_intervals(protocol, limit_ns, ports): the control paths of several ports of one protocol (a
+   network run, cosim/network_packet_run.py) at every expiry up to limit_ns; ports: a list of (link, tick_ns,
+   interval_ns, sample_s, controller arguments as the protocol's single-link entry takes them). Returns one
+   (rows, next tick_ns, next interval_ns, sample_s, controller state) per port; rows: bytes of float64, seven
+   per expiry (t s, R/C, queue bytes, avg_rtt s, RTT sample s, interval s, utilization). */
+static PyObject *Simulator_network_intervals(SimulatorObject *self, PyObject *args)
+{
+    const char *name;
+    PyObject *limit_o, *list;
+    long long limit;
+    if (!PyArg_ParseTuple(args, "sOO!", &name, &limit_o, &PyList_Type, &list) ||
+        int_arg(limit_o, &D[P_T], "network_intervals", &limit) < 0 || !simulator_ready(self))
         return NULL;
-    const real_arg reals[] = {{"link_rate", c.rcp.link_rate, 0.0, 0}, {"alpha", c.rcp.alpha, -HUGE_VAL, 1},
-                              {"beta", c.rcp.beta, -HUGE_VAL, 1},      {"eta", c.rcp.eta, 0.0, 0},
-                              {"rate", c.rcp.rate, 0.0, 1},            {"avg_rtt", c.rcp.avg_rtt, 0.0, 0},
-                              {"gamma_ac", c.gamma_ac, -HUGE_VAL, 1},  {"buffer_bytes", c.buffer_bytes, 0.0, 1},
-                              {"deficit", c.deficit, -HUGE_VAL, 1}};
-    if (real_args(where, reals, 9) < 0 || int_arg(mtu_o, &D[P_DATA_SIZE], "rcpac_intervals mtu", &mtu) < 0 ||
-        interval_args(self, where, li, tick_o, interval_o, limit_o, &tick, &interval, &limit) < 0)
-        return NULL;
-    c.rcp.mtu = (double)mtu;
-    PyObject *rows = control_intervals(self, li, &tick, &interval, limit, rcpac_expire, &c);
-    return rows ? Py_BuildValue("(NLLddd)", rows, tick, interval, c.rcp.rate, c.rcp.avg_rtt, c.deficit) : NULL;
+    const native_control *nc = NULL;
+    for (int k = 0; k < N_NATIVE; k++)
+        if (strcmp(name, NATIVE[k].name) == 0)
+            nc = &NATIVE[k];
+    if (!nc)
+        return PyErr_Format(PyExc_ValueError, "network_intervals: no native control path for protocol %R",
+                            PyTuple_GET_ITEM(args, 0));
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    if (n > self->sim.n_links)
+        return PyErr_Format(PyExc_ValueError, "network_intervals: %zd ports on %d links", n, (int)self->sim.n_links);
+    network_port *ports = PyMem_Calloc(n ? (size_t)n : 1, sizeof *ports);
+    if (!ports)
+        return PyErr_NoMemory();
+    PyObject *out = NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (network_port_arg(self, PyList_GET_ITEM(list, k), nc, limit, &ports[k]) < 0)
+            goto done;
+        for (Py_ssize_t j = 0; j < k; j++)
+            if (ports[j].li == ports[k].li) {
+                PyErr_Format(PyExc_ValueError, "network_intervals: link %zd is given twice", ports[k].li);
+                goto done;
+            }
+    }
+    self->running = 1; /* under the GIL: another thread sees it before it can touch sim */
+    int rc = network_run(self, ports, n, limit, nc);
+    self->running = 0;
+    if (rc < 0 || !(out = PyList_New(n)))
+        goto done;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        network_port *p = &ports[k];
+        PyObject *state = nc->state(&p->c);
+        PyObject *item = state ? Py_BuildValue("(y#LLdN)", p->rows ? (const char *)p->rows : "",
+                                               p->n_rows * NETWORK_ROW * (Py_ssize_t)sizeof(double), p->tick,
+                                               p->interval, p->sample, state)
+                               : NULL;
+        if (!item) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, k, item);
+    }
+done:
+    for (Py_ssize_t k = 0; k < n; k++)
+        PyMem_Free(ports[k].rows);
+    PyMem_Free(ports);
+    return out;
 }
 
 static rcp_port *simulator_lookup(PyObject *self, Py_ssize_t i)
@@ -1032,6 +1274,10 @@ static PyMethodDef Simulator_methods[] = {
      "rcpac_intervals(link, tick_ns, interval_ns, limit_ns, link_rate, alpha, beta, eta, rate, avg_rtt, mtu, ns2,"
      " gamma_ac, buffer_bytes, deficit) -> (trace rows, tick_ns, interval_ns, rate, avg_rtt, deficit):"
      " RCP-AC's control path at every expiry up to limit_ns."},
+    {"network_intervals", (PyCFunction)Simulator_network_intervals, METH_VARARGS,
+     "network_intervals(protocol, limit_ns, ports) -> [(rows, tick_ns, interval_ns, sample_s, state)] per port:"
+     " the control paths of a network's ports at every expiry up to limit_ns; a port is (link, tick_ns,"
+     " interval_ns, sample_s, the protocol's controller arguments)."},
     {"set_registers", (PyCFunction)(void (*)(void))Simulator_set_registers, METH_VARARGS | METH_KEYWORDS,
      "set_registers(link, **values): write the link port's registers by name."},
     {"xcp_registers", (PyCFunction)Simulator_xcp_registers, METH_VARARGS,

@@ -15,14 +15,18 @@ import math
 from abc import ABC, abstractmethod
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from ..hosts.senders import SENDERS
 from ..routers.port_ops import DATAPATH_CODES
 from ..wire.rcp_header import HEADER_LEN
 
-__all__ = ["NS_PER_MS", "NS_PER_S", "SENDERS", "PacketProtocol", "PortService", "window_service"]
+__all__ = ["MAX_NATIVE_SPAN_NS", "NS_PER_MS", "NS_PER_S", "SENDERS", "PacketProtocol", "PortService", "window_service"]
 
 NS_PER_S = 1_000_000_000
 NS_PER_MS = 1_000_000
+MAX_NATIVE_SPAN_NS = 1 << 40
+"""Simulated time one call of a native control path may cover, ns (the C entry points refuse more)."""
 
 
 class PortService(NamedTuple):
@@ -155,6 +159,48 @@ class PacketProtocol(ABC):
             The next expiry after ``limit_ns`` and its interval, ns.
         """
         raise NotImplementedError(f"{self.name}: no native control path")
+
+    def native_arguments(self, ctrl: Any) -> tuple[Any, ...]:
+        """``ctrl``'s state as the C entry points take it, after the link and the times (called only when
+        :meth:`runs_natively` says yes)."""
+        raise NotImplementedError(f"{self.name}: no native control path")
+
+    def native_restore(self, ctrl: Any, state: Any, utilization: float | None) -> None:
+        """Write the state a C entry point returns back into ``ctrl`` (with the last expiry's utilization,
+        None if there was none)."""
+        raise NotImplementedError(f"{self.name}: no native control path")
+
+    def native_network_intervals(self, sim: Any, ports: list[tuple[int, Any, int, int, float]], limit_ns: int) -> list[Any]:
+        """Every expiry of several ports up to ``limit_ns``, computed in the C simulator (a network run).
+
+        Called only when :meth:`runs_natively` says yes for every controller; it does at each expiry what
+        :meth:`service` and the network run loop (:mod:`rcpstab.cosim.network_packet_run`) would: ports in
+        time order, in the given order at a tie, each after the simulation has run to it.
+
+        Parameters
+        ----------
+        sim : rcpstab.packet._datapath.Simulator
+            The C simulator.
+        ports : list of tuple
+            Per port ``(link, controller, next expiry ns, its interval ns, last RTT sample s)``; each
+            controller holds its state after the last expiry on return.
+        limit_ns : int
+            The last time an expiry may fall on, ns (at most 2**40 ns after every port's next expiry).
+
+        Returns
+        -------
+        list of tuple
+            Per port ``(rows, next expiry ns, its interval ns, last RTT sample s)``; rows an array of shape
+            (expiries, 7): time s, rate over C, queue bytes, RTT estimate s, RTT sample s, interval s,
+            utilization.
+        """
+        given = [(li, tick, interval, sample, self.native_arguments(ctrl)) for li, ctrl, tick, interval, sample in ports]
+        out = []
+        for (_, ctrl, *_), (rows, tick, interval, sample, state) in zip(ports, sim.network_intervals(self.name, limit_ns, given)):
+            table = np.frombuffer(rows, dtype=float).reshape(-1, 7)
+            self.native_restore(ctrl, state, float(table[-1, 6]) if len(table) else None)
+            out.append((table, tick, interval, sample))
+        return out
 
     fluid_flows: str = "N"
     """The fluid model's parameter that the scenario's flow schedule sets."""

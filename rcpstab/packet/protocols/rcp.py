@@ -53,12 +53,8 @@ class RcpProtocol(PacketProtocol):
         # exact types: a subclass (a user's controller, a counterfactual RTT estimate) must run its own update
         return type(self) is RcpProtocol and type(ctrl) is RcpController
 
-    def native_intervals(self, sim, li, ctrl, tick_ns, interval_ns, limit_ns, n_flows):
-        rows, tick_ns, interval_ns, ctrl.rate, ctrl.avg_rtt = sim.rcp_intervals(
-            li,
-            tick_ns,
-            interval_ns,
-            limit_ns,
+    def native_arguments(self, ctrl) -> tuple:
+        return (
             ctrl.link_rate,
             ctrl.alpha,
             ctrl.beta,
@@ -68,6 +64,13 @@ class RcpProtocol(PacketProtocol):
             ctrl.mtu,
             ctrl.rtt_estimator == "ns2",
         )
+
+    def native_restore(self, ctrl, state, utilization) -> None:
+        ctrl.rate, ctrl.avg_rtt = state
+
+    def native_intervals(self, sim, li, ctrl, tick_ns, interval_ns, limit_ns, n_flows):
+        rows, tick_ns, interval_ns, *state = sim.rcp_intervals(li, tick_ns, interval_ns, limit_ns, *self.native_arguments(ctrl))
+        self.native_restore(ctrl, state, None)
         return rows, tick_ns, interval_ns
 
 

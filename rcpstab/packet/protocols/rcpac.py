@@ -57,29 +57,19 @@ class RcpAcProtocol(PacketProtocol):
         # exact types, the wrapped rate controller's too: a subclass runs its own Python
         return type(self) is RcpAcProtocol and type(ctrl) is RcpAcController and type(ctrl.rcp) is RcpController
 
+    def native_arguments(self, ctrl: Any) -> tuple[Any, ...]:
+        return (*RCP.native_arguments(ctrl.rcp), ctrl.gamma_ac, ctrl.buffer_bytes, ctrl.deficit)
+
+    def native_restore(self, ctrl: Any, state: Any, utilization: float | None) -> None:
+        ctrl.rcp.rate, ctrl.rcp.avg_rtt, ctrl.deficit = state
+        if utilization is not None:
+            ctrl.utilization = utilization
+
     def native_intervals(
         self, sim: Any, li: int, ctrl: Any, tick_ns: int, interval_ns: int, limit_ns: int, n_flows: Any
     ) -> tuple[list[Any], int, int]:
-        c = ctrl.rcp
-        rows, tick_ns, interval_ns, c.rate, c.avg_rtt, ctrl.deficit = sim.rcpac_intervals(
-            li,
-            tick_ns,
-            interval_ns,
-            limit_ns,
-            c.link_rate,
-            c.alpha,
-            c.beta,
-            c.eta,
-            c.rate,
-            c.avg_rtt,
-            c.mtu,
-            c.rtt_estimator == "ns2",
-            ctrl.gamma_ac,
-            ctrl.buffer_bytes,
-            ctrl.deficit,
-        )
-        if rows:
-            ctrl.utilization = rows[-1][4]
+        rows, tick_ns, interval_ns, *state = sim.rcpac_intervals(li, tick_ns, interval_ns, limit_ns, *self.native_arguments(ctrl))
+        self.native_restore(ctrl, state, rows[-1][4] if rows else None)
         return rows, tick_ns, interval_ns
 
 

@@ -43,12 +43,17 @@ class XcpProtocol(PacketProtocol):
     def runs_natively(self, ctrl) -> bool:
         return type(self) is XcpProtocol and type(ctrl) is XcpController  # a subclass runs its own Python
 
+    def native_arguments(self, ctrl) -> tuple:
+        return (ctrl.capacity, ctrl.alpha, ctrl.beta, ctrl.gamma, ctrl.avg_rtt)
+
+    def native_restore(self, ctrl, state, utilization) -> None:
+        (ctrl.avg_rtt,) = state
+        if utilization is not None:
+            ctrl.utilization = utilization
+
     def native_intervals(self, sim, li, ctrl, tick_ns, interval_ns, limit_ns, n_flows):
-        rows, tick_ns, interval_ns, ctrl.avg_rtt = sim.xcp_intervals(
-            li, tick_ns, interval_ns, limit_ns, ctrl.capacity, ctrl.alpha, ctrl.beta, ctrl.gamma, ctrl.avg_rtt
-        )
-        if rows:
-            ctrl.utilization = rows[-1][4]
+        rows, tick_ns, interval_ns, *state = sim.xcp_intervals(li, tick_ns, interval_ns, limit_ns, *self.native_arguments(ctrl))
+        self.native_restore(ctrl, state, rows[-1][4] if rows else None)
         # the rate recorded per scripted flow: the scenario's flow count is not the simulator's
         return (
             [(t, self.monitored_rate(r, u, n_flows(t)), q, n, u, dropped, a) for t, r, q, n, u, dropped, a in rows],
