@@ -262,6 +262,16 @@ static PyObject *FlowSimulator_counters(FlowSimulatorObject *self, PyObject *Py_
                          "fwd_dropped", (long long)f->port.dropped, "fwd_tx_bytes", (long long)f->tx_bytes);
 }
 
+static PyObject *FlowSimulator_census(FlowSimulatorObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!ready(self))
+        return NULL;
+    int64_t c[4];
+    fl_census(&self->sim, c);
+    return Py_BuildValue("{sLsLsLsL}", "syn", (long long)c[0], "sending", (long long)c[1], "window_full",
+                         (long long)c[2], "rate_sum", (long long)c[3]);
+}
+
 static PyObject *FlowSimulator_n_active(FlowSimulatorObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (!idle(self))
@@ -281,6 +291,8 @@ static PyMethodDef FlowSimulator_methods[] = {
     {"take_records", (PyCFunction)FlowSimulator_take_records, METH_NOARGS,
      "take_records() -> bytes of int64 (id, size_pkts, start_ns, fct_ns, drops) per finished flow."},
     {"counters", (PyCFunction)FlowSimulator_counters, METH_NOARGS, "counters() -> dict of run counters."},
+    {"census", (PyCFunction)FlowSimulator_census, METH_NOARGS,
+     "census() -> dict: flows in the SYN phase, sending (data left), of those window-full, their rates' sum (bytes/ms)."},
     {"n_active", (PyCFunction)FlowSimulator_n_active, METH_NOARGS,
      "n_active() -> flows whose SYN is sent and last data packet not yet received."},
     {NULL},
