@@ -72,3 +72,13 @@ def test_one_link_holds_the_same_queue_and_the_fluid_model_puts_it_there_too():
     w = (fl.t_s > t0) & (fl.t_s <= t1)
     fluid = float(np.mean(fl.queue_bits[w] + fl.packet_queue_bits[w]) / 8000.0)
     assert fluid == pytest.approx(one["queue"], rel=0.4)
+
+
+def test_the_fct_summary_names_a_run_still_in_the_descent_from_c():
+    import rcpstab
+    from rcpstab.fct.regime import regime_note
+
+    short = rcpstab.fct(0.1, 1.0, C=C, d0=D, load=LOAD, sizes="pareto:mean=25,shape=1.2", flows=600, seed=SEED)
+    assert "start-up" in (regime_note(short.value) or "")
+    settled = rcpstab.fct(0.1, 1.0, C=20e6, d0=D, load=0.8, sizes="fixed:size=20", flows=3000, seed=SEED)
+    assert "start-up" not in (regime_note(settled.value) or "")
