@@ -237,6 +237,7 @@ def test_every_entry_point_survives_hostile_arguments_initialised_or_not():
         "set_registers",
         "take_records",
         "counters",
+        "census",
         "n_active",
         "__init__",
     }  # a new entry point must get here too
@@ -270,6 +271,7 @@ def hammer(seconds=1.0, seed=0):
             sim.registers,
             lambda: sim.set_registers(rate=rng.randrange(1, 10**6)),
             sim.take_records,
+            sim.census,
             sim.n_active,
             lambda: sim.__init__(**ARGS) if rng.random() < 0.02 else None,
             lambda: sim.add_arrivals(*arrivals([sim.counters()["now_ns"] + 10**9], [rng.randrange(1, 50)])),
