@@ -86,3 +86,15 @@ def test_a_fluid_window_on_the_bits_in_flight_predicts_the_shift_and_without_shr
     shift = rate(window_mss_bits=7680.0, window="in_flight") / none
     assert shift == pytest.approx(packet.mean_R_over_C / packet0.mean_R_over_C, rel=0.06)
     assert rate(window_mss_bits=7680.0, window="in_flight", window_shrinks=False) / none == pytest.approx(1.0, abs=0.03)
+
+
+def test_the_window_switches_refuse_bad_values_naming_them():
+    from rcpstab.errors import InputError
+
+    kw = dict(capacity_bps=1e6, rtt_s=0.1, arrival_s=[0.0], size_bits=[1e5], packet_bits=8000.0, window_mss_bits=7680.0)
+    with pytest.raises(InputError, match="window='cap'"):
+        fluid_flow_run(0.5, 0.4, window="cap", **kw)
+    # alone on the link the in-flight window never binds: eq. 4.1's 1.5 d + L/C
+    assert fluid_flow_run(0.5, 0.4, window="in_flight", **kw).fct_s[0] == pytest.approx(0.25, abs=1e-3)
+    with pytest.raises(InputError, match="window_scale=0.5"):
+        run_flows(0.1, 1.0, capacity_bps=C, rtt_s=D, load=LOAD, sizes=SIZES, n_flows=50, window_scale=0.5)
