@@ -20,8 +20,11 @@ arrival at 10% of the span to the last arrival.
    n = 1: its mean queue (fluid plus packet-scale) against the packet router's, at C = 20, 50,
    100 Mb/s, loads 0.8 and 0.9, 400 and 2000 flows a group, seeds 1-2. Neither prediction has
    a fitted constant, so there is nothing to calibrate.
+4. Counterfactual: the single-link flow simulator (800 flows, seeds 1-3) with its router started at
+   R/C = 1 (as always), 0.1 and 0.03 (near where the long runs settle): the mean queue against the
+   pinned alpha (1 - u) C d / beta.
 
-Usage: python experiments/fct_router_queue.py [--parts 1,2,3]
+Usage: python experiments/fct_router_queue.py [--parts 1,2,3,4]
 """
 
 from __future__ import annotations
@@ -156,13 +159,33 @@ def part3() -> None:
     print(f"  median |log(fluid/packet)| {np.median(errs):.3f}, largest {np.max(errs):.3f}")
 
 
+def part4() -> None:
+    print("4. single link (flow simulator, 800 flows, seeds 1-3): the router started lower; mean queue | pinned")
+    for r0 in (1.0, 0.1, 0.03):
+        q, pinned = [], []
+        for s in (1, 2, 3):
+            f = run_flows(
+                ALPHA, BETA, capacity_bps=C, rtt_s=RTT0, load=LOAD, sizes=SIZES, n_flows=800, seed=s, keep_trace=True,
+                initial_rate_bps=r0 * C,
+            )  # fmt: skip
+            tr, (t0, t1) = f.trace, f.window_s
+            m = (tr["t_s"] > t0) & (tr["t_s"] <= t1)
+            u, d = tr["input_bps"][m].mean() / C, tr["avg_rtt_ms"][m].mean() / 1e3
+            q.append(f.mean_queue_bytes / PKT)
+            pinned.append(ALPHA * (1 - u) * C * d / BETA / (8 * PKT))
+        print(
+            f"  R(0)/C {r0:4g}: {np.mean(q):6.1f} | {np.mean(pinned):5.1f} packets (per seed {', '.join(f'{x:.0f}' for x in q)})",
+            flush=True,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--parts", default="1,2,3")
+    ap.add_argument("--parts", default="1,2,3,4")
     args = ap.parse_args()
     print(f"RCP ({ALPHA}, {BETA}), Pareto sizes (shape 1.2, mean 25 packets), group 0 RTPD {RTT0} s; routers start at R = C")
     for p in args.parts.split(","):
-        {"1": part1, "2": part2, "3": part3}[p]()
+        {"1": part1, "2": part2, "3": part3, "4": part4}[p]()
 
 
 if __name__ == "__main__":

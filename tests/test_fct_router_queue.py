@@ -82,3 +82,24 @@ def test_the_fct_summary_names_a_run_still_in_the_descent_from_c():
     assert "start-up" in (regime_note(short.value) or "")
     settled = rcpstab.fct(0.1, 1.0, C=20e6, d0=D, load=0.8, sizes="fixed:size=20", flows=3000, seed=SEED)
     assert "start-up" not in (regime_note(settled.value) or "")
+
+
+def test_a_router_started_near_its_settled_rate_holds_no_descent_queue():
+    from rcpstab.errors import InputError
+    from rcpstab.fct.flow_run import run_flows
+
+    kw = dict(capacity_bps=C, rtt_s=D, load=LOAD, sizes=SIZES, n_flows=600, seed=SEED)
+    from_c = run_flows(0.1, 1.0, **kw).mean_queue_bytes
+    low = run_flows(0.1, 1.0, initial_rate_bps=0.03 * C, keep_trace=True, **kw)
+    tr, (t0, t1) = low.trace, low.window_s
+    m = (tr["t_s"] > t0) & (tr["t_s"] <= t1)
+    d = tr["avg_rtt_ms"][m].mean() / 1e3
+    pinned = 0.1 * (1 - tr["input_bps"][m].mean() / C) * C * d / 8000.0
+    i = np.flatnonzero(m)
+    rising = C * d * d * np.log(tr["R_over_C"][i[0] - 1] / tr["R_over_C"][i[-1]]) / (t1 - t0) / 8000.0
+    assert from_c / 1000 > 2 * pinned
+    assert low.mean_queue_bytes < 0.2 * from_c
+    # started below where it settles, the rate rises through the window: the budget's term is negative
+    assert rising < 0 and low.mean_queue_bytes / 1000 == pytest.approx(pinned + rising, abs=0.25 * pinned)
+    with pytest.raises(InputError, match="initial_rate_bps=0"):
+        run_flows(0.1, 1.0, initial_rate_bps=0, **kw)

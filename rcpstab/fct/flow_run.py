@@ -382,6 +382,7 @@ def run_flows(
     sender_window: bool = True,
     router_rtt: str = "measured",
     window_scale: float = 1.0,
+    initial_rate_bps: float | None = None,
 ) -> FlowRun:
     """Simulate ``n_flows`` flows arriving at offered load ``load`` on one RCP bottleneck.
 
@@ -434,6 +435,9 @@ def run_flows(
     window_scale : float
         With ``sender_window``: the window is about this many times R-TCP's (its MSS
         denominator divided by it; a counterfactual dose between the window and none), >= 1.
+    initial_rate_bps : float, optional
+        The router's rate at time 0, bit/s in (0, eta C]; by default eta C, where an idle
+        router settles (a lower start is a counterfactual that skips the descent from C).
 
     Returns
     -------
@@ -459,8 +463,13 @@ def run_flows(
     sim = make_flow_simulator(capacity_bps, rtt_s, buffer_bytes, packet_bytes, backend, rate_refresh, sender_window, window_scale)
     link_rate = capacity_bps / 8000  # bytes/ms
     # An empty link: the router starts where an idle App. F router settles, at eta * C.
+    if initial_rate_bps is not None and not (
+        isinstance(initial_rate_bps, (int, float)) and 0 < initial_rate_bps <= eta * capacity_bps
+    ):
+        raise InputError(f"initial_rate_bps={initial_rate_bps!r}: must be in (0, eta C = {eta * capacity_bps:g}]")
+    start_rate = eta * link_rate if initial_rate_bps is None else initial_rate_bps / 8000
     ctrl = RcpController(
-        link_rate=link_rate, alpha=alpha, beta=beta, eta=eta, rate=eta * link_rate, avg_rtt=rtt_s * 1000, mtu=packet_bytes
+        link_rate=link_rate, alpha=alpha, beta=beta, eta=eta, rate=start_rate, avg_rtt=rtt_s * 1000, mtu=packet_bytes
     )
     if fixed_rate_bps is not None:
         if not (math.isfinite(fixed_rate_bps) and 0 < fixed_rate_bps <= capacity_bps):
