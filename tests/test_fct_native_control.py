@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from rcpstab.fct._flows import FlowSimulator
+from rcpstab.fct.flow_run import SAMPLE_FIELDS
 from rcpstab.packet.hosts.flow_traffic import ArrivalProcess, parse_sizes
 from rcpstab.packet.routers.rcp.control import RcpController
 
@@ -196,15 +197,17 @@ def call(sim=None, **change):
 def test_an_idle_bottleneck_follows_app_f_in_closed_form():
     """No flows: R <- R (1 + (T/d) alpha) every 10 ms up to C; every sample in the Python loop's layout."""
     samples, t, interval, rate, avg_rtt, stopped = call()
-    table = np.frombuffer(samples).reshape(-1, 9)
-    assert table.shape == (10, 9) and t == 10**8 and interval == 10**7 and not stopped
+    table = np.frombuffer(samples).reshape(-1, SAMPLE_FIELDS)
+    assert table.shape == (10, 13) and t == 10**8 and interval == 10**7 and not stopped
     r = 100.0
     for k in range(10):
         r = min(r * (1 + 0.1 * 0.4), 1250.0)
         assert table[k, 6] == r / 1250.0
-    assert rate == r and avg_rtt == 100.0 and np.all(table[:, 0] == 1e7) and np.all(table[:, [1, 2, 3, 4, 5, 7]] == 0)
-    assert call(stop=True, done_flows=0)[5] and len(call(stop=True, done_flows=0)[0]) == 9 * 8  # one expiry, then stop
-    assert len(call(stop=True, done_flows=5, done_ns=3 * 10**7)[0]) == 3 * 9 * 8
+    idle = [1, 2, 3, 4, 5, 7, 9, 10, 11, 12]  # no flows: nothing sent, queued or in the census
+    assert rate == r and avg_rtt == 100.0 and np.all(table[:, 0] == 1e7) and np.all(table[:, idle] == 0)
+    one = call(stop=True, done_flows=0)
+    assert one[5] and len(one[0]) == SAMPLE_FIELDS * 8  # one expiry, then stop
+    assert len(call(stop=True, done_flows=5, done_ns=3 * 10**7)[0]) == 3 * SAMPLE_FIELDS * 8
 
 
 def test_rcp_intervals_refuses_values_outside_their_domains():
@@ -233,4 +236,4 @@ def test_rcp_intervals_refuses_values_outside_their_domains():
     with pytest.raises(RuntimeError, match="not initialised"):
         call(FlowSimulator.__new__(FlowSimulator))
     rows = call(limit=2**40)[0]  # the longest span runs
-    assert len(rows) == 9 * 8 * (2**40 // 10**7)
+    assert len(rows) == SAMPLE_FIELDS * 8 * (2**40 // 10**7)

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rcpstab.fct._flows import FlowSimulator
+from rcpstab.fct.flow_run import SAMPLE_FIELDS
 from rcpstab.fct.flows_py import RECORD_FIELDS, PyFlowSimulator
 from rcpstab.runtime.validation import SIMULATOR_INTEGERS
 
@@ -237,6 +238,7 @@ def test_every_entry_point_survives_hostile_arguments_initialised_or_not():
         "set_registers",
         "take_records",
         "counters",
+        "census",
         "n_active",
         "rcp_intervals",
         "__init__",
@@ -272,7 +274,7 @@ def test_every_entry_point_survives_hostile_arguments_initialised_or_not():
             except (TypeError, ValueError, RuntimeError):
                 pass
     samples = FlowSimulator(**ARGS).rcp_intervals(*good)[0]  # and a valid one runs: ten 10 ms intervals
-    assert len(samples) == 10 * 9 * 8
+    assert len(samples) == 10 * SAMPLE_FIELDS * 8  # float64 fields per expiry
 
 
 def hammer(seconds=1.0, seed=0):
@@ -288,6 +290,7 @@ def hammer(seconds=1.0, seed=0):
             sim.registers,
             lambda: sim.set_registers(rate=rng.randrange(1, 10**6)),
             sim.take_records,
+            sim.census,
             sim.n_active,
             lambda: sim.__init__(**ARGS) if rng.random() < 0.02 else None,
             lambda: sim.add_arrivals(*arrivals([sim.counters()["now_ns"] + 10**9], [rng.randrange(1, 50)])),

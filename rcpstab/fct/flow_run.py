@@ -40,7 +40,9 @@ CHUNK_FLOWS = 4096  # arrivals drawn per chunk
 WARMUP_FRACTION = 0.1  # first arrivals left out of the time averages (empty start)
 LITTLE_BATCHES = 20  # batch means for the standard error of the mean number of flows
 RECORD_DTYPE = np.dtype([(name, np.int64) for name in RECORD_FIELDS])
-SAMPLE_FIELDS = 9  # per control interval: its length ns, flows, tx bytes, drops, offered, queue, R/C, input bytes, avg_rtt
+SAMPLE_FIELDS = (
+    13  # per control interval: its length ns, flows, tx bytes, drops, offered, queue, R/C, input bytes, avg_rtt, census (4)
+)
 
 
 @dataclass
@@ -80,7 +82,10 @@ class FlowRun:
     trace : ndarray or None
         With ``keep_trace``: per control interval its end ``t_s``, flows in progress
         ``n_active``, router rate ``R_over_C``, ``queue_bytes``, the ``input_bps`` the
-        router measured over it and its RTT average ``avg_rtt_ms`` after the update.
+        router measured over it and its RTT average ``avg_rtt_ms`` after the update; and at the
+        interval's end the senders' census: flows in the SYN phase ``n_syn``, established with
+        data left to send ``n_sending``, of those with a full window ``n_window_full``, and the
+        sum of the rates stamped on ``n_sending``'s flows, ``stamped_bps`` (bit/s).
     counters : dict
         Final simulator counters (sent, delivered, dropped, in_flight, ...).
     wall_time_s : float
@@ -257,11 +262,14 @@ def make_flow_simulator(
     backend: str,
     rate_refresh: bool = True,
     sender_window: bool = True,
+    window_scale: float = 1.0,
 ):
     """The C ``FlowSimulator`` or ``PyFlowSimulator`` on the thesis' single bottleneck.
 
     ``sender_window=False`` divides the R-TCP window by one byte instead of the MSS: a window a
     thousand times the rate times the RTT, which never binds (a counterfactual, issue 24).
+    ``window_scale`` divides the MSS by that factor (rounded to whole bytes): a window about
+    ``window_scale`` times the thesis' (a counterfactual dose, issue 24).
     """
     delay_ns = int(round(rtt_s * NS_PER_S / 2))
     cap = int(round(capacity_bps))
@@ -272,7 +280,8 @@ def make_flow_simulator(
         reverse=(cap, delay_ns, reverse_buffer),
         data_size=packet_bytes,
         ctrl_size=CTRL_PACKET_BYTES,
-        window_denominator=packet_bytes - TCP_HEADER_BYTES if sender_window else 1,  # MSS + RCP + IP headers
+        # MSS + RCP + IP headers
+        window_denominator=max(int(round((packet_bytes - TCP_HEADER_BYTES) / window_scale)), 1) if sender_window else 1,
         rwnd_pkts=RWND_PACKETS,
         request=0,
         rate_refresh=rate_refresh,
@@ -379,6 +388,8 @@ def run_flows(
     keep_trace: bool = False,
     sender_window: bool = True,
     router_rtt: str = "measured",
+    window_scale: float = 1.0,
+    initial_rate_bps: float | None = None,
 ) -> FlowRun:
     """Simulate ``n_flows`` flows arriving at offered load ``load`` on one RCP bottleneck.
 
@@ -428,6 +439,12 @@ def run_flows(
     router_rtt : {"measured", "propagation"}
         The router's ``avg_rtt``: App. F's average of the header RTTs, or held at ``rtt_s`` (a
         counterfactual: the RTT a fluid model with the propagation delay uses).
+    window_scale : float
+        With ``sender_window``: the window is about this many times R-TCP's (its MSS
+        denominator divided by it; a counterfactual dose between the window and none), >= 1.
+    initial_rate_bps : float, optional
+        The router's rate at time 0, bit/s in (0, eta C]; by default eta C, where an idle
+        router settles (a lower start is a counterfactual that skips the descent from C).
 
     Returns
     -------
@@ -445,14 +462,21 @@ def run_flows(
     arrivals = arrivals or ArrivalProcess()
     if router_rtt not in ("measured", "propagation"):
         raise InputError(f"router_rtt={router_rtt!r}: measured or propagation")
+    if not (isinstance(window_scale, (int, float)) and math.isfinite(window_scale) and window_scale >= 1):
+        raise InputError(f"window_scale={window_scale!r}: must be a finite number >= 1")
     _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed, sizes)
     wall_start = time.perf_counter()
     buffer_bytes = max(int(buffer_bdp * capacity_bps * rtt_s / 8), packet_bytes)
-    sim = make_flow_simulator(capacity_bps, rtt_s, buffer_bytes, packet_bytes, backend, rate_refresh, sender_window)
+    sim = make_flow_simulator(capacity_bps, rtt_s, buffer_bytes, packet_bytes, backend, rate_refresh, sender_window, window_scale)
     link_rate = capacity_bps / 8000  # bytes/ms
     # An empty link: the router starts where an idle App. F router settles, at eta * C.
+    if initial_rate_bps is not None and not (
+        isinstance(initial_rate_bps, (int, float)) and 0 < initial_rate_bps <= eta * capacity_bps
+    ):
+        raise InputError(f"initial_rate_bps={initial_rate_bps!r}: must be in (0, eta C = {eta * capacity_bps:g}]")
+    start_rate = eta * link_rate if initial_rate_bps is None else initial_rate_bps / 8000
     ctrl = RcpController(
-        link_rate=link_rate, alpha=alpha, beta=beta, eta=eta, rate=eta * link_rate, avg_rtt=rtt_s * 1000, mtu=packet_bytes
+        link_rate=link_rate, alpha=alpha, beta=beta, eta=eta, rate=start_rate, avg_rtt=rtt_s * 1000, mtu=packet_bytes
     )
     if fixed_rate_bps is not None:
         if not (math.isfinite(fixed_rate_bps) and 0 < fixed_rate_bps <= capacity_bps):
@@ -464,7 +488,7 @@ def run_flows(
     rate_per_s = n_flows / start_s[-1] if start_s[-1] > 0 else float("nan")
     feed = _ArrivalFeed(sim, start_s, size_pkts, warm_index)
     chunks: list[np.ndarray] = []
-    samples: list[tuple] = []  # dt, n, tx, drops, offered, queue, R/C, input bytes of the interval, avg_rtt
+    samples: list[tuple] = []  # dt, n, tx, drops, offered, queue, R/C, input bytes of the interval, avg_rtt, census
     tables: list[np.ndarray] = []  # the same, as the native control path returns them
     interval_ns = int(round(ctrl.interval * NS_PER_MS))
     t_ns, t_cap_ns = 0, None
@@ -512,6 +536,7 @@ def run_flows(
             next_tr = ctrl.interval
             sim.set_registers(input_bytes=0, rtt_sum=0, rtt_count=0)
         c = sim.counters()
+        k = sim.census()  # as the native path records it at every expiry
         samples.append(
             (
                 interval_ns,
@@ -523,6 +548,10 @@ def run_flows(
                 ctrl.rate / link_rate,
                 registers["input_bytes"],
                 ctrl.avg_rtt,
+                k["syn"],
+                k["sending"],
+                k["window_full"],
+                k["rate_sum"],
             )
         )
         records = sim.take_records()
@@ -569,6 +598,10 @@ TRACE_DTYPE = np.dtype(
         ("queue_bytes", float),
         ("input_bps", float),
         ("avg_rtt_ms", float),
+        ("n_syn", float),
+        ("n_sending", float),
+        ("n_window_full", float),
+        ("stamped_bps", float),
     ]
 )
 
@@ -579,6 +612,8 @@ def _trace(a: np.ndarray) -> np.ndarray:
     out["n_active"], out["queue_bytes"], out["R_over_C"] = a[:, 1], a[:, 5], a[:, 6]
     out["input_bps"] = a[:, 7] * 8 / (a[:, 0] / NS_PER_S)
     out["avg_rtt_ms"] = a[:, 8]
+    out["n_syn"], out["n_sending"], out["n_window_full"] = a[:, 9], a[:, 10], a[:, 11]
+    out["stamped_bps"] = a[:, 12] * 8000.0
     return out
 
 

@@ -403,6 +403,20 @@ class PyFlowSimulator(EventLoop):
             "fwd_dropped": fwd.port.dropped, "fwd_tx_bytes": fwd.tx_bytes,
         }  # fmt: skip
 
+    def census(self) -> dict[str, int]:
+        """The senders now, as the C simulator's ``census``: flows in the SYN phase, established with
+        data left to send, of those held by the window (full while the pacer is due), and their
+        stamped rates' sum (bytes/ms)."""
+        out = {"syn": 0, "sending": 0, "window_full": 0, "rate_sum": 0}
+        for f in self.flows:
+            if f.state == FF_SYN_SENT:
+                out["syn"] += 1
+            elif f.state == FF_ESTAB and f.snd_nxt < f.size_pkts:
+                out["sending"] += 1
+                out["window_full"] += f.snd_nxt - f.snd_una >= f.wnd and self.now >= f.next_send_ns
+                out["rate_sum"] += f.rate
+        return out
+
     def n_active(self) -> int:
         """Flows whose SYN is sent and whose last data packet has not yet arrived."""
         return self.n_active_flows

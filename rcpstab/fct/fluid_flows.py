@@ -36,6 +36,13 @@ Two more switches add what the packet simulator's hosts and router do with queue
 ``window_mss_bits`` gives the senders R-TCP's window, at most ``ceil(r srtt / mss)`` packets in
 flight over the RTT the packets now see (``d + q / C`` plus one packet's transmission), with one
 smoothed RTT for all senders (TCP's 7/8 average per ACK of the RTT sampled one RTPD earlier);
+``window="in_flight"`` makes the window the sender's real limit instead of a rate cap: each
+flow keeps its own smoothed RTT (from its SYN's, then the 7/8 average per ACK of the RTT its
+bits met) and sends at the stamped rate only while its bits in flight (sent, their ACK not yet
+back: a bit sent at ``s`` is acknowledged at ``s + d + q(s)/C`` plus one packet) stay below
+``ceil(r srtt / mss)`` packets, so a rate cut or a stretching RTT holds it at once
+(``window_shrinks=False``: the window follows the highest rate stamped over the last two
+RTPDs, so a rate cut never holds a flow; a counterfactual).
 ``interval_s`` updates the rate once per control interval from the interval's mean input, as
 App. F does. ``rate_trace`` replaces the rate law by a given R(t), e.g. a packet run's.
 
@@ -87,6 +94,8 @@ class FluidFlowRun:
         The input.
     t_s, R_bps, queue_bits, sending : ndarray
         Trace per step: time, router rate, queue, flows sending.
+    packet_queue_bits : ndarray
+        Trace per step: the packet-scale queue above the fluid one (``packet_bits``), bits.
     utilization : float
         Bits entering the queue over C times the span, over the window of :func:`window`.
     """
@@ -101,6 +110,7 @@ class FluidFlowRun:
     capacity_bps: float
     rtt_s: float
     sent_bits: np.ndarray
+    packet_queue_bits: np.ndarray | None = None
 
     def window_utilization(self, t0: float, t1: float) -> float:
         """Bits sent into the queue in ``[t0, t1]`` over ``C (t1 - t0)``."""
@@ -134,6 +144,8 @@ def fluid_flow_run(
     window_mss_bits: float = 0.0,
     interval_s: float = 0.0,
     rate_trace: list[Any] | None = None,
+    window: str = "rate_cap",
+    window_shrinks: bool = True,
 ) -> FluidFlowRun:
     """Run the flow-level fluid model on given arrivals.
 
@@ -169,6 +181,13 @@ def fluid_flow_run(
     interval_s : float
         Update the rate once per interval from the input averaged over it and the queue at its
         end, as App. F's control path does every Tr (s, rounded to whole steps); 0: every step.
+    window : {"rate_cap", "in_flight"}
+        With ``window_mss_bits``: the window as a cap ``min(r, W / RTT)`` on the rate, one
+        smoothed RTT for all senders; or as each flow's limit on its bits in flight, with its own
+        smoothed RTT (module docstring).
+    window_shrinks : bool
+        With ``window="in_flight"``: the window follows the current rate (True), or the highest
+        rate stamped over the last two RTPDs, so a rate cut does not shrink it (False).
 
     Returns
     -------
@@ -189,6 +208,9 @@ def fluid_flow_run(
         raise InputError(f"rtt={rtt!r}: propagation or with_queue")
     if window_mss_bits < 0 or (window_mss_bits > 0 and not packet_bits > 0):
         raise InputError(f"window_mss_bits={window_mss_bits}: must be >= 0, and > 0 only with packet_bits > 0")
+    if window not in ("rate_cap", "in_flight"):
+        raise InputError(f"window={window!r}: rate_cap or in_flight")
+    in_flight = window == "in_flight" and window_mss_bits > 0
     if len(a) != len(size) or len(a) == 0 or np.any(np.diff(a) < 0) or np.any(size <= 0):
         raise InputError("arrivals must be non-decreasing, sizes > 0, equal lengths, at least one flow")
     dt = d / 200 if dt_s is None else float(dt_s)
@@ -213,7 +235,15 @@ def fluid_flow_run(
     nxt = 0  # next flow to start sending
     act_id = np.empty(0, dtype=np.int64)
     act_left = np.empty(0)
-    trace_t, trace_R, trace_q, trace_n, trace_sent = [], [], [], [], []
+    if in_flight:
+        # cumulative bits each flow has sent, at each of the last ``ring`` steps (a bit is
+        # acknowledged within d + 1 s of queueing: older ones count as acknowledged)
+        ring = int(math.ceil((d + 1.0) / dt)) + 2
+        cum = np.zeros(len(a))
+        cum_hist = np.zeros((ring, len(a)))
+        srtt_i = np.full(len(a), d)
+        acked_step = -1  # last step whose bits are all acknowledged by now
+    trace_t, trace_R, trace_q, trace_n, trace_sent, trace_qp = [], [], [], [], [], []
     sent_total = 0.0
     done = 0
     for k in range(n_steps):
@@ -224,13 +254,16 @@ def fluid_flow_run(
         # Flows whose data reach the router during this step join at its start (dt << d).
         j = np.searchsorted(start, t + dt, side="left")
         if j > nxt:
+            if in_flight:  # the SYN met the queue of its arrival (the router is next to the sender)
+                back = np.clip(np.round(a[nxt:j] / dt).astype(np.int64), 0, max(k - 1, 0))
+                srtt_i[nxt:j] = d + q_hist[back] / C + packet_bits / C
             act_id = np.concatenate([act_id, np.arange(nxt, j)])
             act_left = np.concatenate([act_left, size[nxt:j]])
             nxt = int(j)
         r = R_hist[k - lag_steps] if k >= lag_steps else (C if fixed_rate_bps is None else R)
         if quantum_bps > 0:
             r = max(round(r / quantum_bps), 1) * quantum_bps
-        if window_mss_bits > 0:
+        if window_mss_bits > 0 and not in_flight:
             # At most ceil(r srtt / mss) packets in flight over the RTT the packets now see.
             rtt_now = d + (q + q_pkt + packet_bits) / C
             r = min(r, math.ceil(r * srtt / window_mss_bits) * packet_bits / rtt_now)
@@ -238,13 +271,35 @@ def fluid_flow_run(
         y_bits = 0.0
         if n:
             step_bits = r * dt
-            finish = act_left <= step_bits
-            y_bits = float(np.minimum(act_left, step_bits).sum())
-            act_left = act_left - step_bits
+            if in_flight:
+                # bits acknowledged by now: those sent in steps up to acked_step (s + d + q(s)/C + pkt/C <= t)
+                while acked_step + 1 < k and (acked_step + 1) * dt + d + (q_hist[acked_step + 1] + packet_bits) / C <= t:
+                    acked_step += 1
+                acked_step = max(acked_step, k - ring + 1)
+                flight = cum[act_id] - (cum_hist[acked_step % ring, act_id] if acked_step >= 0 else 0.0)
+                rw = r if window_shrinks else max(float(R_hist[max(k - 3 * lag_steps, 0) : max(k - lag_steps + 1, 1)].max()), r)
+                wnd = np.ceil(rw * srtt_i[act_id] / window_mss_bits) * packet_bits
+                send = np.minimum(np.clip(np.minimum(step_bits, wnd - flight), 0.0, None), act_left)
+                cum[act_id] += send
+                cum_hist[k % ring, act_id] = cum[act_id]
+                # 7/8 average per ACK (r dt / packet of them this step) of the RTT the acknowledged bits met
+                sample = d + (q_hist[max(acked_step, 0)] + packet_bits) / C
+                srtt_i[act_id] += (sample - srtt_i[act_id]) * (1.0 - 0.875 ** (step_bits / packet_bits))
+                finish = send >= act_left
+                y_bits = float(send.sum())
+                left_before = act_left
+                act_left = act_left - send
+            else:
+                finish = act_left <= step_bits
+                y_bits = float(np.minimum(act_left, step_bits).sum())
+                act_left = act_left - step_bits
             q_after = max(q + y_bits - C * dt, 0.0)
             if finish.any():
                 ids = act_id[finish]
-                t_end = t + (act_left[finish] + step_bits) / r
+                if in_flight:
+                    t_end = t + left_before[finish] / r
+                else:
+                    t_end = t + (act_left[finish] + step_bits) / r
                 fct[ids] = t_end - a[ids] + q_after / C + d / 2
                 done += len(ids)
                 keep = ~finish
@@ -253,7 +308,9 @@ def fluid_flow_run(
         else:
             q = max(q - C * dt, 0.0)
         sent_total += y_bits
-        if window_mss_bits > 0:
+        if in_flight:
+            q_hist[k] = q + q_pkt
+        elif window_mss_bits > 0:
             # TCP's 7/8 average, one step per ACK (r / packet a flow) of an RTT sampled one RTPD ago
             q_hist[k] = q + q_pkt
             sample = d + (q_hist[k - lag_steps] if k >= lag_steps else 0.0) / C + packet_bits / C
@@ -282,6 +339,7 @@ def fluid_flow_run(
             trace_q.append(q)
             trace_n.append(n)
             trace_sent.append(sent_total)
+            trace_qp.append(q_pkt)
         if done == len(a):
             break
     return FluidFlowRun(
@@ -295,4 +353,5 @@ def fluid_flow_run(
         capacity_bps=C,
         rtt_s=d,
         sent_bits=np.array(trace_sent),
+        packet_queue_bits=np.array(trace_qp),
     )

@@ -124,7 +124,8 @@ def chain_fct(
     """One protocol on the chain's arrivals (``tcp``: ns-3, one process per call).
 
     ``queues=True`` (packet simulator only) adds ``queue_trace``: one row per router update,
-    ``t_s``, ``link`` (0..n-1 along the chain) and ``queue_bytes``.
+    ``t_s``, ``link`` (0..n-1 along the chain), ``queue_bytes``, the rate after the update
+    ``R_over_C``, the interval's input over C ``utilization`` and the RTT estimate ``avg_rtt_s``.
 
     Returns
     -------
@@ -164,8 +165,15 @@ def chain_fct(
         queues=trace,
     )
     if trace is not None:
-        rows = np.array(trace, dtype=float).reshape(-1, 3)
-        out["queue_trace"] = {"t_s": rows[:, 0] / NS_PER_S, "link": rows[:, 1].astype(int), "queue_bytes": rows[:, 2]}
+        rows = np.array(trace, dtype=float).reshape(-1, 6)
+        out["queue_trace"] = {
+            "t_s": rows[:, 0] / NS_PER_S,
+            "link": rows[:, 1].astype(int),
+            "queue_bytes": rows[:, 2],
+            "R_over_C": rows[:, 3],
+            "utilization": rows[:, 4],
+            "avg_rtt_s": rows[:, 5],
+        }
     delivered, fct_ns = sim.flow_stats()
     fct_ns = np.array([math.nan if x is None else x for x in fct_ns], dtype=float)
     # the sender's last ACK back to the receiver's last data packet: the return path's

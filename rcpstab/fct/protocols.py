@@ -177,7 +177,9 @@ def run_packet_flows(
 ) -> tuple[Any, list[float], list[int]]:
     """Run ``flows`` (the simulators' flow table) on ``topology`` with ``protocol``'s routers and
     senders until every flow is done or ``t_end_ns``. With a list ``queues``, every controlled
-    link's queue is appended to it at each of its updates as ``(t_ns, link, queue_bytes)``.
+    link's queue is appended to it at each of its updates as ``(t_ns, link, queue_bytes,
+    rate_over_c, utilization, avg_rtt_s)`` (the rate after the update, the interval's input over
+    C, the router's RTT estimate, s).
 
     Returns
     -------
@@ -205,9 +207,9 @@ def run_packet_flows(
         for li, ctrl in controllers.items():
             if tick[li] != t_next:
                 continue
-            next_ns, _, _, registers = proto.service(sim, li, ctrl, interval[li])
+            next_ns, rate_over_c, utilization, registers = proto.service(sim, li, ctrl, interval[li])
             if queues is not None:
-                queues.append((t_next, li, registers["queue_bytes"]))
+                queues.append((t_next, li, registers["queue_bytes"], rate_over_c, utilization, proto.avg_rtt_s(ctrl)))
             if li == monitored and t_next <= queue_until_s * NS_PER_S:
                 queue.append(registers["queue_bytes"])
                 dt.append(interval[li])

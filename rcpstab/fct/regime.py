@@ -18,10 +18,13 @@ Two mechanisms separate RCP from PS at high load (notebook 07):
   floor. Small bandwidth-delay products (in packets) and a large beta / alpha lower it.
 
 In the rate-lag regime the fluid model's FCTs run above the packet simulator's: it leaves out
-the R-TCP sender's window (senders slow down as soon as a queue stretches the RTT past their
-srtt) and App. F's RTT average, which includes the queueing delay. Both damp the answer to
-queue spikes; ``run_flows(sender_window=False, router_rtt="propagation")`` and
-``fluid_flow_run(window_mss_bits=..., rtt="with_queue")`` switch them (notebook 07).
+the R-TCP sender's window and App. F's RTT average, which includes the queueing delay. The
+window does not slow senders on average (they send at their stamped rate); after a rate cut
+it shrinks below the packets already in flight and holds the sender, so a cut reaches the
+router's input at once. The rate law pins the mean queue (``alpha (1 - u) C d / beta``), so the
+router settles at a higher rate. ``run_flows(sender_window=False, router_rtt="propagation")``
+and ``fluid_flow_run(window_mss_bits=..., window="in_flight", rtt="with_queue")`` switch them
+(notebook 07).
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ from .flow_run import NS_PER_S, draw_workload, run_flows
 from .fluid_flows import fluid_flow_run, rho_star, time_average_in_progress
 from .ps import processor_sharing_sojourn
 
-__all__ = ["REGIME_RATIO", "compare_methods", "regime_note"]
+__all__ = ["REGIME_RATIO", "START_UP_QUEUE_RATIO", "compare_methods", "regime_note"]
 
 REGIME_RATIO = 1.5  # "does not follow PS": a bin's AFCT above 1.5 times PS (fixed a priori, not fitted)
+START_UP_QUEUE_RATIO = 2.0  # "not settled": a mean queue above twice the pinned one (fixed a priori, not fitted)
 
 
 def _summary(
@@ -119,7 +123,9 @@ def regime_note(result: Any) -> str | None:
     """One sentence naming the high-load regime an :class:`~rcpstab.fct.study.FctResult` is in, or None.
 
     Above :func:`rho_star` the packet-scale queue regime (not stationary); otherwise the
-    rate-lag regime when some bin with 20 flows or more is over :data:`REGIME_RATIO` times PS.
+    start-up regime when the window's mean queue is over :data:`START_UP_QUEUE_RATIO` times the
+    one the rate law pins a settled router to (plus a packet); otherwise the rate-lag regime
+    when some bin with 20 flows or more is over :data:`REGIME_RATIO` times PS.
     """
     s = result.setup
     bdp = s.capacity_bps * s.rtt_s / (8 * s.packet_bytes)
@@ -130,6 +136,16 @@ def regime_note(result: Any) -> str | None:
             f"regime: offered load {s.load:g} is above u* = {u_star:.3f}, where the rate law's beta q/d "
             f"balances the packet-scale queue of a {bdp:.0f}-packet BDP: flows accumulate (not stationary; "
             f"FCTs grow with the run); a larger C x RTPD or beta/alpha nearer 1 raises u*"
+        )
+    # The rate law pins a settled router's mean queue to alpha (1 - u) C d / beta (its budget of
+    # ln R over a window); a window still in the descent from R = C holds far more (issue 24, B).
+    queue = float(np.mean([r.mean_queue_bytes for r in result.runs])) / s.packet_bytes
+    pinned = s.alpha * (1 - float(np.mean([r.utilization for r in result.runs]))) * bdp / s.beta
+    if queue > START_UP_QUEUE_RATIO * pinned + 1:
+        return (
+            f"regime: start-up: the router had not settled in the measurement window (mean queue {queue:.1f} "
+            f"packets against the {pinned:.1f} its rate law holds once settled, alpha (1 - u) C d / beta): it "
+            f"starts at R = C and comes down at the pace of beta q/d, so these FCTs are the descent's; give more flows"
         )
     worst = result.worst_ratio(min_flows=20)
     if worst is not None and worst > REGIME_RATIO:

@@ -439,6 +439,21 @@ int64_t fl_in_flight(const fl_sim *s)
     return n + ev_count_type(&s->ev, FE_DELIVER);
 }
 
+void fl_census(const fl_sim *s, int64_t out[4])
+{
+    out[0] = out[1] = out[2] = out[3] = 0;
+    for (int32_t i = 0; i < s->flow_pool.cap; i++) {
+        const fl_flow *f = &s->flows[i];
+        if (f->state == FF_SYN_SENT) {
+            out[0]++;
+        } else if (f->state == FF_ESTAB && f->snd_nxt < f->size_pkts) {
+            out[1]++;
+            out[2] += f->snd_nxt - f->snd_una >= f->wnd && s->now >= f->next_send_ns;
+            out[3] += f->rate;
+        }
+    }
+}
+
 void fl_free(fl_sim *s)
 {
     for (int li = 0; li < 2; li++)

@@ -96,5 +96,10 @@ int fl_add_arrivals(fl_sim *s, const int64_t *t_ns, const int64_t *size, int64_t
 int fl_run_until(fl_sim *s, int64_t t_ns);
 /* Packets inside the network: queues, links and pending deliveries. */
 int64_t fl_in_flight(const fl_sim *s);
+/* The senders now (issue 24's census): out[0] flows in the SYN phase, out[1] established with data
+ * left to send, out[2] of those held by the window (full, snd_nxt - snd_una >= wnd, while
+ * the pacer would send: now >= next_send_ns), out[3] the sum of
+ * the stamped rates of out[1]'s flows, bytes/ms. */
+void fl_census(const fl_sim *s, int64_t out[4]);
 
 #endif

@@ -264,6 +264,16 @@ static PyObject *FlowSimulator_counters(FlowSimulatorObject *self, PyObject *Py_
                          "fwd_dropped", (long long)f->port.dropped, "fwd_tx_bytes", (long long)f->tx_bytes);
 }
 
+static PyObject *FlowSimulator_census(FlowSimulatorObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!ready(self))
+        return NULL;
+    int64_t c[4];
+    fl_census(&self->sim, c);
+    return Py_BuildValue("{sLsLsLsL}", "syn", (long long)c[0], "sending", (long long)c[1], "window_full",
+                         (long long)c[2], "rate_sum", (long long)c[3]);
+}
+
 static PyObject *FlowSimulator_n_active(FlowSimulatorObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (!idle(self))
@@ -271,8 +281,9 @@ static PyObject *FlowSimulator_n_active(FlowSimulatorObject *self, PyObject *Py_
     return PyLong_FromLongLong(self->ready ? (long long)self->sim.n_active : 0);
 }
 
-enum { FLOW_SAMPLE = 9 }; /* flow_run.py's samples: interval ns, n_active, tx bytes, dropped, offered, queue,
-                           R/C, input bytes, avg_rtt ms */
+enum { FLOW_SAMPLE = 13 }; /* flow_run.py's samples: interval ns, n_active, tx bytes, dropped, offered, queue,
+                            R/C, input bytes, avg_rtt ms, and the senders' census (fl_census: syn, sending,
+                            window full, stamped rates' sum) */
 #define MAX_INTERVALS_SPAN_NS (1LL << 40) /* 18 minutes of simulated time per call */
 
 /* Every App. F expiry (control.h's rcp_expiry, RcpController.service to the bit) after t_ns, each after running
@@ -307,9 +318,13 @@ static int flow_intervals(FlowSimulatorObject *self, long long *t, long long *in
             *cap = grown_cap;
         }
         fl_link *f = &s->links[FL_FWD];
+        int64_t k[4];
+        fl_census(s, k); /* one pass over the flow slots per expiry: small beside the interval's packet events */
         const double sample[FLOW_SAMPLE] = {(double)*interval,     (double)s->n_active,   (double)f->tx_bytes,
                                             (double)f->port.dropped, (double)f->arrivals, (double)queue_bytes,
-                                            row.rate_over_c,       (double)input_bytes,   c->avg_rtt};
+                                            row.rate_over_c,       (double)input_bytes,   c->avg_rtt,
+                                            (double)k[0],          (double)k[1],          (double)k[2],
+                                            (double)k[3]};
         memcpy(*buf + (*n)++ * FLOW_SAMPLE, sample, sizeof sample);
         *t = t_next;
         /* run_flows' max(round(next), 1); NaN -> 1 ns and beyond any run -> 2**60 ns, with no undefined cast */
@@ -322,7 +337,7 @@ static int flow_intervals(FlowSimulatorObject *self, long long *t, long long *in
 
 /* rcp_intervals(t_ns, interval_ns, limit_ns, stop, done_flows, done_ns, link_rate, alpha, beta, eta, rate, avg_rtt,
    mtu, measured_rtt): the App. F control path of run_flows at every expiry up to limit_ns (and its stop rule).
-   Returns (samples: bytes of float64, nine per expiry; t_ns, interval_ns, rate, avg_rtt, stopped). */
+   Returns (samples: bytes of float64, thirteen per expiry; t_ns, interval_ns, rate, avg_rtt, stopped). */
 static PyObject *FlowSimulator_rcp_intervals(FlowSimulatorObject *self, PyObject *args)
 {
     const char *where = "rcp_intervals";
@@ -378,6 +393,8 @@ static PyMethodDef FlowSimulator_methods[] = {
      "rcp_intervals(t_ns, interval_ns, limit_ns, stop, done_flows, done_ns, link_rate, alpha, beta, eta, rate,"
      " avg_rtt, mtu, measured_rtt) -> (samples, t_ns, interval_ns, rate, avg_rtt, stopped): App. F's control path"
      " at every expiry up to limit_ns, in C."},
+    {"census", (PyCFunction)FlowSimulator_census, METH_NOARGS,
+     "census() -> dict: flows in the SYN phase, sending (data left), of those window-full, their rates' sum (bytes/ms)."},
     {"n_active", (PyCFunction)FlowSimulator_n_active, METH_NOARGS,
      "n_active() -> flows whose SYN is sent and last data packet not yet received."},
     {NULL},
