@@ -372,12 +372,18 @@ def _paint_strokes(image: PILImage.Image, ax: RasterAxes, box: tuple[int, int, i
     from PIL import Image, ImageDraw
 
     s = SUPERSAMPLE
-    left, top, right, bottom = box
-    mask = Image.new("L", ((right - left) * s, (bottom - top) * s))
-    draw = ImageDraw.Draw(mask)
     px, py = ax.to_pixels(op.data[0], op.data[1])
     keep = np.isfinite(px) & np.isfinite(py)
-    xy = np.column_stack([(px[keep] - left) * s, (py[keep] - top) * s]).clip(-1e6, 1e6)
+    px, py = px[keep], py[keep]
+    reach = ax.px(op.width_pt) / 2 + 1  # half the line's width or the marker's size, and a pixel of blur
+    # the mask covers only what the stroke can touch inside the box: markers and short curves cost little
+    left, top = max(box[0], math.floor(np.min(px, initial=np.inf) - reach)), max(box[1], math.floor(np.min(py, initial=np.inf) - reach))
+    right, bottom = min(box[2], math.ceil(np.max(px, initial=-np.inf) + reach)), min(box[3], math.ceil(np.max(py, initial=-np.inf) + reach))
+    if right <= left or bottom <= top:
+        return
+    mask = Image.new("L", ((right - left) * s, (bottom - top) * s))
+    draw = ImageDraw.Draw(mask)
+    xy = np.column_stack([(px - left) * s, (py - top) * s]).clip(-1e6, 1e6)
     if op.kind == "line":
         width = ax.px(op.width_pt) * s
         xy = _thin(xy, width / 4)
@@ -392,22 +398,18 @@ def _paint_strokes(image: PILImage.Image, ax: RasterAxes, box: tuple[int, int, i
                 draw.polygon(list(zip((x + r * np.cos(angles)).tolist(), (y - r * np.sin(angles)).tolist(), strict=True)), fill=255)
             else:
                 draw.ellipse((x - radius, y - radius, x + radius, y + radius), fill=255)
-    image.paste(rgb(op.color), box[:2], mask.reduce(s))
+    image.paste(rgb(op.color), (left, top), mask.reduce(s))
 
 
 def _thin(xy: np.ndarray, spacing: float) -> np.ndarray:
-    """The vertices of a polyline, dropping each one closer than ``spacing`` pixels to the last one kept
-    (consecutive samples of a slow trajectory pile up on one pixel; the line looks the same without them)."""
+    """The vertices of a polyline, keeping one per run of consecutive vertices in the same ``spacing``-pixel
+    square, and both ends (consecutive samples of a slow trajectory pile up on one pixel; the line looks
+    the same without them)."""
     if len(xy) < 3:
         return xy
-    kept = [0]
-    last = xy[0]
-    for k in range(1, len(xy) - 1):
-        if abs(xy[k, 0] - last[0]) + abs(xy[k, 1] - last[1]) >= spacing:
-            kept.append(k)
-            last = xy[k]
-    kept.append(len(xy) - 1)
-    return xy[kept]
+    cell = np.floor(xy / spacing)
+    moved = np.any(cell[1:] != cell[:-1], axis=1)
+    return xy[np.concatenate([[True], moved[:-1], [True]])]
 
 
 def _draw_legend(image: PILImage.Image, ax: RasterAxes, below: float) -> None:
