@@ -35,6 +35,7 @@ __all__ = [
     "LegendEntry",
     "RasterAxes",
     "RasterFigure",
+    "font_path",
     "is_png",
     "nice_ticks",
     "rgb",
@@ -108,12 +109,27 @@ def tick_labels(values: np.ndarray) -> list[str]:
 
 
 @functools.cache
-def _font(size_px: float) -> ImageFont.FreeTypeFont:
-    """matplotlib's bundled DejaVu Sans at ``size_px`` pixels."""
+def font_path() -> str:
+    """matplotlib's bundled DejaVu Sans, found without importing matplotlib (its ``mpl-data`` beside its
+    package; a distribution that moves the data elsewhere is asked through ``matplotlib.get_data_path``)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("matplotlib")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = os.path.join(folder, "mpl-data", "fonts", "ttf", "DejaVuSans.ttf")
+        if os.path.exists(path):
+            return path
     import matplotlib
+
+    return os.path.join(matplotlib.get_data_path(), "fonts", "ttf", "DejaVuSans.ttf")
+
+
+@functools.cache
+def _font(size_px: float) -> ImageFont.FreeTypeFont:
+    """DejaVu Sans (:func:`font_path`) at ``size_px`` pixels."""
     from PIL import ImageFont
 
-    return ImageFont.truetype(os.path.join(matplotlib.get_data_path(), "fonts", "ttf", "DejaVuSans.ttf"), size_px)
+    return ImageFont.truetype(font_path(), size_px)
 
 
 @dataclass

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-import matplotlib
 import numpy as np
 
 from ..figures import current_axes, grid_extent, region_caption, set_title
@@ -124,6 +123,8 @@ def region_plot(region: RegionMap, ax: Axes | None = None, boundary: bool = True
 
     Returns the axes.
     """
+    import matplotlib  # here: the raster PNG (region_raster) draws from this module's labels without it
+
     from .exact import boundary_points, has_linear_boundary
 
     ax = ax or current_axes()

@@ -7,7 +7,6 @@ python-control separates ``*_response`` from ``*_plot``.
 
 from __future__ import annotations
 
-import matplotlib
 import numpy as np
 
 from ..figures import current_axes, grid_extent, network_caption, region_caption, set_title
@@ -52,6 +51,8 @@ def verdict_plot(region: RegionMap, ax=None, boundary: bool = True):
     -------
     matplotlib.axes.Axes
     """
+    import matplotlib  # here: the portrait's raster PNG uses this module's labels without importing it
+
     from ..linear.exact import boundary_points, has_linear_boundary
 
     ax = ax or current_axes()
@@ -264,6 +265,8 @@ def convergence_plot(region: RegionMap, ax=None):
     points whose time was not observed (only estimated) are left blank. With several
     configurations, the slowest over them is shown.
     """
+    import matplotlib
+
     ax = ax or current_axes()
     table = region.table
     times = np.asarray(table["convergence_rtt"], dtype=float).reshape(-1, region.beta.size, region.alpha.size)
