@@ -73,7 +73,8 @@ def rgb(color: str) -> tuple[int, int, int]:
 
 def nice_ticks(lo: float, hi: float, max_bins: int) -> np.ndarray:
     """Tick values inside ``[lo, hi]``: multiples of the smallest step of 1, 2, 2.5, 5 or 10 times a power
-    of ten that splits the range into at most ``max_bins`` intervals (matplotlib's default locator).
+    of ten that splits the range into at most ``max_bins`` intervals, or a smaller one where that shows
+    fewer than two ticks (matplotlib's default locator, ``MaxNLocator`` with those steps).
 
     Examples
     --------
@@ -82,8 +83,12 @@ def nice_ticks(lo: float, hi: float, max_bins: int) -> np.ndarray:
     """
     raw = (hi - lo) / max(1, max_bins)
     scale = 10.0 ** math.floor(math.log10(raw))
-    step = next(m * scale for m in (1, 2, 2.5, 5, 10) if m * scale >= raw * (1 - 1e-9))
-    first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
+    steps = [m * scale * f for f in (0.1, 1.0) for m in (1, 2, 2.5, 5)] + [10 * scale, 20 * scale]
+    k = next(i for i, step in enumerate(steps) if step >= raw * (1 - 1e-9))
+    for step in steps[k::-1]:  # the smallest step above the raw one; smaller ones until two ticks show
+        first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
+        if last - first >= 1:
+            break
     return np.arange(first, last + 1) * step
 
 
