@@ -204,7 +204,9 @@ class RasterAxes:
         """A filled circle ("o") or five-pointed star ("*") of diameter ``size_pt`` at each data point."""
         self.ops.append(_Op("marker", color, (np.ravel(x), np.ravel(y), shape), size_pt))
 
-    def set_legend(self, entries: list[LegendEntry], loc: str = "upper right", ncol: int = 1, fontsize_pt: float = SMALL_PT) -> None:
+    def set_legend(
+        self, entries: list[LegendEntry], loc: str = "upper right", ncol: int = 1, fontsize_pt: float = SMALL_PT
+    ) -> None:
         """A legend inside the axes (``loc`` "upper right") or centred below them ("below")."""
         self.legend = (entries, loc, ncol, fontsize_pt)
 
@@ -341,7 +343,12 @@ def _draw_axes(image: PILImage.Image, ax: RasterAxes, centre: float) -> None:
         _draw_legend(image, ax, below)
     for rect, child in ax.insets:
         x, y, w, h = rect
-        child.box = (left + x * (right - left), bottom - (y + h) * (bottom - top), left + (x + w) * (right - left), bottom - y * (bottom - top))
+        child.box = (
+            left + x * (right - left),
+            bottom - (y + h) * (bottom - top),
+            left + (x + w) * (right - left),
+            bottom - y * (bottom - top),
+        )
         draw.rectangle(_int_box(child), fill="white")
         _draw_axes(image, child, centre)
 
@@ -398,8 +405,14 @@ def _paint_strokes(image: PILImage.Image, ax: RasterAxes, box: tuple[int, int, i
     px, py = px[keep], py[keep]
     reach = ax.px(op.width_pt) / 2 + 1  # half the line's width or the marker's size, and a pixel of blur
     # the mask covers only what the stroke can touch inside the box: markers and short curves cost little
-    left, top = max(box[0], math.floor(np.min(px, initial=np.inf) - reach)), max(box[1], math.floor(np.min(py, initial=np.inf) - reach))
-    right, bottom = min(box[2], math.ceil(np.max(px, initial=-np.inf) + reach)), min(box[3], math.ceil(np.max(py, initial=-np.inf) + reach))
+    left, top = (
+        max(box[0], math.floor(np.min(px, initial=np.inf) - reach)),
+        max(box[1], math.floor(np.min(py, initial=np.inf) - reach)),
+    )
+    right, bottom = (
+        min(box[2], math.ceil(np.max(px, initial=-np.inf) + reach)),
+        min(box[3], math.ceil(np.max(py, initial=-np.inf) + reach)),
+    )
     if right <= left or bottom <= top:
         return
     mask = Image.new("L", ((right - left) * s, (bottom - top) * s))
@@ -416,7 +429,9 @@ def _paint_strokes(image: PILImage.Image, ax: RasterAxes, box: tuple[int, int, i
             if op.data[2] == "*":
                 angles = np.pi / 2 + np.arange(10) * np.pi / 5
                 r = np.where(np.arange(10) % 2 == 0, radius, radius * 0.382)  # a regular star's inner radius
-                draw.polygon(list(zip((x + r * np.cos(angles)).tolist(), (y - r * np.sin(angles)).tolist(), strict=True)), fill=255)
+                draw.polygon(
+                    list(zip((x + r * np.cos(angles)).tolist(), (y - r * np.sin(angles)).tolist(), strict=True)), fill=255
+                )
             else:
                 draw.ellipse((x - radius, y - radius, x + radius, y + radius), fill=255)
     image.paste(rgb(op.color), (left, top), mask.reduce(s))
@@ -430,7 +445,8 @@ def _thin(xy: np.ndarray, spacing: float) -> np.ndarray:
         return xy
     cell = np.floor(xy / spacing)
     moved = np.any(cell[1:] != cell[:-1], axis=1)
-    return xy[np.concatenate([[True], moved[:-1], [True]])]
+    kept: np.ndarray = xy[np.concatenate([[True], moved[:-1], [True]])]
+    return kept
 
 
 def _draw_legend(image: PILImage.Image, ax: RasterAxes, below: float) -> None:

@@ -68,7 +68,22 @@ def map_files(tmp_path_factory):
     from rcpstab.cli import main
 
     folder = tmp_path_factory.mktemp("map")
-    code = main(["map", "--method", "exact", "--alpha", "0.02:2:0.02", "--beta", "0.01:1:0.01", "--out", str(folder / "m.png"), "--csv", str(folder / "m.csv"), "-q"])
+    code = main(
+        [
+            "map",
+            "--method",
+            "exact",
+            "--alpha",
+            "0.02:2:0.02",
+            "--beta",
+            "0.01:1:0.01",
+            "--out",
+            str(folder / "m.png"),
+            "--csv",
+            str(folder / "m.csv"),
+            "-q",
+        ]
+    )
     assert code == 0
     return _pixels(folder / "m.png"), _read_csv(folder / "m.csv")
 
@@ -126,7 +141,9 @@ def test_nice_ticks_are_matplotlibs_default_ticks():
         bins = int(rng.integers(1, 10))
         reference = MaxNLocator(nbins=bins, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
         reference = reference[(reference >= lo - 1e-9 * (hi - lo)) & (reference <= hi + 1e-9 * (hi - lo))]
-        np.testing.assert_allclose(nice_ticks(lo, hi, bins), reference, rtol=0, atol=1e-9 * (hi - lo), err_msg=f"{lo} {hi} {bins}")
+        np.testing.assert_allclose(
+            nice_ticks(lo, hi, bins), reference, rtol=0, atol=1e-9 * (hi - lo), err_msg=f"{lo} {hi} {bins}"
+        )
 
 
 def test_tick_labels_show_each_value_at_one_precision():
@@ -140,7 +157,22 @@ def portrait_files(tmp_path_factory):
     from rcpstab.cli import main
 
     folder = tmp_path_factory.mktemp("portrait")
-    code = main(["portrait", "--alpha", "0.4", "--beta", "0.2", "--rtts", "30", "--out", str(folder / "p.png"), "--csv", str(folder / "p.csv"), "-q"])
+    code = main(
+        [
+            "portrait",
+            "--alpha",
+            "0.4",
+            "--beta",
+            "0.2",
+            "--rtts",
+            "30",
+            "--out",
+            str(folder / "p.png"),
+            "--csv",
+            str(folder / "p.csv"),
+            "-q",
+        ]
+    )
     assert code == 0
     return _pixels(folder / "p.png"), _read_csv(folder / "p.csv")
 
@@ -175,7 +207,9 @@ def test_portrait_trajectories_are_drawn_where_their_csv_points_map(portrait_fil
         # and where no other start's path comes near, its path is drawn in its colour
         others = np.concatenate([p for j, p in dense.items() if j != k])
         sample = points[:: max(1, len(points) // 300)]
-        sample = sample[(sample[:, 0] > left + 3) & (sample[:, 0] < right - 3) & (sample[:, 1] > top + 3) & (sample[:, 1] < bottom - 3)]
+        sample = sample[
+            (sample[:, 0] > left + 3) & (sample[:, 0] < right - 3) & (sample[:, 1] > top + 3) & (sample[:, 1] < bottom - 3)
+        ]
         alone = np.min(np.hypot(sample[:, None, 0] - others[None, :, 0], sample[:, None, 1] - others[None, :, 1]), axis=1) > 6
         for sx, sy in sample[alone]:
             patch = image[int(sy) - 1 : int(sy) + 2, int(sx) - 1 : int(sx) + 2]

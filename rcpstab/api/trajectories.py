@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from ..errors import InputError
-from ..runtime.validation import check_run_cost, check_value
 from ..figures_raster import is_png
+from ..runtime.validation import check_run_cost, check_value
 from .common import as_model, network_params, plausible
 from .regions import network_text
 from .result import Result, strict

@@ -53,7 +53,9 @@ def _latex_gains(model: Any) -> tuple[str, str]:
     return derive()
 
 
-GREEK = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega"
+GREEK = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega"
+)
 
 
 def _unicode(latex: str) -> str:

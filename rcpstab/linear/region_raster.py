@@ -50,11 +50,13 @@ def region_figure(region: RegionMap, boundary: bool = True, color: str = "tab:bl
     ax = figure.axes((extent[0], extent[1]), (extent[2], extent[3]))
     label = method_label(region)
     legend = [LegendEntry("patch", f"stable: {label}", color, alpha=0.45)]
-    curve = boundary_points(region.model, extent[1], extent[3]) if boundary and has_linear_boundary(region.model) else None
-    clip = exact_region_outline(*curve, extent[2]) if curve is not None and region.method in INSIDE_EXACT else None
+    curve: tuple[np.ndarray, np.ndarray] | None = None
+    if boundary and has_linear_boundary(region.model):
+        curve = boundary_points(region.model, extent[1], extent[3])
+    clip = exact_region_outline(curve[0], curve[1], extent[2]) if curve is not None and region.method in INSIDE_EXACT else None
     ax.cells(region.stable, extent, color, 0.45, clip)
     if curve is not None:
-        ax.line(*curve, "k", 1.5)
+        ax.line(curve[0], curve[1], "k", 1.5)
         legend.append(LegendEntry("line", "exact linear boundary", "k"))
         if clip is not None and region.stable.size <= 2500:  # show which points were decided (cells end at the boundary)
             alphas, betas = np.meshgrid(region.alpha, region.beta)

@@ -8,6 +8,8 @@ fewest trajectory samples.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..figures import title_lines
@@ -23,6 +25,7 @@ from .plotting import (
     trajectory_label,
 )
 from .trajectory import Trajectory
+from .verdicts import Judgement
 
 __all__ = ["portrait_figure"]
 
@@ -37,7 +40,9 @@ def _limits(values: np.ndarray) -> tuple[float, float]:
     return lo - MARGIN * span, hi + MARGIN * span
 
 
-def portrait_figure(traj: Trajectory, title: str | None = None, verdicts=None, cycles=None) -> RasterFigure:
+def portrait_figure(
+    traj: Trajectory, title: str | None = None, verdicts: Judgement | None = None, cycles: dict[int, Any] | None = None
+) -> RasterFigure:
     """The phase portrait of ``traj`` as a raster figure.
 
     Parameters
@@ -59,8 +64,8 @@ def portrait_figure(traj: Trajectory, title: str | None = None, verdicts=None, c
 
     Examples
     --------
-    >>> from rcpstab.phaseplane import simulate
-    >>> traj = simulate("rcp", 0.4, 0.2, gamma0=[0.5, 0.1], q0=[0.0, 0.0], rtts=20)
+    >>> from rcpstab import portrait
+    >>> traj = portrait("rcp", 0.4, 0.2, rtts=20).value   # App. E's six starts
     >>> portrait_figure(traj).render().size   # 6.4 x 4.8 in at 150 dpi, in pixels
     (960, 720)
     """
