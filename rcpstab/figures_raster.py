@@ -476,7 +476,8 @@ def _draw_legend(image: PILImage.Image, ax: RasterAxes, below: float) -> None:
                 swatch = Image.new("RGB", (handle[2] - handle[0], handle[3] - handle[1]), rgb(entry.color))
                 base = image.crop(handle)
                 image.paste(Image.blend(base, swatch, entry.alpha), handle[:2])
-                draw.rectangle(handle, outline=rgb(entry.color), width=1)
+                edge = min(1.0, 2 * entry.alpha)  # the face's colour, a little stronger: matplotlib's translucent edge
+                draw.rectangle(handle, outline=tuple(round(255 + edge * (c - 255)) for c in rgb(entry.color)), width=1)
             else:
                 sample = RasterAxes((0.0, 1.0), (0.0, 1.0), ax.dpi)
                 sample.box = (x, middle - 0.5 * em, x + 2 * em, middle + 0.5 * em)
