@@ -261,7 +261,8 @@ class RasterFigure:
         font, title_font = _font(ax.px(ax.fontsize_pt)), _font(ax.px(ax.title_pt))
         edge, line = ax.px(EDGE_PT), ax.px(ax.fontsize_pt) * 1.2
         top = edge + len(ax.title) * ax.px(ax.title_pt) * 1.2 + ax.px(TITLE_PAD_PT)
-        below = ax.px(TICK_PT + TICK_PAD_PT) + line + ax.px(LABEL_PAD_PT) + (line if ax.xlabel else 0.0)
+        # a row of tick labels is one font size high (digits have no descenders); a label line 1.2
+        below = ax.px(TICK_PT + TICK_PAD_PT + ax.fontsize_pt + LABEL_PAD_PT) + (line if ax.xlabel else 0.0)
         legend_w, legend_h = ax.legend_size()
         if ax.legend is not None and ax.legend[1] == "below":
             below += ax.px(LABEL_PAD_PT) + legend_h
@@ -328,7 +329,7 @@ def _draw_axes(image: PILImage.Image, ax: RasterAxes, centre: float) -> None:
         draw.line((round(left - tick), row, round(left), row), fill=black, width=frame)
         draw.text((left - tick - pad, y), text, font=font, fill=black, anchor="rm")
     line = ax.px(ax.fontsize_pt) * 1.2
-    label_top = bottom + tick + pad + line + ax.px(LABEL_PAD_PT)
+    label_top = bottom + tick + pad + ax.px(ax.fontsize_pt + LABEL_PAD_PT)
     if ax.xlabel:
         draw.text(((left + right) / 2, label_top), ax.xlabel, font=font, fill=black, anchor="mt")
     if ax.ylabel:
