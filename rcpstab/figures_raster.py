@@ -406,14 +406,12 @@ def _paint_strokes(image: PILImage.Image, ax: RasterAxes, box: tuple[int, int, i
     px, py = px[keep], py[keep]
     reach = ax.px(op.width_pt) / 2 + 1  # half the line's width or the marker's size, and a pixel of blur
     # the mask covers only what the stroke can touch inside the box: markers and short curves cost little
-    left, top = (
-        max(box[0], math.floor(np.min(px, initial=np.inf) - reach)),
-        max(box[1], math.floor(np.min(py, initial=np.inf) - reach)),
-    )
-    right, bottom = (
-        min(box[2], math.ceil(np.max(px, initial=-np.inf) + reach)),
-        min(box[3], math.ceil(np.max(py, initial=-np.inf) + reach)),
-    )
+    if px.size == 0:  # e.g. a boundary that does not enter the view
+        return
+    low_x, low_y = (float(np.clip(v.min() - reach, -1e6, 1e6)) for v in (px, py))
+    high_x, high_y = (float(np.clip(v.max() + reach, -1e6, 1e6)) for v in (px, py))
+    left, top = max(box[0], math.floor(low_x)), max(box[1], math.floor(low_y))
+    right, bottom = min(box[2], math.ceil(high_x)), min(box[3], math.ceil(high_y))
     if right <= left or bottom <= top:
         return
     mask = Image.new("L", ((right - left) * s, (bottom - top) * s))

@@ -238,3 +238,19 @@ def test_svg_still_goes_through_matplotlib(tmp_path):
     assert main(["map", "--alpha", "0.2:1:0.2", "--beta", "0.2:1:0.2", "--out", str(tmp_path / "m.svg"), "-q"]) == 0
     text = (tmp_path / "m.svg").read_text()
     assert "<svg" in text and "matplotlib" in text.lower()
+
+
+@pytest.mark.parametrize(("alpha", "beta", "stable"), [("0.5", "0.2", True), ("1.9", "0.9", False)])
+def test_a_view_inside_or_outside_the_region_is_shaded_by_its_verdict(tmp_path, alpha, beta, stable):
+    # a one-point map: the exact boundary leaves the view through its top, the clip must still hold the cell
+    from rcpstab.cli import main
+
+    assert (
+        main(["map", "--alpha", alpha, "--beta", beta, "--out", str(tmp_path / "m.png"), "--csv", str(tmp_path / "m.csv"), "-q"])
+        == 0
+    )
+    assert (_read_csv(tmp_path / "m.csv")["stable"] == "1").all() == stable
+    image = _pixels(tmp_path / "m.png")
+    left, top, right, bottom = _frame(image)
+    corner = image[top + 5, (left + right) // 2]  # below the title, left of the legend: the cell itself
+    assert np.abs(corner - (STABLE if stable else WHITE)).max() <= 2

@@ -100,11 +100,23 @@ def exact_region_patch(ax: Axes, a: np.ndarray, b: np.ndarray, beta_min: float) 
 
 def exact_region_outline(a: np.ndarray, b: np.ndarray, beta_min: float) -> np.ndarray | None:
     """The polygon (n, 2) of (alpha, beta) under a one-piece exact boundary, closed below ``beta_min``;
-    None for a boundary in pieces."""
+    None for a boundary in pieces.
+
+    A piece that ends (or starts) at its highest point left the view through its top (the view holds
+    only a flank of the region): the region under it reaches past the view's top and side, so the polygon
+    runs on above the view and sideways before it closes (closing straight down left a view inside the region
+    unshaded, e.g. a one-point map at alpha = 0.5, beta = 0.2).
+    """
     if a.size < 3 or np.isnan(a).any() or np.isnan(b).any():
         return None
-    floor = beta_min - 1.0
-    return np.column_stack([np.concatenate([a, [a[-1], a[0]]]), np.concatenate([b, [floor, floor]])])
+    floor, span = beta_min - 1.0, float(np.ptp(a)) + 1.0
+    top = float(b.max())
+    high = top + float(np.ptp(b)) + 1.0  # above the view
+    x, y = ([float(a.min()) - span, float(a[0])], [high, high]) if b[0] == top else ([], [])
+    x_end, y_end = ([float(a[-1]), float(a.max()) + span], [high, high]) if b[-1] == top else ([], [])
+    xs = np.concatenate([x, a, x_end])
+    ys = np.concatenate([y, b, y_end])
+    return np.column_stack([np.concatenate([xs, [xs[-1], xs[0]]]), np.concatenate([ys, [floor, floor]])])
 
 
 def method_label(region: RegionMap) -> str:
