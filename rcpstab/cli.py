@@ -143,7 +143,7 @@ def _main(argv: Sequence[str] | None) -> int:
         from .api.files import private_matplotlib_cache
 
         private_matplotlib_cache()  # HOME='': matplotlib's cache went to /.cache at the filesystem root
-        if getattr(args, "out", None):
+        if getattr(args, "out", None) and figure_needs_matplotlib(args):
             import_figure_without_property_tables()
         from .commands.output import safe_outputs
 
@@ -184,6 +184,13 @@ def _main(argv: Sequence[str] | None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def figure_needs_matplotlib(args: argparse.Namespace) -> bool:
+    """Whether the command draws ``--out`` with matplotlib's figure: unless its module's
+    ``figure_needs_matplotlib(args)`` says otherwise (a PNG the API draws with Pillow)."""
+    says = getattr(load(args.command), "figure_needs_matplotlib", None)
+    return says is None or bool(says(args))
 
 
 def import_figure_without_property_tables() -> None:

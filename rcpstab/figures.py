@@ -8,18 +8,22 @@ notebook goes to pyplot's current axes, so Jupyter's inline backend keeps workin
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from .runtime.atomic import atomic_path
 from .units import rate_text
 
+if TYPE_CHECKING:  # matplotlib's figure machinery is imported only by what draws (a summary line needs none of it)
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
 
 def new_figure(figsize: tuple[float, float] = (6.4, 4.8)) -> Figure:
     """A figure detached from pyplot, with constrained layout."""
+    from matplotlib.figure import Figure
+
     return Figure(figsize=figsize, layout="constrained")
 
 
@@ -158,13 +162,18 @@ def network_caption(params: Mapping[str, Any]) -> str:
 CHARS_PER_INCH = 14  # of a "small" title line: wrap captions to the figure's width
 
 
-def set_title(ax: Axes, headline: str, caption: str | None = None) -> None:
-    """Title ``headline`` followed by ``caption`` (the network and the method), wrapped to the axes' figure."""
+def title_lines(headline: str, caption: str | None, width_in: float) -> list[str]:
+    """``headline`` then ``caption``, each wrapped to a figure ``width_in`` inches wide (small title font)."""
     import textwrap
 
-    width = int(cast(Figure, ax.figure).get_figwidth() * CHARS_PER_INCH)  # rcpstab draws in no SubFigure
-    lines = textwrap.wrap(headline, width) + (textwrap.wrap(caption, width) if caption else [])
-    ax.set_title("\n".join(lines), fontsize="small")
+    width = int(width_in * CHARS_PER_INCH)
+    return textwrap.wrap(headline, width) + (textwrap.wrap(caption, width) if caption else [])
+
+
+def set_title(ax: Axes, headline: str, caption: str | None = None) -> None:
+    """Title ``headline`` followed by ``caption`` (the network and the method), wrapped to the axes' figure."""
+    width_in = cast("Figure", ax.figure).get_figwidth()  # rcpstab draws in no SubFigure
+    ax.set_title("\n".join(title_lines(headline, caption, width_in)), fontsize="small")
 
 
 LINEAR_CAPTION = "linear loop in normalized time s·d0: the region holds for every C, d0, N"

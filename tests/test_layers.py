@@ -15,7 +15,7 @@ PACKAGE = pathlib.Path(rcpstab.__file__).parent
 
 # lowest first; a part may import from its own rank and every rank below it, never above
 RANKS = [
-    {"errors", "units", "verdicts", "runtime", "figures", "intervals"},
+    {"errors", "units", "verdicts", "runtime", "figures", "figures_raster", "intervals"},
     {"models"},
     {"linear", "phaseplane", "packet"},
     {"cosim", "network", "fct", "plotting"},
@@ -40,6 +40,7 @@ SAME_RANK = {
     ("check", "theorem1"),
     ("figures", "units"),
     ("figures", "runtime"),
+    ("figures_raster", "runtime"),
 }  # figures are written atomically (runtime.atomic)
 
 # the packet lens' own layers, lowest first: each may import only from the ones before it

@@ -43,6 +43,10 @@ class Method:
     point_limit : int, optional
         The grid's point limit unless ``$RCPSTAB_MAX_GRID_POINTS`` is set, for a method so cheap per
         point that the default limit would refuse cheap work.
+    figure : str
+        What ``map --out`` draws: ``"region"`` (the stable cells and the exact boundary; a PNG of it is
+        drawn without matplotlib's figure, :mod:`rcpstab.linear.region_raster`), ``"verdicts"`` (the
+        four verdicts per point) or ``"margins"`` (the margins' panels).
     """
 
     name: str
@@ -53,6 +57,7 @@ class Method:
     about: str = ""
     bytes_per_point: float = 0.0
     point_limit: int | None = None
+    figure: str = "region"
 
     def function(self) -> Callable[..., Any]:
         module, name = self.engine.split(":")
@@ -91,6 +96,7 @@ METHODS = {
             2e-3,
             ("params",),
             "gain, phase and delay margins and the rightmost root per point (Fig. 5.2's plane, 40 x 40)",
+            figure="margins",
         ),
         Method(
             "phaseplane",
@@ -99,6 +105,7 @@ METHODS = {
             2e-3,
             _SWEEP,
             "the nonlinear model integrated from App. E's initial conditions",
+            figure="verdicts",
         ),
         Method(
             "packet",
@@ -107,6 +114,7 @@ METHODS = {
             0.4,
             ("scenario", "workers", "checkpoint", "progress", "seeds", "start_jitter_s"),
             "the packet-level reference implementation (--seeds N: replications with start jitter)",
+            figure="verdicts",
         ),
         Method(
             "certified",

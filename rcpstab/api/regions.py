@@ -230,6 +230,8 @@ class RegionResult(Result):
         return self.value.plot(ax=ax, **kwargs)
 
     def save(self, path: str) -> None:
+        """Write the map's figure to ``path`` (.png, .svg, .pdf); a PNG of a map without verdicts is drawn
+        without matplotlib's figure (:func:`png_without_matplotlib`)."""
         if self.value.method == "margins":
             from ..linear.marginmap_plot import save_margin_figure
 
@@ -244,6 +246,14 @@ class RegionResult(Result):
         from ..linear.exact import write_boundary_csv
 
         return write_boundary_csv(self.inputs["model"], float(self.value.alpha.max()), float(self.value.beta.max()), path)
+
+
+def png_without_matplotlib(method: str, path: str | None) -> bool:
+    """Whether :meth:`RegionResult.save` writes ``path`` for a map by ``method`` without matplotlib's figure
+    (a PNG of a map that shades its stable cells; verdict and margins maps, SVG and PDF use matplotlib)."""
+    from ..figures_raster import is_png
+
+    return path is not None and is_png(path) and registered(method).figure == "region"
 
 
 def _is_loop(model) -> bool:

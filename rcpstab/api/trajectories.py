@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..errors import InputError
+from ..figures_raster import is_png
 from ..runtime.validation import check_run_cost, check_value
 from .common import as_model, network_params, plausible
 from .regions import network_text
@@ -302,6 +303,11 @@ def portrait(
     )
 
 
+def portrait_png_without_matplotlib(path: str | None) -> bool:
+    """Whether :meth:`PortraitResult.save` writes ``path`` without matplotlib's figure (a PNG)."""
+    return path is not None and is_png(path)
+
+
 class PortraitResult(TrajectoryResult):
     """A judged phase portrait: the trajectories (``.value``) and each start's verdict."""
 
@@ -411,17 +417,30 @@ class PortraitResult(TrajectoryResult):
     def plot(self, ax=None, **kwargs):
         from ..phaseplane.plotting import portrait_plot
 
+        return portrait_plot(self.value, ax=ax, **self._figure_keywords(kwargs))
+
+    def _figure_keywords(self, kwargs: dict) -> dict:
+        """The portrait's verdicts, limit cycles and title, unless ``kwargs`` gives them."""
+        kwargs = dict(kwargs)
         kwargs.setdefault("verdicts", self.inputs["judged"])
-        kwargs.setdefault("cycles", self.limit_cycles())
+        if "cycles" not in kwargs:
+            kwargs["cycles"] = self.limit_cycles()
         first, second = self.inputs["model"].parameter_table.loop  # the model's own gain names
         kwargs.setdefault(
             "title",
             f"Phase portrait, model '{self.inputs['model'].name}', "
             f"{first} = {self.inputs['alpha']:g}, {second} = {self.inputs['beta']:g}",
         )
-        return portrait_plot(self.value, ax=ax, **kwargs)
+        return kwargs
 
     def save(self, path: str) -> None:
+        """Write the portrait to ``path`` (.png, .svg, .pdf); a PNG is drawn without matplotlib's figure
+        (:mod:`rcpstab.phaseplane.portrait_raster`)."""
+        if is_png(path):
+            from ..phaseplane.portrait_raster import portrait_figure
+
+            portrait_figure(self.value, **self._figure_keywords({})).save(path)
+            return
         from ..figures import draw_and_save
 
         draw_and_save(lambda traj, ax: self.plot(ax=ax), self.value, path)

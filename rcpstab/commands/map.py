@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from ..api.methods import METHODS
-from ..api.regions import region
+from ..api.regions import png_without_matplotlib, region
 from ..errors import InputError
 from .output import add_sweep_arguments, check_outputs, check_workers, model_help, report, writable_path
 
@@ -121,6 +121,11 @@ def options(args: argparse.Namespace) -> dict[str, Any]:
         if name in m.options:
             out[name] = args.workers if name == "workers" else sys.stderr.isatty()
     return out
+
+
+def figure_needs_matplotlib(args: argparse.Namespace) -> bool:
+    """Whether ``--out`` is drawn by matplotlib's figure (the command line then imports it its fast way)."""
+    return not png_without_matplotlib(args.method, args.out)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..api.trajectories import portrait
+from ..api.trajectories import portrait, portrait_png_without_matplotlib
 from ..errors import InputError
 from .output import add_buffer_argument, add_network_arguments, add_param_argument, check_outputs, model_help, report
 
@@ -42,6 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "ic (index), gamma0 (R/C at t = 0), q0_bits, t_s, R_over_C, queue_bits",
     )
     parser.add_argument("--json", action="store_true", help="print the verdicts and final states as JSON")
+
+
+def figure_needs_matplotlib(args: argparse.Namespace) -> bool:
+    """Whether ``--out`` is drawn by matplotlib's figure: SVG and PDF are; a PNG is drawn with Pillow."""
+    return not portrait_png_without_matplotlib(args.out)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-import matplotlib
 import numpy as np
 
 from ..figures import current_axes, grid_extent, region_caption, set_title
@@ -19,7 +18,16 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.patches import Polygon
 
-__all__ = ["INSIDE_EXACT", "METHOD_LABELS", "exact_region_patch", "gain_labels", "region_plot"]
+__all__ = [
+    "INSIDE_EXACT",
+    "METHOD_LABELS",
+    "exact_region_outline",
+    "exact_region_patch",
+    "gain_labels",
+    "method_label",
+    "region_plot",
+    "region_title",
+]
 
 METHOD_LABELS = {
     "exact": "exact (D-subdivision)",
@@ -45,9 +53,29 @@ def _latex_gains(model: Any) -> tuple[str, str]:
     return derive()
 
 
-def gain_labels(model: Any, short: bool = False) -> tuple[str, str]:
-    """Axis labels of the grid: the model's own two loop gains (RCP's: alpha, the rate gain; beta, the queue gain)."""
+GREEK = (
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega"
+)
+
+
+def _unicode(latex: str) -> str:
+    """A loop gain's LaTeX as plain Unicode text (``\\alpha`` -> α, ``K_{p}`` -> K_p) for a figure without mathtext."""
+    import re
+
+    letters = {name: chr(0x3B1 + k + (k > 16)) for k, name in enumerate(GREEK.split())}  # no final sigma
+    text = re.sub(r"\\([A-Za-z]+)\s*", lambda m: letters.get(m.group(1), m.group(1)), latex)
+    return text.replace("{", "").replace("}", "")
+
+
+def gain_labels(model: Any, short: bool = False, unicode: bool = False) -> tuple[str, str]:
+    """Axis labels of the grid: the model's own two loop gains (RCP's: alpha, the rate gain; beta, the queue gain).
+
+    ``unicode`` gives them as plain text (α, β) instead of mathtext (``$\\alpha$``).
+    """
     first, second = _latex_gains(model)
+    if unicode:
+        x, y = gain_labels(model, short)
+        return x.replace(f"${first}$", _unicode(first)), y.replace(f"${second}$", _unicode(second))
     if short:
         return f"${first}$", f"${second}$"
     if (first, second) == (r"\alpha", r"\beta"):
@@ -66,11 +94,42 @@ def exact_region_patch(ax: Axes, a: np.ndarray, b: np.ndarray, beta_min: float) 
     :func:`~rcpstab.linear.exact.boundary_points`) as a clip patch; None for a boundary in pieces."""
     from matplotlib.patches import Polygon
 
+    points = exact_region_outline(a, b, beta_min)
+    return None if points is None else Polygon(points, closed=True, transform=ax.transData)
+
+
+def exact_region_outline(a: np.ndarray, b: np.ndarray, beta_min: float) -> np.ndarray | None:
+    """The polygon (n, 2) of (alpha, beta) under a one-piece exact boundary, closed below ``beta_min``;
+    None for a boundary in pieces.
+
+    A piece that ends (or starts) at its highest point left the view through its top (the view holds
+    only a flank of the region): the region under it reaches past the view's top and side, so the polygon
+    runs on above the view and sideways before it closes (closing straight down left a view inside the region
+    unshaded, e.g. a one-point map at alpha = 0.5, beta = 0.2).
+    """
     if a.size < 3 or np.isnan(a).any() or np.isnan(b).any():
         return None
-    floor = beta_min - 1.0
-    points = np.column_stack([np.concatenate([a, [a[-1], a[0]]]), np.concatenate([b, [floor, floor]])])
-    return Polygon(points, closed=True, transform=ax.transData)
+    floor, span = beta_min - 1.0, float(np.ptp(a)) + 1.0
+    top = float(b.max())
+    high = top + float(np.ptp(b)) + 1.0  # above the view
+    x, y = ([float(a.min()) - span, float(a[0])], [high, high]) if b[0] == top else ([], [])
+    x_end, y_end = ([float(a[-1]), float(a.max()) + span], [high, high]) if b[-1] == top else ([], [])
+    xs = np.concatenate([x, a, x_end])
+    ys = np.concatenate([y, b, y_end])
+    return np.column_stack([np.concatenate([xs, [xs[-1], xs[0]]]), np.concatenate([ys, [floor, floor]])])
+
+
+def method_label(region: RegionMap) -> str:
+    """How the region was computed, as its legend says it (``exact (D-subdivision)``, ``..., Pade order 4``)."""
+    label = METHOD_LABELS.get(region.method, region.method)
+    if region.meta.get("pade"):
+        label += f", Pade order {region.meta['pade']}"
+    return label
+
+
+def region_title(region: RegionMap) -> str:
+    """The figure's headline: model, method and the stable share of the grid."""
+    return f"Stable region of model '{region.model.name}', {method_label(region)} ({100 * region.stable_fraction:.1f}% of grid)"
 
 
 def region_plot(region: RegionMap, ax: Axes | None = None, boundary: bool = True, color: str = "tab:blue") -> Axes:
@@ -78,6 +137,8 @@ def region_plot(region: RegionMap, ax: Axes | None = None, boundary: bool = True
 
     Returns the axes.
     """
+    import matplotlib  # here: the raster PNG (region_raster) draws from this module's labels without it
+
     from .exact import boundary_points, has_linear_boundary
 
     ax = ax or current_axes()
@@ -91,9 +152,7 @@ def region_plot(region: RegionMap, ax: Axes | None = None, boundary: bool = True
         alpha=0.45,
         interpolation="nearest",
     )
-    label = METHOD_LABELS.get(region.method, region.method)
-    if region.meta.get("pade"):
-        label += f", Pade order {region.meta['pade']}"
+    label = method_label(region)
     handles: list[Artist] = [matplotlib.patches.Patch(color=color, alpha=0.45, label=f"stable: {label}")]
     if boundary and has_linear_boundary(region.model):
         a, b = boundary_points(region.model, extent[1], extent[3])
@@ -110,10 +169,6 @@ def region_plot(region: RegionMap, ax: Axes | None = None, boundary: bool = True
     xlabel, ylabel = gain_labels(region.model)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    set_title(
-        ax,
-        f"Stable region of model '{region.model.name}', {label} ({100 * region.stable_fraction:.1f}% of grid)",
-        region_caption(region),
-    )
+    set_title(ax, region_title(region), region_caption(region))
     ax.legend(handles=handles, loc="upper right", fontsize="small")
     return ax

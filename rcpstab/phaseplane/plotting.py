@@ -7,7 +7,6 @@ python-control separates ``*_response`` from ``*_plot``.
 
 from __future__ import annotations
 
-import matplotlib
 import numpy as np
 
 from ..figures import current_axes, grid_extent, network_caption, region_caption, set_title
@@ -52,6 +51,8 @@ def verdict_plot(region: RegionMap, ax=None, boundary: bool = True):
     -------
     matplotlib.axes.Axes
     """
+    import matplotlib  # here: the portrait's raster PNG uses this module's labels without importing it
+
     from ..linear.exact import boundary_points, has_linear_boundary
 
     ax = ax or current_axes()
@@ -125,33 +126,49 @@ def portrait_plot(traj: Trajectory, ax=None, title: str | None = None, verdicts=
     """
     ax = ax or current_axes()
     for b in range(traj.gamma.shape[1]):
-        label = f"R/C = {traj.gamma[0, b]:.2g}, q = {traj.queue[0, b] / MBIT:.3g} Mbit"
-        if verdicts is not None:
-            label += f": {verdicts.names[b]}"
-        (line,) = ax.plot(traj.gamma[:, b], traj.queue[:, b] / MBIT, lw=0.9, label=label)
+        (line,) = ax.plot(traj.gamma[:, b], traj.queue[:, b] / MBIT, lw=0.9, label=trajectory_label(traj, b, verdicts))
         ax.plot(traj.gamma[0, b], traj.queue[0, b] / MBIT, "o", color=line.get_color(), ms=4)
     for k, (b, (gamma, queue)) in enumerate((cycles or {}).items()):
-        text = "limit cycle"
-        if verdicts is not None and np.isfinite(verdicts.period_rtt[b]):
-            rel = np.max(np.abs(gamma / traj.gamma_eq[b] - 1))
-            text += f" (R within {100 * rel:.2g}% of Re, period {verdicts.period_rtt[b]:.3g} RTTs)"
+        text = cycle_label(traj, b, gamma, verdicts)
         ax.plot(gamma, queue / MBIT, color="k", lw=2.5, label=text if k == 0 else None, zorder=5)
     ax.plot(traj.gamma_eq[0], traj.queue_eq[0] / MBIT, "k*", ms=12, label="equilibrium")
-    ax.set_xlabel("normalized rate R/C (dimensionless)")
-    ax.set_ylabel("queue q (Mbit)")
-    names = list(traj.model.parameter_table.loop)
-    values = [np.atleast_1d(traj.params.get(k, np.nan)) for k in names]
-    gains = "".join(f", {k} = {v[0]:g}" for k, v in zip(names, values)) if all(v.size == 1 for v in values) else ""
-    set_title(
-        ax,
-        title or f"Phase portrait, model '{traj.model.name}'{gains}",
-        f"{network_caption(traj.params)}; nonlinear fluid model, {traj.rtt[-1]:.4g} RTTs",
-    )
+    ax.set_xlabel(PORTRAIT_AXES[0])
+    ax.set_ylabel(PORTRAIT_AXES[1])
+    set_title(ax, *portrait_title(traj, title))
     # below the axes: inside, it hid trajectories and left no room for the cycle's zoom
     legend = ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
     if cycles:
         _cycle_inset(ax, traj, cycles, legend)
     return ax
+
+
+PORTRAIT_AXES = ("normalized rate R/C (dimensionless)", "queue q (Mbit)")
+
+
+def trajectory_label(traj: Trajectory, b: int, verdicts=None) -> str:
+    """Start ``b``'s legend entry: its initial R/C and queue, and its verdict when known."""
+    label = f"R/C = {traj.gamma[0, b]:.2g}, q = {traj.queue[0, b] / MBIT:.3g} Mbit"
+    return label + (f": {verdicts.names[b]}" if verdicts is not None else "")
+
+
+def cycle_label(traj: Trajectory, b: int, gamma: np.ndarray, verdicts=None) -> str:
+    """The limit cycle's legend entry: how far R swings from its equilibrium and the period, when known."""
+    text = "limit cycle"
+    if verdicts is not None and np.isfinite(verdicts.period_rtt[b]):
+        rel = np.max(np.abs(gamma / traj.gamma_eq[b] - 1))
+        text += f" (R within {100 * rel:.2g}% of Re, period {verdicts.period_rtt[b]:.3g} RTTs)"
+    return text
+
+
+def portrait_title(traj: Trajectory, title: str | None = None) -> tuple[str, str]:
+    """Headline (``title`` or the model and its gains) and caption (the network, the model, the duration)."""
+    names = list(traj.model.parameter_table.loop)
+    values = [np.atleast_1d(traj.params.get(k, np.nan)) for k in names]
+    gains = "".join(f", {k} = {v[0]:g}" for k, v in zip(names, values)) if all(v.size == 1 for v in values) else ""
+    return (
+        title or f"Phase portrait, model '{traj.model.name}'{gains}",
+        f"{network_caption(traj.params)}; nonlinear fluid model, {traj.rtt[-1]:.4g} RTTs",
+    )
 
 
 INSET_SIZE = (0.4, 0.33)  # axes fraction; the inset's title takes about 0.06 more above it
@@ -167,9 +184,13 @@ def inset_place(ax, curves, avoid=(), size=INSET_SIZE) -> list:
     ax.relim()
     ax.autoscale_view()
     to_axes = ax.transData + ax.transAxes.inverted()
+    return least_covered([to_axes.transform(np.column_stack([np.ravel(x), np.ravel(y)])) for x, y in curves], avoid, size)
+
+
+def least_covered(curves, avoid=(), size=INSET_SIZE) -> list:
+    """:func:`inset_place` for ``curves`` already in axes fractions: (n, 2) arrays of points."""
     covered = np.zeros((INSET_CELLS, INSET_CELLS), bool)
-    for x, y in curves:
-        xy = to_axes.transform(np.column_stack([np.ravel(x), np.ravel(y)]))
+    for xy in curves:
         xy = xy[np.all(np.isfinite(xy), axis=1)]
         # the lines between samples hide what is under them too: fill them in at half a cell
         steps = np.maximum(1, np.ceil(np.hypot(*np.diff(xy, axis=0).T) * 2 * INSET_CELLS)).astype(int)
@@ -212,8 +233,6 @@ def _segment_points(xy, steps):
 def _cycle_inset(ax, traj: Trajectory, cycles: dict, legend=None) -> None:
     """A zoom on the limit cycles (a cycle inside the convergence band is invisible at the portrait's scale),
     placed where it hides the fewest trajectory samples and not on the legend."""
-    gamma = np.concatenate([g for g, _ in cycles.values()] + [traj.gamma_eq[:1]])
-    queue = np.concatenate([q for _, q in cycles.values()] + [traj.queue_eq[:1]]) / MBIT
     avoid = []
     if legend is not None:
         box = legend.get_window_extent().transformed(ax.transAxes.inverted())
@@ -224,11 +243,19 @@ def _cycle_inset(ax, traj: Trajectory, cycles: dict, legend=None) -> None:
     for g, q in cycles.values():
         inset.plot(g, q / MBIT, color="k", lw=1.5)
     inset.plot(traj.gamma_eq[0], traj.queue_eq[0] / MBIT, "k*", ms=8)
-    pad_g, pad_q = 0.1 * np.ptp(gamma) or 1e-3, 0.1 * np.ptp(queue) or 1e-3
-    inset.set_xlim(gamma.min() - pad_g, gamma.max() + pad_g)
-    inset.set_ylim(queue.min() - pad_q, queue.max() + pad_q)
+    xlim, ylim = cycle_limits(traj, cycles)
+    inset.set_xlim(*xlim)
+    inset.set_ylim(*ylim)
     inset.tick_params(labelsize="x-small")
     inset.set_title("limit cycle (zoom)", fontsize="x-small")
+
+
+def cycle_limits(traj: Trajectory, cycles: dict) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The zoom's x (R/C) and y (Mbit) limits: the cycles and the equilibrium with 10% to spare."""
+    gamma = np.concatenate([g for g, _ in cycles.values()] + [traj.gamma_eq[:1]])
+    queue = np.concatenate([q for _, q in cycles.values()] + [traj.queue_eq[:1]]) / MBIT
+    pad_g, pad_q = 0.1 * np.ptp(gamma) or 1e-3, 0.1 * np.ptp(queue) or 1e-3
+    return (gamma.min() - pad_g, gamma.max() + pad_g), (queue.min() - pad_q, queue.max() + pad_q)
 
 
 def convergence_plot(region: RegionMap, ax=None):
@@ -238,6 +265,8 @@ def convergence_plot(region: RegionMap, ax=None):
     points whose time was not observed (only estimated) are left blank. With several
     configurations, the slowest over them is shown.
     """
+    import matplotlib
+
     ax = ax or current_axes()
     table = region.table
     times = np.asarray(table["convergence_rtt"], dtype=float).reshape(-1, region.beta.size, region.alpha.size)

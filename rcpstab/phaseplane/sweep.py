@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from tqdm import tqdm
 
 from ..errors import InputError
 from ..linear.result import RegionMap
@@ -342,6 +341,8 @@ def phaseplane_region(
     store = Checkpoint(checkpoint)
     todo = [i for i, key in enumerate(keys) if store.get(key) is None]
     ref = portable(model)
+    from tqdm import tqdm  # here: tqdm's import (its version lookup reads package metadata) costs a portrait 0.1 s
+
     tasks = [(ref, {k: v[chunks[i]].tolist() for k, v in rows.items()}, start, band) for i in todo]
     with tqdm(
         total=len(chunks), initial=len(chunks) - len(todo), disable=not progress, desc=f"phaseplane {model.name}", unit="chunk"
