@@ -52,6 +52,7 @@ from ..models import as_model, rcp
 from ..phaseplane.compiled import compile_model
 from ..phaseplane.integrator import BatchIntegrator
 from ..phaseplane.setup import make_integrator, own_name, parameter_values
+from .branch_points import point_dicts
 from .folds import locate_fold
 from .measure import measure_cycles
 
@@ -491,16 +492,7 @@ class KernelBranch:
     def as_dict(self) -> dict:
         return {
             "parameter": self.parameter,
-            "points": [
-                {
-                    self.parameter: p.gain,
-                    "amplitude": p.amplitude,
-                    "period": p.period,
-                    "stable": p.stable,
-                    "max_multiplier": p.max_multiplier,
-                }
-                for p in self.points
-            ],
+            "points": point_dicts(self.parameter, self.points),
             "folds": self.folds,
             "stop": self.stop,
         }
