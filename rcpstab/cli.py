@@ -10,6 +10,7 @@ stderr and exit code 2; Ctrl-C one line and exit code 130.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import warnings
@@ -193,7 +194,7 @@ def figure_needs_matplotlib(args: argparse.Namespace) -> bool:
     return says is None or bool(says(args))
 
 
-def import_figure_without_property_tables() -> None:
+def import_figure_without_property_tables(module: str = "matplotlib.figure") -> None:
     """Import :mod:`matplotlib.figure` (and the artists, axes and backends it loads) for a command that
     draws, skipping the property tables matplotlib writes into docstrings at import.
 
@@ -203,8 +204,18 @@ def import_figure_without_property_tables() -> None:
     map's computation. A command-line process shows no docstring, so ``kwdoc`` returns nothing while
     the modules load and is put back at once; the classes, their signatures and every drawing are
     unchanged. Only the command line does this: a library user's ``help(Line2D.set)`` keeps its table.
+
+    ``kwdoc`` is a matplotlib internal, so nothing here may depend on it: the stand-in takes any
+    arguments, the original is put back whatever the import raises, and if the import fails with the
+    stand-in (a matplotlib that uses the table's text) it is imported again with the original, so a
+    drawing command never fails for this speed-up.
+
+    Parameters
+    ----------
+    module : str
+        The module to import (the figure machinery; another name only to test this function).
     """
-    if "matplotlib.figure" in sys.modules:
+    if module in sys.modules:
         return
     try:
         import matplotlib.artist as artist
@@ -215,7 +226,10 @@ def import_figure_without_property_tables() -> None:
         return
     artist.kwdoc = lambda *_, **__: ""  # whatever signature a later matplotlib gives it
     try:
-        import matplotlib.figure  # noqa: F401
+        importlib.import_module(module)
+    except Exception:  # the stand-in may break any later matplotlib: import it as it comes
+        artist.kwdoc = kwdoc
+        importlib.import_module(module)
     finally:
         artist.kwdoc = kwdoc
 

@@ -11,7 +11,15 @@ import math
 
 import numpy as np
 
-__all__ = ["CONFIDENCE", "mean_interval", "median_interval", "t_half_width", "wilson_interval"]
+__all__ = [
+    "CONFIDENCE",
+    "mean_interval",
+    "median_interval",
+    "sample_std",
+    "t_half_width",
+    "t_half_width_of_std",
+    "wilson_interval",
+]
 
 CONFIDENCE = 0.95
 
@@ -34,7 +42,64 @@ def wilson_interval(successes: np.ndarray, n: int, confidence: float = CONFIDENC
     return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
 
 
-def t_half_width(values: np.ndarray, confidence: float = CONFIDENCE) -> np.ndarray:
+def sample_std(values: np.ndarray) -> np.ndarray:
+    """Sample standard deviation (``ddof=1``) over the last axis; NaN where any value is NaN or there are fewer than 2.
+
+    Parameters
+    ----------
+    values : array_like
+        Samples along the last axis (any unit; the deviation has the same).
+
+    Returns
+    -------
+    ndarray or float
+        The deviation, in the values' unit (shape: ``values`` without its last axis).
+
+    Examples
+    --------
+    >>> float(sample_std([1.0, 2.0, 3.0])), float(sample_std([4.0]))   # sqrt(((-1)^2 + 0 + 1^2) / 2)
+    (1.0, nan)
+    """
+    values = np.asarray(values, dtype=float)
+    if values.shape[-1] < 2:
+        return np.full(values.shape[:-1], math.nan)
+    return values.std(axis=-1, ddof=1)
+
+
+def t_half_width_of_std(std: np.ndarray | float, n: int, confidence: float = CONFIDENCE) -> np.ndarray | float:
+    """Half-width of the Student-t interval of a mean of ``n`` samples whose sample deviation is ``std``.
+
+    t(1/2 + c/2, n - 1) std / sqrt(n): for a caller that reports the deviation beside the interval
+    (:func:`t_half_width` computes both from the samples). NaN with fewer than 2 samples.
+
+    Parameters
+    ----------
+    std : float or ndarray
+        Sample standard deviation(s) (``ddof=1``), any unit; the half-width has the same.
+    n : int
+        Number of samples each deviation is of.
+    confidence : float
+        Two-sided level, in (0, 1).
+
+    Returns
+    -------
+    float or ndarray
+        The half-width, in the deviation's unit.
+
+    Examples
+    --------
+    >>> round(float(t_half_width_of_std(1.0, 3)), 4)   # t(0.975, 2) = 4.3027, / sqrt(3)
+    2.4841
+    """
+    if n < 2:
+        return np.full(np.shape(std), math.nan)
+    from scipy.stats import t as student_t
+
+    half: np.ndarray | float = float(student_t.ppf(0.5 + confidence / 2, n - 1)) * std / math.sqrt(n)
+    return half
+
+
+def t_half_width(values: np.ndarray, confidence: float = CONFIDENCE) -> np.ndarray | float:
     """Half-width of the Student-t interval of the mean over the last axis: t(1/2 + c/2, n - 1) s / sqrt(n).
 
     The one place rcpstab computes it (replicated packet maps, topology replications, the FCT protocol
@@ -57,13 +122,8 @@ def t_half_width(values: np.ndarray, confidence: float = CONFIDENCE) -> np.ndarr
     >>> round(float(t_half_width([1.0, 2.0, 3.0])), 4)   # t(0.975, 2) = 4.3027, s = 1, n = 3
     2.4841
     """
-    from scipy.stats import t as student_t
-
     values = np.asarray(values, dtype=float)
-    n = values.shape[-1]
-    if n < 2:
-        return np.full(values.shape[:-1], math.nan)
-    return float(student_t.ppf(0.5 + confidence / 2, n - 1)) * values.std(axis=-1, ddof=1) / math.sqrt(n)
+    return t_half_width_of_std(sample_std(values), values.shape[-1], confidence)
 
 
 def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,5 +1,6 @@
-"""The envelope's inside sample: scipy's Halton sequence is the radical inverse (exact to rounding) and
-bit for bit the hand-written sequence it replaced, so the check integrates the same networks."""
+"""The envelope's inside sample: the Halton sequence is the radical inverse (exact to rounding) and bit
+for bit both scipy's unscrambled Halton points and the scalar sequence used before them, so the check
+integrates the same networks (without importing scipy.stats)."""
 
 import pathlib
 from fractions import Fraction
@@ -41,6 +42,14 @@ def test_halton_points_are_the_radical_inverses_from_index_one():
     previous = np.array([[previous_halton(i, b) for b in BASES] for i in range(1, n + 1)])
     assert np.array_equal(points, previous)
     assert halton_points(0).shape == (0, 3)
+
+
+def test_halton_points_are_scipys_unscrambled_halton_points_bit_for_bit():
+    from scipy.stats import qmc
+
+    sampler = qmc.Halton(d=3, scramble=False)
+    sampler.fast_forward(1)  # point 0 is the origin, an envelope corner
+    assert np.array_equal(halton_points(5000), sampler.random(5000))
 
 
 def test_envelope_inside_points_are_log_uniform_halton_points():

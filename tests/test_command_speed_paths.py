@@ -8,6 +8,7 @@ from pathlib import Path
 
 import matplotlib
 import numpy as np
+import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from rcpstab.api.trajectories import portrait
@@ -100,3 +101,50 @@ print("ok")
     env = dict(os.environ, MPLBACKEND="agg", PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=TESTS, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"
+
+
+# modules imported in place of matplotlib.figure, each standing for a matplotlib the stand-in must survive;
+# each appends a line to RUNS when it runs, so the test sees whether it was imported again
+FAKE_MATPLOTLIBS = {
+    # a later matplotlib calling kwdoc with more arguments: the stand-in takes them
+    "signature": "TEXT = artist.kwdoc(Line2D, 'an argument matplotlib may add', flag=True)",
+    # a matplotlib that needs the table's text: imported again with the original kwdoc
+    "needs_table": "TABLE = artist.kwdoc(Line2D)\nif 'Properties:' not in TABLE:\n    raise ValueError('no table')",
+    "broken": "raise RuntimeError('broken matplotlib')",
+    "interrupted": "raise KeyboardInterrupt",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FAKE_MATPLOTLIBS))
+def test_the_figure_import_survives_any_kwdoc_use_and_always_restores_it(tmp_path, monkeypatch, kind):
+    import matplotlib.artist as artist
+    from matplotlib.lines import Line2D
+
+    from rcpstab.cli import import_figure_without_property_tables
+
+    runs = tmp_path / "runs"
+    name = f"rcpstab_fake_matplotlib_{kind}"
+    header = f"import matplotlib.artist as artist\nfrom matplotlib.lines import Line2D\nopen({str(runs)!r}, 'a').write('x')\n"
+    (tmp_path / f"{name}.py").write_text(header + FAKE_MATPLOTLIBS[kind] + "\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    kwdoc = artist.kwdoc
+    try:
+        if kind == "broken":
+            with pytest.raises(RuntimeError, match="broken matplotlib"):
+                import_figure_without_property_tables(name)
+        elif kind == "interrupted":
+            with pytest.raises(KeyboardInterrupt):
+                import_figure_without_property_tables(name)
+        else:
+            import_figure_without_property_tables(name)
+        assert artist.kwdoc is kwdoc
+        assert "Properties:" in artist.kwdoc(Line2D)
+        # tried with the stand-in, then (failing with it) once with the original; never after an interrupt
+        assert runs.read_text() == {"signature": "x", "needs_table": "xx", "broken": "xx", "interrupted": "x"}[kind]
+        if kind == "signature":
+            assert sys.modules[name].TEXT == ""  # the stand-in answered
+        if kind == "needs_table":
+            assert "Properties:" in sys.modules[name].TABLE
+    finally:
+        artist.kwdoc = kwdoc
+        sys.modules.pop(name, None)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rcpstab.cosim.replications import Replications
-from rcpstab.intervals import mean_interval, median_interval, t_half_width, wilson_interval
+from rcpstab.intervals import mean_interval, median_interval, sample_std, t_half_width, t_half_width_of_std, wilson_interval
 
 
 @pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
@@ -57,3 +57,18 @@ def test_topology_replications_use_the_same_interval():
     row = Replications(seeds=[0, 1, 2, 3], values={"x": values}, confidence=0.9, late_from_s=1.0).summary()["x"]
     mean, low, high = mean_interval(values, 0.9)
     assert (row["mean"], row["ci_low"], row["ci_high"]) == pytest.approx((mean, low, high), rel=1e-15)
+    # the summary's deviation is the sample deviation (ddof = 1): 0.9, 1.1, 1.0, 1.3 about 1.075
+    assert row["std"] == pytest.approx(math.sqrt((0.175**2 + 0.025**2 + 0.075**2 + 0.225**2) / 3), rel=1e-14)
+    assert row["ci_high"] - row["mean"] == pytest.approx(t_half_width_of_std(row["std"], 4, 0.9), rel=1e-14)
+    one = Replications(seeds=[0], values={"x": np.array([2.0])}, confidence=0.9).summary()["x"]
+    assert math.isnan(one["std"]) and math.isnan(one["ci_low"]) and one["mean"] == 2.0
+
+
+def test_the_sample_deviation_and_the_half_width_from_it_are_what_the_interval_uses():
+    rng = np.random.default_rng(28)
+    values = rng.normal(3.0, 2.0, size=(7, 5))
+    std = sample_std(values)
+    assert np.allclose(std, np.sqrt(((values - values.mean(axis=1, keepdims=True)) ** 2).sum(axis=1) / 4), rtol=1e-14)
+    assert np.array_equal(t_half_width(values), t_half_width_of_std(std, 5))
+    assert sample_std(np.ones((3, 1))).shape == (3,) and np.isnan(sample_std(np.ones((3, 1)))).all()
+    assert np.isnan(t_half_width_of_std(1.0, 1))

@@ -51,6 +51,8 @@ def _probe(argv, cache, cwd):
             ["x.csv", "x.png"],
         ),
         (["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--out", "p.png", "--csv", "p.csv"], ["p.csv", "p.png"]),
+        # the fluid twin's flow schedule asks the model for its number of flows (ParameterTable.flows)
+        (["cosim", "--alpha", "0.4", "--beta", "0.2", "--t-end", "4", "--csv", "c.csv"], ["c.csv"]),
     ],
 )
 def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(tmp_path, argv, outputs):
@@ -65,6 +67,40 @@ def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(tmp_
     assert printed_again == printed
     for name in outputs:
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_fct_on_a_bundled_protocol_derives_no_model_and_imports_no_sympy(tmp_path):
+    # the packet simulator's protocols are registered by name: asking a protocol file for its
+    # PACKET_PROTOCOL (models.plugins) must not build a ModelSpec, so an empty cache stays empty
+    cache = tmp_path / "cache"
+    argv = ["fct", "--alpha", "0.4", "--beta", "0.2", "--C", "1e7", "--d0", "0.1", "--load", "0.8", "--flows", "40"]
+    loaded, printed = _probe([*argv, "--protocol", "rcp", "--json"], cache, tmp_path)
+    assert loaded == []
+    assert json.loads(printed)["protocols"]["rcp"]["unfinished"] == 0
+    assert not cache.exists() or not any(cache.iterdir())
+
+
+# which of the heavy packages importing one module loads (a fresh process)
+IMPORT_PROBE = """
+import importlib, json, sys
+importlib.import_module(sys.argv[1])
+heavy = ("sympy", "mpmath", "scipy.optimize", "scipy.signal", "scipy.integrate", "scipy.special", "scipy.stats", "matplotlib")
+print(json.dumps(sorted(m for m in sys.modules if m in heavy)))
+"""
+
+
+@pytest.mark.parametrize(
+    "module, allowed",
+    [
+        ("rcpstab.fct", set()),  # scipy.special's zeta once a Pareto law's mean is asked
+        ("rcpstab.network", set()),
+        ("rcpstab.cosim.packet_vs_fluid", set()),
+        ("rcpstab.check.checks", {"scipy.special"}),  # the packet verdicts' noise multiple (ndtri) at import
+    ],
+)
+def test_importing_a_command_s_modules_loads_neither_sympy_nor_scipy_stats(module, allowed):
+    out = subprocess.run([sys.executable, "-c", IMPORT_PROBE, module], cwd=TESTS, capture_output=True, text=True, check=True)
+    assert set(json.loads(out.stdout)) <= allowed, module
 
 
 def test_the_model_sources_cover_every_module_a_bundled_model_is_built_from():
@@ -260,3 +296,5 @@ def test_the_parameter_table_reads_the_spec_and_a_bundled_model_serves_it_unbuil
     assert lazy.parameter_table == ParameterTable.of(spec)  # derived once: the model is built
     again = BundledModel("rcpac", "rcpstab.models.rcpac")
     assert again.parameter_table == table and type(again) is BundledModel  # read from the cache, not built
+    assert table.flows == spec.flow_parameter() == spec.flows.name == "N"
+    assert again.flow_parameter() == "N" and type(again) is BundledModel

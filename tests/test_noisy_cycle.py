@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rcpstab.packet.lens.verdicts import judgement_of_segment
+from rcpstab.packet.lens.verdicts import FALSE_ALARM, NOISE_K, judgement_of_segment, noise_multiple
 from rcpstab.packet.simulator.segments import rtt_average
 from rcpstab.verdicts.judgement import CONVERGED, LIMIT_CYCLE, coherence_threshold, dominant_oscillation, judge_trace
 
@@ -26,6 +26,18 @@ def _judge(deviation, seed=0, noise=0.01, rtts=600):
     t_rtt = np.arange(rtts * PER_RTT) / PER_RTT
     gamma = GEQ * (1.0 + deviation(t_rtt) + noise * rng.standard_normal(t_rtt.size))
     return judgement_of_segment(t_rtt * D0, gamma, np.zeros_like(gamma), GEQ, 0.0, D0, CAPACITY, PER_RTT, 12000.0)
+
+
+def test_the_noise_multiple_is_the_two_sided_gaussian_quantile_of_the_false_alarm_shared_out():
+    import math
+
+    from scipy.stats import norm
+
+    for n in (1.0, 20.0, 40.0, 1e3, 1e6):
+        k = noise_multiple(n)
+        assert n * math.erfc(k / math.sqrt(2.0)) == pytest.approx(FALSE_ALARM, rel=1e-12)  # P(|Z| > K) n = alarm
+        assert k == float(norm.isf(FALSE_ALARM / (2.0 * n)))  # scipy.stats' quantile, bit for bit
+    assert NOISE_K > noise_multiple(1.0)
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -19,15 +19,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from ..models import as_model
 from ..models.spec import ModelSpec
 from ..phaseplane.compiled import compile_model
+from ..phaseplane.integrator import BatchIntegrator
 from ..phaseplane.setup import make_integrator, own_name, parameter_values
 from .boundary import linear_boundary, rightmost_real
 from .measure import attractor_interval, disagree, measure_cycles
-from .result import BifurcationDiagram
+from .result import BifurcationDiagram, Row
 
 __all__ = ["bifurcation_sweep"]
 
@@ -43,7 +45,7 @@ HYSTERESIS_FLOOR = 2e-3  # attractor intervals must be this far apart (relative 
 SETTLED = ("equilibrium", "cycle", "diverged")  # outcomes compared for hysteresis
 
 
-def _state(amplitude, growth, finite, peak, gamma_eq):
+def _state(amplitude: float, growth: float, finite: bool, peak: float, gamma_eq: float) -> str:
     if not finite or peak > DIVERGED * gamma_eq:
         return "diverged"
     if amplitude < EQUILIBRIUM_AMPLITUDE * gamma_eq:
@@ -55,12 +57,12 @@ def _state(amplitude, growth, finite, peak, gamma_eq):
 
 def bifurcation_sweep(
     model: ModelSpec,
-    values,
-    fixed,
+    values: ArrayLike,
+    fixed: ArrayLike,
     parameter: str = "alpha",
     rtts: float = RTTS_PER_POINT,
-    params: dict | None = None,
-    start: tuple = (None, 0.0),
+    params: dict[str, float | None] | None = None,
+    start: tuple[float | None, float] = (None, 0.0),
     dt: float | None = None,
     kick: float = KICK,
 ) -> BifurcationDiagram:
@@ -103,32 +105,33 @@ def bifurcation_sweep(
     if parameter not in GAINS:
         raise InputError(f"swept gain {parameter!r}: choose alpha or beta")
     other = GAINS[1 - GAINS.index(parameter)]
-    values = np.asarray(values, dtype=float)
-    fixed = np.atleast_1d(np.asarray(fixed, dtype=float))
-    if values.size < 1 or np.any(np.diff(values) <= 0):
+    swept = np.asarray(values, dtype=float)
+    fixed_values = np.atleast_1d(np.asarray(fixed, dtype=float))
+    if swept.size < 1 or np.any(np.diff(swept) <= 0):
         raise InputError(f"{parameter} values must be increasing")
     if not (math.isfinite(rtts) and rtts >= 20):
         raise InputError(f"rtts per point = {rtts}: must be >= 20")
-    params = {k: v for k, v in (params or {}).items() if v is not None}
+    given = {k: v for k, v in (params or {}).items() if v is not None}
     # the scales of the run, from what the model declares: its time unit, equilibrium rate and queue unit
     compiled = compile_model(model)
-    at = parameter_values(compiled, {**params, parameter: values[0], other: fixed[0]})
+    at = parameter_values(compiled, {**given, parameter: swept[0], other: fixed_values[0]})
     rest = [float(f(*[0.0] * compiled.n_states, *at)) for f in compiled.equilibrium]
     d0 = float(compiled.time_scale(*at))
     queue_unit = float(compiled.queue_scale(*at)) if compiled.judged else d0
     settled = float(compiled.gamma(*rest, *at))
     network = {model.public_name(sym): float(at[list(model.parameters).index(sym)]) for sym in model.configuration_parameters}
 
-    branches = [(f, direction) for f in fixed for direction in ("up", "down")]
+    branches = [(f, direction) for f in fixed_values for direction in ("up", "down")]
     other_values = np.array([f for f, _ in branches])
     up = np.array([direction == "up" for _, direction in branches])
     gamma0 = np.full(len(branches), min(1.0, 2.0 * settled) if start[0] is None else start[0])
     q0 = np.full(len(branches), float(start[1]) * queue_unit)
 
-    def gains_at(i):
-        return np.where(up, values[i], values[values.size - 1 - i])
+    def gains_at(i: int) -> np.ndarray:
+        gains: np.ndarray = np.where(up, swept[i], swept[swept.size - 1 - i])
+        return gains
 
-    integrator = make_integrator(model, {**params, parameter: gains_at(0), other: other_values}, {"gamma0": gamma0, "q0": q0}, dt)
+    integrator = make_integrator(model, {**given, parameter: gains_at(0), other: other_values}, {"gamma0": gamma0, "q0": q0}, dt)
     swept_index = compiled.param_names.index(own_name(model, parameter))
     x_start = np.stack(integrator.states, axis=1)
     eq = np.array(
@@ -137,8 +140,8 @@ def bifurcation_sweep(
     gamma_eq = np.broadcast_to(compiled.gamma(*eq.T, *integrator.params), (len(branches),))
     n_steps = int(round(rtts * d0 / integrator.dt))
 
-    rows = []
-    for i in range(values.size):
+    rows: list[Row] = []
+    for i in range(swept.size):
         integrator.params[swept_index] = gains_at(i)
         recorded = integrator.run(n_steps, record_every=1)
         states = [recorded[:, :, s] for s in range(compiled.n_states)]
@@ -171,7 +174,7 @@ def bifurcation_sweep(
         _kick(integrator, quiet, kick * eq[:, 0])
 
     _flag_hysteresis(rows, parameter, other, gamma_eq[0])
-    boundaries = {float(f): linear_boundary(model, parameter, values, **{other: float(f)}) for f in fixed}
+    boundaries = {float(f): linear_boundary(model, parameter, swept, **{other: float(f)}) for f in fixed_values}
     for row in rows:
         row["rightmost_real_rtt"] = rightmost_real(model, row["alpha"], row["beta"])
     return BifurcationDiagram(
@@ -192,7 +195,7 @@ def bifurcation_sweep(
     )
 
 
-def _restart(integrator, mask, x_start) -> None:
+def _restart(integrator: BatchIntegrator, mask: np.ndarray, x_start: np.ndarray) -> None:
     """Put the branches in ``mask`` back to the initial condition, with a constant history."""
     if mask.any():
         integrator._x[mask] = x_start[mask]
@@ -200,19 +203,19 @@ def _restart(integrator, mask, x_start) -> None:
         integrator._ring_slopes[mask] = 0.0
 
 
-def _kick(integrator, mask, size) -> None:
+def _kick(integrator: BatchIntegrator, mask: np.ndarray, size: np.ndarray) -> None:
     """Nudge the first state (the rate) of the branches in ``mask`` off their equilibrium."""
     if mask.any():
         integrator._x[mask, 0] += size[mask]
 
 
-def _flag_hysteresis(rows, parameter, other, gamma_eq) -> None:
+def _flag_hysteresis(rows: list[Row], parameter: str, other: str, gamma_eq: float) -> None:
     """Mark both rows of a gain point where the up and down runs settled on different attractors.
 
     Conservative: a run still growing or decaying says nothing yet, so only settled runs
     (equilibrium, cycle) and diverged ones are compared.
     """
-    by_point = {}
+    by_point: dict[tuple[float, float], dict[str, Row]] = {}
     for row in rows:
         by_point.setdefault((row[parameter], row[other]), {})[row["direction"]] = row
     for pair in by_point.values():
@@ -222,10 +225,10 @@ def _flag_hysteresis(rows, parameter, other, gamma_eq) -> None:
             and all(r["state"] in SETTLED for r in pair.values())
             and any(r["state"] != "diverged" for r in pair.values())
         ):
-            intervals = [
+            up, down = (
                 attractor_interval(r["state"], r["amplitude"] if math.isfinite(r["amplitude"]) else math.inf, SLACK)
                 for r in (pair["up"], pair["down"])
-            ]
-            flag = bool(disagree(*intervals, HYSTERESIS_FLOOR * gamma_eq))
+            )
+            flag = bool(disagree(up, down, HYSTERESIS_FLOOR * gamma_eq))
         for row in pair.values():
             row["hysteresis"] = flag

@@ -11,12 +11,27 @@ so a flat fit can put the vertex far outside).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
 import numpy as np
+
+from .branch_points import BranchOrbit
+
+Orbit = TypeVar("Orbit", bound=BranchOrbit)
 
 __all__ = ["locate_fold"]
 
 
-def locate_fold(fine: list, step, max_steps: int, coarse: list, *, turn: str = "first", clip: bool = False) -> dict:
+def locate_fold(
+    fine: Sequence[Orbit],
+    step: Callable[[Orbit, Orbit], tuple[Orbit, float] | None],
+    max_steps: int,
+    coarse: Sequence[Orbit],
+    *,
+    turn: str = "first",
+    clip: bool = False,
+) -> dict[str, float | bool]:
     """Pass a turn of the gain again with short steps and return the fold at the parabola's vertex.
 
     Parameters
@@ -53,20 +68,20 @@ def locate_fold(fine: list, step, max_steps: int, coarse: list, *, turn: str = "
     >>> round(fold["gain"], 12), round(fold["amplitude"], 12), fold["stable_before"], fold["stable_after"]
     (2.0, 1.0, False, True)
     """
-    fine = list(fine)
+    passed = list(fine)
     for _ in range(max_steps):
-        taken = step(fine[-2], fine[-1])
+        taken = step(passed[-2], passed[-1])
         if taken is None:
             break
-        fine.append(taken[0])
-        g = [p.gain for p in fine]
-        if len(g) >= 4 and np.sign(g[-1] - g[-2]) != np.sign(g[-2] - g[-3]):
+        passed.append(taken[0])
+        gains = [p.gain for p in passed]
+        if len(gains) >= 4 and np.sign(gains[-1] - gains[-2]) != np.sign(gains[-2] - gains[-3]):
             break
-    g = np.array([p.gain for p in fine])
+    g = np.array([p.gain for p in passed])
     turns = np.flatnonzero(np.sign(np.diff(g[1:])) != np.sign(np.diff(g[:-1])))
     if turns.size:
         t = int(turns[0] if turn == "first" else turns[-1])
-        around = fine[t : t + 3]
+        around: Sequence[Orbit] = passed[t : t + 3]
     else:
         around = coarse
     amps = np.array([p.amplitude for p in around])

@@ -41,19 +41,25 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from ..models import as_model, rcp
 from ..phaseplane.compiled import compile_model
 from ..phaseplane.integrator import BatchIntegrator
 from ..phaseplane.setup import make_integrator, own_name, parameter_values
+from .branch_points import point_dicts
 from .folds import locate_fold
 from .measure import measure_cycles
+
+if TYPE_CHECKING:
+    from ..models.spec import ModelSpec
 
 __all__ = [
     "KernelOrbitSystem",
@@ -104,7 +110,9 @@ class KernelOrbitSystem:
         Every other parameter by name (SI units); defaults from the model.
     """
 
-    def __init__(self, model, parameter: str = "alpha", N: int | None = None, period: float = 4.0, **values):
+    def __init__(
+        self, model: ModelSpec | str, parameter: str = "alpha", N: int | None = None, period: float = 4.0, **values: float
+    ) -> None:
         model = as_model(model)
         if model.sampled:
             raise InputError(
@@ -170,7 +178,24 @@ class KernelOrbitSystem:
             )
         return np.vstack(out)
 
-    def run(self, Z: np.ndarray, period: float, gain, steps: int | None = None, record: bool = False):
+    @overload
+    def run(
+        self, Z: np.ndarray, period: float, gain: ArrayLike, steps: int | None = None, record: Literal[False] = False
+    ) -> np.ndarray: ...
+
+    @overload
+    def run(
+        self, Z: np.ndarray, period: float, gain: ArrayLike, steps: int | None, record: Literal[True]
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    @overload
+    def run(
+        self, Z: np.ndarray, period: float, gain: ArrayLike, steps: int | None = None, *, record: Literal[True]
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def run(
+        self, Z: np.ndarray, period: float, gain: ArrayLike, steps: int | None = None, record: bool = False
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Integrate states Z (size, B) over ``steps`` (default N) steps of dt = period/N.
 
         Returns the final states (size, B) and, with ``record``, the normalised rate (R/C for
@@ -244,14 +269,28 @@ class KernelOrbit:
     gamma_max: float = math.nan
 
 
-def _residual_batch(system, Z, P, G, reference_row, z_ref, extra):
+Extra = Callable[[np.ndarray], np.ndarray]
+"""The continuation's extra equation on the columns (z, P, gain) of a batch: one residual per column."""
+
+
+def _residual_batch(
+    system: KernelOrbitSystem,
+    Z: np.ndarray,
+    P: float,
+    G: np.ndarray,
+    reference_row: np.ndarray,
+    z_ref: np.ndarray,
+    extra: Callable[[np.ndarray, float, np.ndarray], np.ndarray],
+) -> np.ndarray:
     """Residuals for state columns Z with one period P and gains G (B,)."""
     out = system.run(Z, P, G)
     phase = reference_row @ (Z - z_ref[:, None])
     return np.vstack([out - Z, phase[None, :], extra(Z, P, G)[None, :]])
 
 
-def _newton(system, y, reference, extra):
+def _newton(
+    system: KernelOrbitSystem, y: np.ndarray, reference: np.ndarray, extra: Extra
+) -> tuple[np.ndarray, bool, np.ndarray | None]:
     """Newton on (z, P, gain); returns (y, converged, dF/dz at the solution)."""
     n = system.size
     row = system.slope_of_values(reference)
@@ -287,7 +326,7 @@ def _newton(system, y, reference, extra):
     return y, False, None
 
 
-def _orbit(system, y, monodromy) -> KernelOrbit:
+def _orbit(system: KernelOrbitSystem, y: np.ndarray, monodromy: np.ndarray) -> KernelOrbit:
     n = system.size
     mu = np.linalg.eigvals(monodromy)
     mu = mu[np.argsort(-np.abs(mu))]
@@ -321,15 +360,18 @@ def solve_kernel_orbit(
     y = np.concatenate([z, [period, gain]])
     if free_gain:
 
-        def extra(Y):
-            return Y[0] - z[0]
+        def extra(Y: np.ndarray) -> np.ndarray:
+            held: np.ndarray = Y[0] - z[0]
+            return held
+
     else:
 
-        def extra(Y):
-            return Y[-1] - gain
+        def extra(Y: np.ndarray) -> np.ndarray:
+            held: np.ndarray = Y[-1] - gain
+            return held
 
     y, ok, M = _newton(system, y, z, extra)
-    return _orbit(system, y, M) if ok else None
+    return _orbit(system, y, M) if ok and M is not None else None
 
 
 def state_from_profile(
@@ -357,7 +399,13 @@ def state_from_profile(
 
 
 def orbit_from_simulation(
-    model, gain: float, parameter: str = "alpha", rtts: float = 400.0, start: dict | None = None, N: int | None = None, **values
+    model: ModelSpec | str,
+    gain: float,
+    parameter: str = "alpha",
+    rtts: float = 400.0,
+    start: dict[str, float] | None = None,
+    N: int | None = None,
+    **values: float,
 ) -> tuple[KernelOrbitSystem, KernelOrbit | None]:
     """Simulate to the attractor at ``gain``, then polish the settled cycle into a kernel orbit.
 
@@ -394,7 +442,7 @@ HOMOGENEITY_TOLERANCE = 1e-6  # relative defect of the orbit scaled by 2 below w
 
 
 def ray_orbit(
-    model, gain: float, parameter: str = "alpha", rtts: float = 200.0, N: int | None = None, **values
+    model: ModelSpec | str, gain: float, parameter: str = "alpha", rtts: float = 200.0, N: int | None = None, **values: float
 ) -> tuple[KernelOrbitSystem, KernelOrbit, bool] | None:
     """The orbit of a model whose oscillation grows without settling, with the gain left free.
 
@@ -484,29 +532,20 @@ class KernelBranch:
     """
 
     parameter: str
-    points: list
-    folds: list
+    points: list[KernelOrbit]
+    folds: list[dict[str, float | bool]]
     stop: str
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "parameter": self.parameter,
-            "points": [
-                {
-                    self.parameter: p.gain,
-                    "amplitude": p.amplitude,
-                    "period": p.period,
-                    "stable": p.stable,
-                    "max_multiplier": p.max_multiplier,
-                }
-                for p in self.points
-            ],
+            "points": point_dicts(self.parameter, self.points),
             "folds": self.folds,
             "stop": self.stop,
         }
 
 
-def _weights(system) -> np.ndarray:
+def _weights(system: KernelOrbitSystem) -> np.ndarray:
     return np.concatenate([np.full(system.size, 1 / math.sqrt(system.size)), [1.0, 1.0]])
 
 
@@ -514,7 +553,9 @@ def _y(p: KernelOrbit) -> np.ndarray:
     return np.concatenate([p.z, [p.period, p.gain]])
 
 
-def _arclength_step(system, before, last, h, min_step=1e-5):
+def _arclength_step(
+    system: KernelOrbitSystem, before: KernelOrbit, last: KernelOrbit, h: float, min_step: float = 1e-5
+) -> tuple[KernelOrbit, float] | None:
     w = _weights(system)
     a, b = _y(before), _y(last)
     tangent = (b - a) * w
@@ -522,11 +563,12 @@ def _arclength_step(system, before, last, h, min_step=1e-5):
     while h > min_step:
         predicted = b + h * tangent / w
 
-        def extra(Y, predicted=predicted):
-            return ((Y - predicted[:, None]) * w[:, None]).T @ tangent
+        def extra(Y: np.ndarray, predicted: np.ndarray = predicted) -> np.ndarray:
+            along: np.ndarray = ((Y - predicted[:, None]) * w[:, None]).T @ tangent
+            return along
 
         y, ok, M = _newton(system, predicted.copy(), last.z, extra)
-        if ok:
+        if ok and M is not None:
             return _orbit(system, y, M), h
         h /= 2
     return None
@@ -539,7 +581,7 @@ def continue_kernel_orbits(
     steps: int = 40,
     step: float = 0.02,
     max_step: float = 0.2,
-    gain_range: tuple = (0.0, math.inf),
+    gain_range: tuple[float, float] = (0.0, math.inf),
     min_amplitude: float = 0.0,
     max_amplitude: float = math.inf,
 ) -> KernelBranch:
@@ -595,7 +637,7 @@ MIN_COSINE = 0.8  # successive secants of the branch must turn by less than ~37 
 FOLD_STEPS = 12  # a turn is passed again with steps this many times shorter than the coarse ones
 
 
-def _over_kink(system, points, step):
+def _over_kink(system: KernelOrbitSystem, points: list[KernelOrbit], step: float) -> tuple[KernelOrbit, float] | None:
     """After short steps failed at a kink of a clamped branch (the last secant is then noisy too): one
     step of the initial length along the secant from a point at least that far back, kept only if its
     amplitude is within a factor 2 of the last one (not the equilibrium, not another branch)."""
@@ -608,7 +650,9 @@ def _over_kink(system, points, step):
     return taken
 
 
-def _smooth_step(system, before, last, h, min_step=1e-5):
+def _smooth_step(
+    system: KernelOrbitSystem, before: KernelOrbit, last: KernelOrbit, h: float, min_step: float = 1e-5
+) -> tuple[KernelOrbit, float] | None:
     """An arclength step whose secant turns little from the previous one (a long step can jump branches)."""
     w = _weights(system)
     previous = (_y(last) - _y(before)) * w
@@ -616,7 +660,8 @@ def _smooth_step(system, before, last, h, min_step=1e-5):
     # a clamped branch is only piecewise smooth (the clamp's timing jumps a step), so the turn is
     # not asked of steps 4 times shorter than the one proposed: they are taken as they come
     # (and where shorter steps fail at such a kink, the first, longer step is kept: it jumped over it)
-    accept_below, first = h / 4, None
+    accept_below = h / 4
+    first: tuple[KernelOrbit, float] | None = None
     while h > min_step:
         taken = _arclength_step(system, before, last, h, min_step)
         if taken is None:
@@ -630,24 +675,20 @@ def _smooth_step(system, before, last, h, min_step=1e-5):
     return first
 
 
-def _folds(system, points) -> list:
+def _folds(system: KernelOrbitSystem, points: list[KernelOrbit]) -> list[dict[str, float | bool]]:
     """Turning points of the gain: each turn passed again with short steps, then a parabola's vertex."""
     g = np.array([p.gain for p in points])
     d = np.diff(g)
-    out = []
+    out: list[dict[str, float | bool]] = []
     for i in range(1, d.size):
         if d[i] == 0 or np.sign(d[i]) == np.sign(d[i - 1]):
             continue
         w = _weights(system)
-        span = np.linalg.norm((_y(points[i + 1]) - _y(points[i - 1])) * w)
-        fine = [
-            points[i - 1],
-            solve_kernel_orbit(
-                system, points[i - 1].z, points[i - 1].period, points[i - 1].gain + 1e-3 * span * np.sign(d[i - 1])
-            ),
-        ]
-        if fine[-1] is None:
-            fine = [points[i - 1], points[i]]
+        span = float(np.linalg.norm((_y(points[i + 1]) - _y(points[i - 1])) * w))
+        nudged = solve_kernel_orbit(
+            system, points[i - 1].z, points[i - 1].period, points[i - 1].gain + 1e-3 * span * np.sign(d[i - 1])
+        )
+        fine = [points[i - 1], points[i] if nudged is None else nudged]
         out.append(
             locate_fold(
                 fine,

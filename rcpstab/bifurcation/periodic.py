@@ -36,6 +36,7 @@ from ..errors import InputError
 from ..models.spec import ModelSpec
 from ..phaseplane.compiled import compile_model
 from ..phaseplane.setup import own_name, parameter_values
+from .branch_points import point_dicts
 from .folds import locate_fold
 from .lyapunov import HopfPoint, _full, _Numeric, hopf_point
 
@@ -367,16 +368,7 @@ class OrbitBranch:
         return {
             "parameter": self.parameter,
             "hopf": {"gain": self.hopf.critical, "l1": self.hopf.l1, "period": 2 * math.pi / self.hopf.omega_rtt},
-            "points": [
-                {
-                    self.parameter: p.gain,
-                    "amplitude": p.amplitude,
-                    "period": p.period,
-                    "stable": p.stable,
-                    "max_multiplier": p.max_multiplier,
-                }
-                for p in self.points
-            ],
+            "points": point_dicts(self.parameter, self.points),
             "folds": self.folds,
             "stop": self.stop,
         }

@@ -5,8 +5,15 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from ..models.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+Row = dict[str, Any]
+"""One run of the sweep: JSON values (floats, strings, booleans) by column name."""
 
 __all__ = ["BifurcationDiagram"]
 
@@ -48,13 +55,13 @@ class BifurcationDiagram:
     model: ModelSpec
     parameter: str
     fixed_parameter: str
-    rows: list
-    boundaries: dict
+    rows: list[Row]
+    boundaries: dict[float, list[float]]
     gamma_eq: float
-    settings: dict = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def points(self) -> list:
+    def points(self) -> list[Row]:
         """The rows (the JSON ``points``)."""
         return self.rows
 
@@ -63,15 +70,16 @@ class BifurcationDiagram:
         """Whether any gain point has two coexisting attractors."""
         return any(r["hysteresis"] for r in self.rows)
 
-    def branch(self, fixed: float, direction: str) -> list:
+    def branch(self, fixed: float, direction: str) -> list[Row]:
         """Rows of one branch, ordered by the swept gain."""
         rows = [r for r in self.rows if r[self.fixed_parameter] == fixed and r["direction"] == direction]
         return sorted(rows, key=lambda r: r[self.parameter])
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         points = []
         for row in self.rows:
-            point, reasons = {}, {}
+            point: Row = {}
+            reasons: dict[str, str] = {}
             for key, value in row.items():
                 if isinstance(value, float) and not math.isfinite(value):
                     point[key] = None
@@ -108,13 +116,13 @@ class BifurcationDiagram:
             f"linear boundary in {self.parameter} at {bound}"
         )
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Draw the diagram (:func:`~rcpstab.bifurcation.plotting.bifurcation_plot`)."""
         from .plotting import bifurcation_plot
 
         return bifurcation_plot(self, ax=ax, **kwargs)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         n = len({r[self.parameter] for r in self.rows})
         return (
             f"BifurcationDiagram({self.model.name}, {self.parameter} x {n} values, "

@@ -6,7 +6,6 @@ import itertools
 import math
 
 import numpy as np
-from scipy.stats import qmc
 
 from .config import CheckConfig
 
@@ -27,9 +26,25 @@ def halton_points(samples: int) -> np.ndarray:
            [0.25      , 0.66666667, 0.4       ],
            [0.75      , 0.11111111, 0.6       ]])
     """
-    sampler = qmc.Halton(d=3, scramble=False)
-    sampler.fast_forward(1)
-    return sampler.random(samples)
+    index = np.arange(1, samples + 1)
+    return np.column_stack([_radical_inverse(index, base) for base in (2, 3, 5)])
+
+
+def _radical_inverse(index: np.ndarray, base: int) -> np.ndarray:
+    """Van der Corput's radical inverse of each ``index`` in ``base``: its digits mirrored about the point.
+
+    The digits are added from the lowest, each times ``base**-(k+1)`` formed by repeated division,
+    the order of SciPy's ``qmc.Halton(scramble=False)``, whose points these equal bit for bit
+    (``tests/test_check_envelope.py``); SciPy's statistics package costs ~0.5 s of import.
+    """
+    value = np.zeros(index.shape)
+    quotient = index.copy()
+    weight = 1.0 / base
+    while quotient.any():
+        value += (quotient % base) * weight
+        weight /= base
+        quotient //= base
+    return value
 
 
 def _log_between(lo: float, hi: float, u: float) -> float:

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..models import ModelSpec, get_model
+from ..models import get_model
 from ..packet.lens.fluid_twin import fluid_run
 from ..packet.lens.verdicts import NOISE_K, occupancy_floor
 from ..packet.simulator.run import run_scenario
@@ -57,6 +57,8 @@ from .packet_vs_fluid import PACKET_PROTOCOL
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+
+    from ..models import ModelSpec  # SymPy's: a bundled model's cosim may run without it
 
 OVERLOAD = 1.05  # input above 5% over C: overloaded (the packet count's noise is a few %)
 STALL = 0.05  # input below 5% of C: the senders are not sending

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..models import ModelSpec, get_model
+from ..models import get_model
 from ..packet.lens.fluid_twin import fluid_run
 from ..packet.protocols.registry import model_protocol
 from ..packet.simulator.run import run_scenario
@@ -42,6 +42,8 @@ from ..runtime.atomic import atomic_open
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+
+    from ..models import ModelSpec  # SymPy's: a bundled model's cosim may run without it
 
 TRANSIENT_RTT = 20.0  # after each flow-count change: measured settling (5% band) is <= 15 RTTs at alpha <= 0.8
 SETTLE_BAND = 0.05  # settled: one-RTT mean of R/C within 5% of eta/N (the packet plateau sits up to ~3% low)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import InputError
-from ..intervals import t_half_width
+from ..intervals import sample_std, t_half_width_of_std
 from ..packet.simulator.topofile import TopologySpec, load_topology
 from .network_packet_run import run_topology
 
@@ -63,8 +63,8 @@ class Replications:
         out = {}
         for name, v in self.values.items():
             n = v.size
-            std = float(np.std(v, ddof=1)) if n > 1 else float("nan")
-            half = float(t_half_width(v, self.confidence))
+            std = float(sample_std(v))
+            half = float(t_half_width_of_std(std, n, self.confidence))
             mean = float(np.mean(v))
             out[name] = {"mean": mean, "std": std, "ci_low": mean - half, "ci_high": mean + half, "n": n}
         return out

@@ -15,15 +15,26 @@ full 24 nodes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..models.spec import ModelSpec
 from .gainrules import read_margins
 from .grid import check_gains
-from .margins import GAIN_LIMITS
-from .openloop import open_loop
+from .margins import GAIN_LIMITS, Margins
+from .openloop import OpenLoop, open_loop
 from .phasecross import sweep
 from .roots import COLLOCATION_NODES, _normalized_matrices, rightmost_roots_many
+
+if TYPE_CHECKING:
+    import pandas
+    import xarray
+    from matplotlib.axes import Axes
+
+    from .lti import LoopMargins
 
 __all__ = ["BATCH_NODES", "MarginsBatch", "margins_many"]
 
@@ -63,21 +74,21 @@ class MarginsBatch:
         The model the margins are of.
     """
 
-    def __init__(self, model, points: dict, results: list):
+    def __init__(self, model: object, points: Mapping[str, ArrayLike], results: Iterable[Margins | LoopMargins]):
         self.model = model
-        self.points = {k: np.asarray(v) for k, v in points.items()}
-        self.results = list(results)
+        self.points: dict[str, np.ndarray] = {k: np.asarray(v) for k, v in points.items()}
+        self.results: list[Margins | LoopMargins] = list(results)
 
     def __len__(self) -> int:
         return len(self.results)
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int) -> Margins | LoopMargins:
         return self.results[i]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Margins | LoopMargins]:
         return iter(self.results)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:  # an array per field, or the list of notes: any field name
         # a field of every point as an array (None -> NaN); rightmost_root as complex
         if name.startswith("_") or name in ("model", "points", "results"):
             raise AttributeError(name)
@@ -94,11 +105,11 @@ class MarginsBatch:
             return np.array(values, dtype=bool)
         return np.array([np.nan if v is None else float(v) for v in values])
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Strict-JSON-ready: the points and one dict per point (:meth:`Margins.to_dict`)."""
         return {"points": {k: v.tolist() for k, v in self.points.items()}, "results": [r.to_dict() for r in self.results]}
 
-    def _fields(self) -> tuple[dict, dict]:
+    def _fields(self) -> tuple[dict[str, np.ndarray], dict[str, str]]:
         """Every per-point field as an array (bare names, as a margin map's layers) and its unit."""
         si = bool(self.results) and hasattr(self.results[0], "open_loop_rhp_poles")  # an LTI loop: SI units
         w, t, s = ("rad/s", "s", "1/s") if si else ("rad/d0", "d0", "1/d0")
@@ -129,7 +140,7 @@ class MarginsBatch:
         }
         return values, units
 
-    def columns(self) -> dict:
+    def columns(self) -> dict[str, np.ndarray]:
         """The long table: one row per point, the unit in each column's name (``_d0``: normalized by d0;
         ``_s``, ``_rad_s``, ``_per_s``: SI, for an LTI loop's or a delayed fluid loop's margins)."""
         values, units = self._fields()
@@ -143,13 +154,13 @@ class MarginsBatch:
         }
         return {**self.points, **{named.get(k, k): v for k, v in values.items()}}
 
-    def to_pandas(self):
+    def to_pandas(self) -> pandas.DataFrame:
         """:meth:`columns` as a :class:`pandas.DataFrame` (one row per point)."""
         from ..runtime.frames import data_frame
 
         return data_frame(self.columns())
 
-    def to_xarray(self):
+    def to_xarray(self) -> xarray.Dataset:
         """The points as an :class:`xarray.Dataset` over the parameters that vary (needs ``rcpstab[xarray]``).
 
         Dimensions: each varying parameter, values in order of first appearance (``beta`` before ``alpha``,
@@ -173,11 +184,11 @@ class MarginsBatch:
             configuration=fixed,
         )
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         stable = int(np.sum(self.stable))
         return f"MarginsBatch({len(self)} points, stable at {stable})"
 
-    def plot(self, field: str = "phase_margin_deg", x: str | None = None, y: str | None = None, ax=None):
+    def plot(self, field: str = "phase_margin_deg", x: str | None = None, y: str | None = None, ax: Axes | None = None) -> Axes:
         """A margin map: ``field`` over two parameters (scatter), or against one (line).
 
         Parameters
@@ -225,7 +236,7 @@ class MarginsBatch:
         return ax
 
 
-def _margins(model, ol, a, b) -> list:
+def _margins(model: ModelSpec, ol: OpenLoop, a: np.ndarray, b: np.ndarray) -> list[Margins]:
     """Margins of the points (a[i], b[i]) by the batched engines, assembled per point."""
     first, crossovers = sweep(ol, a, b, gain_limit=GAIN_LIMITS[0])
     z = first.unstable()  # its band holds every crossing that matters at K = 1 too
@@ -237,7 +248,7 @@ def _margins(model, ol, a, b) -> list:
     return read_margins(ol, a, b, roots, first, z, crossovers)
 
 
-def margins_many(model: ModelSpec, alphas, betas) -> MarginsBatch:
+def margins_many(model: ModelSpec, alphas: ArrayLike, betas: ArrayLike) -> MarginsBatch:
     """:func:`~rcpstab.linear.margins.margins` at every point of the broadcast ``alphas``, ``betas``.
 
     Examples

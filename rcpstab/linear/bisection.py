@@ -4,16 +4,19 @@ one by one with mpmath's (a point command's few crossings)."""
 
 from __future__ import annotations
 
-import numpy as np
+from typing import SupportsFloat
 
-from .chandrupatla import find_roots
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .chandrupatla import BracketFunction, find_roots
 
 # Up to this many brackets are refined by mpmath's Anderson-Bjorck solver: mpmath is loaded with SymPy,
 # while importing scipy.optimize costs more than a point command's whole computation (0.3-0.5 s).
 FEW_BRACKETS = 8
 
 
-def bisect_brackets(f, lo, hi, iterations: int | None = None):
+def bisect_brackets(f: BracketFunction, lo: ArrayLike, hi: ArrayLike, iterations: int | None = None) -> np.ndarray:
     """Refine every bracket ``[lo[k], hi[k]]`` on which ``f`` changes sign, to rounding.
 
     Parameters
@@ -53,7 +56,7 @@ def bisect_brackets(f, lo, hi, iterations: int | None = None):
     return np.where(np.isfinite(x), x, 0.5 * (lo + hi))
 
 
-def _refine_one(f, k: int, a: float, b: float) -> float | None:
+def _refine_one(f: BracketFunction, k: int, a: float, b: float) -> float | None:
     """One bracket by the Anderson-Bjorck method in double precision (``f`` evaluated as for the batch).
 
     Returns None unless the result lies in the bracket with ``|f|`` at rounding level: mpmath's
@@ -65,7 +68,7 @@ def _refine_one(f, k: int, a: float, b: float) -> float | None:
 
     index = np.array([k])
 
-    def g(x):
+    def g(x: SupportsFloat) -> float:  # x: mpmath's number while it solves
         return float(np.asarray(f(np.array([float(x)]), index), dtype=float)[0])
 
     ga, gb = g(a), g(b)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..models import as_model
 from ..models.spec import ModelSpec
@@ -50,7 +51,7 @@ class Crossovers:
     gain_count: np.ndarray
 
 
-def _band(ol: OpenLoop, alpha, beta, gain: bool):
+def _band(ol: OpenLoop, alpha: np.ndarray, beta: np.ndarray, gain: bool) -> np.ndarray:
     """A frequency band that contains every phase crossover (and, with ``gain``, gain crossover).
 
     The rational part's phase stays within (deg num + deg den) * pi/2 of its start while the
@@ -66,7 +67,7 @@ def _band(ol: OpenLoop, alpha, beta, gain: bool):
     return np.arange(1e-4, top + COARSE_STEP, COARSE_STEP)
 
 
-def crossovers(model: ModelSpec, alpha, beta, gain_band: bool = True) -> Crossovers:
+def crossovers(model: ModelSpec, alpha: ArrayLike, beta: ArrayLike, gain_band: bool = True) -> Crossovers:
     """Gain and phase crossovers of the loops at the points (alpha[i], beta[i]).
 
     With ``gain_band=False`` gain crossovers past the last possible phase crossover are
@@ -103,18 +104,19 @@ def crossovers(model: ModelSpec, alpha, beta, gain_band: bool = True) -> Crossov
         base_w = w[k]
         base_angle = np.angle(ol.rational(1j * base_w, a[has][:, 0], b[has][:, 0]))
 
-        def phase_plus_pi(x, i):
+        def phase_plus_pi(x: np.ndarray, i: np.ndarray) -> np.ndarray:
             # Continue the phase from the bracket's left end: the rational part moves by
             # far less than pi inside one coarse step, so wrapping its change is exact.
             r = np.angle(ol.rational(1j * x, a[has][i, 0], b[has][i, 0]))
             step = (r - base_angle[i] + np.pi) % (2 * np.pi) - np.pi
-            return base_phase[i] + step - ol.theta * (x - base_w[i]) + np.pi
+            continued: np.ndarray = base_phase[i] + step - ol.theta * (x - base_w[i]) + np.pi
+            return continued
 
         phase_w[sl][has] = bisect_brackets(phase_plus_pi, w[k], w[k + 1])
     return Crossovers(gain_w=gain_w, phase_w=phase_w, gain_count=gain_count)
 
 
-def bode_region(model: ModelSpec, alphas, betas, params: dict | None = None) -> RegionMap:
+def bode_region(model: ModelSpec, alphas: ArrayLike, betas: ArrayLike, params: dict[str, float] | None = None) -> RegionMap:
     """Stable points by the Bode diagram: no net crossing of -180 + k*360 deg where ``|G|`` > 1.
 
     Parameters

@@ -7,12 +7,28 @@ units and title.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    AxesPair = Sequence[Axes] | np.ndarray  # (magnitude, phase): a pair, or the array subplots(2, 1) gives
 
 __all__ = ["draw_bode", "finish_bode"]
 
 
-def draw_bode(axes, w, magnitude, phase_deg, label: str, crossover_w, phase_crossover_w) -> None:
+def draw_bode(
+    axes: AxesPair,
+    w: np.ndarray,
+    magnitude: np.ndarray,
+    phase_deg: np.ndarray,
+    label: str,
+    crossover_w: float | None,
+    phase_crossover_w: float | None,
+) -> None:
     """Magnitude (log-log) and phase, the unity gain and -180 + k 360 deg lines, the crossovers dashed.
 
     Parameters
@@ -55,7 +71,7 @@ def draw_bode(axes, w, magnitude, phase_deg, label: str, crossover_w, phase_cros
                 ax.axvline(crossing, color=color, ls="--", lw=0.8)
 
 
-def finish_bode(axes) -> None:
+def finish_bode(axes: AxesPair) -> None:
     """Both axes' grids and the magnitude axis' legend (lower left).
 
     Parameters

@@ -12,8 +12,13 @@ zero of a nonlinear function without using derivatives", Adv. Eng. Software 28 (
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+BracketFunction = Callable[[np.ndarray, np.ndarray], ArrayLike]
+"""``f(x, k)``: the functions of the brackets ``k`` (an integer array) at the abscissae ``x``."""
 
 __all__ = ["find_roots"]
 
@@ -24,7 +29,7 @@ FATOL = _FINFO.smallest_normal
 MAXITER = math.log2(_FINFO.max) - math.log2(_FINFO.smallest_normal)
 
 
-def find_roots(f, lo, hi):
+def find_roots(f: BracketFunction, lo: ArrayLike, hi: ArrayLike) -> np.ndarray:
     """Roots of ``f(x, k)`` on the brackets ``[lo[k], hi[k]]`` (1-D float arrays, signs differing at the ends).
 
     ``f(x, k)`` evaluates the functions of the brackets ``k`` (an integer array) at ``x``.
@@ -41,11 +46,14 @@ def find_roots(f, lo, hi):
     with np.errstate(invalid="ignore"):
         frtol = 0.0 * np.minimum(np.abs(f1), np.abs(f2))  # SciPy's frtol=0 scaled (NaN where an end is infinite)
     x_out = np.zeros(n)
-    x3 = f3 = None
+    x3 = np.full(n, math.nan)  # the third point, set from the first step on (filtered with the others before)
+    f3 = np.full(n, math.nan)
     t = 0.5
     nit = 0
 
-    def check(x1, f1, x2, f2, frtol):
+    def check(
+        x1: np.ndarray, f1: np.ndarray, x2: np.ndarray, f2: np.ndarray, frtol: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         i = np.abs(f1) < np.abs(f2)
         xmin = np.where(i, x1, x2)
         fmin = np.where(i, f1, f2)
@@ -68,8 +76,7 @@ def find_roots(f, lo, hi):
             keep = ~stop
             active = active[keep]
             x1, f1, x2, f2, xmin, dx, tol, frtol = (v[keep] for v in (x1, f1, x2, f2, xmin, dx, tol, frtol))
-            if x3 is not None:
-                x3, f3 = x3[keep], f3[keep]
+            x3, f3 = x3[keep], f3[keep]
         if active.size == 0 or nit >= MAXITER:
             break
         if nit > 0:

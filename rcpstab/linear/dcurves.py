@@ -32,13 +32,18 @@ principal term excluded). So sampling (0, W] misses no crossing inside the box.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from .bisection import bisect_brackets
 from .quasipoly import QuasiPolynomial
+
+Meetings = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""Per meeting of a line with the crossing curves: line index, w*d0, the other gain, direction (+-2), piece."""
 
 W_MIN = 1e-12  # curves are followed down to this w*d0; gains below ~W_MIN**2 are not resolved
 W_LOG_END = 1e-2  # log-spaced samples below this, uniform above
@@ -86,11 +91,11 @@ class CurveSamples:
     critical_alpha: np.ndarray
     singular: np.ndarray
 
-    def pieces(self, coordinate: str):
+    def pieces(self, coordinate: str) -> list[tuple[int, int]]:
         """Index ranges ``(start, stop)`` (inclusive) on which ``coordinate`` is monotone in w."""
         critical = self.critical_beta if coordinate == "beta" else self.critical_alpha
         cuts = sorted(set(critical.tolist()) | {0, self.w.size - 1})
-        out = []
+        out: list[tuple[int, int]] = []
         singular = set(self.singular.tolist())
         for a, b in zip(cuts[:-1], cuts[1:]):
             # A sign change of det splits the range: the curve leaves through infinity there.
@@ -104,7 +109,7 @@ class CurveSamples:
         return out
 
 
-def gains_at(qp: QuasiPolynomial, w):
+def gains_at(qp: QuasiPolynomial, w: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """alpha(w), beta(w): the gains that put a root at j*w (NaN/inf where det = 0)."""
     d0, d1, d2 = qp.parts(1j * np.asarray(w, dtype=float))
     det = d1.real * d2.imag - d2.real * d1.imag
@@ -112,10 +117,9 @@ def gains_at(qp: QuasiPolynomial, w):
         return ((d2.real * d0.imag - d0.real * d2.imag) / det, (d0.real * d1.imag - d1.real * d0.imag) / det)
 
 
-def curve_values(qp: QuasiPolynomial, w):
+def curve_values(qp: QuasiPolynomial, w: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """alpha, beta, their w-derivatives and det at frequencies ``w`` (Cramer's rule, see above)."""
-    w = np.asarray(w, dtype=float)
-    lam = 1j * w
+    lam = 1j * np.asarray(w, dtype=float)
     d0, d1, d2 = qp.parts(lam)
     e0, e1, e2 = (1j * d for d in qp.parts_derivative(lam))  # d/dw of D_k(j w)
     x0, y0, x1, y1, x2, y2 = d0.real, d0.imag, d1.real, d1.imag, d2.real, d2.imag
@@ -141,27 +145,30 @@ def frequency_bound(qp: QuasiPolynomial, alpha_abs: float, beta_abs: float) -> f
     principal[0, qp.degree] = 1.0 if qp.thetas[0] == 0 else 0.0
     if np.any(c[0, qp.degree, 1:] != 0):
         raise InputError("a loop gain multiplies the principal term lambda**n: not supported")
-    s0 = c[..., 0].sum() - principal.sum()
-    return max(1.0, s0 + alpha_abs * c[..., 1].sum() + beta_abs * c[..., 2].sum())
+    s0 = float(c[..., 0].sum() - principal.sum())
+    return max(1.0, s0 + alpha_abs * float(c[..., 1].sum()) + beta_abs * float(c[..., 2].sum()))
 
 
-def _refine_sign_changes(qp, w, columns):
+def _refine_sign_changes(
+    qp: QuasiPolynomial, w: np.ndarray, columns: dict[int, np.ndarray]
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Bisect every sign change between samples of each of ``columns`` ({which: values}) in one solve.
 
     ``which`` indexes :func:`curve_values`' output (2: alpha', 3: beta'). Returns {which: (k, roots)}.
     """
-    ks, whiches = [], []
-    for which, values in columns.items():
+    ks: list[np.ndarray] = []
+    whiches: list[np.ndarray] = []
+    for column, values in columns.items():
         ok = np.isfinite(values)
-        k = np.nonzero(ok[:-1] & ok[1:] & (np.sign(values[:-1]) * np.sign(values[1:]) < 0))[0]
-        ks.append(k)
-        whiches.append(np.full(k.size, which))
+        changes = np.nonzero(ok[:-1] & ok[1:] & (np.sign(values[:-1]) * np.sign(values[1:]) < 0))[0]
+        ks.append(changes)
+        whiches.append(np.full(changes.size, column))
     k, which = np.concatenate(ks), np.concatenate(whiches)
     roots = bisect_brackets(lambda x, i: np.choose(which[i] - 2, curve_values(qp, x)[2:4]), w[k], w[k + 1])
     return {wh: (k[which == wh], roots[which == wh]) for wh in columns}
 
 
-_CACHE: dict = {}
+_CACHE: dict[tuple[int, float], tuple[QuasiPolynomial, CurveSamples]] = {}
 
 
 def clear_cache() -> None:
@@ -223,7 +230,13 @@ def sample_curves(qp: QuasiPolynomial, alpha_abs: float, beta_abs: float) -> Cur
     return _sample_cached(qp, w_end)
 
 
-def crossings(qp: QuasiPolynomial, curves: CurveSamples, coordinate: str, targets, window=(-np.inf, np.inf)):
+def crossings(
+    qp: QuasiPolynomial,
+    curves: CurveSamples,
+    coordinate: str,
+    targets: ArrayLike,
+    window: tuple[float, float] = (-np.inf, np.inf),
+) -> Meetings:
     """Where the lines ``coordinate = target`` meet the crossing curves.
 
     Parameters
@@ -245,11 +258,15 @@ def crossings(qp: QuasiPolynomial, curves: CurveSamples, coordinate: str, target
     return crossings_many(qp, curves, [(coordinate, targets, window)])[0]
 
 
-def _brackets(curves: CurveSamples, coordinate: str, targets):
+def _brackets(curves: CurveSamples, coordinate: str, targets: np.ndarray) -> Meetings:
     """Sample brackets [lo, hi] in w of every meeting of the lines with the monotone pieces."""
     mine = curves.beta if coordinate == "beta" else curves.alpha
     sign = 1.0 if coordinate == "beta" else -1.0
-    lines, lo, hi, dirs, pieces = [], [], [], [], []
+    lines: list[np.ndarray] = []
+    lo: list[np.ndarray] = []
+    hi: list[np.ndarray] = []
+    dirs: list[np.ndarray] = []
+    pieces: list[np.ndarray] = []
     for p, (a, b) in enumerate(curves.pieces(coordinate)):
         seg = mine[a : b + 1]
         if not np.all(np.isfinite(seg)):
@@ -274,23 +291,26 @@ def _brackets(curves: CurveSamples, coordinate: str, targets):
     if not lines:
         empty = np.zeros(0)
         return empty.astype(int), empty, empty, empty, empty.astype(int)
-    return tuple(np.concatenate(x) for x in (lines, lo, hi, dirs, pieces))
+    return np.concatenate(lines), np.concatenate(lo), np.concatenate(hi), np.concatenate(dirs), np.concatenate(pieces)
 
 
-def crossings_many(qp: QuasiPolynomial, curves: CurveSamples, requests):
+def crossings_many(
+    qp: QuasiPolynomial, curves: CurveSamples, requests: Sequence[tuple[str, ArrayLike, tuple[float, float]]]
+) -> list[Meetings]:
     """:func:`crossings` for several ``(coordinate, targets, window)`` requests, solved together."""
     parts = []
     for coordinate, targets, window in requests:
-        targets = np.asarray(targets, dtype=float)
-        lines, lo, hi, dirs, pieces = _brackets(curves, coordinate, targets)
-        parts.append((coordinate, targets, window, lines, lo, hi, dirs, pieces))
+        goals = np.asarray(targets, dtype=float)
+        lines, lo, hi, dirs, pieces = _brackets(curves, coordinate, goals)
+        parts.append((coordinate, goals, window, lines, lo, hi, dirs, pieces))
     which = np.concatenate([np.full(p[3].size, 1 if p[0] == "beta" else 0) for p in parts])
     goal = np.concatenate([p[1][p[3]] for p in parts])
     lo = np.concatenate([p[4] for p in parts])
     hi = np.concatenate([p[5] for p in parts])
     w = bisect_brackets(lambda x, i: np.choose(which[i], gains_at(qp, x)) - goal[i], lo, hi)
     values = gains_at(qp, w)
-    out, start = [], 0
+    out: list[Meetings] = []
+    start = 0
     for coordinate, _, window, lines, _, _, dirs, pieces in parts:
         sl = slice(start, start + lines.size)
         start += lines.size

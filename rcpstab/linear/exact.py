@@ -26,10 +26,13 @@ all come from :func:`row_structure`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from os import PathLike
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from ..models import as_model
@@ -85,15 +88,17 @@ class RowStructure:
     direction: np.ndarray
     piece: np.ndarray
     w: np.ndarray
-    reference: dict
-    model: ModelSpec | None = None
+    reference: dict[str, float]
+    model: ModelSpec
 
     def row_slice(self, j: int) -> slice:
         lo, hi = np.searchsorted(self.row, [j, j + 1])
         return slice(int(lo), int(hi))
 
 
-def _zero_root_crossings(qp: QuasiPolynomial, fixed: np.ndarray, coordinate: str):
+def _zero_root_crossings(
+    qp: QuasiPolynomial, fixed: np.ndarray, coordinate: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Crossings of the line Delta(0) = 0 (a real root at lambda = 0) by lines coordinate = fixed."""
     z0, z1, z2 = (float(np.real(p)) for p in qp.parts(np.array(0.0)))
     swept, kept = (z1, z2) if coordinate == "beta" else (z2, z1)
@@ -109,18 +114,18 @@ def _zero_root_crossings(qp: QuasiPolynomial, fixed: np.ndarray, coordinate: str
     return np.nonzero(ok)[0], at[ok], direction[ok], np.zeros(fixed.size, bool)
 
 
-def row_structure(model: ModelSpec, betas, alpha_lo: float, alpha_hi: float) -> RowStructure:
+def row_structure(model: ModelSpec, betas: ArrayLike, alpha_lo: float, alpha_hi: float) -> RowStructure:
     """Crossings and starting counts of the rows ``betas`` over alphas in [alpha_lo, alpha_hi]."""
     qp = quasi_polynomial(model)
-    betas = np.asarray(betas, dtype=float)
+    rows = np.asarray(betas, dtype=float)
     alpha_c = 0.5 * float(alpha_lo)
-    b_lo, b_hi = 0.5 * float(betas.min()), 2.0 * float(betas.max())
+    b_lo, b_hi = 0.5 * float(rows.min()), 2.0 * float(rows.max())
     curves = sample_curves(qp, float(alpha_hi), b_hi)
 
     (row, w, alpha, direction, piece), (_, _, col_beta, col_dir, _) = crossings_many(
-        qp, curves, [("beta", betas, (alpha_c, alpha_hi)), ("alpha", [alpha_c], (b_lo, b_hi))]
+        qp, curves, [("beta", rows, (alpha_c, alpha_hi)), ("alpha", [alpha_c], (b_lo, b_hi))]
     )
-    zrow, zalpha, zdir, degenerate = _zero_root_crossings(qp, betas, "beta")
+    zrow, zalpha, zdir, degenerate = _zero_root_crossings(qp, rows, "beta")
     keep = (zalpha > alpha_c) & (zalpha <= alpha_hi)
     row = np.concatenate((row, zrow[keep]))
     alpha = np.concatenate((alpha, zalpha[keep]))
@@ -141,13 +146,14 @@ def row_structure(model: ModelSpec, betas, alpha_lo: float, alpha_hi: float) -> 
     reference = _reference(qp, alpha_c, np.concatenate(([b_lo], col_beta, [b_hi])))
     cumulative = np.concatenate(([0.0], np.cumsum(col_dir)))
 
-    def passed(b):
-        return cumulative[np.searchsorted(col_beta, b, side="right")]
+    def passed(b: ArrayLike) -> np.ndarray:
+        count: np.ndarray = cumulative[np.searchsorted(col_beta, b, side="right")]
+        return count
 
-    z_start = reference["unstable_roots"] + passed(betas) - passed(reference["beta"])
+    z_start = reference["unstable_roots"] + passed(rows) - passed(reference["beta"])
     z_start = np.where(degenerate, np.nan, z_start)
     return RowStructure(
-        betas=betas,
+        betas=rows,
         alpha_c=alpha_c,
         z_start=z_start,
         row=row[order],
@@ -160,7 +166,7 @@ def row_structure(model: ModelSpec, betas, alpha_lo: float, alpha_hi: float) -> 
     )
 
 
-def _reference(qp: QuasiPolynomial, alpha_c: float, edges: np.ndarray) -> dict:
+def _reference(qp: QuasiPolynomial, alpha_c: float, edges: np.ndarray) -> dict[str, float]:
     """Argument-principle count at the middle of the widest crossing-free stretch of the column."""
     gaps = np.diff(edges)
     for k in np.argsort(-gaps):
@@ -171,7 +177,7 @@ def _reference(qp: QuasiPolynomial, alpha_c: float, edges: np.ndarray) -> dict:
     raise InputError(f"no reference point on alpha = {alpha_c:g} has its roots away from the axis")
 
 
-def _labels(structure: RowStructure, alphas: np.ndarray):
+def _labels(structure: RowStructure, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Z at every (alphas[i], betas[j]) as integers, and where it is undefined.
 
     Returns ``(Z, undefined)``: ``Z`` (int64, shape (nb, na)) counts right-half-plane roots;
@@ -202,18 +208,21 @@ def _labels(structure: RowStructure, alphas: np.ndarray):
     return Z, undefined
 
 
-def _crosscheck(qp: QuasiPolynomial, structure: RowStructure, alphas: np.ndarray, Z_of) -> dict:
+def _crosscheck(
+    qp: QuasiPolynomial, structure: RowStructure, alphas: np.ndarray, Z_of: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> dict[str, int]:
     """Argument-principle counts at the midpoints of a sample of row intervals, against the labels."""
     rows = np.unique(np.linspace(0, structure.betas.size - 1, min(structure.betas.size, 8)).astype(int))
-    pa, pb = [], []
+    mid_alphas: list[float] = []
+    mid_betas: list[float] = []
     for j in rows:
         cross = structure.alpha[structure.row_slice(j)]
         edges = np.concatenate(([alphas.min()], cross[(cross > alphas.min()) & (cross < alphas.max())], [alphas.max()]))
         wide = np.diff(edges) > 1e-3 * (alphas.max() - alphas.min() + 1e-12)
         mids = 0.5 * (edges[:-1] + edges[1:])[wide]
-        pa.extend(mids)
-        pb.extend([structure.betas[j]] * mids.size)
-    pa, pb = np.array(pa[:CROSSCHECK_POINTS]), np.array(pb[:CROSSCHECK_POINTS])
+        mid_alphas.extend(mids)
+        mid_betas.extend([structure.betas[j]] * mids.size)
+    pa, pb = np.array(mid_alphas[:CROSSCHECK_POINTS]), np.array(mid_betas[:CROSSCHECK_POINTS])
     if pa.size == 0:
         return {"points": 0, "agree": 0, "unresolved": 0}
     counted = qp.count_unstable(pa, pb)
@@ -235,14 +244,16 @@ def _crosscheck(qp: QuasiPolynomial, structure: RowStructure, alphas: np.ndarray
     }
 
 
-def row_crossings(model: ModelSpec, betas, alpha_max: float) -> list[np.ndarray]:
+def row_crossings(model: ModelSpec, betas: ArrayLike, alpha_max: float) -> list[np.ndarray]:
     """For each beta, the sorted alphas in (0, alpha_max] where a characteristic root is on the axis."""
-    betas = check_gains(betas, "beta")
-    s = row_structure(model, betas, alpha_lo=1e-300, alpha_hi=float(alpha_max))
-    return [s.alpha[s.row_slice(j)] for j in range(betas.size)]
+    rows = check_gains(betas, "beta")
+    s = row_structure(model, rows, alpha_lo=1e-300, alpha_hi=float(alpha_max))
+    return [s.alpha[s.row_slice(j)] for j in range(rows.size)]
 
 
-def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True, params: dict | None = None) -> RegionMap:
+def exact_region(
+    model: ModelSpec, alphas: ArrayLike, betas: ArrayLike, crosscheck: bool = True, params: dict[str, float] | None = None
+) -> RegionMap:
     """Exact linear stability of ``model`` on the grid ``alphas`` x ``betas``.
 
     Parameters
@@ -274,14 +285,14 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True, param
     [[1, 1], [0, 0]]
     """
     model = as_model(model).with_values(params)  # a name works too; anything else is an InputError
-    alphas = check_gains(alphas, "alpha")
-    betas = check_gains(betas, "beta")
-    structure = row_structure(model, betas, float(alphas.min()), float(alphas.max()))
-    Z, undefined = _labels(structure, alphas)
+    a_axis = check_gains(alphas, "alpha")
+    b_axis = check_gains(betas, "beta")
+    structure = row_structure(model, b_axis, float(a_axis.min()), float(a_axis.max()))
+    Z, undefined = _labels(structure, a_axis)
     stable = (Z == 0) & ~undefined
     # rows are sorted: one split instead of a search per row
-    per_row = np.split(structure.alpha, np.searchsorted(structure.row, np.arange(1, betas.size)))
-    meta = {
+    per_row = np.split(structure.alpha, np.searchsorted(structure.row, np.arange(1, b_axis.size)))
+    meta: dict[str, Any] = {
         "crossings": [c.tolist() for c in per_row],
         "reference": structure.reference,
         "inconsistent_points": int(np.count_nonzero((Z < 0) & ~undefined)),
@@ -289,22 +300,22 @@ def exact_region(model: ModelSpec, alphas, betas, crosscheck: bool = True, param
     if crosscheck:
         qp = quasi_polynomial(model)
 
-        def z_of(pa, pb):
-            rows = np.searchsorted(betas, pb)
+        def z_of(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+            rows = np.searchsorted(b_axis, pb)
             out = np.empty(pa.size)
             for k, (a, j) in enumerate(zip(pa, rows)):
                 sl = structure.row_slice(j)
                 out[k] = structure.z_start[j] + structure.direction[sl][structure.alpha[sl] < a].sum()
             return out
 
-        meta["crosscheck"] = _crosscheck(qp, structure, alphas, z_of)
-    A, B = np.meshgrid(alphas, betas)
+        meta["crosscheck"] = _crosscheck(qp, structure, a_axis, z_of)
+    A, B = np.meshgrid(a_axis, b_axis)
     Z[undefined] = -1
     table = {"alpha": A.ravel(), "beta": B.ravel(), "stable": stable.ravel().astype(int), "unstable_roots": Z.ravel()}
-    return RegionMap(model=model, method="exact", alpha=alphas, beta=betas, stable=stable, table=table, meta=meta)
+    return RegionMap(model=model, method="exact", alpha=a_axis, beta=b_axis, stable=stable, table=table, meta=meta)
 
 
-def boundary_table(model: ModelSpec, alpha_max: float, beta_max: float, floor: float = 1e-9) -> dict:
+def boundary_table(model: ModelSpec, alpha_max: float, beta_max: float, floor: float = 1e-9) -> dict[str, np.ndarray]:
     """Points of the crossing curves that bound the stable region in (0, alpha_max] x (0, beta_max].
 
     A sample (alpha(w), beta(w)) is on the boundary when Z = 0 just left or just right of it
@@ -361,7 +372,7 @@ def has_linear_boundary(model: ModelSpec) -> bool:
     return True
 
 
-def boundary_points(model: ModelSpec, alpha_max: float, beta_max: float):
+def boundary_points(model: ModelSpec, alpha_max: float, beta_max: float) -> tuple[np.ndarray, np.ndarray]:
     """The stable boundary of :func:`boundary_table` as ``(alpha, beta)`` arrays, NaN between pieces.
 
     Ready for ``plot``: consecutive points further apart than a sampling step are split.
@@ -374,7 +385,7 @@ def boundary_points(model: ModelSpec, alpha_max: float, beta_max: float):
     return np.insert(a, gap, np.nan), np.insert(b, gap, np.nan)
 
 
-def write_boundary_csv(model: ModelSpec, alpha_max: float, beta_max: float, path) -> int:
+def write_boundary_csv(model: ModelSpec, alpha_max: float, beta_max: float, path: str | PathLike[str]) -> int:
     """Write :func:`boundary_table` as CSV (piece, w_d0, alpha, beta); returns the number of rows."""
     import csv
 

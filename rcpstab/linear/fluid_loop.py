@@ -12,7 +12,9 @@ break DCQCN's and TIMELY's:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import sympy as sp
@@ -21,12 +23,26 @@ from ..errors import InputError
 from ..models.delayloop import DelayedFluidModel, get_loop_model
 from .lti import DelayedLoop
 
+if TYPE_CHECKING:
+    from .lti import LoopMargins
+
+NumericFunction = Callable[..., Any]  # lambdify's function: arrays or floats, as its expression gives
+
+
+class _Compiled(TypedDict):
+    params: tuple[sp.Symbol, ...]
+    derived: tuple[tuple[sp.Symbol, NumericFunction], ...]
+    A0: NumericFunction
+    columns: list[NumericFunction]
+    delays: list[NumericFunction]
+
+
 __all__ = ["linearized_loop", "loop_matrices", "model_margins"]
 
 s_ = sp.Symbol("s")
 
 
-def _plain_conditions(expr):
+def _plain_conditions(expr: sp.Basic) -> sp.Basic:
     """``expr`` with each if-then-else condition ``ITE(c, a, b)`` written as ``(c & a) | (~c & b)``.
 
     Differentiating a Piecewise leaves ITE inside its conditions; SymPy's NumPy printer then runs
@@ -34,7 +50,7 @@ def _plain_conditions(expr):
     condition has the same truth value at every point, so the same branch is taken.
     """
 
-    def plain(e):
+    def plain(e: sp.Basic) -> sp.Basic:
         return e.replace(
             lambda x: isinstance(x, sp.ITE), lambda x: sp.Or(sp.And(x.args[0], x.args[1]), sp.And(sp.Not(x.args[0]), x.args[2]))
         )
@@ -43,7 +59,7 @@ def _plain_conditions(expr):
 
 
 @cache
-def _compiled(model: DelayedFluidModel):
+def _compiled(model: DelayedFluidModel) -> _Compiled:
     """The Jacobians, delays and derived symbols of ``model`` as NumPy functions (derived once)."""
     rhs = sp.Matrix([sp.sympify(f) for f in model.rhs])
     params = tuple(model.parameters)
@@ -51,8 +67,9 @@ def _compiled(model: DelayedFluidModel):
     args = (*params, *model.states, *model.delayed, *derived)
     columns = [rhs.diff(sym) for sym in model.delayed]
 
-    def compile_(expr):
-        return sp.lambdify(args, _plain_conditions(expr), modules=np)
+    def compile_(expr: sp.Basic) -> NumericFunction:
+        function: NumericFunction = sp.lambdify(args, _plain_conditions(expr), modules=np)
+        return function
 
     return {
         "params": params,
@@ -63,7 +80,9 @@ def _compiled(model: DelayedFluidModel):
     }
 
 
-def loop_matrices(model: DelayedFluidModel, values: dict, **options):
+def loop_matrices(
+    model: DelayedFluidModel, values: dict[str, float], **options: str
+) -> tuple[np.ndarray, dict[float, np.ndarray], dict[Any, float]]:
     """(A0, {tau (s): A_tau}, operating point) of ``model`` at parameter ``values`` (name -> float)."""
     try:
         point = model.operating_point(values, **options)
@@ -76,14 +95,14 @@ def loop_matrices(model: DelayedFluidModel, values: dict, **options):
     extra = [float(fn(*p, *x)) for _, fn in compiled["derived"]]
     args = (*p, *x, *d, *extra)
 
-    def evaluate(fn):
+    def evaluate(fn: NumericFunction) -> np.ndarray:
         out = np.array(fn(*args), dtype=float)
         if not np.all(np.isfinite(out)):
             raise InputError(f"model {model.name!r}: the linearization is not finite at {values}")
         return out
 
     A0 = evaluate(compiled["A0"])
-    delayed: dict = {}
+    delayed: dict[float, np.ndarray] = {}
     for (state, _), column, delay in zip(model.delayed.values(), compiled["columns"], compiled["delays"]):
         tau = float(delay(*args))
         block = np.zeros_like(A0)
@@ -92,7 +111,7 @@ def loop_matrices(model: DelayedFluidModel, values: dict, **options):
     return A0, delayed, point
 
 
-def linearized_loop(model, p_star: str | None = None, **values) -> DelayedLoop:
+def linearized_loop(model: str | DelayedFluidModel, p_star: str | None = None, **values: float) -> DelayedLoop:
     """``model``'s loop L(s) at parameter ``values`` (names as the model's, SI units; see the module docstring).
 
     Parameters
@@ -109,9 +128,9 @@ def linearized_loop(model, p_star: str | None = None, **values) -> DelayedLoop:
     DelayedLoop
         With one term per delay sum (s), in rad/s.
     """
-    model = get_loop_model(model)
+    loop_model = get_loop_model(model)
     options = {} if p_star is None else {"p_star": p_star}
-    A0, delayed, _ = loop_matrices(model, model.values(**values), **options)
+    A0, delayed, _ = loop_matrices(loop_model, loop_model.values(**values), **options)
     n = A0.shape[0]
     taus = sorted(delayed)
     zs = sp.symbols(f"z0:{len(taus)}")
@@ -124,14 +143,14 @@ def linearized_loop(model, p_star: str | None = None, **values) -> DelayedLoop:
         ),
     )
     poly = sp.Poly(sp.expand(M.det(method="berkowitz")), s_, *zs)
-    terms: dict = {}
+    terms: dict[tuple[float, bool], dict[int, float]] = {}
     for monom, coeff in poly.terms():
         power, zpow = monom[0], monom[1:]
         delay = float(sum(m * tau for m, tau in zip(zpow, taus)))
         key = (delay, sum(zpow) > 0)  # a zero delay still marks a delayed path
         terms.setdefault(key, {})[power] = float(coeff)
 
-    def coefficients(d):
+    def coefficients(d: dict[int, float]) -> np.ndarray:
         out = np.zeros(max(d) + 1)
         for power, c in d.items():
             out[power] = c
@@ -139,16 +158,16 @@ def linearized_loop(model, p_star: str | None = None, **values) -> DelayedLoop:
 
     p0_key = (0.0, False)
     if p0_key not in terms:
-        raise InputError(f"model {model.name!r}: no delay-free dynamics to break the loop at")
+        raise InputError(f"model {loop_model.name!r}: no delay-free dynamics to break the loop at")
     den = coefficients(terms.pop(p0_key))
     parts = sorted(((d, coefficients(c)) for (d, _), c in terms.items()), key=lambda x: x[0])
     if not parts:
-        raise InputError(f"model {model.name!r}: the linearization has no delayed feedback")
+        raise InputError(f"model {loop_model.name!r}: the linearization has no delayed feedback")
     (d1, n1), rest = parts[0], parts[1:]
     return DelayedLoop(n1, den, d1, extra=tuple((n, d) for d, n in rest))
 
 
-def model_margins(model, p_star: str | None = None, **values):
+def model_margins(model: str | DelayedFluidModel, p_star: str | None = None, **values: float) -> LoopMargins:
     """:func:`~rcpstab.linear.lti.loop_margins` of ``model``'s loop at ``values`` (see :func:`linearized_loop`).
 
     Examples

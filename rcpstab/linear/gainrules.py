@@ -18,16 +18,21 @@ single-point function.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from .margins import GAIN_LIMITS, Margins, _crossover_notes, _gain_margin, _single
+from .margins import GAIN_LIMITS, GainReading, Margins, Notes, _crossover_notes, _gain_margin, _single
+from .openloop import OpenLoop
+from .phasecross import PhaseCrossings
+
+GainRule = tuple[GainReading, Notes]
+"""One loop's gain margin triple and the notes written with it."""
+Readings = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""Per point: phase margin (deg), gain crossover w*d0, delay margin (d0) and the crossovers' kind."""
 
 __all__ = ["assemble_many", "crossover_readings", "gain_margins_many", "read_margins"]
 
 
-def _table(pc, n: int):
+def _table(pc: PhaseCrossings, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(magnitude, direction, w) padded to (n, M) and each point's crossing count (``pc.point`` sorted)."""
     counts = np.bincount(pc.point, minlength=n)
     M = max(1, int(counts.max()) if counts.size else 1)
@@ -40,7 +45,7 @@ def _table(pc, n: int):
     return mag, direction, w
 
 
-def gain_margins_many(first, stable: np.ndarray):
+def gain_margins_many(first: PhaseCrossings, stable: np.ndarray) -> list[GainRule | None]:
     """Per point: ``(gain_margin, gain_margin_lower, w)`` and its notes, or None where the single-point
     rule must search further (see the module docstring).
 
@@ -125,12 +130,12 @@ def gain_margins_many(first, stable: np.ndarray):
     best_w = cand_w[np.arange(n), best]
     any_listed = listed.any(axis=1)
 
-    out: list[tuple[tuple[float | None, float | None, float | None], dict[str, Any]] | None] = []
+    out: list[GainRule | None] = []
     for i in range(n):
         if reaches[i]:
             out.append(None)
             continue
-        notes: dict = {}
+        notes: Notes = {}
         if not any_listed[i]:
             notes["gain_margin"] = (
                 "no loop gain K makes K*G stable (for RCP: alpha/beta <= 1, the phase "
@@ -162,7 +167,7 @@ def gain_margins_many(first, stable: np.ndarray):
     return out
 
 
-def crossover_readings(n: int, point, wz, phase, stable: np.ndarray):
+def crossover_readings(n: int, point: np.ndarray, wz: np.ndarray, phase: np.ndarray, stable: np.ndarray) -> Readings:
     """Per point: (phase_margin_deg, crossover_w, delay_margin, kind) from its gain crossovers (sorted
     by point), as :func:`~rcpstab.linear.margins._assemble` reads them; kind is "none" (no crossover),
     "stable", "negative" or "positive" (unstable with that sign of the margin)."""
@@ -185,10 +190,18 @@ def crossover_readings(n: int, point, wz, phase, stable: np.ndarray):
     return pm, w_z, dm, kind
 
 
-def assemble_many(alpha, beta, stable, roots, z, gains, readings) -> list:
+def assemble_many(
+    alpha: np.ndarray,
+    beta: np.ndarray,
+    stable: np.ndarray,
+    roots: np.ndarray,
+    z: np.ndarray,
+    gains: list[GainRule],
+    readings: Readings,
+) -> list[Margins]:
     """:class:`Margins` per point from :func:`gain_margins_many`'s and :func:`crossover_readings`' arrays."""
     pm, w_z, dm, kind = readings
-    out = []
+    out: list[Margins] = []
     for i in range(len(gains)):
         (gm, gm_lower, w_pc), notes = gains[i]
         k = str(kind[i])
@@ -215,14 +228,25 @@ def assemble_many(alpha, beta, stable, roots, z, gains, readings) -> list:
     return out
 
 
-def read_margins(ol, a, b, roots, first, z, crossovers) -> list:
+def read_margins(
+    ol: OpenLoop,
+    a: np.ndarray,
+    b: np.ndarray,
+    roots: np.ndarray,
+    first: PhaseCrossings,
+    z: np.ndarray,
+    crossovers: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> list[Margins]:
     """:class:`Margins` of every loop (a[i], b[i]) from the batched pieces: the rightmost roots, the
     -180 deg crossings ``first`` (searched to ``GAIN_LIMITS[0]``) with their Bode count ``z``, and the
     gain ``crossovers`` (point, w, phase) of :func:`~rcpstab.linear.phasecross.gain_crossovers_many`."""
     point, wz, phase = crossovers
     stable = roots.real < 0
-    gains = gain_margins_many(first, stable)
-    for i in np.nonzero([g is None for g in gains])[0]:  # intervals past the first search: widen it
-        notes: dict = {}
-        gains[i] = (_gain_margin(ol, a[i], b[i], bool(stable[i]), notes, first=_single(first, i)), notes)
+    many = gain_margins_many(first, stable)
+    gains: list[GainRule] = []
+    for i, rule in enumerate(many):
+        if rule is None:  # an interval past the first search: widen it for this point alone
+            notes: Notes = {}
+            rule = (_gain_margin(ol, a[i], b[i], bool(stable[i]), notes, first=_single(first, i)), notes)
+        gains.append(rule)
     return assemble_many(a, b, stable, roots, z, gains, crossover_readings(a.size, point, wz, phase, stable))

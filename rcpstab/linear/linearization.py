@@ -13,8 +13,10 @@ change the model and the linearization changes with it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
@@ -22,6 +24,9 @@ from ..models import as_model
 from ..models import spec as spec_module
 from ..models.spec import ModelSpec
 from ..runtime.derivation_cache import cached
+
+if TYPE_CHECKING:
+    from control import TransferFunction  # python-control ships no type hints: an alias of Any to mypy
 
 s = sp.Symbol("s")
 """Laplace variable (1/s)."""
@@ -46,7 +51,7 @@ class LinearDelaySystem:
 
     model: ModelSpec
     A0: sp.Matrix
-    delayed: dict
+    delayed: dict[sp.Expr, sp.Matrix]
 
     def __repr__(self) -> str:
         return (
@@ -91,9 +96,10 @@ class LinearDelaySystem:
         rest = expr.free_symbols & set(self.model.parameters) - set(self.model.loop_parameters)
         return expr.xreplace({sym: sp.nsimplify(self.model.parameters[sym]) for sym in rest}) if rest else expr
 
-    def free_parameters(self) -> set:
+    def free_parameters(self) -> set[sp.Symbol]:
         """Symbols other than lambda left in :attr:`normalized_characteristic`."""
-        return self.normalized_characteristic.free_symbols - {lam}
+        free: set[sp.Symbol] = self.normalized_characteristic.free_symbols - {lam}
+        return free
 
     @cached_property
     def open_loop(self) -> sp.Expr:
@@ -107,7 +113,7 @@ class LinearDelaySystem:
         """G as a function of lambda = s*d0 (the d0 dependence cancels)."""
         return sp.simplify(self.open_loop.subs(s, lam / self.model.time_scale))
 
-    def to_control(self, pade: int | None = None, **parameter_values):
+    def to_control(self, pade: int | None = None, **parameter_values: float) -> TransferFunction:
         """The open loop as a ``control.TransferFunction``, each delay a Pade approximant of order ``pade``
         (see :func:`rcpstab.linear.export.to_control`)."""
         from .export import to_control
@@ -124,7 +130,7 @@ class LinearDelaySystem:
         return rf"\frac{{d}}{{dt}} {sp.latex(x)}(t) = " + " + ".join(terms) + rf", \qquad G(s) = {sp.latex(self.open_loop)}"
 
 
-def _exponents(expr):
+def _exponents(expr: sp.Expr) -> list[sp.Expr]:
     return [e.args[0] for e in expr.atoms(sp.exp)]
 
 
@@ -158,7 +164,7 @@ DERIVED = ("characteristic", "normalized_characteristic", "open_loop", "normaliz
 """The :class:`LinearDelaySystem` properties stored with the cached derivation."""
 
 
-def _derive(model: ModelSpec):
+def _derive(model: ModelSpec) -> tuple[sp.Matrix, dict[sp.Expr, sp.Matrix], dict[str, sp.Expr]]:
     """The Jacobians (and :data:`DERIVED`) of :func:`linearize`, computed with SymPy."""
     # the overflow accumulators (dropped volume) are outputs, not part of the loop: left out
     loop = [i for i, x in enumerate(model.states) if x in model.loop_states]
@@ -169,11 +175,11 @@ def _derive(model: ModelSpec):
     at.update({term.symbol: model.equilibrium[term.state] for term in model.delayed_terms})
     at = {k: sp.sympify(v).subs(model.linearize_at) for k, v in at.items()}
 
-    def jacobian(symbols):
+    def jacobian(symbols: Sequence[sp.Symbol]) -> sp.Matrix:
         return sp.Matrix([[sp.simplify(sp.diff(f, v).subs(at)) for v in symbols] for f in rhs])
 
     A0 = jacobian(current)
-    delayed = {}
+    delayed: dict[sp.Expr, sp.Matrix] = {}
     for tau in model.delays:
         columns = [
             next((term.symbol for term in model.delayed_terms if term.state == x and term.delay == tau), None)

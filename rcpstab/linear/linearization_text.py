@@ -9,6 +9,8 @@ equation by equation, G(s) and the normalized characteristic equation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 from sympy.printing.str import StrPrinter
@@ -19,13 +21,13 @@ from .linearization import LinearDelaySystem, lam, s
 __all__ = ["TimeFirstStrPrinter", "TimeFirstLatexPrinter", "text", "latex", "describe", "latex_document"]
 
 
-def _time_first(printer, expr):
+def _time_first(printer: StrPrinter | LatexPrinter, expr: sp.Add) -> str | None:
     """Print an Add with the time symbol first and the other terms as `` - a`` / `` + b``."""
     terms = list(expr.args)
     if t not in terms:
         return None
     terms.remove(t)
-    out = printer._print(t)
+    out: str = printer._print(t)
     for term in terms:
         if term.could_extract_minus_sign():
             out += " - " + printer.parenthesize(-term, sp.printing.precedence.PRECEDENCE["Add"])
@@ -37,26 +39,30 @@ def _time_first(printer, expr):
 class TimeFirstStrPrinter(StrPrinter):  # type: ignore[misc]  # SymPy ships no type hints: its classes are Any
     """StrPrinter that writes ``t - d_0`` rather than ``-d_0 + t``."""
 
-    def _print_Add(self, expr, order=None):
-        return _time_first(self, expr) or super()._print_Add(expr, order)
+    def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
+        printed: str = _time_first(self, expr) or super()._print_Add(expr, order)
+        return printed
 
 
 class TimeFirstLatexPrinter(LatexPrinter):  # type: ignore[misc]  # SymPy ships no type hints: its classes are Any
     """LatexPrinter that writes ``t - d_{0}`` rather than ``- d_{0} + t``."""
 
-    def _print_Add(self, expr, order=None):
-        return _time_first(self, expr) or super()._print_Add(expr, order)
+    def _print_Add(self, expr: sp.Add, order: str | None = None) -> str:
+        printed: str = _time_first(self, expr) or super()._print_Add(expr, order)
+        return printed
 
 
-def text(expr) -> str:
-    return TimeFirstStrPrinter().doprint(expr)
+def text(expr: sp.Basic) -> str:
+    printed: str = TimeFirstStrPrinter().doprint(expr)
+    return printed
 
 
-def latex(expr) -> str:
-    return TimeFirstLatexPrinter().doprint(expr)
+def latex(expr: sp.Basic) -> str:
+    printed: str = TimeFirstLatexPrinter().doprint(expr)
+    return printed
 
 
-def _time_unit(system: LinearDelaySystem, printer) -> str:
+def _time_unit(system: LinearDelaySystem, printer: Callable[[sp.Basic], str]) -> str:
     """The model's time scale as ``printer`` writes it: a parameter by its public name (``d0``, ``d_0`` in
     LaTeX, for RCP), an expression as it is."""
     scale = sp.sympify(system.model.time_scale)
@@ -65,7 +71,7 @@ def _time_unit(system: LinearDelaySystem, printer) -> str:
     return printer(scale)
 
 
-def _dropped_delays(system: LinearDelaySystem):
+def _dropped_delays(system: LinearDelaySystem) -> list[sp.Expr]:
     """Delays of the model whose coefficient matrix vanishes at the equilibrium.
 
     The delayed matrices are keyed by the delay after the ``linearize_at`` substitutions (rcp-router's
@@ -74,7 +80,7 @@ def _dropped_delays(system: LinearDelaySystem):
     return [tau for tau in system.model.delays if sp.sympify(tau).subs(at) not in system.delayed]
 
 
-def _equations(system: LinearDelaySystem, fmt):
+def _equations(system: LinearDelaySystem) -> list[tuple[str, list[tuple[sp.Expr, str, sp.Expr]]]]:
     """Per state: (name, list of (coefficient, state name, argument)) of the linear system."""
     names = [x.__name__ for x in system.model.loop_states]  # the loop's states: no buffer drop counter
     rows = []
@@ -112,7 +118,7 @@ def describe(system: LinearDelaySystem) -> str:
         )
     lines.append("")
     lines.append("linear delay system (d = small perturbation about the equilibrium):")
-    for name, terms in _equations(system, text):
+    for name, terms in _equations(system):
         body = ""
         for k, (coef, state, arg) in enumerate(terms):
             c = sp.simplify(coef)
@@ -138,7 +144,7 @@ def latex_document(system: LinearDelaySystem, standalone: bool = False) -> str:
     With ``standalone`` a complete compilable document (article class, amsmath) is returned.
     """
     rows = []
-    for name, terms in _equations(system, latex):
+    for name, terms in _equations(system):
         body = " ".join(
             (
                 ""

@@ -11,6 +11,7 @@ CSV and null in JSON.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..models import as_model
 from ..models.spec import ModelSpec
@@ -27,7 +28,7 @@ FIELDS = ("gain_margin", "phase_margin_deg", "delay_margin", "rightmost_real", "
 __all__ = ["FIELDS", "margin_map"]
 
 
-def margin_map(model: ModelSpec, alphas, betas, params: dict | None = None) -> RegionMap:
+def margin_map(model: ModelSpec, alphas: ArrayLike, betas: ArrayLike, params: dict[str, float] | None = None) -> RegionMap:
     """Margins and rightmost root at every point of ``alphas`` x ``betas``.
 
     Parameters

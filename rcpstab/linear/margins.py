@@ -26,19 +26,26 @@ Every null comes with a reason in ``notes``.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, SupportsFloat
 
 import numpy as np
 
 from ..errors import InputError
 from ..models import as_model
 from .grid import check_gains
-from .openloop import open_loop
+from .openloop import OpenLoop, open_loop
 from .phasecross import PhaseCrossings, gain_crossovers, phase_crossings
 from .roots import rightmost_root
 
 if TYPE_CHECKING:
     from ..models.spec import ModelSpec
+
+Notes = dict[str, str]
+"""Why a field is None, or how to read it, by field name."""
+Interval = tuple[float, float, float, float]
+"""Loop-gain factors (lo, hi) keeping K*G stable and the crossings' w*d0 at those ends (NaN: none)."""
+GainReading = tuple[float | None, float | None, float | None]
+"""(gain_margin, gain_margin_lower, w*d0 of the crossing setting gain_margin), None where it does not exist."""
 
 __all__ = ["Margins", "margin_from_intervals", "margins", "stable_gain_intervals"]
 
@@ -82,12 +89,12 @@ class Margins:
     crossover_w: float | None
     phase_crossover_w: float | None
     delay_margin: float | None
-    rightmost_root: tuple
+    rightmost_root: tuple[float, float]
     gain_margin_lower: float | None = None
     unstable_roots: int | None = 0
-    notes: dict = field(default_factory=dict)
+    notes: Notes = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Strict-JSON-ready: every non-finite number is None and ``notes`` says why."""
         out = asdict(self)
         out["rightmost_root"] = [_finite(x) for x in self.rightmost_root]
@@ -99,18 +106,18 @@ class Margins:
         out["notes"] = notes
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         gm = "None" if self.gain_margin is None else f"{self.gain_margin:.4g}"
         pm = "None" if self.phase_margin_deg is None else f"{self.phase_margin_deg:.4g}"
         return f"Margins(alpha={self.alpha:g}, beta={self.beta:g}, stable={self.stable}, gain_margin={gm}, phase_margin_deg={pm})"
 
 
-def _finite(x):
-    x = float(x)
-    return x if np.isfinite(x) else None
+def _finite(x: SupportsFloat) -> float | None:
+    value = float(x)
+    return value if np.isfinite(value) else None
 
 
-def stable_gain_intervals(pc, index: int = 0):
+def stable_gain_intervals(pc: PhaseCrossings, index: int = 0) -> list[Interval]:
     """The loop-gain factors K for which K*G is stable, as sorted (lo, hi) pairs (hi may be inf).
 
     ``pc`` is a :class:`~rcpstab.linear.phasecross.PhaseCrossings`; ``index`` picks the loop.
@@ -129,7 +136,7 @@ def stable_gain_intervals(pc, index: int = 0):
     counted = (reps[:, None] * sub.magnitude[None, :] > 1) @ sub.direction
     stable = np.rint(sub.rhp_poles + 2 * (sub.low[0] + counted)).astype(int) == 0
     edge_w = np.concatenate(([np.nan], end_w, [np.nan]))
-    out = []
+    out: list[Interval] = []
     i = 0
     while i < stable.size:
         if stable[i]:
@@ -143,7 +150,7 @@ def stable_gain_intervals(pc, index: int = 0):
     return out
 
 
-def _single(pc, index):
+def _single(pc: PhaseCrossings, index: int) -> PhaseCrossings:
     """The crossings of loop ``index`` alone (``pc.point`` is sorted)."""
     lo, hi = np.searchsorted(pc.point, [index, index + 1])
     mine = slice(int(lo), int(hi))
@@ -163,7 +170,9 @@ def _single(pc, index):
 GAIN_LIMITS = (16.0, 256.0, 4096.0, 65536.0, 1e6)  # searched in turn until the margin is inside
 
 
-def _gain_margin(ol, alpha, beta, stable: bool, notes: dict, first=None):
+def _gain_margin(
+    ol: OpenLoop, alpha: float, beta: float, stable: bool, notes: Notes, first: PhaseCrossings | None = None
+) -> GainReading:
     """(gain_margin, gain_margin_lower, w of the crossing setting gain_margin) with notes.
 
     Crossings are first searched as far as they matter for K <= 16, further only if the
@@ -207,7 +216,7 @@ def _gain_margin(ol, alpha, beta, stable: bool, notes: dict, first=None):
     )
 
 
-def margin_from_intervals(intervals, stable: bool, notes: dict, say: dict):
+def margin_from_intervals(intervals: list[Interval], stable: bool, notes: Notes, say: dict[str, str]) -> GainReading:
     """(gain_margin, gain_margin_lower, w of the crossing setting gain_margin) from the stable loop-gain intervals.
 
     Parameters
@@ -261,7 +270,7 @@ def margin_from_intervals(intervals, stable: bool, notes: dict, say: dict):
     return float(end), None, (float(w) if np.isfinite(w) else None)
 
 
-def margins(model: ModelSpec, alpha: float, beta: float, params: dict | None = None) -> Margins:
+def margins(model: ModelSpec, alpha: float, beta: float, params: dict[str, float] | None = None) -> Margins:
     """Compute :class:`Margins` for ``model`` at (``alpha``, ``beta``).
 
     ``params`` maps any other parameter the model declares, by name, to one value (the model's
@@ -280,7 +289,7 @@ def margins(model: ModelSpec, alpha: float, beta: float, params: dict | None = N
     ol = open_loop(model)
     root = rightmost_root(model, alpha, beta)
     stable = bool(root.real < 0)
-    notes: dict = {}
+    notes: Notes = {}
     try:
         z = int(phase_crossings(ol, [alpha], [beta]).unstable()[0])
     except InputError as exc:
@@ -319,10 +328,22 @@ def margins(model: ModelSpec, alpha: float, beta: float, params: dict | None = N
     return _assemble(alpha, beta, stable, root, z, (gm, gm_lower, w_pc), wz, phase, notes)
 
 
-def _assemble(alpha, beta, stable, root, z, gain, wz, phase, notes) -> Margins:
+def _assemble(
+    alpha: float,
+    beta: float,
+    stable: bool,
+    root: complex,
+    z: int | None,
+    gain: GainReading,
+    wz: np.ndarray,
+    phase: np.ndarray,
+    notes: Notes,
+) -> Margins:
     """Margins from the pieces: gain margin triple, gain crossovers (w, phase) and the verdict."""
     gm, gm_lower, w_pc = gain
-    pm = dm = w_z = None
+    pm: float | None = None
+    dm: float | None = None
+    w_z: float | None = None
     if wz.size == 0:
         kind = "none"
     else:
@@ -353,7 +374,7 @@ def _assemble(alpha, beta, stable, root, z, gain, wz, phase, notes) -> Margins:
     )
 
 
-def _crossover_notes(notes: dict, kind: str, w_pc, w_z, gm_lower) -> None:
+def _crossover_notes(notes: Notes, kind: str, w_pc: float | None, w_z: float | None, gm_lower: float | None) -> None:
     """The notes :func:`_assemble` adds; ``kind`` is how the gain crossovers read ("none": there is
     none; "stable"; "negative"/"positive": an unstable loop with that sign of the phase margin)."""
     if kind == "none":

@@ -43,6 +43,7 @@ from numbers import Integral
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from ..models import as_model
@@ -85,7 +86,8 @@ class NyquistCount:
 
     @property
     def stable(self) -> np.ndarray:
-        return self.unstable == 0
+        stable: np.ndarray = self.unstable == 0
+        return stable
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ class NyquistCurve:
     count: NyquistCount
 
 
-def check_pade(pade) -> int | None:
+def check_pade(pade: object) -> int | None:
     """None, or an integer Pade order in 1..20; :class:`InputError` otherwise."""
     if pade is None:
         return None
@@ -124,7 +126,7 @@ def check_pade(pade) -> int | None:
 
 
 @cache
-def _pade_coefficients(pade: int):
+def _pade_coefficients(pade: int) -> tuple[np.ndarray, np.ndarray]:
     """Numerator and denominator of python-control's Pade approximant of exp(-x), highest power first."""
     import control  # imported here: it costs about a second of start-up for every command
 
@@ -132,18 +134,22 @@ def _pade_coefficients(pade: int):
     return np.asarray(num, float), np.asarray(den, float)
 
 
-def delay_factor(theta_lam, pade: int | None):
+def delay_factor(theta_lam: ArrayLike, pade: int | None) -> np.ndarray:
     """exp(-theta*lambda), or its Pade approximant, at ``theta_lam`` = theta*lambda."""
+    x = np.asarray(theta_lam)
     if pade is None:
-        return np.exp(-theta_lam)
+        exact: np.ndarray = np.exp(-x)
+        return exact
     num, den = _pade_coefficients(pade)
-    return np.polyval(num, theta_lam) / np.polyval(den, theta_lam)
+    approximant: np.ndarray = np.polyval(num, x) / np.polyval(den, x)
+    return approximant
 
 
-def loop_value(ol: OpenLoop, lam_values, alpha, beta, pade: int | None):
+def loop_value(ol: OpenLoop, lam_values: ArrayLike, alpha: ArrayLike, beta: ArrayLike, pade: int | None) -> np.ndarray:
     """G(lambda) with the exact or Pade delay, broadcasting lambda against the gains."""
-    lam_values = np.asarray(lam_values, dtype=complex)
-    return delay_factor(ol.theta * lam_values, pade) * ol.rational(lam_values, alpha, beta) / lam_values**ol.integrators
+    lam = np.asarray(lam_values, dtype=complex)
+    value: np.ndarray = delay_factor(ol.theta * lam, pade) * ol.rational(lam, alpha, beta) / lam**ol.integrators
+    return value
 
 
 def rhp_poles(ol: OpenLoop, pade: int | None) -> int:
@@ -161,7 +167,7 @@ def rhp_poles(ol: OpenLoop, pade: int | None) -> int:
     return int((poles.real > 0).sum())
 
 
-def tail_frequency(ol: OpenLoop, alpha, beta, gain: float = 1.0):
+def tail_frequency(ol: OpenLoop, alpha: ArrayLike, beta: ArrayLike, gain: float = 1.0) -> np.ndarray:
     """A normalized frequency W >= 1 past which ``gain * |G(j w)|`` < 1, for each (alpha, beta).
 
     On the axis ``|num(j w)|`` <= sum_p N_p w**p and ``|w**k den(j w)|`` >= ``|d_q|`` w**(k+q) -
@@ -169,28 +175,31 @@ def tail_frequency(ol: OpenLoop, alpha, beta, gain: float = 1.0):
     factor has modulus 1), so W is where ``|d_q| w**(k+q)`` dominates both sums
     (:func:`~rcpstab.linear.tailbound.dominance_frequency`), and at least 1.
     """
-    alpha, beta = np.broadcast_arrays(np.abs(np.asarray(alpha, float)), np.abs(np.asarray(beta, float)))
+    a, b = np.broadcast_arrays(np.abs(np.asarray(alpha, float)), np.abs(np.asarray(beta, float)))
     k, q = ol.integrators, ol.den.size - 1
     m = k + q
     num = np.abs(ol.num)
     # |num_p(alpha, beta)| <= |c0| + |c_alpha| alpha + |c_beta| beta, per power p
-    n_p = gain * (num[:, 0] + alpha[..., None] * num[:, 1] + beta[..., None] * num[:, 2])
+    n_p = gain * (num[:, 0] + a[..., None] * num[:, 1] + b[..., None] * num[:, 2])
     if n_p.shape[-1] > m and np.any(n_p[..., m:] > 0):  # not strictly proper: no tail (the margins refuse it)
         s_num = n_p.sum(axis=-1)
-        return np.maximum(1.0, (s_num + np.abs(ol.den[:-1]).sum()) / abs(ol.den[-1]))
-    lower = np.zeros(alpha.shape + (m,))
+        improper: np.ndarray = np.maximum(1.0, (s_num + np.abs(ol.den[:-1]).sum()) / abs(ol.den[-1]))
+        return improper
+    lower = np.zeros(a.shape + (m,))
     lower[..., : min(n_p.shape[-1], m)] += n_p[..., :m]
     lower[..., k:m] += np.abs(ol.den[:-1])
-    return np.maximum(1.0, dominance_frequency(abs(ol.den[-1]), lower))
+    tail: np.ndarray = np.maximum(1.0, dominance_frequency(abs(ol.den[-1]), lower))
+    return tail
 
 
-def _path(t):
+def _path(t: ArrayLike) -> np.ndarray:
     """The upper half of the indented contour: the arc for t in [0, 1], then lambda = j*INDENT*t."""
-    t = np.asarray(t, dtype=float)
-    return np.where(t < 1, INDENT * np.exp(0.5j * np.pi * np.minimum(t, 1)), 1j * INDENT * t)
+    x = np.asarray(t, dtype=float)
+    point: np.ndarray = np.where(x < 1, INDENT * np.exp(0.5j * np.pi * np.minimum(x, 1)), 1j * INDENT * x)
+    return point
 
 
-def _path_samples(w_end: float, theta: float):
+def _path_samples(w_end: float, theta: float) -> np.ndarray:
     """Path parameters: the arc, then w geometric up to 1 and uniform up to ``w_end``."""
     step = STEP / max(theta, 1.0)
     arc = np.linspace(0.0, 1.0, ARC_SAMPLES)
@@ -199,7 +208,7 @@ def _path_samples(w_end: float, theta: float):
     return np.concatenate([arc, low[1:] / INDENT, high / INDENT])
 
 
-def _counter_clockwise(ol: OpenLoop, alpha, beta, pade: int | None):
+def _counter_clockwise(ol: OpenLoop, alpha: np.ndarray, beta: np.ndarray, pade: int | None) -> np.ndarray:
     """Net counter-clockwise encirclements of -1 along the whole contour, for 1-D gain arrays."""
     t = _path_samples(1.05 * float(np.max(tail_frequency(ol, alpha, beta))), ol.theta)
     # G is affine in the gains: evaluate its three parts once per sample, then only the
@@ -215,30 +224,32 @@ def _counter_clockwise(ol: OpenLoop, alpha, beta, pade: int | None):
     rows, cols = np.nonzero(upper[:, :-1] != upper[:, 1:])
     cols = cols + 1  # back to indices into t
 
-    def imag_along(x, k):
-        return loop_value(ol, _path(x), alpha[rows[k]], beta[rows[k]], pade).imag
+    def imag_along(x: np.ndarray, k: np.ndarray) -> np.ndarray:
+        imag_part: np.ndarray = loop_value(ol, _path(x), alpha[rows[k]], beta[rows[k]], pade).imag
+        return imag_part
 
     t_cross = bisect_brackets(imag_along, t[cols], t[cols + 1])
     left_of_minus_one = loop_value(ol, _path(t_cross), alpha[rows], beta[rows], pade).real < -1
     direction = np.where(upper[rows, cols - 1], 1.0, -1.0)  # + to - is counter-clockwise
     half = start + np.bincount(rows, weights=direction * left_of_minus_one, minlength=alpha.size)
-    return np.rint(2 * half).astype(int)
+    turns: np.ndarray = np.rint(2 * half).astype(int)
+    return turns
 
 
-def loop_count(ol: OpenLoop, alpha, beta, pade: int | None = None) -> NyquistCount:
+def loop_count(ol: OpenLoop, alpha: ArrayLike, beta: ArrayLike, pade: int | None = None) -> NyquistCount:
     """N, P and Z of the compiled loop ``ol`` at every (alpha, beta) (arrays broadcast together)."""
-    pade = check_pade(pade)
-    alpha, beta = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(beta, float))
-    P = rhp_poles(ol, pade)
-    a, b = alpha.ravel(), beta.ravel()
+    order = check_pade(pade)
+    alphas, betas = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(beta, float))
+    P = rhp_poles(ol, order)
+    a, b = alphas.ravel(), betas.ravel()
     ccw = np.concatenate(
-        [_counter_clockwise(ol, a[i : i + CHUNK], b[i : i + CHUNK], pade) for i in range(0, a.size, CHUNK)] or [np.zeros(0, int)]
+        [_counter_clockwise(ol, a[i : i + CHUNK], b[i : i + CHUNK], order) for i in range(0, a.size, CHUNK)] or [np.zeros(0, int)]
     )
-    clockwise = (-ccw).reshape(alpha.shape)
+    clockwise = (-ccw).reshape(alphas.shape)
     return NyquistCount(clockwise=clockwise, rhp_poles=P, unstable=np.asarray(clockwise + P))
 
 
-def nyquist_count(model: ModelSpec, alpha, beta, pade: int | None = None) -> NyquistCount:
+def nyquist_count(model: ModelSpec, alpha: ArrayLike, beta: ArrayLike, pade: int | None = None) -> NyquistCount:
     """N, P and Z of the model's loop at every (alpha, beta) (arrays broadcast together).
 
     Parameters
@@ -258,7 +269,9 @@ def nyquist_count(model: ModelSpec, alpha, beta, pade: int | None = None) -> Nyq
     return loop_count(open_loop(model), alpha, beta, check_pade(pade))
 
 
-def nyquist_curve(model: ModelSpec, alpha: float, beta: float, pade: int | None = None, w=None) -> NyquistCurve:
+def nyquist_curve(
+    model: ModelSpec, alpha: float, beta: float, pade: int | None = None, w: ArrayLike | None = None
+) -> NyquistCurve:
     """G(j w) of one loop for plotting, with its encirclement count.
 
     Parameters
@@ -267,17 +280,21 @@ def nyquist_curve(model: ModelSpec, alpha: float, beta: float, pade: int | None 
         Normalized frequencies w*d0 > 0; by default 2000 points log-spaced from 0.01 to
         twice the frequency past which ``|G|`` < 1.
     """
-    pade = check_pade(pade)
+    order = check_pade(pade)
     ol = open_loop(model)
     if w is None:
         w_end = 2 * float(tail_frequency(ol, alpha, beta))
         w = np.geomspace(1e-2, max(w_end, 10.0), 2000)
-    w = check_gains(w, "w")
-    G = loop_value(ol, 1j * w, alpha, beta, pade)
-    return NyquistCurve(alpha=float(alpha), beta=float(beta), pade=pade, w=w, G=G, count=nyquist_count(model, alpha, beta, pade))
+    ws = check_gains(w, "w")
+    G = loop_value(ol, 1j * ws, alpha, beta, order)
+    return NyquistCurve(
+        alpha=float(alpha), beta=float(beta), pade=order, w=ws, G=G, count=nyquist_count(model, alpha, beta, order)
+    )
 
 
-def nyquist_region(model: ModelSpec, alphas, betas, pade: int | None = None, params: dict | None = None) -> RegionMap:
+def nyquist_region(
+    model: ModelSpec, alphas: ArrayLike, betas: ArrayLike, pade: int | None = None, params: dict[str, float] | None = None
+) -> RegionMap:
     """Stable points (Z = 0) of the grid ``alphas`` x ``betas`` by the Nyquist criterion.
 
     Parameters
@@ -297,12 +314,12 @@ def nyquist_region(model: ModelSpec, alphas, betas, pade: int | None = None, par
         ``method='nyquist'``, ``meta={'pade': pade}``.
     """
     model = as_model(model).with_values(params)  # a name works too; anything else is an InputError
-    pade = check_pade(pade)
-    alphas = check_gains(alphas, "alpha")
-    betas = check_gains(betas, "beta")
-    A, B = np.meshgrid(alphas, betas)
-    count = nyquist_count(model, A, B, pade)
-    return RegionMap(model=model, method="nyquist", alpha=alphas, beta=betas, stable=count.stable, meta={"pade": pade})
+    order = check_pade(pade)
+    a_axis = check_gains(alphas, "alpha")
+    b_axis = check_gains(betas, "beta")
+    A, B = np.meshgrid(a_axis, b_axis)
+    count = nyquist_count(model, A, B, order)
+    return RegionMap(model=model, method="nyquist", alpha=a_axis, beta=b_axis, stable=count.stable, meta={"pade": order})
 
 
 def alpha_bounds(
@@ -313,13 +330,14 @@ def alpha_bounds(
     The row is scanned with step 1e-3 and every change of verdict bisected to ``tol``;
     for RCP at beta = 0.3 the result is the stable interval's two ends.
     """
-    pade = check_pade(pade)
+    order = check_pade(pade)
     alphas = np.arange(1e-3, alpha_max, 1e-3)
-    stable = nyquist_count(model, alphas, beta, pade).stable
+    stable = nyquist_count(model, alphas, beta, order).stable
     k = np.nonzero(stable[:-1] != stable[1:])[0]
     lo, hi, lo_stable = alphas[k], alphas[k + 1], stable[k]
     while np.any(hi - lo > tol):
         mid = 0.5 * (lo + hi)
-        same = nyquist_count(model, mid, beta, pade).stable == lo_stable
+        same = nyquist_count(model, mid, beta, order).stable == lo_stable
         lo, hi = np.where(same, mid, lo), np.where(same, hi, mid)
-    return 0.5 * (lo + hi)
+    bounds: np.ndarray = 0.5 * (lo + hi)
+    return bounds

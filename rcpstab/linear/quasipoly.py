@@ -16,6 +16,7 @@ from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from .tailbound import dominance_frequency
@@ -23,12 +24,14 @@ from .tailbound import dominance_frequency
 if TYPE_CHECKING:
     from ..models.spec import ModelSpec
 
+ZERO = np.zeros((), dtype=complex)  # the sums' start: what sum()'s 0 becomes added to a complex array
 
-def horner(x: np.ndarray, c: np.ndarray):
+
+def horner(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     """``sum_p c[p] x**p`` by Horner's rule: :func:`numpy.polynomial.polynomial.polyval`'s operations in
     its order (so the same values to the bit) without its argument handling, which cost more than the
     arithmetic on the short frequency arrays of a root refinement. ``c`` is 1-D and real."""
-    c0 = c[-1] + x * 0
+    c0: np.ndarray = c[-1] + x * 0
     for i in range(2, c.size + 1):
         c0 = c[-i] + c0 * x
     return c0
@@ -54,49 +57,56 @@ class QuasiPolynomial:
     coeffs: np.ndarray
     degree: int
 
-    def parts(self, lam_values):
+    def parts(self, lam_values: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(D0, D1, D2) at ``lam_values``: Delta = D0 + alpha*D1 + beta*D2."""
-        lam_values = np.asarray(lam_values, dtype=complex)
-        delays = [np.exp(-lam_values * theta) if theta else 1.0 for theta in self.thetas]
-        return tuple(sum(horner(lam_values, self.coeffs[k, :, j]) * delays[k] for k in range(self.thetas.size)) for j in range(3))
+        lam = np.asarray(lam_values, dtype=complex)
+        delays = [np.exp(-lam * theta) if theta else 1.0 for theta in self.thetas]
+        d0, d1, d2 = (
+            sum((horner(lam, self.coeffs[k, :, j]) * delays[k] for k in range(self.thetas.size)), ZERO) for j in range(3)
+        )
+        return d0, d1, d2
 
     @cached_property
-    def _derivative_coeffs(self):
+    def _derivative_coeffs(self) -> np.ndarray:
         """Coefficients of d/dlambda [p_k(lambda) e^{-theta_k lambda}] / e^{-theta_k lambda}: p_k' - theta_k p_k."""
         P = self.coeffs.shape[1]
         der = np.zeros_like(self.coeffs)
         der[:, : P - 1, :] = self.coeffs[:, 1:, :] * np.arange(1, P)[None, :, None]
-        return der - self.thetas[:, None, None] * self.coeffs
+        derivative: np.ndarray = der - self.thetas[:, None, None] * self.coeffs
+        return derivative
 
-    def parts_derivative(self, lam_values):
+    def parts_derivative(self, lam_values: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(D0', D1', D2'): the derivatives of :meth:`parts` with respect to lambda."""
-        lam_values = np.asarray(lam_values, dtype=complex)
+        lam = np.asarray(lam_values, dtype=complex)
         der = self._derivative_coeffs
-        delays = [np.exp(-lam_values * theta) if theta else 1.0 for theta in self.thetas]
-        return tuple(sum(horner(lam_values, der[k, :, j]) * delays[k] for k in range(self.thetas.size)) for j in range(3))
+        delays = [np.exp(-lam * theta) if theta else 1.0 for theta in self.thetas]
+        d0, d1, d2 = (sum((horner(lam, der[k, :, j]) * delays[k] for k in range(self.thetas.size)), ZERO) for j in range(3))
+        return d0, d1, d2
 
-    def __call__(self, lam_values, alpha, beta):
+    def __call__(self, lam_values: ArrayLike, alpha: ArrayLike, beta: ArrayLike) -> np.ndarray:
         """Delta(lambda; alpha, beta), broadcasting over all three arguments."""
         d0, d1, d2 = self.parts(lam_values)
-        return d0 + np.asarray(alpha) * d1 + np.asarray(beta) * d2
+        value: np.ndarray = d0 + np.asarray(alpha) * d1 + np.asarray(beta) * d2
+        return value
 
-    def derivative(self, lam_values, alpha, beta):
+    def derivative(self, lam_values: ArrayLike, alpha: ArrayLike, beta: ArrayLike) -> np.ndarray:
         """d Delta / d lambda, broadcasting like :meth:`__call__`."""
-        lam_values = np.asarray(lam_values, dtype=complex)
+        lam = np.asarray(lam_values, dtype=complex)
         P = self.coeffs.shape[1]
         c = (
             self.coeffs[..., 0]
             + np.asarray(alpha)[..., None, None] * self.coeffs[..., 1]
             + np.asarray(beta)[..., None, None] * self.coeffs[..., 2]
         )  # (..., K, P)
-        lp = lam_values[..., None, None]
+        lp = lam[..., None, None]
         p = np.arange(P)
         poly = np.sum(c * lp**p, axis=-1)
         dpoly = np.sum(c[..., 1:] * p[1:] * lp ** (p[1:] - 1), axis=-1)
-        e = np.exp(-lam_values[..., None] * self.thetas)
-        return np.sum((dpoly - self.thetas * poly) * e, axis=-1)
+        e = np.exp(-lam[..., None] * self.thetas)
+        slope: np.ndarray = np.sum((dpoly - self.thetas * poly) * e, axis=-1)
+        return slope
 
-    def dominance(self, alpha, beta, ratio=4.0):
+    def dominance(self, alpha: ArrayLike, beta: ArrayLike, ratio: float = 4.0) -> np.ndarray:
         """A w past which ``|lambda**n|`` >= ``ratio`` x the other terms' moduli on lambda = j w, per (alpha, beta)."""
         c = np.abs(
             self.coeffs[..., 0]
@@ -106,7 +116,7 @@ class QuasiPolynomial:
         per_power = c.sum(axis=-2)  # delay factors have modulus 1 on the axis
         return dominance_frequency(1.0, ratio * per_power[..., : self.degree])
 
-    def count_unstable(self, alpha, beta, step=0.01):
+    def count_unstable(self, alpha: ArrayLike, beta: ArrayLike, step: float = 0.01) -> np.ndarray:
         """Number of roots with Re(lambda) > 0, by the argument principle on the imaginary axis.
 
         For a retarded quasi-polynomial with monic principal term lambda**n and no root on
@@ -121,21 +131,22 @@ class QuasiPolynomial:
             Z for each (alpha, beta); NaN where the count is not near an integer
             (a root on or very near the imaginary axis).
         """
-        alpha, beta = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(beta, float))
-        W = max(2.0, float(np.max(self.dominance(alpha, beta))))
+        a, b = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(beta, float))
+        W = max(2.0, float(np.max(self.dominance(a, b))))
         # The phase of exp(-j w theta) turns at rate theta, the polynomial part slower:
         # 0.01 rad steps keep consecutive phase differences far below pi.
         w = np.arange(0.0, W + step, step)
-        value = self(1j * w, alpha.reshape(-1, 1), beta.reshape(-1, 1))
+        value = self(1j * w, a.reshape(-1, 1), b.reshape(-1, 1))
         phase = np.unwrap(np.angle(value), axis=-1)
         tail = _wrap(self.degree * np.pi / 2 - phase[:, -1])
         change = phase[:, -1] - phase[:, 0] + tail
         z = (self.degree - 2 * change / np.pi) / 2
         z[np.abs(z - np.round(z)) > 0.05] = np.nan
-        return np.round(z).reshape(alpha.shape)
+        count: np.ndarray = np.round(z).reshape(a.shape)
+        return count
 
 
-def _wrap(angle):
+def _wrap(angle: np.ndarray) -> np.ndarray:
     return (angle + np.pi) % (2 * np.pi) - np.pi
 
 
@@ -150,7 +161,7 @@ def quasi_polynomial(model: ModelSpec) -> QuasiPolynomial:
     from ..runtime.derivation_cache import cached
     from .linearization_sources import DERIVING_SOURCES
 
-    def compute():
+    def compute() -> dict[str, np.ndarray]:
         qp = _compile(model)
         return {"thetas": qp.thetas, "coeffs": qp.coeffs, "degree": np.array(qp.degree)}
 
@@ -170,7 +181,7 @@ def _compile(model: ModelSpec) -> QuasiPolynomial:
     extra = expr.free_symbols - {lam, alpha, beta}
     if extra:
         raise InputError(f"model {model.name!r}: the normalized loop still depends on {', '.join(sorted(map(str, extra)))}")
-    groups: dict = {}
+    groups: dict[sp.Expr, list[sp.Expr]] = {}
     for term in sp.Add.make_args(expr):
         exps = [e for e in term.atoms(sp.exp)]
         theta = sp.Integer(0)

@@ -71,6 +71,11 @@ class BundledModel:
                 self.__dict__["_parameter_table"] = table
         return table
 
+    def flow_parameter(self) -> str:
+        """The name of the number of flows, from :attr:`parameter_table` (the built model says why if there is none)."""
+        name: str | None = self.parameter_table.flows
+        return name if name is not None else self._build().flow_parameter()
+
     def with_values(self, values: dict[Any, Any] | None) -> Any:
         if not values:
             return self

@@ -18,10 +18,12 @@ import dataclasses
 import importlib.util
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from .spec import ModelSpec
+
+if TYPE_CHECKING:  # imported where a model is loaded: SymPy is not needed to ask a file for an attribute
+    from .spec import ModelSpec
 
 __all__ = ["ENTRY_POINT_GROUP", "is_model_path", "load_entry_point", "load_model_file", "model_file_attribute", "plugin_names"]
 
@@ -46,6 +48,8 @@ def load_model_file(path: str) -> ModelSpec:
     file = Path(path).expanduser().resolve()
     if file in _FILES:
         return _FILES[file]
+    from .spec import ModelSpec  # a file's model is built with SymPy anyway
+
     if not file.is_file():
         raise InputError(f"--model {path}: no such protocol file")
     spec = importlib.util.spec_from_file_location(f"rcpstab_protocol_{file.stem}", file)
@@ -87,6 +91,8 @@ def plugin_names() -> list[str]:
 def load_entry_point(name: str) -> ModelSpec | None:
     """The model an installed package announces as ``name``, or None if none does."""
     for ep in entry_points(group=ENTRY_POINT_GROUP, name=name):
+        from .spec import ModelSpec  # only once a package announces one (its model is built with SymPy)
+
         try:
             model = ep.load()
         except Exception as exc:  # a broken plug-in package: one line naming it

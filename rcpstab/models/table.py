@@ -34,6 +34,8 @@ class ParameterTable:
         Parameter name -> its declared :class:`~rcpstab.runtime.validation.Domain`.
     states : tuple of str
         The states' names, in order.
+    flows : str or None
+        The name of the number of flows (the parameter a flow schedule sets); None if the model declares none.
     """
 
     defaults: dict
@@ -42,6 +44,7 @@ class ParameterTable:
     configuration: tuple
     domains: dict
     states: tuple
+    flows: str | None = None
 
     @classmethod
     def of(cls, spec) -> ParameterTable:
@@ -53,6 +56,7 @@ class ParameterTable:
             configuration=tuple(sym.name for sym in spec.configuration_parameters),
             domains={sym.name: domain for sym, domain in spec.domains.items()},
             states=tuple(s.__name__ for s in spec.states),
+            flows=None if spec.flows is None else spec.flows.name,
         )
 
     @property

@@ -16,7 +16,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import zeta
 
 from ...errors import InputError
 
@@ -60,6 +59,8 @@ class SizeDistribution:
     def mean_packets(self) -> float:
         """Exact mean of the whole-packet sizes ``max(1, ceil(X))``, packets."""
         if self.kind == "pareto":
+            from scipy.special import zeta  # 0.25 s of import, for Pareto sizes only
+
             xm = _pareto_scale(self.mean, self.shape)
             if xm < 1:  # ceil(X) >= 1 everywhere: sum over k >= 1 of P(X > k), plus P(X > 0) = 1
                 below: float = 1.0 + xm**self.shape * float(zeta(self.shape, 1))

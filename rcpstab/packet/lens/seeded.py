@@ -15,11 +15,9 @@ statistics' interval holds its level whatever the distribution.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from ...intervals import mean_interval, median_interval, wilson_interval
+from ...intervals import mean_interval, median_interval, sample_std, wilson_interval
 
 __all__ = ["seeded_columns"]
 
@@ -47,7 +45,7 @@ def seeded_columns(converged: np.ndarray, convergence_rtt: np.ndarray) -> dict[s
     low, high = wilson_interval(k, seeds)
     mean, mean_low, mean_high = mean_interval(convergence_rtt)
     median, median_low, median_high, level = median_interval(convergence_rtt)
-    std = np.asarray(convergence_rtt, dtype=float).std(axis=1, ddof=1) if seeds > 1 else np.full(points, math.nan)
+    std = sample_std(convergence_rtt)
     return {
         "stable_fraction": k / seeds,
         "stable_ci_low": low,
