@@ -11,7 +11,11 @@ every method. Per seed and rate:
   with the SYNs in it (:func:`rcpstab.fct.syn_wait.fcfs_with_syn`);
 * the second check: the SYN's wait under PASTA is the flow simulator's own time-average queue
   over C (its ``mean_queue_bytes``, the measurement window); it is set against the flow
-  simulator's duration minus the extended model's data part, over the window's flows.
+  simulator's duration minus the extended model's data part, over the window's flows. At
+  R = C a closed form with no model in it: the SYN and the last packet each find the
+  time-average queue, the last one plus its own flow's excess E[Delta] = (E[L] - P) rho
+  (:func:`rcpstab.fct.ucurve_gap.last_packet_excess_bits`), so
+  E[duration] = 2 E[Q]/C + E[L] P/C + E[Delta]/C + 2 S/C.
 
 Means over seeds with 95% t intervals.
 
@@ -28,6 +32,7 @@ import numpy as np
 from rcpstab.fct.fixed_rate import parse_bounded_pareto
 from rcpstab.fct.flow_run import NS_PER_S, draw_workload, run_flows
 from rcpstab.fct.syn_wait import fcfs_with_syn, syn_accounting
+from rcpstab.fct.ucurve_gap import last_packet_excess_bits
 from rcpstab.intervals import t_half_width
 from rcpstab.packet.hosts.flow_traffic import ArrivalProcess
 
@@ -82,6 +87,11 @@ def one(seed: int, flows: int, frac: float) -> dict:
     out["sim_syn_wait_inferred_window_ms"] = 1e3 * float((sim_w - data_part)[warm:].mean())
     d = sim_w - ext.duration
     out["per_flow_sim_minus_ext_us"] = {"mean": 1e6 * float(d.mean()), "p99_abs": 1e6 * float(np.quantile(abs(d), 0.99))}
+    if frac == 1.0:
+        mean_bits = float(size[warm:].mean()) * 8000.0
+        delta = last_packet_excess_bits(C, C, LOAD, mean_bits, 8000.0) / C
+        closed = 2 * out["Q_sim_over_C_ms"] / 1e3 + mean_bits / C + delta + 2 * 320.0 / C
+        out["closed_form_at_C_pct"] = 100 * (1e3 * closed / out["sim_window_flows_ms"] - 1)
     d2 = out["sim_no_window_ms"] - out["extended_ms"]
     out["sim_no_window_minus_ext_ms"] = d2
     return out
@@ -115,6 +125,9 @@ def main() -> None:
         row["sim_no_window_minus_ext_pct"] = ci([100 * (r["sim_no_window_ms"] / r["extended_ms"] - 1) for r in runs])
         row["syn_pasta_pct"] = ci([100 * (r["sim_syn_wait_inferred_window_ms"] / r["Q_sim_over_C_ms"] - 1) for r in runs])
         row["extra_fwd_packets"] = sum(r["extra_fwd_packets"] for r in runs)
+        if frac == 1.0:
+            row["closed_form_at_C_pct"] = ci([r["closed_form_at_C_pct"] for r in runs])
+            print(f"R = C: 2 E[Q]/C + E[L]P/C + E[Delta]/C + 2S/C against the flow simulator {row['closed_form_at_C_pct']}%")
         rows.append(row)
         f = lambda v: f"{v[0]:.2f}+-{v[1]:.2f}"  # noqa: E731
         print(

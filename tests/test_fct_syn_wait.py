@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rcpstab.errors import InputError
-from rcpstab.fct.fixed_rate import parse_bounded_pareto
+from rcpstab.fct.fixed_rate import fixed_rate_study, parse_bounded_pareto
 from rcpstab.fct.flow_run import NS_PER_S, draw_workload, run_flows
 from rcpstab.fct.syn_wait import fcfs_with_syn, syn_accounting
 from rcpstab.packet.hosts.flow_traffic import ArrivalProcess
@@ -86,3 +86,14 @@ def test_syn_wait_is_the_time_average_queue(small):
     inferred = (sim - (ext.duration - ext.syn_wait))[warm:].mean()
     assert inferred == pytest.approx(run.mean_queue_bytes * 8 / C, rel=0.1)
     assert inferred > 0.1 * sim.mean()
+
+
+def test_fixed_rate_study_reports_the_fcfs_queue_with_the_syns():
+    # RTPD 0.2 s: a 250-packet BDP, so the R-TCP window (rate x RTT) never holds back a flow of <= 200 packets
+    sizes = parse_bounded_pareto(SIZES)
+    out = fixed_rate_study([C], capacity_bps=C, rtt_s=0.2, load=LOAD, sizes=sizes, n_flows=800, seed=SEED + 1)
+    (row,) = out["rows"]
+    assert row["fcfs_syn_duration_s"] == pytest.approx(row["flowsim_duration_s"], rel=0.01)
+    # without the SYN's wait the FCFS queue is short by about that wait
+    missing = row["flowsim_duration_s"] - row["fcfs_duration_s"]
+    assert missing > 0.5 * row["fcfs_syn_wait_s"] > 0

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 
 from ..errors import InputError
 from .ucurve import fcfs_trace, fixed_rate_fcfs
-from .ucurve_gap import time_average_work_bits, work_at
+from .ucurve_gap import time_average_work_bits
 
 __all__ = ["SynFcfs", "fcfs_with_syn", "syn_accounting"]
 
@@ -161,7 +161,7 @@ def syn_accounting(
     dict
         ``fcfs_s`` (App. A's ``L P/R + W_last``, mean, s); ``terms_s``: ``last_packet_at_C``
         (``-(P/R - P/C)``), ``syn_serialisation`` (``2 S/C``), ``syn_wait`` (the work each SYN
-        finds in the plain FCFS queue, mean, s), ``syn_bits_in_queue`` (the extended queue
+        finds in the plain FCFS queue: its first packet's wait, mean, s), ``syn_bits_in_queue`` (the extended queue
         without feedback minus the sum so far: the SYNs' own bits in the queue) and ``feedback``
         (data released by the SYN's departure, not its arrival); ``extended_s`` (:func:`fcfs_with_syn`'s mean,
         = ``fcfs_s`` + the terms); ``closed_form_s`` (``fcfs_s + E[Q_a]/C + 2 S/C - (P/R -
@@ -181,7 +181,8 @@ def syn_accounting(
     s_c = syn_bits / capacity_bps
     fcfs = float(fixed_rate_fcfs(a, n, rate_bps, capacity_bps, packet_bits).mean())
     trace = fcfs_trace(a, n, rate_bps, capacity_bps, packet_bits)
-    syn_plain = float(work_at(trace, a, capacity_bps).mean() / capacity_bps)
+    # the work a SYN arriving just before the flow's first packet finds: that packet's wait
+    syn_plain = float(trace.wait[trace.first].mean())
     no_fb = float(fcfs_with_syn(a, n, rate_bps, capacity_bps, rtt_s, packet_bits, syn_bits, feedback=False).duration.mean())
     ext = float(fcfs_with_syn(a, n, rate_bps, capacity_bps, rtt_s, packet_bits, syn_bits).duration.mean())
     last = -(packet_bits / rate_bps - packet_bits / capacity_bps)
