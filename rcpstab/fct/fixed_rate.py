@@ -25,8 +25,8 @@ import numpy as np
 from ..errors import InputError
 from ..packet.hosts.flow_traffic import ArrivalProcess
 from .flow_run import CTRL_PACKET_BYTES, DATA_PACKET_BYTES, NS_PER_S, draw_workload, run_flows
-from .ucurve import BoundedPareto, app_a_duration, fixed_rate_fcfs
 from .syn_wait import fcfs_with_syn
+from .ucurve import BoundedPareto, app_a_duration, fixed_rate_fcfs
 from .ucurve_gap import last_packet_excess_bits
 
 __all__ = ["fixed_rate_study", "parse_bounded_pareto"]
