@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..packet.hosts.flow_traffic import ArrivalProcess
+from ..packet.routers.rcp.control import rate_register
 from .flow_run import CTRL_PACKET_BYTES, DATA_PACKET_BYTES, NS_PER_S, draw_workload, run_flows
 from .syn_wait import fcfs_with_syn
 from .ucurve import BoundedPareto, app_a_duration, fixed_rate_fcfs
@@ -86,7 +87,8 @@ def fixed_rate_study(
         ``rows`` (one per rate: ``rate_bps``, ``rate_over_C``, ``flowsim_duration_s``,
         ``fcfs_duration_s``, ``fcfs_syn_duration_s`` and ``fcfs_syn_wait_s`` (the FCFS queue with
         every flow's SYN in it and its data sent once the SYN has left: the flow simulator's
-        duration and the SYN's mean wait in it), ``app_a_duration_s``, ``flowsim_dropped``), ``ps`` and ``rcp``
+        duration and the SYN's mean wait in it, at the rate the router's register holds: integer
+        bytes/ms), ``app_a_duration_s``, ``flowsim_dropped``), ``ps`` and ``rcp``
         (``rate_over_C`` and ``duration_s``), ``mean_size_pkts``, ``offered_load``,
         ``app_a_excess_at_C_s`` (the last packet's queue above the average at R = C, which App. A's
         duration leaves out, s; None unless the sizes are a bounded Pareto).
@@ -120,7 +122,9 @@ def fixed_rate_study(
             if isinstance(sizes, BoundedPareto)
             else None
         )
-        syn = fcfs_with_syn(start_s, size, R, capacity_bps, rtt_s, pbits, CTRL_PACKET_BYTES * 8.0)
+        # at the rate the flow simulator's register holds (integer bytes/ms: 7.5 Mb/s is held as 7.504)
+        held = rate_register(R / 8000) * 8000.0
+        syn = fcfs_with_syn(start_s, size, held, capacity_bps, rtt_s, pbits, CTRL_PACKET_BYTES * 8.0)
         rows.append(
             {
                 "rate_bps": R,
