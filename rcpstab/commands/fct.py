@@ -61,9 +61,14 @@ without ns-3: rcpstab writes no TCP.
 sent at each fixed rate (router rate held, buffer 1000 BDP), the mean flow duration (FCT - 1.5
 RTPD) by the flow simulator, by an exact packet FCFS queue on the same arrivals and by App. A's
 model (eqs. A.11/A.12, only for --sizes bpareto:mean=M,shape=S,max=X), beside PS (the duration
-of a rate C(1 - rho) with no queue) and RCP with --alpha/--beta on the same arrivals. --json:
+of a rate C(1 - rho) with no queue) and RCP with --alpha/--beta on the same arrivals. The flow
+simulator's duration also holds the SYN's wait in the same queue (E[Q]/C by PASTA), which the
+FCFS queue and App. A leave out; the FCFS queue with the SYNs in it (fcfs_syn_duration_s) is
+the flow simulator's within the runs' noise. --json:
 {"rows": [{"rate_bps", "rate_over_C", "flowsim_duration_s", "fcfs_duration_s",
-"app_a_duration_s", "flowsim_dropped"}, ...], "ps": {"rate_over_C", "duration_s"},
+"fcfs_syn_duration_s", "fcfs_syn_wait_s" (the FCFS queue with every flow's SYN in it and its
+data sent after the SYN has left: mean duration and SYN wait), "app_a_duration_s",
+"flowsim_dropped"}, ...], "ps": {"rate_over_C", "duration_s"},
 "rcp": {"rate_over_C", "alpha", "beta", "duration_s"}, "mean_size_pkts", "offered_load",
 "app_a_excess_at_C_s" (what App. A's duration misses at R = C: the last packet's queue above the
 average, (E[L] - P) rho / C; null without a bounded Pareto)}.
@@ -222,13 +227,18 @@ def run_fixed_rate(args: argparse.Namespace) -> int:
 
         print(
             f"fct --fixed-rate: C={args.C:g} b/s, load {out['offered_load']:.3f}, mean size "
-            f"{out['mean_size_pkts']:.1f} pkts; mean flow duration (ms) by flow simulator / FCFS queue / App. A"
+            f"{out['mean_size_pkts']:.1f} pkts; mean flow duration (ms) by flow simulator / FCFS queue with "
+            "the SYNs (of which the SYN's wait) / FCFS queue / App. A"
         )
         for r in out["rows"]:
             print(
-                f"  R = {r['rate_over_C']:.3f} C: {ms(r['flowsim_duration_s'])} / {ms(r['fcfs_duration_s'])} / "
-                f"{ms(r['app_a_duration_s'])}"
+                f"  R = {r['rate_over_C']:.3f} C: {ms(r['flowsim_duration_s'])} / {ms(r['fcfs_syn_duration_s'])} "
+                f"({ms(r['fcfs_syn_wait_s'])}) / {ms(r['fcfs_duration_s'])} / {ms(r['app_a_duration_s'])}"
             )
+        print(
+            "  The flow simulator's duration holds its SYN's wait in the same queue (E[Q]/C, PASTA) and its data "
+            "start once the SYN has left it; the FCFS queue and App. A count the data alone (L/R + Q_l/C)"
+        )
         if out["app_a_excess_at_C_s"] is not None:
             print(
                 "  App. A's E[Q_l] = E[Q_a] leaves out the last packet's queue above the average: "

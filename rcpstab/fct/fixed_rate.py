@@ -2,10 +2,14 @@
 
 Every flow is sent at one fixed rate R (the router's rate register held at R); the expected
 flow duration against R is measured three ways on the same drawn arrivals
-(:func:`~rcpstab.fct.flow_run.draw_workload`): the packet flow simulator (FCT minus 1.5 RTPD:
-SYN / SYN-ACK and the propagation of the last packet), the exact packet FCFS queue of
+(:func:`~rcpstab.fct.flow_run.draw_workload`): the packet flow simulator (FCT minus 1.5 RTPD,
+the propagation of SYN, SYN-ACK and the last packet), the exact packet FCFS queue of
 :func:`~rcpstab.fct.ucurve.fixed_rate_fcfs`, and App. A's model where the sizes are a bounded
-Pareto. For reference it adds where processor sharing and RCP sit: PS's mean duration
+Pareto. The first two do not measure the same thing: the flow simulator's duration also holds
+its SYN's wait in the same queue (``E[Q]/C`` by PASTA, as large as the last packet's at high
+rates) and its data start when the SYN has left it. The FCFS queue with the SYNs in it
+(:func:`~rcpstab.fct.syn_wait.fcfs_with_syn`) is the flow simulator's duration; it is given
+beside them. For reference it adds where processor sharing and RCP sit: PS's mean duration
 ``E[L] / (C (1 - rho))`` is that of a fixed rate ``C (1 - rho)`` with no queue; RCP's point is
 its time-average rate and mean duration on the same arrivals.
 """
@@ -20,7 +24,9 @@ import numpy as np
 
 from ..errors import InputError
 from ..packet.hosts.flow_traffic import ArrivalProcess
-from .flow_run import DATA_PACKET_BYTES, NS_PER_S, draw_workload, run_flows
+from ..packet.routers.rcp.control import rate_register
+from .flow_run import CTRL_PACKET_BYTES, DATA_PACKET_BYTES, NS_PER_S, draw_workload, run_flows
+from .syn_wait import fcfs_with_syn
 from .ucurve import BoundedPareto, app_a_duration, fixed_rate_fcfs
 from .ucurve_gap import last_packet_excess_bits
 
@@ -79,7 +85,10 @@ def fixed_rate_study(
     -------
     dict
         ``rows`` (one per rate: ``rate_bps``, ``rate_over_C``, ``flowsim_duration_s``,
-        ``fcfs_duration_s``, ``app_a_duration_s``, ``flowsim_dropped``), ``ps`` and ``rcp``
+        ``fcfs_duration_s``, ``fcfs_syn_duration_s`` and ``fcfs_syn_wait_s`` (the FCFS queue with
+        every flow's SYN in it and its data sent once the SYN has left: the flow simulator's
+        duration and the SYN's mean wait in it, at the rate the router's register holds: integer
+        bytes/ms), ``app_a_duration_s``, ``flowsim_dropped``), ``ps`` and ``rcp``
         (``rate_over_C`` and ``duration_s``), ``mean_size_pkts``, ``offered_load``,
         ``app_a_excess_at_C_s`` (the last packet's queue above the average at R = C, which App. A's
         duration leaves out, s; None unless the sizes are a bounded Pareto).
@@ -113,12 +122,17 @@ def fixed_rate_study(
             if isinstance(sizes, BoundedPareto)
             else None
         )
+        # at the rate the flow simulator's register holds (integer bytes/ms: 7.5 Mb/s is held as 7.504)
+        held = rate_register(R / 8000) * 8000.0
+        syn = fcfs_with_syn(start_s, size, held, capacity_bps, rtt_s, pbits, CTRL_PACKET_BYTES * 8.0)
         rows.append(
             {
                 "rate_bps": R,
                 "rate_over_C": R / capacity_bps,
                 "flowsim_duration_s": float(fct.mean() - 1.5 * rtt_s) if len(fct) == n_flows else None,
                 "fcfs_duration_s": float(fixed_rate_fcfs(start_s, size, R, capacity_bps, pbits).mean()),
+                "fcfs_syn_duration_s": float(syn.duration.mean()),
+                "fcfs_syn_wait_s": float(syn.syn_wait.mean()),
                 "app_a_duration_s": model,
                 "flowsim_dropped": int(run.counters["dropped"]),
             }
