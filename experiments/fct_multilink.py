@@ -10,7 +10,9 @@ link's load (1.5 RTPD + L / (C (1 - 0.9))), mean over seeds with a 95% t-interva
 groups' short flows likewise (their RTPD is 0.1 / n s). RCP (0.1, 1.0), XCP (0.4, 0.226).
 TCP rows also count the drops a second way (``dropped_conservation``: each flow's packets sent
 minus received, rcpstab.fct.tcp_ns3.flow_losses) and give, per seed, the fraction of short flows
-of group 0 and of the cross groups that lost at least one data packet (``*_short_lossy``).
+of group 0 and of the cross groups that lost at least one data packet (``*_short_lossy``), the
+same for group 0's long flows (``g0_long_lossy``), and the data packets lost per data packet sent
+by group 0 and by the cross groups (``*_loss_rate``).
 
 Usage: python experiments/fct_multilink.py [--out CSV] [--protocols rcp,xcp,tcp] [--links 1,2,4,8]
 """
@@ -62,6 +64,7 @@ def chain_tcp_batch(n: int, seeds, flows: int, sizes) -> list[dict]:
                 # the same drops counted per flow: packets sent minus received (both directions)
                 "dropped_conservation": int(lost.sum()),
                 "data_lost": lost[:, 0],
+                "data_sent": np.array(r["flow_packets"])[:, 0],
             }
         )
     return out
@@ -106,11 +109,16 @@ def main() -> None:
                     "dropped_conservation",
                     "g0_short_lossy",
                     "cross_short_lossy",
+                    "g0_long_lossy",
+                    "g0_loss_rate",
+                    "cross_loss_rate",
                 ]
             )
         for n in [int(x) for x in args.links.split(",")]:
             for proto in args.protocols.split(","):
-                per = {"g0s": [], "g0l": [], "xs": [], "g0s_abs": [], "g0s_lossy": [], "xs_lossy": []}
+                per: dict[str, list] = {
+                    k: [] for k in ("g0s", "g0l", "xs", "g0s_abs", "g0s_lossy", "xs_lossy", "g0l_lossy", "g0_rate", "x_rate")
+                }
                 unfinished = dropped = 0
                 conserved = None
                 if proto == "tcp":  # every seed in one ns-3 process
@@ -142,19 +150,25 @@ def main() -> None:
                         conserved = (conserved or 0) + r["dropped_conservation"]
                         per["g0s_lossy"].append(float(np.mean(r["data_lost"][(g == 0) & (z < 500)] > 0)))
                         per["xs_lossy"].append(float(np.mean(r["data_lost"][(g > 0) & (z < 500)] > 0)))
+                        long0 = (g == 0) & (z >= 500)
+                        per["g0l_lossy"].append(float(np.mean(r["data_lost"][long0] > 0)) if long0.any() else None)
+                        # data packets lost per data packet sent: the chance a packet is lost on the path
+                        for key, sel in (("g0_rate", g == 0), ("x_rate", g > 0)):
+                            per[key].append(float(r["data_lost"][sel].sum() / r["data_sent"][sel].sum()))
                 row = [n, proto, args.flows, len(seeds)]
                 for key in ("g0s", "g0l", "xs"):
                     m, h = stats(per[key])
                     row += ["" if m is None else f"{m:.4g}", "" if h is None else f"{h:.4g}"]
                 row += [f"{np.mean(per['g0s_abs']):.4g}", unfinished, dropped, json.dumps(per["g0s"]), json.dumps(per["g0l"])]
                 row += ["" if conserved is None else conserved]
-                row += [json.dumps(per[k]) if per[k] else "" for k in ("g0s_lossy", "xs_lossy")]
+                row += [json.dumps(per[k]) if per[k] else "" for k in ("g0s_lossy", "xs_lossy", "g0l_lossy", "g0_rate", "x_rate")]
                 w.writerow(row)
                 fh.flush()
                 print(
                     f"n={n} {proto}: group 0 AFCT/PS short {row[4]} +- {row[5]}, long {row[6]} +- {row[7]}; "
                     f"cross short {row[8]} +- {row[9]}; unfinished {unfinished}, drops {dropped} (by conservation {row[15]}); "
-                    f"short flows that lost a packet: group 0 {row[16]}, cross {row[17]}",
+                    f"short flows that lost a packet: group 0 {row[16]}, cross {row[17]}; long group 0 {row[18]}; "
+                    f"data packets lost per sent: group 0 {row[19]}, cross {row[20]}",
                     flush=True,
                 )
 

@@ -179,10 +179,22 @@ def _paired(num, den, key):
     return f"{v.mean():.2f} ± {student.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)):.2f}"
 
 
+def _lossy_cell(row) -> str:
+    """Mean over seeds of the short and long flows' fractions that lost a data packet, in %."""
+    if row is None or not row.get("lossy_small_per_seed"):
+        return "-"
+    out = []
+    for k in ("small", "large"):
+        v = [x for x in json.loads(row[f"lossy_{k}_per_seed"]) if x is not None]
+        out.append(f"{100 * sum(v) / len(v):.1f}" if v else "-")
+    return " / ".join(out)
+
+
 def table(path: str) -> str:
     """Markdown: per point, AFCT / same-arrivals PS (mean ± 95% CI over seeds) of short and long
-    flows per protocol, the per-seed ratios XCP / RCP and TCP / RCP, and the mean queue. A point
-    with only a ``tcp_rwndX`` row shows it as its TCP."""
+    flows per protocol, the per-seed ratios XCP / RCP and TCP / RCP, the mean queue, TCP's drops over
+    the seeds (counted a second way in brackets, where recorded) and the share of its short and long
+    flows that lost a packet. A point with only a ``tcp_rwndX`` row shows it as its TCP."""
     with open(path) as fh:
         rows = list(csv.DictReader(fh))
     by_point = {}
@@ -190,8 +202,9 @@ def table(path: str) -> str:
         by_point.setdefault((r["figs"], r["C_bps"], r["rtpd_s"], r["load"], r["mean_pkts"], r["flows"]), {})[r["protocol"]] = r
     lines = [
         "| figs | C (b/s) | RTPD (s) | load | E[L] | flows/seed | RCP short | XCP short | TCP short | RCP long | "
-        "XCP long | TCP long | XCP/RCP short | TCP/RCP short | XCP/RCP long | TCP/RCP long | queue/BDP R, X, T |",
-        "|" + "---|" * 17,
+        "XCP long | TCP long | XCP/RCP short | TCP/RCP short | XCP/RCP long | TCP/RCP long | queue/BDP R, X, T | "
+        "TCP drops (second count) | TCP flows with a loss, short / long (%) |",
+        "|" + "---|" * 19,
     ]
 
     def cell(r, k):
@@ -212,6 +225,13 @@ def table(path: str) -> str:
                 f"{float(prot[p]['queue_bdp']):.3f}" if p in prot and prot[p]["queue_bdp"] else "-" for p in ("rcp", "xcp", "tcp")
             )
         )
+        tcp = prot.get("tcp")
+        cells.append(
+            "-"
+            if tcp is None
+            else tcp["dropped"] + (f" ({tcp['dropped_conservation']})" if tcp.get("dropped_conservation") else "")
+        )
+        cells.append(_lossy_cell(tcp))
         lines.append("| " + " | ".join(key) + " | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
