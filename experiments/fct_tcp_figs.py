@@ -13,6 +13,11 @@ data byte). Short flows < 500 packets, long >= 500 (the thesis' split for Figs. 
 A point shared by two figures is run once (rows name every figure it belongs to). Every TCP run
 of a figure shares one ns-3 process (its import is most of a small run's cost).
 
+TCP drops: ``dropped`` sums the bottleneck's queue counters (drop-tail drops happen in ns-3's
+traffic-control layer; rows run before that was counted read 0 and were rerun), and
+``dropped_conservation`` counts them again as each flow's packets sent minus received (both
+directions, rcpstab.fct.tcp_ns3.flow_losses); the two agree when every flow finished.
+
 TCP rows labelled tcp_rwnd2 ran with the receiver's window at 2 BDP (pipe plus buffer): ns-3's
 sender walks its list of unacknowledged segments for every segment sent, so a run costs packets
 x flight, and Fig. 4.4's flows of hundreds of BDPs did not finish with an unbounded window.
@@ -57,11 +62,26 @@ COLUMNS = [
     "small_per_seed",
     "large_per_seed",
     "wall_s",
+    "dropped_conservation",
+    "lossy_small_per_seed",
+    "lossy_large_per_seed",
 ]
 
 
 def _cell(x):
     return "" if x is None else f"{x:.4g}"
+
+
+def _lossy(runs, split_pkts: int = 500) -> tuple[str, str]:
+    """Per seed, the fraction of short (< split_pkts) and of long flows that lost a data packet (JSON)."""
+    out = []
+    for sel in (lambda z: z < split_pkts, lambda z: z >= split_pkts):
+        out.append(
+            json.dumps(
+                [float((r["data_lost"][sel(r["size_pkts"])] > 0).mean()) if sel(r["size_pkts"]).any() else None for r in runs]
+            )
+        )
+    return out[0], out[1]
 
 
 def run(args) -> None:
@@ -103,7 +123,7 @@ def run(args) -> None:
             for p, kw in zip(todo, kws):  # each point written as soon as it is done
                 t0 = time.perf_counter()
                 if proto.startswith("tcp"):  # one ns-3 process per point (its seeds batched)
-                    runs = tcp_protocol_batch([{**kw, "seeds": SEEDS, "rwnd_bdp": args.rwnd_bdp}])[0]
+                    runs = tcp_protocol_batch([{**kw, "seeds": SEEDS, "rwnd_bdp": args.rwnd_bdp, "count_packets": True}])[0]
                     w = sum(r["ns3_wall_s"] for r in runs)
                 else:
                     runs = [protocol_fct(proto, *GAINS[proto], seed=s, **kw) for s in SEEDS]
@@ -129,13 +149,17 @@ def run(args) -> None:
                     json.dumps(s["small"]["per_seed"]),
                     json.dumps(s["large"]["per_seed"]),
                     f"{w:.1f}",
+                    # TCP: the same drops counted a second way (each flow's packets sent minus received)
+                    sum(r["dropped_conservation"] for r in runs) if proto.startswith("tcp") else "",
+                    # TCP: per seed, the fraction of short / long flows that lost a data packet
+                    *(_lossy(runs) if proto.startswith("tcp") else ("", "")),
                 ]
                 with open(args.out, "a", newline="") as fh:
                     csv.writer(fh).writerow(row)
                 print(
                     f"Fig {row[0]} C={p[0]:g} RTPD={p[1]:g} load={p[2]:g} E[L]={p[3]} {proto}: AFCT/PS short "
                     f"{row[7]} +- {row[8]}, long {row[9]} +- {row[10]}, queue {row[13]} BDP, drops {row[14]}, "
-                    f"unfinished {row[15]} ({w:.0f} s)",
+                    f"unfinished {row[15]} ({w:.0f} s); drops by conservation {row[19]}; lossy short {row[20]} long {row[21]}",
                     flush=True,
                 )
             print(f"  {proto} batch {time.perf_counter() - wall:.0f} s wall", flush=True)
@@ -155,10 +179,22 @@ def _paired(num, den, key):
     return f"{v.mean():.2f} ± {student.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)):.2f}"
 
 
+def _lossy_cell(row) -> str:
+    """Mean over seeds of the short and long flows' fractions that lost a data packet, in %."""
+    if row is None or not row.get("lossy_small_per_seed"):
+        return "-"
+    out = []
+    for k in ("small", "large"):
+        v = [x for x in json.loads(row[f"lossy_{k}_per_seed"]) if x is not None]
+        out.append(f"{100 * sum(v) / len(v):.1f}" if v else "-")
+    return " / ".join(out)
+
+
 def table(path: str) -> str:
     """Markdown: per point, AFCT / same-arrivals PS (mean ± 95% CI over seeds) of short and long
-    flows per protocol, the per-seed ratios XCP / RCP and TCP / RCP, and the mean queue. A point
-    with only a ``tcp_rwndX`` row shows it as its TCP."""
+    flows per protocol, the per-seed ratios XCP / RCP and TCP / RCP, the mean queue, TCP's drops over
+    the seeds (counted a second way in brackets, where recorded) and the share of its short and long
+    flows that lost a packet. A point with only a ``tcp_rwndX`` row shows it as its TCP."""
     with open(path) as fh:
         rows = list(csv.DictReader(fh))
     by_point = {}
@@ -166,8 +202,9 @@ def table(path: str) -> str:
         by_point.setdefault((r["figs"], r["C_bps"], r["rtpd_s"], r["load"], r["mean_pkts"], r["flows"]), {})[r["protocol"]] = r
     lines = [
         "| figs | C (b/s) | RTPD (s) | load | E[L] | flows/seed | RCP short | XCP short | TCP short | RCP long | "
-        "XCP long | TCP long | XCP/RCP short | TCP/RCP short | XCP/RCP long | TCP/RCP long | queue/BDP R, X, T |",
-        "|" + "---|" * 17,
+        "XCP long | TCP long | XCP/RCP short | TCP/RCP short | XCP/RCP long | TCP/RCP long | queue/BDP R, X, T | "
+        "TCP drops (second count) | TCP flows with a loss, short / long (%) |",
+        "|" + "---|" * 19,
     ]
 
     def cell(r, k):
@@ -188,6 +225,13 @@ def table(path: str) -> str:
                 f"{float(prot[p]['queue_bdp']):.3f}" if p in prot and prot[p]["queue_bdp"] else "-" for p in ("rcp", "xcp", "tcp")
             )
         )
+        tcp = prot.get("tcp")
+        cells.append(
+            "-"
+            if tcp is None
+            else tcp["dropped"] + (f" ({tcp['dropped_conservation']})" if tcp.get("dropped_conservation") else "")
+        )
+        cells.append(_lossy_cell(tcp))
         lines.append("| " + " | ".join(key) + " | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

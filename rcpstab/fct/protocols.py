@@ -28,7 +28,7 @@ from ..packet.simulator.scenarios import Scenario
 from ..packet.simulator.topology import IP_HEADER_BYTES, TCP_HEADER_BYTES, dumbbell, request_field
 from .flow_run import DATA_PACKET_BYTES, NS_PER_S, draw_workload
 from .ps import processor_sharing_sojourn
-from .tcp_ns3 import NS3_MISSING, PACKET_BYTES, dumbbell_spec, flow_fct, ns3_available, port_drops, tcp_runs
+from .tcp_ns3 import NS3_MISSING, PACKET_BYTES, dumbbell_spec, flow_fct, flow_losses, ns3_available, port_drops, tcp_runs
 
 __all__ = [
     "FCT_PROTOCOLS",
@@ -231,7 +231,9 @@ def tcp_protocol_batch(points: list[dict[str, Any]]) -> list[list[dict[str, Any]
 
     ``points``: dicts of :func:`protocol_fct`'s keyword arguments (``capacity_bps``, ``rtt_s``,
     ``load``, ``sizes``, ``n_flows``, optional ``buffer_bdp``, ``packet_bytes``, ``drain_s``) with
-    ``seeds`` (a sequence), optional ``rwnd_bdp`` (see :func:`~rcpstab.fct.tcp_ns3.dumbbell_spec`). Returns, per point, one result per seed. The buffer is one BDP of
+    ``seeds`` (a sequence), optional ``rwnd_bdp`` (see :func:`~rcpstab.fct.tcp_ns3.dumbbell_spec`) and
+    ``count_packets`` (each result then has ``dropped_conservation``: packets sent minus received,
+    summed over flows, and ``data_lost``: data packets lost per flow, :func:`~rcpstab.fct.tcp_ns3.flow_losses`). Returns, per point, one result per seed. The buffer is one BDP of
     drop-tail at the device and packets are 1000-byte datagrams; anything else is refused. The
     mean queue is sampled once per RTPD up to the last arrival.
     """
@@ -247,6 +249,8 @@ def tcp_protocol_batch(points: list[dict[str, Any]]) -> list[list[dict[str, Any]
             drain = drain if drain is not None else _default_drain_s(size, rtt, C, PACKET_BYTES)
             loads.append((start_s, size, C, rtt))
             specs.append(dumbbell_spec(start_s, size, C, rtt, drain, rwnd_bdp=p.get("rwnd_bdp")))
+            if p.get("count_packets"):
+                specs[-1]["count_packets"] = True
     flat = []
     for (start_s, size, C, rtt), r in zip(loads, tcp_runs(specs)):
         port = r["ports"][0]
@@ -261,6 +265,11 @@ def tcp_protocol_batch(points: list[dict[str, Any]]) -> list[list[dict[str, Any]
                 "size_pkts": size,
                 "mean_queue_bytes": float(q[during].mean() * PACKET_BYTES) if during.any() else math.nan,
                 "dropped": port_drops(port),
+                **(
+                    {"dropped_conservation": int(flow_losses(r).sum()), "data_lost": flow_losses(r)[:, 0]}
+                    if "flow_packets" in r
+                    else {}
+                ),
                 "ns3_wall_s": r["wall_s"],
                 "ns3_events": r["events"],
             }

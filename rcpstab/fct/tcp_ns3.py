@@ -46,11 +46,22 @@ from numpy.typing import ArrayLike
 
 from ..errors import InputError
 
-__all__ = ["NS3_MISSING", "PACKET_BYTES", "SEGMENT_BYTES", "ns3_available", "port_drops", "red_spec", "tcp_fct", "tcp_runs"]
+__all__ = [
+    "NS3_MISSING",
+    "PACKET_BYTES",
+    "SEGMENT_BYTES",
+    "flow_losses",
+    "ns3_available",
+    "port_drops",
+    "red_spec",
+    "tcp_fct",
+    "tcp_runs",
+]
 
 PACKET_BYTES = 1000
 SEGMENT_BYTES = PACKET_BYTES - 40  # IP and TCP headers, no options
 FIRST_PORT = 1024  # flow k sends from port FIRST_PORT + k
+SINK_PORT = 9  # every sink listens here
 MAX_FLOWS = 65535 - FIRST_PORT
 NS3_MISSING = (
     "--protocol tcp needs ns-3's TCP (the 'bench' extra: pip install 'rcpstab[bench]', the ns3 wheel); "
@@ -117,6 +128,37 @@ struct PortSampler {
   double DiscDrops() { return disc ? double(disc->GetStats().nTotalDroppedPackets) : 0.0; }
   double DiscMarks() { return disc ? double(disc->GetStats().nTotalMarkedPackets) : 0.0; }
   double DeviceDrops() { return double(dev->GetTotalDroppedPackets()); }
+};
+// Per TCP flow (keyed by its sender's port), the packets this node's IP layer sent (originated or
+// forwarded: the "Tx" trace) and received ("Rx"), data (to the sink's port) and ACKs apart. A
+// flow's losses are then its packets sent at its source minus those received at its destination,
+// counted without looking at any queue: the check on the queues' drop counters.
+struct PacketCounter {
+  std::map<uint16_t, double> tx_data, rx_data, tx_ack, rx_ack;
+  uint16_t sink_port = 0;
+  void Watch(Ptr<Node> node, uint16_t sink) {
+    sink_port = sink;
+    Ptr<Ipv4L3Protocol> ip = node->GetObject<Ipv4L3Protocol>();
+    if (!ip->TraceConnectWithoutContext("Tx", MakeCallback(&PacketCounter::Tx, this)) ||
+        !ip->TraceConnectWithoutContext("Rx", MakeCallback(&PacketCounter::Rx, this)))
+      NS_FATAL_ERROR("no Ipv4L3Protocol Tx / Rx trace source");
+  }
+  bool Key(Ptr<const Packet> p, uint16_t &port, bool &data) {
+    Ptr<Packet> c = p->Copy();
+    Ipv4Header ih;
+    c->RemoveHeader(ih);
+    if (ih.GetProtocol() != TcpL4Protocol::PROT_NUMBER) return false;
+    TcpHeader th;
+    c->PeekHeader(th);
+    data = th.GetDestinationPort() == sink_port;
+    port = data ? th.GetSourcePort() : th.GetDestinationPort();
+    return true;
+  }
+  void Tx(Ptr<const Packet> p, Ptr<Ipv4>, uint32_t) { uint16_t k; bool d; if (Key(p, k, d)) (d ? tx_data : tx_ack)[k] += 1; }
+  void Rx(Ptr<const Packet> p, Ptr<Ipv4>, uint32_t) { uint16_t k; bool d; if (Key(p, k, d)) (d ? rx_data : rx_ack)[k] += 1; }
+  static double At(const std::map<uint16_t, double> &m, uint16_t k) { auto i = m.find(k); return i == m.end() ? 0.0 : i->second; }
+  // [data sent, data received, ACKs sent, ACKs received] of the flow from port k at this node
+  std::vector<double> Counts(uint16_t k) { return {At(tx_data, k), At(rx_data, k), At(tx_ack, k), At(rx_ack, k)}; }
 };
 Ptr<Queue<Packet>> DeviceQueue(Ptr<NetDevice> d) { return DynamicCast<PointToPointNetDevice>(d)->GetQueue(); }
 }
@@ -203,9 +245,9 @@ def _run(ns: Any, cppyy: Any, spec: dict[str, Any]) -> dict[str, Any]:
     sinks = {}
     for dst in sorted({f["dst"] for f in flows}):
         sinks[dst] = cppyy.gbl.rcpstab_ns3.FctSink()
-        sinks[dst].Start(nodes.Get(dst), 9)
+        sinks[dst].Start(nodes.Get(dst), SINK_PORT)
     for k, f in enumerate(flows):
-        app = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(node_address[f["dst"]], 9).ConvertTo())
+        app = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(node_address[f["dst"]], SINK_PORT).ConvertTo())
         app.SetAttribute("MaxBytes", ns.UintegerValue(int(f["size_pkts"]) * SEGMENT_BYTES))  # 0 = long-lived
         app.SetAttribute("SendSize", ns.UintegerValue(SEGMENT_BYTES))
         app.SetAttribute("Local", ns.AddressValue(ns.InetSocketAddress(node_address[f["src"]], FIRST_PORT + k).ConvertTo()))
@@ -213,6 +255,11 @@ def _run(ns: Any, cppyy: Any, spec: dict[str, Any]) -> dict[str, Any]:
         installed.Start(ns.Seconds(float(f["start_s"])))
         if f.get("stop_s") is not None:
             installed.Stop(ns.Seconds(float(f["stop_s"])))
+    counters = []
+    if spec.get("count_packets"):
+        for i in range(len(links) + 1):
+            counters.append(cppyy.gbl.rcpstab_ns3.PacketCounter())
+            counters[-1].Watch(nodes.Get(i), SINK_PORT)
     for s in samplers:
         s.Start(0.0, float(spec["sample_s"]))
     ns.Simulator.Stop(ns.Seconds(float(spec["stop_s"])))
@@ -237,11 +284,16 @@ def _run(ns: Any, cppyy: Any, spec: dict[str, Any]) -> dict[str, Any]:
         }
         for s in samplers
     ]
+    packets = []
+    for k, f in enumerate(flows) if counters else ():
+        at_src, at_dst = list(counters[f["src"]].Counts(FIRST_PORT + k)), list(counters[f["dst"]].Counts(FIRST_PORT + k))
+        packets.append([at_src[0], at_dst[1], at_dst[2], at_src[3]])
     events = int(ns.Simulator.GetEventCount())
     ns.Simulator.Destroy()
     return {
         "flows": [[b, (None if math.isnan(t) else t)] for b, t in out_flows],
         "ports": ports,
+        **({"flow_packets": packets} if counters else {}),
         "wall_s": wall,
         "events": events,
     }
@@ -277,7 +329,9 @@ def tcp_runs(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         indices, ``start_s``, ``size_pkts`` (0 = long-lived), optional ``stop_s``}), ``stop_s``
         (simulated s), ``sample_s`` (queue / bytes sampling step, s), optional ``ecn`` and
         ``snd_buf_bytes`` (TCP send buffer, default 1 GiB: give long-lived flows a few BDPs),
-        ``rcv_buf_bytes`` (TCP receive buffer, the advertised window; default 1 GiB).
+        ``rcv_buf_bytes`` (TCP receive buffer, the advertised window; default 1 GiB),
+        ``count_packets`` (count each flow's packets at its end nodes, for :func:`flow_losses`;
+        passive: the run is the same).
 
     Returns
     -------
@@ -287,7 +341,9 @@ def tcp_runs(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         (IP plus link header), packets dropped so far ``drops``; totals ``disc_drops``,
         ``disc_marks``, ``device_drops``, ``tc_drops`` (drop-tail: packets the traffic-control
         layer of the link's upstream node dropped at a full device queue, its return port's
-        included)), ``wall_s`` (ns-3 Run), ``events``. :func:`port_drops` sums the drops.
+        included)), ``flow_packets`` (with ``count_packets``: per flow, data packets sent at
+        its source and received at its destination, ACKs sent at the destination and received
+        at the source), ``wall_s`` (ns-3 Run), ``events``. :func:`port_drops` sums the drops.
 
     Raises
     ------
@@ -346,6 +402,39 @@ def dumbbell_spec(
 def port_drops(port: dict[str, Any]) -> int:
     """Every packet a :func:`tcp_runs` port dropped: its queue disc, device queue and traffic-control layer."""
     return int(port["device_drops"] + port["disc_drops"] + port.get("tc_drops", 0.0))
+
+
+def flow_losses(result: dict[str, Any]) -> np.ndarray:
+    """Packets each flow lost, by conservation: sent at one end minus received at the other.
+
+    Independent of the queues' drop counters (:func:`port_drops`): it counts only what each flow's
+    end nodes handed to and got from IP. Once every packet has arrived or been dropped (the run
+    drained), the data and ACK columns summed over flows equal the drops summed over ports plus
+    any ACK dropped at the last node's return port (which no :func:`tcp_runs` port watches).
+
+    Parameters
+    ----------
+    result : dict
+        A :func:`tcp_runs` result of a spec with ``count_packets`` set (``flow_packets``: per
+        flow, packets of the data direction sent at the source and received at the destination,
+        ACK direction sent at the destination and received at the source).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (flows, 2): data packets and ACK packets lost per flow (sent - received; packets
+        still in flight at the run's end count as lost).
+
+    Examples
+    --------
+    >>> flow_losses({"flow_packets": [[1004, 1000, 520, 520], [30, 30, 16, 15]]})
+    array([[4., 0.],
+           [0., 1.]])
+    """
+    if "flow_packets" not in result:
+        raise InputError("the run counted no packets (set count_packets in its spec)")
+    c = np.asarray(result["flow_packets"], float).reshape(-1, 4)
+    return np.column_stack([c[:, 0] - c[:, 1], c[:, 2] - c[:, 3]])
 
 
 def flow_fct(result: dict[str, Any], start_s: ArrayLike, size_pkts: ArrayLike) -> np.ndarray:
