@@ -4,6 +4,7 @@ Notebooks are committed without outputs; each runs here in a fresh kernel, in a 
 directory, and fails the test on the first cell that raises.
 """
 
+import json
 from pathlib import Path
 
 import nbformat
@@ -23,6 +24,16 @@ def test_committed_without_outputs(path):
     nb = nbformat.read(path, as_version=4)
     with_outputs = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and (cell.outputs or cell.execution_count)]
     assert not with_outputs, f"{path.name}: cells {with_outputs} carry outputs"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_cell_has_a_unique_id(path):
+    """nbformat 4.5 requires cell ids (a missing one is a warning now and an error in a later nbformat);
+    read the raw JSON, since nbformat.read fills missing ids in silently."""
+    cells = json.loads(path.read_text())["cells"]
+    ids = [cell.get("id") for cell in cells]
+    assert None not in ids, f"{path.name}: cells {[i for i, c in enumerate(ids) if c is None]} have no id"
+    assert len(set(ids)) == len(ids), f"{path.name}: repeated cell ids"
 
 
 @pytest.mark.slow  # 4-18 s each: the quick day-to-day run (-m "not slow") leaves them to .ci/run
