@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..packet.simulator.topofile import check_every_link_crossed
+
 
 @dataclass(frozen=True)
 class Link:
@@ -59,6 +61,10 @@ class Network:
 
     links: tuple[Any, ...]
     groups: tuple[Any, ...]
+
+    def __post_init__(self) -> None:
+        # as a topology file: a link no group crosses has no RTT for its router to start from
+        check_every_link_crossed([link.name for link in self.links], [g.path for g in self.groups])
 
     def link_index(self, name: str) -> int:
         return [link.name for link in self.links].index(name)
