@@ -129,6 +129,8 @@ BAD_FILES = [
     (("count = 2", "count = 10000000000"), "flows[late].count=10000000000: must be an integer in [1, 1e+09]"),
     # a link no flow crosses: its router had avg_rtt = 0 and the message named neither the link nor why
     (("[[flows]]", IDLE_LINK + "[[flows]]"), "link 'C' is crossed by no flow"),
+    # a 2e-9 s round trip: the routers' control interval follows it (one expiry per 2 ns, a hang)
+    (("delay_s = 0.005", "delay_s = 1e-9"), "flows[late] round trip (its links' delays)=2e-09: must be >= 1e-06 s"),
 ]
 
 
@@ -160,6 +162,8 @@ def test_a_link_no_flow_crosses_is_refused_alike_by_the_api_and_both_lenses(tmp_
     with pytest.raises(InputError, match=named):  # the fluid side's Network: simulate_network and run_network take it
         Network((Link("A", 1e7, 0.005), Link("C", 1e6, 0.01)), (FlowGroup("f", 1, ("A",), 0.01),))
     assert Network((Link("A", 1e7, 0.005),), (FlowGroup("f", 1, ("A",), 0.01),)).link_index("A") == 0
+    with pytest.raises(InputError, match=re.escape("group 'f' rtt=2e-09: must be >= 1e-06 s")):  # the same bound
+        Network((Link("A", 1e7, 1e-9),), (FlowGroup("f", 1, ("A",), 2e-9),))
 
 
 def test_cosim_refuses_what_the_fluid_model_cannot_run(tmp_path):

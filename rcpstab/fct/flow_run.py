@@ -27,6 +27,7 @@ from ..packet.protocols.base import MAX_NATIVE_SPAN_NS
 from ..packet.routers.rcp import control as rcp_control
 from ..packet.routers.rcp.control import RcpController, rate_register
 from ..packet.simulator.topology import TCP_HEADER_BYTES
+from ..runtime.validation import control_interval_ns
 from .flows_py import RECORD_FIELDS, PyFlowSimulator
 
 __all__ = ["FlowRun", "run_flows", "check_flow_run", "draw_workload", "DATA_PACKET_BYTES", "CTRL_PACKET_BYTES"]
@@ -466,7 +467,7 @@ def run_flows(
     chunks: list[np.ndarray] = []
     samples: list[tuple] = []  # dt, n, tx, drops, offered, queue, R/C, input bytes of the interval, avg_rtt
     tables: list[np.ndarray] = []  # the same, as the native control path returns them
-    interval_ns = int(round(ctrl.interval * NS_PER_MS))
+    interval_ns = control_interval_ns(ctrl.interval * NS_PER_MS)
     t_ns, t_cap_ns = 0, None
     native = _native(backend, ctrl, fixed_rate_bps)
     while True:
@@ -528,7 +529,7 @@ def run_flows(
         records = sim.take_records()
         if records:
             chunks.append(np.frombuffer(records, dtype=RECORD_DTYPE))
-        t_ns, interval_ns = t_next, max(int(round(next_tr * NS_PER_MS)), 1)
+        t_ns, interval_ns = t_next, control_interval_ns(next_tr * NS_PER_MS)
         if feed.done and (c["completed"] == n_flows or t_ns >= t_cap_ns):
             break
     sampled = np.concatenate(tables) if native else np.array(samples, dtype=float).reshape(-1, SAMPLE_FIELDS)

@@ -337,6 +337,8 @@ def parse_topology(document: dict[str, Any], default_name: str = "topology") -> 
     ):
         if not ok:
             raise InputError(message)
+    for flow in flows:  # its routers' first control interval: a 2e-9 s round trip ran one expiry per 2 ns
+        check_value("path_rtt", spec.rtt_s(flow), field=f"flows[{flow.name}] round trip (its links' delays)")
     for link in links:
         if link.effective_buffer_bytes < spec.packet_bytes:
             raise InputError(
