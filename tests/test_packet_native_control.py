@@ -425,3 +425,19 @@ def test_a_tiny_rtt_average_is_held_at_the_shortest_control_interval(method):
     rows, tick, interval, *_ = getattr(_idle_port(protocol), method)(*args.values())
     assert interval == MIN_CONTROL_INTERVAL_NS and tick == 10**6 + MIN_CONTROL_INTERVAL_NS
     assert len(rows) == 10**6 // MIN_CONTROL_INTERVAL_NS + 1 and rows[-1][0] == 1e-3  # expiries at 0, 1 us, ..., 1 ms
+
+
+def test_ns2_average_on_sub_ms_round_trips_is_refused(tmp_path):
+    """RCP's header RTT is whole ms: below 1 ms every sample is 0 and ns-2's average decayed to 0 (it ran at the
+    shortest interval until avg_rtt underflowed, then ended in NaN rates, an internal error); App. F's runs."""
+    import rcpstab
+    from rcpstab.errors import InputError
+
+    path = tmp_path / "short.toml"
+    path.write_text(
+        't_end_s = 0.5\n[[links]]\nname = "b"\ncapacity_bps = 1e9\ndelay_s = 5e-5\nbuffer_bytes = "bdp"\n'
+        '[[flows]]\ncount = 2\npath = ["b"]\n'
+    )
+    with pytest.raises(InputError, match="rtt_estimator='ns2' with rtt_s=0.0001: below 0.001 s"):
+        rcpstab.packet_run(str(path), 0.4, 0.2, rtt_estimator="ns2")
+    assert np.isfinite(rcpstab.packet_run(str(path), 0.4, 0.2).R_over_C).all()
