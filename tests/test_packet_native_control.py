@@ -438,6 +438,6 @@ def test_ns2_average_on_sub_ms_round_trips_is_refused(tmp_path):
         't_end_s = 0.5\n[[links]]\nname = "b"\ncapacity_bps = 1e9\ndelay_s = 5e-5\nbuffer_bytes = "bdp"\n'
         '[[flows]]\ncount = 2\npath = ["b"]\n'
     )
-    with pytest.raises(InputError, match="rtt_estimator='ns2' with rtt_s=0.0001: below 0.001 s"):
+    with pytest.raises(InputError, match="rtt_estimator='ns2' with rtt_s=0.0001: below 0.001 s the rcp data path"):
         rcpstab.packet_run(str(path), 0.4, 0.2, rtt_estimator="ns2")
     assert np.isfinite(rcpstab.packet_run(str(path), 0.4, 0.2).R_over_C).all()

@@ -64,6 +64,9 @@ class PacketProtocol(ABC):
         The per-packet data path of the protocol's ports: a name of
         ``rcpstab.packet.routers.port_ops.DATAPATH_CODES`` (``"rcp"``, ``"xcp"``, ``"rcpac"``),
         the same entry of the C table ``PORT_OPS``.
+    rtt_resolution_s : float
+        The resolution of the RTT samples its data path sums, s (RCP's header: whole ms; RCP-AC's
+        register: us; 0: none kept); a run refuses ns-2's RTT average below it (every sample 0).
 
     Notes
     -----
@@ -76,6 +79,7 @@ class PacketProtocol(ABC):
     header_bytes: int = HEADER_LEN
     datapath: str = "rcp"
     control_options: tuple[str, ...] = ()
+    rtt_resolution_s: float = 0.0
 
     @abstractmethod
     def make_controller(

@@ -18,6 +18,7 @@ class RcpProtocol(PacketProtocol):
     header_bytes = HEADER_LEN
     datapath = "rcp"
     control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (routers.rcp.control)
+    rtt_resolution_s = 1e-3  # the header's RTT field: whole ms (rtcp_host.h rtcp_rtt_field)
 
     def make_controller(
         self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, rtt_estimator: str = "appf"

@@ -25,6 +25,7 @@ class RcpAcProtocol(PacketProtocol):
     header_bytes = XCP_HEADER_LEN
     datapath = "rcpac"
     control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (routers.rcp.control)
+    rtt_resolution_s = 1e-6  # the port's rtt_sum register: us
 
     def make_controller(
         self,

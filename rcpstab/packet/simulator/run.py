@@ -154,9 +154,6 @@ def check_inputs(alpha: float, beta: float, backend: str, t_end: float, protocol
         raise InputError(f"t_end={t_end} must be > 0")
 
 
-NS2_MIN_RTT_S = 1e-3  # RCP's header RTT field is whole ms (rtcp_host.h rtcp_rtt_field)
-
-
 def _control_options(protocol: Any, **given: Any) -> dict[str, Any]:
     """The control-path settings ``protocol`` takes; a non-default one it does not take is refused."""
     defaults = {"rtt_estimator": "appf"}
@@ -211,12 +208,13 @@ def run_scenario(
     scenario = get_scenario(scenario)
     t_end = scenario.t_end_s if t_end is None else t_end
     check_inputs(alpha, beta, backend, t_end, protocol)
-    if rtt_estimator == "ns2" and protocol == "rcp" and scenario.rtt_s < NS2_MIN_RTT_S:
-        # RCP's header carries whole ms: below 1 ms every sample is 0 and ns-2's fixed-gain average decays to
-        # 0 (avg_rtt underflowed and the run ended in NaN rates; App. F's average ignores a smaller sample)
+    resolution = get_protocol(protocol).rtt_resolution_s
+    if rtt_estimator == "ns2" and scenario.rtt_s < resolution:
+        # below the samples' resolution (RCP's header: whole ms) every sample is 0 and ns-2's fixed-gain average
+        # decays to 0 (avg_rtt underflowed and the run ended in NaN rates; App. F's ignores a smaller sample)
         raise InputError(
-            f"rtt_estimator='ns2' with rtt_s={scenario.rtt_s:g}: below {NS2_MIN_RTT_S:g} s RCP's whole-ms RTT samples "
-            "are 0 and ns-2's average decays to 0; use 'appf'"
+            f"rtt_estimator='ns2' with rtt_s={scenario.rtt_s:g}: below {resolution:g} s the {protocol} data path's "
+            "RTT samples are 0 and ns-2's average decays to 0; use 'appf'"
         )
     wall_start = time.perf_counter()
     sim, topology = make_simulator(scenario, seed, t_end, backend, protocol)
