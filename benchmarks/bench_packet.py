@@ -20,8 +20,15 @@ for RCP, XCP and RCP-AC at 10 Mb/s and 1 Gb/s (three interleaved repeats, median
 and Fig. 5.7's topology file; RCP, the control path of every port) and for the flow simulator of ``rcpstab fct``
 (App. F every Tr, at 10 Mb/s and 2.4 Gb/s): Python at every expiry against C, three interleaved repeats, medians.
 
+``--fct-cost`` measures what one run of the flow simulator (``rcpstab fct``) costs per rate-estimation interval
+and per event, per backend: CPU seconds of runs on a calibration set fitted (least squares on relative error,
+non-negative) to the refusal estimate's own interval and event counts (``fct.flow_run._work``), then the
+estimate with the constants in ``fct.flow_run`` (``SECONDS_PER_INTERVAL``, ``SECONDS_PER_EVENT``) against
+measured CPU and wall seconds on a second, disjoint set of runs (ratios estimate / measured).
+
 Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3] [--flows-scaling]
                                          [--low-speed [--protocol NAME]] [--control-path] [--network-control-path]
+                                         [--fct-cost]
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import subprocess
 import sys
 import time
@@ -256,6 +264,106 @@ def network_control_path(runs=NETWORK_CONTROL_PATH_RUNS, repeat: int = 3) -> lis
     return rows
 
 
+# (C bit/s, RTPD s, load, sizes, flows): interval-heavy (slow links, low load), event-heavy (fast links, high
+# load) and mixed runs; the check set shares no configuration with the calibration set.
+FCT_COST_RUNS = {
+    "c": {
+        "calibrate": [
+            (1e6, 0.002, 0.02, "fixed:size=4", 4000),
+            (2.4e9, 0.1, 0.9, "pareto:mean=25,shape=1.2", 20000),
+            (10e6, 0.1, 0.5, "pareto:mean=25,shape=1.2", 12000),
+        ],
+        "check": [
+            (5e6, 0.005, 0.05, "fixed:size=8", 4000),
+            (1e9, 0.05, 0.7, "pareto:mean=50,shape=1.2", 10000),
+            (1e8, 0.02, 0.3, "fixed:size=20", 12000),
+            (1e5, 0.1, 0.5, "fixed:size=2", 2000),
+        ],
+    },
+    "python": {
+        "calibrate": [(10e6, 0.1, 0.5, "pareto:mean=25,shape=1.2", 600), (1e6, 0.01, 0.05, "fixed:size=4", 200)],
+        "check": [(2.4e8, 0.05, 0.8, "pareto:mean=25,shape=1.2", 600), (1e6, 0.002, 0.1, "fixed:size=4", 150)],
+    },
+}
+
+
+def _fct_run(backend, case):
+    """CPU and wall seconds of one ``run_flows`` (after a warm-up run in the same process), and the estimate's counts."""
+    from rcpstab.fct.flow_run import DATA_PACKET_BYTES, _work, run_flows
+    from rcpstab.packet.hosts.flow_traffic import parse_sizes
+
+    capacity, rtt, load, sizes, flows = case
+    sizes = parse_sizes(sizes)
+    cpu, wall = time.process_time(), time.perf_counter()
+    run_flows(0.1, 1.0, capacity_bps=capacity, rtt_s=rtt, load=load, sizes=sizes, n_flows=flows, backend=backend)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    intervals, events = _work(capacity, rtt, load, flows, DATA_PACKET_BYTES, sizes, 1)
+    return cpu, wall, intervals, events
+
+
+def _round_up(x: float, digits: int = 2) -> float:
+    """``x`` rounded up to ``digits`` significant digits (0 stays 0)."""
+    if x <= 0:
+        return 0.0
+    unit = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return float(f"{math.ceil(x / unit - 1e-9) * unit:.{digits}g}")  # 1e-9: 1.5e-5 / 1e-6 is 15.000000000000002
+
+
+def fct_cost(runs=FCT_COST_RUNS, repeat: int = 3) -> dict:
+    """Per backend: the fitted CPU seconds per interval and per event (calibration set) and, on the check set,
+    the estimate of ``fct.flow_run.flow_run_cpu_seconds`` over measured CPU and wall seconds (medians of
+    ``repeat`` interleaved repeats)."""
+    import numpy as np
+    from scipy.optimize import nnls
+
+    from rcpstab.fct.flow_run import DATA_PACKET_BYTES, SECONDS_PER_EVENT, SECONDS_PER_INTERVAL, flow_run_cpu_seconds
+    from rcpstab.packet.hosts.flow_traffic import parse_sizes
+
+    _fct_run("c", (10e6, 0.1, 0.5, "fixed:size=4", 50))  # imports and the compiled extension
+    out: dict = {"load_1min": round(os.getloadavg()[0], 2)}
+    for backend, sets in runs.items():
+        cases = [(kind, case) for kind in ("calibrate", "check") for case in sets[kind]]
+        samples: dict = {case: [] for _, case in cases}
+        for _ in range(repeat):
+            for _, case in cases:
+                samples[case].append(_fct_run(backend, case))
+        med = {case: [_median([s[k] for s in samples[case]]) for k in range(4)] for _, case in cases}
+        cal = [med[case] for case in sets["calibrate"]]
+        a = np.array([[i / c, e / c] for c, _, i, e in cal])
+        (per_interval, per_event), _ = nnls(a, np.ones(len(cal)))
+        # proposed constants: the fit scaled up until no calibration run costs more than its estimate
+        scale = max(c / (per_interval * i + per_event * e) for c, _, i, e in cal)
+        proposed = [_round_up(x * scale) for x in (per_interval, per_event)]
+        rows = []
+        for kind, case in cases:
+            cpu, wall, intervals, events = med[case]
+            estimate = flow_run_cpu_seconds(
+                case[0], case[1], case[2], case[4], DATA_PACKET_BYTES, parse_sizes(case[3]), 1, backend
+            )
+            rows.append(
+                dict(
+                    set=kind,
+                    run=dict(zip(("C", "rtt", "load", "sizes", "flows"), case)),
+                    cpu_s=round(cpu, 4),
+                    wall_s=round(wall, 4),
+                    est_intervals=round(intervals),
+                    est_events=round(events),
+                    estimate_s=round(estimate, 4),
+                    estimate_over_cpu=round(estimate / cpu, 2),
+                    estimate_over_wall=round(estimate / wall, 2),
+                )
+            )
+        out[backend] = dict(
+            fitted_s_per_interval=float(f"{per_interval:.3g}"),
+            fitted_s_per_event=float(f"{per_event:.3g}"),
+            scale=round(scale, 3),
+            proposed=dict(s_per_interval=proposed[0], s_per_event=proposed[1]),
+            constants=dict(s_per_interval=SECONDS_PER_INTERVAL[backend], s_per_event=SECONDS_PER_EVENT[backend]),
+            runs=rows,
+        )
+    return out
+
+
 def ns3_worker(t_end: float) -> None:
     """Run the ns-3 dumbbell and print its figures as JSON (called in a subprocess)."""
     from ns import ns
@@ -344,7 +452,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only multi-link and flow-simulator runs with the control path in Python vs in C (one JSON line per case)",
     )
+    parser.add_argument(
+        "--fct-cost", action="store_true", help="only the flow simulator's cost per interval and per event, fitted and checked"
+    )
     args = parser.parse_args(argv)
+    if args.fct_cost:
+        print(json.dumps(fct_cost(), indent=1))
+        return 0
     if args.network_control_path:
         for row in network_control_path():
             print(json.dumps(row))

@@ -219,7 +219,7 @@ def test_rcp_intervals_refuses_values_outside_their_domains():
     for name, value, message in [
         ("t", -1, "t_ns=-1 is outside 0..1152921504606846976"),
         ("limit", 2**60 + 1, "t_ns=1152921504606846977 is outside"),
-        ("interval", 0, "interval_ns=0 is outside 1..1152921504606846976"),
+        ("interval", 999, "interval_ns=999 is outside 1000..1152921504606846976"),  # MIN_CONTROL_INTERVAL_NS
         ("limit", 2**40 + 1, "limit_ns - t_ns = 1099511627777 ns is over 2[*][*]40"),
         ("done_flows", -1, "done_flows=-1 is outside 0.."),
         ("done_ns", -5, "t_ns=-5 is outside"),
@@ -237,3 +237,13 @@ def test_rcp_intervals_refuses_values_outside_their_domains():
         call(FlowSimulator.__new__(FlowSimulator))
     rows = call(limit=2**40)[0]  # the longest span runs
     assert len(rows) == SAMPLE_FIELDS * 8 * (2**40 // 10**7)
+
+
+def test_a_tiny_rtt_average_is_held_at_the_shortest_control_interval():
+    """avg_rtt = 1e-9 ms asks for Tr = 0 ns: held at MIN_CONTROL_INTERVAL_NS, 1000 expiries per ms (not 10**6)."""
+    from rcpstab.runtime.validation import MIN_CONTROL_INTERVAL_NS
+
+    samples, t, interval, *_ = call(interval=MIN_CONTROL_INTERVAL_NS, limit=10**6, avg_rtt=1e-9)
+    table = np.frombuffer(samples).reshape(-1, SAMPLE_FIELDS)
+    assert interval == MIN_CONTROL_INTERVAL_NS and t == 10**6
+    assert table.shape[0] == 10**6 // MIN_CONTROL_INTERVAL_NS and np.all(table[:, 0] == MIN_CONTROL_INTERVAL_NS)

@@ -218,7 +218,7 @@ def test_an_idle_network_port_follows_app_f_in_closed_form():
     "ports, error, message",
     [
         ([(0, -1, 10**7, 0.1, RCP_ARGS)], ValueError, "t_ns=-1 is outside"),
-        ([(0, 0, 0, 0.1, RCP_ARGS)], ValueError, "interval_ns=0 is outside 1.."),
+        ([(0, 0, 999, 0.1, RCP_ARGS)], ValueError, "interval_ns=999 is outside 1000.."),  # MIN_CONTROL_INTERVAL_NS
         ([(0, 0, 10**7, math.nan, RCP_ARGS)], ValueError, "sample_s=nan must be finite"),
         ([(0, 0, 10**7, -1.0, RCP_ARGS)], ValueError, "sample_s=-1.0 must be finite and >= 0.0"),
         ([(0, 0, 10**7, 0.1, RCP_ARGS[:4] + (math.inf,) + RCP_ARGS[5:])], ValueError, "rate=inf must be finite"),
@@ -254,3 +254,17 @@ def test_network_intervals_refuses_a_bad_protocol_limit_or_span():
     assert sim.network_intervals("rcp", 10**8, []) == []
     with pytest.raises(RuntimeError, match="not initialised"):
         type(sim).__new__(type(sim)).network_intervals("rcp", 10**8, port)
+
+
+def test_a_tiny_rtt_average_is_held_at_the_shortest_control_interval():
+    """avg_rtt = 1e-9 ms asks for Tr = 0 ns (App. F line 13): held at MIN_CONTROL_INTERVAL_NS, one expiry per
+    microsecond (it was one per ns: 10**12 expiries over a 2**40 ns span, a hang)."""
+    from rcpstab.runtime.validation import MIN_CONTROL_INTERVAL_NS
+
+    args = RCP_ARGS[:5] + (1e-9,) + RCP_ARGS[6:]
+    ((rows, tick, interval, _, _),) = _network_sim().network_intervals(
+        "rcp", 10**6, [(1, MIN_CONTROL_INTERVAL_NS, MIN_CONTROL_INTERVAL_NS, 0.25, args)]
+    )
+    table = np.frombuffer(rows).reshape(-1, 7)
+    assert interval == MIN_CONTROL_INTERVAL_NS and tick == 10**6 + MIN_CONTROL_INTERVAL_NS
+    assert table.shape[0] == 10**6 // MIN_CONTROL_INTERVAL_NS and np.all(table[:, 5] == MIN_CONTROL_INTERVAL_NS / 1e9)

@@ -18,6 +18,7 @@ from rcpstab.packet.routers.xcp.control import XcpController
 from rcpstab.packet.simulator import run as runner
 from rcpstab.packet.simulator.run import run_scenario
 from rcpstab.packet.simulator.scenarios import FIG5_3, PoissonArrivals
+from rcpstab.runtime.validation import MIN_CONTROL_INTERVAL_NS
 
 FIELDS = (
     "t",
@@ -320,7 +321,8 @@ def test_one_expiry_writes_the_python_controllers_registers_to_the_bit(protocol)
         for name in ("utilization", "deficit"):
             if hasattr(ctrl, name):
                 setattr(twin, name, getattr(ctrl, name))
-        tick, interval = 10**9, int(rng.choice([1, 10**7, int(rng.integers(2, 10**9))]))
+        low = MIN_CONTROL_INTERVAL_NS  # the shortest interval the entry points take
+        tick, interval = 10**9, int(rng.choice([low, 10**7, int(rng.integers(low + 1, 10**9))]))
         c_sim, py_sim = _idle_port(protocol), _idle_port(protocol)
         for sim in (c_sim, py_sim):
             sim.set_registers(0, **registers)
@@ -398,7 +400,7 @@ def test_the_native_entry_points_refuse_values_outside_their_domains(method):
     for name, value, message in [
         ("tick", -1, "t_ns=-1 is outside 0..1152921504606846976"),
         ("limit", 2**60 + 1, "t_ns=1152921504606846977 is outside"),
-        ("interval", 0, "interval_ns=0 is outside 1..1152921504606846976"),
+        ("interval", 999, "interval_ns=999 is outside 1000..1152921504606846976"),  # MIN_CONTROL_INTERVAL_NS
         ("limit", 2**40 + 1, "limit_ns - tick_ns = 1099511627777 ns is over 2[*][*]40"),
     ]:
         with pytest.raises(ValueError, match=message):
@@ -412,3 +414,30 @@ def test_the_native_entry_points_refuse_values_outside_their_domains(method):
         call(link=1)
     rows = call(limit=2**40)[0]  # the longest span runs (an idle port: a row per interval)
     assert len(rows) > 1 and rows[-1][0] <= 2**40 / 1e9
+
+
+@pytest.mark.parametrize("method", ["rcp_intervals", "rcpac_intervals"])
+def test_a_tiny_rtt_average_is_held_at_the_shortest_control_interval(method):
+    """avg_rtt = 1e-9 ms asks for Tr = 0 ns (App. F line 13): held at MIN_CONTROL_INTERVAL_NS, one expiry per
+    microsecond (it was one per ns: 10**12 expiries over a 2**40 ns span, a hang)."""
+    protocol = {"rcp_intervals": "rcp", "rcpac_intervals": "rcpac"}[method]
+    args = dict(zip(NAMES[method], GOOD[method]), interval=MIN_CONTROL_INTERVAL_NS, limit=10**6, avg_rtt=1e-9)
+    rows, tick, interval, *_ = getattr(_idle_port(protocol), method)(*args.values())
+    assert interval == MIN_CONTROL_INTERVAL_NS and tick == 10**6 + MIN_CONTROL_INTERVAL_NS
+    assert len(rows) == 10**6 // MIN_CONTROL_INTERVAL_NS + 1 and rows[-1][0] == 1e-3  # expiries at 0, 1 us, ..., 1 ms
+
+
+def test_ns2_average_on_sub_ms_round_trips_is_refused(tmp_path):
+    """RCP's header RTT is whole ms: below 1 ms every sample is 0 and ns-2's average decayed to 0 (it ran at the
+    shortest interval until avg_rtt underflowed, then ended in NaN rates, an internal error); App. F's runs."""
+    import rcpstab
+    from rcpstab.errors import InputError
+
+    path = tmp_path / "short.toml"
+    path.write_text(
+        't_end_s = 0.5\n[[links]]\nname = "b"\ncapacity_bps = 1e9\ndelay_s = 5e-5\nbuffer_bytes = "bdp"\n'
+        '[[flows]]\ncount = 2\npath = ["b"]\n'
+    )
+    with pytest.raises(InputError, match="rtt_estimator='ns2' with rtt_s=0.0001: below 0.001 s the rcp data path"):
+        rcpstab.packet_run(str(path), 0.4, 0.2, rtt_estimator="ns2")
+    assert np.isfinite(rcpstab.packet_run(str(path), 0.4, 0.2).R_over_C).all()

@@ -92,7 +92,8 @@ def test_a_network_file_is_no_single_link_scenario(tmp_path):
         .read_text()
         .replace(
             '[[flows]]\nname = "first"',
-            '[[links]]\nname = "other"\ncapacity_bps = 1e6\ndelay_s = 0.01\nbuffer_bytes = 30000\n\n[[flows]]\nname = "first"',
+            '[[links]]\nname = "other"\ncapacity_bps = 1e6\ndelay_s = 0.01\nbuffer_bytes = 30000\n\n'
+            '[[flows]]\nname = "side"\npath = ["other"]\n\n[[flows]]\nname = "first"',  # every link crossed
             1,
         )
     )

@@ -49,9 +49,11 @@ def refused(argv, capsys, *needles):
         (["--flows", "4", "--replications", "4"], ["flows=4 over 4 replications"]),
         (["--flows", "300", "--C", "1e13"], ["flows=300", "C = 1e+13"]),
         # defect 4: no cost or memory limit
-        (["--C", "1e3"], ["C = 1000", "CPU-hours"]),
-        (["--load", "1e-5"], ["load=1e-05", "CPU-hours"]),
-        (["--flows", "1000000000"], ["flows=1000000000", "CPU-hours"]),
+        # (with App. F in C an interval costs ~0.4 us, not 300 us: the memory of the samples binds first)
+        (["--C", "1e3"], ["C = 1000", "GB of memory"]),
+        (["--load", "1e-5"], ["load=1e-05", "GB of memory"]),
+        (["--flows", "1000000000"], ["flows=1000000000", "GB of memory"]),
+        (["--flows", "1000000000", "--replications", "100000", "--load", "0.05"], ["over 100000 replications", "CPU-hours"]),
         (["--sizes", "fixed:size=1e9"], ["flows=10000", "simulated time"]),
         (["--flows", "0"], ["--flows", "flows = 0"]),
         (["--eta", "2"], ["--eta", "eta = 2.0"]),
@@ -98,6 +100,22 @@ def test_the_window_check_is_at_ten_control_intervals():
 
 def test_fct_at_the_documented_default_is_not_refused():
     check_flow_run(0.1, 1.0, 10e6, 0.1, 0.5, 10000, 1.0, 1.0, 1000, "c", 0, parse_sizes("pareto:mean=25,shape=1.2"))
+
+
+def test_fct_cost_estimate_is_the_c_control_paths():
+    """The estimate follows benchmarks/bench_packet.py --fct-cost: a measured run's CPU time within 5x of it and
+    not far above it, and a run the old 300 us/interval estimate refused (34 CPU-hours; ~0.1 estimated) accepted."""
+    from rcpstab.fct.flow_run import DATA_PACKET_BYTES, flow_run_cpu_seconds, run_flows
+
+    sizes = parse_sizes("fixed:size=8")
+    kw = dict(capacity_bps=5e6, rtt_s=0.005, load=0.05, sizes=sizes, n_flows=4000)
+    run_flows(0.1, 1.0, **{**kw, "n_flows": 50})  # imports and the extension, outside the timing
+    cpu = time.process_time()
+    run_flows(0.1, 1.0, **kw)
+    cpu = time.process_time() - cpu
+    estimate = flow_run_cpu_seconds(5e6, 0.005, 0.05, 4000, DATA_PACKET_BYTES, sizes)
+    assert 0.5 * cpu < estimate < 5 * cpu, (estimate, cpu)  # the old estimate: 61 s for ~0.06 s
+    check_flow_run(0.1, 1.0, 10e6, 0.1, 0.05, 10**7, 1.0, 1.0, 1000, "c", 0, parse_sizes("pareto:mean=25,shape=1.2"), 1000)
 
 
 def test_flash_crowd_memory_estimate_refuses_a_million_flows(capsys):

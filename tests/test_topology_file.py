@@ -15,7 +15,7 @@ from conftest import run_cli
 
 from rcpstab.cosim.network_packet_run import run_network, run_topology
 from rcpstab.errors import InputError
-from rcpstab.network.topology import fig57
+from rcpstab.network.topology import FlowGroup, Link, Network, fig57
 from rcpstab.packet.simulator.topofile import load_topology
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -113,6 +113,7 @@ def test_buffer_is_the_drop_tail_limit(tmp_path):
     assert dropped['"unbounded"'] == 0 < dropped["3000"]
 
 
+IDLE_LINK = '[[links]]\nname = "C"\ncapacity_bps = 1e6\ndelay_s = 0.01\nbuffer_bytes = 30000\n'
 BAD_FILES = [
     (('"A", "B"]', '"A", "C"]'), "unknown link 'C'"),
     (("delay_s = 0.005", "delay_s = -1"), "delay_s=-1"),
@@ -126,6 +127,10 @@ BAD_FILES = [
     (("buffer_bytes = 30000", "buffer_bytes = 1180591620717411303424"), "links[A].buffer_bytes=1180591620717411303424"),
     (("start_s = 1.0", "start_s = 1e12"), "flows[late].start_s=1000000000000.0: must be in [0, 1e+06] s"),
     (("count = 2", "count = 10000000000"), "flows[late].count=10000000000: must be an integer in [1, 1e+09]"),
+    # a link no flow crosses: its router had avg_rtt = 0 and the message named neither the link nor why
+    (("[[flows]]", IDLE_LINK + "[[flows]]"), "link 'C' is crossed by no flow"),
+    # a 2e-9 s round trip: the routers' control interval follows it (one expiry per 2 ns, a hang)
+    (("delay_s = 0.005", "delay_s = 1e-9"), "flows[late] round trip (its links' delays)=2e-09: must be >= 1e-06 s"),
 ]
 
 
@@ -143,6 +148,22 @@ def test_bad_file_is_one_line_naming_the_value(tmp_path, edit, named, capsys, mo
         monkeypatch.chdir(tmp_path)
         code, _, err = run_cli(capsys, *argv)
     assert code == 2 and named in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_link_no_flow_crosses_is_refused_alike_by_the_api_and_both_lenses(tmp_path):
+    """The file through rcpstab.cosim, and the same network given to the fluid model and the packet run."""
+    import rcpstab
+
+    path = tmp_path / "idle.toml"
+    path.write_text(PARKING_LOT.format(buffer=30000).replace("[[flows]]", IDLE_LINK + "[[flows]]", 1))
+    named = "link 'C' is crossed by no flow"
+    with pytest.raises(InputError, match=named):
+        rcpstab.cosim(0.4, 0.2, str(path), t_end=1.0)
+    with pytest.raises(InputError, match=named):  # the fluid side's Network: simulate_network and run_network take it
+        Network((Link("A", 1e7, 0.005), Link("C", 1e6, 0.01)), (FlowGroup("f", 1, ("A",), 0.01),))
+    assert Network((Link("A", 1e7, 0.005),), (FlowGroup("f", 1, ("A",), 0.01),)).link_index("A") == 0
+    with pytest.raises(InputError, match=re.escape("group 'f' rtt=2e-09: must be >= 1e-06 s")):  # the same bound
+        Network((Link("A", 1e7, 1e-9),), (FlowGroup("f", 1, ("A",), 2e-9),))
 
 
 def test_cosim_refuses_what_the_fluid_model_cannot_run(tmp_path):

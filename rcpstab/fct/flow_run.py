@@ -27,9 +27,18 @@ from ..packet.protocols.base import MAX_NATIVE_SPAN_NS
 from ..packet.routers.rcp import control as rcp_control
 from ..packet.routers.rcp.control import RcpController, rate_register
 from ..packet.simulator.topology import TCP_HEADER_BYTES
+from ..runtime.validation import control_interval_ns
 from .flows_py import RECORD_FIELDS, PyFlowSimulator
 
-__all__ = ["FlowRun", "run_flows", "check_flow_run", "draw_workload", "DATA_PACKET_BYTES", "CTRL_PACKET_BYTES"]
+__all__ = [
+    "FlowRun",
+    "run_flows",
+    "check_flow_run",
+    "flow_run_cpu_seconds",
+    "draw_workload",
+    "DATA_PACKET_BYTES",
+    "CTRL_PACKET_BYTES",
+]
 
 NS_PER_S = 1_000_000_000
 NS_PER_MS = 1_000_000
@@ -141,12 +150,17 @@ class FlowRun:
         )
 
 
-# Cost model of one run, from benchmark runs (benchmarks of fct at C = 1e5-1e9 b/s): every
-# rate-estimation interval costs a Python control step and a sample (about 300 us and 320 bytes),
-# every packet event about 0.5 us of C; data and control packets come to about 2.5 events each.
-SECONDS_PER_INTERVAL = 300e-6
+# Cost model of one run, per control path: CPU seconds per rate-estimation interval and per event, fitted
+# by benchmarks/bench_packet.py --fct-cost on one set of runs and checked on another (docs/performance.md
+# gives the figures and the load they were measured under): the largest of three runs' proposals (the fit
+# scaled until no calibration run costs more than its estimate), so that an estimate is never far below a run: "c" is App. F in C with the event loop (FlowSimulator.rcp_intervals),
+# "python" a Python step per interval (the Python backend, or a fixed rate on the C backend). The
+# per-interval figure of 300 us assumed a Python step per interval on every backend and refused C runs
+# that would finish ~100 times sooner. Each interval keeps a sample of about 320 bytes; data and control
+# packets come to about 2.5 events each (EVENTS_PER_PACKET: a data packet and its ACK).
+SECONDS_PER_INTERVAL = {"c": 0.36e-6, "python": 22e-6}
+SECONDS_PER_EVENT = {"c": 0.15e-6, "python": 5.9e-6}
 BYTES_PER_INTERVAL = 320
-SECONDS_PER_EVENT = 0.5e-6
 EVENTS_PER_PACKET = 5
 MIN_WINDOW_INTERVALS = 10  # expected measurement window, in rate-estimation intervals
 
@@ -166,6 +180,7 @@ def check_flow_run(
     sizes: SizeDistribution | None = None,
     replications: int = 1,
     window: bool = True,
+    python_control: bool = False,
 ) -> None:
     """Refuse, in one line naming the value given, what the flow simulator cannot run or measure.
 
@@ -186,6 +201,8 @@ def check_flow_run(
         Whether the time averages are asked for (a study): then each run's flows must arrive over
         at least ``MIN_WINDOW_INTERVALS`` control intervals. A single run may be shorter (one flow's
         FCT is exact); its time averages are then NaN, "does not exist".
+    python_control : bool
+        Whether the C backend runs a Python step per interval (a fixed rate), for the cost estimate.
 
     Raises
     ------
@@ -239,18 +256,103 @@ def check_flow_run(
             f"less than {MIN_WINDOW_INTERVALS} rate-estimation intervals ({interval_s:g} s each), too "
             "short for the time averages (utilization, loss, mean flows); give more flows per run"
         )
-    intervals = replications * duration_s / interval_s
-    events = n_flows * (sizes.mean_packets + 3) * EVENTS_PER_PACKET
+    cpu_s = flow_run_cpu_seconds(capacity_bps, rtt_s, load, n_flows, packet_bytes, sizes, replications, backend, python_control)
     check_run_cost(
         f"fct with {flows_text}, load={load:g}, mean size {sizes.mean_packets:.3g} packets at {where}",
-        intervals * SECONDS_PER_INTERVAL + events * SECONDS_PER_EVENT,
+        cpu_s,
         duration_s / interval_s * BYTES_PER_INTERVAL + per_run * RECORD_DTYPE.itemsize * 3,
     )
 
 
-def _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed, sizes=None) -> None:
+def flow_run_cpu_seconds(
+    capacity_bps: float,
+    rtt_s: float,
+    load: float,
+    n_flows: int,
+    packet_bytes: int,
+    sizes: SizeDistribution,
+    replications: int = 1,
+    backend: str = "c",
+    python_control: bool = False,
+) -> float:
+    """The estimated CPU time of ``n_flows`` flows over ``replications`` runs: the refusal estimate of :func:`check_flow_run`.
+
+    Parameters
+    ----------
+    capacity_bps : float
+        Bottleneck capacity, bit/s.
+    rtt_s : float
+        Round-trip propagation delay, s.
+    load : float
+        Offered load.
+    n_flows : int
+        Flows over all replications.
+    packet_bytes : int
+        Data packet size, bytes.
+    sizes : SizeDistribution
+        Flow sizes (its mean in packets).
+    replications : int
+        Runs the flows are split over.
+    backend : {"c", "python"}
+        The simulator; ``python_control``: the C backend with a Python control step (a fixed rate).
+
+    Returns
+    -------
+    float
+        CPU seconds: rate-estimation intervals (the arrival span plus 100 RTTs, every ``min(rtt, 10 ms)``)
+        times :data:`SECONDS_PER_INTERVAL`, plus events times :data:`SECONDS_PER_EVENT`.
+
+    Examples
+    --------
+    >>> from rcpstab.packet.hosts.flow_traffic import parse_sizes
+    >>> c, py = (flow_run_cpu_seconds(10e6, 0.1, 0.5, 10_000, 1000, parse_sizes("fixed:size=25"), backend=b)
+    ...          for b in ("c", "python"))
+    >>> bool(py > 10 * c)
+    True
+    """
+    intervals, events = _work(capacity_bps, rtt_s, load, n_flows, packet_bytes, sizes, replications)
+    step = "python" if python_control else backend
+    return float(intervals * SECONDS_PER_INTERVAL[step] + events * SECONDS_PER_EVENT[backend])
+
+
+def _work(capacity_bps, rtt_s, load, n_flows, packet_bytes, sizes, replications) -> tuple[float, float]:
+    """The estimate's (rate-estimation intervals, events) of the runs (benchmarks/bench_packet.py fits their costs)."""
+    gap_s = sizes.mean_packets * packet_bytes * 8 / (load * capacity_bps)  # 1/lambda
+    duration_s = n_flows / replications * gap_s + 100 * rtt_s
+    intervals = replications * duration_s / min(rtt_s, 0.01)  # App. F line 13: Tr = min(avg_rtt, 10 ms)
+    return intervals, n_flows * (sizes.mean_packets + 3) * EVENTS_PER_PACKET
+
+
+def _check(
+    alpha,
+    beta,
+    capacity_bps,
+    rtt_s,
+    load,
+    n_flows,
+    buffer_bdp,
+    eta,
+    packet_bytes,
+    backend,
+    seed,
+    sizes=None,
+    python_control=False,
+) -> None:
     check_flow_run(
-        alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed, sizes, window=False
+        alpha,
+        beta,
+        capacity_bps,
+        rtt_s,
+        load,
+        n_flows,
+        buffer_bdp,
+        eta,
+        packet_bytes,
+        backend,
+        seed,
+        sizes,
+        window=False,
+        python_control=python_control,
     )
 
 
@@ -464,7 +566,21 @@ def run_flows(
         raise InputError(f"router_rtt={router_rtt!r}: measured or propagation")
     if not (isinstance(window_scale, (int, float)) and math.isfinite(window_scale) and window_scale >= 1):
         raise InputError(f"window_scale={window_scale!r}: must be a finite number >= 1")
-    _check(alpha, beta, capacity_bps, rtt_s, load, n_flows, buffer_bdp, eta, packet_bytes, backend, seed, sizes)
+    _check(
+        alpha,
+        beta,
+        capacity_bps,
+        rtt_s,
+        load,
+        n_flows,
+        buffer_bdp,
+        eta,
+        packet_bytes,
+        backend,
+        seed,
+        sizes,
+        fixed_rate_bps is not None,
+    )
     wall_start = time.perf_counter()
     buffer_bytes = max(int(buffer_bdp * capacity_bps * rtt_s / 8), packet_bytes)
     sim = make_flow_simulator(capacity_bps, rtt_s, buffer_bytes, packet_bytes, backend, rate_refresh, sender_window, window_scale)
@@ -490,7 +606,7 @@ def run_flows(
     chunks: list[np.ndarray] = []
     samples: list[tuple] = []  # dt, n, tx, drops, offered, queue, R/C, input bytes of the interval, avg_rtt, census
     tables: list[np.ndarray] = []  # the same, as the native control path returns them
-    interval_ns = int(round(ctrl.interval * NS_PER_MS))
+    interval_ns = control_interval_ns(ctrl.interval * NS_PER_MS)
     t_ns, t_cap_ns = 0, None
     native = _native(backend, ctrl, fixed_rate_bps)
     while True:
@@ -557,7 +673,7 @@ def run_flows(
         records = sim.take_records()
         if records:
             chunks.append(np.frombuffer(records, dtype=RECORD_DTYPE))
-        t_ns, interval_ns = t_next, max(int(round(next_tr * NS_PER_MS)), 1)
+        t_ns, interval_ns = t_next, control_interval_ns(next_tr * NS_PER_MS)
         if feed.done and (c["completed"] == n_flows or t_ns >= t_cap_ns):
             break
     sampled = np.concatenate(tables) if native else np.array(samples, dtype=float).reshape(-1, SAMPLE_FIELDS)

@@ -14,6 +14,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..packet.simulator.topofile import check_every_link_crossed
+from ..runtime.validation import check_value
+
 
 @dataclass(frozen=True)
 class Link:
@@ -59,6 +62,12 @@ class Network:
 
     links: tuple[Any, ...]
     groups: tuple[Any, ...]
+
+    def __post_init__(self) -> None:
+        # as a topology file: a link no group crosses has no RTT for its router to start from
+        check_every_link_crossed([link.name for link in self.links], [g.path for g in self.groups])
+        for g in self.groups:  # its routers' first control interval (App. F: Tr = min(avg_rtt, 10 ms))
+            check_value("path_rtt", g.rtt, field=f"group {g.name!r} rtt")
 
     def link_index(self, name: str) -> int:
         return [link.name for link in self.links].index(name)

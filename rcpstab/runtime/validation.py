@@ -52,6 +52,8 @@ __all__ = [
     "SIMULATOR_INTEGERS",
     "check_simulator_integer",
     "check_index_range",
+    "MIN_CONTROL_INTERVAL_NS",
+    "control_interval_ns",
 ]
 
 
@@ -124,6 +126,16 @@ class Domain:
         return None
 
 
+# The shortest control-timer interval, ns. A router's interval follows its RTT estimate (App. F line 13:
+# Tr = min(avg_rtt, 10 ms); RCP-AC's too; XCP's is at least 100 us) and the native control paths run one
+# expiry per interval over spans of up to 2**40 ns, so a topology RTT of 2e-9 s ran one expiry every 2 ns
+# (~10**12 per span: a hang) and one of 2e-12 s an interval of 0 ns (an internal error). 1 us is the
+# shortest round trip and update interval this table allows anywhere (rtt, d0, T below), so the bound
+# refuses nothing the lenses are built for. Users' round trips are refused below it (path_rtt); the C
+# entry points refuse a shorter interval_ns (SIMULATOR_INTEGERS); an interval the control path computes
+# below it mid-run (ns-2's RTT average decays on sub-ms samples) is held at it, in C and Python alike.
+MIN_CONTROL_INTERVAL_NS = 1000
+
 # One table for every command. Gains: the thesis' planes end at 2 and the loop is unstable far
 # below 1000; above that the root search and the integrators only spend memory (1e6 used 4.7 GB).
 DOMAINS = {
@@ -139,6 +151,8 @@ DOMAINS = {
     "t_end": Domain("simulated time", 0.0, 1e6, low_open=True, unit="s"),
     "time": Domain("time", 0.0, 1e6, unit="s"),  # a moment in a run (a start, a stop, a jitter)
     # one link's one-way delay (a topology file): 0 is allowed, a path adds them up
+    # a flow's round trip (a topology file's path, a scenario's): its routers' first control interval
+    "path_rtt": Domain("round trip", MIN_CONTROL_INTERVAL_NS / 1e9, unit="s"),
     "link_delay": Domain("one-way delay", 0.0, 100.0, unit="s"),
     # At least one round trip: 1e-320 RTTs ran and reported "after 9.99989e-321 RTTs".
     "rtts": Domain("duration", 1.0, 1e5, unit="RTTs"),
@@ -188,7 +202,7 @@ SIMULATOR_INTEGERS = {
     "start_ns": (0, 1 << 60),
     "size_pkts": (1, 1 << 40),
     "t_ns": (0, 1 << 60),
-    "interval_ns": (1, 1 << 60),  # a control-timer interval (the native control paths' timer)
+    "interval_ns": (MIN_CONTROL_INTERVAL_NS, 1 << 60),  # a control-timer interval (the native control paths' timer)
     "rate": (0, 0xFFFFFFFF),
     "input_bytes": (0, (1 << 63) - 1),
     "rtt_sum": (0, (1 << 63) - 1),
@@ -201,6 +215,27 @@ SIMULATOR_INTEGERS = {
     "size": (0, 0xFFFFFFFF),  # a datagram's size as the 32-bit port registers count it
     "n_ports": (1, 65536),
 }
+
+
+def control_interval_ns(next_ns: float) -> int:
+    """A control timer's next interval as the simulators take it: rounded, at least :data:`MIN_CONTROL_INTERVAL_NS`.
+
+    Parameters
+    ----------
+    next_ns : float
+        The interval the control path computed, ns.
+
+    Returns
+    -------
+    int
+        ns; the C control paths hold it the same way (``packet/csrc/control.h`` ``next_interval``).
+
+    Examples
+    --------
+    >>> control_interval_ns(2.5e6), control_interval_ns(2.0)
+    (2500000, 1000)
+    """
+    return max(int(round(next_ns)), MIN_CONTROL_INTERVAL_NS)
 
 
 def check_simulator_integer(name: str, value: Any, where: str = "") -> int:

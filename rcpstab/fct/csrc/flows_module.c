@@ -327,8 +327,7 @@ static int flow_intervals(FlowSimulatorObject *self, long long *t, long long *in
                                             (double)k[3]};
         memcpy(*buf + (*n)++ * FLOW_SAMPLE, sample, sizeof sample);
         *t = t_next;
-        /* run_flows' max(round(next), 1); NaN -> 1 ns and beyond any run -> 2**60 ns, with no undefined cast */
-        *interval = !(next_ns >= 1.0) ? 1 : (next_ns > (double)(1LL << 60) ? 1LL << 60 : (long long)next_ns);
+        *interval = next_interval(next_ns, D[I_INTERVAL].low); /* run_flows' control_interval_ns */
         if (stop && (s->completed == done_flows || *t >= done_ns))
             return 1;
     }

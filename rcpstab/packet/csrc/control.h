@@ -23,6 +23,15 @@
 #define APPF_NS2_RTT_GAIN 0.02
 #define XCP_MIN_INTERVAL_S 1e-4 /* routers/xcp/control.py MIN_INTERVAL_S */
 
+/* The next timer interval, ns, from the expiry's rounded ``next_ns``: runtime.validation.control_interval_ns,
+ * at least ``floor`` (SIMULATOR_INTEGERS["interval_ns"]'s low bound, MIN_CONTROL_INTERVAL_NS: a shorter
+ * interval ran one expiry per ns, a hang); NaN (a zero RTT) -> floor and beyond any run's end -> 2**60 ns,
+ * with no undefined cast. */
+static inline long long next_interval(double next_ns, long long floor)
+{
+    return !(next_ns >= (double)floor) ? floor : (next_ns > (double)(1LL << 60) ? 1LL << 60 : (long long)next_ns);
+}
+
 /* App. F's state: rates bytes/ms, times ms (RcpController's fields). */
 typedef struct {
     double link_rate, alpha, beta, eta, rate, avg_rtt, mtu;

@@ -853,9 +853,7 @@ static PyObject *control_intervals(SimulatorObject *self, Py_ssize_t li, long lo
             goto fail;
         }
         Py_DECREF(row);
-        /* the run loop's max(next, 1); NaN (a zero RTT) -> 1 ns and an interval beyond any run's end
-         * -> 2**60 ns, with no undefined cast */
-        *interval = !(next_ns >= 1.0) ? 1 : (next_ns > (double)(1LL << 60) ? 1LL << 60 : (long long)next_ns);
+        *interval = next_interval(next_ns, D[P_INTERVAL].low); /* the run loop's control_interval_ns */
         *tick += *interval;
     }
     self->running = 0;
@@ -1118,8 +1116,7 @@ static int network_run(SimulatorObject *self, network_port *ports, Py_ssize_t n,
                                              p->sample, (double)p->interval / 1e9, r.utilization};
             if (network_row(p, row) < 0)
                 return -1;
-            /* the protocol's max(next, 1), as control_intervals */
-            p->interval = !(next_ns >= 1.0) ? 1 : (next_ns > (double)(1LL << 60) ? 1LL << 60 : (long long)next_ns);
+            p->interval = next_interval(next_ns, D[P_INTERVAL].low); /* the protocol's control_interval_ns */
             p->tick = t + p->interval;
         }
     }

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ...runtime.validation import control_interval_ns
 from ..hosts.senders import SENDERS
 from ..routers.port_ops import DATAPATH_CODES
 from ..wire.rcp_header import HEADER_LEN
@@ -63,6 +64,9 @@ class PacketProtocol(ABC):
         The per-packet data path of the protocol's ports: a name of
         ``rcpstab.packet.routers.port_ops.DATAPATH_CODES`` (``"rcp"``, ``"xcp"``, ``"rcpac"``),
         the same entry of the C table ``PORT_OPS``.
+    rtt_resolution_s : float
+        The resolution of the RTT samples its data path sums, s (RCP's header: whole ms; RCP-AC's
+        register: us; 0: none kept); a run refuses ns-2's RTT average below it (every sample 0).
 
     Notes
     -----
@@ -75,6 +79,7 @@ class PacketProtocol(ABC):
     header_bytes: int = HEADER_LEN
     datapath: str = "rcp"
     control_options: tuple[str, ...] = ()
+    rtt_resolution_s: float = 0.0
 
     @abstractmethod
     def make_controller(
@@ -109,7 +114,7 @@ class PacketProtocol(ABC):
 
     @abstractmethod
     def initial_interval_ns(self, ctrl: Any) -> int:
-        """``ctrl``'s first timer interval, ns (>= 1)."""
+        """``ctrl``'s first timer interval, ns (>= ``MIN_CONTROL_INTERVAL_NS``: ``control_interval_ns``)."""
 
     def monitored_rate(self, rate_over_c: float, utilization: float, n_flows: Any) -> float:
         """The rate a run records for the monitored port, over C (default: the router's rate)."""
@@ -242,4 +247,4 @@ def window_service(sim: Any, li: int, ctrl: Any, tr_ns: int) -> tuple[int, dict[
     next_s, writes, xwrites = ctrl.service(registers, sim.xcp_registers(li), tr_ns / NS_PER_S)
     sim.set_registers(li, **writes)
     sim.set_xcp_registers(li, **xwrites)
-    return max(int(round(next_s * NS_PER_S)), 1), registers
+    return control_interval_ns(next_s * NS_PER_S), registers

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...runtime.validation import control_interval_ns
 from ..routers.rcp.control import RcpController, rate_register
 from ..wire.rcp_header import HEADER_LEN
 from .base import NS_PER_MS, PacketProtocol, PortService
@@ -17,6 +18,7 @@ class RcpProtocol(PacketProtocol):
     header_bytes = HEADER_LEN
     datapath = "rcp"
     control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (routers.rcp.control)
+    rtt_resolution_s = 1e-3  # the header's RTT field: whole ms (rtcp_host.h rtcp_rtt_field)
 
     def make_controller(
         self, link, alpha, beta, eta, initial_R_over_C, avg_rtt_s, mtu, rtt_estimator: str = "appf"
@@ -41,10 +43,10 @@ class RcpProtocol(PacketProtocol):
         next_tr, writes = ctrl.service(registers, tr_ns / NS_PER_MS)
         sim.set_registers(li, **writes)
         utilization = registers["input_bytes"] * NS_PER_MS / tr_ns / ctrl.link_rate
-        return PortService(max(int(round(next_tr * NS_PER_MS)), 1), ctrl.rate / ctrl.link_rate, utilization, registers)
+        return PortService(control_interval_ns(next_tr * NS_PER_MS), ctrl.rate / ctrl.link_rate, utilization, registers)
 
     def initial_interval_ns(self, ctrl) -> int:
-        return int(round(ctrl.interval * NS_PER_MS))
+        return control_interval_ns(ctrl.interval * NS_PER_MS)
 
     def avg_rtt_s(self, ctrl) -> float:
         return ctrl.avg_rtt / 1000.0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from ...runtime.validation import control_interval_ns
 from ..routers.rcp.control import RcpController
 from ..routers.rcpac.control import RCPAC_GAMMA, RcpAcController
 from ..wire.xcp_header import XCP_HEADER_LEN
@@ -24,6 +25,7 @@ class RcpAcProtocol(PacketProtocol):
     header_bytes = XCP_HEADER_LEN
     datapath = "rcpac"
     control_options = ("rtt_estimator",)  # App. F's RTT average or ns-2's (routers.rcp.control)
+    rtt_resolution_s = 1e-6  # the port's rtt_sum register: us
 
     def make_controller(
         self,
@@ -48,7 +50,7 @@ class RcpAcProtocol(PacketProtocol):
         return PortService(next_ns, ctrl.rcp.rate / ctrl.rcp.link_rate, ctrl.utilization, registers)
 
     def initial_interval_ns(self, ctrl: Any) -> int:
-        return max(int(round(ctrl.interval * NS_PER_S)), 1)
+        return control_interval_ns(ctrl.interval * NS_PER_S)
 
     def avg_rtt_s(self, ctrl: Any) -> float:
         return cast(float, ctrl.rcp.avg_rtt / 1000.0)  # ms -> s

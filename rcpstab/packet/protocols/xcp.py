@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ...runtime.validation import control_interval_ns
 from ..routers.xcp.control import XcpController
 from ..wire.xcp_header import XCP_HEADER_LEN
 from .base import NS_PER_S, PacketProtocol, PortService, window_service
@@ -35,7 +36,7 @@ class XcpProtocol(PacketProtocol):
         return PortService(next_ns, math.nan, ctrl.utilization, registers)
 
     def initial_interval_ns(self, ctrl) -> int:
-        return max(int(round(ctrl.interval * NS_PER_S)), 1)
+        return control_interval_ns(ctrl.interval * NS_PER_S)
 
     def monitored_rate(self, rate_over_c, utilization, n_flows) -> float:
         return utilization / max(n_flows, 1)

@@ -208,6 +208,14 @@ def run_scenario(
     scenario = get_scenario(scenario)
     t_end = scenario.t_end_s if t_end is None else t_end
     check_inputs(alpha, beta, backend, t_end, protocol)
+    resolution = get_protocol(protocol).rtt_resolution_s
+    if rtt_estimator == "ns2" and scenario.rtt_s < resolution:
+        # below the samples' resolution (RCP's header: whole ms) every sample is 0 and ns-2's fixed-gain average
+        # decays to 0 (avg_rtt underflowed and the run ended in NaN rates; App. F's ignores a smaller sample)
+        raise InputError(
+            f"rtt_estimator='ns2' with rtt_s={scenario.rtt_s:g}: below {resolution:g} s the {protocol} data path's "
+            "RTT samples are 0 and ns-2's average decays to 0; use 'appf'"
+        )
     wall_start = time.perf_counter()
     sim, topology = make_simulator(scenario, seed, t_end, backend, protocol)
     controllers, protocols = {}, {}

@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ...errors import InputError
+from ...runtime.validation import DOMAINS
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,8 @@ class Scenario:
         """Raise :class:`InputError` naming the first invalid value."""
         checks = (
             (self.capacity_bps > 0, f"capacity_bps={self.capacity_bps} must be > 0"),
-            (self.rtt_s >= 0, f"rtt_s={self.rtt_s} is a negative delay"),
+            # the router's first control interval (avg_rtt's prior): MIN_CONTROL_INTERVAL_NS at least, or a hang
+            (DOMAINS["path_rtt"].contains(self.rtt_s), f"rtt_s={self.rtt_s}: must be {DOMAINS['path_rtt'].describe()}"),
             (0 <= self.forward_delay_share <= 1, f"forward_delay_share={self.forward_delay_share} not in [0, 1]"),
             (0 < self.eta <= 1, f"eta={self.eta} must be in (0, 1]"),
             (self.t_end_s > 0, f"t_end_s={self.t_end_s} must be > 0"),

@@ -30,7 +30,8 @@ Every link gets a plain (uncontrolled) mirror that carries the ACKs of the flows
 with the same capacity, delay and buffer unless ``ack_capacity_bps``/``ack_delay_s`` say otherwise, so
 a flow's round-trip propagation delay is the sum of its path's delays and their mirrors' (twice the
 path's by default), as in the fluid network model (:mod:`rcpstab.network`). JSON files use the same
-keys. Any mistake is an :class:`~rcpstab.errors.InputError` naming the key and value.
+keys. Any mistake is an :class:`~rcpstab.errors.InputError` naming the key and value; so is a link
+no flow crosses (:func:`check_every_link_crossed`).
 
 A file with one link that every flow crosses, and no start jitter, is a single-bottleneck scenario
 (:meth:`TopologySpec.single_link`): it runs as the named presets do, which are files of this format
@@ -43,6 +44,7 @@ from __future__ import annotations
 import json
 import math
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,7 +58,15 @@ from .topology import NS_PER_S, Link, Topology, request_field
 if TYPE_CHECKING:
     from .scenarios import Scenario
 
-__all__ = ["UNBOUNDED_BUFFER_BYTES", "FlowSpec", "LinkSpec", "TopologySpec", "load_topology", "parse_topology"]
+__all__ = [
+    "UNBOUNDED_BUFFER_BYTES",
+    "FlowSpec",
+    "LinkSpec",
+    "TopologySpec",
+    "check_every_link_crossed",
+    "load_topology",
+    "parse_topology",
+]
 
 UNBOUNDED_BUFFER_BYTES = 1 << 62
 """The drop-tail limit ``"unbounded"`` stands for: a queue this long is out of reach (memory grows
@@ -308,6 +318,7 @@ def parse_topology(document: dict[str, Any], default_name: str = "topology") -> 
     if len(set(names)) != len(names):
         raise InputError(f"links: duplicate link name in {names}")
     flows = tuple(_flow(i, entry, names) for i, entry in enumerate(_tables(document, "flows")))
+    check_every_link_crossed(names, [f.path for f in flows])
     spec = TopologySpec(
         name=str(document.get("name", default_name)),
         links=links,
@@ -326,12 +337,51 @@ def parse_topology(document: dict[str, Any], default_name: str = "topology") -> 
     ):
         if not ok:
             raise InputError(message)
+    for flow in flows:  # its routers' first control interval: a 2e-9 s round trip ran one expiry per 2 ns
+        check_value("path_rtt", spec.rtt_s(flow), field=f"flows[{flow.name}] round trip (its links' delays)")
     for link in links:
         if link.effective_buffer_bytes < spec.packet_bytes:
             raise InputError(
                 f"links[{link.name}].buffer_bytes={link.effective_buffer_bytes}: holds no packet of {spec.packet_bytes} bytes"
             )
     return spec
+
+
+def check_every_link_crossed(link_names: Sequence[str], paths: Sequence[Sequence[str]]) -> None:
+    """Refuse a link that no path crosses, naming it.
+
+    Such a link's router has no round trip to start from (App. F's ``avg_rtt`` prior is its flows'
+    average RTT, eq. 5.16 averages their packets), and its rate reaches no sender, so it changes no
+    flow: both lenses (the packet run and the fluid network model, :mod:`rcpstab.network`) refuse it
+    the same way rather than invent a prior (the file can simply leave the link out).
+
+    Parameters
+    ----------
+    link_names : sequence of str
+        Every link, in file order.
+    paths : sequence of sequence of str
+        Each flow group's path (link names).
+
+    Raises
+    ------
+    InputError
+        ``link 'L2' is crossed by no flow ...`` for the first such link.
+
+    Examples
+    --------
+    >>> check_every_link_crossed(["L1", "L2"], [("L1", "L2"), ("L1",)])
+    >>> try:
+    ...     check_every_link_crossed(["L1", "L2"], [("L1",)])
+    ... except InputError as exc:
+    ...     print(exc)
+    link 'L2' is crossed by no flow: its router has no round trip to start from (leave the link out)
+    """
+    crossed = {name for path in paths for name in path}
+    for name in link_names:
+        if name not in crossed:
+            raise InputError(
+                f"link {name!r} is crossed by no flow: its router has no round trip to start from (leave the link out)"
+            )
 
 
 def _tables(document: dict[str, Any], key: str) -> list[dict[str, Any]]:
