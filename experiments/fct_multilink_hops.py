@@ -14,7 +14,8 @@ eq. 4.1's PS at the link's load (the published ratio) for RCP, max-min (``maxmin
 proportional fairness (``pf``) (each 1.5 RTPD + its sojourn); RCP's extra over max-min, ms; the
 queueing delay the flow's SYN (at its arrival) and data (one RTPD later) meet on its path, summed
 over the routers' queues (``queues``), ms; their difference, the part of the extra not in the
-queues (``rate_lag``: the flows' rates lagging the max-min share), ms; flow by flow, the slope and
+queues (``rate_lag``: the flows' rates lagging the max-min share), ms, and its ratio to the
+queues (geometric mean over seeds, interval by Student t on the logs); flow by flow, the slope and
 correlation of RCP's extra against that queueing delay. Each is the mean over seeds with its 95%
 Student-t half-width (rcpstab.intervals; t(0.975, 2) = 4.30 for 3 seeds). Also the growth from
 the shortest to the longest chain (per seed, paired by seed number).
@@ -35,7 +36,7 @@ import numpy as np
 from rcpstab.fct.fair_share import chain_fair_sojourn
 from rcpstab.fct.multilink import chain_fct, path_queue_delay
 from rcpstab.fct.ps import processor_sharing_fct
-from rcpstab.intervals import t_half_width
+from rcpstab.intervals import mean_interval, t_half_width
 from rcpstab.packet.hosts.flow_traffic import parse_sizes
 
 C, RTT0, LOAD = 50e6, 0.1, 0.9
@@ -84,6 +85,13 @@ def ci(values: list[float]) -> str:
     return f"{np.mean(values):.3g} +- {float(t_half_width(values)):.2g}"
 
 
+def geo(values: list[float]) -> tuple[float, float, float]:
+    """Geometric mean of positive per-seed ratios and its 95% interval (Student t on the logs): the
+    seeds' spread is multiplicative (a seed that is low is low for every quantity)."""
+    m, lo, hi = mean_interval(np.log(values))
+    return float(np.exp(m)), float(np.exp(lo)), float(np.exp(hi))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--links", default="1,2,4,8")
@@ -101,6 +109,7 @@ def main() -> None:
         head = ["n_links", "group", "flows_per_group", "seeds"]
         for c in (*COLUMNS, "mean_router_queue_pkts"):
             head += [c + "_mean", c + "_ci95"]
+        head += ["lag_over_queues_geomean", "lag_over_queues_lo95", "lag_over_queues_hi95"]
         w.writerow(head)
         for n in links:
             q = [r["link_queue_pkts"] for r in runs[n]]
@@ -115,10 +124,12 @@ def main() -> None:
                 print(
                     f"      per seed: RCP {np.round(v['rcp'], 3).tolist()} extra {np.round(v['extra_ms'], 1).tolist()} queues {np.round(v['queues_ms'], 1).tolist()}"
                 )
+                lag = geo([lg / q for lg, q in zip(v["rate_lag_ms"], v["queues_ms"])])
+                print(f"      rate lag / path queues: geometric mean {lag[0]:.2f}, 95% [{lag[1]:.2f}, {lag[2]:.2f}]")
                 row = [n, name, args.flows, len(seeds)]
                 for k in (*KEYS[:6],):
                     row += [f"{np.mean(v[k]):.4g}", f"{float(t_half_width(v[k])):.3g}"]
-                w.writerow(row + [f"{np.mean(q):.4g}", f"{float(t_half_width(q)):.3g}"])
+                w.writerow(row + [f"{np.mean(q):.4g}", f"{float(t_half_width(q)):.3g}"] + [f"{x:.3g}" for x in lag])
             print(f"n={n} mean router queue {ci(q)} packets {np.round(q, 1).tolist()}", flush=True)
     # the growth with hops, paired by seed number (group 0 draws its sizes from the same generator)
     lo, hi = links[0], links[-1]

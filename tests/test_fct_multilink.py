@@ -97,7 +97,7 @@ def test_rcp_hop_cost_in_the_start_up_is_the_queues_on_the_path():
 def test_settled_rcp_hop_cost_is_mostly_rate_lag_and_the_queues_grow_with_the_path():
     # Issue 24, the settled case: the same chain run ten times longer, so the routers have come
     # down from R = C (the 50 Mb/s, 2000-flow runs of experiments/results/fct_multilink_hops_2000.txt
-    # hold 11-21 packets a router). Then RCP's extra over max-min is mostly not queueing: it is
+    # hold 12-19 packets a router on average). Then RCP's extra over max-min is mostly not queueing: it is
     # the flows' rates lagging the max-min share (the single-link regime at load 0.9), and it
     # is there for the one-link cross flows as much as for group 0. The path's queueing still
     # scales with the hops: group 0 crosses n routers, a cross flow one.
