@@ -21,7 +21,9 @@ Student-t half-width (rcpstab.intervals; t(0.975, 2) = 4.30 for 3 seeds). Also t
 the shortest to the longest chain (per seed, paired by seed number).
 
 Writes --out (CSV: one row per chain length and group, ``<quantity>_mean`` and ``<quantity>_ci95``)
-and prints the per-seed values.
+and prints the per-seed values. Stored: fct_multilink_hops_2000.{txt,csv} (seeds 1-3) and
+fct_multilink_hops_2000_seeds1-8.{txt,csv} (--seeds 1,2,3,4,5,6,7,8 --out ..., notebook 07's source;
+about 30 s of CPU a seed).
 
 Usage: python experiments/fct_multilink_hops.py [--links 1,2,4,8] [--seeds 1,2,3] [--flows 2000] [--out CSV]
 """
