@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 import sympy as sp
+from conftest import run_cli
 
 import rcpstab
 from rcpstab import api
@@ -87,21 +88,12 @@ def test_implausible_magnitudes_warn_naming_the_unit(name, value, unit):
         plausible(name, {"d0": 0.1, "T": 0.01, "C": 100e6}[name])  # plausible: silent
 
 
-def test_portrait_d0_in_ms_warns_in_one_line():
-    import os
-    import subprocess
-    import sys
-
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    run = subprocess.run(
-        [sys.executable, "-m", "rcpstab", "portrait", "--alpha", "0.4", "--beta", "0.2", "--d0", "100", "--rtts", "20", "-q"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert run.returncode == 0
-    assert run.stderr.strip().splitlines() == ["rcpstab: warning: --d0 100: implausible in s (probably meant 100 ms = 0.1 s)"]
+def test_portrait_d0_in_ms_warns_in_one_line(capsys):
+    # in this process with a new process's warning filters (conftest.run_cli): everything else the run warns
+    # would be a second stderr line
+    code, _, err = run_cli(capsys, "portrait", "--alpha", "0.4", "--beta", "0.2", "--d0", "100", "--rtts", "20", "-q")
+    assert code == 0
+    assert err.strip().splitlines() == ["rcpstab: warning: --d0 100: implausible in s (probably meant 100 ms = 0.1 s)"]
 
 
 def test_toml_rtt_in_seconds_warns():

@@ -15,17 +15,58 @@ from rcpstab.models.lazy import MODEL_SOURCES, BundledModel
 
 TESTS = Path(__file__).resolve().parent
 
-# runs a command in this process and reports which heavy modules it loaded
+# runs a command in this process; reports which heavy modules it loaded and the code SymPy generated for it
+# (lambdify calls, C printing), counted by wrapping those two once the command itself imports them: the probe
+# imports no SymPy, so "sympy" among the loaded modules means the command loaded it
 PROBE = """
-import json, runpy, sys
+import importlib.abc, importlib.machinery, json, runpy, sys
+calls = {"lambdify": 0, "c_printer": 0}
+
+
+def count(module):
+    if module.__name__ == "sympy":
+        lambdify = module.lambdify
+
+        def counted(*args, **kwargs):
+            calls["lambdify"] += 1
+            return lambdify(*args, **kwargs)
+
+        module.lambdify = counted
+    else:
+        doprint = module.C99CodePrinter.doprint
+
+        def counted_doprint(self, *args, **kwargs):
+            calls["c_printer"] += 1
+            return doprint(self, *args, **kwargs)
+
+        module.C99CodePrinter.doprint = counted_doprint
+
+
+class Counting(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name not in ("sympy", "sympy.printing.c"):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        run = spec.loader.exec_module
+
+        def exec_then_count(module):
+            run(module)
+            count(module)
+
+        spec.loader.exec_module = exec_then_count
+        return spec
+
+
+sys.meta_path.insert(0, Counting())
 sys.argv = ["rcpstab", *json.loads(sys.argv[1])]
 try:
     runpy.run_module("rcpstab", run_name="__main__")
 except SystemExit as exc:
     assert not exc.code, exc.code
 heavy = ("sympy", "scipy.optimize", "scipy.signal", "scipy.integrate")
-print(json.dumps(sorted(m for m in sys.modules if m in heavy)))
+print(json.dumps([sorted(m for m in sys.modules if m in heavy), calls]))
 """
+PORTRAIT = ["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--out", "p.png", "--csv", "p.csv"]
 
 
 def _probe(argv, cache, cwd):
@@ -39,7 +80,28 @@ def _probe(argv, cache, cwd):
         [sys.executable, "-c", PROBE, json.dumps(argv)], env=env, cwd=cwd, capture_output=True, text=True, check=True
     )
     lines = out.stdout.strip().splitlines()
-    return json.loads(lines[-1]), "\n".join(lines[:-1])
+    loaded, calls = json.loads(lines[-1])
+    return loaded, calls, "\n".join(lines[:-1])
+
+
+_RUNS: dict = {}
+
+
+def _derived_then_cached(tmp_path_factory, argv):
+    """The command run twice, on an empty cache and then on the cache it filled, each in its own folder.
+
+    Kept per command for this module: the portrait's pair (~10 s of CPU, most of it deriving and compiling)
+    serves the two tests that read it; the runs are finished processes, so no test can change them.
+    """
+    key = tuple(argv)
+    if key not in _RUNS:
+        root = tmp_path_factory.mktemp("lazy")
+        runs = []
+        for folder in ("first", "second"):
+            (root / folder).mkdir()
+            runs.append(_probe(argv, root / "cache", root / folder))
+        _RUNS[key] = root, runs
+    return _RUNS[key]
 
 
 @pytest.mark.parametrize(
@@ -50,23 +112,18 @@ def _probe(argv, cache, cwd):
             ["map", "--method", "exact", "--alpha", "0.02:1:0.02", "--beta", "0.02:1:0.02", "--out", "x.png", "--csv", "x.csv"],
             ["x.csv", "x.png"],
         ),
-        (["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--out", "p.png", "--csv", "p.csv"], ["p.csv", "p.png"]),
+        (PORTRAIT, ["p.csv", "p.png"]),
         # the fluid twin's flow schedule asks the model for its number of flows (ParameterTable.flows)
         (["cosim", "--alpha", "0.4", "--beta", "0.2", "--t-end", "4", "--csv", "c.csv"], ["c.csv"]),
     ],
 )
-def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(tmp_path, argv, outputs):
-    cache = tmp_path / "cache"
-    first, second = tmp_path / "first", tmp_path / "second"
-    first.mkdir()
-    second.mkdir()
-    loaded, printed = _probe(argv, cache, first)  # an empty cache: derived with SymPy
-    assert "sympy" in loaded
-    cached, printed_again = _probe(argv, cache, second)  # the same command, derivations read from disk
-    assert cached == []
+def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(tmp_path_factory, argv, outputs):
+    root, ((loaded, _, printed), (cached, _, printed_again)) = _derived_then_cached(tmp_path_factory, argv)
+    assert "sympy" in loaded  # an empty cache: derived with SymPy
+    assert cached == []  # the same command, derivations read from disk
     assert printed_again == printed
     for name in outputs:
-        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+        assert (root / "first" / name).read_bytes() == (root / "second" / name).read_bytes(), name
 
 
 def test_fct_on_a_bundled_protocol_derives_no_model_and_imports_no_sympy(tmp_path):
@@ -74,7 +131,7 @@ def test_fct_on_a_bundled_protocol_derives_no_model_and_imports_no_sympy(tmp_pat
     # PACKET_PROTOCOL (models.plugins) must not build a ModelSpec, so an empty cache stays empty
     cache = tmp_path / "cache"
     argv = ["fct", "--alpha", "0.4", "--beta", "0.2", "--C", "1e7", "--d0", "0.1", "--load", "0.8", "--flows", "40"]
-    loaded, printed = _probe([*argv, "--protocol", "rcp", "--json"], cache, tmp_path)
+    loaded, _, printed = _probe([*argv, "--protocol", "rcp", "--json"], cache, tmp_path)
     assert loaded == []
     assert json.loads(printed)["protocols"]["rcp"]["unfinished"] == 0
     assert not cache.exists() or not any(cache.iterdir())
@@ -184,59 +241,14 @@ def test_the_cached_root_matrices_compute_what_lambdify_computes_to_the_bit():
                 assert np.array_equal(np.asarray(f(a, b), float), np.asarray(g(a, b), float)), name
 
 
-# runs a command in this process and counts SymPy's code generation (lambdify, C printing) it did
-COUNTING_PROBE = """
-import json, runpy, sys
-import sympy
-from sympy.printing.c import C99CodePrinter
-calls = {"lambdify": 0, "c_printer": 0}
-lambdify = sympy.lambdify
-def counted(*args, **kwargs):
-    calls["lambdify"] += 1
-    return lambdify(*args, **kwargs)
-sympy.lambdify = counted
-doprint = C99CodePrinter.doprint
-def counted_doprint(self, *args, **kwargs):
-    calls["c_printer"] += 1
-    return doprint(self, *args, **kwargs)
-C99CodePrinter.doprint = counted_doprint
-sys.argv = ["rcpstab", *json.loads(sys.argv[1])]
-try:
-    runpy.run_module("rcpstab", run_name="__main__")
-except SystemExit as exc:
-    assert not exc.code, exc.code
-print(json.dumps(calls))
-"""
-
-
-def test_a_cached_portrait_generates_no_code_and_writes_what_deriving_wrote(tmp_path):
+def test_a_cached_portrait_generates_no_code_and_writes_what_deriving_wrote(tmp_path_factory):
     # the phase-plane model's lambdify sources and the kernel's C source come from the derivation cache
-    argv = ["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--out", "p.png", "--csv", "p.csv"]
-    env = dict(
-        os.environ,
-        RCPSTAB_CACHE_DIR=str(tmp_path / "cache"),
-        MPLBACKEND="agg",
-        PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]),
-    )
-    runs = []
-    for folder in ("first", "second"):
-        (tmp_path / folder).mkdir()
-        out = subprocess.run(
-            [sys.executable, "-c", COUNTING_PROBE, json.dumps(argv)],
-            env=env,
-            cwd=tmp_path / folder,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        lines = out.stdout.strip().splitlines()
-        runs.append((json.loads(lines[-1]), lines[:-1]))
-    (derived, printed), (cached, printed_again) = runs
+    root, ((_, derived, printed), (_, cached, printed_again)) = _derived_then_cached(tmp_path_factory, PORTRAIT)
     assert derived["lambdify"] > 10 and derived["c_printer"] > 0  # an empty cache: SymPy generated the code
     assert cached == {"lambdify": 0, "c_printer": 0}
     assert printed_again == printed
     for name in ("p.csv", "p.png"):
-        assert (tmp_path / "first" / name).read_bytes() == (tmp_path / "second" / name).read_bytes(), name
+        assert (root / "first" / name).read_bytes() == (root / "second" / name).read_bytes(), name
 
 
 def test_the_cached_phaseplane_functions_compute_what_lambdify_computes_to_the_bit():
