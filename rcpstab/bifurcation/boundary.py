@@ -7,7 +7,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
 from ..errors import InputError
-from ..linear.roots import rightmost_root
+from ..linear.roots import rightmost_root, rightmost_roots_many
 from ..models.spec import ModelSpec
 from .lyapunov import _rightmost, _time_scale
 
@@ -45,7 +45,12 @@ def linear_boundary(model: ModelSpec, parameter: str, values: ArrayLike, **fixed
         gains = {**fixed, parameter: gain}
         return rightmost_real(model, gains["alpha"], gains["beta"])
 
-    reals = [real(v) for v in values]
+    try:  # the grid only gives signs: one batched eigenvalue call (brentq refines per point, as before)
+        gains = {**fixed, parameter: values}
+        alphas, betas = np.broadcast_arrays(np.asarray(gains["alpha"], float), np.asarray(gains["beta"], float))
+        reals = list(rightmost_roots_many(model, alphas, betas).real)
+    except InputError:  # a loop the regions lens cannot normalize: rightmost_real's own fallback, per point
+        reals = [real(v) for v in values]
     return [
         float(brentq(real, a, b, xtol=1e-12))
         for a, b, ra, rb in zip(values[:-1], values[1:], reals[:-1], reals[1:])

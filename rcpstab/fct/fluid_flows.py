@@ -232,7 +232,8 @@ def fluid_flow_run(
     q = q_pkt = 0.0  # fluid queue and the packet-scale queue above it, bits
     fct = np.full(len(a), np.nan)
     start = a + d  # data reach the router
-    nxt = 0  # next flow to start sending
+    start_list = start.tolist()  # walked by a pointer: one searchsorted call per step cost more than the step
+    nxt = j = 0  # next flow to start sending; first flow whose data reach the router after this step
     act_id = np.empty(0, dtype=np.int64)
     act_left = np.empty(0)
     if in_flight:
@@ -252,7 +253,8 @@ def fluid_flow_run(
             R = float(trace_set_R[max(int(np.searchsorted(trace_set_t, t, side="right")) - 1, 0)])
         R_hist[k] = R
         # Flows whose data reach the router during this step join at its start (dt << d).
-        j = np.searchsorted(start, t + dt, side="left")
+        while j < len(start_list) and start_list[j] < t + dt:  # = np.searchsorted(start, t + dt, side="left")
+            j += 1
         if j > nxt:
             if in_flight:  # the SYN met the queue of its arrival (the router is next to the sender)
                 back = np.clip(np.round(a[nxt:j] / dt).astype(np.int64), 0, max(k - 1, 0))

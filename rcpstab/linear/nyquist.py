@@ -327,7 +327,9 @@ def alpha_bounds(
 ) -> np.ndarray:
     """The alphas in (0, alpha_max] where the Nyquist verdict changes along the row ``beta``.
 
-    The row is scanned with step 1e-3 and every change of verdict bisected to ``tol``;
+    The row is scanned with step 1e-3 and every change of verdict narrowed to ``tol`` by
+    multisection (each round counts 63 inner points of every bracket in one batched call, so
+    1e-3 shrinks to 1e-12 in 5 rounds instead of 30 bisection steps of 2 points each);
     for RCP at beta = 0.3 the result is the stable interval's two ends.
     """
     order = check_pade(pade)
@@ -335,9 +337,19 @@ def alpha_bounds(
     stable = nyquist_count(model, alphas, beta, order).stable
     k = np.nonzero(stable[:-1] != stable[1:])[0]
     lo, hi, lo_stable = alphas[k], alphas[k + 1], stable[k]
+    fractions = np.arange(1, _SECTIONS) / _SECTIONS
+    rows = np.arange(lo.size)
     while np.any(hi - lo > tol):
-        mid = 0.5 * (lo + hi)
-        same = nyquist_count(model, mid, beta, order).stable == lo_stable
-        lo, hi = np.where(same, mid, lo), np.where(same, hi, mid)
+        inner = lo[:, None] + (hi - lo)[:, None] * fractions
+        same = (nyquist_count(model, inner.ravel(), beta, order).stable == np.repeat(lo_stable, fractions.size)).reshape(
+            inner.shape
+        )
+        # the first inner point whose verdict differs from lo's (none: the bracket's last section)
+        first = np.where(same.all(axis=1), fractions.size, same.argmin(axis=1))
+        edges = np.concatenate([lo[:, None], inner, hi[:, None]], axis=1)
+        lo, hi = edges[rows, first], edges[rows, first + 1]
     bounds: np.ndarray = 0.5 * (lo + hi)
     return bounds
+
+
+_SECTIONS = 64  # sections per bracket and round of alpha_bounds
