@@ -45,6 +45,10 @@ for m in (d, f):
     print("sanitized build:", m.__file__)
 PY
 export RCPSTAB_HAMMER_S=${RCPSTAB_HAMMER_S:-5}
+# The property tests at a quarter of their examples (tests/conftest.py examples()): enough to reach every
+# C path under the sanitizers (a bug planted in a fuzzed path is still caught); the uninstrumented suite
+# runs them at full count.
+export RCPSTAB_EXAMPLES_DIVISOR=${RCPSTAB_EXAMPLES_DIVISOR:-4}
 python -m pytest -q -p no:cacheprovider -m "not slow" tests/test_reference_datapath.py tests/test_reference_sim.py \
     tests/test_reference_xcp.py tests/test_reference_rcpac.py tests/test_reliability_cext.py \
     tests/test_reliability_flows.py tests/test_fct_rate_refresh.py tests/test_network_native_control.py \
