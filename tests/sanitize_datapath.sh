@@ -35,6 +35,9 @@ done
 export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
 # CPython keeps its allocations at exit; leak reports would be about the interpreter, not us.
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+# Python's own small-object allocator hands out arenas ASan cannot see: a C read past a 10-byte packet
+# (a bytes object's buffer) went unreported. With the system malloc every Python object is ASan's.
+export PYTHONMALLOC=malloc
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export PYTHONPATH="$work"
 python - <<PY
