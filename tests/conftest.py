@@ -57,6 +57,15 @@ def pytest_configure(config):
         config.option.dist = "loadfile"
 
 
+def examples(n):
+    """Hypothesis example count for a property test of the C extensions: ``n``, or fewer in the sanitizer run.
+
+    tests/sanitize_datapath.sh sets RCPSTAB_EXAMPLES_DIVISOR: under ASan + UBSan it needs every entry point
+    and code path reached, not each property at its full count, which the uninstrumented suite runs.
+    """
+    return max(10, n // int(os.environ.get("RCPSTAB_EXAMPLES_DIVISOR", "1")))
+
+
 def hammer_two_threads(sim, calls_for, seconds, tolerated=(RuntimeError,), seed=0):
     """Two threads call random entry points of one C simulator for ``seconds``; the exception types seen.
 

@@ -1,6 +1,7 @@
 """The C data path (App. F lines 18-23) against its Python twin, and under fuzzing."""
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,7 +43,7 @@ def apply(dp, op):
     return dp.set_registers(port, buffer_bytes=rest[0])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(operations)
 def test_c_and_python_twins_agree_byte_for_byte(ops):
     c, py = _datapath.Datapath(N_PORTS), PyDatapath(N_PORTS)
@@ -114,7 +115,7 @@ def test_bad_port_and_register_are_errors_not_crashes(Datapath):
         Datapath(0)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.binary(max_size=64), st.integers(0, 2**32 - 1), ports, st.integers(0, 2**32 - 1))
 def test_fuzzed_packets_never_crash_the_c_module(raw, size, port, rate):
     dp = _datapath.Datapath(N_PORTS)

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,7 +53,7 @@ small_scenarios = st.builds(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_scenarios, st.integers(0, 2**31 - 1))
 def test_c_and_python_simulators_give_identical_traces(scenario, seed):
     c = run_scenario(scenario, **GAINS, seed=seed, backend="c")

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -55,7 +56,7 @@ def same_reals(a: dict, b: dict) -> bool:
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(ops=operations)
 def test_c_and_python_xcp_datapaths_agree_byte_for_byte(protocol, ops):
     c, py = _datapath.XcpDatapath(N_PORTS, protocol), PyXcpDatapath(N_PORTS, protocol)
@@ -68,7 +69,7 @@ def test_c_and_python_xcp_datapaths_agree_byte_for_byte(protocol, ops):
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(raw=st.binary(max_size=64), size=st.integers(0, 2**32 - 1), values=st.lists(reals, min_size=8, max_size=8))
 def test_fuzzed_packets_and_registers_never_crash_the_c_module(protocol, raw, size, values):
     dp = _datapath.XcpDatapath(1, protocol)
@@ -139,7 +140,7 @@ small = st.builds(
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario=small)
 def test_c_and_python_simulators_agree_with_xcp_senders(protocol, scenario):
     c = run_scenario(scenario, 0.4, 0.226, backend="c", protocol=protocol)

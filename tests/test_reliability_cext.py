@@ -6,6 +6,7 @@ import threading
 import time
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,7 +36,7 @@ def test_size_above_32_bits_is_refused_by_both_not_wrapped():
         assert dp.registers(0)["input_bytes"] == 0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     size=any_size,
     op=st.sampled_from(["arrive", "depart"]),
@@ -53,7 +54,7 @@ def test_twins_agree_on_every_size_the_api_accepts(size, op, proto, packet):
     assert c.registers(0) == py.registers(0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     name=st.sampled_from(["rate", "buffer_bytes", "queue_bytes", "bogus"]),
     value=st.integers() | st.sampled_from([-1, 2**32, 2**64, 2**64 - 1]) | st.floats(allow_nan=False),
@@ -334,7 +335,7 @@ def _with(field, value):
     return args
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(field=st.sampled_from([*SCALARS, *LINK_FIELDS, *FLOW_FIELDS, "link"]), data=st.data())
 def test_simulator_twins_refuse_the_same_integers_at_and_beyond_every_bound(field, data):
     low, high = {**SCALARS, **LINK_FIELDS, **FLOW_FIELDS, "link": (0, 1)}[field]
@@ -359,7 +360,7 @@ def test_simulator_twins_refuse_the_same_path_lengths(length):
         assert c[2] == f"path 0 path_links={length} is outside {low}..{high}"
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(t=_around(*SIMULATOR_INTEGERS["t_ns"]) | NOT_INTEGERS)
 def test_simulator_twins_refuse_the_same_run_until_times(t):
     sims = [cls(**dict(BASE, flows=[])) for cls in (_datapath.Simulator, PySimulator)]  # nothing to run: instant
@@ -370,7 +371,7 @@ def test_simulator_twins_refuse_the_same_run_until_times(t):
     assert (c == ("ok",)) == (type(value := t) in (int, bool) and low <= value <= high)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(which=st.sampled_from(["n_ports", "size", "rate"]), proto=st.sampled_from(["rcp", "xcp"]), data=st.data())
 def test_port_twins_refuse_the_same_integers_at_and_beyond_every_bound(which, proto, data):
     low, high = SIMULATOR_INTEGERS[which]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,7 +83,7 @@ INIT_FIELDS = ["data_size", "ctrl_size", "window_denominator", "rwnd_pkts", "req
 LINK_FIELDS = ["capacity_bps", "delay_ns", "buffer_bytes"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(field=st.sampled_from(INIT_FIELDS + [f"{d}.{f}" for d in ("forward", "reverse") for f in LINK_FIELDS]), data=st.data())
 def test_twins_refuse_the_same_constructor_arguments(field, data):
     name = field.split(".")[-1]
@@ -102,7 +103,7 @@ def test_twins_refuse_the_same_constructor_arguments(field, data):
     assert (c[0] == "ok") == in_range
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(name=st.sampled_from(["rate", "input_bytes", "rtt_sum", "rtt_count"]), data=st.data())
 def test_twins_refuse_the_same_register_values(name, data):
     value = data.draw(_around(name) | HOSTILE)
@@ -119,7 +120,7 @@ def _int64_around(name):
     return st.sampled_from([low - 1, low, high, high + 1, -(2**63), 2**63 - 1]) | st.integers(low, high)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(start=_int64_around("start_ns"), size=_int64_around("size_pkts"), t=_around("t_ns") | HOSTILE, earlier=st.booleans())
 def test_twins_refuse_the_same_arrivals_and_times(start, size, t, earlier):
     c, py = FlowSimulator(**ARGS), PyFlowSimulator(**ARGS)
