@@ -10,6 +10,19 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from scipy.spatial import cKDTree  # noqa: E402
 
+import rcpstab  # noqa: E402
+
+# The folder holding the rcpstab these tests import: the checkout in development, site-packages after
+# `pip install .` (the README's test command on a clean clone, whose root is an unbuilt tree without the
+# C extensions). A subprocess given it first on PYTHONPATH imports the same, built package.
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(rcpstab.__file__)))
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """This process's environment with :data:`PACKAGE_PARENT` first on PYTHONPATH, plus ``extra``."""
+    path = os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")])
+    return {**os.environ, "PYTHONPATH": path, **extra}
+
 
 def rcp_boundary_curve(samples=400_001):
     """alpha = w sin w, beta = w^2 cos w for w in [0, pi/2]: roots at +-j w (eq. D.1 at s = j w/d0)."""

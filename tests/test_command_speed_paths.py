@@ -1,7 +1,6 @@
 """The shortcuts that make commands cost their work give the results the long ways give."""
 
 import csv
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +8,7 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pytest
+from conftest import subprocess_env
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from rcpstab.api.trajectories import portrait
@@ -98,7 +98,7 @@ assert "linewidth" in inspect.signature(Line2D.set).parameters     # set() still
 assert "Properties:" in artist.kwdoc(Line2D)                        # and the docs work for whoever asks
 print("ok")
 """
-    env = dict(os.environ, MPLBACKEND="agg", PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
+    env = subprocess_env(MPLBACKEND="agg")
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=TESTS, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"
 

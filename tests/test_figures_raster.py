@@ -6,13 +6,13 @@ limits matplotlib would show (the grid's cells for a map, the data range with 5%
 """
 
 import csv
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import subprocess_env
 from matplotlib.ticker import MaxNLocator
 from PIL import Image
 
@@ -226,7 +226,7 @@ assert main(["map", "--alpha", "0.1:1:0.1", "--beta", "0.1:1:0.1", "--out", {str
 assert main(["portrait", "--alpha", "0.4", "--beta", "0.2", "--rtts", "5", "--out", {str(tmp_path / "p.png")!r}, "-q"]) == 0
 print(sorted(m for m in ("matplotlib.figure", "matplotlib.pyplot", "matplotlib.backends.backend_agg") if m in sys.modules))
 """
-    env = dict(os.environ, MPLBACKEND="agg", PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
+    env = subprocess_env(MPLBACKEND="agg")
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=TESTS, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     assert Image.open(tmp_path / "m.png").size == Image.open(tmp_path / "p.png").size == (960, 720)

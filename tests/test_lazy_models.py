@@ -1,7 +1,6 @@
 """A bundled model's cached derivations are used without SymPy, and give the numbers deriving gives."""
 
 import json
-import os
 import pickle
 import subprocess
 import sys
@@ -9,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import subprocess_env
 
 from rcpstab.models import MODELS, get_model
 from rcpstab.models.lazy import MODEL_SOURCES, BundledModel
@@ -70,12 +70,7 @@ PORTRAIT = ["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--ou
 
 
 def _probe(argv, cache, cwd):
-    env = dict(
-        os.environ,
-        RCPSTAB_CACHE_DIR=str(cache),
-        MPLBACKEND="agg",
-        PYTHONPATH=os.pathsep.join([str(TESTS.parent), os.environ.get("PYTHONPATH", "")]),
-    )
+    env = subprocess_env(RCPSTAB_CACHE_DIR=str(cache), MPLBACKEND="agg")
     out = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(argv)], env=env, cwd=cwd, capture_output=True, text=True, check=True
     )

@@ -14,6 +14,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from conftest import subprocess_env
 
 from rcpstab.cli import main
 from rcpstab.errors import InputError
@@ -118,7 +119,7 @@ def test_a_real_full_disk_on_a_tiny_tmpfs(tmp_path):
             capture_output=True,
             text=True,
             cwd=mount,
-            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+            env=subprocess_env(),
         )
         assert proc.returncode == 2, proc.stderr
         assert proc.stderr.count("\n") == 1 and str(target) in proc.stderr and "No space" in proc.stderr
