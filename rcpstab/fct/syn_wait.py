@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InputError
-from .ucurve import fcfs_trace, fixed_rate_fcfs
+from .ucurve import fcfs_trace, fixed_rate_fcfs, paced_packets
 from .ucurve_gap import time_average_work_bits
 
 __all__ = ["SynFcfs", "fcfs_with_syn", "syn_accounting"]
@@ -127,10 +127,9 @@ def fcfs_with_syn(
             new = flow[is_syn]
             if len(new):
                 release = (syn_depart[new] if feedback else a[new] + s_c) + rtt_s + s_c
-                cnt = n[new]
-                fl = np.repeat(new, cnt)
-                kk = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-                pend_t = np.concatenate([pend_t, np.repeat(release, cnt) + kk * pace])
+                i, kk, times = paced_packets(release, n[new], pace)
+                fl = new[i]
+                pend_t = np.concatenate([pend_t, times])
                 pend_f = np.concatenate([pend_f, fl])
                 pend_last = np.concatenate([pend_last, kk == n[fl] - 1])
         lo = hi

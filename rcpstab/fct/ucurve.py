@@ -37,6 +37,7 @@ __all__ = [
     "blocking_from_moments",
     "FcfsTrace",
     "fcfs_trace",
+    "paced_packets",
     "fixed_rate_fcfs",
     "durations_at_rates",
 ]
@@ -242,6 +243,37 @@ class FcfsTrace:
     service_s: float
 
 
+def paced_packets(
+    start_s: np.ndarray, size_pkts: np.ndarray, pace_s: float | np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every packet of flows sent at a held rate: its flow, its index in the flow and its send time.
+
+    Parameters
+    ----------
+    start_s : ndarray
+        Each flow's first packet, s.
+    size_pkts : ndarray of int
+        Each flow's packets (>= 1).
+    pace_s : float or ndarray
+        The gap between a flow's packets, s (P/R), one for all flows or one per flow.
+
+    Returns
+    -------
+    flow, k, t : ndarray
+        Per packet, in flow order: the flow's index, the packet's index k in its flow, and its
+        time ``start_s[flow] + k * pace``.
+
+    Examples
+    --------
+    >>> [a.tolist() for a in paced_packets(np.array([0.0, 5.0]), np.array([2, 1]), 0.5)]
+    [[0, 0, 1], [0, 1, 0], [0.0, 0.5, 5.0]]
+    """
+    flow = np.repeat(np.arange(len(size_pkts)), size_pkts)
+    k = np.arange(len(flow)) - np.repeat(np.cumsum(size_pkts) - size_pkts, size_pkts)
+    pace = np.broadcast_to(np.asarray(pace_s, float), np.shape(start_s))
+    return flow, k, start_s[flow] + k * pace[flow]
+
+
 def fcfs_trace(
     arrival_s: ArrayLike, size_pkts: ArrayLike, rate_bps: float | np.ndarray, capacity_bps: float, packet_bits: float = 8000.0
 ) -> FcfsTrace:
@@ -265,9 +297,7 @@ def fcfs_trace(
     rate = np.array(np.broadcast_to(np.asarray(rate_bps, float), start.shape))
     if np.any(n < 1) or np.any(rate <= 0) or capacity_bps <= 0:
         raise InputError("sizes must be >= 1 packet, rates and C > 0")
-    flow = np.repeat(np.arange(len(n)), n)
-    k = np.arange(len(flow)) - np.repeat(np.cumsum(n) - n, n)
-    t = start[flow] + k * (packet_bits / rate[flow])
+    _, _, t = paced_packets(start, n, packet_bits / rate)
     order = np.argsort(t, kind="stable")
     t_sorted = t[order]
     s = packet_bits / capacity_bps

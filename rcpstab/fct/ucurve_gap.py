@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InputError
-from .ucurve import BoundedPareto, FcfsTrace, blocking_from_moments, fcfs_trace
+from .ucurve import BoundedPareto, FcfsTrace, blocking_from_moments, fcfs_trace, paced_packets
 
 __all__ = [
     "MgkStats",
@@ -290,9 +290,7 @@ def tagged_last_waits(
     """
     u = np.asarray(start_s, float)
     n = np.asarray(size_pkts, np.int64)
-    flow = np.repeat(np.arange(len(n)), n)
-    k = np.arange(len(flow)) - np.repeat(np.cumsum(n) - n, n)
-    t = u[flow] + k * (packet_bits / rate_bps)
+    _, k, t = paced_packets(u, n, packet_bits / rate_bps)
     idle = _idle_before(trace, t)
     step = packet_bits - capacity_bps * np.diff(idle, prepend=0.0)  # own packet k-1 in, idle since it drains
     step[k == 0] = 0.0
