@@ -2,6 +2,7 @@
 
 import json
 import pickle
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -82,15 +83,33 @@ def _probe(argv, cache, cwd):
 _RUNS: dict = {}
 
 
-def _derived_then_cached(tmp_path_factory, argv):
-    """The command run twice, on an empty cache and then on the cache it filled, each in its own folder.
+@pytest.fixture(scope="module")
+def rcp_kernel():
+    """The RCP phase-plane kernel's library file, as this process loads it (built once, else from its cache).
 
-    Kept per command for this module: the portrait's pair (~10 s of CPU, most of it deriving and compiling)
-    serves the two tests that read it; the runs are finished processes, so no test can change them.
+    The cold runs start from a cache holding this compiled library and no derivation: what they test is
+    deriving with SymPy, and the portrait's and the fluid twin's cold runs would each spend ~4.5 s of gcc
+    compiling this same kernel again (a library is keyed by its C source: the derived source must match it
+    to the byte, or the run compiles its own). A CompiledModel of its own, not compile_model's: this
+    process's cache of compiled models stays as it was.
+    """
+    from rcpstab.phaseplane.compiled import CompiledModel
+
+    return Path(CompiledModel(get_model("rcp")).kernel._name)
+
+
+def _derived_then_cached(tmp_path_factory, argv, kernel):
+    """The command run twice, on a cache of no derivation and then on the cache it filled, each in its own
+    folder; the cache starts with ``kernel`` (a compiled library, see :func:`rcp_kernel`).
+
+    Kept per command for this module: the portrait's pair serves the two tests that read it; the runs are
+    finished processes, so no test can change them.
     """
     key = tuple(argv)
     if key not in _RUNS:
         root = tmp_path_factory.mktemp("lazy")
+        (root / "cache").mkdir()
+        shutil.copy(kernel, root / "cache")
         runs = []
         for folder in ("first", "second"):
             (root / folder).mkdir()
@@ -112,13 +131,15 @@ def _derived_then_cached(tmp_path_factory, argv):
         (["cosim", "--alpha", "0.4", "--beta", "0.2", "--t-end", "4", "--csv", "c.csv"], ["c.csv"]),
     ],
 )
-def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(tmp_path_factory, argv, outputs):
-    root, ((loaded, _, printed), (cached, _, printed_again)) = _derived_then_cached(tmp_path_factory, argv)
+def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(tmp_path_factory, rcp_kernel, argv, outputs):
+    root, ((loaded, _, printed), (cached, _, printed_again)) = _derived_then_cached(tmp_path_factory, argv, rcp_kernel)
     assert "sympy" in loaded  # an empty cache: derived with SymPy
     assert cached == []  # the same command, derivations read from disk
     assert printed_again == printed
     for name in outputs:
         assert (root / "first" / name).read_bytes() == (root / "second" / name).read_bytes(), name
+    # deriving afresh gave the kernel source this process has (no library of another source was built)
+    assert [p.name for p in (root / "cache").glob("*.so")] == [rcp_kernel.name]
 
 
 def test_fct_on_a_bundled_protocol_derives_no_model_and_imports_no_sympy(tmp_path):
@@ -236,9 +257,9 @@ def test_the_cached_root_matrices_compute_what_lambdify_computes_to_the_bit():
                 assert np.array_equal(np.asarray(f(a, b), float), np.asarray(g(a, b), float)), name
 
 
-def test_a_cached_portrait_generates_no_code_and_writes_what_deriving_wrote(tmp_path_factory):
+def test_a_cached_portrait_generates_no_code_and_writes_what_deriving_wrote(tmp_path_factory, rcp_kernel):
     # the phase-plane model's lambdify sources and the kernel's C source come from the derivation cache
-    root, ((_, derived, printed), (_, cached, printed_again)) = _derived_then_cached(tmp_path_factory, PORTRAIT)
+    root, ((_, derived, printed), (_, cached, printed_again)) = _derived_then_cached(tmp_path_factory, PORTRAIT, rcp_kernel)
     assert derived["lambdify"] > 10 and derived["c_printer"] > 0  # an empty cache: SymPy generated the code
     assert cached == {"lambdify": 0, "c_printer": 0}
     assert printed_again == printed
