@@ -66,6 +66,11 @@ def test_read_only_cache_folder_falls_back_to_a_private_temporary_cache(monkeypa
 
 
 def test_missing_compiler_is_one_line_exit_2(tmp_path):
+    from rcpstab.runtime.derivation_cache import cache_dir
+
+    # no compiled kernel to fall back on; the derivations are this process's (SymPy, ~0.8 s, is not the point)
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    (tmp_path / "symbolic").symlink_to(cache_dir(), target_is_directory=True)
     result = run_cli(PORTRAIT, {"RCPSTAB_CACHE_DIR": str(tmp_path), "CC": "/nonexistent/gcc"})
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "/nonexistent/gcc" in result.stderr
