@@ -156,12 +156,12 @@ def runs(tmp_path_factory, rcp_kernel):
     ``folder``; FCT once, on an empty cache. Finished processes, so no test can change them.
     """
     jobs, folders = [], {}
-    for argv, runs in [*((argv, ("first", "second")) for argv, _ in COMMANDS), (FCT, ("first",))]:
+    for argv, names in [*((argv, ("first", "second")) for argv, _ in COMMANDS), (FCT, ("first",))]:
         root = folders[tuple(argv)] = tmp_path_factory.mktemp("lazy")
         if argv is not FCT:
             (root / "cache").mkdir()
             shutil.copy(rcp_kernel, root / "cache")
-        for folder in runs:
+        for folder in names:
             (root / folder).mkdir()
             jobs.append((PROBE, [json.dumps(argv)], root / folder, {"RCPSTAB_CACHE_DIR": str(root / "cache")}))
     printed = iter(_forked(jobs, tmp_path_factory.mktemp("jobs")))
@@ -188,7 +188,7 @@ def test_fct_on_a_bundled_protocol_derives_no_model_and_imports_no_sympy(runs):
     assert not cache.exists() or not any(cache.iterdir())
 
 
-# which of the heavy packages importing one module loads (a fresh process)
+# which of the heavy packages importing one module loads (in a fresh fork: FORK_PER_JOB)
 IMPORT_PROBE = """
 import importlib, json, sys
 importlib.import_module(sys.argv[1])
