@@ -2,6 +2,7 @@
 
 import json
 import pickle
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -69,70 +70,125 @@ print(json.dumps([sorted(m for m in sys.modules if m in heavy), calls]))
 PORTRAIT = ["portrait", "--alpha", "1.4", "--beta", "0.8", "--rtts", "30", "--out", "p.png", "--csv", "p.csv"]
 
 
-def _probe(argv, cache, cwd):
-    env = subprocess_env(RCPSTAB_CACHE_DIR=str(cache), MPLBACKEND="agg")
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(argv)], env=env, cwd=cwd, capture_output=True, text=True, check=True
+# Each job in a fresh fork of one process that has imported NumPy and nothing of rcpstab or of the packages
+# the probes look for: the interpreter's start-up and NumPy's import (~0.3 s of CPU) once, not once per job.
+# A job runs its code as ``python -c code *argv`` would, in its folder with its environment variables added,
+# printing to its own file; the parent prints each child's exit status. A child never returns to the loop.
+FORK_PER_JOB = """
+import json, os, sys, traceback
+import numpy
+assert not any(m.startswith(("rcpstab", "sympy", "mpmath", "scipy", "matplotlib")) for m in sys.modules)
+for code, argv, cwd, env, out in json.loads(sys.argv[1]):
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        status = 0
+        try:
+            os.dup2(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 1)
+            os.chdir(cwd)
+            os.environ.update(env)
+            sys.argv = ["-c", *argv]
+            exec(code, {"__name__": "__main__"})
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+"""
+
+
+def _forked(jobs, folder):
+    """What each job ``(code, argv, cwd, env)`` printed, run in order by :data:`FORK_PER_JOB`."""
+    outs = [folder / f"job{i}.out" for i in range(len(jobs))]
+    given = [[code, argv, str(cwd), env, str(out)] for (code, argv, cwd, env), out in zip(jobs, outs)]
+    env = subprocess_env(MPLBACKEND="agg")
+    done = subprocess.run(
+        [sys.executable, "-c", FORK_PER_JOB, json.dumps(given)], env=env, cwd=TESTS, capture_output=True, text=True
     )
-    lines = out.stdout.strip().splitlines()
+    assert done.returncode == 0 and done.stdout.split() == ["0"] * len(jobs), done.stdout + done.stderr
+    return [out.read_text() for out in outs]
+
+
+def _probed(printed):
+    """The modules, generated code and output of one PROBE run, from what it printed."""
+    lines = printed.strip().splitlines()
     loaded, calls = json.loads(lines[-1])
     return loaded, calls, "\n".join(lines[:-1])
 
 
-_RUNS: dict = {}
+@pytest.fixture(scope="module")
+def rcp_kernel():
+    """The RCP phase-plane kernel's library file, as this process loads it (built once, else from its cache).
 
-
-def _derived_then_cached(tmp_path_factory, argv):
-    """The command run twice, on an empty cache and then on the cache it filled, each in its own folder.
-
-    Kept per command for this module: the portrait's pair (~10 s of CPU, most of it deriving and compiling)
-    serves the two tests that read it; the runs are finished processes, so no test can change them.
+    The cold runs start from a cache holding this compiled library and no derivation: what they test is
+    deriving with SymPy, and the portrait's and the fluid twin's cold runs would each spend ~4.5 s of gcc
+    compiling this same kernel again (a library is keyed by its C source: the derived source must match it
+    to the byte, or the run compiles its own). A CompiledModel of its own, not compile_model's: this
+    process's cache of compiled models stays as it was.
     """
-    key = tuple(argv)
-    if key not in _RUNS:
-        root = tmp_path_factory.mktemp("lazy")
-        runs = []
-        for folder in ("first", "second"):
+    from rcpstab.phaseplane.compiled import CompiledModel
+
+    return Path(CompiledModel(get_model("rcp")).kernel._name)
+
+
+COMMANDS = [
+    (["margins", "--alpha", "0.4", "--beta", "0.2", "--json"], []),
+    (
+        ["map", "--method", "exact", "--alpha", "0.02:1:0.02", "--beta", "0.02:1:0.02", "--out", "x.png", "--csv", "x.csv"],
+        ["x.csv", "x.png"],
+    ),
+    (PORTRAIT, ["p.csv", "p.png"]),
+    # the fluid twin's flow schedule asks the model for its number of flows (ParameterTable.flows)
+    (["cosim", "--alpha", "0.4", "--beta", "0.2", "--t-end", "4", "--csv", "c.csv"], ["c.csv"]),
+]
+# the packet simulator's protocols are registered by name: asking a protocol file for its PACKET_PROTOCOL
+# (models.plugins) must not build a ModelSpec, so an empty cache stays empty
+FCT = ["fct", "--alpha", "0.4", "--beta", "0.2", "--C", "1e7", "--d0", "0.1", "--load", "0.8", "--flows", "40"]
+FCT += ["--protocol", "rcp", "--json"]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, rcp_kernel):
+    """argv -> (folder, [what PROBE gave]): each of COMMANDS run twice, on a cache of no derivation (it starts
+    with :func:`rcp_kernel`'s compiled library) and then on the cache it filled, each in its own folder under
+    ``folder``; FCT once, on an empty cache. Finished processes, so no test can change them.
+    """
+    jobs, folders = [], {}
+    for argv, names in [*((argv, ("first", "second")) for argv, _ in COMMANDS), (FCT, ("first",))]:
+        root = folders[tuple(argv)] = tmp_path_factory.mktemp("lazy")
+        if argv is not FCT:
+            (root / "cache").mkdir()
+            shutil.copy(rcp_kernel, root / "cache")
+        for folder in names:
             (root / folder).mkdir()
-            runs.append(_probe(argv, root / "cache", root / folder))
-        _RUNS[key] = root, runs
-    return _RUNS[key]
+            jobs.append((PROBE, [json.dumps(argv)], root / folder, {"RCPSTAB_CACHE_DIR": str(root / "cache")}))
+    printed = iter(_forked(jobs, tmp_path_factory.mktemp("jobs")))
+    return {key: (root, [_probed(next(printed)) for _ in range(1 if key == tuple(FCT) else 2)]) for key, root in folders.items()}
 
 
-@pytest.mark.parametrize(
-    "argv, outputs",
-    [
-        (["margins", "--alpha", "0.4", "--beta", "0.2", "--json"], []),
-        (
-            ["map", "--method", "exact", "--alpha", "0.02:1:0.02", "--beta", "0.02:1:0.02", "--out", "x.png", "--csv", "x.csv"],
-            ["x.csv", "x.png"],
-        ),
-        (PORTRAIT, ["p.csv", "p.png"]),
-        # the fluid twin's flow schedule asks the model for its number of flows (ParameterTable.flows)
-        (["cosim", "--alpha", "0.4", "--beta", "0.2", "--t-end", "4", "--csv", "c.csv"], ["c.csv"]),
-    ],
-)
-def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(tmp_path_factory, argv, outputs):
-    root, ((loaded, _, printed), (cached, _, printed_again)) = _derived_then_cached(tmp_path_factory, argv)
+@pytest.mark.parametrize("argv, outputs", COMMANDS)
+def test_a_cached_command_imports_no_sympy_and_prints_what_deriving_printed(runs, rcp_kernel, argv, outputs):
+    root, ((loaded, _, printed), (cached, _, printed_again)) = runs[tuple(argv)]
     assert "sympy" in loaded  # an empty cache: derived with SymPy
     assert cached == []  # the same command, derivations read from disk
     assert printed_again == printed
     for name in outputs:
         assert (root / "first" / name).read_bytes() == (root / "second" / name).read_bytes(), name
+    # deriving afresh gave the kernel source this process has (no library of another source was built)
+    assert [p.name for p in (root / "cache").glob("*.so")] == [rcp_kernel.name]
 
 
-def test_fct_on_a_bundled_protocol_derives_no_model_and_imports_no_sympy(tmp_path):
-    # the packet simulator's protocols are registered by name: asking a protocol file for its
-    # PACKET_PROTOCOL (models.plugins) must not build a ModelSpec, so an empty cache stays empty
-    cache = tmp_path / "cache"
-    argv = ["fct", "--alpha", "0.4", "--beta", "0.2", "--C", "1e7", "--d0", "0.1", "--load", "0.8", "--flows", "40"]
-    loaded, _, printed = _probe([*argv, "--protocol", "rcp", "--json"], cache, tmp_path)
+def test_fct_on_a_bundled_protocol_derives_no_model_and_imports_no_sympy(runs):
+    root, ((loaded, _, printed),) = runs[tuple(FCT)]
     assert loaded == []
     assert json.loads(printed)["protocols"]["rcp"]["unfinished"] == 0
+    cache = root / "cache"
     assert not cache.exists() or not any(cache.iterdir())
 
 
-# which of the heavy packages importing one module loads (a fresh process)
+# which of the heavy packages importing one module loads (in a fresh fork: FORK_PER_JOB)
 IMPORT_PROBE = """
 import importlib, json, sys
 importlib.import_module(sys.argv[1])
@@ -141,18 +197,25 @@ print(json.dumps(sorted(m for m in sys.modules if m in heavy)))
 """
 
 
-@pytest.mark.parametrize(
-    "module, allowed",
-    [
-        ("rcpstab.fct", set()),  # scipy.special's zeta once a Pareto law's mean is asked
-        ("rcpstab.network", set()),
-        ("rcpstab.cosim.packet_vs_fluid", set()),
-        ("rcpstab.check.checks", {"scipy.special"}),  # the packet verdicts' noise multiple (ndtri) at import
-    ],
-)
-def test_importing_a_command_s_modules_loads_neither_sympy_nor_scipy_stats(module, allowed):
-    out = subprocess.run([sys.executable, "-c", IMPORT_PROBE, module], cwd=TESTS, capture_output=True, text=True, check=True)
-    assert set(json.loads(out.stdout)) <= allowed, module
+# a command's module -> the heavy packages importing it may load
+IMPORTED = {
+    "rcpstab.fct": set(),  # scipy.special's zeta once a Pareto law's mean is asked
+    "rcpstab.network": set(),
+    "rcpstab.cosim.packet_vs_fluid": set(),
+    "rcpstab.check.checks": {"scipy.special"},  # the packet verdicts' noise multiple (ndtri) at import
+}
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    """module -> the heavy packages importing it loaded, each in a fresh fork (:data:`FORK_PER_JOB`)."""
+    jobs = [(IMPORT_PROBE, [module], TESTS, {}) for module in IMPORTED]
+    return dict(zip(IMPORTED, map(json.loads, _forked(jobs, tmp_path_factory.mktemp("imports")))))
+
+
+@pytest.mark.parametrize("module, allowed", IMPORTED.items())
+def test_importing_a_command_s_modules_loads_neither_sympy_nor_scipy_stats(module, allowed, imported):
+    assert set(imported[module]) <= allowed, module
 
 
 def test_the_model_sources_cover_every_module_a_bundled_model_is_built_from():
@@ -236,9 +299,9 @@ def test_the_cached_root_matrices_compute_what_lambdify_computes_to_the_bit():
                 assert np.array_equal(np.asarray(f(a, b), float), np.asarray(g(a, b), float)), name
 
 
-def test_a_cached_portrait_generates_no_code_and_writes_what_deriving_wrote(tmp_path_factory):
+def test_a_cached_portrait_generates_no_code_and_writes_what_deriving_wrote(runs):
     # the phase-plane model's lambdify sources and the kernel's C source come from the derivation cache
-    root, ((_, derived, printed), (_, cached, printed_again)) = _derived_then_cached(tmp_path_factory, PORTRAIT)
+    root, ((_, derived, printed), (_, cached, printed_again)) = runs[tuple(PORTRAIT)]
     assert derived["lambdify"] > 10 and derived["c_printer"] > 0  # an empty cache: SymPy generated the code
     assert cached == {"lambdify": 0, "c_printer": 0}
     assert printed_again == printed

@@ -1,6 +1,7 @@
 """The compile cache verifies what it loads and rebuilds damaged entries (issue 18, defect 2)."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -47,13 +48,27 @@ def test_damaged_entry_is_rebuilt(tmp_path, monkeypatch, damage):
     assert load_library("probe", SOURCE).probe() == 42 and entry.read_bytes() == good
 
 
-@pytest.mark.slow  # compiles a kernel from scratch in a private cache (~10 s)
+def _with_derivations(folder):
+    """``folder`` as a cache dir holding no kernel and this process's derivations (SymPy is not the point)."""
+    from rcpstab.runtime.derivation_cache import cache_dir
+
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    (folder / "symbolic").symlink_to(cache_dir(), target_is_directory=True)
+    return {"RCPSTAB_CACHE_DIR": str(folder)}
+
+
+@pytest.mark.slow  # compiles a kernel from scratch in a private cache (~5 s)
 def test_truncated_kernel_does_not_crash_the_command_line(tmp_path):
-    env = {"RCPSTAB_CACHE_DIR": str(tmp_path)}
+    from rcpstab.models import get_model
+    from rcpstab.phaseplane.compiled import CompiledModel
+
+    env = _with_derivations(tmp_path)
+    # the kernel the command loads, as this process has it (built once, else read from its cache)
+    shutil.copy(CompiledModel(get_model("switched")).kernel._name, tmp_path)
     first = run_cli(PORTRAIT, env)
     assert first.returncode == 0, first.stderr
-    for entry in _cached(tmp_path):  # used to give a bus error (exit 135) on every later run
-        entry.write_bytes(entry.read_bytes()[:4096])
+    (entry,) = _cached(tmp_path)  # the one it loaded: no other was built
+    entry.write_bytes(entry.read_bytes()[:4096])  # used to give a bus error (exit 135) on every later run
     second = run_cli(PORTRAIT, env)
     assert second.returncode == 0, second.stderr
     assert second.stdout == first.stdout
@@ -66,6 +81,7 @@ def test_read_only_cache_folder_falls_back_to_a_private_temporary_cache(monkeypa
 
 
 def test_missing_compiler_is_one_line_exit_2(tmp_path):
-    result = run_cli(PORTRAIT, {"RCPSTAB_CACHE_DIR": str(tmp_path), "CC": "/nonexistent/gcc"})
+    # no compiled kernel to fall back on
+    result = run_cli(PORTRAIT, {**_with_derivations(tmp_path), "CC": "/nonexistent/gcc"})
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "/nonexistent/gcc" in result.stderr
