@@ -75,12 +75,21 @@ DISPATCHED_FIRST = (
     "test_cli_usability.py",
     "test_cli_interrupt.py",
     "test_types.py",
+    "test_tcp_ns3_batch.py",
     "test_lazy_models.py",
     "test_reliability_hangs.py",
     "test_certified_window.py",
     "test_generic_models.py",
     "test_fct_protocols.py",
     "test_reliability_build.py",
+    "test_check_feasibility.py",
+    "test_reliability_cext.py",
+    "test_phaseplane_sweep.py",
+    "test_periodic_orbits.py",
+    "test_exact_edges.py",
+    "test_dcqcn_timely.py",
+    "test_check.py",
+    "test_reference_xcp.py",
 )
 
 
