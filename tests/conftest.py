@@ -59,8 +59,8 @@ def rcp():
     return get_model("rcp")
 
 
-# The costliest test files in CPU over the whole suite (benchmarks/pytest_cpu.py), costliest first: under
-# pytest-xdist they are handed out before all others. pytest-xdist hands out whole files (--dist loadfile), by
+# The test files over ~6 s of CPU in the whole suite (benchmarks/pytest_cpu.py), costliest first: under
+# pytest-xdist they are handed out before all others (benchmarks/xdist_schedule.py replays both orders). pytest-xdist hands out whole files (--dist loadfile), by
 # default those with the most tests first, which left the docs build, mypy and the Ctrl-C sweeps (few tests,
 # much CPU) to the end: one of them started when the other worker was nearly done decided when the run
 # ended. Longest first leaves only small files for the end, so the workers finish close together. A file
@@ -90,6 +90,10 @@ DISPATCHED_FIRST = (
     "test_dcqcn_timely.py",
     "test_check.py",
     "test_reference_xcp.py",
+    "test_frontend.py",
+    "test_c_templates.py",
+    "test_doctests.py",
+    "test_nyquist.py",
 )
 
 
