@@ -1,5 +1,6 @@
 """Shared test helpers: the RCP boundary in closed form, independent of the engines."""
 
+import collections
 import os
 
 # One BLAS thread per test process (set before NumPy loads): with pytest-xdist's workers on two cores,
@@ -58,16 +59,76 @@ def rcp():
     return get_model("rcp")
 
 
+# The test files over ~6 s of CPU in the whole suite (benchmarks/pytest_cpu.py), costliest first: under
+# pytest-xdist they are handed out before all others (benchmarks/xdist_schedule.py replays both orders). pytest-xdist hands out whole files (--dist loadfile), by
+# default those with the most tests first, which left the docs build, mypy and the Ctrl-C sweeps (few tests,
+# much CPU) to the end: one of them started when the other worker was nearly done decided when the run
+# ended. Longest first leaves only small files for the end, so the workers finish close together. A file
+# missing here only loses its place (tests/test_suite_schedule.py checks the names exist).
+DISPATCHED_FIRST = (
+    "test_notebooks.py",
+    "test_docs.py",
+    "test_reliability_flows.py",
+    "test_reliability_fuzz_cli.py",
+    "test_phaseplane_template.py",
+    "test_fig57_packet.py",
+    "test_cli_usability.py",
+    "test_cli_interrupt.py",
+    "test_types.py",
+    "test_tcp_ns3_batch.py",
+    "test_lazy_models.py",
+    "test_reliability_hangs.py",
+    "test_certified_window.py",
+    "test_generic_models.py",
+    "test_fct_protocols.py",
+    "test_reliability_build.py",
+    "test_check_feasibility.py",
+    "test_reliability_cext.py",
+    "test_phaseplane_sweep.py",
+    "test_periodic_orbits.py",
+    "test_exact_edges.py",
+    "test_dcqcn_timely.py",
+    "test_check.py",
+    "test_reference_xcp.py",
+    "test_frontend.py",
+    "test_c_templates.py",
+    "test_doctests.py",
+    "test_nyquist.py",
+)
+
+
 def pytest_configure(config):
     """Under pytest-xdist (``-n auto``), keep each test file on one worker (``--dist loadfile``).
 
     Module-scoped fixtures (the docs build, the shared simulation runs) are then built once, as in a
     serial run, and the tests of a file run in their written order. An explicit ``--dist`` wins.
+    Files are handed out in the order :func:`pytest_collection_modifyitems` gives them (xdist's own
+    reordering by number of tests is switched off; ``--dist`` given explicitly keeps it).
     """
     given = config.invocation_params.args
     explicit = any(str(a).startswith("--dist") or a == "-d" for a in given)
     if getattr(config.option, "dist", "no") == "load" and not explicit:
         config.option.dist = "loadfile"
+        config.option.loadscopereorder = False
+
+
+def schedule_order(files):
+    """Files in the order pytest-xdist should hand them out: :data:`DISPATCHED_FIRST` in its order, then
+    the rest as xdist would order them (most tests first, ties in collection order).
+
+    ``files`` is each collected test's file name, in collection order.
+    """
+    counts = collections.Counter(files)
+    rest = sorted(dict.fromkeys(f for f in files if f not in DISPATCHED_FIRST), key=lambda f: -counts[f])
+    return [f for f in DISPATCHED_FIRST if f in counts] + rest
+
+
+def pytest_collection_modifyitems(config, items):
+    # on xdist's workers only (the controller hands files out in their collection's order): a serial run keeps its own
+    if not hasattr(config, "workerinput"):
+        return
+    rank = {name: k for k, name in enumerate(schedule_order([item.path.name for item in items]))}
+    items.sort(key=lambda item: rank[item.path.name])  # stable: a file's tests keep their written order
 
 
 def examples(n):
