@@ -309,13 +309,50 @@ def _round_up(x: float, digits: int = 2) -> float:
     return float(f"{math.ceil(x / unit - 1e-9) * unit:.{digits}g}")  # 1e-9: 1.5e-5 / 1e-6 is 15.000000000000002
 
 
+_PEAK_WORKER = """
+import json, os, resource, sys, time
+exec(sys.argv[1])  # imports and a warm-up run: the interpreter's share, not the run's
+resident = os.sysconf("SC_PAGE_SIZE") * int(open("/proc/self/statm").read().split()[1])
+cpu = time.process_time()
+exec(sys.argv[2])
+cpu = time.process_time() - cpu
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - resident
+if sys.argv[3] == "traced":  # again, counting Python's and NumPy's allocations (too small for ru_maxrss to see)
+    import tracemalloc
+    tracemalloc.start()
+    exec(sys.argv[2])
+    peak = tracemalloc.get_traced_memory()[1]
+print(json.dumps(dict(cpu_s=cpu, peak_bytes=max(peak, 0))))
+"""
+
+
+def peak_run(setup: str, run: str, memory: str = "rss") -> dict:
+    """CPU seconds and peak memory (bytes) of the statements ``run`` in a fresh interpreter, after ``setup``
+    (imports, a warm-up run): with ``memory="rss"``, resident memory above what ``setup`` left (``ru_maxrss``,
+    C allocations included); ``"traced"``, the peak of a second run under :mod:`tracemalloc` (Python and NumPy)."""
+    out = subprocess.run([sys.executable, "-c", _PEAK_WORKER, setup, run, memory], capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-2000:])
+    return json.loads(out.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def fit_cost(calibration) -> tuple[list[float], float, list[float]]:
+    """Cost per unit of work from runs ``(measured, (work_1, work_2, ...))``: the non-negative least-squares
+    fit of ``measured = sum(c_k work_k)`` on relative error, the factor that lifts it until no run measures
+    more than its estimate, and the proposed constants (the fit times that factor, rounded up to two digits)."""
+    import numpy as np
+    from scipy.optimize import nnls
+
+    a = np.array([[w / measured for w in work] for measured, work in calibration])
+    fitted, _ = nnls(a, np.ones(len(calibration)))
+    scale = max(measured / float(np.dot(fitted, work)) for measured, work in calibration)
+    return [float(x) for x in fitted], scale, [_round_up(x * scale) for x in fitted]
+
+
 def fct_cost(runs=FCT_COST_RUNS, repeat: int = 3) -> dict:
     """Per backend: the fitted CPU seconds per interval and per event (calibration set) and, on the check set,
     the estimate of ``fct.flow_run.flow_run_cpu_seconds`` over measured CPU and wall seconds (medians of
     ``repeat`` interleaved repeats)."""
-    import numpy as np
-    from scipy.optimize import nnls
-
     from rcpstab.fct.flow_run import DATA_PACKET_BYTES, SECONDS_PER_EVENT, SECONDS_PER_INTERVAL, flow_run_cpu_seconds
     from rcpstab.packet.hosts.flow_traffic import parse_sizes
 
@@ -328,12 +365,7 @@ def fct_cost(runs=FCT_COST_RUNS, repeat: int = 3) -> dict:
             for _, case in cases:
                 samples[case].append(_fct_run(backend, case))
         med = {case: [_median([s[k] for s in samples[case]]) for k in range(4)] for _, case in cases}
-        cal = [med[case] for case in sets["calibrate"]]
-        a = np.array([[i / c, e / c] for c, _, i, e in cal])
-        (per_interval, per_event), _ = nnls(a, np.ones(len(cal)))
-        # proposed constants: the fit scaled up until no calibration run costs more than its estimate
-        scale = max(c / (per_interval * i + per_event * e) for c, _, i, e in cal)
-        proposed = [_round_up(x * scale) for x in (per_interval, per_event)]
+        (per_interval, per_event), scale, proposed = fit_cost([(c, (i, e)) for c, _, i, e in (med[x] for x in sets["calibrate"])])
         rows = []
         for kind, case in cases:
             cpu, wall, intervals, events = med[case]

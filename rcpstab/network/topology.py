@@ -80,8 +80,15 @@ class Network:
             elapsed += self.links[self.link_index(name)].delay
         return out
 
-    def max_min_rates(self, eta: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    def max_min_rates(self, eta: float = 1.0, active: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The max-min fair allocation RCP aims for (water-filling on eta*C).
+
+        Parameters
+        ----------
+        eta : float
+            Target utilization.
+        active : array_like of bool, shape (groups,), optional
+            The groups sending (default: all); the others get rate 0 and leave their links to the rest.
 
         Returns
         -------
@@ -95,12 +102,14 @@ class Network:
         on = np.array([[name in g.path for name in (link.name for link in self.links)] for g in self.groups])
         counts = np.array([g.count for g in self.groups], dtype=float)
         rates = np.full(len(self.groups), np.nan)
+        if active is not None:
+            rates[~np.asarray(active, bool)] = 0.0
         link_rates = capacity.copy()
         while np.isnan(rates).any():
             free = np.isnan(rates)
             left = capacity - on[~free].T @ (counts[~free] * rates[~free])
             users = on[free].T @ counts[free]
-            share = np.where(users > 0, left / np.maximum(users, 1e-300), np.inf)
+            share = np.divide(left, users, out=np.full_like(left, np.inf), where=users > 0)
             bottleneck = int(np.argmin(share))
             fixed = free & on[:, bottleneck]
             rates[fixed] = share[bottleneck]
