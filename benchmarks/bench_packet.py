@@ -28,7 +28,11 @@ measured CPU and wall seconds on a second, disjoint set of runs (ratios estimate
 
 Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3] [--flows-scaling]
                                          [--low-speed [--protocol NAME]] [--control-path] [--network-control-path]
-                                         [--fct-cost]
+                                         [--fct-cost] [--memory]
+
+``--memory`` measures peak memory (``ru_maxrss`` above the interpreter's; ``tracemalloc`` for the NumPy fluid flow
+model) of flow-simulator runs and fluid flow runs, ``window="in_flight"`` among them, each in a fresh process,
+against the refusal estimates (``fct.flow_run.flow_run_bytes``, ``fct.fluid_flows.fluid_flow_run_bytes``).
 """
 
 from __future__ import annotations
@@ -396,6 +400,82 @@ def fct_cost(runs=FCT_COST_RUNS, repeat: int = 3) -> dict:
     return out
 
 
+# (C bit/s, RTPD s, load, sizes, flows) of the flow simulator; (C, RTPD, load, flows, window) of the
+# fluid flow model (Pareto sizes, mean 25 packets): interval-heavy, flow-heavy and ring-heavy runs.
+MEMORY_RUNS = {
+    "fct": [
+        (1e6, 0.002, 0.02, "fixed:size=4", 4000),
+        (5e6, 0.005, 0.05, "fixed:size=8", 4000),
+        (1e5, 0.002, 0.05, "fixed:size=2", 800),
+        (1e8, 0.02, 0.3, "fixed:size=20", 12000),
+    ],
+    "fluid_flows": [(1e7, 0.1, 0.5, 2000, True), (1e8, 0.05, 0.8, 3000, True), (1e7, 0.1, 0.5, 2000, False)],
+}
+_FCT_SETUP = """
+from rcpstab.fct.flow_run import draw_workload, run_flows
+from rcpstab.fct.fluid_flows import fluid_flow_run
+from rcpstab.packet.hosts.flow_traffic import ArrivalProcess, parse_sizes
+def fluid(C, d, load, n, window):
+    a, size, _ = draw_workload(parse_sizes("pareto:mean=25,shape=1.2"), ArrivalProcess(), n, load, C, 1000, 1)
+    return fluid_flow_run(0.4, 0.2, capacity_bps=C, rtt_s=d, arrival_s=a, size_bits=size * 8000.0, packet_bits=8000.0,
+                          window_mss_bits=8000.0 if window else 0.0, window="in_flight", rtt="with_queue")
+run_flows(0.1, 1.0, capacity_bps=10e6, rtt_s=0.1, load=0.5, sizes=parse_sizes("fixed:size=4"), n_flows=50)
+fluid(1e7, 0.1, 0.5, 20, True)
+"""
+
+
+def memory_checks(runs=MEMORY_RUNS) -> list[dict]:
+    """Peak memory of flow-simulator runs (``ru_maxrss``) and fluid flow runs (``tracemalloc``), each in a fresh
+    process, against the refusal estimates (``fct.flow_run.flow_run_bytes``, ``fct.fluid_flows.fluid_flow_run_bytes``)."""
+    import numpy as np
+
+    from rcpstab.fct.flow_run import DATA_PACKET_BYTES, draw_workload, flow_run_bytes
+    from rcpstab.fct.fluid_flows import fluid_flow_run_bytes
+    from rcpstab.packet.hosts.flow_traffic import ArrivalProcess, parse_sizes
+
+    rows = []
+    for c, rtt, load, sizes, flows in runs["fct"]:
+        run = f"run_flows(0.1, 1.0, capacity_bps={c!r}, rtt_s={rtt!r}, load={load!r}, sizes=parse_sizes({sizes!r}), n_flows={flows})"
+        m = peak_run(_FCT_SETUP, run)
+        estimate = flow_run_bytes(c, rtt, load, flows, DATA_PACKET_BYTES, parse_sizes(sizes))
+        rows.append(
+            dict(
+                run="fct",
+                C=c,
+                rtt=rtt,
+                load=load,
+                sizes=sizes,
+                flows=flows,
+                cpu_s=round(m["cpu_s"], 3),
+                peak_mb=round(m["peak_bytes"] / 1e6, 1),
+                estimate_mb=round(estimate / 1e6, 1),
+                estimate_over_measured=round(estimate / m["peak_bytes"], 2),
+            )
+        )
+    for c, d, load, flows, window in runs["fluid_flows"]:
+        m = peak_run(_FCT_SETUP, f"fluid({c!r}, {d!r}, {load!r}, {flows}, {window})", "traced")
+        a, size, _ = draw_workload(parse_sizes("pareto:mean=25,shape=1.2"), ArrivalProcess(), flows, load, c, 1000, 1)
+        dt = d / 200  # as fluid_flow_run sizes its histories and ring
+        steps = int(math.ceil((a[-1] + 100 * d + float(np.max(size)) * 8000.0 / (0.01 * c)) / dt)) + 1
+        ring = int(math.ceil((d + 1.0) / dt)) + 2 if window else 0
+        estimate = fluid_flow_run_bytes(steps, flows, ring, True)
+        rows.append(
+            dict(
+                run="fluid_flow_run",
+                C=c,
+                rtt=d,
+                load=load,
+                flows=flows,
+                in_flight=window,
+                cpu_s=round(m["cpu_s"], 3),
+                peak_mb=round(m["peak_bytes"] / 1e6, 1),
+                estimate_mb=round(estimate / 1e6, 1),
+                estimate_over_measured=round(estimate / m["peak_bytes"], 2),
+            )
+        )
+    return rows
+
+
 def ns3_worker(t_end: float) -> None:
     """Run the ns-3 dumbbell and print its figures as JSON (called in a subprocess)."""
     from ns import ns
@@ -487,7 +567,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--fct-cost", action="store_true", help="only the flow simulator's cost per interval and per event, fitted and checked"
     )
+    parser.add_argument(
+        "--memory", action="store_true", help="only peak memory of flow-simulator and fluid flow runs against their estimates"
+    )
     args = parser.parse_args(argv)
+    if args.memory:
+        for row in memory_checks():
+            print(json.dumps(row))
+        return 0
     if args.fct_cost:
         print(json.dumps(fct_cost(), indent=1))
         return 0

@@ -115,3 +115,28 @@ def test_delays_the_fluid_cannot_step_are_refused_before_the_packet_run(tmp_path
     monkeypatch.setattr(module, "run_topology", lambda *a, **k: pytest.fail("the packet run ran"))
     with pytest.raises(InputError, match="whole number"):
         rcpstab.cosim(0.4, 0.2, str(path))
+
+
+class _PastTheCheck(Exception):
+    pass
+
+
+def test_fluid_flow_rings_are_refused_past_the_memory_limit(monkeypatch):
+    # window="in_flight" keeps each flow's sent bits over the last (d + 1 s) / (d / 200) steps: at d = 1 ms,
+    # 200,202 steps x 20,000 flows x 8 bytes = 32 GB, refused before the ring is allocated
+    import numpy as np
+
+    from rcpstab.fct.fluid_flows import fluid_flow_run, fluid_flow_run_bytes
+
+    n = 20_000
+    run = dict(capacity_bps=1e9, rtt_s=0.001, arrival_s=np.linspace(0.0, 1.0, n), size_bits=np.full(n, 8e4))
+    window = dict(packet_bits=8000.0, window_mss_bits=8000.0, window="in_flight")
+    with pytest.raises(InputError, match=r"20000 flows, RTPD 0.001 s.*in_flight.*GB of memory"):
+        fluid_flow_run(0.4, 0.2, **run, **window)
+    ring, steps = 200_202, math.ceil((1.0 + 100 * 0.001 + 8e4 / 1e7) / 5e-6) + 1
+    assert fluid_flow_run_bytes(steps, n, ring, True) == pytest.approx(8 * n * ring, rel=0.01)
+    # the limit is every run's: raised, the same run passes the check (stopped where it would allocate)
+    monkeypatch.setenv("RCPSTAB_MAX_MEMORY_GB", "40")
+    monkeypatch.setattr(np, "empty", lambda *a, **k: (_ for _ in ()).throw(_PastTheCheck()))
+    with pytest.raises(_PastTheCheck):
+        fluid_flow_run(0.4, 0.2, **run, **window)
