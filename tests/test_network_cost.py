@@ -16,6 +16,7 @@ from conftest import run_cli
 
 import rcpstab
 from rcpstab.cosim.network_cost import (
+    SECONDS_PER_INTERVAL,
     SECONDS_PER_PACKET_HOP,
     PacketRunWork,
     network_run_cost,
@@ -49,16 +50,18 @@ def test_packet_hops_scale_with_capacity_not_with_time_alone():
     assert one.packet_hops == pytest.approx(2 * 2 * 100e6 * (20 - 0.004) / 12000)  # data + one probe a packet
     assert ten.packet_hops == pytest.approx(2 * 1e9 * (20 - 0.004) / 12000)
     # the old charge was 0.03 CPU-s per simulated second whatever the capacity
-    assert one.intervals == ten.intervals and one.flow_samples == ten.flow_samples
     extra = packet_run_cost(ten)[0] - packet_run_cost(one)[0]
-    assert extra == pytest.approx((ten.packet_hops - one.packet_hops) * SECONDS_PER_PACKET_HOP)
+    more = (ten.packet_hops - one.packet_hops) * SECONDS_PER_PACKET_HOP + (ten.intervals - one.intervals) * SECONDS_PER_INTERVAL
+    assert extra == pytest.approx(more) and extra > 3 * packet_run_cost(one)[0]
 
 
 def test_intervals_follow_the_round_trips():
-    # 1 ms links: L1 and L3 tick every 4 ms (the short flows' round trip), L2 at App. F's 10 ms cap;
-    # 10 us links: every 40 us, a hundred times as many intervals
+    # 1 ms links: L1 and L3 tick at the short flows' round trip, 4 ms and a data packet's and an ACK's
+    # serialization on both links; L2 at App. F's 10 ms cap; 10 us links: every 40 us (the 0.2 ms of
+    # serialization would make 0.24 ms, which the RCP header's whole ms cannot carry), 100 times as many
     slow, fast = (topology_work(parse_topology(_fig57_doc(1.0, d)), 10.0) for d in (1e-3, 1e-5))
-    assert slow.intervals == pytest.approx(2 * 10 / 0.004 + 10 / 0.01, rel=1e-3)
+    short_rtt = 0.004 + (1500 + 52) * 8 * (1 / 155e6 + 1 / 100e6)
+    assert slow.intervals == pytest.approx(2 * 10 / short_rtt + 10 / 0.01, rel=1e-3)
     assert fast.intervals == pytest.approx(2 * 10 / 4e-5 + 10 / 0.01, rel=1e-3)
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..network.topology import Network
+from ..packet.protocols import get_protocol
 from ..packet.routers.rcp.control import MIN_RATE_MTU_FRACTION
 from ..runtime.validation import MIN_CONTROL_INTERVAL_NS
 
@@ -43,17 +44,17 @@ __all__ = [
 ]
 
 # Fitted by benchmarks/bench_packet.py --network-cost (docs/performance.md has the figures and the load),
-# the C event loop with the control paths in C (the bundled RCP); proposals scaled until no calibration
-# run costs more than its estimate. A packet hop is a data packet crossing a link with its ACK crossing
+# the C event loop with the control paths in C (the bundled RCP): the largest of three runs' proposals (the
+# fit scaled until no calibration run costs more than its estimate). A packet hop is a data packet crossing a link with its ACK crossing
 # the mirror (about ten events; a refresh probe counts as a packet); an interval is one port's control step
 # and its trace row (seven floats, kept twice while the chunks are joined); a packet in flight is held in the
 # simulator's pool and event heap; a flow sample is one flow's delivered bytes once a second (Python ints).
-SECONDS_PER_PACKET_HOP = 0.41e-6
-SECONDS_PER_INTERVAL = 0.62e-6
-SECONDS_PER_FLOW_SAMPLE = 26e-6
+SECONDS_PER_PACKET_HOP = 0.54e-6
+SECONDS_PER_INTERVAL = 0.84e-6
+SECONDS_PER_FLOW_SAMPLE = 52e-6
 BYTES_PER_INTERVAL = 320
-BYTES_PER_PACKET_IN_FLIGHT = 300
-BYTES_PER_FLOW_SAMPLE = 270
+BYTES_PER_PACKET_IN_FLIGHT = 320
+BYTES_PER_FLOW_SAMPLE = 280
 MAX_INTERVAL_S = 0.01  # App. F line 13
 CTRL_BYTES = 52  # a SYN, ACK or probe: IP, TCP and the RCP header (packet.simulator.run)
 
@@ -124,9 +125,12 @@ def packet_run_work(
     groups = net.groups
     bits, ctrl_bits = 8.0 * packet_bytes, 8.0 * CTRL_BYTES
     per_bit = np.array([sum(1.0 / net.links[net.link_index(name)].capacity for name in g.path) for g in groups])
-    # the routers start from the propagation round trips (and their intervals stay there on idle links); a
-    # sender's smallest round trip, its refresh probes' period, carries a control packet's serialization
+    # the routers start from the propagation round trips and learn the ones packets carry (with a data
+    # packet's and its ACK's serialization), which the RCP header holds in whole ms: shorter ones read 0 and
+    # leave the start; a sender's smallest round trip, its refresh probes' period, carries control packets
     rtt = np.array([g.rtt for g in groups])
+    carried = rtt + (bits + ctrl_bits) * per_bit
+    seen_rtt = np.where(carried >= get_protocol("rcp").rtt_resolution_s, carried, rtt)
     probe_rtt = rtt + 2 * ctrl_bits * per_bit
     if windows is None:
         windows = [(0.0, math.inf)] * len(groups)
@@ -137,7 +141,7 @@ def packet_run_work(
     edges = np.unique(np.clip(np.concatenate([[0.0, t_end_s], on_from, until]), 0.0, t_end_s))
     # each port's interval: the packet-average round trip of the flows it carries, within App. F's bounds
     # (a port no flow crosses yet keeps the equilibrium of all flows)
-    settled_rtt = net.equilibrium_rtt(eta)
+    settled_rtt = net.packet_average_rtt(net.max_min_rates(eta)[0], seen_rtt)
     packets_hops = in_flight_bits = intervals = 0.0
     for t0, t1 in zip(edges[:-1], edges[1:]):
         active = (on_from <= t0) & (until >= t1)
@@ -150,7 +154,7 @@ def packet_run_work(
             packets_hops += float(t1 - t0) * float(np.sum(counts * rates / bits * (1.0 + probes) * hops))
             # a pipe fills over a round trip from the group's first data
             in_flight_bits = max(in_flight_bits, float(np.sum(counts * rates * np.clip(t1 - on_from, 0.0, rtt))))
-            average = net.packet_average_rtt(rates)  # 0 on a link no active flow crosses
+            average = net.packet_average_rtt(rates, seen_rtt)  # 0 on a link no active flow crosses
             link_rtt = np.where(average > 0, average, settled_rtt)
         intervals += float(np.sum(float(t1 - t0) / np.clip(link_rtt, MIN_CONTROL_INTERVAL_NS / 1e9, MAX_INTERVAL_S)))
     return PacketRunWork(

@@ -129,8 +129,8 @@ ENGINES = ("c", "python")
 # them on others; docs/performance.md has the figures): CPU per step and per delayed read (a flow's path
 # link times the links it reads, times the batch), bytes per float of the delay line and per recorded
 # sample of a link (four series and the copies the run's result makes of them).
-SECONDS_PER_STEP = 0.044e-6
-SECONDS_PER_READ = 0.0068e-6
+SECONDS_PER_STEP = 0.078e-6
+SECONDS_PER_READ = 0.0085e-6
 BYTES_PER_RECORD_FLOAT = 42
 BYTES_PER_HISTORY_FLOAT = 8.3
 

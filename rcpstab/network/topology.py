@@ -120,12 +120,13 @@ class Network:
         """Each link's packet-average RTT (eq. 5.16, s) at the max-min rates with empty queues."""
         return self.packet_average_rtt(self.max_min_rates(eta)[0])
 
-    def packet_average_rtt(self, group_rates: Sequence[float] | np.ndarray) -> np.ndarray:
-        """Each link's packet-average propagation RTT (eq. 5.16, s) with each group's flows at ``group_rates``."""
+    def packet_average_rtt(self, group_rates: Sequence[float] | np.ndarray, rtts: ArrayLike | None = None) -> np.ndarray:
+        """Each link's packet-average propagation RTT (eq. 5.16, s) with each group's flows at ``group_rates``
+        (of ``rtts`` instead, one per group, s, if given)."""
         volume = np.array(
             [[g.count * r * (link.name in g.path) for g, r in zip(self.groups, group_rates)] for link in self.links]
         )
-        rtts = np.array([g.rtt for g in self.groups])
+        rtts = np.array([g.rtt for g in self.groups]) if rtts is None else np.asarray(rtts, float)
         average: np.ndarray = volume @ rtts / np.maximum(volume.sum(axis=1), 1e-300)
         return average
 
