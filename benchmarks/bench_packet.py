@@ -28,7 +28,11 @@ measured CPU and wall seconds on a second, disjoint set of runs (ratios estimate
 
 Usage: python benchmarks/bench_packet.py [--json] [--t-end SECONDS] [--ns3-t-end SECONDS] [--no-ns3] [--flows-scaling]
                                          [--low-speed [--protocol NAME]] [--control-path] [--network-control-path]
-                                         [--fct-cost]
+                                         [--fct-cost] [--memory]
+
+``--memory`` measures peak memory (``ru_maxrss`` above the interpreter's; ``tracemalloc`` for the NumPy fluid flow
+model) of flow-simulator runs and fluid flow runs, ``window="in_flight"`` among them, each in a fresh process,
+against the refusal estimates (``fct.flow_run.flow_run_bytes``, ``fct.fluid_flows.fluid_flow_run_bytes``).
 """
 
 from __future__ import annotations
@@ -309,13 +313,50 @@ def _round_up(x: float, digits: int = 2) -> float:
     return float(f"{math.ceil(x / unit - 1e-9) * unit:.{digits}g}")  # 1e-9: 1.5e-5 / 1e-6 is 15.000000000000002
 
 
+_PEAK_WORKER = """
+import json, os, resource, sys, time
+exec(sys.argv[1])  # imports and a warm-up run: the interpreter's share, not the run's
+resident = os.sysconf("SC_PAGE_SIZE") * int(open("/proc/self/statm").read().split()[1])
+cpu = time.process_time()
+exec(sys.argv[2])
+cpu = time.process_time() - cpu
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - resident
+if sys.argv[3] == "traced":  # again, counting Python's and NumPy's allocations (too small for ru_maxrss to see)
+    import tracemalloc
+    tracemalloc.start()
+    exec(sys.argv[2])
+    peak = tracemalloc.get_traced_memory()[1]
+print(json.dumps(dict(cpu_s=cpu, peak_bytes=max(peak, 0))))
+"""
+
+
+def peak_run(setup: str, run: str, memory: str = "rss") -> dict:
+    """CPU seconds and peak memory (bytes) of the statements ``run`` in a fresh interpreter, after ``setup``
+    (imports, a warm-up run): with ``memory="rss"``, resident memory above what ``setup`` left (``ru_maxrss``,
+    C allocations included); ``"traced"``, the peak of a second run under :mod:`tracemalloc` (Python and NumPy)."""
+    out = subprocess.run([sys.executable, "-c", _PEAK_WORKER, setup, run, memory], capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-2000:])
+    return json.loads(out.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def fit_cost(calibration) -> tuple[list[float], float, list[float]]:
+    """Cost per unit of work from runs ``(measured, (work_1, work_2, ...))``: the non-negative least-squares
+    fit of ``measured = sum(c_k work_k)`` on relative error, the factor that lifts it until no run measures
+    more than its estimate, and the proposed constants (the fit times that factor, rounded up to two digits)."""
+    import numpy as np
+    from scipy.optimize import nnls
+
+    a = np.array([[w / measured for w in work] for measured, work in calibration])
+    fitted, _ = nnls(a, np.ones(len(calibration)))
+    scale = max(measured / float(np.dot(fitted, work)) for measured, work in calibration)
+    return [float(x) for x in fitted], scale, [_round_up(x * scale) for x in fitted]
+
+
 def fct_cost(runs=FCT_COST_RUNS, repeat: int = 3) -> dict:
     """Per backend: the fitted CPU seconds per interval and per event (calibration set) and, on the check set,
     the estimate of ``fct.flow_run.flow_run_cpu_seconds`` over measured CPU and wall seconds (medians of
     ``repeat`` interleaved repeats)."""
-    import numpy as np
-    from scipy.optimize import nnls
-
     from rcpstab.fct.flow_run import DATA_PACKET_BYTES, SECONDS_PER_EVENT, SECONDS_PER_INTERVAL, flow_run_cpu_seconds
     from rcpstab.packet.hosts.flow_traffic import parse_sizes
 
@@ -328,12 +369,7 @@ def fct_cost(runs=FCT_COST_RUNS, repeat: int = 3) -> dict:
             for _, case in cases:
                 samples[case].append(_fct_run(backend, case))
         med = {case: [_median([s[k] for s in samples[case]]) for k in range(4)] for _, case in cases}
-        cal = [med[case] for case in sets["calibrate"]]
-        a = np.array([[i / c, e / c] for c, _, i, e in cal])
-        (per_interval, per_event), _ = nnls(a, np.ones(len(cal)))
-        # proposed constants: the fit scaled up until no calibration run costs more than its estimate
-        scale = max(c / (per_interval * i + per_event * e) for c, _, i, e in cal)
-        proposed = [_round_up(x * scale) for x in (per_interval, per_event)]
+        (per_interval, per_event), scale, proposed = fit_cost([(c, (i, e)) for c, _, i, e in (med[x] for x in sets["calibrate"])])
         rows = []
         for kind, case in cases:
             cpu, wall, intervals, events = med[case]
@@ -362,6 +398,82 @@ def fct_cost(runs=FCT_COST_RUNS, repeat: int = 3) -> dict:
             runs=rows,
         )
     return out
+
+
+# (C bit/s, RTPD s, load, sizes, flows) of the flow simulator; (C, RTPD, load, flows, window) of the
+# fluid flow model (Pareto sizes, mean 25 packets): interval-heavy, flow-heavy and ring-heavy runs.
+MEMORY_RUNS = {
+    "fct": [
+        (1e6, 0.002, 0.02, "fixed:size=4", 4000),
+        (5e6, 0.005, 0.05, "fixed:size=8", 4000),
+        (1e5, 0.002, 0.05, "fixed:size=2", 800),
+        (1e8, 0.02, 0.3, "fixed:size=20", 12000),
+    ],
+    "fluid_flows": [(1e7, 0.1, 0.5, 2000, True), (1e8, 0.05, 0.8, 3000, True), (1e7, 0.1, 0.5, 2000, False)],
+}
+_FCT_SETUP = """
+from rcpstab.fct.flow_run import draw_workload, run_flows
+from rcpstab.fct.fluid_flows import fluid_flow_run
+from rcpstab.packet.hosts.flow_traffic import ArrivalProcess, parse_sizes
+def fluid(C, d, load, n, window):
+    a, size, _ = draw_workload(parse_sizes("pareto:mean=25,shape=1.2"), ArrivalProcess(), n, load, C, 1000, 1)
+    return fluid_flow_run(0.4, 0.2, capacity_bps=C, rtt_s=d, arrival_s=a, size_bits=size * 8000.0, packet_bits=8000.0,
+                          window_mss_bits=8000.0 if window else 0.0, window="in_flight", rtt="with_queue")
+run_flows(0.1, 1.0, capacity_bps=10e6, rtt_s=0.1, load=0.5, sizes=parse_sizes("fixed:size=4"), n_flows=50)
+fluid(1e7, 0.1, 0.5, 20, True)
+"""
+
+
+def memory_checks(runs=MEMORY_RUNS) -> list[dict]:
+    """Peak memory of flow-simulator runs (``ru_maxrss``) and fluid flow runs (``tracemalloc``), each in a fresh
+    process, against the refusal estimates (``fct.flow_run.flow_run_bytes``, ``fct.fluid_flows.fluid_flow_run_bytes``)."""
+    import numpy as np
+
+    from rcpstab.fct.flow_run import DATA_PACKET_BYTES, draw_workload, flow_run_bytes
+    from rcpstab.fct.fluid_flows import fluid_flow_run_bytes
+    from rcpstab.packet.hosts.flow_traffic import ArrivalProcess, parse_sizes
+
+    rows = []
+    for c, rtt, load, sizes, flows in runs["fct"]:
+        run = f"run_flows(0.1, 1.0, capacity_bps={c!r}, rtt_s={rtt!r}, load={load!r}, sizes=parse_sizes({sizes!r}), n_flows={flows})"
+        m = peak_run(_FCT_SETUP, run)
+        estimate = flow_run_bytes(c, rtt, load, flows, DATA_PACKET_BYTES, parse_sizes(sizes))
+        rows.append(
+            dict(
+                run="fct",
+                C=c,
+                rtt=rtt,
+                load=load,
+                sizes=sizes,
+                flows=flows,
+                cpu_s=round(m["cpu_s"], 3),
+                peak_mb=round(m["peak_bytes"] / 1e6, 1),
+                estimate_mb=round(estimate / 1e6, 1),
+                estimate_over_measured=round(estimate / m["peak_bytes"], 2),
+            )
+        )
+    for c, d, load, flows, window in runs["fluid_flows"]:
+        m = peak_run(_FCT_SETUP, f"fluid({c!r}, {d!r}, {load!r}, {flows}, {window})", "traced")
+        a, size, _ = draw_workload(parse_sizes("pareto:mean=25,shape=1.2"), ArrivalProcess(), flows, load, c, 1000, 1)
+        dt = d / 200  # as fluid_flow_run sizes its histories and ring
+        steps = int(math.ceil((a[-1] + 100 * d + float(np.max(size)) * 8000.0 / (0.01 * c)) / dt)) + 1
+        ring = int(math.ceil((d + 1.0) / dt)) + 2 if window else 0
+        estimate = fluid_flow_run_bytes(steps, flows, ring, True)
+        rows.append(
+            dict(
+                run="fluid_flow_run",
+                C=c,
+                rtt=d,
+                load=load,
+                flows=flows,
+                in_flight=window,
+                cpu_s=round(m["cpu_s"], 3),
+                peak_mb=round(m["peak_bytes"] / 1e6, 1),
+                estimate_mb=round(estimate / 1e6, 1),
+                estimate_over_measured=round(estimate / m["peak_bytes"], 2),
+            )
+        )
+    return rows
 
 
 def ns3_worker(t_end: float) -> None:
@@ -455,7 +567,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--fct-cost", action="store_true", help="only the flow simulator's cost per interval and per event, fitted and checked"
     )
+    parser.add_argument(
+        "--memory", action="store_true", help="only peak memory of flow-simulator and fluid flow runs against their estimates"
+    )
     args = parser.parse_args(argv)
+    if args.memory:
+        for row in memory_checks():
+            print(json.dumps(row))
+        return 0
     if args.fct_cost:
         print(json.dumps(fct_cost(), indent=1))
         return 0

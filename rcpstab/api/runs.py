@@ -28,12 +28,10 @@ __all__ = [
     "scenario_names",
 ]
 
-# Rough costs per simulated second (benchmark runs of fig5.3 and fig5.7), for refusing runs that
-# would not fit: the single-link trace keeps one sample per control interval min(RTT, 10 ms).
+# Rough costs per simulated second (benchmark runs of fig5.3), for refusing runs that would not fit
+# (network runs: rcpstab.cosim.network_cost and rcpstab.network.fluid price their work): the single-link trace keeps one sample per control interval min(RTT, 10 ms).
 TRACE_BYTES_PER_SAMPLE = 240
 CPU_S_PER_SAMPLE = 1.2e-5
-NETWORK_BYTES_PER_S, NETWORK_CPU_PER_S = 130e3, 0.03
-NETWORK_FLUID_BYTES_PER_S = 30e3
 MIN_T_END_S = 1.0  # shorter network runs record too little to summarize
 
 
@@ -259,7 +257,9 @@ def _flash_crowd(alpha, beta, model, d0, buffer_bdp, C, N, t_end, seed):
 
 
 def _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end):
-    from ..cosim.network import NETWORK_T_END_S, cosimulate_network
+    from ..cosim.network import NETWORK_SCENARIOS, NETWORK_T_END_S, cosimulate_network
+    from ..cosim.network_cost import network_run_cost
+    from ..packet.simulator.topofile import load_topology
     from ..runtime.validation import check_run_cost
 
     if model != "rcp":
@@ -268,11 +268,10 @@ def _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end):
         if value is not None:
             raise InputError(f"--{option}: does not apply to the network scenario {scenario}")
     if t_end is None and str(scenario).endswith((".toml", ".json")):
-        from ..packet.simulator.topofile import load_topology
-
         t_end = load_topology(scenario).t_end_s
     t_end = NETWORK_T_END_S if t_end is None else t_end
-    check_run_cost(f"cosim --scenario {scenario} --t-end {t_end:g}", t_end * NETWORK_CPU_PER_S, t_end * NETWORK_BYTES_PER_S)
+    target = NETWORK_SCENARIOS[scenario]() if scenario in NETWORK_SCENARIOS else load_topology(scenario)
+    check_run_cost(f"cosim --scenario {scenario} --t-end {t_end:g}", *network_run_cost(target, t_end))
     result = cosimulate_network(scenario, alpha, beta, t_end=t_end)
     return CosimResult(result, kind="network", model=model, t_end=t_end)
 
@@ -283,18 +282,19 @@ def _replications(alpha, beta, scenario, model, seeds, t_end, unused, transient_
     seeds = check_integer("seeds", seeds, "--seeds")
     if not str(scenario).endswith((".toml", ".json")):
         return _preset_replications(alpha, beta, scenario, model, seeds, t_end, unused, transient_rtt, start_jitter_s)
+    from ..cosim.network_cost import network_run_cost
     from ..cosim.replications import replicate_topology
+    from ..packet.simulator.topofile import load_topology
 
     if model != "rcp":
         raise InputError(f"--model {model}: topology files run rcp only")
     if any(value is not None for value in unused):
         raise InputError("--d0/--buffer/--C/--N: do not apply to a topology file")
-    if t_end is None:
-        from ..packet.simulator.topofile import load_topology
-
-        t_end = load_topology(scenario).t_end_s
-    # each replication is one packet run of the file (about the network co-simulation's packet side)
-    check_run_cost(f"cosim --scenario {scenario} --seeds {seeds} --t-end {t_end:g}", seeds * t_end * NETWORK_CPU_PER_S)
+    spec = load_topology(scenario)
+    t_end = spec.t_end_s if t_end is None else t_end
+    # one packet run of the file per seed, one after the other (each keeps only its averages)
+    cpu_s, memory_bytes = network_run_cost(spec, t_end, fluid=False)
+    check_run_cost(f"cosim --scenario {scenario} --seeds {seeds} --t-end {t_end:g}", seeds * cpu_s, memory_bytes)
     return ReplicationsResult(replicate_topology(scenario, alpha, beta, seeds, t_end), scenario=scenario, alpha=alpha, beta=beta)
 
 
@@ -551,6 +551,8 @@ def network(alpha: float, beta: float, scenario: str = "fig5.7", t_end: float = 
     ('converged', 1.0)
     """
     from ..network.fig57 import simulate_fig57
+    from ..network.fluid import fluid_run_cost
+    from ..network.topology import fig57
     from ..runtime.validation import check_run_cost, check_value
 
     if not isinstance(scenario, str) or scenario not in NETWORK_SCENARIOS:  # type: ignore[redundant-expr]  # callers without type checking pass anything
@@ -559,7 +561,7 @@ def network(alpha: float, beta: float, scenario: str = "fig5.7", t_end: float = 
     t_end = check_value("t_end", t_end, "--t-end")
     if not t_end >= MIN_T_END_S:
         raise InputError(f"--t-end {t_end:g}: too short to summarize (at least {MIN_T_END_S:g} s)")
-    check_run_cost(f"network --t-end {t_end:g}", t_end * NETWORK_CPU_PER_S, t_end * NETWORK_FLUID_BYTES_PER_S)
+    check_run_cost(f"network --t-end {t_end:g}", *fluid_run_cost(fig57(), t_end))
     return NetworkResult(simulate_fig57(alpha, beta, t_end=t_end), scenario=scenario, t_end=t_end, alpha=alpha, beta=beta)
 
 

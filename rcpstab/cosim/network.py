@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..network.convergence import summarize
-from ..network.fluid import NetworkRun, simulate_network
+from ..network.fluid import NetworkRun, check_whole_steps, simulate_network
 from ..network.topology import fig57
 from ..packet.simulator.topofile import UNBOUNDED_BUFFER_BYTES, load_topology
 from ..runtime.atomic import atomic_open
@@ -193,6 +193,7 @@ def cosimulate_network(
         spec = load_topology(scenario)
         _check_fluid_can_run(spec, network_options)
         net, judged = spec_network(spec), tuple(link.name for link in spec.links)
+        check_whole_steps(net)
         packet = run_topology(spec, alpha, beta, t_end, backend=backend)
     else:
         raise InputError(

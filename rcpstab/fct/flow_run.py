@@ -35,6 +35,7 @@ __all__ = [
     "run_flows",
     "check_flow_run",
     "flow_run_cpu_seconds",
+    "flow_run_bytes",
     "draw_workload",
     "DATA_PACKET_BYTES",
     "CTRL_PACKET_BYTES",
@@ -260,8 +261,42 @@ def check_flow_run(
     check_run_cost(
         f"fct with {flows_text}, load={load:g}, mean size {sizes.mean_packets:.3g} packets at {where}",
         cpu_s,
-        duration_s / interval_s * BYTES_PER_INTERVAL + per_run * RECORD_DTYPE.itemsize * 3,
+        flow_run_bytes(capacity_bps, rtt_s, load, n_flows, packet_bytes, sizes, replications),
     )
+
+
+def flow_run_bytes(
+    capacity_bps: float,
+    rtt_s: float,
+    load: float,
+    n_flows: int,
+    packet_bytes: int,
+    sizes: SizeDistribution,
+    replications: int = 1,
+) -> float:
+    """The estimated peak memory of one of the ``replications`` runs of ``n_flows`` flows: the refusal estimate
+    of :func:`check_flow_run`.
+
+    Parameters
+    ----------
+    capacity_bps, rtt_s, load, n_flows, packet_bytes, sizes, replications
+        As :func:`flow_run_cpu_seconds` takes them (bit/s, s, -, flows, bytes, sizes, runs).
+
+    Returns
+    -------
+    float
+        Bytes: a sample per rate-estimation interval (:data:`BYTES_PER_INTERVAL`) and three copies of
+        each flow's record.
+
+    Examples
+    --------
+    >>> from rcpstab.packet.hosts.flow_traffic import parse_sizes
+    >>> flow_run_bytes(1e6, 0.002, 0.02, 4000, 1000, parse_sizes("fixed:size=4")) > 1e9   # 3.2 million intervals
+    True
+    """
+    per_run = n_flows / replications
+    duration_s = per_run * sizes.mean_packets * packet_bytes * 8 / (load * capacity_bps) + 100 * rtt_s
+    return float(duration_s / min(rtt_s, 0.01) * BYTES_PER_INTERVAL + per_run * RECORD_DTYPE.itemsize * 3)
 
 
 def flow_run_cpu_seconds(

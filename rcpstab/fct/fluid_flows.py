@@ -60,8 +60,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InputError
+from ..runtime.validation import check_run_cost
 
-__all__ = ["FluidFlowRun", "fluid_flow_run", "rho_star", "time_average_in_progress"]
+__all__ = ["FluidFlowRun", "fluid_flow_run", "fluid_flow_run_bytes", "rho_star", "time_average_in_progress"]
 
 
 def rho_star(alpha: float, beta: float, bdp_packets: float) -> float:
@@ -124,6 +125,35 @@ def time_average_in_progress(arrival_s: ArrayLike, fct_s: ArrayLike, t0: float, 
     e = a + np.where(np.isfinite(fct_s), fct_s, np.inf)
     overlap = np.clip(np.minimum(e, t1) - np.maximum(a, t0), 0.0, None)
     return float(overlap.sum() / (t1 - t0))
+
+
+# Memory of a run, bytes (measured with tracemalloc by benchmarks/bench_packet.py --fct-cost): each step's
+# rate (and, with a window, queue) as a float; a trace sample of six Python floats every ten steps; with
+# window="in_flight", each flow's cumulative bits at each step of the ring (the run's largest term).
+BYTES_PER_STEP = 8
+BYTES_PER_TRACE_STEP = 6 * 32 / 10
+
+
+def fluid_flow_run_bytes(n_steps: int, n_flows: int, ring: int = 0, window: bool = False) -> float:
+    """Peak memory of :func:`fluid_flow_run`, bytes: its step histories, trace and ``window="in_flight"`` ring.
+
+    Parameters
+    ----------
+    n_steps, n_flows, ring : int
+        Steps, flows, and the in-flight ring's length in steps (0: none).
+    window : bool
+        Whether a window keeps a queue history too.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> fluid_flow_run_bytes(10, 1000, ring=2202) > 2202 * 1000 * 8
+    True
+    """
+    return float(n_steps * (BYTES_PER_STEP * (2 if window else 1) + BYTES_PER_TRACE_STEP) + 8.0 * (ring + 2) * n_flows)
 
 
 def fluid_flow_run(
@@ -219,6 +249,12 @@ def fluid_flow_run(
     lag_steps = int(round(d / dt)) if lag else 0
     horizon = horizon_s if horizon_s is not None else a[-1] + 100 * d + size.max() / (0.01 * C)
     n_steps = int(math.ceil(horizon / dt)) + 1
+    ring = int(math.ceil((d + 1.0) / dt)) + 2 if in_flight else 0
+    check_run_cost(
+        f"fluid flow run with {len(a)} flows, RTPD {d:g} s, dt {dt:g} s, window={window!r}",
+        0.0,
+        fluid_flow_run_bytes(n_steps, len(a), ring, window_mss_bits > 0),
+    )
     r_min = 1e-6 * C
     R_hist = np.empty(n_steps + 1)
     q_hist = np.zeros(
@@ -239,7 +275,6 @@ def fluid_flow_run(
     if in_flight:
         # cumulative bits each flow has sent, at each of the last ``ring`` steps (a bit is
         # acknowledged within d + 1 s of queueing: older ones count as acknowledged)
-        ring = int(math.ceil((d + 1.0) / dt)) + 2
         cum = np.zeros(len(a))
         cum_hist = np.zeros((ring, len(a)))
         srtt_i = np.full(len(a), d)

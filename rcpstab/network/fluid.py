@@ -125,6 +125,90 @@ class _Wiring:
 
 ENGINES = ("c", "python")
 
+# Cost of the compiled loop (benchmarks/bench_packet.py --network-cost fits them on some runs and checks
+# them on others; docs/performance.md has the figures): CPU per step and per delayed read (a flow's path
+# link times the links it reads, times the batch), bytes per float of the delay line and per recorded
+# sample of a link (four series and the copies the run's result makes of them).
+SECONDS_PER_STEP = 0.078e-6
+SECONDS_PER_READ = 0.0085e-6
+BYTES_PER_RECORD_FLOAT = 42
+BYTES_PER_HISTORY_FLOAT = 8.3
+
+
+def check_whole_steps(net: Network, dt: float = DEFAULT_DT) -> None:
+    """Refuse (:class:`~rcpstab.errors.InputError`) a network whose delays are not whole steps of ``dt`` (s),
+    before a co-simulation spends its packet run on it."""
+    _Wiring(net, dt)
+
+
+def fluid_run_work(
+    net: Network, t_end: float, dt: float = DEFAULT_DT, record_dt: float = RECORD_DT, batch: int = 1
+) -> dict[str, float]:
+    """What :func:`simulate_network` does: ``steps``, ``reads`` (delayed rates read, all steps), ``history``
+    and ``records`` (floats of the delay line and of each recorded series).
+
+    Parameters
+    ----------
+    net : Network
+    t_end, dt, record_dt : float
+        As :func:`simulate_network` takes them, s.
+    batch : int
+        Number of (alpha, beta) pairs.
+
+    Returns
+    -------
+    dict of str to float
+
+    Examples
+    --------
+    Fig. 5.7's two groups of two-link paths read 2 x 2 + 2 x 2 delayed rates a step; its delay line
+    spans the long flow's round trip (20.002 s) in 1 ms steps.
+
+    >>> from rcpstab.network import fig57
+    >>> w = fluid_run_work(fig57(), 10.0)
+    >>> w["steps"], w["reads"], w["history"], w["records"]
+    (10000.0, 80000.0, 60018.0, 600.0)
+    """
+    steps = float(round(t_end / dt))
+    per_step = sum(len(g.path) ** 2 for g in net.groups)
+    length = max(g.rtt for g in net.groups) / dt + 4  # the longest read (rtt - offset + offset' <= rtt + one link) and 2
+    return {
+        "steps": steps,
+        "reads": steps * per_step * batch,
+        "history": float(round(length)) * len(net.links) * batch,
+        "records": float(math.ceil(steps / max(1, round(record_dt / dt)))) * len(net.links) * batch,
+    }
+
+
+def fluid_run_cost(
+    net: Network, t_end: float, dt: float = DEFAULT_DT, record_dt: float = RECORD_DT, batch: int = 1
+) -> tuple[float, float]:
+    """CPU seconds and peak bytes of :func:`simulate_network` on the compiled loop (the module's constants).
+
+    Parameters
+    ----------
+    net : Network
+    t_end, dt, record_dt : float
+        As :func:`simulate_network` takes them, s.
+    batch : int
+        Number of (alpha, beta) pairs.
+
+    Returns
+    -------
+    cpu_s, memory_bytes : float
+        CPU time (s) and memory above the interpreter's (bytes).
+
+    Examples
+    --------
+    >>> from rcpstab.network import fig57
+    >>> cpu, memory = fluid_run_cost(fig57(), 400.0)
+    >>> cpu < 1.0, memory < 1e8
+    (True, True)
+    """
+    w = fluid_run_work(net, t_end, dt, record_dt, batch)
+    cpu = w["steps"] * SECONDS_PER_STEP + w["reads"] * SECONDS_PER_READ
+    return cpu, w["history"] * BYTES_PER_HISTORY_FLOAT + w["records"] * BYTES_PER_RECORD_FLOAT
+
 
 def simulate_network(
     net: Network,

@@ -80,8 +80,15 @@ class Network:
             elapsed += self.links[self.link_index(name)].delay
         return out
 
-    def max_min_rates(self, eta: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    def max_min_rates(self, eta: float = 1.0, active: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The max-min fair allocation RCP aims for (water-filling on eta*C).
+
+        Parameters
+        ----------
+        eta : float
+            Target utilization.
+        active : array_like of bool, shape (groups,), optional
+            The groups sending (default: all); the others get rate 0 and leave their links to the rest.
 
         Returns
         -------
@@ -95,12 +102,14 @@ class Network:
         on = np.array([[name in g.path for name in (link.name for link in self.links)] for g in self.groups])
         counts = np.array([g.count for g in self.groups], dtype=float)
         rates = np.full(len(self.groups), np.nan)
+        if active is not None:
+            rates[~np.asarray(active, bool)] = 0.0
         link_rates = capacity.copy()
         while np.isnan(rates).any():
             free = np.isnan(rates)
             left = capacity - on[~free].T @ (counts[~free] * rates[~free])
             users = on[free].T @ counts[free]
-            share = np.where(users > 0, left / np.maximum(users, 1e-300), np.inf)
+            share = np.divide(left, users, out=np.full_like(left, np.inf), where=users > 0)
             bottleneck = int(np.argmin(share))
             fixed = free & on[:, bottleneck]
             rates[fixed] = share[bottleneck]
@@ -111,12 +120,13 @@ class Network:
         """Each link's packet-average RTT (eq. 5.16, s) at the max-min rates with empty queues."""
         return self.packet_average_rtt(self.max_min_rates(eta)[0])
 
-    def packet_average_rtt(self, group_rates: Sequence[float] | np.ndarray) -> np.ndarray:
-        """Each link's packet-average propagation RTT (eq. 5.16, s) with each group's flows at ``group_rates``."""
+    def packet_average_rtt(self, group_rates: Sequence[float] | np.ndarray, rtts: ArrayLike | None = None) -> np.ndarray:
+        """Each link's packet-average propagation RTT (eq. 5.16, s) with each group's flows at ``group_rates``
+        (of ``rtts`` instead, one per group, s, if given)."""
         volume = np.array(
             [[g.count * r * (link.name in g.path) for g, r in zip(self.groups, group_rates)] for link in self.links]
         )
-        rtts = np.array([g.rtt for g in self.groups])
+        rtts = np.array([g.rtt for g in self.groups]) if rtts is None else np.asarray(rtts, float)
         average: np.ndarray = volume @ rtts / np.maximum(volume.sum(axis=1), 1e-300)
         return average
 
