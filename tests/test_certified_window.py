@@ -30,26 +30,28 @@ STEPS = 200  # integration steps per round trip for the independent functional c
 def _simulate_rtts(A, Ad, clamped, history, rtts):
     """x'(tau) = A x + Ad x(tau-1), the clamped state projected onto >= 0 (Heun's method, own code).
 
-    ``history``: (k*STEPS + 1, n) samples of the initial function on [-k, 0].
+    ``history``: (..., k*STEPS + 1, n) samples of the initial function on [-k, 0]; leading axes are
+    independent runs, integrated together.
     """
     h = 1.0 / STEPS
-    xs = [row for row in history]
-    for _ in range(int(rtts * STEPS)):
-        x, xd, xd1 = xs[-1], xs[-1 - STEPS], xs[-STEPS]
+    start, steps = history.shape[-2], int(rtts * STEPS)
+    xs = np.concatenate([history, np.zeros(history.shape[:-2] + (steps, history.shape[-1]))], axis=-2)
 
-        def rate(state, delayed):
-            r = A @ state + Ad @ delayed
-            if clamped is not None and state[clamped] <= 0 and r[clamped] < 0:
-                r[clamped] = 0.0
-            return r
+    def rate(state, delayed):
+        r = state @ A.T + delayed @ Ad.T
+        held = (state[..., clamped] <= 0) & (r[..., clamped] < 0)
+        r[..., clamped] = np.where(held, 0.0, r[..., clamped])
+        return r
 
+    for m in range(start, start + steps):
+        x, xd, xd1 = xs[..., m - 1, :], xs[..., m - 1 - STEPS, :], xs[..., m - STEPS, :]
         k1 = rate(x, xd)
         pred = x + h * k1
-        pred[clamped] = max(pred[clamped], 0.0)
+        pred[..., clamped] = np.maximum(pred[..., clamped], 0.0)
         new = x + h / 2 * (k1 + rate(pred, xd1))
-        new[clamped] = max(new[clamped], 0.0)
-        xs.append(new)
-    return np.array(xs)
+        new[..., clamped] = np.maximum(new[..., clamped], 0.0)
+        xs[..., m, :] = new
+    return xs
 
 
 def _functional(cert, xs, end):
@@ -90,6 +92,22 @@ def test_the_thesis_point_is_linearly_unstable_and_certified_over_two_round_trip
     assert window_certificate(SWITCHED, 0.8, 0.55, window=1) is None  # one round trip cannot (see the docs)
 
 
+def test_a_reused_compiled_problem_gives_the_fresh_problems_certificate(beyond, monkeypatch):
+    """window_certificate keeps its compiled cvxpy problem per shape and re-solves it with new A, Ad: the
+    certificate at a point is the same, bit for bit, after the problem has solved another point."""
+    from collections import OrderedDict
+
+    import rcpstab.linear.certified_window as cw
+
+    monkeypatch.setattr(cw, "_COMPILED", OrderedDict())  # a cache of its own, the process's left as it was
+    other = window_certificate(SWITCHED, 0.4, 0.2, window=2)
+    again = window_certificate(SWITCHED, 0.8, 0.55, window=2)
+    assert len(cw._COMPILED) == 1  # one compiled problem served both points
+    assert other is not None and not np.array_equal(other.P, again.P)
+    for name in ("P", "Q", "R", "margin"):
+        assert np.array_equal(getattr(again, name), getattr(beyond, name)), name
+
+
 def _decreases_along_runs(cert, runs, rtts, seed):
     """Soundness, checked without the LMIs: V by quadrature along switched runs from random histories."""
     A, Ad, clamped = loop_matrices(SWITCHED, cert.alpha, cert.beta)
@@ -97,8 +115,8 @@ def _decreases_along_runs(cert, runs, rtts, seed):
     scale = np.array([0.5, 0.5 * 0.2]) * 1.5e8  # rate deviation 0.5 C, queue 0.5 BDP (bits)
     past = cert.window + 1  # round trips of initial history
     switches = 0
-    for _ in range(runs):
-        xs = _simulate_rtts(A, Ad, clamped, _random_history(rng, 2, past, clamped, scale), rtts)
+    histories = np.array([_random_history(rng, 2, past, clamped, scale) for _ in range(runs)])
+    for xs in _simulate_rtts(A, Ad, clamped, histories, rtts):
         q = xs[past * STEPS :, clamped]
         switches += int(np.sum((q[1:] == 0) & (q[:-1] > 0)))
         # from tau = L on: the window (x on [tau-L, tau], its derivative included) is the loop's own solution
@@ -150,7 +168,7 @@ def test_a_linearly_stable_point_is_certified_for_both_models():
 
 
 def test_points_the_phase_plane_refutes_are_never_certified():
-    grid_a, grid_b = np.array([1.3, 1.6, 1.9]), np.array([0.3, 0.6, 0.9])
+    grid_a, grid_b = np.array([1.3, 1.6]), np.array([0.3, 0.6])  # (1.3, 0.3) stable, three refuted
     pp = phaseplane_region(SWITCHED, grid_a, grid_b)
     cert = certified_window_region(SWITCHED, grid_a, grid_b)
     assert (~pp.stable).sum() >= 3  # the grid has points that oscillate...

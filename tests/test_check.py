@@ -197,3 +197,32 @@ def test_suggestion_is_the_nearest_point_that_passes_by_brute_force(monkeypatch)
     monkeypatch.setattr(suggest_module, "_grid", lambda config: [p for p in grid if p not in passing])
     none = suggest_module.suggest(config, "all", samples=0, workers=1)
     assert none["alpha"] is None and "none of the" in none["reason"]
+
+
+def test_batched_linear_screen_keeps_the_single_point_candidates(monkeypatch):
+    """suggest() screens its grid with one margins_many batch (equal to margins() to rounding): a point whose
+    figure is within rounding of a threshold is recomputed singly, so the candidates and their order are those
+    of margins() at every point. The phase-margin threshold sits exactly on (0.9, 0.05)'s single-point figure,
+    which the batch puts a few ulps below."""
+    import importlib
+
+    from rcpstab.linear.batch import MarginsBatch
+    from rcpstab.linear.margins import margins
+    from rcpstab.models import get_model
+
+    suggest_module = importlib.import_module("rcpstab.check.suggestion")
+    edge = margins(get_model("rcp"), 0.9, 0.05).phase_margin_deg
+    config = parse_config(
+        {"router": {"ALPHA": 0.6, "BETA": 0.45}, "thresholds": {"gain_margin_min": 1.5, "phase_margin_min_deg": edge}}
+    )
+    grid = suggest_module._grid(config)[::5]  # 35 points, near and wide
+    assert (0.9, 0.05) in grid
+    monkeypatch.setattr(suggest_module, "_grid", lambda config: grid)
+    batched = suggest_module.candidates(config, "linear")
+
+    def single(model, alphas, betas):
+        return MarginsBatch(model, {"alpha": alphas, "beta": betas}, [margins(model, a, b) for a, b in zip(alphas, betas)])
+
+    monkeypatch.setattr(suggest_module, "margins_many", single)
+    assert batched == suggest_module.candidates(config, "linear")
+    assert (0.9, 0.05) in [(a, b) for a, b, _ in batched[0]]  # passes at its threshold

@@ -11,10 +11,11 @@ full checks in that order until one passes; when none does, the suggestion says 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from ..linear.batch import margins_many
 from ..linear.margins import Margins, margins
 from ..models import get_model
 from ..phaseplane import decide
@@ -24,6 +25,10 @@ from .envelope import envelope_networks
 from .feasibility import feasible
 from .nonlinear import FLASH_CROWD, LOAD_DOUBLING, step_horizon_rtt
 
+BATCH_DOUBT = 1e-9
+"""Relative distance below which a batched figure (equal to :func:`~rcpstab.linear.margins.margins`'
+to rounding, :mod:`rcpstab.linear.batch`) is recomputed one point at a time before it decides a threshold
+or an order, so that the candidates are exactly those of the single-point margins."""
 RADIUS = 0.3  # search alpha and beta within this distance of the configured point
 STEP = 0.05  # grid spacing of the search
 WIDE_ALPHA = np.round(np.arange(0.1, 1.0 + 1e-9, 0.1), 6)
@@ -97,20 +102,49 @@ def candidates(config: CheckConfig, criterion: str) -> tuple[list[tuple[float, f
         (removed by the step responses on the corners).
     """
     a0, b0 = config.router.alpha, config.router.beta
-    ranked, grid = [], _grid(config)
-    for a, b in grid:
+    grid = _grid(config)
+    model, th = get_model("rcp"), config.thresholds
+    # one batched computation for the grid; a point near a threshold is recomputed exactly (_near_threshold)
+    found = cast(list[Margins], margins_many(model, *zip(*grid)).results if grid else [])
+    for i, (a, b) in enumerate(grid):
+        if _near_threshold(found[i], th):
+            found[i] = margins(model, a, b)
+    ranked = []
+    for (a, b), m in zip(grid, found):
         trial = config.with_gains(a, b)
-        m = margins(get_model("rcp"), a, b)
         if criterion != "nonlinear" and not all(f.passed for f in linear_findings(m, trial)):
             continue
         distance = math.hypot(a - a0, b - b0)
-        ranked.append((round(distance / STEP), -linear_slack(m, trial.thresholds), a, b, distance))
+        ranked.append([round(distance / STEP), -linear_slack(m, th), a, b, distance])
+    # the order among equally near points is the slack's: where two batched slacks are within rounding of
+    # each other, both are recomputed exactly
+    order = sorted(range(len(ranked)), key=ranked.__getitem__)
+    tied = [(i, j) for i, j in zip(order, order[1:]) if ranked[i][0] == ranked[j][0] and _close(ranked[i][1], ranked[j][1])]
+    for i in {i for pair in tied for i in pair}:
+        ranked[i][1] = -linear_slack(margins(model, ranked[i][2], ranked[i][3]), th)
     screened = {"grid": len(grid), "linear": len(grid) - len(ranked), "steps": 0}
     if criterion != "linear" and ranked:
         keep = steps_pass(config, [(a, b) for _, _, a, b, _ in ranked])
         screened["steps"] = int((~keep).sum())
         ranked = [r for r, k in zip(ranked, keep) if k]
     return [(a, b, d) for _, _, a, b, d in sorted(ranked)], screened
+
+
+def _close(x: float, y: float) -> bool:
+    """Within :data:`BATCH_DOUBT` of each other, relative to the larger of 1 and their sizes (inf: only itself)."""
+    if math.isinf(x) or math.isinf(y):
+        return x == y
+    return abs(x - y) <= BATCH_DOUBT * max(1.0, abs(x), abs(y))
+
+
+def _near_threshold(m: Margins, th: Thresholds) -> bool:
+    """Whether a linear finding of ``m`` is within rounding of its threshold (or of the stability boundary)."""
+    pairs = [(m.rightmost_root[0], 0.0), (m.rightmost_root[0], th.rightmost_real_max)]
+    if m.gain_margin is not None:
+        pairs.append((m.gain_margin, th.gain_margin_min))
+    if m.phase_margin_deg is not None:
+        pairs.append((m.phase_margin_deg, th.phase_margin_min_deg))
+    return any(_close(x, y) for x, y in pairs)
 
 
 PACKET_POOL = 12  # under --packet, fluid-verified candidates gathered (nearest first) before any packet run

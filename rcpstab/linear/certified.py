@@ -50,9 +50,13 @@ from .grid import check_gains
 from .linearization import linearize
 from .result import RegionMap
 
-__all__ = ["certified_region", "SOLVERS"]
+__all__ = ["certified_region", "SOLVERS", "SOLVER_OPTIONS"]
 
 SOLVERS = ("CLARABEL", "SCS")  # preference order, both open source
+SOLVER_OPTIONS: dict[str, dict[str, object]] = {"CLARABEL": {"max_threads": 1}}
+"""Per solver, the options every solve passes. One thread: these SDPs are small (PSD blocks up to ~20 wide),
+so a second thread's synchronisation costs more CPU than it saves (the same iterates, bit for bit), and
+callers that want parallelism run grid points in parallel."""
 CHECK_TOLERANCE = 1e-9  # verified eigenvalues must be below -this (LMIs) / above this (P, R)
 
 
@@ -222,7 +226,7 @@ def certified_region(model: ModelSpec, alphas, betas, bound: str = "wirtinger", 
                 with warnings.catch_warnings():
                     # "solution may be inaccurate": the independent check below decides anyway
                     warnings.simplefilter("ignore", UserWarning)
-                    problem.solve(solver=solver)
+                    problem.solve(solver=solver, **SOLVER_OPTIONS.get(solver, {}))
             except cp.error.SolverError:
                 continue
             if t.value is None or P.value is None:

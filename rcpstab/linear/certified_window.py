@@ -16,7 +16,9 @@ cvxpy is an optional dependency (``pip install 'rcpstab[sdp]'``).
 
 from __future__ import annotations
 
+import threading
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +27,7 @@ from ..errors import InputError
 from ..models import as_model
 from ..models.spec import ModelSpec
 from ..runtime.validation import DOMAINS
-from .certified import CHECK_TOLERANCE, _import_cvxpy, switched_modes
+from .certified import CHECK_TOLERANCE, SOLVER_OPTIONS, _import_cvxpy, switched_modes
 from .grid import check_gains
 from .result import RegionMap
 from .switched_lkf import Layout, common_eta_forms, decrease_lmi, positivity_lmi, stacked_loop, window_modes
@@ -159,30 +161,74 @@ def _check_shape(window: int, order: int):
         raise InputError(f"order {order!r}: an integer from 1 to 4")
 
 
+COMPILED_KEPT = 16
+"""Compiled problems kept for reuse in a process (the least recently used is dropped first)."""
+
+_COMPILED: OrderedDict = OrderedDict()
+_COMPILED_LOCK = threading.Lock()
+
+
+def _compiled(cp, A, Ad, clamped, window, order):
+    """:func:`_problem` for this shape, built once per process and re-solved with new parameter values.
+
+    The key is everything the problem's constants depend on: the sizes, the clamped index and the
+    clamped state's row of A (the cone forms); A and Ad themselves are parameters. A point's
+    solution does not depend on which points the problem solved before (the solver starts cold).
+
+    Returns
+    -------
+    (lock, problem pieces)
+        Hold the lock from setting the parameters to reading the solution.
+    """
+    row = A[clamped].tobytes() if clamped is not None else b""
+    key = (A.shape[0], clamped, window, order, row)
+    with _COMPILED_LOCK:
+        entry = _COMPILED.get(key)
+        if entry is None:
+            entry = _COMPILED[key] = (threading.Lock(), _problem(cp, A, Ad, clamped, window, order))
+            while len(_COMPILED) > COMPILED_KEPT:
+                _COMPILED.popitem(last=False)
+        _COMPILED.move_to_end(key)
+    return entry
+
+
 def _solve_grid(model, points, window, order):
     cp, solver = _import_cvxpy()
     A, Ad, clamped = loop_matrices(model, *points[0])
-    problem, (A_par, Ad_par), (P, Q, R, K0, Ks, t), lay, modes, eta_forms = _problem(cp, A, Ad, clamped, window, order)
+    lock, built = _compiled(cp, A, Ad, clamped, window, order)
+    problem, (A_par, Ad_par), (P, Q, R, K0, Ks, t), lay, modes, eta_forms = built
     for a, b in points:
         A, Ad, _ = loop_matrices(model, a, b)
-        A_par.value, Ad_par.value = A, Ad
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)  # the NumPy check below decides
-                problem.solve(solver=solver)
-        except cp.error.SolverError:
+        with lock:
+            A_par.value, Ad_par.value = A, Ad
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)  # the NumPy check below decides
+                    problem.solve(solver=solver, **SOLVER_OPTIONS.get(solver, {}))
+            except cp.error.SolverError:
+                solved = None
+            else:
+                solved = (
+                    None
+                    if t.value is None or P.value is None
+                    else (
+                        float(t.value),
+                        P.value,
+                        Q.value,
+                        R.value,
+                        K0.value if eta_forms.shape[0] else K0,
+                        [K.value if m.forms.shape[0] else K for K, m in zip(Ks, modes)],
+                    )
+                )
+        if solved is None:
             yield a, b, np.nan, None
             continue
-        if t.value is None or P.value is None:
-            yield a, b, np.nan, None
-            continue
-        k0 = K0.value if eta_forms.shape[0] else K0
-        ks = [K.value if m.forms.shape[0] else K for K, m in zip(Ks, modes)]
+        margin, p, q, r, k0, ks = solved
         # the plain builders at this point's matrices, not the compiled problem, decide
         _, modes_here = window_modes(A, Ad, clamped, window, order)
-        checked = _verified(lay, modes_here, eta_forms, P.value, Q.value, R.value, k0, ks) if t.value > 0 else None
-        cert = WindowCertificate(a, b, window, order, *checked, float(t.value)) if checked else None
-        yield a, b, float(t.value), cert
+        checked = _verified(lay, modes_here, eta_forms, p, q, r, k0, ks) if margin > 0 else None
+        cert = WindowCertificate(a, b, window, order, *checked, margin) if checked else None
+        yield a, b, margin, cert
 
 
 def window_certificate(
