@@ -45,10 +45,11 @@ def theorem1_exit(model: ModelSpec, alpha_max: float = 2.0) -> float:
         up to ``alpha_max``.
     """
     alphas = np.linspace(alpha_max / SCAN_POINTS, alpha_max, SCAN_POINTS)
-    unstable = np.array([curve_growth_rate(model, a) >= 0 for a in alphas])
-    if not unstable.any():
+    # The first unstable scan point brackets the exit: the scan stops there (the points past it cannot
+    # change the bracket, and cost most of the scan when the curve leaves early, as XCP's does).
+    k = next((i for i, a in enumerate(alphas) if curve_growth_rate(model, a) >= 0), None)
+    if k is None:
         return float("nan")
-    k = int(np.argmax(unstable))
     lo, hi = (alphas[k - 1] if k else 0.0), alphas[k]
     for _ in range(BISECTIONS):
         mid = 0.5 * (lo + hi)
