@@ -8,6 +8,7 @@ from the rightmost characteristic root (no use of the theorem's own argument).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -28,6 +29,7 @@ def curve_growth_rate(model: ModelSpec, alpha: float) -> float:
     return rightmost_root(model, alpha, float(theorem1_beta(alpha))).real
 
 
+@cache  # the exit depends on the model and the range only: a session asking again (a notebook, the command's modes) scans once
 def theorem1_exit(model: ModelSpec, alpha_max: float = 2.0) -> float:
     """First alpha at which Theorem 1's curve leaves the exact stable region of ``model``.
 
