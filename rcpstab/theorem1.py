@@ -8,6 +8,7 @@ from the rightmost characteristic root (no use of the theorem's own argument).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -28,6 +29,7 @@ def curve_growth_rate(model: ModelSpec, alpha: float) -> float:
     return rightmost_root(model, alpha, float(theorem1_beta(alpha))).real
 
 
+@cache  # the exit depends on the model and the range only: a session asking again (a notebook, the command's modes) scans once
 def theorem1_exit(model: ModelSpec, alpha_max: float = 2.0) -> float:
     """First alpha at which Theorem 1's curve leaves the exact stable region of ``model``.
 
@@ -45,10 +47,11 @@ def theorem1_exit(model: ModelSpec, alpha_max: float = 2.0) -> float:
         up to ``alpha_max``.
     """
     alphas = np.linspace(alpha_max / SCAN_POINTS, alpha_max, SCAN_POINTS)
-    unstable = np.array([curve_growth_rate(model, a) >= 0 for a in alphas])
-    if not unstable.any():
+    # The first unstable scan point brackets the exit: the scan stops there (the points past it cannot
+    # change the bracket, and cost most of the scan when the curve leaves early, as XCP's does).
+    k = next((i for i, a in enumerate(alphas) if curve_growth_rate(model, a) >= 0), None)
+    if k is None:
         return float("nan")
-    k = int(np.argmax(unstable))
     lo, hi = (alphas[k - 1] if k else 0.0), alphas[k]
     for _ in range(BISECTIONS):
         mid = 0.5 * (lo + hi)

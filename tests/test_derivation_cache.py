@@ -43,3 +43,38 @@ def test_an_unwritable_cache_only_costs_time(tmp_path, monkeypatch):
     blocker.write_text("")
     monkeypatch.setenv("RCPSTAB_CACHE_DIR", str(blocker))  # a file where a folder should be
     assert str(linearize(get_model("rcp")).open_loop) == "(alpha*d_0*s + beta)*exp(-d_0*s)/(d_0**2*s**2)"
+
+
+def test_a_bundled_delayed_loop_is_read_back_bit_for_bit(tmp_path, monkeypatch):
+    """TIMELY's Jacobians and delays: derived and stored, then read without deriving, the same bits."""
+    import dataclasses
+
+    import numpy as np
+    import pytest
+
+    from rcpstab.linear import fluid_loop
+    from rcpstab.models.delayloop import get_loop_model
+
+    monkeypatch.setenv("RCPSTAB_CACHE_DIR", str(tmp_path))
+    model = get_loop_model("timely")
+    compile_loop = fluid_loop._compiled.__wrapped__  # past the process's memo
+    fresh = compile_loop(model)  # derives and writes
+    (entry,) = (tmp_path / "symbolic").iterdir()
+    assert entry.name.startswith("fluidloop-timely-")
+
+    def derive_again(_model):
+        raise AssertionError("derived again")
+
+    monkeypatch.setattr(fluid_loop, "_sources", derive_again)
+    cached = compile_loop(model)
+    values = model.values(N=20, D_prop=100e-6)
+    results = []
+    for compiled in (fresh, cached):
+        monkeypatch.setattr(fluid_loop, "_compiled", lambda _model, c=compiled: c)
+        results.append(fluid_loop.loop_matrices(model, values)[:2])
+    (A0, delayed), (A0_read, delayed_read) = results
+    assert np.array_equal(A0, A0_read) and A0.any() and delayed.keys() == delayed_read.keys()
+    assert all(np.array_equal(delayed[tau], delayed_read[tau]) for tau in delayed)
+    # a variant that is not the registry's model is derived, never read under the bundled model's key
+    with pytest.raises(AssertionError, match="derived again"):
+        compile_loop(dataclasses.replace(model, title="a user's variant"))

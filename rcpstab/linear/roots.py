@@ -10,7 +10,7 @@ is exact to machine precision and independent of the D-subdivision in :mod:`.exa
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
@@ -213,12 +213,27 @@ def collocated_generator(A0: np.ndarray, delayed: dict[float, np.ndarray], nodes
         Its eigenvalues approximate the rightmost characteristic roots spectrally.
     """
     n = A0.shape[0]
-    tau = max(delayed)
-    x, Dc = chebyshev_differentiation(nodes)
-    theta = tau * (x - 1) / 2
-    G = np.kron(Dc * (2 / tau), np.eye(n))
+    derivative, weights = _collocation(n, nodes, tuple(delayed))
+    G = derivative.copy()
     first = np.kron(np.eye(1, nodes + 1), A0)
-    for th, A in delayed.items():
-        first = first + np.kron(_lagrange_weights(theta, -th)[None, :], A)
+    for A, w in zip(delayed.values(), weights):
+        first = first + np.kron(w, A)
     G[:n, :] = first
     return G
+
+
+@lru_cache(maxsize=8)  # one entry per loop structure (an LTI sweep over delays misses; its matrices can be large)
+def _collocation(n: int, nodes: int, delays: tuple[float, ...]) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The parts of :func:`collocated_generator` that do not depend on the loop's matrices (read-only).
+
+    The differentiation rows ``kron(D * 2/tau, I_n)`` and each delay's interpolation weights (a row):
+    every root along a sweep of one loop's gains (a Theorem 1 scan, a Hopf search) shares them.
+    """
+    tau = max(delays)
+    x, Dc = chebyshev_differentiation(nodes)
+    theta = tau * (x - 1) / 2
+    derivative = np.kron(Dc * (2 / tau), np.eye(n))
+    weights = tuple(_lagrange_weights(theta, -th)[None, :] for th in delays)
+    for array in (derivative, *weights):
+        array.setflags(write=False)
+    return derivative, weights
