@@ -47,14 +47,16 @@ def theorem1_exit(model: ModelSpec, alpha_max: float = 2.0) -> float:
         up to ``alpha_max``.
     """
     alphas = np.linspace(alpha_max / SCAN_POINTS, alpha_max, SCAN_POINTS)
-    # The first unstable scan point brackets the exit: the scan stops there (the points past it cannot
-    # change the bracket, and cost most of the scan when the curve leaves early, as XCP's does).
-    k = next((i for i, a in enumerate(alphas) if curve_growth_rate(model, a) >= 0), None)
+    # The scan stops at the first unstable point (only it is used), the bisection once the bracket is two
+    # adjacent floats (a midpoint equal to an end changes nothing): the same answer as the full counts.
+    k = next((i for i, alpha in enumerate(alphas) if curve_growth_rate(model, alpha) >= 0), None)
     if k is None:
         return float("nan")
     lo, hi = (alphas[k - 1] if k else 0.0), alphas[k]
     for _ in range(BISECTIONS):
         mid = 0.5 * (lo + hi)
+        if mid == lo or mid == hi:
+            break
         lo, hi = (lo, mid) if curve_growth_rate(model, mid) >= 0 else (mid, hi)
     return cast(float, 0.5 * (lo + hi))  # a NumPy float64 (a float subclass)
 

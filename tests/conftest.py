@@ -9,7 +9,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from scipy.spatial import cKDTree  # noqa: E402
 
 import rcpstab  # noqa: E402
 
@@ -36,6 +35,8 @@ def near_rcp_boundary(A, B, tol):
 
     The curve is sampled every ~2e-5 in arc length, so the answer is exact to that.
     """
+    from scipy.spatial import cKDTree  # here, not at import: every xdist worker loads this file
+
     a, b = rcp_boundary_curve(samples=100_001)
     tree = cKDTree(np.column_stack([a, b]))
     # The upper bound lets the tree prune: only points near the curve cost anything.

@@ -38,3 +38,29 @@ def test_cached_equals_fresh(tmp_path, monkeypatch):
         assert np.array_equal(openloop.open_loop(model).num, openloop._compile(model).num) and ol.theta == 1.0
     stored = {p.name.split("-")[0] for p in cache_dir().glob("*.pkl")}
     assert {"quasipoly", "openloop"} <= stored
+
+
+def test_a_refused_loop_is_cached_with_its_message(tmp_path, monkeypatch):
+    """A loop with two delays is refused from the cache with the fresh refusal's message, without deriving."""
+    import pytest
+
+    from rcpstab.errors import InputError
+
+    monkeypatch.setenv("RCPSTAB_CACHE_DIR", str(tmp_path))
+    model = get_model("xcp-router")
+    with pytest.raises(InputError) as fresh:
+        openloop._compile(model)
+    assert "more than one delay" in str(fresh.value)
+    openloop.open_loop.cache_clear()
+    with pytest.raises(InputError) as first:
+        openloop.open_loop(model)  # derives and stores the refusal
+    assert any(p.name.startswith("openloop-xcp-router-") for p in cache_dir().glob("*.pkl"))
+
+    def derive_again(_model):
+        raise AssertionError("derived again: the refusal was not read from the cache")
+
+    monkeypatch.setattr(openloop, "_compile", derive_again)
+    openloop.open_loop.cache_clear()
+    with pytest.raises(InputError) as second:
+        openloop.open_loop(model)
+    assert str(first.value) == str(second.value) == str(fresh.value)

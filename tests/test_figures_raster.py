@@ -31,12 +31,19 @@ def _pixels(path):
 
 def _runs(mask):
     """Length of the longest run of True in each row of ``mask``."""
+    edges = np.diff(np.pad(mask.astype(np.int8), ((0, 0), (1, 1))), axis=1)
+    rows, starts = np.nonzero(edges == 1)  # row-major: each row's starts and ends pair up in order
+    _, ends = np.nonzero(edges == -1)
     best = np.zeros(mask.shape[0], int)
-    for k, row in enumerate(mask):
-        edges = np.diff(np.concatenate([[0], row.astype(int), [0]]))
-        starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-        best[k] = (ends - starts).max() if starts.size else 0
+    np.maximum.at(best, rows, ends - starts)
     return best
+
+
+def _nearest(points, to):
+    """Distance from each of ``points`` (n, 2) to the nearest of ``to`` (m, 2), in pixels."""
+    from scipy.spatial import cKDTree
+
+    return cKDTree(to).query(points)[0]
 
 
 def _frame(image):
@@ -101,7 +108,7 @@ def test_every_map_cell_has_the_colour_of_its_verdict_in_the_csv(map_files):
     # away from the boundary's black line (1.5 pt wide, antialiased), where a cell's centre may be under it
     a, b = boundary_points(get_model("rcp"), x1, y1)
     bx, by = left + (a - x0) / (x1 - x0) * (right - left), bottom - (b - y0) / (y1 - y0) * (bottom - top)
-    near = np.min(np.hypot(px[:, None] - bx[None, :], py[:, None] - by[None, :]), axis=1) < 5
+    near = _nearest(np.column_stack([px, py]), np.column_stack([bx, by])) < 5
     # and off the legend: its box's light grey edge, in the upper right
     grey = np.all(np.abs(image - 204) < 3, axis=2)
     grey[: top + 1], grey[bottom:], grey[:, :left] = False, False, False
@@ -202,7 +209,7 @@ def test_portrait_trajectories_are_drawn_where_their_csv_points_map(portrait_fil
         mine = inside & (np.abs(image - colour).max(axis=2) < 12)
         ys_, xs_ = np.nonzero(mine)
         if xs_.size:
-            d = np.min(np.hypot(xs_[:, None] + 0.5 - points[None, :, 0], ys_[:, None] + 0.5 - points[None, :, 1]), axis=1)
+            d = _nearest(np.column_stack([xs_ + 0.5, ys_ + 0.5]), points)
             assert d.max() < 5.0, (k, d.max())
         # and where no other start's path comes near, its path is drawn in its colour
         others = np.concatenate([p for j, p in dense.items() if j != k])
@@ -210,7 +217,7 @@ def test_portrait_trajectories_are_drawn_where_their_csv_points_map(portrait_fil
         sample = sample[
             (sample[:, 0] > left + 3) & (sample[:, 0] < right - 3) & (sample[:, 1] > top + 3) & (sample[:, 1] < bottom - 3)
         ]
-        alone = np.min(np.hypot(sample[:, None, 0] - others[None, :, 0], sample[:, None, 1] - others[None, :, 1]), axis=1) > 6
+        alone = _nearest(sample, others) > 6
         for sx, sy in sample[alone]:
             patch = image[int(sy) - 1 : int(sy) + 2, int(sx) - 1 : int(sx) + 2]
             assert np.abs(patch - colour).max(axis=2).min() < 60, (k, sx, sy)

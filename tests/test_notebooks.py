@@ -7,9 +7,7 @@ directory, and fails the test on the first cell that raises.
 import json
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((REPO / "docs" / "notebooks").glob("*.ipynb"))
@@ -22,6 +20,8 @@ def test_there_are_notebooks():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_committed_without_outputs(path):
+    import nbformat  # here, not at import: every xdist worker collects this file, one runs it
+
     nb = nbformat.read(path, as_version=4)
     with_outputs = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and (cell.outputs or cell.execution_count)]
     assert not with_outputs, f"{path.name}: cells {with_outputs} carry outputs"
@@ -43,6 +43,9 @@ def test_notebook_executes(path, tmp_path):
     # The scratch folder mirrors a checkout: notebooks run in docs/notebooks (as the docs build runs them)
     # and read the stored experiment results at ../../experiments/results, here a link to the real ones,
     # so the cells that plot stored results run too; what a notebook writes stays in the scratch folder.
+    import nbformat
+    from nbclient import NotebookClient
+
     cwd = tmp_path / "docs" / "notebooks"
     cwd.mkdir(parents=True)
     (tmp_path / "experiments").symlink_to(REPO / "experiments", target_is_directory=True)

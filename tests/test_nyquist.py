@@ -12,7 +12,6 @@ Findings asserted here (also in the docstring of rcpstab.linear.nyquist):
 
 import warnings
 
-import control
 import matplotlib
 import numpy as np
 import pytest
@@ -44,12 +43,16 @@ def rcp_open_loop(alpha, beta, w):
 
 def pade_loop(alpha, beta, order):
     """App. D's rational loop: (alpha s + beta)/s^2 times python-control's pade(1, order)."""
+    import control  # here, not at import: python-control brings scipy.signal and pyplot (~1 s per worker)
+
     num, den = control.pade(1, order)
     return control.tf([alpha, beta], [1, 0, 0]) * control.tf(num, den)
 
 
 def closed_loop_unstable(alpha, beta, order):
     """RHP roots of s^2 den(s) + (alpha s + beta) num(s), and the smallest |Re| among all roots."""
+    import control
+
     num, den = control.pade(1, order)
     roots = np.roots(np.polyadd(np.polymul([1, 0, 0], den), np.polymul([alpha, beta], num)))
     return int((roots.real > 0).sum()), float(np.min(np.abs(roots.real)))
@@ -136,6 +139,8 @@ POINTS = np.random.default_rng(7).uniform([0.01, 0.005], [2, 1], size=(30, 2))
 
 @pytest.mark.parametrize("order", [1, 2, 4, 8])
 def test_pade_count_matches_closed_loop_poles_and_python_control(order):
+    import control
+
     rcp = get_model("rcp")
     ours = nyquist_count(rcp, POINTS[:, 0], POINTS[:, 1], pade=order)
     assert ours.rhp_poles == 0
@@ -158,6 +163,8 @@ def test_pade_count_matches_closed_loop_poles_and_python_control(order):
 
 
 def frd_count(alpha, beta, w):
+    import control
+
     data = control.frd(rcp_open_loop(alpha, beta, w), w)
     return control.nyquist_response(data, warn_encirclements=False).count
 

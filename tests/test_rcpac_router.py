@@ -10,7 +10,7 @@ import sympy as sp
 from rcpstab.cli import main
 from rcpstab.linear.exact import exact_region
 from rcpstab.linear.linearization import lam, linearize
-from rcpstab.models import get_model, rcpac_router
+from rcpstab.models import get_model
 from rcpstab.models.spec import t
 from rcpstab.models.symbols import C, alpha, beta, d0
 from rcpstab.packet.lens.region import packet_region
@@ -24,6 +24,10 @@ RCPAC = get_model("rcpac")
 def _true_rtt_variant():
     """rcpac-router with the router's RTT average D replaced where rcpac has its own delay:
     d0 + q/C in the rate law and the budget, d0 in the feedback (rcpac's d_fb)."""
+    # The model's module, here and not at import: it builds the model with SymPy (~0.4 s) in every
+    # xdist worker that collects this file, and one runs it.
+    from rcpstab.models import rcpac_router
+
     true_rtt = d0 + rcpac_router.q(t) / C
     rhs = list(ROUTER.rhs)
     rhs[0] = rhs[0].subs(rcpac_router.D_new, true_rtt)
@@ -71,6 +75,8 @@ def test_linearization_matches_the_hand_derivation():
 def test_linear_loop_tends_to_rcpacs_region():
     """Exact regions on rcpac's small linear region (alpha <= 0.5, beta <= 0.26): at T/d0 = 1/40 the
     averaged loop loses one boundary point of 48 and gains none; at T/d0 = 1 it has lost 11."""
+    from rcpstab.models import rcpac_router
+
     alphas, betas = np.arange(0.05, 0.61, 0.05), np.arange(0.02, 0.31, 0.04)
     base = exact_region(RCPAC, alphas, betas)
     near = exact_region(rcpac_router.at_interval_ratio(sp.Rational(1, 40)), alphas, betas)
@@ -97,6 +103,8 @@ def test_deficit_average_lets_a_flash_crowd_through():
     (routers/rcpac/control.py), which are near 0 when the crowd arrives: the whole demand passes for about
     an RTT and the spike is > 10 C*d0. With the deficit read instantly instead (everything else the
     router's) the spike is rcpac's again, within 5%: the average alone makes the difference."""
+    from rcpstab.models import rcpac_router
+
     params = {"alpha": 0.4, "beta": 0.2, "gamma_AC": np.array([0.01])}
     rhs = list(ROUTER.rhs)
     rhs[5] = rhs[5].subs(rcpac_router.E(t - d0), sp.Max(0, rcpac_router.e_stamp))

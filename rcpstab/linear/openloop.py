@@ -76,15 +76,24 @@ class OpenLoop:
 
 @cache
 def open_loop(model: ModelSpec) -> OpenLoop:
-    """Compile ``model``'s normalized open loop (cached on disk); InputError if it is not of the form above."""
+    """Compile ``model``'s normalized open loop (cached on disk); InputError if it is not of the form above.
+
+    The refusal is cached too: it depends on the same model and code as a loop, and a model with two
+    delays (the router-timed ones) would otherwise be derived with SymPy again at every call.
+    """
     from ..runtime.derivation_cache import cached
     from .linearization_sources import DERIVING_SOURCES
 
     def compute() -> dict[str, Any]:
-        ol = _compile(model)
+        try:
+            ol = _compile(model)
+        except InputError as exc:
+            return {"refusal": str(exc)}
         return {"theta": np.array(ol.theta), "num": ol.num, "den": ol.den, "integrators": np.array(ol.integrators)}
 
     data = cached("openloop", model, (__file__, *DERIVING_SOURCES), compute)
+    if "refusal" in data:
+        raise InputError(data["refusal"])
     return OpenLoop(theta=float(data["theta"]), num=data["num"], den=data["den"], integrators=int(data["integrators"]))
 
 
