@@ -92,12 +92,15 @@ def test_cli_network(tmp_path, capsys):
 def test_compiled_loop_equals_python_reference():
     # The C kernel and the Python loop (which calls App. F's control path object itself) are twins:
     # every recorded series agrees to rounding, through many timer expiries, queue build-ups and drains.
+    # 10 s (12,000 expiries) reach every branch of the kernel's control update, including intervals
+    # shorter than App. F's cap, which the first 5 s lack; a planted one-step-late timer, delay line or
+    # dropped weight factor fails here as at 30 s.
     from rcpstab.network import simulate_network
 
     net = fig57(l2_delay=0.05)
     gains = ([0.1, 0.5, 1.0, 1.4], [1.0, 0.1, 0.5, 0.8])
-    ref = simulate_network(net, *gains, 30.0, engine="python")
-    out = simulate_network(net, *gains, 30.0, engine="c")
+    ref = simulate_network(net, *gains, 10.0, engine="python")
+    out = simulate_network(net, *gains, 10.0, engine="c")
     assert np.array_equal(ref.t, out.t)
     assert ref.queue.max() > 1e5  # the runs did queue: the clamp and drain were exercised
     for field in ("rate", "avg_rtt", "rtt_sample", "queue"):

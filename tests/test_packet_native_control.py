@@ -101,9 +101,17 @@ def random_scenario(rng):
     )
 
 
-@pytest.mark.parametrize("estimator", ["appf", "ns2"])
-@pytest.mark.parametrize("capacity_bps", [10e6, 100e6])
-def test_the_c_control_path_gives_the_python_twins_run_to_the_bit(estimator, capacity_bps, monkeypatch):
+@pytest.mark.parametrize(
+    "capacity_bps, estimator",
+    [
+        (10e6, "appf"),
+        (10e6, "ns2"),
+        (100e6, "appf"),
+        # the quick run keeps RCP with ns-2's estimator at a high rate in random case 9 (66 Mb/s)
+        pytest.param(100e6, "ns2", marks=pytest.mark.slow),
+    ],
+)
+def test_the_c_control_path_gives_the_python_twins_run_to_the_bit(capacity_bps, estimator, monkeypatch):
     scenario = dataclasses.replace(FIG5_3, capacity_bps=capacity_bps)
     c, native, _ = run(
         scenario, native=True, monkeypatch=monkeypatch, alpha=0.4, beta=0.2, backend="c", t_end=4.0, rtt_estimator=estimator

@@ -56,21 +56,20 @@ def chain_rates(counts, capacity_bps: float, rule: str = "maxmin") -> np.ndarray
     >>> chain_rates([1, 1, 3], 12.0, "proportional").round(9).tolist()  # X0 = 12 * 1 / 5
     [2.4, 9.6, 3.2]
     """
-    n = np.asarray(counts, dtype=float)
     if rule not in RULES:
         raise InputError(f"rule={rule!r}: one of {', '.join(RULES)}")
-    rate = np.zeros(len(n))
+    return np.array(_rates([float(c) for c in np.asarray(counts, dtype=float)], capacity_bps, rule))
+
+
+def _rates(n: list[float], capacity_bps: float, rule: str) -> list[float]:
+    """:func:`chain_rates` on Python floats: it runs at every event of :func:`chain_fair_sojourn`,
+    where NumPy's per-call cost on a few groups was most of the time (the same operations, the same bits)."""
     cross = n[1:]
     if n[0] == 0:
-        rate[1:] = np.where(cross > 0, capacity_bps / np.maximum(cross, 1), 0.0)
-        return rate
-    if rule == "maxmin":
-        x0 = capacity_bps / (n[0] + cross.max())
-    else:
-        x0 = capacity_bps / (n[0] + cross.sum())
-    rate[0] = x0
-    rate[1:] = np.where(cross > 0, (capacity_bps - n[0] * x0) / np.maximum(cross, 1), 0.0)
-    return rate
+        return [0.0] + [capacity_bps / max(c, 1.0) if c > 0 else 0.0 for c in cross]
+    x0 = capacity_bps / (n[0] + (max(cross) if rule == "maxmin" else sum(cross)))
+    rest = capacity_bps - n[0] * x0
+    return [x0] + [rest / max(c, 1.0) if c > 0 else 0.0 for c in cross]
 
 
 def chain_fair_sojourn(arrival_s, size_bits, group, n_links: int, capacity_bps: float, rule: str = "maxmin") -> np.ndarray:
@@ -104,14 +103,16 @@ def chain_fair_sojourn(arrival_s, size_bits, group, n_links: int, capacity_bps: 
     if n_links < 1 or np.any((g < 0) | (g > n_links)):
         raise InputError(f"n_links={n_links}: groups must lie in 0..n_links")
     groups = n_links + 1
+    if rule not in RULES:
+        raise InputError(f"rule={rule!r}: one of {', '.join(RULES)}")
     tags: list[list[tuple[float, int]]] = [[] for _ in range(groups)]  # (virtual finish, flow) per group
-    v = np.zeros(groups)  # service each flow of the group has received since time 0
+    v = [0.0] * groups  # service each flow of the group has received since time 0
     leave = np.empty(len(a))
+    arrivals, sizes, groups_of = a.tolist(), size.tolist(), g.tolist()  # Python scalars: the loop is per event
     t = 0.0
     i = 0
     while i < len(a) or any(tags):
-        counts = np.array([len(q) for q in tags])
-        x = chain_rates(counts, capacity_bps, rule)
+        x = _rates([float(len(q)) for q in tags], capacity_bps, rule)
         # the next departure of each group at the current rates
         t_dep, who = np.inf, -1
         for r in range(groups):
@@ -119,15 +120,15 @@ def chain_fair_sojourn(arrival_s, size_bits, group, n_links: int, capacity_bps: 
                 td = t + (tags[r][0][0] - v[r]) / x[r]
                 if td < t_dep:
                     t_dep, who = td, r
-        t_arr = a[i] if i < len(a) else np.inf
+        t_arr = arrivals[i] if i < len(a) else np.inf
         t_new = min(t_dep, t_arr)
-        v += x * (t_new - t)
+        v = [vr + xr * (t_new - t) for vr, xr in zip(v, x)]
         t = t_new
         if t_dep <= t_arr:
             finish, j = heapq.heappop(tags[who])
             v[who] = finish  # exact: no rounding drift for the departing flow's group
             leave[j] = t
         else:
-            heapq.heappush(tags[g[i]], (v[g[i]] + size[i], i))
+            heapq.heappush(tags[groups_of[i]], (v[groups_of[i]] + sizes[i], i))
             i += 1
     return leave - a

@@ -48,26 +48,38 @@ def xcp_loop(
     """
     alpha, beta = np.atleast_1d(np.asarray(alpha, float)), np.atleast_1d(np.asarray(beta, float))
     size, dt = alpha.size, 1.0 / per_rtt
-    out_hist = np.full((per_rtt, size), min(y0, 1.0))  # departures over the last round trip (ring)
+    out_hist = np.full((per_rtt, size), min(y0, 1.0))  # departures over the last round trip, by step
     fb_hist = np.zeros((per_rtt, size))  # window-change rate stamped over the last round trip
     y = np.full(size, y0)
     q = np.zeros(size)
     phi = np.zeros(size)
-    acc = np.zeros(size)
+    ys, qs = np.empty((per_rtt, size)), np.empty((per_rtt + 1, size))
     means, queues = np.empty((rtts, size)), np.empty((rtts, size))
-    for k in range(rtts * per_rtt):
-        slot = k % per_rtt
-        f = fb_hist[slot]  # stamped one round trip ago
-        y = np.maximum(out_hist[slot] + f, 0.0) if ack_clock else np.maximum(y + f * dt, 0.0)
-        out = np.where(q > 0, 1.0, np.minimum(y, 1.0))
-        q = np.maximum(q + (y - out) * dt, 0.0)
-        out_hist[slot] = out
-        acc += y * dt
-        fb_hist[slot] = phi
-        if slot == per_rtt - 1:  # the router's timeout
-            means[k // per_rtt], queues[k // per_rtt] = acc, q
-            phi = alpha * (1.0 - acc) - beta * q  # phi/d0 with d0 = 1: the window change rate
-            acc = np.zeros(size)
+    # One round trip (one router interval) at a time: every step's input is known at the interval's
+    # start (the ack clock repeats last round trip's departures plus the stamps, which all hold one phi;
+    # the rate state adds that phi each step), so only the queue stays a loop over steps. The departure
+    # is 1 while q > 0 and min(y, 1) when it is empty, so q + (y - out) dt is max(q + (y - 1) dt, 0)
+    # in either case, to the bit; the arrays are those of the step-by-step loop, in the same order.
+    for r in range(rtts):
+        if ack_clock:
+            np.maximum(out_hist + fb_hist, 0.0, out=ys)
+        else:
+            for s in range(per_rtt):
+                y = np.maximum(y + fb_hist[s] * dt, 0.0)
+                ys[s] = y
+        rise = (ys - 1.0) * dt
+        qs[0] = q
+        if q.any() or (rise > 0.0).any():
+            for s in range(per_rtt):
+                np.maximum(qs[s] + rise[s], 0.0, out=qs[s + 1])
+        else:  # an empty queue and y <= 1 throughout: it stays empty
+            qs[1:] = 0.0
+        out_hist = np.where(qs[:-1] > 0, 1.0, np.minimum(ys, 1.0))
+        fb_hist[:] = phi
+        acc = np.cumsum(ys * dt, axis=0)[-1]  # sequential, as the step loop accumulates (no pairwise sum)
+        q = qs[-1].copy()
+        means[r], queues[r] = acc, q
+        phi = alpha * (1.0 - acc) - beta * q  # the router's timeout: phi/d0 with d0 = 1, the window change rate
     return means, queues
 
 
