@@ -104,7 +104,8 @@ def test_pade_regions_converge_to_exact():
     assert fractions[3] == 0.0
 
 
-@pytest.mark.parametrize("beta", [0.1, 0.3, 0.45])
+# beta = 0.3 (App. D's row) in the quick run; the rows near beta -> 0 and the tip run in the slow one
+@pytest.mark.parametrize("beta", [pytest.param(0.1, marks=pytest.mark.slow), 0.3, pytest.param(0.45, marks=pytest.mark.slow)])
 def test_pade_boundary_error_decreases_strictly(beta):
     """Boundary alphas bisected to 1e-12; exact from the D-subdivision's row crossings."""
     rcp = get_model("rcp")
@@ -137,7 +138,8 @@ def test_beta_0_3_pade_2_interval_differs_from_exact():
 POINTS = np.random.default_rng(7).uniform([0.01, 0.005], [2, 1], size=(30, 2))
 
 
-@pytest.mark.parametrize("order", [1, 2, 4, 8])
+# App. D's order 2 and the highest, 8, in the quick run; 1 and 4 (the same code path) in the slow one
+@pytest.mark.parametrize("order", [pytest.param(1, marks=pytest.mark.slow), 2, pytest.param(4, marks=pytest.mark.slow), 8])
 def test_pade_count_matches_closed_loop_poles_and_python_control(order):
     import control
 
