@@ -214,3 +214,20 @@ def test_labels_on_a_crossing_and_in_any_axis_order():
     index = np.searchsorted(alphas, shuffle)
     assert np.array_equal(shuffled.stable, r.stable[:, index])
     assert np.array_equal(shuffled.table["unstable_roots"].reshape(betas.size, -1), Z[:, index])
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (5,), (300,), (4, 7)])
+def test_parts_are_three_horner_passes_to_the_bit(shape):
+    """QuasiPolynomial.parts (and parts_derivative) take D0, D1, D2 in one Horner pass: the values of a
+    separate pass per part (quasipoly.horner, the delays summed from ZERO in order), bit for bit."""
+    from rcpstab.linear.quasipoly import ZERO, horner
+
+    rng = np.random.default_rng(len(shape) + sum(shape))
+    lam = np.asarray(rng.uniform(-3, 3, shape) + 1j * rng.uniform(0, 100, shape))  # () is a 0-d array, as parts takes it
+    for name in LINEAR_MODELS:
+        qp = quasi_polynomial(get_model(name))
+        delays = [np.exp(-lam * theta) if theta else 1.0 for theta in qp.thetas]
+        for coeffs, got in ((qp.coeffs, qp.parts(lam)), (qp._derivative_coeffs, qp.parts_derivative(lam))):
+            for j in range(3):
+                want = sum((horner(lam, coeffs[k, :, j]) * delays[k] for k in range(qp.thetas.size)), ZERO)
+                assert np.shape(got[j]) == np.shape(want) and np.array_equal(got[j], want), (name, j)
