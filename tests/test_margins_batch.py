@@ -57,6 +57,7 @@ def test_plot_draws_a_margin_map():
 def test_vectorized_rules_equal_the_single_point_rules(model):
     """The batch's NumPy reading of the crossings (gainrules) gives every point exactly what the single-point
     rules give, notes included, on a grid crossing the stable edge (stable, unstable, conditionally stable)."""
+    from rcpstab.linear.batch import BATCH_NODES
     from rcpstab.linear.gainrules import assemble_many, crossover_readings, gain_margins_many
     from rcpstab.linear.margins import GAIN_LIMITS, _assemble, _gain_margin, _single
     from rcpstab.linear.openloop import open_loop
@@ -70,7 +71,7 @@ def test_vectorized_rules_equal_the_single_point_rules(model):
     ol = open_loop(spec)
     first = phase_crossings(ol, a, b, gain_limit=GAIN_LIMITS[0])
     z = first.unstable()
-    roots = rightmost_roots_many(spec, a, b)
+    roots = rightmost_roots_many(spec, a, b, nodes=BATCH_NODES)  # the batch's roots: both rules read the same ones
     stable = roots.real < 0
     point, wz, phase = gain_crossovers_many(ol, a, b)
     gains = gain_margins_many(first, stable)
