@@ -20,7 +20,9 @@ def test_two_points_are_two_results():
         assert batch.alpha[i] == a
 
 
-@pytest.mark.parametrize("model", ["rcp", "rcpac"])
+# rcpac in the quick run (its 40 points include conditionally stable ones); rcp's batch is checked point by point
+# there by test_two_points_are_two_results and test_vectorized_rules_equal_the_single_point_rules[rcp]
+@pytest.mark.parametrize("model", [pytest.param("rcp", marks=pytest.mark.slow), "rcpac"])
 def test_batch_equals_point_by_point(model):
     rng = np.random.default_rng(11)  # stable, unstable and conditionally stable points
     a, b = rng.uniform(0.02, 2.0, 40), rng.uniform(0.01, 1.0, 40)
@@ -50,10 +52,12 @@ def test_plot_draws_a_margin_map():
     assert ax.get_xlabel() == "alpha" and len(ax.lines) >= 1
 
 
-@pytest.mark.parametrize("model", ["rcp", "rcpac", "xcp"])
+# xcp's open loop and quasi-polynomial are RCP's (test_nyquist, test_exact_edges): it runs in the slow tier
+@pytest.mark.parametrize("model", ["rcp", "rcpac", pytest.param("xcp", marks=pytest.mark.slow)])
 def test_vectorized_rules_equal_the_single_point_rules(model):
     """The batch's NumPy reading of the crossings (gainrules) gives every point exactly what the single-point
     rules give, notes included, on a grid crossing the stable edge (stable, unstable, conditionally stable)."""
+    from rcpstab.linear.batch import BATCH_NODES
     from rcpstab.linear.gainrules import assemble_many, crossover_readings, gain_margins_many
     from rcpstab.linear.margins import GAIN_LIMITS, _assemble, _gain_margin, _single
     from rcpstab.linear.openloop import open_loop
@@ -67,7 +71,7 @@ def test_vectorized_rules_equal_the_single_point_rules(model):
     ol = open_loop(spec)
     first = phase_crossings(ol, a, b, gain_limit=GAIN_LIMITS[0])
     z = first.unstable()
-    roots = rightmost_roots_many(spec, a, b)
+    roots = rightmost_roots_many(spec, a, b, nodes=BATCH_NODES)  # the batch's roots: both rules read the same ones
     stable = roots.real < 0
     point, wz, phase = gain_crossovers_many(ol, a, b)
     gains = gain_margins_many(first, stable)

@@ -30,11 +30,6 @@ ALPHAS = np.linspace(0.01, 2, 200)
 BETAS = np.linspace(0.005, 1, 200)
 
 
-@pytest.fixture(scope="module")
-def exact_map():
-    return exact_region(get_model("rcp"), ALPHAS, BETAS)
-
-
 def rcp_open_loop(alpha, beta, w):
     """Thesis eq. 5.7 in normalized frequency: (j w alpha + beta) exp(-j w) / (j w)^2."""
     s = 1j * w
@@ -58,10 +53,14 @@ def closed_loop_unstable(alpha, beta, order):
     return int((roots.real > 0).sum()), float(np.min(np.abs(roots.real)))
 
 
-def test_exact_delay_agrees_with_exact_region_away_from_boundary(exact_map):
+# every third point of the 200 x 200 grid in the quick run (a ninth of the CPU); all of it in the slow one
+@pytest.mark.parametrize("stride", [3, pytest.param(1, marks=pytest.mark.slow)])
+def test_exact_delay_agrees_with_exact_region_away_from_boundary(stride):
     rcp = get_model("rcp")
-    region = nyquist_region(rcp, ALPHAS, BETAS)
-    A, B = np.meshgrid(ALPHAS, BETAS)
+    alphas, betas = ALPHAS[::stride], BETAS[::stride]
+    region = nyquist_region(rcp, alphas, betas)
+    exact_map = exact_region(rcp, alphas, betas)
+    A, B = np.meshgrid(alphas, betas)
     away = ~near_rcp_boundary(A, B, 1e-3)
     assert region.method == "nyquist" and region.meta == {"pade": None}
     assert away.mean() > 0.97  # the check covers almost the whole grid
@@ -104,7 +103,8 @@ def test_pade_regions_converge_to_exact():
     assert fractions[3] == 0.0
 
 
-@pytest.mark.parametrize("beta", [0.1, 0.3, 0.45])
+# beta = 0.3 (App. D's row) in the quick run; the rows near beta -> 0 and the tip run in the slow one
+@pytest.mark.parametrize("beta", [pytest.param(0.1, marks=pytest.mark.slow), 0.3, pytest.param(0.45, marks=pytest.mark.slow)])
 def test_pade_boundary_error_decreases_strictly(beta):
     """Boundary alphas bisected to 1e-12; exact from the D-subdivision's row crossings."""
     rcp = get_model("rcp")
@@ -137,7 +137,8 @@ def test_beta_0_3_pade_2_interval_differs_from_exact():
 POINTS = np.random.default_rng(7).uniform([0.01, 0.005], [2, 1], size=(30, 2))
 
 
-@pytest.mark.parametrize("order", [1, 2, 4, 8])
+# App. D's order 2 and the highest, 8, in the quick run; 1 and 4 (the same code path) in the slow one
+@pytest.mark.parametrize("order", [pytest.param(1, marks=pytest.mark.slow), 2, pytest.param(4, marks=pytest.mark.slow), 8])
 def test_pade_count_matches_closed_loop_poles_and_python_control(order):
     import control
 

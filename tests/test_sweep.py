@@ -101,7 +101,8 @@ def test_batch_equals_rcps_closed_forms():
     assert checked > 20
 
 
-@pytest.mark.parametrize("model", ["xcp", "rcp"])
+# xcp's open loop is RCP's (its batched roots: test_batched_roots_equal_the_full_collocation[xcp]): slow tier
+@pytest.mark.parametrize("model", [pytest.param("xcp", marks=pytest.mark.slow), "rcp"])
 def test_batch_equals_point_by_point_over_decades(model):
     """Log-uniform gains over three decades (long and short reaches swept in one batch)."""
     rng = np.random.default_rng(77)
