@@ -85,3 +85,23 @@ def test_solver_absent_is_one_line_and_exit_2(monkeypatch, capsys):
 def test_nonlinear_model_is_refused(capsys):
     assert main(["map", "--method", "certified", "--model", "rcp", "--alpha", "0.5", "--beta", "0.2"]) == 2
     assert "not affine" in capsys.readouterr().err
+
+
+def test_solver_options_leave_out_what_the_installed_solver_does_not_know(monkeypatch):
+    """A setting the installed Clarabel lacks (as ``max_threads`` is absent from its single-threaded releases)
+    is left out, so the solve runs; passed as it is, cvxpy fails the solve on it."""
+    import cvxpy as cp
+
+    from rcpstab.linear import certified
+
+    if "CLARABEL" not in cp.installed_solvers():
+        pytest.skip("Clarabel is not installed")
+    monkeypatch.setitem(certified.SOLVER_OPTIONS, "CLARABEL", {"max_threads": 1, "no_such_setting": 2})
+    options = certified.solver_options("CLARABEL")
+    assert "no_such_setting" not in options
+    x = cp.Variable()
+    problem = cp.Problem(cp.Minimize(x), [x >= 2])
+    problem.solve(solver="CLARABEL", **options)
+    assert abs(x.value - 2) < 1e-6
+    with pytest.raises(Exception, match="no_such_setting"):
+        problem.solve(solver="CLARABEL", **certified.SOLVER_OPTIONS["CLARABEL"])

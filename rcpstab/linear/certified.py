@@ -50,14 +50,43 @@ from .grid import check_gains
 from .linearization import linearize
 from .result import RegionMap
 
-__all__ = ["certified_region", "SOLVERS", "SOLVER_OPTIONS"]
+__all__ = ["certified_region", "SOLVERS", "SOLVER_OPTIONS", "solver_options"]
 
 SOLVERS = ("CLARABEL", "SCS")  # preference order, both open source
 SOLVER_OPTIONS: dict[str, dict[str, object]] = {"CLARABEL": {"max_threads": 1}}
 """Per solver, the options every solve passes. One thread: these SDPs are small (PSD blocks up to ~20 wide),
 so a second thread's synchronisation costs more CPU than it saves (the same iterates, bit for bit), and
-callers that want parallelism run grid points in parallel."""
+callers that want parallelism run grid points in parallel. Passed through :func:`solver_options`, which leaves
+out what the installed solver does not know (Clarabel before its multithreaded releases has no ``max_threads``,
+and cvxpy would fail the solve on it)."""
 CHECK_TOLERANCE = 1e-9  # verified eigenvalues must be below -this (LMIs) / above this (P, R)
+
+
+def solver_options(solver: str) -> dict[str, object]:
+    """The :data:`SOLVER_OPTIONS` of ``solver`` that the installed solver accepts.
+
+    Parameters
+    ----------
+    solver : str
+        A cvxpy solver name (one of :data:`SOLVERS`).
+
+    Returns
+    -------
+    dict of str to object
+        Keyword arguments for ``problem.solve``.
+
+    Examples
+    --------
+    >>> solver_options("SCS")
+    {}
+    """
+    options = SOLVER_OPTIONS.get(solver, {})
+    if solver == "CLARABEL" and options:
+        import clarabel
+
+        settings = clarabel.DefaultSettings()
+        options = {key: value for key, value in options.items() if hasattr(settings, key)}
+    return dict(options)
 
 
 def _import_cvxpy():
@@ -226,7 +255,7 @@ def certified_region(model: ModelSpec, alphas, betas, bound: str = "wirtinger", 
                 with warnings.catch_warnings():
                     # "solution may be inaccurate": the independent check below decides anyway
                     warnings.simplefilter("ignore", UserWarning)
-                    problem.solve(solver=solver, **SOLVER_OPTIONS.get(solver, {}))
+                    problem.solve(solver=solver, **solver_options(solver))
             except cp.error.SolverError:
                 continue
             if t.value is None or P.value is None:

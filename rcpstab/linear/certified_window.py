@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..models import as_model
 from ..models.spec import ModelSpec
 from ..runtime.validation import DOMAINS
-from .certified import CHECK_TOLERANCE, SOLVER_OPTIONS, _import_cvxpy, switched_modes
+from .certified import CHECK_TOLERANCE, _import_cvxpy, solver_options, switched_modes
 from .grid import check_gains
 from .result import RegionMap
 from .switched_lkf import Layout, common_eta_forms, decrease_lmi, positivity_lmi, stacked_loop, window_modes
@@ -204,7 +204,7 @@ def _solve_grid(model, points, window, order):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)  # the NumPy check below decides
-                    problem.solve(solver=solver, **SOLVER_OPTIONS.get(solver, {}))
+                    problem.solve(solver=solver, **solver_options(solver))
             except cp.error.SolverError:
                 solved = None
             else:
