@@ -53,12 +53,23 @@ def _targets(node, parts, path):
         if node.level:
             base = parts if path.name == "__init__.py" else parts[:-1]
             base = base[: len(base) - node.level + 1]
-            return [base + (node.module.split(".") if node.module else [])]
-        if node.module and node.module.split(".")[0] == "rcpstab":
-            return [node.module.split(".")]
+            module = base + (node.module.split(".") if node.module else [])
+        elif node.module and node.module.split(".")[0] == "rcpstab":
+            module = node.module.split(".")
+        else:
+            return []
+        # `from .. import api` / `from rcpstab import api` read the part api, not only the package above it
+        named = [module + [a.name] for a in node.names if _is_module(module + [a.name])]
+        return [module, *named]
     elif isinstance(node, ast.Import):
         return [a.name.split(".") for a in node.names if a.name.split(".")[0] == "rcpstab"]
     return []
+
+
+def _is_module(dotted):
+    """True if the dotted name (a list starting at rcpstab) is a module or package of the source tree."""
+    where = PACKAGE.parent.joinpath(*dotted)
+    return where.is_dir() or where.with_suffix(".py").is_file()
 
 
 def _statements(nodes):
@@ -184,6 +195,17 @@ def test_reader_sees_relative_absolute_and_plain_imports(tmp_path):
     parts = ["rcpstab", "a"]
     found = {t[1] for node in ast.walk(tree) for t in _targets(node, parts, pkg / "a" / "__init__.py")}
     assert found == {"b", "c", "e"}
+
+
+def test_reader_sees_parts_imported_by_name_from_the_package():
+    # `from .. import api` reads rcpstab.api: an upward import written that way must not hide (a name that is
+    # not a module, like __version__, is not a part)
+    path = PACKAGE / "verdicts" / "planted.py"
+    text = "from .. import api\nfrom rcpstab import linear\nfrom . import judgement\nfrom .. import __version__\n"
+    targets = _file_targets(path, ("rcpstab", "verdicts", "planted"), text)
+    parts = {t[1] for t in targets if len(t) > 1}
+    assert parts == {"api", "linear", "verdicts"}
+    assert rank("api") > rank("verdicts") and rank("linear") > rank("verdicts")
 
 
 def test_known_edges_are_read():
