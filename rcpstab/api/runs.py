@@ -28,8 +28,9 @@ __all__ = [
     "scenario_names",
 ]
 
-# Rough costs per simulated second (benchmark runs of fig5.3), for refusing runs that would not fit
-# (network runs: rcpstab.cosim.network_cost and rcpstab.network.fluid price their work): the single-link trace keeps one sample per control interval min(RTT, 10 ms).
+# Rough costs of a single-link run (benchmark runs of fig5.3), for refusing runs that would not fit: its trace
+# keeps one sample per control interval min(RTT, 10 ms). Network runs are priced from their work
+# (rcpstab.cosim.network_cost, rcpstab.network.fluid).
 TRACE_BYTES_PER_SAMPLE = 240
 CPU_S_PER_SAMPLE = 1.2e-5
 MIN_T_END_S = 1.0  # shorter network runs record too little to summarize
@@ -267,10 +268,11 @@ def _network_cosim(alpha, beta, scenario, model, d0, buffer_bdp, C, N, t_end):
     for option, value in (("d0", d0), ("buffer", buffer_bdp), ("C", C), ("N", N)):
         if value is not None:
             raise InputError(f"--{option}: does not apply to the network scenario {scenario}")
-    if t_end is None and str(scenario).endswith((".toml", ".json")):
-        t_end = load_topology(scenario).t_end_s
-    t_end = NETWORK_T_END_S if t_end is None else t_end
+    # a preset's network, or the file: one read gives its run length and its cost
     target = NETWORK_SCENARIOS[scenario]() if scenario in NETWORK_SCENARIOS else load_topology(scenario)
+    if t_end is None and str(scenario).endswith((".toml", ".json")):
+        t_end = target.t_end_s
+    t_end = NETWORK_T_END_S if t_end is None else t_end
     check_run_cost(f"cosim --scenario {scenario} --t-end {t_end:g}", *network_run_cost(target, t_end))
     result = cosimulate_network(scenario, alpha, beta, t_end=t_end)
     return CosimResult(result, kind="network", model=model, t_end=t_end)

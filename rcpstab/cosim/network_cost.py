@@ -7,7 +7,7 @@ intervals follow the round trips (App. F line 13: Tr = min(avg_rtt, 10 ms)), so 
 ten times faster costs ten times the CPU, and one with microsecond links a thousand intervals
 where it had one. :func:`packet_run_work` counts them from the topology, and
 :func:`packet_run_cost` prices them with the constants below, which
-``benchmarks/bench_packet.py --network-cost`` fits on one set of runs and checks on another.
+``benchmarks/bench_network.py --cost`` fits on one set of runs and checks on another.
 
 The count is of the max-min equilibrium (:meth:`~rcpstab.network.topology.Network.max_min_rates`,
 recomputed whenever a group starts or stops): every flow sends from the end of its first round
@@ -43,7 +43,7 @@ __all__ = [
     "topology_work",
 ]
 
-# Fitted by benchmarks/bench_packet.py --network-cost (docs/performance.md has the figures and the load),
+# Fitted by benchmarks/bench_network.py --cost (docs/performance.md has the figures and the load),
 # the C event loop with the control paths in C (the bundled RCP): the largest of three runs' proposals (the
 # fit scaled until no calibration run costs more than its estimate). A packet hop is a data packet crossing a link with its ACK crossing
 # the mirror (about ten events; a refresh probe counts as a packet); an interval is one port's control step

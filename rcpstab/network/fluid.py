@@ -125,7 +125,7 @@ class _Wiring:
 
 ENGINES = ("c", "python")
 
-# Cost of the compiled loop (benchmarks/bench_packet.py --network-cost fits them on some runs and checks
+# Cost of the compiled loop (benchmarks/bench_network.py --cost fits them on some runs and checks
 # them on others; docs/performance.md has the figures): CPU per step and per delayed read (a flow's path
 # link times the links it reads, times the batch), bytes per float of the delay line and per recorded
 # sample of a link (four series and the copies the run's result makes of them).
