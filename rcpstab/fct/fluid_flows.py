@@ -127,7 +127,7 @@ def time_average_in_progress(arrival_s: ArrayLike, fct_s: ArrayLike, t0: float, 
     return float(overlap.sum() / (t1 - t0))
 
 
-# Memory of a run, bytes (measured with tracemalloc by benchmarks/bench_packet.py --fct-cost): each step's
+# Memory of a run, bytes (checked with tracemalloc by benchmarks/bench_packet.py --memory): each step's
 # rate (and, with a window, queue) as a float; a trace sample of six Python floats every ten steps; with
 # window="in_flight", each flow's cumulative bits at each step of the ring (the run's largest term).
 BYTES_PER_STEP = 8
