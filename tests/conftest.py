@@ -61,11 +61,12 @@ def rcp():
 
 
 # The test files over ~6 s of CPU in the whole suite (benchmarks/pytest_cpu.py), costliest first: under
-# pytest-xdist they are handed out before all others (benchmarks/xdist_schedule.py replays both orders). pytest-xdist hands out whole files (--dist loadfile), by
-# default those with the most tests first, which left the docs build, mypy and the Ctrl-C sweeps (few tests,
-# much CPU) to the end: one of them started when the other worker was nearly done decided when the run
-# ended. Longest first leaves only small files for the end, so the workers finish close together. A file
-# missing here only loses its place (tests/test_suite_schedule.py checks the names exist).
+# pytest-xdist they are handed out before all others (benchmarks/xdist_schedule.py replays both orders).
+# pytest-xdist hands out whole files (--dist loadfile), by default those with the most tests first, which
+# left the docs build, mypy and the Ctrl-C sweeps (few tests, much CPU) to the end: one of them started when
+# the other worker was nearly done decided when the run ended. Longest first leaves only small files for
+# the end, so the workers finish close together. A file missing here only loses its place
+# (tests/test_suite_schedule.py checks the names exist).
 DISPATCHED_FIRST = (
     "test_notebooks.py",
     "test_docs.py",
